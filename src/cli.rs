@@ -1,0 +1,220 @@
+//! Every clap definition of `kubectl capz`: subcommands, flags and their help text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Render, validate and diff Cluster API Provider Azure (CAPZ) AKS manifests.
+#[derive(Debug, Parser)]
+#[command(name = "kubectl-capz", bin_name = "kubectl capz", version, about, max_term_width = 110)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Parses the process arguments; exits with code 2 on usage errors (0 for --help/--version).
+pub fn parse() -> Cli {
+    Cli::parse()
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Render a flavor, a ClusterClass or a clusterctl template into manifests.
+    Render(RenderArgs),
+    /// List the parameters of a flavor, or print the JSON Schema of a values file.
+    Params(ParamsArgs),
+    /// Validate manifests against CAPI, CAPZ and ASO schemas and CAPZ's own rules.
+    Validate(ValidateArgs),
+    /// Show what applying manifests would change in a live cluster.
+    Diff(DiffArgs),
+    /// Print the objects a ClusterClass topology produces for a topology Cluster.
+    Plan(PlanArgs),
+    /// Print the plugin version and the CAPI, CAPZ and ASO versions it targets.
+    Version,
+    /// Print a shell completion script.
+    Completion(CompletionArgs),
+    /// Regenerate schemas/ from upstream CRDs (maintainers only).
+    #[command(hide = true)]
+    ImportSchemas(ImportSchemasArgs),
+}
+
+/// What to render and with which parameters; shared by `render` and `diff FLAVOR NAME`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct RenderInputArgs {
+    /// Flavor to render (aks, aks-aso, aks-clusterclass, aks-aso-clusterclass, aks-topology,
+    /// aks-aso-topology); omit with --from.
+    pub flavor: Option<String>,
+    /// Cluster name (overrides CLUSTER_NAME, values and --set).
+    pub name: Option<String>,
+    /// Target namespace (overrides NAMESPACE, values and --set).
+    #[arg(short = 'n', long)]
+    pub namespace: Option<String>,
+    /// Kubernetes version, e.g. v1.33.2 (overrides KUBERNETES_VERSION, values and --set).
+    #[arg(long)]
+    pub kubernetes_version: Option<String>,
+    /// Values file (YAML); repeatable, deep-merged, later files win.
+    #[arg(long = "values", value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+    /// Set one parameter: `path=value` (e.g. `pools[0].replicas=3`); repeatable.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<String>,
+    /// Render a clusterctl template (`${VAR}` syntax) instead of a flavor; `-` reads stdin.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<String>,
+    /// Read flavor and ClusterClass templates from this directory instead of the embedded ones.
+    #[arg(long, value_name = "DIR")]
+    pub flavor_dir: Option<PathBuf>,
+    /// CAPI API version of the rendered objects.
+    #[arg(long, value_enum, default_value_t = CapiApi::V1beta1)]
+    pub capi_api: CapiApi,
+    /// With a topology flavor: also render its ClusterClass and templates, ClusterClass first.
+    #[arg(long)]
+    pub with_class: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum CapiApi {
+    #[default]
+    V1beta1,
+    V1beta2,
+}
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    #[command(flatten)]
+    pub input: RenderInputArgs,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = RenderOutput::Yaml)]
+    pub output: RenderOutput,
+    /// Write one file per object into DIR (atomically) instead of stdout.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// With --from: list the template's variables instead of rendering.
+    #[arg(long)]
+    pub list_variables: bool,
+    /// Validate the rendered objects; findings go to stderr and set the exit code.
+    #[arg(long)]
+    pub validate: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RenderOutput {
+    Yaml,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ParamsArgs {
+    /// Flavor whose parameters to list.
+    pub flavor: Option<String>,
+    /// Print the JSON Schema of a values file instead.
+    #[arg(long)]
+    pub schema: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Files or directories to validate; `-` reads stdin.
+    #[arg(required = true, value_name = "FILE|DIR|-")]
+    pub paths: Vec<String>,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = ValidateOutput::Text)]
+    pub output: ValidateOutput,
+    /// Also load CRDs from this directory; repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub crds: Vec<PathBuf>,
+    /// Skip objects whose kind has no schema instead of reporting them.
+    #[arg(long)]
+    pub ignore_missing_schemas: bool,
+    /// Turn off a rule by id; repeatable.
+    #[arg(long, value_name = "RULE")]
+    pub disable: Vec<String>,
+    /// Turn on a rule that is off by default; repeatable.
+    #[arg(long, value_name = "RULE")]
+    pub enable: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ValidateOutput {
+    Text,
+    Json,
+    Junit,
+}
+
+/// How to reach the cluster, with kubectl's flag names.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ClusterArgs {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context to use.
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Time to wait for one server request, e.g. 30s or 1m.
+    #[arg(long, value_name = "DURATION")]
+    pub request_timeout: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// Manifests to diff (files, directories, `-`); instead of FLAVOR NAME.
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
+    pub filenames: Vec<String>,
+    #[command(flatten)]
+    pub input: RenderInputArgs,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// Field manager of the server-side-apply dry run.
+    #[arg(long, default_value = "kubectl-capz")]
+    pub field_manager: String,
+    /// Force field-ownership conflicts in the dry run.
+    #[arg(long)]
+    pub force_conflicts: bool,
+    /// Also report fields that CAPZ's mutators own in embedded ASO objects.
+    #[arg(long)]
+    pub include_capz_managed: bool,
+    /// Also compare each embedded ASO object with the live ASO object created from it.
+    #[arg(long)]
+    pub aso_live: bool,
+    /// Show Secret data instead of masking it.
+    #[arg(long)]
+    pub show_secrets: bool,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = DiffOutput::Diff)]
+    pub output: DiffOutput,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffOutput {
+    Diff,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Files holding a ClusterClass, its templates and a topology Cluster.
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
+    pub filenames: Vec<String>,
+    /// Read the ClusterClass and its templates from the live cluster.
+    #[arg(long)]
+    pub from_cluster: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionArgs {
+    /// Shell to generate completions for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportSchemasArgs {
+    /// Directory holding the upstream CRDs (capi/, capz/, aso/).
+    #[arg(long, value_name = "DIR")]
+    pub from: PathBuf,
+    /// Directory to write the schemas into.
+    #[arg(long, value_name = "DIR", default_value = "schemas")]
+    pub out: PathBuf,
+}

@@ -1,0 +1,50 @@
+//! One module per subcommand: each resolves its flags, calls the domain modules and prints.
+
+mod completion;
+mod diff;
+mod import_schemas;
+mod params;
+mod plan;
+mod render;
+mod render_from;
+mod validate;
+mod version;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+use crate::exit::ExitStatus;
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
+    match cli.command {
+        Command::Render(args) => render::run(args),
+        Command::Params(args) => params::run(args),
+        Command::Validate(args) => validate::run(args),
+        Command::Diff(args) => diff::run(args),
+        Command::Plan(args) => plan::run(args),
+        Command::Version => version::run(),
+        Command::Completion(args) => completion::run(args),
+        Command::ImportSchemas(args) => import_schemas::run(args),
+    }
+}
+
+/// Prints an error and its causes once on stderr and returns exit code 2.
+///
+/// A broken pipe on stdout (`kubectl capz render ... | head`) is not an error: exit 0.
+pub fn report_error(err: &anyhow::Error) -> ExitCode {
+    if err
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<std::io::Error>())
+        .any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    {
+        return ExitCode::SUCCESS;
+    }
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "error: {err}");
+    for cause in err.chain().skip(1) {
+        let _ = writeln!(stderr, "  caused by: {cause}");
+    }
+    ExitStatus::Error.into()
+}

@@ -1,0 +1,1 @@
+//! Differences between desired and live objects: normalisation, ASO-aware matching, masking, output.

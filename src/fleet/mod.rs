@@ -1,0 +1,1 @@
+//! Fleets: many clusters rendered into a GitOps repository tree, deterministically and atomically.

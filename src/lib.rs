@@ -1,0 +1,18 @@
+//! kubectl-capz: render, validate and diff Cluster API Provider Azure (CAPZ) AKS manifests.
+//!
+//! The binary (`src/main.rs`) is a thin shell over [`commands`]; every other module is a domain
+//! module that neither prints nor knows about clap.
+
+pub mod cli;
+pub mod cluster;
+pub mod commands;
+pub mod diff;
+pub mod exit;
+pub mod fleet;
+pub mod lint;
+pub mod manifest;
+pub mod params;
+pub mod render;
+pub mod report;
+pub mod schema;
+pub mod topology;

@@ -1,0 +1,223 @@
+//! JSON values to block-style YAML that reads back the same under YAML 1.1 (Kubernetes) and
+//! YAML 1.2: strings that either would take for a boolean, number, null or timestamp are quoted.
+
+use std::fmt::Write;
+
+use serde_json::{Map, Value};
+
+/// Several objects as one multi-document YAML stream, `---` between documents.
+pub fn to_yaml_documents<'a>(values: impl IntoIterator<Item = &'a Value>) -> String {
+    let mut out = String::new();
+    for (i, value) in values.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        out.push_str(&to_yaml(value));
+    }
+    out
+}
+
+/// One value as a YAML document (no leading `---`), ending in a newline.
+pub fn to_yaml(value: &Value) -> String {
+    let mut out = String::new();
+    match value {
+        Value::Object(map) if !map.is_empty() => write_map(&mut out, map, 0, false),
+        Value::Array(items) if !items.is_empty() => write_seq(&mut out, items, 0, false),
+        scalar => {
+            write_inline(&mut out, scalar, 0);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn indent(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
+/// Writes a mapping at `level`; with `first_inline`, the first key follows a `- ` already written.
+fn write_map(out: &mut String, map: &Map<String, Value>, level: usize, first_inline: bool) {
+    for (i, (key, value)) in map.iter().enumerate() {
+        if i > 0 || !first_inline {
+            indent(out, level);
+        }
+        out.push_str(&scalar_string(key));
+        out.push(':');
+        write_value_after_key(out, value, level);
+    }
+}
+
+fn write_value_after_key(out: &mut String, value: &Value, level: usize) {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            out.push('\n');
+            write_map(out, map, level + 2, false);
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push('\n');
+            write_seq(out, items, level, false);
+        }
+        other => {
+            out.push(' ');
+            write_inline(out, other, level + 2);
+            out.push('\n');
+        }
+    }
+}
+
+fn write_seq(out: &mut String, items: &[Value], level: usize, first_inline: bool) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 || !first_inline {
+            indent(out, level);
+        }
+        out.push_str("- ");
+        match item {
+            Value::Object(map) if !map.is_empty() => write_map(out, map, level + 2, true),
+            Value::Array(inner) if !inner.is_empty() => write_seq(out, inner, level + 2, true),
+            other => {
+                write_inline(out, other, level + 2);
+                out.push('\n');
+            }
+        }
+    }
+}
+
+/// A scalar or empty collection on the current line; multi-line strings become literal blocks
+/// indented at `block_level`.
+fn write_inline(out: &mut String, value: &Value, block_level: usize) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::String(s) if use_literal_block(s) => write_literal_block(out, s, block_level),
+        Value::String(s) => out.push_str(&scalar_string(s)),
+        Value::Array(_) => out.push_str("[]"),
+        Value::Object(_) => out.push_str("{}"),
+    }
+}
+
+fn use_literal_block(s: &str) -> bool {
+    s.contains('\n')
+        && !s.chars().any(|c| (c.is_control() && c != '\n') || c == '\u{feff}')
+        && !s.lines().any(|line| line.ends_with(' '))
+}
+
+fn write_literal_block(out: &mut String, s: &str, level: usize) {
+    out.push('|');
+    if s.starts_with(' ') || s.starts_with('\n') {
+        out.push('2');
+    }
+    let body = s.trim_end_matches('\n');
+    let trailing = s.len() - body.len();
+    match trailing {
+        0 => out.push('-'),
+        1 => {}
+        _ => out.push('+'),
+    }
+    for line in s.trim_end_matches('\n').split('\n') {
+        out.push('\n');
+        if !line.is_empty() {
+            indent(out, level);
+            out.push_str(line);
+        }
+    }
+    for _ in 1..trailing {
+        out.push('\n');
+    }
+    // The final newline is written by the caller.
+}
+
+/// A string as a plain scalar when that reads back as the same string, else double-quoted.
+pub(crate) fn scalar_string(s: &str) -> String {
+    if needs_quotes(s) { serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}")) } else { s.to_string() }
+}
+
+const AMBIGUOUS_WORDS: &[&str] = &[
+    "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
+    "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~", "<<", "=",
+];
+
+fn needs_quotes(s: &str) -> bool {
+    let Some(first) = s.chars().next() else { return true };
+    if AMBIGUOUS_WORDS.contains(&s) {
+        return true;
+    }
+    if matches!(
+        first,
+        '-' | '?' | ':' | ',' | '[' | ']' | '{' | '}' | '#' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@' | '`'
+    ) || first.is_whitespace()
+    {
+        return true;
+    }
+    if s.ends_with(char::is_whitespace) || s.ends_with(':') {
+        return true;
+    }
+    if s.contains(": ") || s.contains(" #") || s.contains(":\t") {
+        return true;
+    }
+    if s.chars().any(|c| c.is_control() || c == '\u{feff}' || c == '\u{85}' || c == '\u{2028}' || c == '\u{2029}') {
+        return true;
+    }
+    // Anything that could be a number, a float special, a sexagesimal or a timestamp.
+    if first.is_ascii_digit() || first == '+' || first == '.' {
+        let numeric_alphabet =
+            |c: char| c.is_ascii_hexdigit() || matches!(c, 'x' | 'X' | 'o' | 'O' | '_' | '.' | ':' | '+' | '-' | 'e' | 'E' | 'T' | 't' | 'Z' | 'z' | ' ');
+        if s.chars().all(numeric_alphabet) {
+            return true;
+        }
+        let lower = s.to_ascii_lowercase();
+        if matches!(lower.as_str(), ".inf" | "+.inf" | ".nan") {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::parse_value;
+
+    fn roundtrip(value: &Value) -> Value {
+        parse_value(&to_yaml(value), "test").expect("emitted YAML parses").0
+    }
+
+    #[test]
+    fn ambiguous_strings_are_quoted_and_read_back_as_strings() {
+        for s in [
+            "yes", "on", "Off", "y", "N", "~", "null", "0755", "1_000", "1.5", "1e3", "0x1F", "1:20", "2001-12-14",
+            ".inf", "-1", "", " lead", "trail ", "a: b", "#x", "*x", "true", "12345678901234567890",
+        ] {
+            let value = Value::String(s.to_string());
+            assert_eq!(roundtrip(&value), value, "string {s:?} did not survive");
+        }
+    }
+
+    #[test]
+    fn plain_strings_stay_plain() {
+        assert_eq!(to_yaml(&Value::String("v1.33.2".into())), "v1.33.2\n");
+        assert_eq!(to_yaml(&Value::String("10.0.0.0/16".into())), "10.0.0.0/16\n");
+        assert_eq!(to_yaml(&Value::String("Standard_D2s_v3".into())), "Standard_D2s_v3\n");
+    }
+
+    #[test]
+    fn nested_structures_roundtrip() {
+        let value = serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "x", "labels": {"a/b": "yes"}, "annotations": {}},
+            "data": {"script": "#!/bin/sh\necho hi\n", "nolf": "a\nb", "lead": "  x\ny\n", "many": "a\n\n\n"},
+            "list": [1, "two", {"a": 1, "b": [true, null]}, [], {}, [[1, 2], [3]]],
+            "empty": ""
+        });
+        assert_eq!(roundtrip(&value), value);
+    }
+
+    #[test]
+    fn layout_matches_kubectl_style() {
+        let value = serde_json::json!({"spec": {"items": [{"name": "a", "x": 1}, "b"], "empty": {}}});
+        assert_eq!(to_yaml(&value), "spec:\n  items:\n  - name: a\n    x: 1\n  - b\n  empty: {}\n");
+    }
+}

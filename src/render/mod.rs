@@ -1,0 +1,1 @@
+//! Rendering: the minijinja engine over embedded flavors and ClusterClasses, and clusterctl templates.

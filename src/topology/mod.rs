@@ -1,0 +1,1 @@
+//! The ClusterClass topology engine: variables, patches and the objects a topology Cluster produces.
