@@ -16,3 +16,4 @@ pub mod render;
 pub mod report;
 pub mod schema;
 pub mod topology;
+pub mod versions;
