@@ -1,1 +1,131 @@
 //! Schemas of CAPI, CAPZ, ASO and core kinds: the importer, the embedded registry and validation.
+
+pub mod import;
+pub mod registry;
+pub mod validate;
+
+mod cel;
+mod formats;
+mod meta;
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+
+
+
+/// Group, version and kind of an object (group "" is the core group).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+impl Gvk {
+    pub fn new(group: &str, version: &str, kind: &str) -> Self {
+        Gvk { group: group.to_string(), version: version.to_string(), kind: kind.to_string() }
+    }
+    /// `group/version` (or `version` for the core group).
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
+    }
+}
+
+impl fmt::Display for Gvk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.api_version(), self.kind)
+    }
+}
+
+/// The schema of one served kind in one version, as the registry stores it (one JSON file per GVK).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KindSchema {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    /// Resource name (`clusters`), as in the CRD's `spec.names.plural`.
+    pub plural: String,
+    /// `Namespaced` or `Cluster`.
+    pub scope: String,
+    /// With a status subresource the API server drops `status` on create, so it is not validated.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub status_subresource: bool,
+    /// The version is deprecated; the warning the API server returns for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deprecation_warning: Option<String>,
+    /// The schema has `x-kubernetes-validations` somewhere (so CEL must run).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cel: bool,
+    /// A built-in (Go-typed) kind: a JSON null anywhere decodes to the zero value.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub typed: bool,
+    /// The structural `openAPIV3Schema`, descriptions stripped.
+    pub schema: Value,
+}
+
+impl KindSchema {
+    pub fn gvk(&self) -> Gvk {
+        Gvk::new(&self.group, &self.version, &self.kind)
+    }
+    pub fn namespaced(&self) -> bool {
+        self.scope == "Namespaced"
+    }
+}
+
+/// Errors loading or importing schemas.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    #[error("cannot read `{path}`")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write `{path}`")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Manifest(#[from] crate::manifest::ManifestError),
+    /// A CustomResourceDefinition lacks something every CRD has.
+    #[error("{location}: invalid CustomResourceDefinition: {message}")]
+    InvalidCrd { location: String, message: String },
+    /// An embedded schema file is corrupt (a build problem, not a user problem).
+    #[error("embedded schema `{path}` is invalid: {message}")]
+    Embedded { path: String, message: String },
+    /// No CRDs found where the user pointed.
+    #[error("no CustomResourceDefinitions found in `{path}`")]
+    NoCrds { path: PathBuf },
+}
+
+/// Walks every sub-schema of a structural schema (including the root), depth first.
+pub(crate) fn for_each_schema_mut(schema: &mut Value, f: &mut dyn FnMut(&mut serde_json::Map<String, Value>)) {
+    let Value::Object(map) = schema else { return };
+    f(map);
+    for key in ["properties", "patternProperties", "definitions"] {
+        if let Some(Value::Object(children)) = map.get_mut(key) {
+            for child in children.values_mut() {
+                for_each_schema_mut(child, f);
+            }
+        }
+    }
+    for key in ["additionalProperties", "items", "not", "additionalItems"] {
+        match map.get_mut(key) {
+            Some(Value::Array(items)) => items.iter_mut().for_each(|item| for_each_schema_mut(item, f)),
+            Some(child @ Value::Object(_)) => for_each_schema_mut(child, f),
+            _ => {}
+        }
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(items)) = map.get_mut(key) {
+            items.iter_mut().for_each(|item| for_each_schema_mut(item, f));
+        }
+    }
+}
