@@ -1,0 +1,215 @@
+//! Credentials: the ASO `credential-from` Secret, `userCredentials` vs CAPZ's kubeconfig Secret
+//! (mirrors `setManagedClusterCredentials`, pkg/mutators/azureasomanagedcontrolplane.go) and the generated
+//! SSH key (mirrors `SetDefaultAzureManagedControlPlaneSSHPublicKey`, internal/api/v1beta1/azuremanagedcontrolplane_default.go).
+
+use serde_json::Value;
+
+use super::bundle::{Bundle, CONTAINERSERVICE_GROUP, CREDENTIAL_FROM, namespaces_match};
+use super::{Sink, escape_segment};
+
+pub(crate) const CREDENTIAL_SECRET: &str = "capz-credential-secret";
+pub(crate) const USER_CREDENTIALS_NAME: &str = "capz-user-credentials-name";
+pub(crate) const EMPTY_SSH_KEY: &str = "capz-empty-ssh-key";
+
+pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
+    if sink.wants(&[CREDENTIAL_SECRET]) {
+        for object in bundle.aso_objects() {
+            let Some(secret) = object
+                .annotation(CREDENTIAL_FROM)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+            else {
+                continue;
+            };
+            let namespace = bundle.namespace_of(&object);
+            let present = bundle.docs.iter().any(|doc| {
+                doc.api_version() == "v1"
+                    && doc.kind() == "Secret"
+                    && doc.name() == secret
+                    && namespaces_match(doc.namespace(), namespace)
+            });
+            if !present {
+                let where_ = namespace
+                    .map(|ns| format!(" in namespace {ns:?}"))
+                    .unwrap_or_default();
+                sink.emit(
+                    CREDENTIAL_SECRET,
+                    object.doc,
+                    &object.pointer(&format!("/metadata/annotations/{}", escape_segment(CREDENTIAL_FROM))),
+                    format!(
+                        "credential Secret {secret:?}{where_} is not in the bundle; ASO reports \"credential secret \
+                         not found\" unless it exists in the same namespace (keys AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID, \
+                         AZURE_CLIENT_ID, AUTH_MODE). Add it, or make sure it is applied separately"
+                    ),
+                );
+            }
+        }
+    }
+    if sink.wants(&[USER_CREDENTIALS_NAME]) {
+        for (index, _) in bundle.capz(&["AzureASOManagedControlPlane"]) {
+            let Some(cluster_name) = bundle.cluster_name_of_control_plane(index) else {
+                continue;
+            };
+            let reserved = format!("{cluster_name}-kubeconfig");
+            for object in bundle.embedded(index) {
+                if !object.is(CONTAINERSERVICE_GROUP, "ManagedCluster") {
+                    continue;
+                }
+                let pointer = "/spec/operatorSpec/secrets/userCredentials/name";
+                if object.str_at(pointer) == Some(reserved.as_str()) {
+                    sink.emit(
+                        USER_CREDENTIALS_NAME,
+                        index,
+                        &object.pointer(pointer),
+                        format!(
+                            "userCredentials is named {reserved:?}, the Secret CAPZ itself writes the Cluster's \
+                             kubeconfig to; both would fight over it. Name it e.g. \"{cluster_name}-user-kubeconfig\""
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    if sink.wants(&[EMPTY_SSH_KEY]) {
+        for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
+            if doc
+                .value
+                .pointer("/spec/sshPublicKey")
+                .and_then(Value::as_str)
+                == Some("")
+            {
+                sink.emit(
+                    EMPTY_SSH_KEY,
+                    index,
+                    "/spec/sshPublicKey",
+                    "sshPublicKey is \"\": CAPZ's webhook generates a random key and the field is immutable, so this \
+                     manifest can never be re-applied unchanged. Set a base64 public key, or remove the field for no key"
+                        .to_string(),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{findings_of, ids};
+    use super::*;
+
+    const ACP: &str = "apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: c1, namespace: default}
+spec:
+  controlPlaneRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedControlPlane, name: cp}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedControlPlane
+metadata: {name: cp, namespace: default}
+spec:
+  version: v1.33.2
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedCluster
+    metadata:
+      name: c1
+      annotations: {serviceoperator.azure.com/credential-from: aso-creds}
+    spec:
+      operatorSpec:
+        secrets:
+          userCredentials: {name: USERCREDS, key: value}
+";
+
+    const SECRET: &str = "---
+apiVersion: v1
+kind: Secret
+metadata: {name: aso-creds, namespace: NS}
+stringData: {AUTH_MODE: workloadidentity}
+";
+
+    #[test]
+    fn credential_secret_must_be_in_the_namespace() {
+        let base = ACP.replace("USERCREDS", "c1-user-kubeconfig");
+        let found = findings_of(&base, CREDENTIAL_SECRET);
+        assert_eq!(ids(&found), [CREDENTIAL_SECRET]);
+        assert_eq!(
+            found[0].path,
+            "/spec/resources/0/metadata/annotations/serviceoperator.azure.com~1credential-from"
+        );
+        assert_eq!(found[0].line, 17);
+        assert!(
+            findings_of(
+                &format!("{base}{}", SECRET.replace("NS", "default")),
+                CREDENTIAL_SECRET
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            findings_of(
+                &format!("{base}{}", SECRET.replace("NS", "other")),
+                CREDENTIAL_SECRET
+            )
+            .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn user_credentials_must_not_take_the_kubeconfig_name() {
+        assert!(
+            findings_of(
+                &ACP.replace("USERCREDS", "c1-user-kubeconfig"),
+                USER_CREDENTIALS_NAME
+            )
+            .is_empty()
+        );
+        // The Cluster's name counts, not the control plane's.
+        assert!(
+            findings_of(
+                &ACP.replace("USERCREDS", "cp-kubeconfig"),
+                USER_CREDENTIALS_NAME
+            )
+            .is_empty()
+        );
+        let found = findings_of(
+            &ACP.replace("USERCREDS", "c1-kubeconfig"),
+            USER_CREDENTIALS_NAME,
+        );
+        assert_eq!(ids(&found), [USER_CREDENTIALS_NAME]);
+        assert_eq!(
+            found[0].path,
+            "/spec/resources/0/spec/operatorSpec/secrets/userCredentials/name"
+        );
+    }
+
+    #[test]
+    fn cluster_name_label_is_the_fallback() {
+        let alone = ACP
+            .split("---\n")
+            .nth(1)
+            .unwrap()
+            .replace("USERCREDS", "c9-kubeconfig");
+        assert!(
+            findings_of(&alone, USER_CREDENTIALS_NAME).is_empty(),
+            "no Cluster, no label: unknown"
+        );
+        let labelled = alone.replace(
+            "{name: cp, namespace: default}",
+            "{name: cp, namespace: default, labels: {cluster.x-k8s.io/cluster-name: c9}}",
+        );
+        assert_eq!(findings_of(&labelled, USER_CREDENTIALS_NAME).len(), 1);
+    }
+
+    #[test]
+    fn empty_ssh_key_warns_but_absent_or_set_does_not() {
+        let amcp = |key: &str| {
+            format!(
+                "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlane\nmetadata: {{name: c1}}\nspec:\n  version: v1.33.2\n{key}"
+            )
+        };
+        let found = findings_of(&amcp("  sshPublicKey: \"\"\n"), EMPTY_SSH_KEY);
+        assert_eq!(ids(&found), [EMPTY_SSH_KEY]);
+        assert_eq!(found[0].severity, crate::report::Severity::Warning);
+        assert!(findings_of(&amcp(""), EMPTY_SSH_KEY).is_empty());
+        assert!(findings_of(&amcp("  sshPublicKey: c3NoLXJzYSBBQUFB\n"), EMPTY_SSH_KEY).is_empty());
+    }
+}

@@ -1,0 +1,382 @@
+//! Cluster network and network plugin combinations: mirrors `validateManagedClusterNetwork`,
+//! `validateAzureManagedControlPlaneNetworkPluginMode`, `validateNetworkDataplane` and `validateNetworkPolicy`
+//! (internal/webhooks/azuremanagedcontrolplane_validation.go); the plugin rules also apply to ASO ManagedClusters.
+
+use std::net::IpAddr;
+
+use serde_json::Value;
+
+use super::Sink;
+use super::bundle::{AsoObject, Bundle, CONTAINERSERVICE_GROUP, spec_root};
+
+pub(crate) const CLUSTER_NETWORK_CIDRS: &str = "capz-cluster-network-cidrs";
+pub(crate) const DNS_SERVICE_IP: &str = "capz-dns-service-ip";
+pub(crate) const NETWORK_PLUGIN: &str = "capz-network-plugin";
+
+/// A parsed CIDR (`net.ParseCIDR`): the network address and prefix length.
+fn parse_cidr(text: &str) -> Option<(IpAddr, u8)> {
+    let (address, prefix) = text.split_once('/')?;
+    let address: IpAddr = address.parse().ok()?;
+    if prefix.is_empty() || !prefix.bytes().all(|b| b.is_ascii_digit()) || prefix.len() > 3 {
+        return None;
+    }
+    let prefix: u8 = prefix.parse().ok()?;
+    let max = if address.is_ipv4() { 32 } else { 128 };
+    (prefix <= max).then_some((address, prefix))
+}
+
+fn cidr_contains((network, prefix): (IpAddr, u8), ip: IpAddr) -> bool {
+    match (network, ip) {
+        (IpAddr::V4(net), IpAddr::V4(ip)) => {
+            let mask = if prefix == 0 {
+                0
+            } else {
+                u32::MAX << (32 - u32::from(prefix))
+            };
+            u32::from(net) & mask == u32::from(ip) & mask
+        }
+        (IpAddr::V6(net), IpAddr::V6(ip)) => {
+            let mask = if prefix == 0 {
+                0
+            } else {
+                u128::MAX << (128 - u32::from(prefix))
+            };
+            u128::from(net) & mask == u128::from(ip) & mask
+        }
+        _ => false,
+    }
+}
+
+/// The first problem of a dnsServiceIP against the Cluster's service CIDR (None when fine).
+fn dns_service_ip_problem(dns_service_ip: &str, service_cidrs: &[&str]) -> Option<String> {
+    let service_cidr = match service_cidrs {
+        [single] => *single,
+        [] => {
+            return Some(
+                "the Cluster has no spec.clusterNetwork.services.cidrBlocks; a service CIDR must be specified when \
+                 dnsServiceIP is set. Add one"
+                    .to_string(),
+            );
+        }
+        _ => return None, // too many CIDRs: capz-cluster-network-cidrs says so
+    };
+    let Some(cidr) = parse_cidr(service_cidr) else {
+        return Some(format!(
+            "the Cluster's service CIDR {service_cidr:?} is not a valid CIDR"
+        ));
+    };
+    let Ok(ip) = dns_service_ip.parse::<IpAddr>() else {
+        return Some(format!(
+            "dnsServiceIP {dns_service_ip:?} is not a valid IP address"
+        ));
+    };
+    if !cidr_contains(cidr, ip) {
+        return Some(format!(
+            "dnsServiceIP {dns_service_ip:?} is outside the Cluster's service CIDR {service_cidr:?}; pick the .10 \
+             address inside it"
+        ));
+    }
+    if !ip.to_string().ends_with(".10") {
+        return Some(format!(
+            "dnsServiceIP {dns_service_ip:?} must end with \".10\" (AKS uses .10 of the service CIDR)"
+        ));
+    }
+    None
+}
+
+pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
+    if sink.wants(&[CLUSTER_NETWORK_CIDRS, DNS_SERVICE_IP]) {
+        for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
+            let Some(cluster) = bundle.cluster_for_control_plane(index) else {
+                continue;
+            };
+            let cluster_doc = &bundle.docs[cluster];
+            let blocks = |network: &str| -> Vec<&str> {
+                cluster_doc
+                    .value
+                    .pointer(&format!("/spec/clusterNetwork/{network}/cidrBlocks"))
+                    .and_then(Value::as_array)
+                    .map(|items| items.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default()
+            };
+            for network in ["services", "pods"] {
+                let count = blocks(network).len();
+                if count > 1 {
+                    sink.emit(
+                        CLUSTER_NETWORK_CIDRS,
+                        cluster,
+                        &format!("/spec/clusterNetwork/{network}/cidrBlocks"),
+                        format!(
+                            "{count} {network} cidrBlocks, but AKS (AzureManagedControlPlane {:?}) supports one; keep \
+                             a single CIDR",
+                            doc.name()
+                        ),
+                    );
+                }
+            }
+            if let Some(dns_service_ip) = doc
+                .value
+                .pointer("/spec/dnsServiceIP")
+                .and_then(Value::as_str)
+                && let Some(problem) = dns_service_ip_problem(dns_service_ip, &blocks("services"))
+            {
+                sink.emit(DNS_SERVICE_IP, index, "/spec/dnsServiceIP", problem);
+            }
+        }
+    }
+    if sink.wants(&[NETWORK_PLUGIN]) {
+        for (index, doc) in bundle.capz(&[
+            "AzureManagedControlPlane",
+            "AzureManagedControlPlaneTemplate",
+        ]) {
+            let root = spec_root(doc);
+            let field = |name: &str| {
+                doc.value
+                    .pointer(&format!("{root}/{name}"))
+                    .and_then(Value::as_str)
+            };
+            let settings = Settings {
+                plugin: field("networkPlugin"),
+                mode: field("networkPluginMode"),
+                policy: field("networkPolicy"),
+                dataplane: field("networkDataplane"),
+                // CAPZ insists on an explicit cilium policy with the cilium dataplane.
+                policy_required: true,
+            };
+            for (name, message) in settings.problems() {
+                sink.emit(NETWORK_PLUGIN, index, &format!("{root}/{name}"), message);
+            }
+        }
+        for object in bundle.aso_objects() {
+            if object.is(CONTAINERSERVICE_GROUP, "ManagedCluster") {
+                check_aso(&object, sink);
+            }
+        }
+    }
+}
+
+fn check_aso(object: &AsoObject<'_>, sink: &mut Sink<'_>) {
+    let field = |name: &str| object.str_at(&format!("/spec/networkProfile/{name}"));
+    let settings = Settings {
+        plugin: field("networkPlugin"),
+        mode: field("networkPluginMode"),
+        policy: field("networkPolicy"),
+        dataplane: field("networkDataplane"),
+        policy_required: false,
+    };
+    for (name, message) in settings.problems() {
+        sink.emit(
+            NETWORK_PLUGIN,
+            object.doc,
+            &object.pointer(&format!("/spec/networkProfile/{name}")),
+            message,
+        );
+    }
+}
+
+struct Settings<'a> {
+    plugin: Option<&'a str>,
+    mode: Option<&'a str>,
+    policy: Option<&'a str>,
+    dataplane: Option<&'a str>,
+    policy_required: bool,
+}
+
+impl Settings<'_> {
+    /// (field, message) for every broken combination.
+    fn problems(&self) -> Vec<(&'static str, String)> {
+        let mut problems = Vec::new();
+        if self.mode == Some("overlay") && self.plugin == Some("kubenet") {
+            problems.push((
+                "networkPluginMode",
+                "networkPluginMode \"overlay\" cannot be used with networkPlugin \"kubenet\"; use networkPlugin \"azure\""
+                    .to_string(),
+            ));
+        }
+        if self.policy == Some("cilium")
+            && self
+                .dataplane
+                .is_some_and(|dataplane| dataplane != "cilium")
+        {
+            problems.push((
+                "networkPolicy",
+                format!(
+                    "networkPolicy \"cilium\" needs networkDataplane \"cilium\", not {:?}",
+                    self.dataplane.unwrap_or_default()
+                ),
+            ));
+        }
+        if self.dataplane == Some("cilium") {
+            if self.mode != Some("overlay") {
+                problems.push((
+                    "networkDataplane",
+                    "networkDataplane \"cilium\" can only be used with networkPluginMode \"overlay\"; set it".to_string(),
+                ));
+            }
+            let policy_wrong = match self.policy {
+                Some(policy) => policy != "cilium",
+                None => self.policy_required,
+            };
+            if policy_wrong {
+                problems.push((
+                    "networkDataplane",
+                    "networkDataplane \"cilium\" requires networkPolicy \"cilium\"; set it"
+                        .to_string(),
+                ));
+            }
+        }
+        problems
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{findings_of, ids};
+    use super::*;
+
+    fn bundle(cidrs: &str, dns_service_ip: &str) -> String {
+        format!(
+            "apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {{name: c1}}
+spec:
+  clusterNetwork:
+    services: {{cidrBlocks: {cidrs}}}
+  controlPlaneRef: {{apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlane, name: c1}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata: {{name: c1}}
+spec:
+  version: v1.33.2
+  dnsServiceIP: {dns_service_ip}
+"
+        )
+    }
+
+    #[test]
+    fn dns_service_ip_inside_and_dot_ten_passes() {
+        assert!(findings_of(&bundle("[10.0.0.0/16]", "10.0.0.10"), DNS_SERVICE_IP).is_empty());
+        assert!(
+            findings_of(&bundle("[192.168.0.0/16]", "192.168.4.10"), DNS_SERVICE_IP).is_empty()
+        );
+    }
+
+    #[test]
+    fn dns_service_ip_problems_fire() {
+        for (cidrs, ip, expected) in [
+            ("[10.0.0.0/16]", "10.1.0.10", "outside"),
+            ("[10.0.0.0/16]", "10.0.0.53", "must end with"),
+            ("[10.0.0.0/16]", "not-an-ip", "not a valid IP"),
+            (
+                "[]",
+                "10.0.0.10",
+                "no spec.clusterNetwork.services.cidrBlocks",
+            ),
+            ("[10.0.0.0/33]", "10.0.0.10", "not a valid CIDR"),
+        ] {
+            let found = findings_of(&bundle(cidrs, ip), DNS_SERVICE_IP);
+            assert_eq!(ids(&found), [DNS_SERVICE_IP], "{cidrs} {ip}");
+            assert!(found[0].message.contains(expected), "{}", found[0].message);
+            assert_eq!(
+                (found[0].path.as_str(), found[0].line),
+                ("/spec/dnsServiceIP", 14)
+            );
+        }
+    }
+
+    #[test]
+    fn more_than_one_cidr_fires_on_the_cluster() {
+        let found = findings_of(
+            &bundle("[10.0.0.0/16, 10.1.0.0/16]", "10.0.0.10"),
+            CLUSTER_NETWORK_CIDRS,
+        );
+        assert_eq!(ids(&found), [CLUSTER_NETWORK_CIDRS]);
+        assert_eq!(
+            (found[0].object.as_str(), found[0].path.as_str()),
+            ("Cluster/c1", "/spec/clusterNetwork/services/cidrBlocks")
+        );
+        assert!(
+            findings_of(&bundle("[10.0.0.0/16]", "10.0.0.10"), CLUSTER_NETWORK_CIDRS).is_empty()
+        );
+    }
+
+    fn amcp(fields: &str) -> String {
+        format!(
+            "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlane\nmetadata: {{name: c1}}\nspec:\n  version: v1.33.2\n{fields}"
+        )
+    }
+
+    #[test]
+    fn network_plugin_combinations() {
+        let ok = "  networkPlugin: azure\n  networkPluginMode: overlay\n  networkPolicy: cilium\n  networkDataplane: cilium\n";
+        assert!(findings_of(&amcp(ok), NETWORK_PLUGIN).is_empty());
+        assert!(findings_of(&amcp("  networkPlugin: kubenet\n"), NETWORK_PLUGIN).is_empty());
+
+        let kubenet = findings_of(
+            &amcp("  networkPlugin: kubenet\n  networkPluginMode: overlay\n"),
+            NETWORK_PLUGIN,
+        );
+        assert_eq!(kubenet.len(), 1);
+        assert_eq!(kubenet[0].path, "/spec/networkPluginMode");
+
+        let no_policy = findings_of(
+            &amcp("  networkPluginMode: overlay\n  networkDataplane: cilium\n"),
+            NETWORK_PLUGIN,
+        );
+        assert_eq!(no_policy.len(), 1);
+        assert!(no_policy[0].message.contains("requires networkPolicy"));
+
+        let no_overlay = findings_of(
+            &amcp("  networkPolicy: cilium\n  networkDataplane: cilium\n"),
+            NETWORK_PLUGIN,
+        );
+        assert!(no_overlay[0].message.contains("overlay"));
+
+        let mixed = findings_of(
+            &amcp("  networkPolicy: cilium\n  networkDataplane: azure\n"),
+            NETWORK_PLUGIN,
+        );
+        assert_eq!(mixed[0].path, "/spec/networkPolicy");
+    }
+
+    #[test]
+    fn aso_managed_cluster_network_profile() {
+        let yaml = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedControlPlane
+metadata: {name: c1}
+spec:
+  version: v1.33.2
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedCluster
+    metadata: {name: c1}
+    spec:
+      networkProfile: {networkPlugin: kubenet, networkPluginMode: overlay}
+";
+        let found = findings_of(yaml, NETWORK_PLUGIN);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            found[0].path,
+            "/spec/resources/0/spec/networkProfile/networkPluginMode"
+        );
+        // AKS fills in the policy for the cilium dataplane itself, so ASO may leave it out.
+        let cilium = yaml.replace(
+            "{networkPlugin: kubenet, networkPluginMode: overlay}",
+            "{networkPlugin: azure, networkPluginMode: overlay, networkDataplane: cilium}",
+        );
+        assert!(findings_of(&cilium, NETWORK_PLUGIN).is_empty());
+    }
+
+    #[test]
+    fn cidr_math() {
+        let cidr = parse_cidr("10.0.0.0/8").unwrap();
+        assert!(cidr_contains(cidr, "10.255.0.10".parse().unwrap()));
+        assert!(!cidr_contains(cidr, "11.0.0.10".parse().unwrap()));
+        assert!(cidr_contains(
+            parse_cidr("fd00::/64").unwrap(),
+            "fd00::10".parse().unwrap()
+        ));
+        assert!(parse_cidr("10.0.0.0").is_none() && parse_cidr("10.0.0.0/+8").is_none());
+    }
+}

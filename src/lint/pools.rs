@@ -1,0 +1,632 @@
+//! Agent pool rules: mirrors `validateMPName`/`validateNameLength`/`validateNamePattern`,
+//! `validateOSType` and `validateLastSystemNodePool` (internal/webhooks/azuremanagedmachinepool_validation.go).
+
+use serde_json::Value;
+
+use super::Sink;
+use super::bundle::{
+    AsoObject, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, ObjRef, namespaces_match, spec_root,
+};
+
+pub(crate) const POOL_NAME: &str = "capz-pool-name";
+pub(crate) const SYSTEM_POOL_LINUX: &str = "capz-system-pool-linux";
+pub(crate) const SYSTEM_POOL_REQUIRED: &str = "capz-system-pool-required";
+
+const AKS_CONTROL_PLANES: &[&str] = &["AzureManagedControlPlane", "AzureASOManagedControlPlane"];
+const AKS_CONTROL_PLANE_TEMPLATES: &[&str] = &[
+    "AzureManagedControlPlaneTemplate",
+    "AzureASOManagedControlPlaneTemplate",
+];
+
+/// One agent pool definition, wherever it is written.
+struct Pool {
+    doc: usize,
+    mode: Option<String>,
+    os_type: Option<String>,
+    os_pointer: String,
+    /// The effective AKS pool name and where it comes from.
+    name: String,
+    name_pointer: String,
+    name_field: &'static str,
+}
+
+fn string_at(value: &Value, pointer: &str) -> Option<String> {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// Pools defined by AzureManagedMachinePool[Template] documents.
+fn capz_pools(bundle: &Bundle<'_>) -> Vec<Pool> {
+    bundle
+        .capz(&["AzureManagedMachinePool", "AzureManagedMachinePoolTemplate"])
+        .map(|(index, doc)| capz_pool(index, doc))
+        .collect()
+}
+
+fn capz_pool(index: usize, doc: &crate::manifest::Document) -> Pool {
+    let root = spec_root(doc);
+    let (name, name_pointer, name_field) =
+        match string_at(&doc.value, &format!("{root}/name")).filter(|n| !n.is_empty()) {
+            Some(name) => (name, format!("{root}/name"), "spec.name"),
+            None => (
+                doc.name().to_string(),
+                "/metadata/name".to_string(),
+                "metadata.name (used when spec.name is empty)",
+            ),
+        };
+    Pool {
+        doc: index,
+        mode: string_at(&doc.value, &format!("{root}/mode")),
+        os_type: string_at(&doc.value, &format!("{root}/osType")),
+        os_pointer: format!("{root}/osType"),
+        name,
+        name_pointer,
+        name_field,
+    }
+}
+
+fn aso_pool(object: &AsoObject<'_>) -> Pool {
+    let (name, name_pointer, name_field) =
+        match object.str_at("/spec/azureName").filter(|n| !n.is_empty()) {
+            Some(name) => (
+                name.to_string(),
+                object.pointer("/spec/azureName"),
+                "azureName",
+            ),
+            None => (
+                object.name().to_string(),
+                object.pointer("/metadata/name"),
+                "metadata.name (used when azureName is empty)",
+            ),
+        };
+    Pool {
+        doc: object.doc,
+        mode: object.str_at("/spec/mode").map(str::to_string),
+        os_type: object.str_at("/spec/osType").map(str::to_string),
+        os_pointer: object.pointer("/spec/osType"),
+        name,
+        name_pointer,
+        name_field,
+    }
+}
+
+/// The AKS rule for pool names; `None` when the name is fine.
+fn pool_name_problem(pool: &Pool) -> Option<String> {
+    let field = pool.name_field;
+    let name = &pool.name;
+    match pool.os_type.as_deref() {
+        Some("Windows") if name.len() > 6 => {
+            return Some(format!(
+                "for osType Windows, {field} {name:?} can not be longer than 6 characters"
+            ));
+        }
+        None | Some("Linux") if name.len() > 12 => {
+            return Some(format!(
+                "for osType Linux, {field} {name:?} can not be longer than 12 characters"
+            ));
+        }
+        _ => {}
+    }
+    let mut chars = name.chars();
+    match chars.next() {
+        None => None,
+        Some(first) if !first.is_lowercase() => Some(format!(
+            "{field} {name:?} must begin with a lowercase letter"
+        )),
+        Some(_) if !name.chars().all(|c| c.is_lowercase() || c.is_numeric()) => Some(format!(
+            "{field} {name:?} may only contain lowercase alphanumeric characters"
+        )),
+        Some(_) => None,
+    }
+}
+
+pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
+    if sink.wants(&[POOL_NAME, SYSTEM_POOL_LINUX]) {
+        let mut pools = capz_pools(bundle);
+        pools.extend(
+            bundle
+                .aso_objects()
+                .iter()
+                .filter(|object| object.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool"))
+                .map(aso_pool),
+        );
+        for pool in &pools {
+            if let Some(problem) = pool_name_problem(pool) {
+                sink.emit(
+                    POOL_NAME,
+                    pool.doc,
+                    &pool.name_pointer,
+                    format!("{problem}; AKS rejects the pool"),
+                );
+            }
+            if pool.mode.as_deref() == Some("System")
+                && let Some(os_type) = pool.os_type.as_deref().filter(|os| *os != "Linux")
+            {
+                sink.emit(
+                    SYSTEM_POOL_LINUX,
+                    pool.doc,
+                    &pool.os_pointer,
+                    format!("a System pool must run Linux, but osType is {os_type:?}; set osType: Linux or mode: User"),
+                );
+            }
+        }
+    }
+    if sink.wants(&[SYSTEM_POOL_REQUIRED]) {
+        for (index, _) in bundle.of_kind(CAPI_GROUP, &["Cluster"]) {
+            check_cluster_has_system_pool(bundle, index, sink);
+        }
+    }
+}
+
+/// What is known about the mode of the pool behind an infrastructure (template) document.
+enum Mode {
+    System,
+    NotSystem,
+    Unknown,
+}
+
+fn mode_of_infra(bundle: &Bundle<'_>, infra: usize) -> Mode {
+    let doc = &bundle.docs[infra];
+    let pool = match doc.kind() {
+        "AzureManagedMachinePool" | "AzureManagedMachinePoolTemplate" => capz_pool(infra, doc),
+        "AzureASOManagedMachinePool" | "AzureASOManagedMachinePoolTemplate" => {
+            match bundle
+                .embedded(infra)
+                .into_iter()
+                .find(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool"))
+            {
+                Some(object) => aso_pool(&object),
+                None => return Mode::Unknown,
+            }
+        }
+        _ => return Mode::Unknown,
+    };
+    match pool.mode.as_deref() {
+        Some("System") => Mode::System,
+        _ => Mode::NotSystem,
+    }
+}
+
+fn check_cluster_has_system_pool(bundle: &Bundle<'_>, cluster: usize, sink: &mut Sink<'_>) {
+    let doc = &bundle.docs[cluster];
+    if doc
+        .value
+        .pointer("/spec/topology")
+        .is_some_and(Value::is_object)
+    {
+        return check_topology_cluster(bundle, cluster, sink);
+    }
+    let Some(control_plane) = doc
+        .value
+        .pointer("/spec/controlPlaneRef")
+        .and_then(ObjRef::parse)
+    else {
+        return;
+    };
+    if !AKS_CONTROL_PLANES.contains(&control_plane.kind.as_str()) {
+        return;
+    }
+    let mut pools = 0;
+    for (index, pool) in bundle.of_kind(CAPI_GROUP, &["MachinePool"]) {
+        let belongs = pool
+            .value
+            .pointer("/spec/clusterName")
+            .and_then(Value::as_str)
+            == Some(doc.name())
+            && namespaces_match(pool.namespace(), doc.namespace());
+        if !belongs {
+            continue;
+        }
+        pools += 1;
+        let infra = pool
+            .value
+            .pointer("/spec/template/spec/infrastructureRef")
+            .and_then(ObjRef::parse)
+            .and_then(|reference| bundle.resolve(index, &reference));
+        match infra.map(|infra| mode_of_infra(bundle, infra)) {
+            Some(Mode::System) => return,
+            Some(Mode::NotSystem) => {}
+            // An unresolved or undecidable pool may be the System one: other rules report it.
+            Some(Mode::Unknown) | None => return,
+        }
+    }
+    let message = if pools == 0 {
+        format!(
+            "no MachinePool in the bundle has spec.clusterName {:?}; AKS needs at least one System agent pool. \
+             Add a MachinePool whose agent pool has mode: System",
+            doc.name()
+        )
+    } else {
+        format!(
+            "none of the {pools} MachinePools of Cluster {:?} has an agent pool with mode: System; AKS needs at least \
+             one. Set mode: System on one of them",
+            doc.name()
+        )
+    };
+    sink.emit(SYSTEM_POOL_REQUIRED, cluster, "/metadata/name", message);
+}
+
+/// A topology Cluster: follow its machinePools' classes through the ClusterClass (if in the bundle).
+fn check_topology_cluster(bundle: &Bundle<'_>, cluster: usize, sink: &mut Sink<'_>) {
+    let doc = &bundle.docs[cluster];
+    let topology = &doc.value["spec"]["topology"];
+    let (class_name, class_namespace) = match topology.get("classRef") {
+        Some(class_ref) => (
+            class_ref.get("name").and_then(Value::as_str),
+            class_ref.get("namespace").and_then(Value::as_str),
+        ),
+        None => (
+            topology.get("class").and_then(Value::as_str),
+            topology.get("classNamespace").and_then(Value::as_str),
+        ),
+    };
+    let Some(class_name) = class_name else { return };
+    let class_namespace = class_namespace
+        .filter(|ns| !ns.is_empty())
+        .or(doc.namespace());
+    let Some((class_index, class)) =
+        bundle
+            .of_kind(CAPI_GROUP, &["ClusterClass"])
+            .find(|(_, class)| {
+                class.name() == class_name && namespaces_match(class.namespace(), class_namespace)
+            })
+    else {
+        return;
+    };
+    let control_plane_kind = class
+        .value
+        .pointer("/spec/controlPlane/ref/kind")
+        .or_else(|| class.value.pointer("/spec/controlPlane/templateRef/kind"))
+        .and_then(Value::as_str);
+    if !control_plane_kind.is_some_and(|kind| AKS_CONTROL_PLANE_TEMPLATES.contains(&kind)) {
+        return;
+    }
+    let empty = Vec::new();
+    let pools = topology
+        .pointer("/workers/machinePools")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
+    let classes = class
+        .value
+        .pointer("/spec/workers/machinePools")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
+    for pool in pools {
+        let Some(pool_class) = pool.get("class").and_then(Value::as_str) else {
+            return;
+        };
+        let Some(definition) = classes
+            .iter()
+            .find(|c| c.get("class").and_then(Value::as_str) == Some(pool_class))
+        else {
+            return;
+        };
+        let infra = definition
+            .pointer("/template/infrastructure/ref")
+            .or_else(|| definition.pointer("/infrastructure/templateRef"))
+            .and_then(ObjRef::parse)
+            .and_then(|reference| bundle.resolve(class_index, &reference));
+        match infra.map(|infra| mode_of_infra(bundle, infra)) {
+            Some(Mode::System) | Some(Mode::Unknown) | None => return,
+            Some(Mode::NotSystem) => {}
+        }
+    }
+    let pointer = if pools.is_empty() {
+        "/spec/topology"
+    } else {
+        "/spec/topology/workers/machinePools"
+    };
+    sink.emit(
+        SYSTEM_POOL_REQUIRED,
+        cluster,
+        pointer,
+        format!(
+            "no machinePool of topology Cluster {:?} uses a ClusterClass pool class whose template has mode: System; \
+             AKS needs at least one System agent pool. Add a machinePool of such a class",
+            doc.name()
+        ),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{findings_among, findings_of, ids};
+    use super::*;
+
+    fn ammp(name: &str, spec: &str) -> String {
+        format!(
+            "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePool\nmetadata:\n  name: {name}\nspec:\n{spec}"
+        )
+    }
+
+    #[test]
+    fn pool_name_rules() {
+        let f = |yaml: &str| findings_of(yaml, POOL_NAME);
+        assert!(
+            f(&ammp(
+                "c1-pool0",
+                "  mode: System\n  name: pool0\n  sku: x\n"
+            ))
+            .is_empty()
+        );
+        assert!(
+            f(&ammp("c1-pool0", "  mode: System\n  name: abcdefghijkl\n")).is_empty(),
+            "12 is fine on Linux"
+        );
+
+        let long = f(&ammp("c1-pool0", "  mode: User\n  name: abcdefghijklm\n"));
+        assert_eq!(ids(&long), [POOL_NAME]);
+        assert_eq!(long[0].path, "/spec/name");
+        assert!(long[0].message.contains("12 characters"));
+
+        let windows = f(&ammp(
+            "c1",
+            "  mode: User\n  name: win1234\n  osType: Windows\n",
+        ));
+        assert!(
+            windows[0].message.contains("6 characters"),
+            "{}",
+            windows[0].message
+        );
+        assert!(
+            f(&ammp(
+                "c1",
+                "  mode: User\n  name: win123\n  osType: Windows\n"
+            ))
+            .is_empty()
+        );
+
+        let upper = f(&ammp("c1", "  mode: User\n  name: Pool0\n"));
+        assert!(
+            upper[0]
+                .message
+                .contains("must begin with a lowercase letter")
+        );
+        let dash = f(&ammp("c1", "  mode: User\n  name: pool-0\n"));
+        assert!(
+            dash[0]
+                .message
+                .contains("only contain lowercase alphanumeric")
+        );
+    }
+
+    #[test]
+    fn pool_name_falls_back_to_metadata_name() {
+        let found = findings_of(&ammp("c1-pool0", "  mode: User\n"), POOL_NAME);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].path, "/metadata/name");
+        assert!(
+            found[0]
+                .message
+                .contains("metadata.name (used when spec.name is empty)")
+        );
+        // An empty spec.name falls back as well (the defaulting webhook treats "" as unset).
+        assert_eq!(
+            findings_of(&ammp("c1-pool0", "  mode: User\n  name: \"\"\n"), POOL_NAME).len(),
+            1
+        );
+        assert!(findings_of(&ammp("pool0", "  mode: User\n"), POOL_NAME).is_empty());
+    }
+
+    #[test]
+    fn aso_agent_pool_names_use_azure_name_then_metadata_name() {
+        let yaml = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata: {name: c1-pool0}
+spec:
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedClustersAgentPool
+    metadata: {name: c1-pool0}
+    spec:
+      AZURENAME
+      mode: System
+      owner: {name: c1}
+";
+        assert!(findings_of(&yaml.replace("AZURENAME", "azureName: pool0"), POOL_NAME).is_empty());
+        let found = findings_of(
+            &yaml.replace("AZURENAME", "type: VirtualMachineScaleSets"),
+            POOL_NAME,
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].path, "/spec/resources/0/metadata/name");
+    }
+
+    #[test]
+    fn system_pools_must_be_linux() {
+        let f = |yaml: &str| findings_of(yaml, SYSTEM_POOL_LINUX);
+        let found = f(&ammp("pool0", "  mode: System\n  osType: Windows\n"));
+        assert_eq!(ids(&found), [SYSTEM_POOL_LINUX]);
+        assert_eq!(found[0].path, "/spec/osType");
+        assert!(f(&ammp("pool0", "  mode: System\n  osType: Linux\n")).is_empty());
+        assert!(
+            f(&ammp("pool0", "  mode: System\n")).is_empty(),
+            "osType defaults to Linux"
+        );
+        assert!(f(&ammp("pool0", "  mode: User\n  osType: Windows\n")).is_empty());
+    }
+
+    const CLUSTER: &str = "apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: c1, namespace: default}
+spec:
+  controlPlaneRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlane, name: c1}
+  infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedCluster, name: c1}
+";
+
+    fn machine_pool(name: &str, mode: &str) -> String {
+        format!(
+            "---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {{name: {name}, namespace: default}}
+spec:
+  clusterName: c1
+  replicas: 1
+  template:
+    spec:
+      bootstrap: {{dataSecretName: \"\"}}
+      clusterName: c1
+      infrastructureRef: {{apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePool, name: {name}}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePool
+metadata: {{name: {name}, namespace: default}}
+spec: {{mode: {mode}, name: {name}, sku: x}}
+"
+        )
+    }
+
+    #[test]
+    fn cluster_with_a_system_pool_passes() {
+        let yaml = format!(
+            "{CLUSTER}{}{}",
+            machine_pool("pool0", "System"),
+            machine_pool("pool1", "User")
+        );
+        assert!(findings_of(&yaml, SYSTEM_POOL_REQUIRED).is_empty());
+    }
+
+    #[test]
+    fn cluster_without_system_pool_fires() {
+        let yaml = format!(
+            "{CLUSTER}{}{}",
+            machine_pool("pool0", "User"),
+            machine_pool("pool1", "User")
+        );
+        let found = findings_of(&yaml, SYSTEM_POOL_REQUIRED);
+        assert_eq!(ids(&found), [SYSTEM_POOL_REQUIRED]);
+        assert_eq!(
+            (
+                found[0].object.as_str(),
+                found[0].path.as_str(),
+                found[0].line
+            ),
+            ("Cluster/c1", "/metadata/name", 3)
+        );
+        assert!(found[0].message.contains("none of the 2 MachinePools"));
+
+        let alone = findings_of(CLUSTER, SYSTEM_POOL_REQUIRED);
+        assert!(alone[0].message.contains("no MachinePool in the bundle"));
+    }
+
+    #[test]
+    fn pools_of_other_clusters_or_namespaces_do_not_count() {
+        let other_ns =
+            machine_pool("pool0", "System").replace("namespace: default", "namespace: other");
+        let yaml = format!("{CLUSTER}{other_ns}");
+        assert_eq!(findings_of(&yaml, SYSTEM_POOL_REQUIRED).len(), 1);
+    }
+
+    #[test]
+    fn unresolved_pool_makes_the_check_undecidable() {
+        let yaml = format!("{CLUSTER}{}", machine_pool("pool0", "User")).replace(
+            "kind: AzureManagedMachinePool, name: pool0",
+            "kind: AzureManagedMachinePool, name: elsewhere",
+        );
+        assert!(findings_of(&yaml, SYSTEM_POOL_REQUIRED).is_empty());
+    }
+
+    #[test]
+    fn non_aks_clusters_are_ignored() {
+        let yaml = CLUSTER.replace(
+            "kind: AzureManagedControlPlane",
+            "kind: KubeadmControlPlane",
+        );
+        assert!(findings_of(&yaml, SYSTEM_POOL_REQUIRED).is_empty());
+    }
+
+    #[test]
+    fn topology_cluster_follows_the_cluster_class() {
+        let yaml = "apiVersion: cluster.x-k8s.io/v1beta1
+kind: ClusterClass
+metadata: {name: aks, namespace: default}
+spec:
+  controlPlane:
+    ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlaneTemplate, name: cp}
+  workers:
+    machinePools:
+    - class: system
+      template:
+        infrastructure:
+          ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePoolTemplate, name: sys}
+    - class: worker
+      template:
+        infrastructure:
+          ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePoolTemplate, name: usr}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePoolTemplate
+metadata: {name: sys, namespace: default}
+spec: {template: {spec: {mode: System, name: pool0, sku: x}}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePoolTemplate
+metadata: {name: usr, namespace: default}
+spec: {template: {spec: {mode: User, name: pool1, sku: x}}}
+---
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata: {name: c1, namespace: default}
+spec:
+  topology:
+    classRef: {name: aks}
+    version: v1.33.2
+    workers:
+      machinePools:
+      - {class: CLASS, name: mp-0}
+";
+        assert!(findings_of(&yaml.replace("CLASS", "system"), SYSTEM_POOL_REQUIRED).is_empty());
+        let found = findings_of(&yaml.replace("CLASS", "worker"), SYSTEM_POOL_REQUIRED);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].path, "/spec/topology/workers/machinePools");
+    }
+
+    #[test]
+    fn aso_pool_mode_comes_from_the_embedded_agent_pool() {
+        let cluster = CLUSTER.replace("AzureManagedControlPlane", "AzureASOManagedControlPlane");
+        let pool = |mode: &str| {
+            format!(
+                "---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {{name: c1-pool0, namespace: default}}
+spec:
+  clusterName: c1
+  template:
+    spec:
+      clusterName: c1
+      bootstrap: {{dataSecretName: \"\"}}
+      infrastructureRef: {{apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedMachinePool, name: c1-pool0}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata: {{name: c1-pool0, namespace: default}}
+spec:
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedClustersAgentPool
+    metadata: {{name: c1-pool0}}
+    spec: {{azureName: pool0, mode: {mode}, owner: {{name: c1}}}}
+"
+            )
+        };
+        assert!(
+            findings_among(
+                &format!("{cluster}{}", pool("System")),
+                &[SYSTEM_POOL_REQUIRED]
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            findings_among(
+                &format!("{cluster}{}", pool("User")),
+                &[SYSTEM_POOL_REQUIRED]
+            )
+            .len(),
+            1
+        );
+    }
+}

@@ -1,0 +1,359 @@
+//! References that must resolve inside the bundle: CAPI's `external.Get` of controlPlaneRef, infrastructureRef,
+//! configRef and ClusterClass template refs, and ASO's `spec.owner` of the resources CAPZ applies
+//! (controllers/resource_reconciler.go `reconcile` puts them in the CAPZ object's namespace).
+
+use serde_json::Value;
+
+use super::Sink;
+use super::bundle::{
+    AsoObject, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, ObjRef, namespaces_match,
+};
+
+pub(crate) const UNRESOLVED_REF: &str = "capz-unresolved-ref";
+pub(crate) const UNRESOLVED_OWNER: &str = "capz-unresolved-owner";
+
+/// Reference fields per CAPI kind (v1beta1 and v1beta2 shapes); `*` stands for every list item.
+const CLUSTER_REFS: &[&str] = &["/spec/controlPlaneRef", "/spec/infrastructureRef"];
+const MACHINE_POOL_REFS: &[&str] = &[
+    "/spec/template/spec/infrastructureRef",
+    "/spec/template/spec/bootstrap/configRef",
+];
+const CLUSTER_CLASS_REFS: &[&str] = &[
+    "/spec/controlPlane/ref",
+    "/spec/controlPlane/templateRef",
+    "/spec/controlPlane/machineInfrastructure/ref",
+    "/spec/controlPlane/machineInfrastructure/templateRef",
+    "/spec/infrastructure/ref",
+    "/spec/infrastructure/templateRef",
+    "/spec/workers/machinePools/*/template/bootstrap/ref",
+    "/spec/workers/machinePools/*/template/infrastructure/ref",
+    "/spec/workers/machinePools/*/bootstrap/templateRef",
+    "/spec/workers/machinePools/*/infrastructure/templateRef",
+    "/spec/workers/machineDeployments/*/template/bootstrap/ref",
+    "/spec/workers/machineDeployments/*/template/infrastructure/ref",
+    "/spec/workers/machineDeployments/*/bootstrap/templateRef",
+    "/spec/workers/machineDeployments/*/infrastructure/templateRef",
+];
+
+/// Expands `*` in a pointer pattern against the document.
+fn expand(value: &Value, pattern: &str) -> Vec<String> {
+    let mut pointers = vec![String::new()];
+    for segment in pattern.split('/').skip(1) {
+        let mut next = Vec::new();
+        for pointer in pointers {
+            if segment == "*" {
+                if let Some(Value::Array(items)) = value.pointer(&pointer) {
+                    next.extend((0..items.len()).map(|index| format!("{pointer}/{index}")));
+                }
+            } else {
+                next.push(format!("{pointer}/{segment}"));
+            }
+        }
+        pointers = next;
+    }
+    pointers
+        .into_iter()
+        .filter(|pointer| value.pointer(pointer).is_some())
+        .collect()
+}
+
+pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
+    if sink.wants(&[UNRESOLVED_REF]) {
+        for (index, doc) in bundle.of_kind(CAPI_GROUP, &["Cluster", "MachinePool", "ClusterClass"])
+        {
+            let patterns = match doc.kind() {
+                "Cluster" => CLUSTER_REFS,
+                "MachinePool" => MACHINE_POOL_REFS,
+                _ => CLUSTER_CLASS_REFS,
+            };
+            for pattern in patterns {
+                for pointer in expand(&doc.value, pattern) {
+                    let Some(reference) = doc.value.pointer(&pointer).and_then(ObjRef::parse)
+                    else {
+                        continue;
+                    };
+                    if bundle.resolve(index, &reference).is_some() {
+                        continue;
+                    }
+                    let namespace = reference.namespace.as_deref().or(doc.namespace());
+                    let where_ = namespace
+                        .map(|ns| format!(" in namespace {ns:?}"))
+                        .unwrap_or_default();
+                    let shown = match reference.group.as_deref() {
+                        Some(group) if !group.is_empty() => {
+                            format!("{} ({group})", reference.display())
+                        }
+                        _ => reference.display(),
+                    };
+                    sink.emit(
+                        UNRESOLVED_REF,
+                        index,
+                        &format!("{pointer}/name"),
+                        format!("{shown}{where_} is not in the bundle; CAPI waits for it forever. Add it or fix the reference"),
+                    );
+                }
+            }
+        }
+    }
+    if sink.wants(&[UNRESOLVED_OWNER]) {
+        let objects = bundle.aso_objects();
+        for object in &objects {
+            check_owner(bundle, object, &objects, sink);
+        }
+    }
+}
+
+/// The owner kind ASO expects for the kinds CAPZ's flavors use; `None` for other kinds (any ASO object
+/// of that name then counts).
+fn expected_owner(object: &AsoObject<'_>) -> Option<(&'static str, &'static str)> {
+    if object.group() != CONTAINERSERVICE_GROUP {
+        return None;
+    }
+    match object.kind() {
+        "ManagedCluster" | "Fleet" => Some(("resources.azure.com", "ResourceGroup")),
+        "ManagedClustersAgentPool" | "MaintenanceConfiguration" | "TrustedAccessRoleBinding" => {
+            Some((CONTAINERSERVICE_GROUP, "ManagedCluster"))
+        }
+        _ => None,
+    }
+}
+
+fn check_owner(
+    bundle: &Bundle<'_>,
+    object: &AsoObject<'_>,
+    objects: &[AsoObject<'_>],
+    sink: &mut Sink<'_>,
+) {
+    let Some(owner) = object
+        .value
+        .pointer("/spec/owner")
+        .and_then(Value::as_object)
+    else {
+        return;
+    };
+    // An ARM id points outside Kubernetes.
+    if owner
+        .get("armId")
+        .and_then(Value::as_str)
+        .is_some_and(|id| !id.is_empty())
+    {
+        return;
+    }
+    let Some(name) = owner
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|name| !name.is_empty())
+    else {
+        return;
+    };
+    let explicit = match (
+        owner.get("group").and_then(Value::as_str),
+        owner.get("kind").and_then(Value::as_str),
+    ) {
+        (Some(group), Some(kind)) => Some((group, kind)),
+        _ => None,
+    };
+    let expected = explicit.or_else(|| expected_owner(object));
+    let namespace = bundle.namespace_of(object);
+    let found = objects.iter().any(|candidate| {
+        candidate.name() == name
+            && !(candidate.doc == object.doc && candidate.slot == object.slot)
+            && expected.is_none_or(|(group, kind)| candidate.is(group, kind))
+            && namespaces_match(bundle.namespace_of(candidate), namespace)
+    });
+    if found {
+        return;
+    }
+    let what = expected.map(|(_, kind)| kind).unwrap_or("ASO object");
+    let where_ = namespace
+        .map(|ns| format!(" in namespace {ns:?}"))
+        .unwrap_or_default();
+    sink.emit(
+        UNRESOLVED_OWNER,
+        object.doc,
+        &object.pointer("/spec/owner/name"),
+        format!(
+            "owner {what} {name:?}{where_} is not in the bundle; ASO cannot create {} {:?} until it exists. Add the \
+             {what} (e.g. in the AzureASOManagedCluster's spec.resources) or fix owner.name",
+            object.kind(),
+            object.name()
+        ),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{findings_of, ids};
+    use super::*;
+
+    const CLUSTER: &str = "apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: c1, namespace: default}
+spec:
+  controlPlaneRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlane, name: c1}
+  infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedCluster, name: c1}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata: {name: c1, namespace: default}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedCluster
+metadata: {name: c1}
+";
+
+    #[test]
+    fn resolved_refs_pass() {
+        assert!(
+            findings_of(CLUSTER, UNRESOLVED_REF).is_empty(),
+            "a missing namespace matches"
+        );
+    }
+
+    #[test]
+    fn missing_targets_fire() {
+        let yaml = CLUSTER.replace(
+            "kind: AzureManagedCluster, name: c1",
+            "kind: AzureManagedCluster, name: c2",
+        );
+        let found = findings_of(&yaml, UNRESOLVED_REF);
+        assert_eq!(ids(&found), [UNRESOLVED_REF]);
+        assert_eq!(
+            (found[0].path.as_str(), found[0].line),
+            ("/spec/infrastructureRef/name", 6)
+        );
+        assert!(
+            found[0].message.contains(
+                "AzureManagedCluster/c2 (infrastructure.cluster.x-k8s.io) in namespace \"default\""
+            ),
+            "{}",
+            found[0].message
+        );
+
+        let wrong_ns = CLUSTER.replace(
+            "metadata: {name: c1}\n",
+            "metadata: {name: c1, namespace: other}\n",
+        );
+        assert_eq!(findings_of(&wrong_ns, UNRESOLVED_REF).len(), 1);
+        let wrong_group = CLUSTER.replace(
+            "{apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedCluster",
+            "{apiVersion: example.com/v1, kind: AzureManagedCluster",
+        );
+        assert_eq!(findings_of(&wrong_group, UNRESOLVED_REF).len(), 1);
+    }
+
+    #[test]
+    fn v1beta2_refs_and_cluster_class_refs() {
+        let yaml = "apiVersion: cluster.x-k8s.io/v1beta2
+kind: MachinePool
+metadata: {name: p}
+spec:
+  clusterName: c1
+  template:
+    spec:
+      clusterName: c1
+      bootstrap:
+        configRef: {apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfig, name: p}
+      infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: AzureASOManagedMachinePool, name: p}
+---
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: ClusterClass
+metadata: {name: cc}
+spec:
+  controlPlane: {templateRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedControlPlaneTemplate, name: cp}}
+  infrastructure: {templateRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedClusterTemplate, name: ic}}
+  workers:
+    machinePools:
+    - class: a
+      infrastructure: {templateRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedMachinePoolTemplate, name: mp}}
+";
+        let found = findings_of(yaml, UNRESOLVED_REF);
+        let paths: Vec<_> = found.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "/spec/template/spec/bootstrap/configRef/name",
+                "/spec/template/spec/infrastructureRef/name",
+                "/spec/controlPlane/templateRef/name",
+                "/spec/infrastructure/templateRef/name",
+                "/spec/workers/machinePools/0/infrastructure/templateRef/name",
+            ]
+        );
+    }
+
+    const ASO: &str = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedCluster
+metadata: {name: c1, namespace: default}
+spec:
+  resources:
+  - apiVersion: resources.azure.com/v1api20200601
+    kind: ResourceGroup
+    metadata: {name: RG}
+    spec: {location: westeurope}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedControlPlane
+metadata: {name: c1, namespace: default}
+spec:
+  version: v1.33.2
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedCluster
+    metadata: {name: c1}
+    spec:
+      owner: {name: c1}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata: {name: c1-pool0, namespace: default}
+spec:
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedClustersAgentPool
+    metadata: {name: c1-pool0}
+    spec:
+      owner: {name: MC}
+";
+
+    #[test]
+    fn aso_owners_resolve_by_kind_and_name() {
+        assert!(
+            findings_of(
+                &ASO.replace("RG", "c1").replace("MC", "c1"),
+                UNRESOLVED_OWNER
+            )
+            .is_empty()
+        );
+        let found = findings_of(
+            &ASO.replace("RG", "other").replace("MC", "c1"),
+            UNRESOLVED_OWNER,
+        );
+        assert_eq!(ids(&found), [UNRESOLVED_OWNER]);
+        assert_eq!(found[0].object, "AzureASOManagedControlPlane/c1");
+        assert_eq!(found[0].path, "/spec/resources/0/spec/owner/name");
+        assert!(
+            found[0].message.contains("owner ResourceGroup \"c1\""),
+            "{}",
+            found[0].message
+        );
+        // The agent pool's owner must be a ManagedCluster, not the ResourceGroup of the same name.
+        let found = findings_of(
+            &ASO.replace("RG", "rg").replace("MC", "rg"),
+            UNRESOLVED_OWNER,
+        );
+        let paths: Vec<_> = found
+            .iter()
+            .map(|f| (f.object.as_str(), f.path.as_str()))
+            .collect();
+        assert!(paths.contains(&(
+            "AzureASOManagedMachinePool/c1-pool0",
+            "/spec/resources/0/spec/owner/name"
+        )));
+    }
+
+    #[test]
+    fn arm_id_owners_are_external() {
+        let yaml = ASO.replace("RG", "c1").replace("owner: {name: MC}", "owner: {armId: /subscriptions/x/resourceGroups/y/providers/Microsoft.ContainerService/managedClusters/z}");
+        assert!(findings_of(&yaml, UNRESOLVED_OWNER).is_empty());
+    }
+}
