@@ -1,0 +1,83 @@
+//! The CAPZ-rule part of the shared corpus: every `tests/corpus/invalid/capz-*.yaml` yields exactly the
+//! error findings its `# expect:` lines name (rule id + JSON pointer), and no file in `tests/corpus/valid`
+//! has a CAPZ-rule error. (`tests/validate_corpus.rs` runs the whole `validate`, schemas included.)
+
+use std::path::{Path, PathBuf};
+
+use capz::lint::{RuleSelection, check};
+use capz::manifest::parse_documents;
+use capz::report::Severity;
+
+fn files(dir: &str, prefix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|err| panic!("{dir}: {err}"))
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .filter(|path| {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with(prefix) && name.ends_with(".yaml")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The `# expect:` lines at the top of a corpus file.
+fn expectations(text: &str) -> Vec<String> {
+    text.lines()
+        .take_while(|line| line.starts_with('#'))
+        .filter_map(|line| line.strip_prefix("# expect:"))
+        .map(|rest| rest.trim().to_string())
+        .collect()
+}
+
+/// `rule pointer` of every error finding of the CAPZ rules (default selection).
+fn errors(path: &Path) -> (Vec<String>, String) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let documents = parse_documents(&text, &path.display().to_string()).unwrap();
+    let found: Vec<String> = check(&documents, &RuleSelection::new(&[], &[]).unwrap())
+        .into_iter()
+        .filter(|finding| finding.severity == Severity::Error)
+        .map(|finding| format!("{} {}", finding.rule, finding.path))
+        .collect();
+    (found, text)
+}
+
+#[test]
+fn invalid_capz_files_yield_exactly_their_expected_errors() {
+    let files = files("tests/corpus/invalid", "capz-");
+    assert!(files.len() >= 20, "the CAPZ corpus is missing");
+    for path in files {
+        let (mut found, text) = errors(&path);
+        let mut expected = expectations(&text);
+        assert!(!expected.is_empty() && !expected.contains(&"valid".to_string()), "{}: no expectations", path.display());
+        found.sort();
+        expected.sort();
+        assert_eq!(found, expected, "{}", path.display());
+    }
+}
+
+#[test]
+fn every_error_rule_has_an_invalid_corpus_file() {
+    let names: Vec<String> = files("tests/corpus/invalid", "capz-")
+        .iter()
+        .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for rule in capz::lint::rules().iter().filter(|rule| rule.severity == Severity::Error) {
+        assert!(
+            names.iter().any(|name| name.starts_with(&format!("{}-", rule.id))),
+            "no tests/corpus/invalid/{}-*.yaml",
+            rule.id
+        );
+    }
+}
+
+#[test]
+fn valid_files_have_no_capz_errors() {
+    let files = files("tests/corpus/valid", "");
+    assert!(!files.is_empty());
+    for path in files {
+        let (found, text) = errors(&path);
+        assert_eq!(expectations(&text), ["valid"], "{}", path.display());
+        assert!(found.is_empty(), "{}: {found:?}", path.display());
+    }
+}
