@@ -1,0 +1,305 @@
+//! The minijinja environment over the embedded `flavors/` and `clusterclasses/` trees (or a
+//! `--flavor-dir` override): renders templates to YAML text and parses it into documents.
+//!
+//! Conventions for template authors:
+//! - Templates are `*.yaml.j2`; `{{ x }}` is JSON-escaped automatically (a string prints quoted, so
+//!   YAML can't re-type it), `{{ x | tojson }}` does the same explicitly.
+//! - Undefined variables and attributes are errors (strict mode).
+//! - `{% filter overlay(obj) %} ...YAML object... {% endfilter %}` deep-merges `obj` (JSON merge
+//!   patch) into the object written in the block and prints it as one-line JSON (valid YAML).
+//! - `fail("message")` aborts rendering with `template file:line: message`.
+//! - Blocks trim their newline (`trim_blocks`, `lstrip_blocks`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use include_dir::{Dir, include_dir};
+use minijinja::syntax::SyntaxConfig;
+use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior, Value as JinjaValue};
+use serde_json::Value;
+
+use super::RenderError;
+use crate::manifest::{self, Document};
+
+/// The flavor templates compiled into the binary.
+pub static EMBEDDED_FLAVORS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/flavors");
+/// The ClusterClass templates compiled into the binary.
+pub static EMBEDDED_CLUSTERCLASSES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/clusterclasses");
+
+/// Where templates come from: `flavors/<path>` is looked up in the override directory first
+/// (when given), then in the embedded tree; `clusterclasses/<path>` in the embedded tree.
+#[derive(Debug, Clone, Default)]
+pub struct TemplateSource {
+    /// `--flavor-dir`: a directory laid out like `flavors/` (one subdirectory per flavor).
+    pub flavor_dir: Option<PathBuf>,
+}
+
+impl TemplateSource {
+    /// The text of a template by its name (`flavors/aks/cluster.yaml.j2`), or None.
+    pub fn read(&self, name: &str) -> Result<Option<String>, std::io::Error> {
+        if name.split('/').any(|part| part == "..") {
+            return Ok(None);
+        }
+        if let Some(rest) = name.strip_prefix("flavors/") {
+            if let Some(dir) = &self.flavor_dir {
+                let path = dir.join(rest);
+                if path.is_file() {
+                    return std::fs::read_to_string(path).map(Some);
+                }
+            }
+            return Ok(EMBEDDED_FLAVORS.get_file(rest).and_then(|f| f.contents_utf8()).map(str::to_string));
+        }
+        if let Some(rest) = name.strip_prefix("clusterclasses/") {
+            return Ok(EMBEDDED_CLUSTERCLASSES.get_file(rest).and_then(|f| f.contents_utf8()).map(str::to_string));
+        }
+        Ok(None)
+    }
+
+    /// File names (not paths) directly inside `flavors/<flavor>/`, sorted, override first.
+    pub fn flavor_files(&self, flavor: &str) -> Vec<String> {
+        if let Some(dir) = &self.flavor_dir {
+            let path = dir.join(flavor);
+            if path.is_dir() {
+                return list_dir(&path);
+            }
+        }
+        let mut names: Vec<String> = EMBEDDED_FLAVORS
+            .get_dir(flavor)
+            .map(|d| d.files().filter_map(|f| f.path().file_name()?.to_str().map(str::to_string)).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    /// Flavor names: subdirectories of `flavors/` (and of the override) holding a `flavor.yaml`.
+    pub fn flavor_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = EMBEDDED_FLAVORS
+            .dirs()
+            .filter(|d| d.get_file(d.path().join("flavor.yaml")).is_some())
+            .filter_map(|d| d.path().file_name()?.to_str().map(str::to_string))
+            .collect();
+        if let Some(dir) = &self.flavor_dir
+            && let Ok(entries) = std::fs::read_dir(dir)
+        {
+            for entry in entries.flatten() {
+                if entry.path().join("flavor.yaml").is_file()
+                    && let Some(name) = entry.file_name().to_str()
+                {
+                    names.push(name.to_string());
+                }
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
+fn list_dir(path: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.path().is_file())
+                .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// The template engine.
+pub struct Engine {
+    env: Environment<'static>,
+    source: TemplateSource,
+}
+
+impl Engine {
+    /// An engine over the embedded templates, with `flavor_dir` overriding `flavors/`.
+    pub fn new(flavor_dir: Option<&Path>) -> Self {
+        let source = TemplateSource { flavor_dir: flavor_dir.map(Path::to_path_buf) };
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        if let Ok(syntax) = SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).keep_trailing_newline(true).build() {
+            env.set_syntax(syntax);
+        }
+        let loader_source = source.clone();
+        env.set_loader(move |name| {
+            loader_source.read(name).map_err(|err| Error::new(ErrorKind::InvalidOperation, format!("cannot read template {name}: {err}")))
+        });
+        env.add_filter("overlay", overlay_filter);
+        env.add_filter("b64decode", b64decode_filter);
+        env.add_function("fail", fail_function);
+        Engine { env, source }
+    }
+
+    /// Where templates come from.
+    pub fn source(&self) -> &TemplateSource {
+        &self.source
+    }
+
+    /// Renders one template (by name, e.g. `flavors/aks/cluster.yaml.j2`) with `context` to text.
+    pub fn render_text(&self, name: &str, context: &Value) -> Result<String, RenderError> {
+        let template = self.env.get_template(name).map_err(|err| template_error(name, &err))?;
+        template.render(JinjaValue::from(minijinja::value::Serde(context))).map_err(|err| template_error(name, &err))
+    }
+
+    /// Renders one template and parses its output into documents (empty documents dropped).
+    pub fn render_documents(&self, name: &str, context: &Value) -> Result<Vec<Document>, RenderError> {
+        let text = self.render_text(name, context)?;
+        manifest::parse_documents(&text, &format!("<rendered {name}>")).map_err(|err| RenderError::BadOutput {
+            template: name.to_string(),
+            message: err.to_string(),
+        })
+    }
+
+    /// Renders several templates in order into one list of documents, re-indexed.
+    pub fn render_all(&self, names: &[String], context: &Value, label: &str) -> Result<Vec<Document>, RenderError> {
+        let source: Arc<str> = Arc::from(label);
+        let mut out = Vec::new();
+        for name in names {
+            for doc in self.render_documents(name, context)? {
+                let index = out.len();
+                out.push(Document::from_value(doc.value, &source, index));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// `template file:line: message`, with the innermost template minijinja reports.
+fn template_error(requested: &str, err: &Error) -> RenderError {
+    let name = err.name().unwrap_or(requested).to_string();
+    let mut message = match err.detail() {
+        Some(detail) => format!("{}: {detail}", err.kind()),
+        None => err.kind().to_string(),
+    };
+    if err.kind() == ErrorKind::InvalidOperation
+        && let Some(detail) = err.detail()
+    {
+        message = detail.to_string();
+    }
+    if err.kind() == ErrorKind::TemplateNotFound && err.name().is_none() {
+        message = format!("template not found: {}", err.detail().unwrap_or(requested));
+    }
+    RenderError::Template { template: name, line: err.line(), message }
+}
+
+/// JSON merge patch (RFC 7386): objects merge recursively, `null` deletes, anything else replaces.
+pub fn merge_patch(target: &mut Value, patch: &Value) {
+    match patch {
+        Value::Object(patch_map) => {
+            if !target.is_object() {
+                *target = Value::Object(serde_json::Map::new());
+            }
+            if let Value::Object(map) = target {
+                for (key, value) in patch_map {
+                    if value.is_null() {
+                        map.shift_remove(key);
+                    } else {
+                        merge_patch(map.entry(key.clone()).or_insert(Value::Null), value);
+                    }
+                }
+            }
+        }
+        other => *target = other.clone(),
+    }
+}
+
+fn dedent(text: &str) -> String {
+    let indent = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start_matches(' ').len())
+        .min()
+        .unwrap_or(0);
+    text.lines().map(|l| if l.len() >= indent { &l[indent..] } else { l.trim_start() }).collect::<Vec<_>>().join("\n")
+}
+
+/// `{% filter overlay(patch) %}object as YAML{% endfilter %}` -> the merged object as one-line JSON.
+fn overlay_filter(body: String, patch: JinjaValue) -> Result<JinjaValue, Error> {
+    let (mut value, _) = manifest::parse_value(&dedent(&body), "overlay block")
+        .map_err(|err| Error::new(ErrorKind::InvalidOperation, format!("the block of `overlay` is not valid YAML: {err}")))?;
+    let patch: Value = serde_json::to_value(&patch)
+        .map_err(|err| Error::new(ErrorKind::InvalidOperation, format!("the overlay is not JSON-like: {err}")))?;
+    if !patch.is_null() && !patch.is_object() {
+        return Err(Error::new(ErrorKind::InvalidOperation, "an overlay must be a mapping"));
+    }
+    if !value.is_object() {
+        return Err(Error::new(ErrorKind::InvalidOperation, "the block of `overlay` must be a YAML mapping"));
+    }
+    merge_patch(&mut value, &patch);
+    // The newline after `{% endfilter %}` is trimmed; put it back so the next line stays a line.
+    Ok(JinjaValue::from_safe_string(format!("{value}\n")))
+}
+
+fn b64decode_filter(text: String) -> Result<String, Error> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .map_err(|err| Error::new(ErrorKind::InvalidOperation, format!("b64decode: not base64: {err}")))?;
+    String::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidOperation, "b64decode: not UTF-8 text"))
+}
+
+fn fail_function(message: String) -> Result<JinjaValue, Error> {
+    Err(Error::new(ErrorKind::InvalidOperation, message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn engine_with(dir: &Path, files: &[(&str, &str)]) -> Engine {
+        for (name, text) in files {
+            let path = dir.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        Engine::new(Some(dir))
+    }
+
+    #[test]
+    fn values_are_json_escaped_and_overlays_merge() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = engine_with(
+            dir.path(),
+            &[(
+                "t/a.yaml.j2",
+                "kind: X\nmetadata:\n  name: {{ name }}\nspec:\n  list:\n  - {% filter overlay(patch) %}\n    a: 1\n    b: {{ version }}\n    c: {x: 1}\n    {% endfilter %}\n",
+            )],
+        );
+        let docs = engine
+            .render_documents("flavors/t/a.yaml.j2", &json!({"name": "yes", "version": "1.30", "patch": {"c": {"y": 2}, "a": null}}))
+            .unwrap();
+        assert_eq!(docs[0].value, json!({"kind": "X", "metadata": {"name": "yes"}, "spec": {"list": [{"b": "1.30", "c": {"x": 1, "y": 2}}]}}));
+    }
+
+    #[test]
+    fn errors_name_the_template_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = engine_with(
+            dir.path(),
+            &[
+                ("t/undefined.yaml.j2", "a: 1\nb: {{ missing.attr }}\n"),
+                ("t/fail.yaml.j2", "a: 1\n\n{{ fail('no way') }}\n"),
+                ("t/syntax.yaml.j2", "a: {% if %}\n"),
+                ("t/badyaml.yaml.j2", "a: [1\n"),
+            ],
+        );
+        let err = |name: &str| engine.render_documents(&format!("flavors/t/{name}"), &json!({})).unwrap_err().to_string();
+        assert_eq!(err("undefined.yaml.j2"), "template flavors/t/undefined.yaml.j2:2: undefined value: `missing` is undefined");
+        assert_eq!(err("fail.yaml.j2"), "template flavors/t/fail.yaml.j2:3: no way");
+        assert!(err("syntax.yaml.j2").starts_with("template flavors/t/syntax.yaml.j2:1: syntax error"), "{}", err("syntax.yaml.j2"));
+        assert!(err("badyaml.yaml.j2").starts_with("template flavors/t/badyaml.yaml.j2 rendered invalid YAML: "), "{}", err("badyaml.yaml.j2"));
+        assert!(err("nope.yaml.j2").contains("template not found"), "{}", err("nope.yaml.j2"));
+    }
+
+    #[test]
+    fn merge_patch_follows_rfc_7386() {
+        let mut target = json!({"a": {"b": 1, "c": [1, 2]}, "d": 1});
+        merge_patch(&mut target, &json!({"a": {"b": null, "c": [3]}, "e": {"f": 1}}));
+        assert_eq!(target, json!({"a": {"c": [3]}, "d": 1, "e": {"f": 1}}));
+    }
+}
