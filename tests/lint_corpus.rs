@@ -49,7 +49,11 @@ fn invalid_capz_files_yield_exactly_their_expected_errors() {
     for path in files {
         let (mut found, text) = errors(&path);
         let mut expected = expectations(&text);
-        assert!(!expected.is_empty() && !expected.contains(&"valid".to_string()), "{}: no expectations", path.display());
+        assert!(
+            !expected.is_empty() && !expected.contains(&"valid".to_string()),
+            "{}: no expectations",
+            path.display()
+        );
         found.sort();
         expected.sort();
         assert_eq!(found, expected, "{}", path.display());
@@ -62,9 +66,14 @@ fn every_error_rule_has_an_invalid_corpus_file() {
         .iter()
         .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    for rule in capz::lint::rules().iter().filter(|rule| rule.severity == Severity::Error) {
+    for rule in capz::lint::rules()
+        .iter()
+        .filter(|rule| rule.severity == Severity::Error)
+    {
         assert!(
-            names.iter().any(|name| name.starts_with(&format!("{}-", rule.id))),
+            names
+                .iter()
+                .any(|name| name.starts_with(&format!("{}-", rule.id))),
             "no tests/corpus/invalid/{}-*.yaml",
             rule.id
         );

@@ -143,8 +143,20 @@ static RULES: &[RuleInfo] = &[
     rule(
         mutators::AGENT_POOL_COUNT_MISMATCH,
         Severity::Error,
-        "The embedded ManagedClustersAgentPool's count, if set, must equal its MachinePool's spec.replicas (autoscaled pools are exempt).",
+        "The embedded ManagedClustersAgentPool's count, if set, must equal its MachinePool's spec.replicas (autoscaled pools: see capz-autoscaled-pool-count).",
         "setAgentPoolCount (pkg/mutators/azureasomanagedmachinepool.go)",
+    ),
+    rule(
+        mutators::AUTOSCALED_POOL_COUNT,
+        Severity::Warning,
+        "An autoscaled agent pool's count, if set, should equal its MachinePool's spec.replicas: CAPZ still enforces it until the agent pool exists.",
+        "setAgentPoolCount (pkg/mutators/azureasomanagedmachinepool.go)",
+    ),
+    rule(
+        mutators::AUTOSCALING_REPLICAS_MANAGER,
+        Severity::Error,
+        "An agent pool with enableAutoScaling needs its MachinePool's cluster.x-k8s.io/replicas-managed-by annotation absent or `aks`.",
+        "reconcileAutoscaling (pkg/mutators/azureasomanagedmachinepool.go)",
     ),
     rule(
         refs::UNRESOLVED_REF,
@@ -193,6 +205,12 @@ static RULES: &[RuleInfo] = &[
         Severity::Error,
         "Network plugin combinations: overlay mode not with kubenet; cilium dataplane needs overlay mode and cilium policy; cilium policy needs the cilium dataplane.",
         "validateAzureManagedControlPlaneNetworkPluginMode, validateNetworkDataplane, validateNetworkPolicy (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        network::TEMPLATE_VNET_NAME,
+        Severity::Warning,
+        "AzureManagedControlPlaneTemplate must not name its virtual network: every Cluster of the class would share the name.",
+        "setDefaultAzureManagedControlPlaneTemplateVirtualNetwork (internal/api/v1beta1/azuremanagedcontrolplanetemplate_default.go)",
     ),
     rule(
         deprecated::DEPRECATED_API,

@@ -11,6 +11,11 @@ pub(crate) const KUBERNETES_VERSION_MISMATCH: &str = "capz-kubernetes-version-mi
 pub(crate) const ORCHESTRATOR_VERSION_MISMATCH: &str = "capz-orchestrator-version-mismatch";
 pub(crate) const NETWORK_CIDR_MISMATCH: &str = "capz-network-cidr-mismatch";
 pub(crate) const AGENT_POOL_COUNT_MISMATCH: &str = "capz-agent-pool-count-mismatch";
+pub(crate) const AUTOSCALED_POOL_COUNT: &str = "capz-autoscaled-pool-count";
+pub(crate) const AUTOSCALING_REPLICAS_MANAGER: &str = "capz-autoscaling-replicas-manager";
+
+/// `infrav1.ReplicasManagedByAKS`: the replicas-managed-by value of AKS's own autoscaler.
+const REPLICAS_MANAGED_BY_AKS: &str = "aks";
 
 /// CAPZ's `strings.TrimPrefix(version, "v")`.
 fn trim_v(version: &str) -> &str {
@@ -30,6 +35,8 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         ORCHESTRATOR_VERSION_MISMATCH,
         NETWORK_CIDR_MISMATCH,
         AGENT_POOL_COUNT_MISMATCH,
+        AUTOSCALED_POOL_COUNT,
+        AUTOSCALING_REPLICAS_MANAGER,
     ]) {
         return;
     }
@@ -124,39 +131,65 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             .value
             .pointer("/spec/replicas")
             .and_then(Value::as_i64);
-        let autoscaled = pool
+        let pool_autoscaling = pool
             .value
             .pointer("/spec/enableAutoScaling")
             .and_then(Value::as_bool)
-            == Some(true)
-            || machine_pool
-                .value
-                .pointer("/metadata/annotations")
-                .and_then(|a| a.get(REPLICAS_MANAGED_BY))
-                .is_some();
-        if let (Some(replicas), Some(count), false) = (
-            replicas,
-            pool.value.pointer("/spec/count").and_then(Value::as_i64),
-            autoscaled,
-        ) && replicas != count
+            == Some(true);
+        let manager = machine_pool
+            .value
+            .pointer("/metadata/annotations")
+            .and_then(|annotations| annotations.get(REPLICAS_MANAGED_BY));
+        if pool_autoscaling
+            && let Some(manager) = manager
+            && manager.as_str() != Some(REPLICAS_MANAGED_BY_AKS)
         {
             sink.emit(
-                AGENT_POOL_COUNT_MISMATCH,
+                AUTOSCALING_REPLICAS_MANAGER,
                 index,
-                &pool.pointer("/spec/count"),
+                &pool.pointer("/spec/enableAutoScaling"),
                 format!(
-                    "count {count} conflicts with MachinePool {:?} spec.replicas ({replicas}): CAPZ sets it from the \
-                     MachinePool and fails with an Incompatible error. Remove count (set replicas on the MachinePool)",
+                    "enableAutoScaling is true but MachinePool {:?} says its replicas are managed by {manager}; \
+                     CAPZ refuses to enable AKS autoscaling then. Remove the {REPLICAS_MANAGED_BY} annotation (CAPZ \
+                     sets it to \"aks\") or turn enableAutoScaling off",
                     machine_pool.name()
                 ),
             );
+        }
+        let autoscaled = pool_autoscaling || manager.is_some();
+        let count = pool.value.pointer("/spec/count").and_then(Value::as_i64);
+        if let (Some(replicas), Some(count)) = (replicas, count)
+            && replicas != count
+        {
+            let (rule, message) = if autoscaled {
+                (
+                    AUTOSCALED_POOL_COUNT,
+                    format!(
+                        "count {count} differs from MachinePool {:?} spec.replicas ({replicas}): the pool is \
+                         autoscaled, but until the agent pool exists CAPZ still seeds count from replicas and \
+                         fails with an Incompatible error. Remove count",
+                        machine_pool.name()
+                    ),
+                )
+            } else {
+                (
+                    AGENT_POOL_COUNT_MISMATCH,
+                    format!(
+                        "count {count} conflicts with MachinePool {:?} spec.replicas ({replicas}): CAPZ sets it \
+                         from the MachinePool and fails with an Incompatible error. Remove count (set replicas on \
+                         the MachinePool)",
+                        machine_pool.name()
+                    ),
+                )
+            };
+            sink.emit(rule, index, &pool.pointer("/spec/count"), message);
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{findings_among, ids};
+    use super::super::test_support::{findings_among, findings_of, ids};
     use super::*;
     use crate::report::Finding;
 
@@ -168,6 +201,7 @@ mod tests {
                 ORCHESTRATOR_VERSION_MISMATCH,
                 NETWORK_CIDR_MISMATCH,
                 AGENT_POOL_COUNT_MISMATCH,
+                AUTOSCALING_REPLICAS_MANAGER,
             ],
         )
     }
@@ -300,7 +334,7 @@ spec:
     }
 
     #[test]
-    fn autoscaled_pools_are_exempt_from_the_count() {
+    fn autoscaled_pools_are_exempt_from_the_count_error_but_warned() {
         let spec = "enableAutoScaling: true\n      count: 5";
         assert!(findings(&pool("", spec)).is_empty());
         let annotated = pool(
@@ -308,6 +342,32 @@ spec:
             "count: 5",
         );
         assert!(findings(&annotated).is_empty());
+        let warned = findings_of(&pool("", spec), AUTOSCALED_POOL_COUNT);
+        assert_eq!(warned.len(), 1);
+        assert_eq!(warned[0].severity, crate::report::Severity::Warning);
+        let same = pool("", "enableAutoScaling: true\n      count: 2");
+        assert!(findings_of(&same, AUTOSCALED_POOL_COUNT).is_empty());
+        assert!(findings_of(&pool("", "count: 5"), AUTOSCALED_POOL_COUNT).is_empty());
+    }
+
+    #[test]
+    fn autoscaling_needs_aks_as_replica_manager() {
+        let spec = "enableAutoScaling: true";
+        let aks = pool(
+            "annotations: {cluster.x-k8s.io/replicas-managed-by: aks}",
+            spec,
+        );
+        assert!(findings(&aks).is_empty());
+        assert!(
+            findings(&pool("", spec)).is_empty(),
+            "CAPZ adds the annotation itself"
+        );
+        let other = "annotations: {cluster.x-k8s.io/replicas-managed-by: cluster-autoscaler}";
+        let found = findings(&pool(other, spec));
+        assert_eq!(ids(&found), [AUTOSCALING_REPLICAS_MANAGER]);
+        assert_eq!(found[0].path, "/spec/resources/0/spec/enableAutoScaling");
+        // Without AKS autoscaling, an external autoscaler may own the replicas.
+        assert!(findings(&pool(other, "count: 9")).is_empty());
     }
 
     #[test]

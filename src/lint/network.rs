@@ -12,6 +12,7 @@ use super::bundle::{AsoObject, Bundle, CONTAINERSERVICE_GROUP, spec_root};
 pub(crate) const CLUSTER_NETWORK_CIDRS: &str = "capz-cluster-network-cidrs";
 pub(crate) const DNS_SERVICE_IP: &str = "capz-dns-service-ip";
 pub(crate) const NETWORK_PLUGIN: &str = "capz-network-plugin";
+pub(crate) const TEMPLATE_VNET_NAME: &str = "capz-template-vnet-name";
 
 /// A parsed CIDR (`net.ParseCIDR`): the network address and prefix length.
 fn parse_cidr(text: &str) -> Option<(IpAddr, u8)> {
@@ -85,6 +86,28 @@ fn dns_service_ip_problem(dns_service_ip: &str, service_cidrs: &[&str]) -> Optio
 }
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
+    if sink.wants(&[TEMPLATE_VNET_NAME]) {
+        for (index, doc) in bundle.capz(&["AzureManagedControlPlaneTemplate"]) {
+            let pointer = "/spec/template/spec/virtualNetwork/name";
+            if let Some(name) = doc
+                .value
+                .pointer(pointer)
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+            {
+                sink.emit(
+                    TEMPLATE_VNET_NAME,
+                    index,
+                    pointer,
+                    format!(
+                        "virtualNetwork.name {name:?} in a template is shared by every Cluster of the ClusterClass, \
+                         but virtual network names cannot be reused across clusters. Remove it (CAPZ defaults it per \
+                         Cluster)"
+                    ),
+                );
+            }
+        }
+    }
     if sink.wants(&[CLUSTER_NETWORK_CIDRS, DNS_SERVICE_IP]) {
         for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
             let Some(cluster) = bundle.cluster_for_control_plane(index) else {
@@ -366,6 +389,22 @@ spec:
             "{networkPlugin: azure, networkPluginMode: overlay, networkDataplane: cilium}",
         );
         assert!(findings_of(&cilium, NETWORK_PLUGIN).is_empty());
+    }
+
+    #[test]
+    fn template_vnet_name_warns() {
+        let template = |vnet: &str| {
+            format!(
+                "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlaneTemplate\nmetadata: {{name: t}}\nspec:\n  template:\n    spec:\n      version: v1.33.2\n      virtualNetwork: {vnet}\n"
+            )
+        };
+        let found = findings_of(
+            &template("{name: shared, cidrBlock: 10.0.0.0/8}"),
+            TEMPLATE_VNET_NAME,
+        );
+        assert_eq!(ids(&found), [TEMPLATE_VNET_NAME]);
+        assert_eq!(found[0].severity, crate::report::Severity::Warning);
+        assert!(findings_of(&template("{cidrBlock: 10.0.0.0/8}"), TEMPLATE_VNET_NAME).is_empty());
     }
 
     #[test]
