@@ -1,1 +1,3 @@
 //! Fleets: many clusters rendered into a GitOps repository tree, deterministically and atomically.
+
+pub mod tree;
