@@ -1,6 +1,8 @@
 //! Rendering: the minijinja engine over embedded flavors and ClusterClasses, and clusterctl templates.
 
+pub mod clusterctl;
 pub mod engine;
+pub mod envsubst;
 pub mod flavors;
 
 pub use engine::{Engine, TemplateSource, merge_patch};

@@ -1,0 +1,1 @@
+//! clusterctl `generate cluster --from` semantics: variable lookup, injected variables, target namespace, output.
