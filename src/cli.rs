@@ -198,6 +198,9 @@ pub struct PlanArgs {
     /// Read the ClusterClass and its templates from the live cluster.
     #[arg(long)]
     pub from_cluster: bool,
+    /// Do not run the CAPZ rules on the planned objects.
+    #[arg(long)]
+    pub no_validate: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }

@@ -1,0 +1,856 @@
+//! From a ClusterClass, its templates and a topology Cluster to the objects the CAPI topology
+//! controller creates: the Cluster (with its refs), the infrastructure cluster, the control plane
+//! (and its machine template), and per MachinePool / MachineDeployment topology the pool or
+//! deployment with its bootstrap and infrastructure objects or templates.
+//!
+//! Order of work mirrors `exp/topology/desiredstate`: objects are computed from the unpatched
+//! templates, builtin variables are taken from them, the class patches run on the templates, and
+//! the patched `spec.template.spec` replaces each object's spec, keeping the fields the controller
+//! sets itself (control plane `version`, `replicas`, `machineTemplate`).
+//!
+//! Naming rule: the controller's naming templates (`{{ .cluster.name }}-{{ .random }}`,
+//! `{{ .cluster.name }}-{{ .machinePool.topologyName }}-{{ .random }}`, the class's own
+//! `naming`/`namingStrategy` templates, and `<cluster>-<topology>-` prefixes for pool objects)
+//! are kept, but `.random` is not random: it is 5 characters of Kubernetes' name alphabet
+//! taken from SHA-256 of `<namespace>/<cluster>/<role>`, so a plan is reproducible. When names of
+//! live objects are known ([`Current`]), they are reused exactly as the controller does.
+//! Owner references to the Cluster are not emitted (they need its UID).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+use sha2::Digest as _;
+
+use super::gotemplate::{self, GoValue};
+use super::patches::{self, Holder, Item, PatchError};
+use super::variables::{self, VariableError};
+use crate::manifest::{Document, split_api_version};
+
+pub const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
+pub const TOPOLOGY_OWNED_LABEL: &str = "topology.cluster.x-k8s.io/owned";
+pub const MACHINE_POOL_NAME_LABEL: &str = "topology.cluster.x-k8s.io/pool-name";
+pub const MACHINE_DEPLOYMENT_NAME_LABEL: &str = "topology.cluster.x-k8s.io/deployment-name";
+pub const CLONED_FROM_NAME: &str = "cluster.x-k8s.io/cloned-from-name";
+pub const CLONED_FROM_GROUPKIND: &str = "cluster.x-k8s.io/cloned-from-groupkind";
+
+/// Errors planning a topology; each names the Cluster or ClusterClass and the field.
+#[derive(Debug, thiserror::Error)]
+pub enum TopologyError {
+    #[error("no Cluster with spec.topology among the inputs")]
+    NoTopologyCluster,
+    #[error("{location}: Cluster {cluster}: ClusterClass {namespace}/{name} not found among the inputs")]
+    ClassNotFound { location: String, cluster: String, namespace: String, name: String },
+    #[error("ClusterClass {class}: {field}: {kind} {namespace}/{name} not found among the inputs")]
+    TemplateNotFound { class: String, field: String, kind: String, namespace: String, name: String },
+    #[error("ClusterClass {class}: {field}: {message}")]
+    InvalidClass { class: String, field: String, message: String },
+    #[error("{location}: Cluster {cluster}: {field}: {message}")]
+    InvalidCluster { location: String, cluster: String, field: String, message: String },
+    #[error("{location}: Cluster {cluster}: invalid variables:\n  {}", errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n  "))]
+    Variables { location: String, cluster: String, errors: Vec<VariableError> },
+    #[error(transparent)]
+    Patch(#[from] PatchError),
+}
+
+/// Names of objects that already exist for a topology (read from the live Cluster and pools);
+/// the controller reuses them instead of generating new ones.
+#[derive(Debug, Clone, Default)]
+pub struct Current {
+    pub infrastructure_cluster: Option<String>,
+    pub control_plane: Option<String>,
+    pub control_plane_machine_infrastructure: Option<String>,
+    /// By topology name.
+    pub machine_pools: BTreeMap<String, CurrentWorker>,
+    /// By topology name.
+    pub machine_deployments: BTreeMap<String, CurrentWorker>,
+}
+
+/// Names of one existing pool or deployment and the objects it references.
+#[derive(Debug, Clone, Default)]
+pub struct CurrentWorker {
+    pub name: Option<String>,
+    pub bootstrap: Option<String>,
+    pub infrastructure: Option<String>,
+}
+
+/// The computed objects of one topology Cluster.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub cluster_name: String,
+    pub namespace: String,
+    /// Cluster, infrastructure cluster, control plane (and its machine template), then per
+    /// worker topology (in the Cluster's order): bootstrap, infrastructure, pool/deployment.
+    pub objects: Vec<Value>,
+}
+
+/// Is this a Cluster with `spec.topology`?
+pub fn is_topology_cluster(doc: &Document) -> bool {
+    doc.kind() == "Cluster" && doc.group() == "cluster.x-k8s.io" && doc.value.pointer("/spec/topology").is_some()
+}
+
+/// Plans every topology Cluster among `documents` (the classes and templates are looked up there).
+pub fn plan_all(documents: &[Document]) -> Result<Vec<Planned>, TopologyError> {
+    let clusters: Vec<&Document> = documents.iter().filter(|d| is_topology_cluster(d)).collect();
+    if clusters.is_empty() {
+        return Err(TopologyError::NoTopologyCluster);
+    }
+    clusters.into_iter().map(|c| plan(c, documents, &Current::default())).collect()
+}
+
+/// The ClusterClass (namespace, name) a topology Cluster uses.
+pub fn class_ref(cluster: &Value) -> (String, String) {
+    let ns = cluster.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
+    let topo = cluster.pointer("/spec/topology").cloned().unwrap_or(Value::Null);
+    let name = topo
+        .pointer("/classRef/name")
+        .or_else(|| topo.get("class"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let class_ns = topo
+        .pointer("/classRef/namespace")
+        .or_else(|| topo.get("classNamespace"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .unwrap_or(ns)
+        .to_string();
+    (class_ns, name)
+}
+
+fn s<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
+    v.pointer(pointer).and_then(Value::as_str)
+}
+
+fn namespace_matches(doc: &Document, namespace: &str) -> bool {
+    doc.namespace().is_none_or(|ns| ns == namespace)
+}
+
+/// A template reference of the class, in either API shape.
+#[derive(Debug, Clone)]
+struct TemplateRef {
+    api_version: String,
+    kind: String,
+    name: String,
+    namespace: String,
+    field: String,
+}
+
+fn read_ref(class: &Value, base: &str, class_ns: &str) -> Option<TemplateRef> {
+    for (suffix, field_suffix) in [("/templateRef", "templateRef"), ("/ref", "ref")] {
+        if let Some(r) = class.pointer(&format!("{base}{suffix}")).filter(|r| r.is_object()) {
+            return Some(TemplateRef {
+                api_version: s(r, "/apiVersion").unwrap_or("").to_string(),
+                kind: s(r, "/kind").unwrap_or("").to_string(),
+                name: s(r, "/name").unwrap_or("").to_string(),
+                namespace: s(r, "/namespace").filter(|n| !n.is_empty()).unwrap_or(class_ns).to_string(),
+                field: format!("{}.{field_suffix}", base.trim_start_matches('/').replace('/', ".")),
+            });
+        }
+    }
+    None
+}
+
+struct Ctx<'a> {
+    documents: &'a [Document],
+    class: &'a Value,
+    class_label: String,
+    class_ns: String,
+    v1beta2: bool,
+    cluster: &'a Value,
+    cluster_name: String,
+    namespace: String,
+    location: String,
+}
+
+impl Ctx<'_> {
+    fn template(&self, r: &TemplateRef) -> Result<Value, TopologyError> {
+        let group = split_api_version(&r.api_version).0;
+        let found = self.documents.iter().find(|d| {
+            d.kind() == r.kind && d.name() == r.name && d.group() == group && namespace_matches(d, &r.namespace)
+        });
+        let Some(doc) = found else {
+            return Err(TopologyError::TemplateNotFound {
+                class: self.class_label.clone(),
+                field: r.field.clone(),
+                kind: r.kind.clone(),
+                namespace: r.namespace.clone(),
+                name: r.name.clone(),
+            });
+        };
+        let mut value = doc.value.clone();
+        // CAPI reads the template at the ref's apiVersion.
+        if !r.api_version.is_empty() {
+            value["apiVersion"] = Value::String(r.api_version.clone());
+        }
+        Ok(value)
+    }
+
+    fn required_ref(&self, base: &str) -> Result<TemplateRef, TopologyError> {
+        read_ref(self.class, base, &self.class_ns).ok_or_else(|| TopologyError::InvalidClass {
+            class: self.class_label.clone(),
+            field: format!("{}.templateRef", base.trim_start_matches('/').replace('/', ".")),
+            message: "Required value".into(),
+        })
+    }
+
+    fn cluster_err(&self, field: &str, message: String) -> TopologyError {
+        TopologyError::InvalidCluster {
+            location: self.location.clone(),
+            cluster: format!("{}/{}", self.namespace, self.cluster_name),
+            field: field.into(),
+            message,
+        }
+    }
+
+    /// `.random` of the naming rule (see the module docs).
+    fn random(&self, role: &str) -> String {
+        const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        let digest = sha2::Sha256::digest(format!("{}/{}/{role}", self.namespace, self.cluster_name).as_bytes());
+        digest.iter().take(5).map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char).collect()
+    }
+
+    fn name_from_template(&self, template: &str, role: &str, extra: Option<(&str, &str)>) -> Result<String, TopologyError> {
+        let mut data = BTreeMap::new();
+        data.insert(
+            "cluster".to_string(),
+            GoValue::Map([("name".to_string(), GoValue::Str(self.cluster_name.clone()))].into_iter().collect()),
+        );
+        data.insert("random".to_string(), GoValue::Str(self.random(role)));
+        if let Some((key, topology_name)) = extra {
+            data.insert(
+                key.to_string(),
+                GoValue::Map([("topologyName".to_string(), GoValue::Str(topology_name.to_string()))].into_iter().collect()),
+            );
+        }
+        let name = gotemplate::render(template, &GoValue::Map(data)).map_err(|e| TopologyError::InvalidClass {
+            class: self.class_label.clone(),
+            field: format!("naming template of {role}"),
+            message: e.to_string(),
+        })?;
+        Ok(if name.len() > 63 { format!("{}{}", &name[..58], self.random(&format!("{role}/trim"))) } else { name })
+    }
+
+    fn prefixed_name(&self, prefix: &str, role: &str) -> String {
+        let base = if prefix.len() > 58 { &prefix[..58] } else { prefix };
+        format!("{base}{}", self.random(role))
+    }
+
+    /// A reference to `obj` in the shape of the Cluster's API version.
+    fn reference(&self, obj: &Value) -> Value {
+        let api_version = s(obj, "/apiVersion").unwrap_or("");
+        if self.v1beta2 {
+            json!({"apiGroup": split_api_version(api_version).0, "kind": s(obj, "/kind"), "name": s(obj, "/metadata/name")})
+        } else {
+            json!({"apiVersion": api_version, "kind": s(obj, "/kind"), "name": s(obj, "/metadata/name"), "namespace": self.namespace})
+        }
+    }
+}
+
+fn labels_of(v: Option<&Value>) -> Map<String, Value> {
+    v.and_then(Value::as_object).cloned().unwrap_or_default()
+}
+
+/// `util.MergeMap`: the first map wins.
+fn merge_first_wins(first: &Map<String, Value>, second: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = second.clone();
+    for (k, v) in first {
+        out.insert(k.clone(), v.clone());
+    }
+    let mut sorted: Vec<(String, Value)> = out.into_iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    sorted.into_iter().collect()
+}
+
+fn sorted(map: Map<String, Value>) -> Map<String, Value> {
+    let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    entries.into_iter().collect()
+}
+
+/// `external.GenerateTemplate`: the object a template's `spec.template` describes.
+fn template_to_object(
+    ctx: &Ctx,
+    template: &Value,
+    name: String,
+    labels: &Map<String, Value>,
+    annotations: &Map<String, Value>,
+) -> Value {
+    let inner = template.pointer("/spec/template").cloned().unwrap_or(json!({}));
+    let mut obj = Map::new();
+    let kind = s(template, "/kind").unwrap_or("");
+    obj.insert("apiVersion".into(), json!(s(template, "/apiVersion").unwrap_or("")));
+    obj.insert("kind".into(), json!(kind.strip_suffix("Template").unwrap_or(kind)));
+    let mut meta = Map::new();
+    meta.insert("name".into(), json!(name));
+    meta.insert("namespace".into(), json!(ctx.namespace));
+    let mut all_labels = labels_of(inner.pointer("/metadata/labels"));
+    for (k, v) in labels {
+        all_labels.insert(k.clone(), v.clone());
+    }
+    all_labels.insert(CLUSTER_NAME_LABEL.into(), json!(ctx.cluster_name));
+    all_labels.insert(TOPOLOGY_OWNED_LABEL.into(), json!(""));
+    let mut all_annotations = labels_of(inner.pointer("/metadata/annotations"));
+    for (k, v) in annotations {
+        all_annotations.insert(k.clone(), v.clone());
+    }
+    all_annotations.insert(CLONED_FROM_NAME.into(), json!(s(template, "/metadata/name").unwrap_or("")));
+    all_annotations.insert(CLONED_FROM_GROUPKIND.into(), json!(group_kind(template)));
+    meta.insert("labels".into(), Value::Object(sorted(all_labels)));
+    meta.insert("annotations".into(), Value::Object(sorted(all_annotations)));
+    obj.insert("metadata".into(), Value::Object(meta));
+    obj.insert("spec".into(), inner.get("spec").cloned().unwrap_or(json!({})));
+    Value::Object(obj)
+}
+
+/// `templateToTemplate`: a per-cluster copy of a template.
+fn template_to_template(ctx: &Ctx, template: &Value, name: String, labels: &Map<String, Value>) -> Value {
+    let mut copy = template.clone();
+    let mut meta = Map::new();
+    meta.insert("name".into(), json!(name));
+    meta.insert("namespace".into(), json!(ctx.namespace));
+    let mut all_labels = labels_of(template.pointer("/metadata/labels"));
+    for (k, v) in labels {
+        all_labels.insert(k.clone(), v.clone());
+    }
+    all_labels.insert(CLUSTER_NAME_LABEL.into(), json!(ctx.cluster_name));
+    all_labels.insert(TOPOLOGY_OWNED_LABEL.into(), json!(""));
+    let mut annotations = labels_of(template.pointer("/metadata/annotations"));
+    annotations.remove("kubectl.kubernetes.io/last-applied-configuration");
+    annotations.insert(CLONED_FROM_NAME.into(), json!(s(template, "/metadata/name").unwrap_or("")));
+    annotations.insert(CLONED_FROM_GROUPKIND.into(), json!(group_kind(template)));
+    meta.insert("labels".into(), Value::Object(sorted(all_labels)));
+    meta.insert("annotations".into(), Value::Object(sorted(annotations)));
+    copy["metadata"] = Value::Object(meta);
+    if let Some(obj) = copy.as_object_mut() {
+        obj.remove("status");
+    }
+    copy
+}
+
+fn group_kind(obj: &Value) -> String {
+    let group = split_api_version(s(obj, "/apiVersion").unwrap_or("")).0;
+    let kind = s(obj, "/kind").unwrap_or("");
+    if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") }
+}
+
+fn set_pointer(doc: &mut Value, pointer: &str, value: Value) {
+    let mut current = doc;
+    let tokens: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
+    for (i, token) in tokens.iter().enumerate() {
+        if !current.is_object() {
+            *current = json!({});
+        }
+        let map = current.as_object_mut().expect("object");
+        if i + 1 == tokens.len() {
+            map.insert((*token).to_string(), value);
+            return;
+        }
+        current = map.entry((*token).to_string()).or_insert_with(|| json!({}));
+    }
+}
+
+/// `copySpec`: the object's spec becomes the patched template's `spec.template.spec`, except
+/// for `preserve` pointers (relative to the object) that the desired object already sets.
+fn copy_spec(object: &mut Value, patched_template: &Value, preserve: &[&str]) {
+    let kept: Vec<(&str, Value)> =
+        preserve.iter().filter_map(|p| object.pointer(p).map(|v| (*p, v.clone()))).collect();
+    let spec = patched_template.pointer("/spec/template/spec").cloned().unwrap_or(json!({}));
+    object["spec"] = spec;
+    for (pointer, value) in kept {
+        set_pointer(object, pointer, value);
+    }
+}
+
+struct Worker {
+    kind: WorkerKind,
+    topology_name: String,
+    class: String,
+    index: usize,
+    bootstrap: Value,
+    infrastructure: Value,
+    object: Value,
+    bootstrap_template: Value,
+    infrastructure_template: Value,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum WorkerKind {
+    Pool,
+    Deployment,
+}
+
+/// Plans one topology Cluster; the class and its templates are looked up in `documents`.
+pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -> Result<Planned, TopologyError> {
+    let cluster = &cluster_doc.value;
+    let cluster_name = cluster_doc.name().to_string();
+    let namespace = cluster_doc.namespace().unwrap_or("default").to_string();
+    let location = cluster_doc.origin.to_string();
+    let (class_ns, class_name) = class_ref(cluster);
+    let cluster_label = format!("{namespace}/{cluster_name}");
+    if class_name.is_empty() {
+        return Err(TopologyError::InvalidCluster {
+            location,
+            cluster: cluster_label,
+            field: "spec.topology.classRef.name".into(),
+            message: "Required value: the topology names no ClusterClass".into(),
+        });
+    }
+    let class_doc = documents
+        .iter()
+        .find(|d| d.kind() == "ClusterClass" && d.name() == class_name && namespace_matches(d, &class_ns))
+        .ok_or_else(|| TopologyError::ClassNotFound {
+            location: location.clone(),
+            cluster: cluster_label.clone(),
+            namespace: class_ns.clone(),
+            name: class_name.clone(),
+        })?;
+    let class = &class_doc.value;
+    let v1beta2 = cluster_doc.version() == "v1beta2";
+    let topology_version = s(cluster, "/spec/topology/version").unwrap_or("").to_string();
+    if topology_version.is_empty() {
+        return Err(TopologyError::InvalidCluster {
+            location,
+            cluster: cluster_label,
+            field: "spec.topology.version".into(),
+            message: "Required value".into(),
+        });
+    }
+    let ctx = Ctx {
+        documents,
+        class,
+        class_label: format!("{class_ns}/{class_name}"),
+        class_ns: class_ns.clone(),
+        v1beta2,
+        cluster,
+        cluster_name: cluster_name.clone(),
+        namespace: namespace.clone(),
+        location: location.clone(),
+    };
+
+    // Variables: definitions, cluster values (defaulted, checked), per-worker overrides.
+    let defs = variables::definitions(class).map_err(|e| TopologyError::InvalidClass {
+        class: ctx.class_label.clone(),
+        field: "spec.variables".into(),
+        message: e.to_string(),
+    })?;
+    let var_err = |errors: Vec<VariableError>| TopologyError::Variables {
+        location: location.clone(),
+        cluster: cluster_label.clone(),
+        errors,
+    };
+    let mut global =
+        variables::resolve(&defs, cluster.pointer("/spec/topology/variables"), "spec.topology.variables", &ctx.class_label, false)
+            .map_err(var_err)?;
+
+    // Templates.
+    let infra_ref = ctx.required_ref("/spec/infrastructure")?;
+    let infra_template = ctx.template(&infra_ref)?;
+    let cp_ref = ctx.required_ref("/spec/controlPlane")?;
+    let cp_template = ctx.template(&cp_ref)?;
+    let cp_machine_ref = read_ref(class, "/spec/controlPlane/machineInfrastructure", &class_ns);
+    let cp_machine_template = cp_machine_ref.as_ref().map(|r| ctx.template(r)).transpose()?;
+
+    // Infrastructure cluster.
+    let infra_name_template = s(class, "/spec/infrastructure/naming/template")
+        .or_else(|| s(class, "/spec/infrastructureNamingStrategy/template"))
+        .unwrap_or("{{ .cluster.name }}-{{ .random }}");
+    let infra_name = match &current.infrastructure_cluster {
+        Some(n) => n.clone(),
+        None => ctx.name_from_template(infra_name_template, "infrastructure", None)?,
+    };
+    let mut infra_cluster = template_to_object(&ctx, &infra_template, infra_name, &Map::new(), &Map::new());
+
+    // Control plane machine template (if the class has one).
+    let mut cp_machine = cp_machine_template.as_ref().map(|t| {
+        let name = current
+            .control_plane_machine_infrastructure
+            .clone()
+            .unwrap_or_else(|| ctx.prefixed_name(&format!("{cluster_name}-"), "control-plane-machine-infrastructure"));
+        template_to_template(&ctx, t, name, &Map::new())
+    });
+
+    // Control plane.
+    let topo_cp_meta = cluster.pointer("/spec/topology/controlPlane/metadata");
+    let class_cp_meta = class.pointer("/spec/controlPlane/metadata");
+    let mut cp_labels = merge_first_wins(
+        &labels_of(topo_cp_meta.and_then(|m| m.get("labels"))),
+        &labels_of(class_cp_meta.and_then(|m| m.get("labels"))),
+    );
+    cp_labels.insert(CLUSTER_NAME_LABEL.into(), json!(cluster_name));
+    cp_labels.insert(TOPOLOGY_OWNED_LABEL.into(), json!(""));
+    let cp_annotations = merge_first_wins(
+        &labels_of(topo_cp_meta.and_then(|m| m.get("annotations"))),
+        &labels_of(class_cp_meta.and_then(|m| m.get("annotations"))),
+    );
+    let cp_name_template = s(class, "/spec/controlPlane/naming/template")
+        .or_else(|| s(class, "/spec/controlPlane/namingStrategy/template"))
+        .unwrap_or("{{ .cluster.name }}-{{ .random }}");
+    let cp_name = match &current.control_plane {
+        Some(n) => n.clone(),
+        None => ctx.name_from_template(cp_name_template, "control-plane", None)?,
+    };
+    let mut control_plane = template_to_object(&ctx, &cp_template, cp_name, &cp_labels, &cp_annotations);
+    // Contract of the control plane provider: v1beta2 for controlplane.cluster.x-k8s.io/v1beta2
+    // (KCP), v1beta1 otherwise (CAPZ and most providers today).
+    let cp_contract_v1beta2 = control_plane["apiVersion"] == json!("controlplane.cluster.x-k8s.io/v1beta2");
+    if let Some(machine) = &cp_machine {
+        let api_version = s(machine, "/apiVersion").unwrap_or("");
+        if cp_contract_v1beta2 {
+            set_pointer(
+                &mut control_plane,
+                "/spec/machineTemplate/spec/infrastructureRef",
+                json!({"apiGroup": split_api_version(api_version).0, "kind": s(machine, "/kind"), "name": s(machine, "/metadata/name")}),
+            );
+        } else {
+            set_pointer(
+                &mut control_plane,
+                "/spec/machineTemplate/infrastructureRef",
+                json!({"apiVersion": api_version, "kind": s(machine, "/kind"), "name": s(machine, "/metadata/name"), "namespace": namespace}),
+            );
+        }
+        let existing = control_plane.pointer("/spec/machineTemplate/metadata").cloned().unwrap_or(json!({}));
+        let labels = merge_first_wins(&labels_of(existing.get("labels")), &cp_labels);
+        let annotations = merge_first_wins(&labels_of(existing.get("annotations")), &cp_annotations);
+        let mut meta = Map::new();
+        if !labels.is_empty() {
+            meta.insert("labels".into(), Value::Object(labels));
+        }
+        if !annotations.is_empty() {
+            meta.insert("annotations".into(), Value::Object(annotations));
+        }
+        set_pointer(&mut control_plane, "/spec/machineTemplate/metadata", Value::Object(meta));
+    }
+    if let Some(replicas) = cluster.pointer("/spec/topology/controlPlane/replicas") {
+        set_pointer(&mut control_plane, "/spec/replicas", replicas.clone());
+    }
+    set_pointer(&mut control_plane, "/spec/version", json!(topology_version));
+
+    // The Cluster with its refs and labels.
+    let mut desired_cluster = cluster.clone();
+    let mut cluster_labels = labels_of(cluster.pointer("/metadata/labels"));
+    cluster_labels.insert(CLUSTER_NAME_LABEL.into(), json!(cluster_name));
+    cluster_labels.insert(TOPOLOGY_OWNED_LABEL.into(), json!(""));
+    set_pointer(&mut desired_cluster, "/metadata/labels", Value::Object(sorted(cluster_labels)));
+    set_pointer(&mut desired_cluster, "/spec/infrastructureRef", ctx.reference(&infra_cluster));
+    set_pointer(&mut desired_cluster, "/spec/controlPlaneRef", ctx.reference(&control_plane));
+    if let Some(obj) = desired_cluster.as_object_mut() {
+        obj.remove("status");
+    }
+
+    // Workers.
+    let mut workers = Vec::new();
+    for (kind, topo_key, class_key) in [
+        (WorkerKind::Deployment, "machineDeployments", "machineDeployments"),
+        (WorkerKind::Pool, "machinePools", "machinePools"),
+    ] {
+        let topologies = cluster.pointer(&format!("/spec/topology/workers/{topo_key}")).and_then(Value::as_array).cloned().unwrap_or_default();
+        for (index, topo) in topologies.iter().enumerate() {
+            workers.push(compute_worker(&ctx, kind, topo_key, class_key, index, topo, &topology_version, current)?);
+        }
+    }
+
+    // Builtin variables.
+    let mut cluster_builtin = Map::new();
+    cluster_builtin.insert("name".into(), json!(cluster_name));
+    cluster_builtin.insert("namespace".into(), json!(namespace));
+    if let Some(uid) = s(cluster, "/metadata/uid") {
+        cluster_builtin.insert("uid".into(), json!(uid));
+    }
+    let mut meta = Map::new();
+    for key in ["labels", "annotations"] {
+        if let Some(v) = cluster.pointer(&format!("/metadata/{key}")).filter(|v| v.as_object().is_some_and(|m| !m.is_empty())) {
+            meta.insert(key.into(), v.clone());
+        }
+    }
+    if !meta.is_empty() {
+        cluster_builtin.insert("metadata".into(), Value::Object(meta));
+    }
+    cluster_builtin.insert(
+        "topology".into(),
+        json!({"version": topology_version, "class": class_name, "classNamespace": class_ns,
+               "classRef": {"name": class_name, "namespace": class_ns}}),
+    );
+    if let Some(network) = cluster.pointer("/spec/clusterNetwork").filter(|n| n.is_object()) {
+        let mut net = Map::new();
+        if let Some(domain) = network.get("serviceDomain").filter(|d| d.as_str().is_some_and(|s| !s.is_empty())) {
+            net.insert("serviceDomain".into(), domain.clone());
+        }
+        if let Some(services) = network.pointer("/services/cidrBlocks") {
+            net.insert("services".into(), services.clone());
+        }
+        if let Some(pods) = network.pointer("/pods/cidrBlocks") {
+            net.insert("pods".into(), pods.clone());
+        }
+        cluster_builtin.insert("network".into(), Value::Object(net));
+    }
+    global.insert(variables::BUILTIN.into(), json!({"cluster": cluster_builtin}));
+
+    let mut cp_builtin = Map::new();
+    cp_builtin.insert("version".into(), json!(topology_version));
+    cp_builtin.insert("name".into(), control_plane.pointer("/metadata/name").cloned().unwrap_or(Value::Null));
+    if cluster.pointer("/spec/topology/controlPlane/replicas").is_some() {
+        cp_builtin.insert("replicas".into(), control_plane.pointer("/spec/replicas").cloned().unwrap_or(Value::Null));
+    }
+    if let Some(machine) = &cp_machine {
+        cp_builtin.insert("machineTemplate".into(), json!({"infrastructureRef": {"name": s(machine, "/metadata/name")}}));
+    }
+    let cp_vars: BTreeMap<String, Value> =
+        [(variables::BUILTIN.to_string(), json!({"controlPlane": cp_builtin}))].into_iter().collect();
+
+    // Patch the templates.
+    let mut items = vec![
+        Item { holder: Holder::InfrastructureCluster, object: infra_template.clone(), variables: BTreeMap::new() },
+        Item { holder: Holder::ControlPlane, object: cp_template.clone(), variables: cp_vars.clone() },
+    ];
+    if let Some(t) = &cp_machine_template {
+        items.push(Item { holder: Holder::ControlPlaneMachineInfrastructure, object: t.clone(), variables: cp_vars.clone() });
+    }
+    for w in &workers {
+        let (key, holder) = match w.kind {
+            WorkerKind::Pool => ("machinePool", Holder::MachinePool { class: w.class.clone(), topology: w.topology_name.clone() }),
+            WorkerKind::Deployment => {
+                ("machineDeployment", Holder::MachineDeployment { class: w.class.clone(), topology: w.topology_name.clone() })
+            }
+        };
+        let topo_key = if w.kind == WorkerKind::Pool { "machinePools" } else { "machineDeployments" };
+        let topo = cluster.pointer(&format!("/spec/topology/workers/{topo_key}/{}", w.index)).cloned().unwrap_or(Value::Null);
+        let mut vars = variables::resolve(
+            &defs,
+            topo.pointer("/variables/overrides"),
+            &format!("spec.topology.workers.{topo_key}[{}].variables.overrides", w.index),
+            &ctx.class_label,
+            true,
+        )
+        .map_err(var_err)?;
+        let mut b = Map::new();
+        b.insert("version".into(), w.object.pointer("/spec/template/spec/version").cloned().unwrap_or(Value::Null));
+        b.insert("class".into(), json!(w.class));
+        b.insert("name".into(), w.object.pointer("/metadata/name").cloned().unwrap_or(Value::Null));
+        b.insert("topologyName".into(), json!(w.topology_name));
+        if let Some(r) = w.object.pointer("/spec/replicas") {
+            b.insert("replicas".into(), r.clone());
+        }
+        b.insert("bootstrap".into(), json!({"configRef": {"name": s(&w.bootstrap, "/metadata/name")}}));
+        b.insert("infrastructureRef".into(), json!({"name": s(&w.infrastructure, "/metadata/name")}));
+        vars.insert(variables::BUILTIN.into(), json!({ key: b }));
+        items.push(Item { holder: holder.clone(), object: w.bootstrap_template.clone(), variables: vars.clone() });
+        items.push(Item { holder, object: w.infrastructure_template.clone(), variables: vars });
+    }
+    let has_patches = class.pointer("/spec/patches").and_then(Value::as_array).is_some_and(|p| !p.is_empty());
+    if has_patches {
+        patches::apply(class, &global, &mut items)?;
+        // Patched templates -> desired objects.
+        copy_spec(&mut infra_cluster, &items[0].object, &[]);
+        copy_spec(
+            &mut control_plane,
+            &items[1].object,
+            &[
+                "/spec/machineTemplate/metadata",
+                "/spec/machineTemplate/infrastructureRef",
+                "/spec/machineTemplate/spec/infrastructureRef",
+                "/spec/machineTemplate/nodeDrainTimeout",
+                "/spec/machineTemplate/nodeVolumeDetachTimeout",
+                "/spec/machineTemplate/nodeDeletionTimeout",
+                "/spec/replicas",
+                "/spec/version",
+            ],
+        );
+        let mut next = 2;
+        if let Some(machine) = cp_machine.as_mut() {
+            machine["spec"] = items[next].object.get("spec").cloned().unwrap_or(json!({}));
+            next += 1;
+        }
+        for w in workers.iter_mut() {
+            let (bootstrap, infra) = (&items[next].object, &items[next + 1].object);
+            next += 2;
+            match w.kind {
+                WorkerKind::Pool => {
+                    copy_spec(&mut w.bootstrap, bootstrap, &[]);
+                    copy_spec(&mut w.infrastructure, infra, &[]);
+                }
+                WorkerKind::Deployment => {
+                    w.bootstrap["spec"] = bootstrap.get("spec").cloned().unwrap_or(json!({}));
+                    w.infrastructure["spec"] = infra.get("spec").cloned().unwrap_or(json!({}));
+                }
+            }
+        }
+    }
+
+    let mut objects = vec![desired_cluster, infra_cluster];
+    if let Some(machine) = cp_machine {
+        objects.push(machine);
+    }
+    objects.push(control_plane);
+    for w in workers {
+        objects.push(w.bootstrap);
+        objects.push(w.infrastructure);
+        objects.push(w.object);
+    }
+    Ok(Planned { cluster_name, namespace, objects })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn compute_worker(
+    ctx: &Ctx,
+    kind: WorkerKind,
+    topo_key: &str,
+    class_key: &str,
+    index: usize,
+    topo: &Value,
+    topology_version: &str,
+    current: &Current,
+) -> Result<Worker, TopologyError> {
+    let field = format!("spec.topology.workers.{topo_key}[{index}]");
+    let topology_name = s(topo, "/name").unwrap_or("").to_string();
+    let class_name = s(topo, "/class").unwrap_or("").to_string();
+    if topology_name.is_empty() || class_name.is_empty() {
+        return Err(ctx.cluster_err(&field, "Required value: name and class must be set".into()));
+    }
+    let classes = ctx.class.pointer(&format!("/spec/workers/{class_key}")).and_then(Value::as_array).cloned().unwrap_or_default();
+    let Some(ci) = classes.iter().position(|c| s(c, "/class") == Some(class_name.as_str())) else {
+        return Err(ctx.cluster_err(
+            &format!("{field}.class"),
+            format!("Invalid value: {class_name:?}: no {class_key} class of that name in ClusterClass {}", ctx.class_label),
+        ));
+    };
+    let class_def = &classes[ci];
+    let base = format!("/spec/workers/{class_key}/{ci}");
+    // v1beta2: bootstrap/infrastructure directly on the class; v1beta1: under template:.
+    let (boot_base, infra_base, meta_ptr) = if class_def.get("template").is_some() {
+        (format!("{base}/template/bootstrap"), format!("{base}/template/infrastructure"), "/template/metadata")
+    } else {
+        (format!("{base}/bootstrap"), format!("{base}/infrastructure"), "/metadata")
+    };
+    let bootstrap_template = ctx.template(&ctx.required_ref(&boot_base)?)?;
+    let infrastructure_template = ctx.template(&ctx.required_ref(&infra_base)?)?;
+    let (key, label, role) = match kind {
+        WorkerKind::Pool => ("machinePool", MACHINE_POOL_NAME_LABEL, "machine-pool"),
+        WorkerKind::Deployment => ("machineDeployment", MACHINE_DEPLOYMENT_NAME_LABEL, "machine-deployment"),
+    };
+    let current_worker = match kind {
+        WorkerKind::Pool => current.machine_pools.get(&topology_name),
+        WorkerKind::Deployment => current.machine_deployments.get(&topology_name),
+    };
+    let prefix = format!("{}-{topology_name}-", ctx.cluster_name);
+    let mut topo_label = Map::new();
+    topo_label.insert(label.into(), json!(topology_name));
+    let bootstrap_name = current_worker
+        .and_then(|c| c.bootstrap.clone())
+        .unwrap_or_else(|| ctx.prefixed_name(&prefix, &format!("{role}/{topology_name}/bootstrap")));
+    let infra_name = current_worker
+        .and_then(|c| c.infrastructure.clone())
+        .unwrap_or_else(|| ctx.prefixed_name(&prefix, &format!("{role}/{topology_name}/infrastructure")));
+    let (bootstrap, infrastructure) = match kind {
+        WorkerKind::Pool => (
+            template_to_object(ctx, &bootstrap_template, bootstrap_name, &topo_label, &Map::new()),
+            template_to_object(ctx, &infrastructure_template, infra_name, &topo_label, &Map::new()),
+        ),
+        WorkerKind::Deployment => (
+            template_to_template(ctx, &bootstrap_template, bootstrap_name, &topo_label),
+            template_to_template(ctx, &infrastructure_template, infra_name, &topo_label),
+        ),
+    };
+    let name_template = s(class_def, "/naming/template")
+        .or_else(|| s(class_def, "/namingStrategy/template"))
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("{{{{ .cluster.name }}}}-{{{{ .{key}.topologyName }}}}-{{{{ .random }}}}"));
+    let name = match current_worker.and_then(|c| c.name.clone()) {
+        Some(n) => n,
+        None => ctx.name_from_template(&name_template, &format!("{role}/{topology_name}"), Some((key, &topology_name)))?,
+    };
+    let class_meta = class_def.pointer(meta_ptr);
+    let topo_meta = topo.get("metadata");
+    let mut annotations = merge_first_wins(
+        &labels_of(topo_meta.and_then(|m| m.get("annotations"))),
+        &labels_of(class_meta.and_then(|m| m.get("annotations"))),
+    );
+    annotations.remove("topology.cluster.x-k8s.io/hold-upgrade-sequence");
+    annotations.remove("topology.cluster.x-k8s.io/defer-upgrade");
+    let mut labels = merge_first_wins(
+        &labels_of(topo_meta.and_then(|m| m.get("labels"))),
+        &labels_of(class_meta.and_then(|m| m.get("labels"))),
+    );
+    labels.insert(CLUSTER_NAME_LABEL.into(), json!(ctx.cluster_name));
+    labels.insert(TOPOLOGY_OWNED_LABEL.into(), json!(""));
+    labels.insert(label.into(), json!(topology_name));
+    let labels = sorted(labels);
+
+    let mut template_spec = Map::new();
+    template_spec.insert("clusterName".into(), json!(ctx.cluster_name));
+    template_spec.insert("version".into(), json!(topology_version));
+    template_spec.insert("bootstrap".into(), json!({"configRef": ctx.reference(&bootstrap)}));
+    template_spec.insert("infrastructureRef".into(), ctx.reference(&infrastructure));
+    // Values the topology overrides over the class.
+    let pick = |ptr: &str| topo.pointer(ptr).or_else(|| class_def.pointer(ptr)).cloned();
+    if ctx.v1beta2 {
+        let mut deletion = Map::new();
+        for f in ["nodeDrainTimeoutSeconds", "nodeVolumeDetachTimeoutSeconds", "nodeDeletionTimeoutSeconds"] {
+            if let Some(v) = pick(&format!("/deletion/{f}")) {
+                deletion.insert(f.into(), v);
+            }
+        }
+        if !deletion.is_empty() {
+            template_spec.insert("deletion".into(), Value::Object(deletion));
+        }
+        if let Some(v) = pick("/minReadySeconds") {
+            template_spec.insert("minReadySeconds".into(), v);
+        }
+    } else {
+        for f in ["nodeDrainTimeout", "nodeVolumeDetachTimeout", "nodeDeletionTimeout"] {
+            if let Some(v) = pick(&format!("/{f}")) {
+                template_spec.insert(f.into(), v);
+            }
+        }
+    }
+    let mut template_meta = Map::new();
+    template_meta.insert("labels".into(), Value::Object(labels.clone()));
+    if !annotations.is_empty() {
+        template_meta.insert("annotations".into(), Value::Object(annotations.clone()));
+    }
+    let mut meta = Map::new();
+    meta.insert("name".into(), json!(name));
+    meta.insert("namespace".into(), json!(ctx.namespace));
+    meta.insert("labels".into(), Value::Object(labels.clone()));
+    if !annotations.is_empty() {
+        meta.insert("annotations".into(), Value::Object(annotations));
+    }
+    let mut spec = Map::new();
+    spec.insert("clusterName".into(), json!(ctx.cluster_name));
+    if let Some(r) = topo.get("replicas") {
+        spec.insert("replicas".into(), r.clone());
+    }
+    if kind == WorkerKind::Deployment {
+        let mut selector = Map::new();
+        selector.insert(CLUSTER_NAME_LABEL.into(), json!(ctx.cluster_name));
+        selector.insert(TOPOLOGY_OWNED_LABEL.into(), json!(""));
+        selector.insert(label.into(), json!(topology_name));
+        spec.insert("selector".into(), json!({"matchLabels": selector}));
+    }
+    if let Some(v) = pick("/failureDomains") {
+        spec.insert("failureDomains".into(), v);
+    }
+    if !ctx.v1beta2
+        && let Some(v) = pick("/minReadySeconds")
+    {
+        spec.insert("minReadySeconds".into(), v);
+    }
+    spec.insert("template".into(), json!({"metadata": template_meta, "spec": template_spec}));
+    let capi_api_version = ctx.cluster.get("apiVersion").cloned().unwrap_or(json!("cluster.x-k8s.io/v1beta1"));
+    let object = json!({
+        "apiVersion": capi_api_version,
+        "kind": if kind == WorkerKind::Pool { "MachinePool" } else { "MachineDeployment" },
+        "metadata": meta,
+        "spec": spec,
+    });
+    Ok(Worker {
+        kind,
+        topology_name,
+        class: class_name,
+        index,
+        bootstrap,
+        infrastructure,
+        object,
+        bootstrap_template,
+        infrastructure_template,
+    })
+}
