@@ -46,8 +46,8 @@ pub enum TopologyError {
     InvalidClass { class: String, field: String, message: String },
     #[error("{location}: Cluster {cluster}: {field}: {message}")]
     InvalidCluster { location: String, cluster: String, field: String, message: String },
-    #[error("{location}: Cluster {cluster}: invalid variables:\n  {}", errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n  "))]
-    Variables { location: String, cluster: String, errors: Vec<VariableError> },
+    #[error("{location}: Cluster {cluster}: invalid variables:\n{}", errors.iter().map(|(at, e)| format!("  {at}: {e}")).collect::<Vec<_>>().join("\n"))]
+    Variables { location: String, cluster: String, errors: Vec<(String, VariableError)> },
     #[error(transparent)]
     Patch(#[from] PatchError),
 }
@@ -115,6 +115,32 @@ pub fn class_ref(cluster: &Value) -> (String, String) {
         .unwrap_or(ns)
         .to_string();
     (class_ns, name)
+}
+
+/// The JSON pointer of a variable error's field path (`spec.topology.variables[1].name`).
+fn field_pointer(error: &VariableError) -> String {
+    let path = match error {
+        VariableError::Undefined { path, .. }
+        | VariableError::Duplicate { path, .. }
+        | VariableError::Missing { path, .. }
+        | VariableError::Invalid { path, .. }
+        | VariableError::BadDefinition { path, .. }
+        | VariableError::Lookup { path, .. } => path,
+    };
+    let mut pointer = String::new();
+    for part in path.split('.') {
+        let (name, rest) = part.split_once('[').unwrap_or((part, ""));
+        pointer.push('/');
+        pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
+        for index in rest.split('[').filter(|i| !i.is_empty()) {
+            let index = index.trim_end_matches(']');
+            if index.chars().all(|c| c.is_ascii_digit()) {
+                pointer.push('/');
+                pointer.push_str(index);
+            }
+        }
+    }
+    pointer
 }
 
 fn s<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
@@ -436,7 +462,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
     let var_err = |errors: Vec<VariableError>| TopologyError::Variables {
         location: location.clone(),
         cluster: cluster_label.clone(),
-        errors,
+        errors: errors.into_iter().map(|e| (cluster_doc.location_of(&field_pointer(&e)), e)).collect(),
     };
     let mut global =
         variables::resolve(&defs, cluster.pointer("/spec/topology/variables"), "spec.topology.variables", &ctx.class_label, false)

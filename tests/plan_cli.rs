@@ -1,0 +1,126 @@
+//! `kubectl capz plan` end to end: output snapshots, v1beta2 shapes and the errors of issue 5
+//! (unknown variable, patch path that does not exist, failing template) with exit code 2.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+const CUSTOM: &str = "tests/fixtures/topology/custom";
+
+fn plan(args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("kubectl-capz").unwrap().arg("plan").args(args).output().unwrap()
+}
+
+/// Writes the custom class and cluster into a temp dir with one textual replacement applied.
+fn variant(file: &str, from: &str, to: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["class.yaml", "cluster.yaml"] {
+        let mut text = std::fs::read_to_string(Path::new(CUSTOM).join(name)).unwrap();
+        if name == file {
+            assert!(text.contains(from), "{from:?} not in {name}");
+            text = text.replacen(from, to, 1);
+        }
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn custom_class_plan_snapshot() {
+    let out = plan(&["--no-validate", "-f", CUSTOM]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    insta::assert_snapshot!("custom_class_plan", String::from_utf8(out.stdout).unwrap());
+}
+
+#[test]
+fn output_is_deterministic() {
+    let a = plan(&["--no-validate", "-f", CUSTOM]);
+    let b = plan(&["--no-validate", "-f", &format!("{CUSTOM}/cluster.yaml"), "-f", &format!("{CUSTOM}/class.yaml")]);
+    assert_eq!(a.stdout, b.stdout);
+}
+
+#[test]
+fn unknown_variable_is_an_input_error() {
+    let dir = variant("cluster.yaml", "- name: privateCluster", "- name: privateClustr");
+    let out = plan(&["-f", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("Cluster fleet/team-a: invalid variables"), "{err}");
+    assert!(err.contains("spec.topology.variables[1].name: Invalid value: \"privateClustr\": variable is not defined in ClusterClass fleet/aks-aso-vars"), "{err}");
+    assert!(out.stdout.is_empty(), "nothing on stdout on error");
+}
+
+#[test]
+fn invalid_variable_value_names_the_field() {
+    let dir = variant("cluster.yaml", "podCidrs: [192.168.0.0/16]", "podCidrs: [192.168.0.0/16]\n        plugin: calico");
+    let out = plan(&["-f", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("spec.topology.variables[2].value.plugin: Invalid value: \"calico\": supported values: \"azure\", \"kubenet\", \"none\""), "{}", stderr(&out));
+}
+
+#[test]
+fn missing_required_variable() {
+    let dir = variant("cluster.yaml", "    - name: location\n      value: westeurope\n", "");
+    let out = plan(&["-f", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("Required value: required variable \"location\" must be set"), "{}", stderr(&out));
+}
+
+#[test]
+fn patch_path_that_does_not_exist() {
+    let dir = variant("class.yaml", "path: /spec/template/spec/resources/0/spec/networkProfile/networkPlugin", "path: /spec/template/spec/resources/0/spec/network/networkPlugin");
+    let out = plan(&["-f", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("ClusterClass fleet/aks-aso-vars: spec.patches[1] (\"managed-cluster\") definitions[0].jsonPatches[5]: AzureASOManagedControlPlaneTemplate/aks-aso-vars-control-plane (control plane): add operation does not apply: doc is missing path: /spec/template/spec/resources/0/spec/network"),
+        "{err}"
+    );
+}
+
+#[test]
+fn template_that_fails() {
+    let dir = variant("class.yaml", "vmSize: {{ .nodeSku }}", "vmSize: {{ .nodeSku | upper 3 }}");
+    let out = plan(&["-f", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("spec.patches[6] (\"agent-pools\") definitions[0].jsonPatches[0]: failed to calculate value for template: template: tpl:"), "{err}");
+    assert!(err.contains("wrong number of args for upper: want 1 got 2"), "{err}");
+}
+
+#[test]
+fn template_with_unknown_function_fails_at_parse() {
+    let dir = variant("class.yaml", "enabledIf: '{{ .privateCluster }}'", "enabledIf: '{{ isTrue .privateCluster }}'");
+    let out = plan(&["-f", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("spec.patches[3] (\"private-cluster\"): enabledIf: template: tpl:1: function \"isTrue\" not defined"), "{}", stderr(&out));
+}
+
+#[test]
+fn unknown_variable_in_value_from() {
+    let dir = variant("class.yaml", "variable: network.podCidrs", "variable: network.podCIDRs");
+    let out = plan(&["-f", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("spec.patches[2] (\"pod-cidrs\") definitions[0].jsonPatches[0]: failed to calculate value: variable \"network.podCIDRs\" does not exist: failed to lookup segment \"podCIDRs\""), "{}", stderr(&out));
+}
+
+#[test]
+fn missing_class_and_template() {
+    let out = plan(&["-f", &format!("{CUSTOM}/cluster.yaml")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("Cluster fleet/team-a: ClusterClass fleet/aks-aso-vars not found among the inputs"), "{}", stderr(&out));
+    let dir = variant("class.yaml", "name: aks-aso-vars-pool\n  namespace: fleet\nspec:\n  template:\n    spec: {}\n---\napiVersion: bootstrap", "name: renamed\n  namespace: fleet\nspec:\n  template:\n    spec: {}\n---\napiVersion: bootstrap");
+    let out = plan(&["-f", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("spec.workers.machinePools.0.template.infrastructure.ref: AzureASOManagedMachinePoolTemplate fleet/aks-aso-vars-pool not found"), "{}", stderr(&out));
+}
+
+#[test]
+fn no_topology_cluster() {
+    let out = plan(&["-f", &format!("{CUSTOM}/class.yaml")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no Cluster with spec.topology"), "{}", stderr(&out));
+}
