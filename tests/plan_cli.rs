@@ -124,3 +124,14 @@ fn no_topology_cluster() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no Cluster with spec.topology"), "{}", stderr(&out));
 }
+
+#[test]
+fn v1beta2_class_and_cluster_plan_snapshot() {
+    let out = plan(&["--no-validate", "-f", "tests/fixtures/topology/v1beta2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    // v1beta2 references carry apiGroup, not apiVersion; the class naming templates apply.
+    assert!(text.contains("  infrastructureRef:\n    apiGroup: infrastructure.cluster.x-k8s.io\n    kind: AzureCluster\n    name: kcp-infra\n"));
+    assert!(text.contains("kind: MachinePool\nmetadata:\n  name: kcp-pool-a\n"));
+    insta::assert_snapshot!("v1beta2_plan", text);
+}

@@ -365,3 +365,143 @@ mod tests {
         assert!(apply_op(&mut doc, &op("add", "/spec/list/2", Some(json!(1)))).unwrap_err().contains("out of bounds"));
     }
 }
+
+#[cfg(test)]
+mod selector_tests {
+    use super::*;
+    use serde_json::json;
+
+    const API: &str = "infrastructure.cluster.x-k8s.io/v1beta1";
+
+    fn item(kind: &str, holder: Holder) -> Item {
+        Item {
+            holder,
+            object: json!({"apiVersion": API, "kind": kind, "metadata": {"name": "t"}, "spec": {"template": {"spec": {}}}}),
+            variables: BTreeMap::new(),
+        }
+    }
+
+    fn pool(class: &str) -> Holder {
+        Holder::MachinePool { class: class.into(), topology: "mp".into() }
+    }
+
+    fn deployment(class: &str) -> Holder {
+        Holder::MachineDeployment { class: class.into(), topology: "md".into() }
+    }
+
+    fn selector(kind: &str, match_resources: Value) -> Value {
+        json!({"apiVersion": API, "kind": kind, "matchResources": match_resources})
+    }
+
+    #[test]
+    fn infrastructure_cluster_selector() {
+        let s = selector("AzureASOManagedClusterTemplate", json!({"infrastructureCluster": true}));
+        assert!(matches_selector(&item("AzureASOManagedClusterTemplate", Holder::InfrastructureCluster), &s));
+        // Same kind held by a different holder, or another kind: no match.
+        assert!(!matches_selector(&item("AzureASOManagedClusterTemplate", Holder::ControlPlane), &s));
+        assert!(!matches_selector(&item("AzureManagedClusterTemplate", Holder::InfrastructureCluster), &s));
+        let other_version = json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "AzureASOManagedClusterTemplate",
+            "matchResources": {"infrastructureCluster": true}});
+        assert!(!matches_selector(&item("AzureASOManagedClusterTemplate", Holder::InfrastructureCluster), &other_version));
+        let off = selector("AzureASOManagedClusterTemplate", json!({"infrastructureCluster": false}));
+        assert!(!matches_selector(&item("AzureASOManagedClusterTemplate", Holder::InfrastructureCluster), &off));
+    }
+
+    #[test]
+    fn control_plane_selector_covers_its_machine_template() {
+        let s = selector("T", json!({"controlPlane": true}));
+        assert!(matches_selector(&item("T", Holder::ControlPlane), &s));
+        assert!(matches_selector(&item("T", Holder::ControlPlaneMachineInfrastructure), &s));
+        assert!(!matches_selector(&item("T", Holder::InfrastructureCluster), &s));
+        assert!(!matches_selector(&item("T", pool("x")), &s));
+    }
+
+    #[test]
+    fn machine_pool_class_selector_with_wildcards() {
+        let exact = selector("T", json!({"machinePoolClass": {"names": ["default-worker"]}}));
+        assert!(matches_selector(&item("T", pool("default-worker")), &exact));
+        assert!(!matches_selector(&item("T", pool("default-system")), &exact));
+        assert!(!matches_selector(&item("T", deployment("default-worker")), &exact));
+        let any = selector("T", json!({"machinePoolClass": {"names": ["*"]}}));
+        assert!(matches_selector(&item("T", pool("whatever")), &any));
+        let prefix = selector("T", json!({"machinePoolClass": {"names": ["default-*"]}}));
+        assert!(matches_selector(&item("T", pool("default-system")), &prefix));
+        assert!(!matches_selector(&item("T", pool("gpu-system")), &prefix));
+        let suffix = selector("T", json!({"machinePoolClass": {"names": ["*-system"]}}));
+        assert!(matches_selector(&item("T", pool("gpu-system")), &suffix));
+        assert!(!matches_selector(&item("T", pool("gpu-user")), &suffix));
+    }
+
+    #[test]
+    fn machine_deployment_class_selector() {
+        let s = selector("T", json!({"machineDeploymentClass": {"names": ["md-a", "md-*"]}}));
+        assert!(matches_selector(&item("T", deployment("md-a")), &s));
+        assert!(matches_selector(&item("T", deployment("md-zz")), &s));
+        assert!(!matches_selector(&item("T", deployment("other")), &s));
+        assert!(!matches_selector(&item("T", pool("md-a")), &s));
+    }
+
+    fn class(patches: Value) -> Value {
+        json!({"metadata": {"name": "cc", "namespace": "ns"}, "spec": {"patches": patches}})
+    }
+
+    fn globals(vars: Value) -> BTreeMap<String, Value> {
+        vars.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+
+    fn pool_patch(enabled_if: Option<&str>, json_patch: Value) -> Value {
+        let mut p = json!({"name": "p", "definitions": [{
+            "selector": {"apiVersion": API, "kind": "T", "matchResources": {"machinePoolClass": {"names": ["*"]}}},
+            "jsonPatches": [json_patch]}]});
+        if let Some(e) = enabled_if {
+            p["enabledIf"] = json!(e);
+        }
+        p
+    }
+
+    #[test]
+    fn enabled_if_uses_merged_variables_and_needs_true() {
+        let mut items = vec![item("T", pool("a")), item("T", pool("b"))];
+        items[0].variables = globals(json!({"builtin": {"machinePool": {"class": "a"}}}));
+        items[1].variables = globals(json!({"builtin": {"machinePool": {"class": "b"}}}));
+        let set = json!({"op": "add", "path": "/spec/template/spec/x", "value": 1});
+        let c = class(json!([
+            pool_patch(Some("{{ eq .builtin.machinePool.class \"a\" }}"), set.clone()),
+            pool_patch(Some("{{ if .flag }}enabled{{ end }}"), json!({"op": "add", "path": "/spec/template/spec/y", "value": 2})),
+            // YAML 1.1, as sigs.k8s.io/yaml reads the output: `yes` is true.
+            pool_patch(Some("{{ if .flag }}yes{{ end }}"), json!({"op": "add", "path": "/spec/template/spec/z", "value": 3})),
+        ]));
+        apply(&c, &globals(json!({"flag": true, "builtin": {"cluster": {"name": "c"}}})), &mut items).unwrap();
+        // Only pool "a" got x; "enabled" is not `true`, so y is never added.
+        assert_eq!(items[0].object["spec"]["template"]["spec"], json!({"x": 1, "z": 3}));
+        assert_eq!(items[1].object["spec"]["template"]["spec"], json!({"z": 3}));
+    }
+
+    #[test]
+    fn later_patches_see_earlier_results_and_metadata_changes_are_dropped() {
+        let mut items = vec![item("T", pool("a"))];
+        let c = class(json!([
+            pool_patch(None, json!({"op": "add", "path": "/spec/template/spec/list", "value": ["a"]})),
+            pool_patch(None, json!({"op": "add", "path": "/spec/template/spec/list/-", "valueFrom": {"template": "b"}})),
+            pool_patch(None, json!({"op": "replace", "path": "/spec/template/spec/list/0", "valueFrom": {"variable": "v.items[1]"}})),
+        ]));
+        apply(&c, &globals(json!({"v": {"items": [0, "z"]}})), &mut items).unwrap();
+        assert_eq!(items[0].object["spec"]["template"]["spec"]["list"], json!(["z", "b"]));
+        // A path outside /spec is refused like CAPI's webhook does.
+        let bad = class(json!([pool_patch(None, json!({"op": "add", "path": "/metadata/labels/x", "value": "y"}))]));
+        let err = apply(&bad, &BTreeMap::new(), &mut items).unwrap_err();
+        assert_eq!(err.to_string(), "ClusterClass ns/cc: spec.patches[0] (\"p\") definitions[0].jsonPatches[0]: path \"/metadata/labels/x\" must start with \"/spec/\"");
+    }
+
+    #[test]
+    fn template_values_are_parsed_as_yaml() {
+        let vars = globals(json!({"n": 3, "name": "x"}));
+        assert_eq!(render_value("{{ .n }}", &vars).unwrap(), json!(3));
+        assert_eq!(render_value("\"{{ .n }}\"", &vars).unwrap(), json!("3"));
+        assert_eq!(render_value("true", &vars).unwrap(), json!(true));
+        assert_eq!(render_value("a: {{ .name }}\nb: [1, 2]", &vars).unwrap(), json!({"a": "x", "b": [1, 2]}));
+        let mut items = vec![item("T", pool("a"))];
+        let both = class(json!([pool_patch(None, json!({"op": "add", "path": "/spec/template/spec/x", "value": 1, "valueFrom": {"variable": "n"}}))]));
+        assert!(apply(&both, &vars, &mut items).unwrap_err().reason.contains("both .value and .valueFrom are set"));
+    }
+}
