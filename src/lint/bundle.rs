@@ -4,6 +4,8 @@
 //! Namespaces: an object without `metadata.namespace` lands in whatever namespace the apply uses,
 //! so it is treated as matching any namespace; two explicit namespaces must be equal.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::manifest::{Document, split_api_version};
@@ -36,6 +38,12 @@ const ASO_HOLDERS: &[&str] = &[
 /// The documents plus lookups across them.
 pub(crate) struct Bundle<'a> {
     pub docs: &'a [Document],
+    /// Documents by `(kind, name)`, in input order: references resolve without scanning the bundle.
+    by_kind_name: HashMap<(&'a str, &'a str), Vec<usize>>,
+    /// Control plane document -> the first Cluster whose controlPlaneRef resolves to it.
+    cluster_by_control_plane: HashMap<usize, usize>,
+    /// Infrastructure machine pool document -> the first MachinePool whose infrastructureRef resolves to it.
+    machine_pool_by_infra: HashMap<usize, usize>,
 }
 
 /// A reference from one object to another (`controlPlaneRef`, `infrastructureRef`, ...).
@@ -133,7 +141,48 @@ pub(crate) fn namespaces_match(a: Option<&str>, b: Option<&str>) -> bool {
 
 impl<'a> Bundle<'a> {
     pub fn new(docs: &'a [Document]) -> Self {
-        Bundle { docs }
+        let mut by_kind_name: HashMap<(&'a str, &'a str), Vec<usize>> = HashMap::new();
+        for (index, doc) in docs.iter().enumerate() {
+            by_kind_name
+                .entry((doc.kind(), doc.name()))
+                .or_default()
+                .push(index);
+        }
+        let mut bundle = Bundle {
+            docs,
+            by_kind_name,
+            cluster_by_control_plane: HashMap::new(),
+            machine_pool_by_infra: HashMap::new(),
+        };
+        bundle.cluster_by_control_plane = bundle.referrers("Cluster", "/spec/controlPlaneRef");
+        bundle.machine_pool_by_infra =
+            bundle.referrers("MachinePool", "/spec/template/spec/infrastructureRef");
+        bundle
+    }
+
+    /// Indexes of the documents of `kind` named `name`, in input order.
+    pub fn named<'s>(&'s self, kind: &'s str, name: &'s str) -> impl Iterator<Item = usize> + 's {
+        self.by_kind_name
+            .get(&(kind, name))
+            .into_iter()
+            .flatten()
+            .copied()
+    }
+
+    /// For every document referenced through `pointer` by a CAPI `kind`, the first such referrer.
+    fn referrers(&self, kind: &str, pointer: &str) -> HashMap<usize, usize> {
+        let mut map = HashMap::new();
+        for (index, doc) in self.of_kind(CAPI_GROUP, &[kind]) {
+            let target = doc
+                .value
+                .pointer(pointer)
+                .and_then(ObjRef::parse)
+                .and_then(|reference| self.resolve(index, &reference));
+            if let Some(target) = target {
+                map.entry(target).or_insert(index);
+            }
+        }
+        map
     }
 
     /// Documents of `group` and one of `kinds`, with their index.
@@ -162,42 +211,27 @@ impl<'a> Bundle<'a> {
             .namespace
             .as_deref()
             .or(self.docs[from].namespace());
-        self.docs.iter().position(|doc| {
-            doc.kind() == reference.kind
-                && doc.name() == reference.name
-                && reference
-                    .group
-                    .as_deref()
-                    .is_none_or(|group| group == doc.group())
+        let candidates = self
+            .by_kind_name
+            .get(&(reference.kind.as_str(), reference.name.as_str()))?;
+        candidates.iter().copied().find(|&index| {
+            let doc = &self.docs[index];
+            reference
+                .group
+                .as_deref()
+                .is_none_or(|group| group == doc.group())
                 && namespaces_match(namespace, doc.namespace())
         })
     }
 
     /// The Cluster whose `controlPlaneRef` points at document `control_plane`.
     pub fn cluster_for_control_plane(&self, control_plane: usize) -> Option<usize> {
-        self.referrer(control_plane, "Cluster", "/spec/controlPlaneRef")
+        self.cluster_by_control_plane.get(&control_plane).copied()
     }
 
     /// The MachinePool whose infrastructureRef points at document `infra`.
     pub fn machine_pool_for_infra(&self, infra: usize) -> Option<usize> {
-        self.referrer(
-            infra,
-            "MachinePool",
-            "/spec/template/spec/infrastructureRef",
-        )
-    }
-
-    fn referrer(&self, target: usize, kind: &str, pointer: &str) -> Option<usize> {
-        self.of_kind(CAPI_GROUP, &[kind])
-            .map(|(index, _)| index)
-            .find(|&index| {
-                self.docs[index]
-                    .value
-                    .pointer(pointer)
-                    .and_then(ObjRef::parse)
-                    .and_then(|reference| self.resolve(index, &reference))
-                    == Some(target)
-            })
+        self.machine_pool_by_infra.get(&infra).copied()
     }
 
     /// The name of the Cluster document `doc` belongs to: the Cluster that references it as control

@@ -22,11 +22,9 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 continue;
             };
             let namespace = bundle.namespace_of(&object);
-            let present = bundle.docs.iter().any(|doc| {
-                doc.api_version() == "v1"
-                    && doc.kind() == "Secret"
-                    && doc.name() == secret
-                    && namespaces_match(doc.namespace(), namespace)
+            let present = bundle.named("Secret", secret).any(|index| {
+                let doc = &bundle.docs[index];
+                doc.api_version() == "v1" && namespaces_match(doc.namespace(), namespace)
             });
             if !present {
                 let where_ = namespace

@@ -1,6 +1,8 @@
 //! Agent pool rules: mirrors `validateMPName`/`validateNameLength`/`validateNamePattern`,
 //! `validateOSType` and `validateLastSystemNodePool` (internal/webhooks/azuremanagedmachinepool_validation.go).
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::Sink;
@@ -154,8 +156,18 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         }
     }
     if sink.wants(&[SYSTEM_POOL_REQUIRED]) {
+        let mut pools_by_cluster: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (index, pool) in bundle.of_kind(CAPI_GROUP, &["MachinePool"]) {
+            if let Some(cluster) = pool
+                .value
+                .pointer("/spec/clusterName")
+                .and_then(Value::as_str)
+            {
+                pools_by_cluster.entry(cluster).or_default().push(index);
+            }
+        }
         for (index, _) in bundle.of_kind(CAPI_GROUP, &["Cluster"]) {
-            check_cluster_has_system_pool(bundle, index, sink);
+            check_cluster_has_system_pool(bundle, index, &pools_by_cluster, sink);
         }
     }
 }
@@ -189,7 +201,12 @@ fn mode_of_infra(bundle: &Bundle<'_>, infra: usize) -> Mode {
     }
 }
 
-fn check_cluster_has_system_pool(bundle: &Bundle<'_>, cluster: usize, sink: &mut Sink<'_>) {
+fn check_cluster_has_system_pool(
+    bundle: &Bundle<'_>,
+    cluster: usize,
+    pools_by_cluster: &HashMap<&str, Vec<usize>>,
+    sink: &mut Sink<'_>,
+) {
     let doc = &bundle.docs[cluster];
     if doc
         .value
@@ -209,14 +226,13 @@ fn check_cluster_has_system_pool(bundle: &Bundle<'_>, cluster: usize, sink: &mut
         return;
     }
     let mut pools = 0;
-    for (index, pool) in bundle.of_kind(CAPI_GROUP, &["MachinePool"]) {
-        let belongs = pool
-            .value
-            .pointer("/spec/clusterName")
-            .and_then(Value::as_str)
-            == Some(doc.name())
-            && namespaces_match(pool.namespace(), doc.namespace());
-        if !belongs {
+    let candidates = pools_by_cluster
+        .get(doc.name())
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for &index in candidates {
+        let pool = &bundle.docs[index];
+        if !namespaces_match(pool.namespace(), doc.namespace()) {
             continue;
         }
         pools += 1;

@@ -2,6 +2,8 @@
 //! configRef and ClusterClass template refs, and ASO's `spec.owner` of the resources CAPZ applies
 //! (controllers/resource_reconciler.go `reconcile` puts them in the CAPZ object's namespace).
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::Sink;
@@ -97,8 +99,12 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     }
     if sink.wants(&[UNRESOLVED_OWNER]) {
         let objects = bundle.aso_objects();
+        let mut by_name: HashMap<&str, Vec<AsoObject<'_>>> = HashMap::new();
         for object in &objects {
-            check_owner(bundle, object, &objects, sink);
+            by_name.entry(object.name()).or_default().push(*object);
+        }
+        for object in &objects {
+            check_owner(bundle, object, &by_name, sink);
         }
     }
 }
@@ -121,7 +127,7 @@ fn expected_owner(object: &AsoObject<'_>) -> Option<(&'static str, &'static str)
 fn check_owner(
     bundle: &Bundle<'_>,
     object: &AsoObject<'_>,
-    objects: &[AsoObject<'_>],
+    by_name: &HashMap<&str, Vec<AsoObject<'_>>>,
     sink: &mut Sink<'_>,
 ) {
     let Some(owner) = object
@@ -155,7 +161,8 @@ fn check_owner(
     };
     let expected = explicit.or_else(|| expected_owner(object));
     let namespace = bundle.namespace_of(object);
-    let found = objects.iter().any(|candidate| {
+    let candidates = by_name.get(name).map(Vec::as_slice).unwrap_or_default();
+    let found = candidates.iter().any(|candidate| {
         candidate.name() == name
             && !(candidate.doc == object.doc && candidate.slot == object.slot)
             && expected.is_none_or(|(group, kind)| candidate.is(group, kind))
