@@ -95,6 +95,24 @@ pub struct RenderArgs {
     /// Validate the rendered objects; findings go to stderr and set the exit code.
     #[arg(long)]
     pub validate: bool,
+    /// Render every cluster of a fleet file into --out-dir as a GitOps repository tree.
+    #[arg(long, value_name = "FLEET.yaml", requires = "out_dir")]
+    pub fleet: Option<PathBuf>,
+    /// With --fleet: write nothing; exit 1 and list the files when the tree is not up to date.
+    #[arg(long, requires = "fleet")]
+    pub check: bool,
+    /// With --fleet: also write a Flux Kustomization or an Argo CD Application per cluster.
+    #[arg(long, value_enum, requires = "fleet")]
+    pub gitops: Option<GitopsKind>,
+    /// With --fleet: do not validate the rendered clusters.
+    #[arg(long, requires = "fleet")]
+    pub no_validate: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GitopsKind {
+    Flux,
+    Argocd,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -6,6 +6,7 @@ mod import_schemas;
 mod params;
 mod plan;
 mod render;
+mod render_fleet;
 mod render_from;
 mod validate;
 mod version;

@@ -12,11 +12,14 @@ use crate::manifest::{self, Document};
 use crate::params::{self, Inputs};
 use crate::render::{self, CapiVersion, Engine};
 
-use super::render_from;
+use super::{render_fleet, render_from};
 
 pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
     if args.input.from.is_some() {
         return render_from::run(args);
+    }
+    if args.fleet.is_some() {
+        return render_fleet::run(args);
     }
     if args.list_variables {
         bail!("--list-variables needs --from; list a flavor's parameters with `kubectl capz params FLAVOR`");
@@ -47,6 +50,7 @@ pub(crate) fn inputs_of(input: &RenderInputArgs) -> Inputs {
         cluster_name: input.name.clone(),
         namespace: input.namespace.clone(),
         kubernetes_version: input.kubernetes_version.clone(),
+        values_inline: Vec::new(),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -107,6 +108,14 @@ pub enum FleetError {
     /// Two clusters (or classes) share a namespace and name.
     #[error("{file}:{line}: {what} `{namespace}/{name}` is defined twice (first at line {first_line})")]
     Duplicate { file: String, line: usize, first_line: usize, what: &'static str, namespace: String, name: String },
+    /// A ClusterClass or cluster of the fleet failed to render or validate.
+    #[error("{location}: {what}")]
+    Entry {
+        location: String,
+        what: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// A values file of a cluster cannot be read.
     #[error("{file}:{line}: cluster `{cluster}`: cannot read values file `{values_file}`: {reason}")]
     ValuesFile { file: String, line: usize, cluster: String, values_file: String, reason: String },
@@ -119,7 +128,7 @@ pub struct Fleet {
     pub spec: FleetSpec,
     /// Path of the fleet file.
     pub file: PathBuf,
-    lines: LineIndex,
+    lines: Arc<LineIndex>,
 }
 
 impl Fleet {
@@ -205,12 +214,17 @@ impl Fleet {
                 _ => {}
             }
         }
-        Ok(Fleet { spec, file: path.to_path_buf(), lines })
+        Ok(Fleet { spec, file: path.to_path_buf(), lines: Arc::new(lines) })
     }
 
     /// `file:line` of an entry, e.g. `/clusters/3` or `/clusters/3/values`.
     pub fn location(&self, pointer: &str) -> String {
         format!("{}:{}", self.file.display(), self.lines.line_of(pointer).unwrap_or(1))
+    }
+
+    /// Lines of the fleet file.
+    pub fn lines(&self) -> &Arc<LineIndex> {
+        &self.lines
     }
 
     /// Line of a cluster entry.

@@ -405,6 +405,22 @@ pub struct Inputs {
     pub namespace: Option<String>,
     /// `--kubernetes-version`.
     pub kubernetes_version: Option<String>,
+    /// Values given in memory (a fleet's `defaults`, a cluster's `values`), merged after the values
+    /// files, in order.
+    pub values_inline: Vec<InlineValues>,
+}
+
+/// A values mapping that is part of a larger file (e.g. a fleet file), with that file's lines.
+#[derive(Debug, Clone)]
+pub struct InlineValues {
+    /// The mapping (null: nothing).
+    pub value: Value,
+    /// The file it was read from.
+    pub source: String,
+    /// Lines of the whole file (shared: a fleet file's index serves all its clusters).
+    pub lines: std::sync::Arc<manifest::LineIndex>,
+    /// JSON pointer of `value` inside the file, e.g. `/clusters/3/values`.
+    pub prefix: String,
 }
 
 impl Inputs {
@@ -442,6 +458,9 @@ pub fn merge(inputs: &Inputs) -> Result<Layered, ParamsError> {
 
     for file in &inputs.values_files {
         merge_values_file(&mut layered, file)?;
+    }
+    for inline in &inputs.values_inline {
+        merge_inline_values(&mut layered, inline)?;
     }
 
     let schema = super::model::schema();
@@ -491,6 +510,22 @@ fn merge_values_file(layered: &mut Layered, file: &Path) -> Result<(), ParamsErr
         }
     };
     let source_of = |pointer: &str| Source::File { path: name.clone(), line: lines.line_of(pointer).unwrap_or(1) };
+    layered.merge_at(&[], value, &source_of).map_err(ParamsError::Internal)
+}
+
+fn merge_inline_values(layered: &mut Layered, inline: &InlineValues) -> Result<(), ParamsError> {
+    let value = match &inline.value {
+        Value::Null => return Ok(()),
+        Value::Object(map) => Value::Object(map.clone()),
+        _ => {
+            let line = inline.lines.line_of(&inline.prefix).unwrap_or(1);
+            return Err(ParamsError::NotAMapping { path: format!("{}:{line}", inline.source) });
+        }
+    };
+    let source_of = |pointer: &str| Source::File {
+        path: inline.source.clone(),
+        line: inline.lines.line_of(&format!("{}{pointer}", inline.prefix)).unwrap_or(1),
+    };
     layered.merge_at(&[], value, &source_of).map_err(ParamsError::Internal)
 }
 

@@ -1,0 +1,73 @@
+//! `kubectl capz render --fleet FLEET.yaml --out-dir DIR`: a fleet into a GitOps repository tree.
+
+use std::io::{IsTerminal, Write};
+
+use anyhow::{Context, bail};
+
+use crate::cli::{CapiApi, GitopsKind, RenderArgs};
+use crate::exit::ExitStatus;
+use crate::fleet::{self, Fleet, FleetOptions, Gitops, Plan, Validator};
+use crate::lint;
+use crate::render::{CapiVersion, Engine};
+
+pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
+    let (Some(fleet_path), Some(out_dir)) = (&args.fleet, &args.out_dir) else {
+        bail!("--fleet needs --out-dir");
+    };
+    if args.input.flavor.is_some() || args.input.name.is_some() || !args.input.values.is_empty() || !args.input.set.is_empty() {
+        bail!("--fleet takes flavors, names and values from the fleet file; drop the FLAVOR, NAME, --values and --set arguments");
+    }
+    let fleet = Fleet::read(fleet_path)?;
+    let engine = Engine::new(args.input.flavor_dir.as_deref());
+    let total = fleet::unit_count(&fleet);
+    let show_progress = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none() && total >= 20;
+    let progress = |done: usize| {
+        if show_progress && (done == total || done % 10 == 0) {
+            let width = 30;
+            let filled = done * width / total.max(1);
+            eprint!("\r[{}{}] {done}/{total} rendered", "#".repeat(filled), " ".repeat(width - filled));
+            if done == total {
+                eprintln!();
+            }
+        }
+    };
+    let validator = if args.no_validate { None } else { Some(validator()?) };
+    let options = FleetOptions {
+        capi: match args.input.capi_api {
+            CapiApi::V1beta1 => CapiVersion::V1beta1,
+            CapiApi::V1beta2 => CapiVersion::V1beta2,
+        },
+        gitops: args.gitops.map(|kind| match kind {
+            GitopsKind::Flux => Gitops::Flux,
+            GitopsKind::Argocd => Gitops::ArgoCd,
+        }),
+        validator: validator.as_deref(),
+        progress: &progress,
+    };
+    let tree = fleet::render_fleet(&fleet, &engine, &options)?;
+    let plan = Plan::compute(out_dir, &tree).with_context(|| format!("cannot update `{}`", out_dir.display()))?;
+    let mut stdout = std::io::stdout().lock();
+    if args.check {
+        if plan.is_up_to_date() {
+            eprintln!("{} is up to date ({} files)", out_dir.display(), tree.len());
+            return Ok(ExitStatus::Success);
+        }
+        for change in plan.changes() {
+            writeln!(stdout, "{} {}", change.verb(), out_dir.join(change.path()).display())?;
+        }
+        eprintln!("{} is not up to date: {} files would change", out_dir.display(), plan.changes().len());
+        return Ok(ExitStatus::Findings);
+    }
+    plan.apply().with_context(|| format!("cannot update `{}`", out_dir.display()))?;
+    for change in plan.changes() {
+        writeln!(stdout, "{} {}", change.verb(), out_dir.join(change.path()).display())?;
+    }
+    eprintln!("{}: {} clusters, {} files written, {} changed", out_dir.display(), fleet.spec.clusters.len(), tree.len(), plan.changes().len());
+    Ok(ExitStatus::Success)
+}
+
+/// The checks run on every rendered cluster: CAPZ's rules.
+fn validator() -> anyhow::Result<Box<Validator<'static>>> {
+    let selection = lint::RuleSelection::new(&[], &[])?;
+    Ok(Box::new(move |documents| lint::check(documents, &selection)))
+}

@@ -1,0 +1,328 @@
+//! Rendering a whole fleet into the files of its repository tree.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::{Value, json};
+
+use super::spec::{ClusterEntry, Fleet, FleetError};
+use super::tree::DesiredTree;
+use crate::manifest::{self, Document};
+use crate::params::{self, InlineValues, Inputs};
+use crate::render::{self, CapiVersion, Engine, Flavor};
+use crate::report::{Finding, Severity};
+
+/// Which GitOps objects to write beside the manifests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gitops {
+    /// A Flux `Kustomization` per cluster and ClusterClass, under `flux/`.
+    Flux,
+    /// An Argo CD `Application` per cluster and ClusterClass, under `argocd/`.
+    ArgoCd,
+}
+
+/// Checks run on every rendered cluster (the `validate` engine), returning its findings.
+pub type Validator<'a> = dyn Fn(&[Document]) -> Vec<Finding> + Sync + 'a;
+
+/// How to render a fleet.
+pub struct FleetOptions<'a> {
+    /// CAPI API version of the rendered objects.
+    pub capi: CapiVersion,
+    /// GitOps objects to add.
+    pub gitops: Option<Gitops>,
+    /// Validation of every rendered cluster; `None` skips it.
+    pub validator: Option<&'a Validator<'a>>,
+    /// Called after each cluster or class is rendered, with the number done so far.
+    pub progress: &'a (dyn Fn(usize) + Sync),
+}
+
+/// The number of clusters and ClusterClasses a fleet renders.
+pub fn unit_count(fleet: &Fleet) -> usize {
+    fleet.spec.clusters.len() + fleet.spec.cluster_classes.len()
+}
+
+enum Unit<'f> {
+    Class(usize),
+    Cluster(usize, &'f ClusterEntry),
+}
+
+/// Renders every ClusterClass and cluster of the fleet into the desired tree. Reads values files, writes
+/// nothing. The first failing entry (in file order) is the error.
+pub fn render_fleet(fleet: &Fleet, engine: &Engine, options: &FleetOptions) -> Result<DesiredTree, FleetError> {
+    let spec = &fleet.spec;
+    let mut units: Vec<Unit> = (0..spec.cluster_classes.len()).map(Unit::Class).collect();
+    units.extend(spec.clusters.iter().enumerate().map(|(i, c)| Unit::Cluster(i, c)));
+
+    let flavors: Mutex<BTreeMap<String, Flavor>> = Mutex::new(BTreeMap::new());
+    let done = AtomicUsize::new(0);
+    let render_unit = |unit: &Unit| -> Result<Vec<(PathBuf, Vec<u8>)>, FleetError> {
+        let files = match unit {
+            Unit::Class(i) => render_class(fleet, *i, engine, options, &flavors),
+            Unit::Cluster(i, cluster) => render_cluster(fleet, *i, cluster, engine, options, &flavors),
+        };
+        (options.progress)(done.fetch_add(1, Ordering::Relaxed) + 1);
+        files
+    };
+
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(units.len().max(1));
+    let chunk = units.len().div_ceil(threads).max(1);
+    let results: Vec<Result<Vec<(PathBuf, Vec<u8>)>, FleetError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = units
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().map(&render_unit).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    });
+
+    let mut tree = DesiredTree::default();
+    for result in results {
+        for (path, content) in result? {
+            tree.insert(path, content);
+        }
+    }
+    if let Some(kind) = options.gitops {
+        add_gitops_index(&mut tree, kind);
+    }
+    Ok(tree)
+}
+
+fn flavor<'a>(
+    engine: &Engine,
+    name: &str,
+    cache: &Mutex<BTreeMap<String, Flavor>>,
+) -> Result<Flavor, render::RenderError> {
+    if let Some(found) = cache.lock().ok().and_then(|c| c.get(name).cloned()) {
+        return Ok(found);
+    }
+    let loaded = render::load_flavor(engine.source(), name)?;
+    if let Ok(mut c) = cache.lock() {
+        c.insert(name.to_string(), loaded.clone());
+    }
+    Ok(loaded)
+}
+
+fn inline(fleet: &Fleet, value: &Value, prefix: String) -> InlineValues {
+    InlineValues { value: value.clone(), source: fleet.file.display().to_string(), lines: fleet.lines().clone(), prefix }
+}
+
+fn values_file_layer(fleet: &Fleet, index: usize, cluster: &ClusterEntry, relative: &Path) -> Result<InlineValues, FleetError> {
+    let path = fleet.resolve(relative);
+    let name = path.display().to_string();
+    let values_file_error = |reason: String| FleetError::ValuesFile {
+        file: fleet.file.display().to_string(),
+        line: fleet.cluster_line(index),
+        cluster: cluster.name.clone(),
+        values_file: name.clone(),
+        reason,
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| values_file_error(e.to_string()))?;
+    let (value, lines) = manifest::parse_value(&text, &name).map_err(|e| values_file_error(e.to_string()))?;
+    Ok(InlineValues { value, source: name, lines: std::sync::Arc::new(lines), prefix: String::new() })
+}
+
+fn unit_error(fleet: &Fleet, pointer: &str, what: String, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> FleetError {
+    FleetError::Entry { location: fleet.location(pointer), what, source: source.into() }
+}
+
+fn render_class(
+    fleet: &Fleet,
+    index: usize,
+    engine: &Engine,
+    options: &FleetOptions,
+    cache: &Mutex<BTreeMap<String, Flavor>>,
+) -> Result<Vec<(PathBuf, Vec<u8>)>, FleetError> {
+    let class = &fleet.spec.cluster_classes[index];
+    let pointer = format!("/clusterClasses/{index}");
+    let what = format!("ClusterClass `{}/{}`", class.namespace, class.name);
+    let flavor_name = format!("{}-clusterclass", class.class);
+    let flavor = flavor(engine, &flavor_name, cache).map_err(|e| unit_error(fleet, &format!("{pointer}/class"), what.clone(), e))?;
+    let inputs = Inputs {
+        namespace: Some(class.namespace.clone()),
+        values_inline: vec![
+            inline(fleet, &fleet.spec.defaults, "/defaults".into()),
+            inline(fleet, &json!({"clusterClassName": class.name}), pointer.clone()),
+            inline(fleet, &class.values, format!("{pointer}/values")),
+        ],
+        ..Inputs::default()
+    };
+    let documents = render_with(engine, &flavor, &inputs, options.capi).map_err(|e| unit_error(fleet, &pointer, what.clone(), e))?;
+    check(fleet, &pointer, &what, &documents, options)?;
+    let dir = PathBuf::from("clusterclasses").join(&class.namespace).join(&class.name);
+    let mut files = manifests_and_kustomization(&dir, "clusterclass.yaml", &documents);
+    if let Some(kind) = options.gitops {
+        files.push(gitops_object(fleet, kind, "clusterclass", &class.namespace, &class.name, &dir, None)?);
+    }
+    Ok(files)
+}
+
+fn render_cluster(
+    fleet: &Fleet,
+    index: usize,
+    cluster: &ClusterEntry,
+    engine: &Engine,
+    options: &FleetOptions,
+    cache: &Mutex<BTreeMap<String, Flavor>>,
+) -> Result<Vec<(PathBuf, Vec<u8>)>, FleetError> {
+    let pointer = format!("/clusters/{index}");
+    let what = format!("cluster `{}/{}`", cluster.namespace, cluster.name);
+    let mut layers = vec![inline(fleet, &fleet.spec.defaults, "/defaults".into())];
+    let (flavor_name, class) = match (&cluster.flavor, &cluster.class) {
+        (Some(flavor), _) => (flavor.clone(), None),
+        (None, Some(class_name)) => {
+            let class = fleet.spec.cluster_classes.iter().find(|c| &c.name == class_name);
+            let base = class.map_or("aks-aso", |c| c.class.as_str());
+            layers.push(inline(fleet, &json!({"clusterClassName": class_name}), format!("{pointer}/class")));
+            (format!("{base}-topology"), class)
+        }
+        (None, None) => unreachable_entry(fleet, &pointer, &what)?,
+    };
+    for relative in &cluster.values_files {
+        layers.push(values_file_layer(fleet, index, cluster, relative)?);
+    }
+    layers.push(inline(fleet, &cluster.values, format!("{pointer}/values")));
+    let field = if cluster.flavor.is_some() { "flavor" } else { "class" };
+    let flavor =
+        flavor(engine, &flavor_name, cache).map_err(|e| unit_error(fleet, &format!("{pointer}/{field}"), what.clone(), e))?;
+    let inputs = Inputs {
+        cluster_name: Some(cluster.name.clone()),
+        namespace: Some(cluster.namespace.clone()),
+        values_inline: layers,
+        ..Inputs::default()
+    };
+    let documents = render_with(engine, &flavor, &inputs, options.capi).map_err(|e| unit_error(fleet, &pointer, what.clone(), e))?;
+    check(fleet, &pointer, &what, &documents, options)?;
+    let dir = PathBuf::from("clusters").join(&cluster.namespace).join(&cluster.name);
+    let mut files = manifests_and_kustomization(&dir, "cluster.yaml", &documents);
+    if let Some(kind) = options.gitops {
+        let depends_on = class.map(|c| (c.namespace.as_str(), c.name.as_str()));
+        files.push(gitops_object(fleet, kind, "cluster", &cluster.namespace, &cluster.name, &dir, depends_on)?);
+    }
+    Ok(files)
+}
+
+fn unreachable_entry<T>(fleet: &Fleet, pointer: &str, what: &str) -> Result<T, FleetError> {
+    Err(unit_error(fleet, pointer, what.to_string(), "set exactly one of `flavor` and `class`"))
+}
+
+fn render_with(
+    engine: &Engine,
+    flavor: &Flavor,
+    inputs: &Inputs,
+    capi: CapiVersion,
+) -> Result<Vec<Document>, Box<dyn std::error::Error + Send + Sync>> {
+    let layered = params::merge(inputs)?;
+    let resolved = params::resolve(&layered, &flavor.name, &flavor.required, &flavor.unsupported)?;
+    Ok(render::render_flavor(engine, flavor, &resolved, capi)?)
+}
+
+fn check(fleet: &Fleet, pointer: &str, what: &str, documents: &[Document], options: &FleetOptions) -> Result<(), FleetError> {
+    let Some(validator) = options.validator else { return Ok(()) };
+    let errors: Vec<String> = validator(documents)
+        .into_iter()
+        .filter(|f| f.severity == Severity::Error)
+        .map(|f| format!("{} {}: {} [{}]", f.object, f.path, f.message, f.rule))
+        .collect();
+    if errors.is_empty() {
+        return Ok(());
+    }
+    Err(unit_error(fleet, pointer, what.to_string(), format!("rendered objects are invalid:\n  {}", errors.join("\n  "))))
+}
+
+fn manifests_and_kustomization(dir: &Path, file: &str, documents: &[Document]) -> Vec<(PathBuf, Vec<u8>)> {
+    let manifests = manifest::to_yaml_documents(documents.iter().map(|d| &d.value));
+    let kustomization = manifest::to_yaml(&json!({
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": [file],
+    }));
+    vec![(dir.join(file), manifests.into_bytes()), (dir.join("kustomization.yaml"), kustomization.into_bytes())]
+}
+
+fn repo_path(fleet: &Fleet, dir: &Path) -> String {
+    let prefix = fleet.spec.gitops.path_prefix.as_deref().unwrap_or(".").trim_end_matches('/');
+    format!("{prefix}/{}", dir.display())
+}
+
+fn gitops_object(
+    fleet: &Fleet,
+    kind: Gitops,
+    role: &str,
+    namespace: &str,
+    name: &str,
+    dir: &Path,
+    depends_on_class: Option<(&str, &str)>,
+) -> Result<(PathBuf, Vec<u8>), FleetError> {
+    let settings = &fleet.spec.gitops;
+    let object_name = format!("{role}-{namespace}-{name}");
+    let (folder, object) = match kind {
+        Gitops::Flux => {
+            let mut spec = json!({
+                "interval": "10m",
+                "path": repo_path(fleet, dir),
+                "prune": true,
+                "sourceRef": {"kind": "GitRepository", "name": settings.source_name.as_deref().unwrap_or("flux-system")},
+            });
+            if let Some((class_ns, class_name)) = depends_on_class {
+                spec["dependsOn"] = json!([{"name": format!("clusterclass-{class_ns}-{class_name}")}]);
+            }
+            let object = json!({
+                "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+                "kind": "Kustomization",
+                "metadata": {"name": object_name, "namespace": settings.namespace.as_deref().unwrap_or("flux-system")},
+                "spec": spec,
+            });
+            ("flux", object)
+        }
+        Gitops::ArgoCd => {
+            let Some(repo_url) = &settings.repo_url else {
+                return Err(FleetError::Invalid {
+                    file: fleet.file.display().to_string(),
+                    line: 1,
+                    path: "gitops.repoUrl".into(),
+                    message: "`--gitops argocd` needs `gitops.repoUrl` (the repository Argo CD reads)".into(),
+                });
+            };
+            let object = json!({
+                "apiVersion": "argoproj.io/v1alpha1",
+                "kind": "Application",
+                "metadata": {"name": object_name, "namespace": settings.namespace.as_deref().unwrap_or("argocd")},
+                "spec": {
+                    "project": "default",
+                    "source": {
+                        "repoURL": repo_url,
+                        "targetRevision": settings.revision.as_deref().unwrap_or("HEAD"),
+                        "path": repo_path(fleet, dir).trim_start_matches("./"),
+                    },
+                    "destination": {"server": "https://kubernetes.default.svc", "namespace": namespace},
+                    "syncPolicy": {"automated": {"prune": true}},
+                },
+            });
+            ("argocd", object)
+        }
+    };
+    let path = PathBuf::from(folder).join(format!("{role}s")).join(format!("{namespace}-{name}.yaml"));
+    Ok((path, manifest::to_yaml(&object).into_bytes()))
+}
+
+/// A kustomization in each GitOps folder listing its objects, so one entry point applies them all.
+fn add_gitops_index(tree: &mut DesiredTree, kind: Gitops) {
+    let folder = match kind {
+        Gitops::Flux => "flux",
+        Gitops::ArgoCd => "argocd",
+    };
+    let resources: Vec<String> = tree
+        .files()
+        .filter_map(|(path, _)| path.strip_prefix(folder).ok().map(|p| p.display().to_string()))
+        .collect();
+    if resources.is_empty() {
+        return;
+    }
+    let index = manifest::to_yaml(&json!({
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": resources,
+    }));
+    tree.insert(PathBuf::from(folder).join("kustomization.yaml"), index.into_bytes());
+}
