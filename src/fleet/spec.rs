@@ -149,7 +149,7 @@ impl Fleet {
                 file: file.clone(),
                 line: lines.line_of(&pointer).unwrap_or(1),
                 path: err.path().to_string(),
-                message: err.inner().to_string(),
+                message: with_suggestion(err.inner().to_string()),
             }
         })?;
         let invalid = |pointer: &str, message: String| FleetError::Invalid {
@@ -238,6 +238,23 @@ impl Fleet {
     }
 }
 
+/// serde's "unknown field `x`, expected one of `a`, `b`" with the closest known field named.
+fn with_suggestion(message: String) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else { return message };
+    let Some((unknown, expected)) = rest.split_once("`, expected ") else { return message };
+    let best = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|known| (strsim::jaro_winkler(unknown, known), known))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match best {
+        Some((_, known)) => format!("unknown field `{unknown}` (did you mean `{known}`?)"),
+        None => message,
+    }
+}
+
 fn serde_path_to_pointer(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut pointer = String::new();
@@ -278,7 +295,7 @@ mod tests {
     fn unknown_key_names_file_line_and_path() {
         let err = parse(&format!("{HEAD}clusters:\n- name: a\n  flavour: aks\n")).unwrap_err().to_string();
         assert!(err.starts_with("fleet.yaml:5: clusters[0]"), "{err}");
-        assert!(err.contains("unknown field `flavour`"), "{err}");
+        assert!(err.contains("unknown field `flavour` (did you mean `flavor`?)"), "{err}");
     }
 
     #[test]

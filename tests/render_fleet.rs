@@ -1,0 +1,190 @@
+//! `render --fleet`: deterministic, atomic GitOps trees that never touch a user's files.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn capz() -> Command {
+    let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
+    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
+    cmd
+}
+
+/// Every file below `dir` with its bytes.
+fn snapshot_tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        for entry in std::fs::read_dir(&current).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// A fleet of `n` aks-aso clusters over 4 namespaces; cluster `bad` gets `bad_values` if given.
+fn write_fleet(dir: &Path, n: usize, extra: &str) -> PathBuf {
+    let mut text = String::from(
+        "apiVersion: kubectl-capz/v1alpha1\nkind: Fleet\ndefaults:\n  kubernetesVersion: v1.33.2\n  location: westeurope\n  asoCredentialSecret:\n    name: aso-credentials\n  poolDefaults:\n    vmSize: Standard_D4s_v5\nclusters:\n",
+    );
+    for i in 0..n {
+        text.push_str(&format!(
+            "- name: c{i:04}\n  namespace: team-{}\n  flavor: aks-aso\n  values:\n    poolDefaults:\n      replicas: {}\n",
+            i % 4,
+            1 + i % 3
+        ));
+    }
+    text.push_str(extra);
+    let path = dir.join("fleet.yaml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The acceptance: a 200-cluster fleet renders; a second run is byte-identical; `--check`
+/// exits 0 after it and 1 after a values change; a user file survives.
+#[test]
+fn two_hundred_clusters_deterministic_and_checkable() {
+    let work = tempfile::tempdir().unwrap();
+    let fleet = write_fleet(work.path(), 200, "");
+    let out = work.path().join("repo");
+    capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    let first = snapshot_tree(&out);
+    assert_eq!(first.keys().filter(|p| p.ends_with("cluster.yaml")).count(), 200);
+    assert_eq!(first.keys().filter(|p| p.ends_with("kustomization.yaml")).count(), 200);
+
+    std::fs::write(out.join("README.md"), "user readme").unwrap();
+    std::fs::write(out.join("clusters/team-1/c0001/NOTES.md"), "user notes").unwrap();
+    capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    let mut second = snapshot_tree(&out);
+    assert_eq!(second.remove(Path::new("README.md")).as_deref(), Some(&b"user readme"[..]));
+    assert_eq!(second.remove(Path::new("clusters/team-1/c0001/NOTES.md")).as_deref(), Some(&b"user notes"[..]));
+    assert_eq!(first, second, "second run is byte-identical");
+
+    capz().args(["render", "--check", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().code(0);
+
+    let text = std::fs::read_to_string(&fleet).unwrap().replacen("replicas: 2\n", "replicas: 5\n", 1);
+    std::fs::write(&fleet, text).unwrap();
+    let before = snapshot_tree(&out);
+    let output = capz().args(["render", "--check", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(stdout.starts_with("update ") && stdout.trim_end().ends_with("clusters/team-1/c0001/cluster.yaml"), "{stdout}");
+    assert_eq!(before, snapshot_tree(&out), "--check writes nothing");
+}
+
+/// Clusters dropped from the fleet disappear; directories holding user files stay.
+#[test]
+fn removed_clusters_are_pruned_but_user_files_stay() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("repo");
+    let fleet = write_fleet(work.path(), 3, "");
+    capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    std::fs::write(out.join("clusters/team-2/c0002/mine.txt"), "keep").unwrap();
+    let fleet = write_fleet(work.path(), 1, "");
+    capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    assert!(out.join("clusters/team-0/c0000/cluster.yaml").exists());
+    assert!(!out.join("clusters/team-1").exists(), "dropped cluster directory removed");
+    assert!(!out.join("clusters/team-2/c0002/cluster.yaml").exists());
+    assert_eq!(std::fs::read_to_string(out.join("clusters/team-2/c0002/mine.txt")).unwrap(), "keep");
+}
+
+/// A cluster whose values fail: exit 2, naming the cluster and file:line, and the tree is untouched.
+#[test]
+fn failing_cluster_leaves_the_tree_unchanged() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("repo");
+    let fleet = write_fleet(work.path(), 5, "");
+    capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    let before = snapshot_tree(&out);
+    let fleet = write_fleet(
+        work.path(),
+        5,
+        "- name: broken\n  namespace: team-0\n  flavor: aks-aso\n  values:\n    pools:\n    - name: Not_Valid\n      mode: System\n",
+    );
+    let output = capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("fleet.yaml:41: cluster `team-0/broken`"), "{stderr}");
+    assert!(stderr.contains("Not_Valid"), "{stderr}");
+    assert_eq!(before, snapshot_tree(&out), "nothing changed");
+}
+
+/// Fleet-file mistakes are exit 2 with file:line; the output directory is never created.
+#[test]
+fn bad_fleet_files() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("repo");
+    let cases = [
+        ("clusters:\n- name: a\n  flavor: aks-aso\n  valuse: {}\n", "fleet.yaml:13: clusters[0].valuse: unknown field `valuse` (did you mean `values`?)"),
+        (
+            "clusters:\n- name: a\n  flavor: aks-aso\n- name: a\n  flavor: aks-aso\n",
+            "fleet.yaml:13: cluster `default/a` is defined twice (first at line 11)",
+        ),
+        ("clusters:\n- name: a\n  flavor: akss\n", "unknown flavor `akss`"),
+    ];
+    for (body, expected) in cases {
+        let head = "apiVersion: kubectl-capz/v1alpha1\nkind: Fleet\ndefaults:\n  kubernetesVersion: v1.33.2\n  location: westeurope\n  asoCredentialSecret:\n    name: aso-credentials\n  poolDefaults:\n    vmSize: Standard_D4s_v5\n";
+        let fleet = work.path().join("fleet.yaml");
+        std::fs::write(&fleet, format!("{head}{body}")).unwrap();
+        let output = capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{body}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains(expected), "expected {expected:?} in {stderr}");
+        assert!(!out.exists(), "no output directory after an error");
+    }
+}
+
+/// An out-dir that is a file, or that holds a file the tool does not own where it must write: a clear
+/// error and nothing deleted.
+#[test]
+fn out_dir_conflicts() {
+    let work = tempfile::tempdir().unwrap();
+    let fleet = write_fleet(work.path(), 2, "");
+    let file = work.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let output = capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&file).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("is not a directory"));
+
+    let out = work.path().join("repo");
+    std::fs::create_dir_all(out.join("clusters/team-1/c0001")).unwrap();
+    std::fs::write(out.join("clusters/team-1/c0001/cluster.yaml"), "hand-written").unwrap();
+    let output = capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("was not written by kubectl-capz"));
+    assert_eq!(std::fs::read_to_string(out.join("clusters/team-1/c0001/cluster.yaml")).unwrap(), "hand-written");
+    assert!(!out.join("clusters/team-0").exists(), "nothing written either");
+}
+
+/// The shipped example fleet with Flux and Argo CD objects.
+#[test]
+fn example_fleet_with_gitops_objects() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fleet/fleet.yaml");
+    for (kind, file) in [("flux", "flux/clusters/payments-payments-prod-weu.yaml"), ("argocd", "argocd/clusters/payments-payments-prod-weu.yaml")] {
+        let work = tempfile::tempdir().unwrap();
+        let out = work.path().join("repo");
+        capz().args(["render", "--gitops", kind, "--fleet"]).arg(&example).arg("--out-dir").arg(&out).assert().success();
+        let tree = snapshot_tree(&out);
+        let listing: Vec<String> = tree.keys().map(|p| p.display().to_string()).collect();
+        insta::assert_yaml_snapshot!(format!("example_fleet_{kind}_files"), listing);
+        insta::assert_snapshot!(format!("example_fleet_{kind}_object"), String::from_utf8(tree[Path::new(file)].clone()).unwrap());
+        insta::assert_snapshot!(
+            format!("example_fleet_{kind}_index"),
+            String::from_utf8(tree[&PathBuf::from(kind).join("kustomization.yaml")].clone()).unwrap()
+        );
+    }
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("repo");
+    capz().args(["render", "--fleet"]).arg(&example).arg("--out-dir").arg(&out).assert().success();
+    insta::assert_snapshot!(
+        "example_fleet_prod_cluster",
+        std::fs::read_to_string(out.join("clusters/payments/payments-prod-weu/cluster.yaml")).unwrap()
+    );
+}
