@@ -71,7 +71,7 @@ static RULES: &[RuleInfo] = &[
     rule(
         names::DNS_PREFIX,
         Severity::Error,
-        "dnsPrefix (AzureManagedControlPlane, defaulted to metadata.name; ASO ManagedCluster) must be 2-54 alphanumerics or hyphens, starting and ending alphanumeric.",
+        "dnsPrefix must be alphanumerics or hyphens, starting and ending alphanumeric, at most 54 characters: at least 2 on AzureManagedControlPlane (defaulted to metadata.name), 1 on an ASO ManagedCluster.",
         "validateAzureManagedControlPlaneDNSPrefix (internal/webhooks/azuremanagedcontrolplane_validation.go)",
     ),
     rule(

@@ -94,8 +94,10 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
 }
 
 fn check_managed_cluster(object: &AsoObject<'_>, sink: &mut Sink<'_>) {
+    // AKS itself also takes a single alphanumeric character, which CAPZ's pattern does not.
     if let Some(prefix) = object.str_at("/spec/dnsPrefix")
         && !DNS_PREFIX_PATTERN.is_match(prefix)
+        && !(prefix.len() == 1 && prefix.bytes().all(|b| b.is_ascii_alphanumeric()))
     {
         sink.emit(
             DNS_PREFIX,
@@ -213,5 +215,10 @@ spec:
         assert!(paths.contains(&"/spec/resources/0/spec/azureName"));
         let good = yaml.replace("windows-c1", "c1").replace("bad_prefix", "c1");
         assert!(findings(&good).is_empty());
+        let single = yaml.replace("windows-c1", "c1").replace("bad_prefix", "x");
+        assert!(
+            findings(&single).is_empty(),
+            "AKS accepts a one-character dnsPrefix"
+        );
     }
 }
