@@ -7,24 +7,30 @@ use capz::topology::plan_all;
 use serde_json::Value;
 
 const VALUES: &[(&str, &str)] = &[
-    ("${CLUSTER_NAME}", "my-aks"),
-    ("${CLUSTER_CLASS_NAME}", "aks-aso-class"),
-    ("${KUBERNETES_VERSION}", "v1.31.2"),
-    ("${AZURE_LOCATION}", "westeurope"),
-    ("${ASO_CREDENTIAL_SECRET_NAME}", "aso-credentials"),
-    ("${AZURE_NODE_MACHINE_TYPE}", "Standard_D2s_v3"),
+    ("CLUSTER_NAME", "my-aks"),
+    ("CLUSTER_CLASS_NAME", "aks-aso-class"),
+    ("KUBERNETES_VERSION", "v1.31.2"),
+    ("AZURE_LOCATION", "westeurope"),
+    ("ASO_CREDENTIAL_SECRET_NAME", "aso-credentials"),
+    ("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3"),
     // The topology asks for 1 replica per pool; give the flavor the same count.
-    ("${WORKER_MACHINE_COUNT:=2}", "1"),
+    ("WORKER_MACHINE_COUNT", "1"),
 ];
 
-fn expand(file: &str) -> Vec<Document> {
+/// Expands a template with clusterctl's variable processor, as `clusterctl generate` would.
+fn expand_with(file: &str, values: &[(&str, &str)]) -> Vec<Document> {
     let path = format!("tests/fixtures/topology/upstream/{file}");
-    let mut text = std::fs::read_to_string(&path).unwrap();
-    for (var, value) in VALUES {
-        text = text.replace(var, value);
-    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = capz::render::envsubst::process(&text, |name| {
+        values.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+    })
+    .unwrap();
     assert!(!text.contains("${"), "{file} has variables left");
     parse_documents(&text, &path).unwrap()
+}
+
+fn expand(file: &str) -> Vec<Document> {
+    expand_with(file, VALUES)
 }
 
 fn by_kind<'a>(objects: &'a [Value], kind: &str) -> Vec<&'a Value> {
@@ -102,20 +108,14 @@ fn upstream_aks_aso_class_plans_like_the_aks_aso_flavor() {
 #[test]
 fn upstream_aks_class_without_patches_copies_its_templates() {
     let values = [
-        ("${CLUSTER_NAME}", "my-aks"), ("${CLUSTER_CLASS_NAME}", "aks-class"), ("${KUBERNETES_VERSION}", "v1.31.2"),
-        ("${AZURE_LOCATION}", "westeurope"), ("${AZURE_SUBSCRIPTION_ID}", "00000000-0000-0000-0000-000000000000"),
-        ("${AZURE_NODE_MACHINE_TYPE}", "Standard_D2s_v3"), ("${CLUSTER_IDENTITY_NAME}", "cluster-identity"),
-        ("${AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY}", "11111111-1111-1111-1111-111111111111"),
-        ("${AZURE_TENANT_ID}", "22222222-2222-2222-2222-222222222222"), ("${CLUSTER_IDENTITY_TYPE:=WorkloadIdentity}", "WorkloadIdentity"),
+        ("CLUSTER_NAME", "my-aks"), ("CLUSTER_CLASS_NAME", "aks-class"), ("KUBERNETES_VERSION", "v1.31.2"),
+        ("AZURE_LOCATION", "westeurope"), ("AZURE_SUBSCRIPTION_ID", "00000000-0000-0000-0000-000000000000"),
+        ("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3"), ("CLUSTER_IDENTITY_NAME", "cluster-identity"),
+        ("AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY", "11111111-1111-1111-1111-111111111111"),
+        ("AZURE_TENANT_ID", "22222222-2222-2222-2222-222222222222"),
     ];
-    let mut docs = Vec::new();
-    for file in ["cluster-template-aks-clusterclass.yaml", "cluster-template-aks-topology.yaml"] {
-        let mut text = std::fs::read_to_string(format!("tests/fixtures/topology/upstream/{file}")).unwrap();
-        for (var, value) in values {
-            text = text.replace(var, value);
-        }
-        docs.extend(parse_documents(&text, file).unwrap());
-    }
+    let mut docs = expand_with("cluster-template-aks-clusterclass.yaml", &values);
+    docs.extend(expand_with("cluster-template-aks-topology.yaml", &values));
     let planned = plan_all(&docs).unwrap();
     let plan = &planned[0].objects;
     let cp = one(plan, "AzureManagedControlPlane");
