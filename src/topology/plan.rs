@@ -880,3 +880,109 @@ fn compute_worker(
         infrastructure_template,
     })
 }
+
+/// The label selector of the objects the topology controller created for a Cluster.
+pub fn owned_selector(cluster_name: &str) -> String {
+    format!("{CLUSTER_NAME_LABEL}={cluster_name},{TOPOLOGY_OWNED_LABEL}")
+}
+
+/// The names the controller already gave a live topology Cluster's objects: its refs, the control
+/// plane's machine template, and the MachinePools / MachineDeployments (with their bootstrap and
+/// infrastructure refs) labelled with the Cluster's name and their topology name. Planning with
+/// these reuses the names, so planned and live objects line up one to one.
+pub fn current_from_live(live_cluster: &Value, live_objects: &[Value]) -> Current {
+    let cluster_name = s(live_cluster, "/metadata/name").unwrap_or("");
+    let mut current = Current {
+        infrastructure_cluster: s(live_cluster, "/spec/infrastructureRef/name").map(str::to_string),
+        control_plane: s(live_cluster, "/spec/controlPlaneRef/name").map(str::to_string),
+        ..Current::default()
+    };
+    let labelled = |o: &&Value, label: &str| {
+        s(o, &format!("/metadata/labels/{}", CLUSTER_NAME_LABEL.replace('/', "~1"))) == Some(cluster_name)
+            && o.pointer(&format!("/metadata/labels/{}", label.replace('/', "~1"))).is_some()
+    };
+    if let Some(cp_name) = &current.control_plane {
+        let cp_kind = s(live_cluster, "/spec/controlPlaneRef/kind");
+        if let Some(cp) = live_objects.iter().find(|o| s(o, "/metadata/name") == Some(cp_name) && s(o, "/kind") == cp_kind) {
+            current.control_plane_machine_infrastructure = s(cp, "/spec/machineTemplate/infrastructureRef/name")
+                .or_else(|| s(cp, "/spec/machineTemplate/spec/infrastructureRef/name"))
+                .map(str::to_string);
+        }
+    }
+    for (kind, label) in [("MachinePool", MACHINE_POOL_NAME_LABEL), ("MachineDeployment", MACHINE_DEPLOYMENT_NAME_LABEL)] {
+        for object in live_objects.iter().filter(|o| s(o, "/kind") == Some(kind) && labelled(o, label)) {
+            let Some(topology_name) = s(object, &format!("/metadata/labels/{}", label.replace('/', "~1"))) else { continue };
+            let worker = CurrentWorker {
+                name: s(object, "/metadata/name").map(str::to_string),
+                bootstrap: s(object, "/spec/template/spec/bootstrap/configRef/name").map(str::to_string),
+                infrastructure: s(object, "/spec/template/spec/infrastructureRef/name").map(str::to_string),
+            };
+            let map = if kind == "MachinePool" { &mut current.machine_pools } else { &mut current.machine_deployments };
+            map.insert(topology_name.to_string(), worker);
+        }
+    }
+    current
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::parse_documents;
+
+    const CLASS: &str = include_str!("../../tests/fixtures/topology/custom/class.yaml");
+    const CLUSTER: &str = include_str!("../../tests/fixtures/topology/custom/cluster.yaml");
+
+    fn docs() -> Vec<Document> {
+        let mut docs = parse_documents(CLASS, "class.yaml").unwrap();
+        docs.extend(parse_documents(CLUSTER, "cluster.yaml").unwrap());
+        docs
+    }
+
+    #[test]
+    fn live_names_are_reused() {
+        let docs = docs();
+        let cluster = docs.iter().find(|d| is_topology_cluster(d)).unwrap();
+        let first = plan(cluster, &docs, &Current::default()).unwrap();
+        // Pretend the controller created the objects with other names; plan again against them.
+        let mut live: Vec<Value> = first.objects.clone();
+        for object in &mut live {
+            let kind = object["kind"].as_str().unwrap().to_string();
+            let renamed = format!("{}-live", object["metadata"]["name"].as_str().unwrap());
+            if kind != "Cluster" {
+                object["metadata"]["name"] = json!(renamed);
+            }
+        }
+        let mut live_cluster = live[0].clone();
+        live_cluster["spec"]["infrastructureRef"]["name"] = live[1]["metadata"]["name"].clone();
+        live_cluster["spec"]["controlPlaneRef"]["name"] = live[2]["metadata"]["name"].clone();
+        for mp in live.iter_mut().filter(|o| o["kind"] == "MachinePool") {
+            let boot = mp["spec"]["template"]["spec"]["bootstrap"]["configRef"]["name"].as_str().unwrap().to_string();
+            let infra = mp["spec"]["template"]["spec"]["infrastructureRef"]["name"].as_str().unwrap().to_string();
+            mp["spec"]["template"]["spec"]["bootstrap"]["configRef"]["name"] = json!(format!("{boot}-live"));
+            mp["spec"]["template"]["spec"]["infrastructureRef"]["name"] = json!(format!("{infra}-live"));
+        }
+        let current = current_from_live(&live_cluster, &live);
+        assert_eq!(current.machine_pools.len(), 2);
+        let second = plan(cluster, &docs, &current).unwrap();
+        let names = |objects: &[Value]| -> Vec<String> {
+            objects.iter().map(|o| format!("{}/{}", o["kind"].as_str().unwrap(), o["metadata"]["name"].as_str().unwrap())).collect()
+        };
+        assert_eq!(names(&second.objects), names(&live));
+        // Same content apart from the names.
+        assert_eq!(second.objects[2]["spec"], first.objects[2]["spec"]);
+        assert_eq!(owned_selector("team-a"), "cluster.x-k8s.io/cluster-name=team-a,topology.cluster.x-k8s.io/owned");
+    }
+
+    #[test]
+    fn random_suffix_is_stable_and_uses_the_kubernetes_alphabet() {
+        let docs = docs();
+        let cluster = docs.iter().find(|d| is_topology_cluster(d)).unwrap();
+        let a = plan(cluster, &docs, &Current::default()).unwrap();
+        let b = plan(cluster, &docs, &Current::default()).unwrap();
+        assert_eq!(a.objects, b.objects);
+        let cp_name = a.objects[2]["metadata"]["name"].as_str().unwrap();
+        let suffix = cp_name.strip_prefix("team-a-").unwrap();
+        assert_eq!(suffix.len(), 5);
+        assert!(suffix.chars().all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c)), "{suffix}");
+    }
+}
