@@ -127,6 +127,14 @@ fn kubernetes_yaml_options() -> Options {
     let mut options = Options::default();
     options.legacy_octal_numbers = true;
     options.duplicate_keys = DuplicateKeyPolicy::Error;
+    // Bundles of whole fleets are large: lift the size budgets, keep the alias-bomb protection.
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_documents = usize::MAX;
+    budget.max_events = usize::MAX;
+    budget.max_nodes = usize::MAX;
+    budget.max_reader_input_bytes = None;
+    budget.max_total_scalar_bytes = usize::MAX;
+    options.budget = Some(budget);
     options
 }
 
@@ -287,6 +295,12 @@ mod tests {
         assert_eq!(docs.iter().map(Document::name).collect::<Vec<_>>(), ["a", "b"]);
         assert_eq!(docs[1].origin.line, 8);
         assert_eq!(docs[1].line_of("/metadata/name"), 11);
+    }
+
+    #[test]
+    fn thousands_of_documents_are_read() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n".repeat(5000);
+        assert_eq!(parse_documents(&text, "big.yaml").unwrap().len(), 5000);
     }
 
     #[test]
