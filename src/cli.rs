@@ -20,23 +20,74 @@ pub fn parse() -> Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Render a flavor, a ClusterClass or a clusterctl template into manifests.
+    #[command(after_help = RENDER_EXAMPLES)]
     Render(RenderArgs),
     /// List the parameters of a flavor, or print the JSON Schema of a values file.
+    #[command(after_help = PARAMS_EXAMPLES)]
     Params(ParamsArgs),
     /// Validate manifests against CAPI, CAPZ and ASO schemas and CAPZ's own rules.
+    #[command(after_help = VALIDATE_EXAMPLES)]
     Validate(ValidateArgs),
     /// Show what applying manifests would change in a live cluster.
+    #[command(after_help = DIFF_EXAMPLES)]
     Diff(DiffArgs),
     /// Print the objects a ClusterClass topology produces for a topology Cluster.
+    #[command(after_help = PLAN_EXAMPLES)]
     Plan(PlanArgs),
     /// Print the plugin version and the CAPI, CAPZ and ASO versions it targets.
+    #[command(after_help = "Example:\n  kubectl capz version")]
     Version,
     /// Print a shell completion script.
+    #[command(after_help = COMPLETION_EXAMPLES)]
     Completion(CompletionArgs),
     /// Regenerate schemas/ from upstream CRDs (maintainers only).
-    #[command(hide = true)]
+    #[command(hide = true, after_help = "Example:\n  kubectl capz import-schemas --from ../shared/crds --out schemas")]
     ImportSchemas(ImportSchemasArgs),
 }
+
+const RENDER_EXAMPLES: &str = "Examples:
+  # The aks-aso flavor from a values file
+  kubectl capz render aks-aso demo --values examples/aks-aso.values.yaml
+
+  # With clusterctl's environment variables, one value overridden, as a JSON List
+  AZURE_LOCATION=westeurope kubectl capz render aks-aso demo --set pools[0].replicas=3 -o json
+
+  # A topology Cluster together with its ClusterClass, CAPI v1beta2
+  kubectl capz render aks-aso-topology demo --with-class --capi-api v1beta2 --values my.values.yaml
+
+  # Any clusterctl template, with clusterctl's variable semantics
+  kubectl capz render --from cluster-template-aks.yaml demo -n team-a
+
+  # A whole fleet into a GitOps repository, then check it is up to date in CI
+  kubectl capz render --fleet fleet.yaml --out-dir clusters-repo --gitops flux
+  kubectl capz render --fleet fleet.yaml --out-dir clusters-repo --check";
+
+const PARAMS_EXAMPLES: &str = "Examples:
+  kubectl capz params aks-aso
+  kubectl capz params --schema > values.schema.json";
+
+const VALIDATE_EXAMPLES: &str = "Examples:
+  kubectl capz validate clusters/
+  kubectl capz render aks-aso demo --values my.values.yaml | kubectl capz validate - -o json
+  kubectl capz validate bundle.yaml --disable capz-empty-ssh-key -o junit > report.xml
+
+Exit status: 0 valid, 1 error findings, 2 usage or input error.";
+
+const DIFF_EXAMPLES: &str = "Examples:
+  kubectl capz diff -f clusters/team-a/demo/
+  kubectl capz diff aks-aso demo --values my.values.yaml --context mgmt
+  kubectl capz render aks-aso demo --values my.values.yaml | kubectl capz diff -f - -o json
+
+Exit status: 0 no differences, 1 differences, 2 error. diff never writes to the cluster.";
+
+const PLAN_EXAMPLES: &str = "Examples:
+  kubectl capz plan -f clusterclass.yaml -f cluster.yaml
+  kubectl capz render aks-aso-topology demo --with-class --values my.values.yaml | kubectl capz plan -f -";
+
+const COMPLETION_EXAMPLES: &str = "Examples:
+  kubectl capz completion bash > /etc/bash_completion.d/kubectl-capz
+  kubectl capz completion zsh > \"${fpath[1]}/_kubectl-capz\"
+  kubectl capz completion fish > ~/.config/fish/completions/kubectl-capz.fish";
 
 /// What to render and with which parameters; shared by `render` and `diff FLAVOR NAME`.
 #[derive(Debug, Args, Clone, Default)]

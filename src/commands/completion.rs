@@ -1,5 +1,8 @@
 //! `kubectl capz completion SHELL`: a completion script for bash, zsh, fish, elvish or PowerShell.
 
+use std::io::Write;
+
+use anyhow::Context;
 use clap::CommandFactory;
 
 use crate::cli::{Cli, CompletionArgs};
@@ -7,6 +10,10 @@ use crate::exit::ExitStatus;
 
 pub(crate) fn run(args: CompletionArgs) -> anyhow::Result<ExitStatus> {
     let mut command = Cli::command();
-    clap_complete::generate(args.shell, &mut command, "kubectl-capz", &mut std::io::stdout());
+    // Generated into memory first: clap_complete panics on a write error (e.g. a closed pipe).
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "kubectl-capz", &mut script);
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(&script).context("cannot write to stdout")?;
     Ok(ExitStatus::Success)
 }
