@@ -135,3 +135,20 @@ fn v1beta2_class_and_cluster_plan_snapshot() {
     assert!(text.contains("kind: MachinePool\nmetadata:\n  name: kcp-pool-a\n"));
     insta::assert_snapshot!("v1beta2_plan", text);
 }
+
+#[test]
+fn from_cluster_with_unreachable_server_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\n    insecure-skip-tls-verify: true\nusers:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\ncurrent-context: ctx\n",
+    )
+    .unwrap();
+    let out = plan(&["--from-cluster", "--request-timeout", "5s", "--kubeconfig", kubeconfig.to_str().unwrap(), "-f", &format!("{CUSTOM}/cluster.yaml")]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("cluster.yaml:1: cannot read ClusterClass fleet/aks-aso-vars from the cluster"), "{err}");
+    assert!(err.contains("cannot find the API of cluster.x-k8s.io/v1beta1 ClusterClass on the server"), "{err}");
+    assert!(out.stdout.is_empty());
+}

@@ -12,9 +12,11 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     if args.filenames.is_empty() {
         anyhow::bail!("no input: give the topology Cluster (and, without --from-cluster, its ClusterClass and templates) with -f");
     }
-    let documents = manifest::read_paths(&args.filenames)?;
+    let mut documents = manifest::read_paths(&args.filenames)?;
     if args.from_cluster {
-        anyhow::bail!("--from-cluster is not available yet: pass the ClusterClass and its templates with -f");
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let fetched = runtime.block_on(fetch_classes(&args.cluster, &documents))?;
+        documents.extend(fetched);
     }
     let planned = crate::topology::plan_all(&documents).context("cannot plan the topology")?;
     let objects: Vec<serde_json::Value> = planned.iter().flat_map(|p| p.objects.iter().cloned()).collect();
@@ -43,3 +45,59 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
 }
 
 use std::io::Write as _;
+
+/// Reads from the cluster the ClusterClass (and templates) of every topology Cluster in the inputs.
+async fn fetch_classes(cluster: &crate::cli::ClusterArgs, documents: &[Document]) -> anyhow::Result<Vec<Document>> {
+    let client = client(cluster).await?;
+    let mut fetched: Vec<Document> = Vec::new();
+    let mut seen = Vec::new();
+    for doc in documents.iter().filter(|d| crate::topology::plan::is_topology_cluster(d)) {
+        let class = crate::topology::plan::class_ref(&doc.value);
+        if seen.contains(&class) {
+            continue;
+        }
+        seen.push(class.clone());
+        let docs = crate::topology::live::fetch_class(&client, &doc.value)
+            .await
+            .with_context(|| format!("{}: cannot read ClusterClass {}/{} from the cluster", doc.origin, class.0, class.1))?;
+        fetched.extend(docs);
+    }
+    Ok(fetched)
+}
+
+/// A client for the kubeconfig and context kubectl would use (`--kubeconfig`, `KUBECONFIG`,
+/// `~/.kube/config`; `--context`; `--request-timeout`).
+async fn client(args: &crate::cli::ClusterArgs) -> anyhow::Result<kube::Client> {
+    let options = kube::config::KubeConfigOptions { context: args.context.clone(), ..Default::default() };
+    let mut config = match &args.kubeconfig {
+        Some(path) => {
+            let kubeconfig = kube::config::Kubeconfig::read_from(path)
+                .with_context(|| format!("cannot read kubeconfig {}", path.display()))?;
+            kube::Config::from_custom_kubeconfig(kubeconfig, &options).await?
+        }
+        None => kube::Config::from_kubeconfig(&options).await.context("cannot load the kubeconfig")?,
+    };
+    if let Some(text) = &args.request_timeout {
+        let timeout = parse_timeout(text).with_context(|| format!("invalid --request-timeout {text:?}"))?;
+        config.connect_timeout = Some(timeout);
+        config.read_timeout = Some(timeout);
+        config.write_timeout = Some(timeout);
+    }
+    Ok(kube::Client::try_from(config)?)
+}
+
+/// kubectl's `--request-timeout`: a number of seconds or a duration with unit (ms, s, m, h).
+fn parse_timeout(text: &str) -> anyhow::Result<std::time::Duration> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let n: f64 = number.parse()?;
+    let seconds = match unit {
+        "" | "s" => n,
+        "ms" => n / 1000.0,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        other => anyhow::bail!("unknown unit {other:?}"),
+    };
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}

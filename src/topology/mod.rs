@@ -3,6 +3,7 @@
 pub mod gotemplate;
 pub mod patches;
 pub mod variables;
+pub mod live;
 pub mod plan;
 
 pub use plan::{Current, CurrentWorker, Planned, TopologyError, plan, plan_all};

@@ -1,0 +1,162 @@
+//! Reading a topology's ClusterClass and templates, and the objects the topology controller
+//! created, from a live cluster (`plan --from-cluster`, diffs of topology Clusters).
+
+use kube::api::{Api, DynamicObject, ListParams};
+use kube::core::GroupVersionKind;
+use serde_json::Value;
+
+use super::plan::{class_ref, owned_selector};
+use crate::manifest::{Document, split_api_version};
+
+/// A failed read, naming the object.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    #[error("cannot find the API of {api_version} {kind} on the server")]
+    Discovery {
+        api_version: String,
+        kind: String,
+        #[source]
+        source: kube::Error,
+    },
+    #[error("cannot read {kind} {namespace}/{name} (referenced by {by})")]
+    Get {
+        kind: String,
+        namespace: String,
+        name: String,
+        by: String,
+        #[source]
+        source: kube::Error,
+    },
+    #[error("cannot list {kind} objects of Cluster {cluster}")]
+    List {
+        kind: String,
+        cluster: String,
+        #[source]
+        source: kube::Error,
+    },
+}
+
+async fn api_for(client: &kube::Client, api_version: &str, kind: &str, namespace: &str) -> Result<Api<DynamicObject>, LiveError> {
+    let (group, version) = split_api_version(api_version);
+    let gvk = GroupVersionKind::gvk(group, version, kind);
+    let (resource, _caps) = kube::discovery::pinned_kind(client, &gvk).await.map_err(|source| LiveError::Discovery {
+        api_version: api_version.to_string(),
+        kind: kind.to_string(),
+        source,
+    })?;
+    Ok(Api::namespaced_with(client.clone(), namespace, &resource))
+}
+
+async fn get(client: &kube::Client, api_version: &str, kind: &str, namespace: &str, name: &str, by: &str) -> Result<Value, LiveError> {
+    let api = api_for(client, api_version, kind, namespace).await?;
+    let object = api.get(name).await.map_err(|source| LiveError::Get {
+        kind: kind.to_string(),
+        namespace: namespace.to_string(),
+        name: name.to_string(),
+        by: by.to_string(),
+        source,
+    })?;
+    let mut value = serde_json::to_value(&object).unwrap_or(Value::Null);
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("apiVersion".into(), Value::String(api_version.to_string()));
+        obj.insert("kind".into(), Value::String(kind.to_string()));
+    }
+    Ok(value)
+}
+
+/// Every template reference of a ClusterClass (both API shapes), as (apiVersion, kind, name,
+/// namespace, field).
+fn template_refs(class: &Value, class_ns: &str) -> Vec<(String, String, String, String, String)> {
+    let mut bases = vec![
+        "/spec/infrastructure".to_string(),
+        "/spec/controlPlane".to_string(),
+        "/spec/controlPlane/machineInfrastructure".to_string(),
+    ];
+    for workers in ["machinePools", "machineDeployments"] {
+        let n = class.pointer(&format!("/spec/workers/{workers}")).and_then(Value::as_array).map_or(0, Vec::len);
+        for i in 0..n {
+            for part in ["bootstrap", "infrastructure"] {
+                bases.push(format!("/spec/workers/{workers}/{i}/template/{part}"));
+                bases.push(format!("/spec/workers/{workers}/{i}/{part}"));
+            }
+        }
+    }
+    let mut refs = Vec::new();
+    for base in bases {
+        for suffix in ["templateRef", "ref"] {
+            if let Some(r) = class.pointer(&format!("{base}/{suffix}")).filter(|r| r.is_object()) {
+                let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                let ns = Some(text("namespace")).filter(|n| !n.is_empty()).unwrap_or_else(|| class_ns.to_string());
+                let field = format!("{}.{suffix}", base.trim_start_matches('/').replace('/', "."));
+                let entry = (text("apiVersion"), text("kind"), text("name"), ns, field);
+                if !refs.iter().any(|e: &(String, String, String, String, String)| e.1 == entry.1 && e.2 == entry.2 && e.3 == entry.3) {
+                    refs.push(entry);
+                }
+            }
+        }
+    }
+    refs
+}
+
+/// Reads the ClusterClass a topology Cluster uses and every template it references.
+pub async fn fetch_class(client: &kube::Client, cluster: &Value) -> Result<Vec<Document>, LiveError> {
+    let (class_ns, class_name) = class_ref(cluster);
+    let capi = cluster.get("apiVersion").and_then(Value::as_str).unwrap_or("cluster.x-k8s.io/v1beta1");
+    let cluster_name = cluster.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+    let class = get(client, capi, "ClusterClass", &class_ns, &class_name, &format!("Cluster {cluster_name}")).await?;
+    let source: std::sync::Arc<str> = std::sync::Arc::from(format!("<live ClusterClass {class_ns}/{class_name}>"));
+    let mut documents = Vec::new();
+    for (api_version, kind, name, ns, field) in template_refs(&class, &class_ns) {
+        let template = get(client, &api_version, &kind, &ns, &name, &format!("ClusterClass {class_ns}/{class_name} {field}")).await?;
+        documents.push(template);
+    }
+    documents.insert(0, class);
+    Ok(documents.into_iter().enumerate().map(|(i, v)| Document::from_value(v, &source, i)).collect())
+}
+
+/// Reads the live Cluster (if it exists) and the objects the controller created for it: the
+/// Cluster's refs and everything labelled with its name and `topology.cluster.x-k8s.io/owned`
+/// among the kinds of `planned`.
+pub async fn fetch_owned(client: &kube::Client, planned: &[Value]) -> Result<Vec<Value>, LiveError> {
+    let mut out = Vec::new();
+    let Some(cluster) = planned.iter().find(|o| o["kind"] == "Cluster") else { return Ok(out) };
+    let name = cluster.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+    let namespace = cluster.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
+    let mut kinds: Vec<(String, String)> = Vec::new();
+    for object in planned {
+        let key = (
+            object["apiVersion"].as_str().unwrap_or("").to_string(),
+            object["kind"].as_str().unwrap_or("").to_string(),
+        );
+        if !kinds.contains(&key) {
+            kinds.push(key);
+        }
+    }
+    for (api_version, kind) in kinds {
+        let api = api_for(client, &api_version, &kind, namespace).await?;
+        if kind == "Cluster" {
+            match api.get_opt(name).await {
+                Ok(Some(object)) => out.push(with_type(serde_json::to_value(&object).unwrap_or(Value::Null), &api_version, &kind)),
+                Ok(None) => {}
+                Err(source) => return Err(LiveError::List { kind, cluster: format!("{namespace}/{name}"), source }),
+            }
+            continue;
+        }
+        let list = api
+            .list(&ListParams::default().labels(&owned_selector(name)))
+            .await
+            .map_err(|source| LiveError::List { kind: kind.clone(), cluster: format!("{namespace}/{name}"), source })?;
+        for object in list.items {
+            out.push(with_type(serde_json::to_value(&object).unwrap_or(Value::Null), &api_version, &kind));
+        }
+    }
+    Ok(out)
+}
+
+fn with_type(mut value: Value, api_version: &str, kind: &str) -> Value {
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("apiVersion".into(), Value::String(api_version.to_string()));
+        obj.insert("kind".into(), Value::String(kind.to_string()));
+    }
+    value
+}
