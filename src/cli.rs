@@ -189,9 +189,14 @@ pub struct ValidateArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = ValidateOutput::Text)]
     pub output: ValidateOutput,
-    /// Also load CRDs from this directory; repeatable.
+    /// Also load CRDs from this directory (they win over the built-in schemas); repeatable.
     #[arg(long, value_name = "DIR")]
     pub crds: Vec<PathBuf>,
+    /// Also load every CRD of the cluster of the current (or --context) kubeconfig context.
+    #[arg(long)]
+    pub crds_from_cluster: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
     /// Skip objects whose kind has no schema instead of reporting them.
     #[arg(long)]
     pub ignore_missing_schemas: bool,

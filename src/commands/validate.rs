@@ -1,7 +1,304 @@
-//! `kubectl capz validate`: not built yet.
+//! `kubectl capz validate`: manifests -> findings (schemas, CEL, embedded ASO objects), printed as
+//! text, JSON or JUnit; exit 0 valid, 1 any error finding, 2 usage or input error.
 
+use std::collections::BTreeSet;
+use std::io::Write;
+
+use anyhow::{Context, bail};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cli::{ClusterArgs, ValidateArgs, ValidateOutput};
 use crate::exit::ExitStatus;
+use crate::manifest::{self, Document};
+use crate::report::{Finding, Severity};
+use crate::schema::validate::RULES;
+use crate::schema::{ObjectStatus, Registry, ValidateOptions, Validator};
 
-pub(crate) fn run(_args: crate::cli::ValidateArgs) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("`validate` is not built yet")
+/// Rule ids that cannot be turned off (use --ignore-missing-schemas for unknown kinds).
+const ALWAYS_ON: &[&str] = &["schema-missing"];
+
+/// The verdict on one object.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ResourceResult {
+    pub source: String,
+    pub line: usize,
+    pub object: String,
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub status: ObjectStatus,
+    /// Its error findings (for JUnit).
+    #[serde(skip)]
+    pub errors: Vec<Finding>,
+}
+
+/// Counts over a run.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Summary {
+    pub resources: usize,
+    pub valid: usize,
+    pub invalid: usize,
+    pub skipped: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub not_checked: usize,
+    pub info: usize,
+}
+
+/// Everything a run found, sorted by file and line.
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct Report {
+    pub findings: Vec<Finding>,
+    pub resources: Vec<ResourceResult>,
+    pub summary: Summary,
+}
+
+impl Report {
+    pub(crate) fn exit_status(&self) -> ExitStatus {
+        if self.summary.errors > 0 { ExitStatus::Findings } else { ExitStatus::Success }
+    }
+}
+
+/// Which rules run.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RuleFilter {
+    disabled: BTreeSet<String>,
+}
+
+impl RuleFilter {
+    pub(crate) fn new(disable: &[String], enable: &[String]) -> anyhow::Result<Self> {
+        let known: Vec<&str> = RULES.iter().map(|(id, _)| *id).collect();
+        for id in disable.iter().chain(enable) {
+            if ALWAYS_ON.contains(&id.as_str()) {
+                bail!("rule `{id}` cannot be disabled; use --ignore-missing-schemas to skip objects without a schema");
+            }
+            if !known.contains(&id.as_str()) {
+                bail!("unknown rule `{id}`; known rules: {}", known.join(", "));
+            }
+        }
+        Ok(RuleFilter { disabled: disable.iter().filter(|d| !enable.contains(d)).cloned().collect() })
+    }
+    fn allows(&self, rule: &str) -> bool {
+        !self.disabled.contains(rule)
+    }
+}
+
+/// Validates documents with `registry`; the shared core of `validate` and `render --validate`.
+pub(crate) fn validate_documents(
+    documents: &[Document],
+    registry: &Registry,
+    options: ValidateOptions,
+    filter: &RuleFilter,
+) -> Report {
+    let validator = Validator::new(registry, options);
+    let mut report = Report::default();
+    for document in documents {
+        let outcome = validator.validate_document(document);
+        let findings: Vec<Finding> = outcome.findings.into_iter().filter(|f| filter.allows(&f.rule)).collect();
+        let status = match outcome.status {
+            ObjectStatus::Skipped => ObjectStatus::Skipped,
+            _ if findings.iter().any(|f| f.severity == Severity::Error) => ObjectStatus::Invalid,
+            _ => ObjectStatus::Valid,
+        };
+        report.resources.push(ResourceResult {
+            source: document.origin.source.to_string(),
+            line: document.origin.line,
+            object: document.display_name(),
+            api_version: document.api_version().to_string(),
+            status,
+            errors: findings.iter().filter(|f| f.severity == Severity::Error).cloned().collect(),
+        });
+        report.findings.extend(findings);
+    }
+    report.findings.sort_by(|a, b| {
+        (&a.source, a.line, &a.path, &a.rule, &a.message).cmp(&(&b.source, b.line, &b.path, &b.rule, &b.message))
+    });
+    report.findings.dedup();
+    let summary = &mut report.summary;
+    summary.resources = report.resources.len();
+    for resource in &report.resources {
+        match resource.status {
+            ObjectStatus::Valid => summary.valid += 1,
+            ObjectStatus::Invalid => summary.invalid += 1,
+            ObjectStatus::Skipped => summary.skipped += 1,
+        }
+    }
+    for finding in &report.findings {
+        match finding.severity {
+            Severity::Error => summary.errors += 1,
+            Severity::Warning => summary.warnings += 1,
+            Severity::NotChecked => summary.not_checked += 1,
+            Severity::Info => summary.info += 1,
+        }
+    }
+    report
+}
+
+fn severity_name(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Info => "info",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+        Severity::NotChecked => "not-checked",
+    }
+}
+
+/// `file:line: severity: Kind/name: /json/path: message [rule]`, one finding per line.
+pub(crate) fn format_text(report: &Report) -> String {
+    let mut out = String::new();
+    for f in &report.findings {
+        let path = if f.path.is_empty() { String::new() } else { format!("{}: ", f.path) };
+        out.push_str(&format!(
+            "{}:{}: {}: {}: {path}{} [{}]\n",
+            f.source,
+            f.line,
+            severity_name(f.severity),
+            f.object,
+            f.message,
+            f.rule
+        ));
+    }
+    out
+}
+
+/// The summary line (stderr).
+pub(crate) fn format_summary(summary: &Summary) -> String {
+    format!(
+        "{} objects: {} valid, {} invalid, {} skipped ({} errors, {} warnings, {} not checked)\n",
+        summary.resources, summary.valid, summary.invalid, summary.skipped, summary.errors, summary.warnings, summary.not_checked
+    )
+}
+
+fn xml_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\t' | '\r') => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// JUnit XML: one test suite per file, one test case per object, one failure per error finding.
+pub(crate) fn format_junit(report: &Report) -> String {
+    let s = &report.summary;
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<testsuites name=\"kubectl-capz validate\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+        s.resources, s.invalid, s.skipped
+    ));
+    let mut sources: Vec<&str> = Vec::new();
+    for resource in &report.resources {
+        if !sources.contains(&resource.source.as_str()) {
+            sources.push(&resource.source);
+        }
+    }
+    for source in sources {
+        let resources: Vec<&ResourceResult> = report.resources.iter().filter(|r| r.source == source).collect();
+        let failures = resources.iter().filter(|r| r.status == ObjectStatus::Invalid).count();
+        let skipped = resources.iter().filter(|r| r.status == ObjectStatus::Skipped).count();
+        out.push_str(&format!(
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">\n",
+            xml_escape(source),
+            resources.len()
+        ));
+        for resource in &resources {
+            out.push_str(&format!(
+                "    <testcase classname=\"{}\" name=\"{} (line {})\">",
+                xml_escape(source),
+                xml_escape(&resource.object),
+                resource.line
+            ));
+            let errors = &resource.errors;
+            match resource.status {
+                ObjectStatus::Skipped => out.push_str("\n      <skipped message=\"no schema for this kind\"/>\n    "),
+                ObjectStatus::Invalid => {
+                    out.push('\n');
+                    for f in errors {
+                        let path = if f.path.is_empty() { String::new() } else { format!("{}: ", f.path) };
+                        out.push_str(&format!(
+                            "      <failure type=\"{}\" message=\"{}\">{}:{}: {path}{}</failure>\n",
+                            xml_escape(&f.rule),
+                            xml_escape(&f.message),
+                            xml_escape(&f.source),
+                            f.line,
+                            xml_escape(&f.message)
+                        ));
+                    }
+                    out.push_str("    ");
+                }
+                ObjectStatus::Valid => {}
+            }
+            out.push_str("</testcase>\n");
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+/// For `render --validate`: validates rendered objects with the built-in schemas, prints the
+/// findings and the summary on stderr, and says whether any error was found.
+pub(crate) fn validate_rendered(documents: &[Document]) -> anyhow::Result<ExitStatus> {
+    let registry = Registry::embedded();
+    let report = validate_documents(documents, &registry, ValidateOptions::default(), &RuleFilter::default());
+    let mut stderr = anstream::stderr().lock();
+    stderr.write_all(format_text(&report).as_bytes())?;
+    stderr.write_all(format_summary(&report.summary).as_bytes())?;
+    Ok(report.exit_status())
+}
+
+async fn fetch_cluster_crds(cluster: &ClusterArgs) -> anyhow::Result<Vec<Value>> {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::config::{KubeConfigOptions, Kubeconfig};
+    let options = KubeConfigOptions { context: cluster.context.clone(), ..KubeConfigOptions::default() };
+    let config = match &cluster.kubeconfig {
+        Some(path) => {
+            let kubeconfig = Kubeconfig::read_from(path).with_context(|| format!("cannot read kubeconfig `{}`", path.display()))?;
+            kube::Config::from_custom_kubeconfig(kubeconfig, &options).await?
+        }
+        None => kube::Config::from_kubeconfig(&options).await?,
+    };
+    let client = kube::Client::try_from(config)?;
+    let api: kube::Api<CustomResourceDefinition> = kube::Api::all(client);
+    let list = api.list(&kube::api::ListParams::default()).await.context("cannot list CustomResourceDefinitions")?;
+    list.items.iter().map(|crd| serde_json::to_value(crd).map_err(Into::into)).collect()
+}
+
+pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
+    let filter = RuleFilter::new(&args.disable, &args.enable)?;
+    let mut registry = Registry::embedded();
+    for dir in &args.crds {
+        registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;
+    }
+    if args.crds_from_cluster {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let crds = runtime.block_on(fetch_cluster_crds(&args.cluster)).context("cannot fetch CRDs from the cluster")?;
+        for crd in &crds {
+            let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?");
+            registry.add_crd(crd, &format!("cluster CRD {name}"))?;
+        }
+    }
+    let documents = manifest::read_paths(&args.paths)?;
+    let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas };
+    let report = validate_documents(&documents, &registry, options, &filter);
+    let mut stdout = std::io::stdout().lock();
+    match args.output {
+        ValidateOutput::Text => stdout.write_all(format_text(&report).as_bytes())?,
+        ValidateOutput::Json => {
+            serde_json::to_writer_pretty(&mut stdout, &report)?;
+            stdout.write_all(b"\n")?;
+        }
+        ValidateOutput::Junit => stdout.write_all(format_junit(&report).as_bytes())?,
+    }
+    stdout.flush()?;
+    anstream::eprint!("{}", format_summary(&report.summary));
+    Ok(report.exit_status())
 }

@@ -1,1 +1,244 @@
-//! placeholder
+//! `metadata` as the API server checks it for every object: the ObjectMeta fields (strictly
+//! decoded) and the rules of `ValidateObjectMeta` (names, namespace, labels, annotations,
+//! finalizers).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::{Value, json};
+
+use super::validate::Issue;
+
+/// The structural schema of `metadata` (k8s.io/apimachinery ObjectMeta).
+pub(crate) static OBJECT_META: LazyLock<Value> = LazyLock::new(|| {
+    let string_map = json!({"type": "object", "additionalProperties": {"type": "string"}});
+    let time = json!({"type": "string", "format": "date-time", "nullable": true});
+    json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "generateName": {"type": "string"},
+            "namespace": {"type": "string"},
+            "selfLink": {"type": "string"},
+            "uid": {"type": "string"},
+            "resourceVersion": {"type": "string"},
+            "generation": {"type": "integer"},
+            "creationTimestamp": time,
+            "deletionTimestamp": time,
+            "deletionGracePeriodSeconds": {"type": "integer"},
+            "labels": string_map,
+            "annotations": string_map,
+            "ownerReferences": {"type": "array", "items": {
+                "type": "object",
+                "required": ["apiVersion", "kind", "name", "uid"],
+                "properties": {
+                    "apiVersion": {"type": "string"},
+                    "kind": {"type": "string"},
+                    "name": {"type": "string"},
+                    "uid": {"type": "string"},
+                    "controller": {"type": "boolean"},
+                    "blockOwnerDeletion": {"type": "boolean"}
+                }
+            }},
+            "finalizers": {"type": "array", "items": {"type": "string"}},
+            "managedFields": {"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}
+        }
+    })
+});
+
+static DNS1123_LABEL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$").unwrap());
+static DNS1123_SUBDOMAIN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$").unwrap()
+});
+static QUALIFIED_NAME_PART: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$").unwrap());
+static LABEL_VALUE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$").unwrap());
+
+/// `Some(reason)` when `name` is not a DNS-1123 label (namespaces, label-named kinds).
+pub(crate) fn dns1123_label_error(name: &str) -> Option<String> {
+    if name.len() > 63 {
+        return Some("must be no more than 63 characters".into());
+    }
+    (!DNS1123_LABEL.is_match(name)).then(|| {
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character".into()
+    })
+}
+
+/// `Some(reason)` when `name` is not a DNS-1123 subdomain (most object names).
+pub(crate) fn dns1123_subdomain_error(name: &str) -> Option<String> {
+    if name.len() > 253 {
+        return Some("must be no more than 253 characters".into());
+    }
+    (!DNS1123_SUBDOMAIN.is_match(name)).then(|| {
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character".into()
+    })
+}
+
+/// `Some(reason)` when `key` is not a qualified name (`[prefix/]name`), as label keys must be.
+pub(crate) fn qualified_name_error(key: &str) -> Option<String> {
+    let (prefix, name) = match key.split_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, key),
+    };
+    if let Some(prefix) = prefix {
+        if prefix.is_empty() {
+            return Some("prefix part must be non-empty".into());
+        }
+        if let Some(reason) = dns1123_subdomain_error(prefix) {
+            return Some(format!("prefix part {reason}"));
+        }
+    }
+    if name.is_empty() {
+        return Some("name part must be non-empty".into());
+    }
+    if name.len() > 63 {
+        return Some("name part must be no more than 63 characters".into());
+    }
+    (!QUALIFIED_NAME_PART.is_match(name)).then(|| {
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character".into()
+    })
+}
+
+/// How the kind's names are checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NameRule {
+    Dns1123Subdomain,
+    Dns1123Label,
+}
+
+const STANDARD_FINALIZERS: [&str; 3] = ["kubernetes", "orphan", "foregroundDeletion"];
+const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
+
+/// Checks `metadata` (already type-checked against [`OBJECT_META`]) of an object at `path`.
+/// `resource_root`: a top-level object (name required, checked per `name_rule`); otherwise an
+/// embedded resource (`x-kubernetes-embedded-resource`), whose name is optional and only has to
+/// be a valid path segment.
+pub(crate) fn check(
+    meta: Option<&Value>,
+    path: &str,
+    name_rule: NameRule,
+    namespaced: bool,
+    resource_root: bool,
+    out: &mut Vec<Issue>,
+) {
+    let empty = serde_json::Map::new();
+    let meta = meta.and_then(Value::as_object).unwrap_or(&empty);
+    let str_of = |key: &str| meta.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let name_error = |name: &str| match name_rule {
+        NameRule::Dns1123Subdomain => dns1123_subdomain_error(name),
+        NameRule::Dns1123Label => dns1123_label_error(name),
+    };
+    match (str_of("name"), str_of("generateName")) {
+        (Some(name), _) if !resource_root => {
+            if name == "." || name == ".." || name.contains('/') || name.contains('%') {
+                out.push(Issue::error("metadata", format!("{path}/name"), format!("invalid name {name:?}: may not be '.' or '..' or contain '/' or '%'")));
+            }
+        }
+        (None, _) if !resource_root => {}
+        (Some(name), _) => {
+            if let Some(reason) = name_error(name) {
+                out.push(Issue::error("metadata", format!("{path}/name"), format!("invalid name {name:?}: {reason}")));
+            }
+        }
+        (None, Some(prefix)) => {
+            // The prefix is checked as the name it starts (a trailing '-' is fine).
+            let masked = prefix.trim_end_matches('-');
+            if let Some(reason) = name_error(if masked.is_empty() { "a" } else { masked }) {
+                out.push(Issue::error("metadata", format!("{path}/generateName"), format!("invalid generateName {prefix:?}: {reason}")));
+            }
+        }
+        (None, None) => {
+            out.push(Issue::error("metadata", format!("{path}/name"), "name or generateName is required".into()));
+        }
+    }
+    if namespaced && let Some(namespace) = str_of("namespace") && let Some(reason) = dns1123_label_error(namespace) {
+        out.push(Issue::error("metadata", format!("{path}/namespace"), format!("invalid namespace {namespace:?}: {reason}")));
+    }
+    if let Some(Value::Object(labels)) = meta.get("labels") {
+        for (key, value) in labels {
+            let field = format!("{path}/labels/{}", escape(key));
+            if let Some(reason) = qualified_name_error(key) {
+                out.push(Issue::error("metadata", field.clone(), format!("invalid label key {key:?}: {reason}")));
+            }
+            if let Some(value) = value.as_str() {
+                if value.len() > 63 {
+                    out.push(Issue::error("metadata", field, format!("invalid label value {value:?}: must be no more than 63 characters")));
+                } else if !LABEL_VALUE.is_match(value) {
+                    out.push(Issue::error("metadata", field, format!("invalid label value {value:?}: must be empty or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character")));
+                }
+            }
+        }
+    }
+    if let Some(Value::Object(annotations)) = meta.get("annotations") {
+        let mut total = 0;
+        for (key, value) in annotations {
+            total += key.len() + value.as_str().map_or(0, str::len);
+            if let Some(reason) = qualified_name_error(&key.to_lowercase()) {
+                let field = format!("{path}/annotations/{}", escape(key));
+                out.push(Issue::error("metadata", field, format!("invalid annotation key {key:?}: {reason}")));
+            }
+        }
+        if total > TOTAL_ANNOTATION_SIZE_LIMIT {
+            out.push(Issue::error(
+                "metadata",
+                format!("{path}/annotations"),
+                format!("annotations are {total} bytes, more than the limit of {TOTAL_ANNOTATION_SIZE_LIMIT}"),
+            ));
+        }
+    }
+    if let Some(Value::Array(finalizers)) = meta.get("finalizers") {
+        for (i, finalizer) in finalizers.iter().enumerate() {
+            let Some(finalizer) = finalizer.as_str() else { continue };
+            let field = format!("{path}/finalizers/{i}");
+            if let Some(reason) = qualified_name_error(finalizer) {
+                out.push(Issue::error("metadata", field, format!("invalid finalizer {finalizer:?}: {reason}")));
+            } else if !finalizer.contains('/') && !STANDARD_FINALIZERS.contains(&finalizer) {
+                out.push(Issue::error(
+                    "metadata",
+                    field,
+                    format!("finalizer {finalizer:?} is neither a standard finalizer name nor fully qualified (domain/name)"),
+                ));
+            }
+        }
+    }
+}
+
+/// One JSON-pointer token.
+pub(crate) fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_dns_rules() {
+        assert_eq!(dns1123_subdomain_error("my-cluster.example"), None);
+        assert!(dns1123_subdomain_error("My_Cluster").is_some());
+        assert!(dns1123_label_error("a.b").is_some());
+        assert!(dns1123_label_error(&"a".repeat(64)).is_some());
+    }
+
+    #[test]
+    fn qualified_names_allow_a_dns_prefix() {
+        assert_eq!(qualified_name_error("cluster.x-k8s.io/cluster-name"), None);
+        assert_eq!(qualified_name_error("app"), None);
+        assert!(qualified_name_error("Bad_Prefix/x").is_some());
+        assert!(qualified_name_error("x/").is_some());
+        assert!(qualified_name_error("-x").is_some());
+    }
+
+    #[test]
+    fn metadata_rules() {
+        let mut out = Vec::new();
+        let meta = json!({"name": "ok", "namespace": "Bad", "labels": {"a": "has space"}, "finalizers": ["custom"]});
+        check(Some(&meta), "/metadata", NameRule::Dns1123Subdomain, true, true, &mut out);
+        let paths: Vec<&str> = out.iter().map(|i| i.path.as_str()).collect();
+        assert_eq!(paths, ["/metadata/namespace", "/metadata/labels/a", "/metadata/finalizers/0"]);
+        out.clear();
+        check(Some(&json!({})), "/metadata", NameRule::Dns1123Subdomain, true, true, &mut out);
+        assert_eq!(out[0].message, "name or generateName is required");
+    }
+}

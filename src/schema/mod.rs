@@ -11,6 +11,9 @@ mod meta;
 use std::fmt;
 use std::path::PathBuf;
 
+pub use registry::Registry;
+pub use validate::{ObjectStatus, ValidateOptions, ValidationOutcome, Validator};
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -1,1 +1,642 @@
-//! placeholder
+//! Validation of objects against their schemas with the API server's semantics for custom
+//! resources: unknown fields rejected (as `fieldValidation=Strict`) except under
+//! `x-kubernetes-preserve-unknown-fields`; defaults applied, then non-nullable nulls pruned;
+//! types (both int-or-string forms), enums, patterns, bounds, Kubernetes formats, list-type
+//! map/set uniqueness, embedded resources, ObjectMeta rules, CEL; and the ASO objects embedded in
+//! `AzureASOManaged*.spec.resources`, each against the schema of its own apiVersion/kind.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use regex::Regex;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::cel::CelChecker;
+use super::meta::{self, NameRule, escape};
+use super::{Gvk, Registry, formats};
+use crate::manifest::{Document, split_api_version};
+use crate::report::{Finding, Severity};
+
+/// One problem at a JSON pointer, before it is tied to a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Issue {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub path: String,
+    pub message: String,
+}
+
+impl Issue {
+    pub(crate) fn new(rule: &'static str, severity: Severity, path: String, message: String) -> Self {
+        Issue { rule, severity, path, message }
+    }
+    pub(crate) fn error(rule: &'static str, path: String, message: String) -> Self {
+        Issue::new(rule, Severity::Error, path, message)
+    }
+}
+
+/// Ids of the findings this module produces.
+pub const RULES: &[(&str, &str)] = &[
+    ("schema", "a value the CRD schema rejects (type, enum, pattern, bounds, format, required, list uniqueness)"),
+    ("unknown-field", "a field the schema does not declare (the API server rejects it with fieldValidation=Strict)"),
+    ("metadata", "metadata the API server rejects (name, namespace, labels, annotations, finalizers)"),
+    ("cel", "an x-kubernetes-validations CEL rule fails (or could not be evaluated: not-checked)"),
+    ("api-version", "the apiVersion is not served for this kind by the bundled CRDs"),
+    ("schema-missing", "no schema for this apiVersion/kind"),
+    ("deprecated-api", "the apiVersion is deprecated (the API server would warn)"),
+];
+
+/// Options of a validation run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ValidateOptions {
+    /// Objects of unknown kinds are skipped (counted) instead of reported as errors.
+    pub ignore_missing_schemas: bool,
+}
+
+/// Verdict on one object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ObjectStatus {
+    Valid,
+    Invalid,
+    Skipped,
+}
+
+/// Findings and verdict for one document.
+#[derive(Debug, Clone)]
+pub struct ValidationOutcome {
+    pub findings: Vec<Finding>,
+    pub status: ObjectStatus,
+}
+
+/// Validates documents; caches schemas, regexes and compiled CEL across documents.
+pub struct Validator<'r> {
+    registry: &'r Registry,
+    options: ValidateOptions,
+    regexes: RefCell<HashMap<String, Option<Rc<Regex>>>>,
+    cel: CelChecker,
+}
+
+/// Where the embedded ASO objects of CAPZ's ASO kinds live.
+fn embedded_resources_pointer(gvk: &Gvk) -> Option<&'static str> {
+    if gvk.group != "infrastructure.cluster.x-k8s.io" {
+        return None;
+    }
+    match gvk.kind.as_str() {
+        "AzureASOManagedCluster" | "AzureASOManagedControlPlane" | "AzureASOManagedMachinePool" => Some("/spec/resources"),
+        "AzureASOManagedClusterTemplate" | "AzureASOManagedControlPlaneTemplate" | "AzureASOManagedMachinePoolTemplate" => {
+            Some("/spec/template/spec/resources")
+        }
+        _ => None,
+    }
+}
+
+fn flag(schema: &Map<String, Value>, key: &str) -> bool {
+    schema.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+fn nullable(schema: &Value) -> bool {
+    schema.get("nullable").and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// Integers as the API server reads YAML: a whole float (`3.0`) is the integer 3.
+fn is_integer(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9.2e18),
+        _ => false,
+    }
+}
+
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("boolean {b}"),
+        Value::Number(n) => format!("number {n}"),
+        Value::String(s) => format!("string {s:?}"),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+fn type_matches(expected: &str, value: &Value) -> bool {
+    match expected {
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "integer" => is_integer(value),
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        _ => true,
+    }
+}
+
+fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+fn compact(value: &Value) -> String {
+    let text = serde_json::to_string(value).unwrap_or_default();
+    if text.chars().count() > 80 { format!("{}...", text.chars().take(77).collect::<String>()) } else { text }
+}
+
+impl<'r> Validator<'r> {
+    pub fn new(registry: &'r Registry, options: ValidateOptions) -> Self {
+        Validator { registry, options, regexes: RefCell::new(HashMap::new()), cel: CelChecker::new() }
+    }
+
+    /// Validates one document: its schema, metadata, CEL rules and embedded ASO objects.
+    pub fn validate_document(&self, document: &Document) -> ValidationOutcome {
+        let mut issues = Vec::new();
+        let mut skipped = false;
+        self.validate_object(&document.value, "", false, &mut issues, &mut skipped);
+        let object = document.display_name();
+        let findings: Vec<Finding> = issues
+            .into_iter()
+            .map(|issue| Finding {
+                rule: issue.rule.to_string(),
+                severity: issue.severity,
+                source: document.origin.source.to_string(),
+                line: document.line_of(&issue.path),
+                object: object.clone(),
+                path: issue.path,
+                message: issue.message,
+            })
+            .collect();
+        let status = if findings.iter().any(|f| f.severity == Severity::Error) {
+            ObjectStatus::Invalid
+        } else if skipped {
+            ObjectStatus::Skipped
+        } else {
+            ObjectStatus::Valid
+        };
+        ValidationOutcome { findings, status }
+    }
+
+    fn validate_object(&self, value: &Value, prefix: &str, embedded: bool, out: &mut Vec<Issue>, skipped: &mut bool) {
+        let Some(map) = value.as_object() else {
+            out.push(Issue::error("schema", prefix.to_string(), format!("must be an object, got {}", describe(value))));
+            return;
+        };
+        let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let kind_name = map.get("kind").and_then(Value::as_str).unwrap_or("");
+        if api_version.is_empty() {
+            out.push(Issue::error("schema", format!("{prefix}/apiVersion"), "apiVersion is required".into()));
+        }
+        if kind_name.is_empty() {
+            out.push(Issue::error("schema", format!("{prefix}/kind"), "kind is required".into()));
+        }
+        if api_version.is_empty() || kind_name.is_empty() {
+            return;
+        }
+        let (group, version) = split_api_version(api_version);
+        let gvk = Gvk::new(group, version, kind_name);
+        let kind = match self.registry.get(&gvk) {
+            Ok(Some(kind)) => kind,
+            Ok(None) => {
+                let versions = self.registry.versions_of(group, kind_name);
+                if !versions.is_empty() {
+                    let release = if group.ends_with(".azure.com") { " by the bundled ASO release (v2.16.1)" } else { "" };
+                    out.push(Issue::error(
+                        "api-version",
+                        format!("{prefix}/apiVersion"),
+                        format!("{api_version} {kind_name} is not served{release}; served versions: {}", versions.join(", ")),
+                    ));
+                } else if self.options.ignore_missing_schemas {
+                    if embedded {
+                        out.push(Issue::new(
+                            "schema-missing",
+                            Severity::NotChecked,
+                            prefix.to_string(),
+                            format!("no schema for {kind_name} {api_version}; not checked"),
+                        ));
+                    } else {
+                        *skipped = true;
+                    }
+                } else {
+                    out.push(Issue::error(
+                        "schema-missing",
+                        prefix.to_string(),
+                        format!(
+                            "no schema for {kind_name} {api_version}: add its CRD with --crds DIR or --crds-from-cluster, \
+                             or skip such objects with --ignore-missing-schemas"
+                        ),
+                    ));
+                }
+                return;
+            }
+            Err(err) => {
+                out.push(Issue::error("schema-missing", prefix.to_string(), err.to_string()));
+                return;
+            }
+        };
+        if let Some(warning) = &kind.deprecation_warning {
+            out.push(Issue::new("deprecated-api", Severity::Warning, format!("{prefix}/apiVersion"), warning.clone()));
+        }
+        let mut object = value.clone();
+        if kind.status_subresource
+            && let Some(map) = object.as_object_mut()
+        {
+            // The API server drops status on create when the status subresource is on.
+            map.remove("status");
+        }
+        let walk = Walk { validator: self, typed: kind.typed };
+        walk.normalize(&mut object, &kind.schema, prefix, true, out);
+        walk.check(&object, &kind.schema, prefix, true, out);
+        let name_rule = if gvk.group.is_empty() && gvk.kind == "Namespace" { NameRule::Dns1123Label } else { NameRule::Dns1123Subdomain };
+        meta::check(object.get("metadata"), &format!("{prefix}/metadata"), name_rule, kind.namespaced(), true, out);
+        if gvk.group.is_empty() {
+            check_core_data(&gvk.kind, &object, prefix, out);
+        }
+        if kind.cel {
+            self.cel.check(&kind, &object, prefix, out);
+        }
+        if let Some(pointer) = embedded_resources_pointer(&gvk)
+            && let Some(Value::Array(resources)) = object.pointer(pointer)
+        {
+            for (i, resource) in resources.iter().enumerate() {
+                let path = format!("{prefix}{pointer}/{i}");
+                let start = out.len();
+                self.validate_object(resource, &path, true, out, skipped);
+                let label = format!(
+                    "{}/{}",
+                    resource.get("kind").and_then(Value::as_str).unwrap_or("?"),
+                    resource.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")
+                );
+                for issue in &mut out[start..] {
+                    issue.message = format!("embedded {label}: {}", issue.message);
+                }
+            }
+        }
+    }
+
+    fn regex(&self, pattern: &str) -> Option<Rc<Regex>> {
+        if let Some(hit) = self.regexes.borrow().get(pattern) {
+            return hit.clone();
+        }
+        let compiled = Regex::new(pattern).ok().map(Rc::new);
+        self.regexes.borrow_mut().insert(pattern.to_string(), compiled.clone());
+        compiled
+    }
+}
+
+/// One walk over one object.
+struct Walk<'v, 'r> {
+    validator: &'v Validator<'r>,
+    /// A Go-typed (built-in) kind: null decodes to the zero value anywhere.
+    typed: bool,
+}
+
+impl Walk<'_, '_> {
+    /// Unknown fields (reported, then pruned), defaults, and pruning of nulls, in the API
+    /// server's order.
+    fn normalize(&self, value: &mut Value, schema: &Value, path: &str, resource_root: bool, out: &mut Vec<Issue>) {
+        self.normalize_typed(value, schema, path, resource_root, self.typed, out);
+    }
+
+    fn normalize_typed(&self, value: &mut Value, schema: &Value, path: &str, resource_root: bool, typed: bool, out: &mut Vec<Issue>) {
+        let Some(schema) = schema.as_object() else { return };
+        match value {
+            Value::Object(map) => {
+                let properties = schema.get("properties").and_then(Value::as_object);
+                let additional = schema.get("additionalProperties");
+                let preserve = flag(schema, "x-kubernetes-preserve-unknown-fields") || additional == Some(&Value::Bool(true));
+                let resource = resource_root || flag(schema, "x-kubernetes-embedded-resource");
+                if let Some(properties) = properties {
+                    for (key, child) in properties {
+                        if let Some(default) = child.get("default") {
+                            match map.get(key) {
+                                None => {
+                                    map.insert(key.clone(), default.clone());
+                                }
+                                Some(Value::Null) if !nullable(child) => {
+                                    map.insert(key.clone(), default.clone());
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+                let keys: Vec<String> = map.keys().cloned().collect();
+                for key in keys {
+                    let child_path = format!("{path}/{}", escape(&key));
+                    if resource && key == "metadata" {
+                        if map.get(&key).is_some_and(Value::is_null) {
+                            map.remove(&key);
+                        } else if let Some(child) = map.get_mut(&key) {
+                            self.normalize_typed(child, &meta::OBJECT_META, &child_path, false, true, out);
+                        }
+                        continue;
+                    }
+                    let declared = properties.and_then(|p| p.get(&key));
+                    if resource && (key == "apiVersion" || key == "kind") && declared.is_none() {
+                        continue;
+                    }
+                    let child_schema = declared.or(additional.filter(|a| a.is_object()));
+                    let Some(child_schema) = child_schema else {
+                        if !preserve {
+                            out.push(Issue::error("unknown-field", child_path, format!("unknown field {key:?} (not declared in the schema)")));
+                            map.remove(&key);
+                        }
+                        continue;
+                    };
+                    let is_null = map.get(&key).is_some_and(Value::is_null);
+                    if is_null {
+                        if typed || (declared.is_some() && !nullable(child_schema) && child_schema.get("default").is_none()) {
+                            map.remove(&key);
+                        }
+                        continue;
+                    }
+                    if let Some(child) = map.get_mut(&key) {
+                        self.normalize_typed(child, child_schema, &child_path, false, typed, out);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {
+                    for (i, item) in items.iter_mut().enumerate() {
+                        if !item.is_null() {
+                            self.normalize_typed(item, item_schema, &format!("{path}/{i}"), false, typed, out);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Value validations of the (normalized) value against `schema`.
+    fn check(&self, value: &Value, schema_value: &Value, path: &str, resource_root: bool, out: &mut Vec<Issue>) {
+        let Some(schema) = schema_value.as_object() else { return };
+        let expected = schema.get("type").and_then(Value::as_str);
+        if value.is_null() {
+            if nullable(schema_value) || (self.typed && expected.is_some()) {
+                return;
+            }
+            if let Some(expected) = expected {
+                out.push(Issue::error("schema", path.to_string(), format!("must be of type {expected}, got null")));
+                return;
+            }
+        }
+        if let Some(expected) = expected {
+            if !type_matches(expected, value) {
+                let mut message = format!("must be of type {expected}, got {}", describe(value));
+                if expected == "string" && value.is_boolean() {
+                    message.push_str(" (YAML 1.1 reads unquoted yes/no/on/off/y/n as booleans: quote the value)");
+                }
+                out.push(Issue::error("schema", path.to_string(), message));
+                return;
+            }
+        } else if flag(schema, "x-kubernetes-int-or-string") && !(is_integer(value) || value.is_string()) {
+            out.push(Issue::error("schema", path.to_string(), format!("must be an integer or a string, got {}", describe(value))));
+            return;
+        }
+        if let Some(Value::Array(allowed)) = schema.get("enum")
+            && !allowed.iter().any(|a| json_equal(a, value))
+        {
+            let list: Vec<String> = allowed.iter().map(compact).collect();
+            out.push(Issue::error("schema", path.to_string(), format!("unsupported value {}: supported values: {}", compact(value), list.join(", "))));
+        }
+        match value {
+            Value::String(s) => self.check_string(s, schema, path, out),
+            Value::Number(_) => check_number(value, schema, path, out),
+            Value::Array(items) => self.check_array(items, schema, path, out),
+            Value::Object(map) => self.check_object(map, schema, path, resource_root, out),
+            _ => {}
+        }
+        self.check_junctors(value, schema, path, out);
+    }
+
+    fn check_string(&self, s: &str, schema: &Map<String, Value>, path: &str, out: &mut Vec<Issue>) {
+        let length = s.chars().count() as u64;
+        if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
+            && length > max
+        {
+            out.push(Issue::error("schema", path.into(), format!("may not be longer than {max} characters (is {length})")));
+        }
+        if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
+            && length < min
+        {
+            out.push(Issue::error("schema", path.into(), format!("must be at least {min} characters long (is {length})")));
+        }
+        if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
+            match self.validator.regex(pattern) {
+                Some(re) if !re.is_match(s) => {
+                    out.push(Issue::error("schema", path.into(), format!("{s:?} does not match the pattern {pattern}")))
+                }
+                Some(_) => {}
+                None => out.push(Issue::new(
+                    "schema",
+                    Severity::NotChecked,
+                    path.into(),
+                    format!("pattern {pattern} is not supported by the offline regex engine; not checked"),
+                )),
+            }
+        }
+        if let Some(format) = schema.get("format").and_then(Value::as_str)
+            && let Some(message) = formats::check(format, s)
+        {
+            out.push(Issue::error("schema", path.into(), message));
+        }
+    }
+
+    fn check_array(&self, items: &[Value], schema: &Map<String, Value>, path: &str, out: &mut Vec<Issue>) {
+        let count = items.len() as u64;
+        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
+            && count > max
+        {
+            out.push(Issue::error("schema", path.into(), format!("must have at most {max} items (has {count})")));
+        }
+        if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
+            && count < min
+        {
+            out.push(Issue::error("schema", path.into(), format!("must have at least {min} items (has {count})")));
+        }
+        let list_type = schema.get("x-kubernetes-list-type").and_then(Value::as_str);
+        let item_schema = schema.get("items").filter(|s| s.is_object());
+        if flag(schema, "uniqueItems") || list_type == Some("set") {
+            for (j, item) in items.iter().enumerate() {
+                if items[..j].iter().any(|earlier| json_equal(earlier, item)) {
+                    out.push(Issue::error("schema", format!("{path}/{j}"), format!("duplicate value {}", compact(item))));
+                }
+            }
+        }
+        if list_type == Some("map")
+            && let Some(Value::Array(keys)) = schema.get("x-kubernetes-list-map-keys")
+        {
+            let keys: Vec<&str> = keys.iter().filter_map(Value::as_str).collect();
+            let key_of = |item: &Value| -> Vec<Value> {
+                keys.iter()
+                    .map(|k| {
+                        item.get(*k)
+                            .cloned()
+                            .or_else(|| item_schema.and_then(|s| s.pointer(&format!("/properties/{}/default", escape(k)))).cloned())
+                            .unwrap_or(Value::Null)
+                    })
+                    .collect()
+            };
+            let tuples: Vec<Vec<Value>> = items.iter().map(key_of).collect();
+            for (j, tuple) in tuples.iter().enumerate() {
+                if tuples[..j].iter().any(|earlier| earlier.iter().zip(tuple).all(|(a, b)| json_equal(a, b))) {
+                    let described: Vec<String> = keys.iter().zip(tuple).map(|(k, v)| format!("{k}={}", compact(v))).collect();
+                    out.push(Issue::error("schema", format!("{path}/{j}"), format!("duplicate entry with key {}", described.join(", "))));
+                }
+            }
+        }
+        if let Some(item_schema) = item_schema {
+            for (i, item) in items.iter().enumerate() {
+                self.check(item, item_schema, &format!("{path}/{i}"), false, out);
+            }
+        }
+    }
+
+    fn check_object(&self, map: &Map<String, Value>, schema: &Map<String, Value>, path: &str, resource_root: bool, out: &mut Vec<Issue>) {
+        if let Some(Value::Array(required)) = schema.get("required") {
+            for key in required.iter().filter_map(Value::as_str) {
+                if !map.contains_key(key) {
+                    out.push(Issue::error("schema", format!("{path}/{}", escape(key)), format!("required field {key:?} is missing")));
+                }
+            }
+        }
+        let count = map.len() as u64;
+        if let Some(max) = schema.get("maxProperties").and_then(Value::as_u64)
+            && count > max
+        {
+            out.push(Issue::error("schema", path.into(), format!("must have at most {max} properties (has {count})")));
+        }
+        if let Some(min) = schema.get("minProperties").and_then(Value::as_u64)
+            && count < min
+        {
+            out.push(Issue::error("schema", path.into(), format!("must have at least {min} properties (has {count})")));
+        }
+        let resource = resource_root || flag(schema, "x-kubernetes-embedded-resource");
+        if resource && !resource_root {
+            for key in ["apiVersion", "kind"] {
+                match map.get(key) {
+                    None => out.push(Issue::error("schema", format!("{path}/{key}"), format!("{key} is required in an embedded resource"))),
+                    Some(Value::String(s)) if s.is_empty() => {
+                        out.push(Issue::error("schema", format!("{path}/{key}"), format!("{key} must not be empty")))
+                    }
+                    Some(Value::String(_)) => {}
+                    Some(other) => out.push(Issue::error("schema", format!("{path}/{key}"), format!("{key} must be a string, got {}", describe(other)))),
+                }
+            }
+        }
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+        for (key, child) in map {
+            let child_path = format!("{path}/{}", escape(key));
+            if resource && key == "metadata" {
+                self.check(child, &meta::OBJECT_META, &child_path, false, out);
+                if !resource_root {
+                    meta::check(Some(child), &child_path, NameRule::Dns1123Subdomain, true, false, out);
+                }
+                continue;
+            }
+            if let Some(child_schema) = properties.and_then(|p| p.get(key)).or(additional) {
+                self.check(child, child_schema, &child_path, false, out);
+            }
+        }
+    }
+
+    fn check_junctors(&self, value: &Value, schema: &Map<String, Value>, path: &str, out: &mut Vec<Issue>) {
+        let passes = |sub: &Value| {
+            let mut scratch = Vec::new();
+            self.check(value, sub, path, false, &mut scratch);
+            scratch.iter().all(|i| i.severity != Severity::Error)
+        };
+        if let Some(Value::Array(all)) = schema.get("allOf") {
+            for sub in all {
+                self.check(value, sub, path, false, out);
+            }
+        }
+        if let Some(Value::Array(any)) = schema.get("anyOf")
+            && !any.iter().any(passes)
+        {
+            out.push(Issue::error("schema", path.into(), format!("{} matches none of the allowed forms (anyOf)", compact(value))));
+        }
+        if let Some(Value::Array(one)) = schema.get("oneOf") {
+            let matching = one.iter().filter(|s| passes(s)).count();
+            if matching != 1 {
+                out.push(Issue::error("schema", path.into(), format!("must match exactly one of the allowed forms (oneOf), matches {matching}")));
+            }
+        }
+        if let Some(not) = schema.get("not")
+            && passes(not)
+        {
+            out.push(Issue::error("schema", path.into(), "must not match the schema in `not`".into()));
+        }
+    }
+}
+
+fn check_number(value: &Value, schema: &Map<String, Value>, path: &str, out: &mut Vec<Issue>) {
+    let Some(x) = value.as_f64() else { return };
+    if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
+        let exclusive = flag(schema, "exclusiveMaximum");
+        if x > max || (exclusive && x == max) {
+            let op = if exclusive { "less than" } else { "less than or equal to" };
+            out.push(Issue::error("schema", path.into(), format!("must be {op} {max} (is {value})")));
+        }
+    }
+    if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
+        let exclusive = flag(schema, "exclusiveMinimum");
+        if x < min || (exclusive && x == min) {
+            let op = if exclusive { "greater than" } else { "greater than or equal to" };
+            out.push(Issue::error("schema", path.into(), format!("must be {op} {min} (is {value})")));
+        }
+    }
+    if let Some(m) = schema.get("multipleOf").and_then(Value::as_f64)
+        && m > 0.0
+        && ((x / m) - (x / m).round()).abs() > 1e-9
+    {
+        out.push(Issue::error("schema", path.into(), format!("must be a multiple of {m} (is {value})")));
+    }
+}
+
+fn config_key_error(key: &str) -> Option<&'static str> {
+    let valid_chars = key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if key.is_empty() || key.len() > 253 || !valid_chars {
+        Some("must consist of alphanumeric characters, '-', '_' or '.' (at most 253)")
+    } else if key == "." || key == ".." || key.starts_with("..") {
+        Some("must not be '.' or '..' or start with '..'")
+    } else {
+        None
+    }
+}
+
+/// The API server's own checks of Secret and ConfigMap data (keys, overlap, size).
+fn check_core_data(kind: &str, object: &Value, prefix: &str, out: &mut Vec<Issue>) {
+    let fields: &[&str] = match kind {
+        "Secret" => &["data", "stringData"],
+        "ConfigMap" => &["data", "binaryData"],
+        _ => return,
+    };
+    let mut total = 0usize;
+    for field in fields {
+        let Some(Value::Object(entries)) = object.get(*field) else { continue };
+        for (key, value) in entries {
+            if let Some(reason) = config_key_error(key) {
+                out.push(Issue::error("schema", format!("{prefix}/{field}/{}", escape(key)), format!("invalid key {key:?}: {reason}")));
+            }
+            total += value.as_str().map_or(0, str::len);
+        }
+    }
+    if kind == "ConfigMap"
+        && let (Some(Value::Object(data)), Some(Value::Object(binary))) = (object.get("data"), object.get("binaryData"))
+    {
+        for key in binary.keys().filter(|k| data.contains_key(*k)) {
+            out.push(Issue::error("schema", format!("{prefix}/binaryData/{}", escape(key)), format!("duplicate of key {key:?} in data")));
+        }
+    }
+    if total > 1024 * 1024 {
+        out.push(Issue::error("schema", prefix.to_string(), format!("{kind} data is {total} bytes, more than the 1 MiB limit")));
+    }
+}
