@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ValidateArgs, ValidateOutput};
 use crate::exit::ExitStatus;
+use crate::lint;
 use crate::manifest::{self, Document};
 use crate::report::{Finding, Severity};
 use crate::schema::validate::RULES;
@@ -60,24 +61,30 @@ impl Report {
     }
 }
 
-/// Which rules run.
+/// Which rules run: the schema rules of this module (all on by default) and the CAPZ rules of
+/// [`crate::lint`] (their own defaults).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RuleFilter {
     disabled: BTreeSet<String>,
+    lint: lint::RuleSelection,
 }
 
 impl RuleFilter {
     pub(crate) fn new(disable: &[String], enable: &[String]) -> anyhow::Result<Self> {
-        let known: Vec<&str> = RULES.iter().map(|(id, _)| *id).collect();
+        let is_schema_rule = |id: &String| RULES.iter().any(|(known, _)| known == id);
         for id in disable.iter().chain(enable) {
             if ALWAYS_ON.contains(&id.as_str()) {
                 bail!("rule `{id}` cannot be disabled; use --ignore-missing-schemas to skip objects without a schema");
             }
-            if !known.contains(&id.as_str()) {
-                bail!("unknown rule `{id}`; known rules: {}", known.join(", "));
-            }
         }
-        Ok(RuleFilter { disabled: disable.iter().filter(|d| !enable.contains(d)).cloned().collect() })
+        let lint_enable: Vec<String> = enable.iter().filter(|id| !is_schema_rule(id)).cloned().collect();
+        let lint_disable: Vec<String> = disable.iter().filter(|id| !is_schema_rule(id)).cloned().collect();
+        let lint = lint::RuleSelection::new(&lint_enable, &lint_disable).with_context(|| {
+            let schema_rules: Vec<&str> = RULES.iter().map(|(id, _)| *id).collect();
+            format!("schema rules are: {}; CAPZ rules: see `docs/rules.md`", schema_rules.join(", "))
+        })?;
+        let disabled = disable.iter().filter(|id| is_schema_rule(id)).cloned().collect();
+        Ok(RuleFilter { disabled, lint })
     }
     fn allows(&self, rule: &str) -> bool {
         !self.disabled.contains(rule)
@@ -111,11 +118,37 @@ pub(crate) fn validate_documents(
         });
         report.findings.extend(findings);
     }
+    // The CAPZ rules, over the whole bundle (cross-object); each finding counts for its object.
+    let lint_findings = lint::check(documents, &filter.lint);
+    for finding in lint_findings {
+        if finding.rule == "capz-deprecated-api" {
+            // Same deprecation, with the migration target: keep only the CAPZ rule's finding.
+            report.findings.retain(|f| !(f.rule == "deprecated-api" && f.source == finding.source && f.object == finding.object));
+        }
+        let owner = report
+            .resources
+            .iter_mut()
+            .rev()
+            .find(|r| r.source == finding.source && r.object == finding.object && r.line <= finding.line);
+        if let Some(owner) = owner
+            && finding.severity == Severity::Error
+        {
+            owner.errors.push(finding.clone());
+            if owner.status == ObjectStatus::Valid {
+                owner.status = ObjectStatus::Invalid;
+            }
+        }
+        report.findings.push(finding);
+    }
     report.findings.sort_by(|a, b| {
         (&a.source, a.line, &a.path, &a.rule, &a.message).cmp(&(&b.source, b.line, &b.path, &b.rule, &b.message))
     });
     report.findings.dedup();
+    for resource in &mut report.resources {
+        resource.errors.sort_by(|a, b| (a.line, &a.path, &a.rule).cmp(&(b.line, &b.path, &b.rule)));
+    }
     let summary = &mut report.summary;
+    *summary = Summary::default();
     summary.resources = report.resources.len();
     for resource in &report.resources {
         match resource.status {
