@@ -24,9 +24,6 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
     if args.list_variables {
         bail!("--list-variables needs --from; list a flavor's parameters with `kubectl capz params FLAVOR`");
     }
-    if args.validate {
-        bail!("--validate is not available yet (the schema validator has not landed)");
-    }
     let documents = render_input(&args.input)?;
     let values: Vec<&Value> = documents.iter().map(|d| &d.value).collect();
     match &args.out_dir {
@@ -37,6 +34,9 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
             stdout.write_all(text.as_bytes()).context("cannot write to stdout")?;
             stdout.flush().context("cannot write to stdout")?;
         }
+    }
+    if args.validate {
+        return super::validate::validate_rendered(&documents);
     }
     Ok(ExitStatus::Success)
 }

@@ -279,7 +279,6 @@ pub(crate) fn format_junit(report: &Report) -> String {
 
 /// For `render --validate`: validates rendered objects with the built-in schemas, prints the
 /// findings and the summary on stderr, and says whether any error was found.
-#[allow(dead_code)] // called by `render --validate` (src/commands/render.rs)
 pub(crate) fn validate_rendered(documents: &[Document]) -> anyhow::Result<ExitStatus> {
     let registry = Registry::embedded();
     let report = validate_documents(documents, &registry, ValidateOptions::default(), &RuleFilter::default());
