@@ -152,3 +152,14 @@ fn from_cluster_with_unreachable_server_is_exit_2() {
     assert!(err.contains("cannot find the API of cluster.x-k8s.io/v1beta1 ClusterClass on the server"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn machine_deployment_classes_plan_snapshot() {
+    let out = plan(&["--no-validate", "-f", "tests/fixtures/topology/machinedeployments"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    // machineDeploymentClass selects only the gpu class; the control plane patch saw replicas 3.
+    assert_eq!(text.matches("vmSize: Standard_NC6s_v3").count(), 1);
+    assert_eq!(text.matches("vmSize: Standard_D4s_v5").count(), 1);
+    insta::assert_snapshot!("machine_deployments_plan", text);
+}
