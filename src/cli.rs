@@ -269,7 +269,8 @@ pub struct PlanArgs {
     /// Files holding a ClusterClass, its templates and a topology Cluster.
     #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
     pub filenames: Vec<String>,
-    /// Read the ClusterClass and its templates from the live cluster.
+    /// Read the ClusterClass and its templates from the live cluster (unless given with -f), and
+    /// keep the names of objects the topology controller already created there.
     #[arg(long)]
     pub from_cluster: bool,
     /// Do not run the CAPZ rules on the planned objects.

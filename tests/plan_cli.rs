@@ -148,7 +148,7 @@ fn from_cluster_with_unreachable_server_is_exit_2() {
     let out = plan(&["--from-cluster", "--request-timeout", "5s", "--kubeconfig", kubeconfig.to_str().unwrap(), "-f", &format!("{CUSTOM}/cluster.yaml")]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("cluster.yaml:1: cannot read ClusterClass fleet/aks-aso-vars from the cluster"), "{err}");
+    assert!(err.contains("cluster.yaml:1: cannot plan Cluster team-a (ClusterClass fleet/aks-aso-vars) against the cluster"), "{err}");
     assert!(err.contains("cannot find the API of cluster.x-k8s.io/v1beta1 ClusterClass on the server"), "{err}");
     assert!(out.stdout.is_empty());
 }

@@ -12,14 +12,14 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     if args.filenames.is_empty() {
         anyhow::bail!("no input: give the topology Cluster (and, without --from-cluster, its ClusterClass and templates) with -f");
     }
-    let mut documents = manifest::read_paths(&args.filenames)?;
-    if args.from_cluster {
+    let documents = manifest::read_paths(&args.filenames)?;
+    let objects: Vec<serde_json::Value> = if args.from_cluster {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        let fetched = runtime.block_on(fetch_classes(&args.cluster, &documents))?;
-        documents.extend(fetched);
-    }
-    let planned = crate::topology::plan_all(&documents).context("cannot plan the topology")?;
-    let objects: Vec<serde_json::Value> = planned.iter().flat_map(|p| p.objects.iter().cloned()).collect();
+        runtime.block_on(plan_live(&args.cluster, &documents))?
+    } else {
+        let planned = crate::topology::plan_all(&documents).context("cannot plan the topology")?;
+        planned.into_iter().flat_map(|p| p.objects).collect()
+    };
     let source: std::sync::Arc<str> = std::sync::Arc::from("<planned>");
     let planned_docs: Vec<Document> =
         objects.iter().enumerate().map(|(i, v)| Document::from_value(v.clone(), &source, i)).collect();
@@ -46,23 +46,25 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
 
 use std::io::Write as _;
 
-/// Reads from the cluster the ClusterClass (and templates) of every topology Cluster in the inputs.
-async fn fetch_classes(cluster: &crate::cli::ClusterArgs, documents: &[Document]) -> anyhow::Result<Vec<Document>> {
+/// Plans every topology Cluster of the inputs against the live cluster: the ClusterClass and
+/// templates are read from it (unless given with -f), and objects the topology controller already
+/// created keep their names, as the controller itself does.
+async fn plan_live(cluster: &crate::cli::ClusterArgs, documents: &[Document]) -> anyhow::Result<Vec<serde_json::Value>> {
     let client = client(cluster).await?;
-    let mut fetched: Vec<Document> = Vec::new();
-    let mut seen = Vec::new();
-    for doc in documents.iter().filter(|d| crate::topology::plan::is_topology_cluster(d)) {
-        let class = crate::topology::plan::class_ref(&doc.value);
-        if seen.contains(&class) {
-            continue;
-        }
-        seen.push(class.clone());
-        let docs = crate::topology::live::fetch_class(&client, &doc.value)
-            .await
-            .with_context(|| format!("{}: cannot read ClusterClass {}/{} from the cluster", doc.origin, class.0, class.1))?;
-        fetched.extend(docs);
+    let clusters: Vec<&Document> =
+        documents.iter().filter(|d| crate::topology::plan::is_topology_cluster(d)).collect();
+    if clusters.is_empty() {
+        return Err(crate::topology::TopologyError::NoTopologyCluster).context("cannot plan the topology");
     }
-    Ok(fetched)
+    let mut objects = Vec::new();
+    for doc in clusters {
+        let (ns, name) = crate::topology::plan::class_ref(&doc.value);
+        let live = crate::topology::live::plan_against_live(&client, doc, documents).await.with_context(|| {
+            format!("{}: cannot plan Cluster {} (ClusterClass {ns}/{name}) against the cluster", doc.origin, doc.name())
+        })?;
+        objects.extend(live.planned);
+    }
+    Ok(objects)
 }
 
 /// A client for the kubeconfig and context kubectl would use (`--kubeconfig`, `KUBECONFIG`,

@@ -160,3 +160,62 @@ fn with_type(mut value: Value, api_version: &str, kind: &str) -> Value {
     }
     value
 }
+
+/// Errors of [`plan_against_live`].
+#[derive(Debug, thiserror::Error)]
+pub enum LivePlanError {
+    #[error(transparent)]
+    Live(#[from] LiveError),
+    #[error(transparent)]
+    Plan(#[from] super::plan::TopologyError),
+}
+
+/// What `diff` compares for a topology Cluster: the planned objects, named as the controller
+/// already named the live ones, and those live objects.
+#[derive(Debug, Clone)]
+pub struct LivePlan {
+    pub planned: Vec<Value>,
+    pub live: Vec<Value>,
+}
+
+/// Plans a topology Cluster against the live cluster: the ClusterClass and templates come from
+/// `documents` when present there, else from the server; the names of objects the controller
+/// already created (found by the Cluster's refs and the cluster-name and topology labels) are
+/// reused, so each planned object lines up with its live counterpart.
+pub async fn plan_against_live(
+    client: &kube::Client,
+    cluster: &Document,
+    documents: &[Document],
+) -> Result<LivePlan, LivePlanError> {
+    let (class_ns, class_name) = class_ref(&cluster.value);
+    let has_class = documents.iter().any(|d| {
+        d.kind() == "ClusterClass" && d.name() == class_name && d.namespace().is_none_or(|ns| ns == class_ns)
+    });
+    let mut all: Vec<Document> = documents.to_vec();
+    if !has_class {
+        all.extend(fetch_class(client, &cluster.value).await?);
+    }
+    // A first plan gives the kinds to look for; the live objects then give the names.
+    let first = super::plan::plan(cluster, &all, &super::plan::Current::default())?;
+    let live = fetch_owned(client, &first.objects).await?;
+    let live_cluster = live.iter().find(|o| o["kind"] == "Cluster").cloned();
+    let current = match &live_cluster {
+        Some(c) => super::plan::current_from_live(c, &live),
+        None => super::plan::Current::default(),
+    };
+    let planned = super::plan::plan(cluster, &all, &current)?;
+    // Only the live objects the plan speaks about: the Cluster and the objects it names.
+    let wanted: Vec<(String, String)> = planned
+        .objects
+        .iter()
+        .map(|o| (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string()))
+        .collect();
+    let live = live
+        .into_iter()
+        .filter(|o| {
+            let key = (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string());
+            wanted.contains(&key)
+        })
+        .collect();
+    Ok(LivePlan { planned: planned.objects, live })
+}
