@@ -188,3 +188,23 @@ fn example_fleet_with_gitops_objects() {
         std::fs::read_to_string(out.join("clusters/payments/payments-prod-weu/cluster.yaml")).unwrap()
     );
 }
+
+/// Every rendered cluster is validated (schemas of the embedded ASO objects included) unless
+/// `--no-validate`.
+#[test]
+fn clusters_are_validated_unless_no_validate() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("repo");
+    let fleet = write_fleet(
+        work.path(),
+        2,
+        "- name: odd\n  namespace: team-0\n  flavor: aks-aso\n  values:\n    managedCluster:\n      spec:\n        notAnAksField: true\n",
+    );
+    let output = capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("cluster `team-0/odd`") && stderr.contains("notAnAksField"), "{stderr}");
+    assert!(!out.exists());
+    capz().args(["render", "--no-validate", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    assert!(out.join("clusters/team-0/odd/cluster.yaml").exists());
+}

@@ -7,7 +7,9 @@ use anyhow::{Context, bail};
 use crate::cli::{CapiApi, GitopsKind, RenderArgs};
 use crate::exit::ExitStatus;
 use crate::fleet::{self, Fleet, FleetOptions, Gitops, Plan, Validator};
-use crate::lint;
+use crate::schema::{Registry, ValidateOptions};
+
+use super::validate::{RuleFilter, validate_documents};
 use crate::render::{CapiVersion, Engine};
 
 pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
@@ -66,8 +68,14 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-/// The checks run on every rendered cluster: CAPZ's rules.
+/// The checks run on every rendered cluster: the `validate` engine (schemas, CEL, CAPZ's rules).
 fn validator() -> anyhow::Result<Box<Validator<'static>>> {
-    let selection = lint::RuleSelection::new(&[], &[])?;
-    Ok(Box::new(move |documents| lint::check(documents, &selection)))
+    thread_local! {
+        // Schemas compile lazily per kind; each rendering thread keeps its own registry.
+        static REGISTRY: Registry = Registry::embedded();
+    }
+    let filter = RuleFilter::default();
+    Ok(Box::new(move |documents| {
+        REGISTRY.with(|registry| validate_documents(documents, registry, ValidateOptions::default(), &filter).findings)
+    }))
 }
