@@ -273,9 +273,15 @@ pub struct PlanArgs {
     /// keep the names of objects the topology controller already created there.
     #[arg(long)]
     pub from_cluster: bool,
-    /// Do not run the CAPZ rules on the planned objects.
+    /// Do not validate the planned objects (schemas, CEL, CAPZ rules).
     #[arg(long)]
     pub no_validate: bool,
+    /// Also load CRDs from this directory for validating the planned objects; repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub crds: Vec<PathBuf>,
+    /// Skip planned objects whose kind has no schema (e.g. KubeadmConfig) instead of reporting them.
+    #[arg(long)]
+    pub ignore_missing_schemas: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }

@@ -1,12 +1,14 @@
 //! `kubectl capz plan`: the objects a ClusterClass topology produces for each topology Cluster,
-//! as YAML on stdout; CAPZ rule findings on the planned objects go to stderr.
+//! as YAML on stdout; findings of the validate engine (schemas, CEL, CAPZ rules) on the planned
+//! objects go to stderr and set the exit code.
+
+use std::io::Write as _;
 
 use anyhow::Context as _;
 
 use crate::cli::PlanArgs;
 use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
-use crate::report::Severity;
 
 pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     if args.filenames.is_empty() {
@@ -31,20 +33,19 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     if args.no_validate {
         return Ok(ExitStatus::Success);
     }
-    let selection = crate::lint::RuleSelection::new(&[], &[])?;
-    let findings = crate::lint::check(&planned_docs, &selection);
-    let mut stderr = anstream::stderr().lock();
-    let mut errors = 0;
-    for f in &findings {
-        if f.severity == Severity::Error {
-            errors += 1;
-        }
-        let _ = writeln!(stderr, "{}: {:?} [{}] {}: {}", f.object, f.severity, f.rule, f.path, f.message);
+    // The validate engine: built-in schemas (incl. embedded ASO objects, CEL) and the CAPZ rules.
+    let mut registry = crate::schema::Registry::embedded();
+    for dir in &args.crds {
+        registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;
     }
-    Ok(if errors > 0 { ExitStatus::Findings } else { ExitStatus::Success })
+    let options = crate::schema::ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas };
+    let report = super::validate::validate_documents(&planned_docs, &registry, options, &Default::default());
+    let mut stderr = anstream::stderr().lock();
+    stderr.write_all(super::validate::format_text(&report).as_bytes())?;
+    stderr.write_all(super::validate::format_summary(&report.summary).as_bytes())?;
+    Ok(report.exit_status())
 }
 
-use std::io::Write as _;
 
 /// Plans every topology Cluster of the inputs against the live cluster: the ClusterClass and
 /// templates are read from it (unless given with -f), and objects the topology controller already
