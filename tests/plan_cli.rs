@@ -184,3 +184,11 @@ fn planned_objects_are_validated() {
     assert!(err.contains("error: AzureASOManagedMachinePool/team-a-system-"), "{err}");
     assert!(err.contains("/spec/resources/0/spec/mode"), "{err}");
 }
+
+#[test]
+fn duplicate_pool_names_are_rejected() {
+    let dir = variant("cluster.yaml", "name: user-big", "name: system");
+    let out = plan(&["-f", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("Cluster fleet/team-a: spec.topology.workers.machinePools[1].name: Invalid value: \"system\": names must be unique"), "{}", stderr(&out));
+}

@@ -175,7 +175,12 @@ pub enum LivePlanError {
 #[derive(Debug, Clone)]
 pub struct LivePlan {
     pub planned: Vec<Value>,
+    /// The live counterparts of planned objects that exist.
     pub live: Vec<Value>,
+    /// Live objects the controller created for this Cluster that the plan no longer has (pools
+    /// and deployments removed from the topology, with their bootstrap and infrastructure
+    /// objects): the controller deletes them.
+    pub removed: Vec<Value>,
 }
 
 /// Plans a topology Cluster against the live cluster: the ClusterClass and templates come from
@@ -210,12 +215,17 @@ pub async fn plan_against_live(
         .iter()
         .map(|o| (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string()))
         .collect();
-    let live = live
+    let (live, others): (Vec<Value>, Vec<Value>) = live.into_iter().partition(|o| {
+        let key = (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string());
+        wanted.contains(&key)
+    });
+    let removed = others
         .into_iter()
         .filter(|o| {
-            let key = (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string());
-            wanted.contains(&key)
+            let labels = &o["metadata"]["labels"];
+            labels.get(super::plan::MACHINE_POOL_NAME_LABEL).is_some()
+                || labels.get(super::plan::MACHINE_DEPLOYMENT_NAME_LABEL).is_some()
         })
         .collect();
-    Ok(LivePlan { planned: planned.objects, live })
+    Ok(LivePlan { planned: planned.objects, live, removed })
 }

@@ -565,6 +565,21 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
 
     // Workers.
     let mut workers = Vec::new();
+    for topo_key in ["machineDeployments", "machinePools"] {
+        let names: Vec<&str> = cluster
+            .pointer(&format!("/spec/topology/workers/{topo_key}"))
+            .and_then(Value::as_array)
+            .map(|items| items.iter().filter_map(|t| s(t, "/name")).collect())
+            .unwrap_or_default();
+        for (i, name) in names.iter().enumerate() {
+            if names[..i].contains(name) {
+                return Err(ctx.cluster_err(
+                    &format!("spec.topology.workers.{topo_key}[{i}].name"),
+                    format!("Invalid value: {name:?}: names must be unique"),
+                ));
+            }
+        }
+    }
     for (kind, topo_key, class_key) in [
         (WorkerKind::Deployment, "machineDeployments", "machineDeployments"),
         (WorkerKind::Pool, "machinePools", "machinePools"),
