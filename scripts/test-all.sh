@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The one command that runs every test of kubectl-capz, locally and in CI:
+#   1. builds the real kube-apiserver + etcd for the live tests (tools/kube-testenv/build.sh; a no-op
+#      when they are up to date, 5-20 minutes the very first time on 2 cores);
+#   2. cargo test --all-targets (live test binaries each start their own API server from those binaries).
+# Extra arguments go to cargo test, e.g. `scripts/test-all.sh --test live_apiserver`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+step "kube-testenv: real kube-apiserver + etcd for live tests"
+t0=$SECONDS
+tools/kube-testenv/build.sh
+echo "kube-testenv ready after $((SECONDS - t0))s" >&2
+
+step "cargo test --all-targets $*"
+t0=$SECONDS
+cargo test --all-targets "$@"
+echo "cargo test finished after $((SECONDS - t0))s" >&2
