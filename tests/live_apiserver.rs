@@ -29,7 +29,7 @@ fn pinned_k8s_version() -> String {
 
 /// CAPZ's aks-aso flavor with its clusterctl variables substituted and every object moved to `namespace`.
 fn aks_aso_manifests(namespace: &str, cluster: &str) -> String {
-    let path = support::repo_root().join("tests/fixtures/capz-templates/cluster-template-aks-aso.yaml");
+    let path = support::repo_root().join("tests/fixtures/topology/upstream/cluster-template-aks-aso.yaml");
     let template = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let text = template
         .replace("${CLUSTER_NAME}", cluster)
@@ -55,15 +55,7 @@ fn real_kube_apiserver_serves_the_trimmed_crds_established() {
         "not the kube-apiserver built by tools/kube-testenv: {version:#}"
     );
 
-    let mut expected = BTreeSet::new();
-    for dir in support::crd_fixture_dirs() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "yaml") {
-                expected.insert(path.file_stem().unwrap().to_string_lossy().into_owned());
-            }
-        }
-    }
+    let expected: BTreeSet<String> = support::crd_fixture_names().into_iter().collect();
     assert!(expected.len() >= 20, "too few CRD fixtures: {expected:?}");
 
     let crds = json(&api.kubectl_ok(&["get", "crd", "-o", "json"]));
@@ -88,6 +80,35 @@ fn real_kube_apiserver_serves_the_trimmed_crds_established() {
     for v in ["cluster.x-k8s.io/v1beta1", "cluster.x-k8s.io/v1beta2", "containerservice.azure.com/v1api20240901"] {
         assert!(versions.lines().any(|l| l == v), "{v} not served; api-versions:\n{versions}");
     }
+}
+
+/// tests/fixtures/crds is what tools/kube-testenv/trim-crds.sh makes of schemas/crds today.
+#[test]
+fn trimmed_crd_fixtures_match_schemas() {
+    let out = tempfile::tempdir().unwrap();
+    let script = support::repo_root().join("tools/kube-testenv/trim-crds.sh");
+    let run = std::process::Command::new("bash").arg(&script).arg(out.path()).output().unwrap();
+    assert!(run.status.success(), "{} failed:\n{}", script.display(), stderr(&run));
+
+    let fixtures = support::crd_fixture_dir();
+    let mut stale = Vec::new();
+    let mut generated = BTreeSet::new();
+    for entry in std::fs::read_dir(out.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let committed = std::fs::read(fixtures.join(&name)).ok();
+        if committed.as_deref() != Some(std::fs::read(&path).unwrap().as_slice()) {
+            stale.push(name.clone());
+        }
+        generated.insert(name.trim_end_matches(".yaml").to_owned());
+    }
+    let committed: BTreeSet<String> = support::crd_fixture_names().into_iter().collect();
+    let extra: Vec<_> = committed.difference(&generated).collect();
+    assert!(
+        stale.is_empty() && extra.is_empty(),
+        "tests/fixtures/crds is out of date (run tools/kube-testenv/trim-crds.sh): differing {stale:?}, \
+         no longer generated {extra:?}"
+    );
 }
 
 #[test]

@@ -7,7 +7,8 @@ package main
 //   - the cert-manager.io/inject-ca-from annotation is dropped;
 //   - ASO "…storage" hub versions are dropped (they exist only for the operator's own round trips);
 //   - exactly one remaining version is storage (a -storage override, else the upstream storage version if
-//     it is kept, else the lexically greatest remaining version) and it is served;
+//     it is kept, else the lexically greatest remaining version) and it is served; an override names
+//     either the CRD or its API group;
 //   - every string-valued "description" key is removed; a schema property that happens to be *named*
 //     "description" (its value is an object) is kept, and default/example/enum values are left untouched;
 //   - status and metadata.creationTimestamp are dropped.
@@ -34,30 +35,31 @@ func trimCRDsMain(args []string) error {
 	fs := flag.NewFlagSet("trim-crds", flag.ContinueOnError)
 	out := fs.String("out", "", "output directory (created; existing *.yaml in it are replaced)")
 	var storage stringList
-	fs.Var(&storage, "storage", "CRD=VERSION: the version to keep as storage for that CRD (repeatable)")
+	fs.Var(&storage, "storage", "CRD=VERSION or GROUP=VERSION: the storage version for that CRD or every CRD of that group (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *out == "" || fs.NArg() == 0 {
-		return fmt.Errorf("usage: kube-testenv trim-crds -out DIR [-storage CRD=VERSION]... FILE...")
+		return fmt.Errorf("usage: kube-testenv trim-crds -out DIR [-storage CRD|GROUP=VERSION]... FILE...")
 	}
 	overrides := map[string]string{}
 	for _, s := range storage {
 		name, version, ok := strings.Cut(s, "=")
 		if !ok {
-			return fmt.Errorf("-storage %q: want CRD=VERSION", s)
+			return fmt.Errorf("-storage %q: want CRD=VERSION or GROUP=VERSION", s)
 		}
 		overrides[name] = version
 	}
 
 	trimmed := map[string][]byte{}
+	used := map[string]bool{}
 	for _, path := range fs.Args() {
 		docs, err := readYAMLDocuments(path)
 		if err != nil {
 			return err
 		}
 		for i, doc := range docs {
-			name, data, err := trimCRD(doc, overrides)
+			name, data, err := trimCRD(doc, overrides, used)
 			if err != nil {
 				return fmt.Errorf("%s document %d: %w", path, i+1, err)
 			}
@@ -71,9 +73,9 @@ func trimCRDsMain(args []string) error {
 			trimmed[name] = append([]byte(header), data...)
 		}
 	}
-	for name := range overrides {
-		if _, ok := trimmed[name]; !ok {
-			return fmt.Errorf("-storage names CRD %s, which is not in the inputs", name)
+	for key := range overrides {
+		if !used[key] {
+			return fmt.Errorf("-storage %s matches no CRD name or group in the inputs", key)
 		}
 	}
 
@@ -135,7 +137,7 @@ func readYAMLDocuments(path string) ([]map[string]any, error) {
 	}
 }
 
-func trimCRD(doc map[string]any, overrides map[string]string) (string, []byte, error) {
+func trimCRD(doc map[string]any, overrides map[string]string, used map[string]bool) (string, []byte, error) {
 	if doc["kind"] != "CustomResourceDefinition" {
 		return "", nil, nil
 	}
@@ -175,7 +177,16 @@ func trimCRD(doc map[string]any, overrides map[string]string) (string, []byte, e
 	if len(kept) == 0 {
 		return "", nil, fmt.Errorf("CRD %s: no version left after dropping hub (…storage) versions", name)
 	}
-	chosen := overrides[name]
+	group, _ := spec["group"].(string)
+	chosen := ""
+	for _, key := range []string{name, group} {
+		if v, ok := overrides[key]; ok {
+			used[key] = true
+			if chosen == "" {
+				chosen = v
+			}
+		}
+	}
 	if chosen == "" {
 		for _, vm := range kept {
 			if vm["name"] == upstreamStorage {
