@@ -76,9 +76,15 @@ fn walk(root: &Value, schema: &Value, prefix: &str, rows: &mut Vec<ParamRow>) {
             walk(root, field, &path, rows);
             continue;
         }
+        let mut kind = describe(root, field);
+        let mut doc = doc;
+        if kind.len() > 40 && kind.contains('|') {
+            doc = format!("{}; one of: {}.", doc.trim_end_matches('.'), kind.replace('|', ", "));
+            kind = "enum".to_string();
+        }
         rows.push(ParamRow {
             env: env_alias(&path).map(str::to_string),
-            kind: describe(root, field),
+            kind,
             default: field.get("default").and_then(default_text),
             doc,
             path: path.clone(),

@@ -1,0 +1,249 @@
+//! `kubectl-capz render` and `params` through the binary: snapshots of every flavor, output formats,
+//! `--out-dir`, lint-clean output, and plugin discovery through the real kubectl.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use capz::lint::{RuleSelection, check};
+use capz::manifest::parse_documents;
+use capz::report::Severity;
+
+/// The variables CAPZ's docs export before `clusterctl generate cluster --flavor aks[-aso]`.
+pub const DOCS_ENV: &[(&str, &str)] = &[
+    ("CLUSTER_NAME", "demo"),
+    ("KUBERNETES_VERSION", "v1.33.2"),
+    ("AZURE_LOCATION", "southcentralus"),
+    ("AZURE_SUBSCRIPTION_ID", "00000000-0000-0000-0000-000000000001"),
+    ("AZURE_TENANT_ID", "00000000-0000-0000-0000-000000000002"),
+    ("AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY", "00000000-0000-0000-0000-000000000003"),
+    ("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3"),
+    ("CLUSTER_IDENTITY_NAME", "cluster-identity"),
+    ("ASO_CREDENTIAL_SECRET_NAME", "aso-credentials"),
+    ("WORKER_MACHINE_COUNT", "2"),
+];
+
+fn capz(env: &[(&str, &str)]) -> Command {
+    let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
+    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+fn stdout_of(cmd: &mut Command) -> String {
+    let output = cmd.output().unwrap();
+    assert!(
+        output.status.success(),
+        "exit {:?}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn render(env: &[(&str, &str)], args: &[&str]) -> String {
+    stdout_of(capz(env).arg("render").args(args))
+}
+
+/// Rendered output must be clean for our own CAPZ rules (no error findings).
+fn assert_lint_clean(yaml: &str) {
+    let docs = parse_documents(yaml, "<rendered>").unwrap();
+    let findings = check(&docs, &RuleSelection::new(&[], &[]).unwrap());
+    let errors: Vec<_> = findings.iter().filter(|f| f.severity == Severity::Error).collect();
+    assert!(errors.is_empty(), "lint errors: {errors:#?}");
+}
+
+#[test]
+fn aks_aso_with_docs_env() {
+    let out = render(DOCS_ENV, &["aks-aso"]);
+    assert_lint_clean(&out);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn aks_with_docs_env() {
+    let out = render(DOCS_ENV, &["aks"]);
+    assert_lint_clean(&out);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn aks_aso_from_the_shipped_example() {
+    let out = render(&[], &["aks-aso", "--values", "examples/aks-aso.values.yaml"]);
+    assert_lint_clean(&out);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn aks_from_the_shipped_example() {
+    let out = render(&[], &["aks", "--values", "examples/aks.values.yaml"]);
+    assert_lint_clean(&out);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn capi_v1beta2_refs() {
+    let out = render(DOCS_ENV, &["aks-aso", "--capi-api", "v1beta2", "-n", "team-a", "prod1", "--kubernetes-version", "1.34.1"]);
+    assert_lint_clean(&out);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn maintenance_secret_and_overlays() {
+    let out = render(
+        DOCS_ENV,
+        &[
+            "aks-aso",
+            "--set",
+            "maintenance.enabled=true",
+            "--set",
+            "asoCredentialSecret.create=true",
+            "--set",
+            "managedCluster.spec.sku={name: Base, tier: Standard}",
+            "--set",
+            "managedCluster.spec.servicePrincipalProfile=null",
+            "--set",
+            "maintenance.default.spec.timeInWeek=[{day: Saturday, hourSlots: [22, 23]}]",
+            "--set",
+            "pools[1].agentPool.spec.maxPods=50",
+            "--set",
+            "resourceGroupName=rg-demo",
+        ],
+    );
+    assert_lint_clean(&out);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn same_inputs_same_bytes() {
+    let args = ["aks-aso", "--values", "examples/aks-aso.values.yaml"];
+    assert_eq!(render(DOCS_ENV, &args), render(DOCS_ENV, &args));
+}
+
+#[test]
+fn json_output_is_a_v1_list() {
+    let out = render(DOCS_ENV, &["aks", "-o", "json"]);
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(list["apiVersion"], "v1");
+    assert_eq!(list["kind"], "List");
+    let yaml = render(DOCS_ENV, &["aks"]);
+    let docs = parse_documents(&yaml, "y").unwrap();
+    let items = list["items"].as_array().unwrap();
+    assert_eq!(items.len(), docs.len());
+    for (item, doc) in items.iter().zip(&docs) {
+        assert_eq!(item, &doc.value);
+    }
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn out_dir_writes_one_file_per_object_and_replaces_an_earlier_render() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("clusters/demo");
+    stdout_of(capz(DOCS_ENV).args(["render", "aks-aso", "--out-dir"]).arg(&dir));
+    insta::assert_snapshot!("out_dir_listing", listing(&dir).join("\n"));
+    let first = std::fs::read_to_string(dir.join("01-cluster-demo.yaml")).unwrap();
+    assert_eq!(parse_documents(&first, "f").unwrap()[0].kind(), "Cluster");
+    // A second render with one pool less replaces the directory: no stale files.
+    stdout_of(capz(DOCS_ENV).args(["render", "aks-aso", "--set", "pools=[{name: sys, mode: System}]", "--out-dir"]).arg(&dir));
+    assert_eq!(
+        listing(&dir),
+        [
+            "01-cluster-demo.yaml",
+            "02-azureasomanagedcontrolplane-demo.yaml",
+            "03-azureasomanagedcluster-demo.yaml",
+            "04-machinepool-demo-sys.yaml",
+            "05-azureasomanagedmachinepool-demo-sys.yaml"
+        ]
+    );
+    // Only our files and the output directory exist beside it: the staging directory is gone.
+    assert_eq!(listing(&dir.parent().unwrap().to_path_buf()), ["demo"]);
+    // JSON files with -o json.
+    let json_dir = tmp.path().join("json");
+    stdout_of(capz(DOCS_ENV).args(["render", "aks", "-o", "json", "--out-dir"]).arg(&json_dir));
+    let identity = std::fs::read_to_string(json_dir.join("08-azureclusteridentity-cluster-identity.json")).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&identity).unwrap();
+    assert_eq!(value["kind"], "AzureClusterIdentity");
+}
+
+#[test]
+fn out_dir_refuses_a_directory_with_foreign_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("notes.txt"), "mine").unwrap();
+    let output = capz(DOCS_ENV).args(["render", "aks", "--out-dir"]).arg(tmp.path()).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("contains `notes.txt`"), "{stderr}");
+    assert_eq!(listing(tmp.path()), ["notes.txt"]);
+}
+
+#[test]
+fn flavor_dir_overrides_a_flavor() {
+    let tmp = tempfile::tempdir().unwrap();
+    let flavor = tmp.path().join("mini");
+    std::fs::create_dir_all(&flavor).unwrap();
+    std::fs::write(flavor.join("flavor.yaml"), "description: a test flavor\nrequired: [clusterName]\n").unwrap();
+    std::fs::write(
+        flavor.join("cm.yaml.j2"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ params.clusterName ~ \"-info\" }}\ndata:\n  version: {{ params.kubernetesVersion or \"none\" }}\n",
+    )
+    .unwrap();
+    let out = render(&[("CLUSTER_NAME", "x"), ("NAMESPACE", "ns1")], &["mini", "--flavor-dir", flavor.parent().unwrap().to_str().unwrap()]);
+    assert_eq!(out, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x-info\n  namespace: ns1\ndata:\n  version: none\n");
+}
+
+#[test]
+fn params_listing_per_flavor() {
+    insta::assert_snapshot!("params_aks", stdout_of(capz(&[]).args(["params", "aks"])));
+    insta::assert_snapshot!("params_aks_aso", stdout_of(capz(&[]).args(["params", "aks-aso"])));
+}
+
+#[test]
+fn params_schema_is_a_json_schema_that_accepts_the_examples() {
+    let schema: serde_json::Value = serde_json::from_str(&stdout_of(capz(&[]).args(["params", "--schema"]))).unwrap();
+    assert_eq!(schema["additionalProperties"], false);
+    assert!(schema["properties"]["pools"].is_object());
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for example in ["examples/aks.values.yaml", "examples/aks-aso.values.yaml"] {
+        let text = std::fs::read_to_string(example).unwrap();
+        let (value, _) = capz::manifest::parse_value(&text, example).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&value).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{example}: {errors:?}");
+    }
+    let bad = serde_json::json!({"pools": [{"name": "a", "replicas": "x"}], "bogus": 1});
+    assert!(!validator.is_valid(&bad));
+}
+
+#[test]
+fn kubectl_finds_the_plugin_on_path() {
+    let Ok(kubectl) = which("kubectl") else {
+        panic!("kubectl is not on PATH; this test needs the real kubectl");
+    };
+    let bin = assert_cmd::cargo::cargo_bin("kubectl-capz");
+    let bin_dir = bin.parent().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let mut cmd = Command::new(kubectl);
+    cmd.env_clear().env("PATH", path).env("HOME", home.path());
+    for (k, v) in DOCS_ENV {
+        cmd.env(k, v);
+    }
+    let via_kubectl = stdout_of(cmd.args(["capz", "render", "aks-aso"]));
+    assert_eq!(via_kubectl, render(DOCS_ENV, &["aks-aso"]));
+}
+
+fn which(name: &str) -> Result<std::path::PathBuf, ()> {
+    std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .map(|dir| Path::new(dir).join(name))
+        .find(|p| p.is_file())
+        .ok_or(())
+}
