@@ -71,6 +71,7 @@ fn finalize(params: &mut Params) {
     if let Some(version) = &params.kubernetes_version
         && !version.is_empty()
         && !version.starts_with('v')
+        && semver::Version::parse(version).is_ok()
     {
         params.kubernetes_version = Some(format!("v{version}"));
     }
@@ -209,9 +210,15 @@ pub fn fallback_of(path: &str) -> Option<&'static str> {
     }
 }
 
+/// Where the value at `pointer` came from; for a key created by a deeper `--set`, the first
+/// source below it.
 fn source_label(layered: &Layered, pointer: &str) -> Option<String> {
     match layered.source_of(pointer) {
-        Source::Default => None,
+        Source::Default => layered
+            .sources_under(pointer)
+            .map(|(_, source)| source)
+            .find(|source| **source != Source::Default)
+            .map(Source::to_string),
         other => Some(other.to_string()),
     }
 }
@@ -641,7 +648,7 @@ mod tests {
         for needle in [
             "clusterName: \"Bad_Name\" is not a valid name",
             "namespace: \"a.b\" is not a valid namespace",
-            "kubernetesVersion: \"v1.33\" is not a semantic version",
+            "kubernetesVersion: \"1.33\" is not a semantic version",
             "pools[0].replicas: System pool \"pool0\" needs at least 1 replica (from --set pools[0].replicas)",
             "pools[1].name: \"toolongpoolname1\" is not a valid AKS pool name",
         ] {
@@ -655,7 +662,7 @@ mod tests {
             ["poolDefaults.replicas: is 0, but System pool \"pool0\" (pools[0]) needs at least 1 replica (from env WORKER_MACHINE_COUNT)"]
         );
         let no_system = resolve(&layered(&["pools[0].mode=User"], &[]), "aks", &[], &[]).unwrap_err();
-        assert_eq!(problems(no_system), ["pools: at least one pool must have mode System"]);
+        assert_eq!(problems(no_system), ["pools: at least one pool must have mode System (from --set pools[0].mode)"]);
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub enum ParamsError {
         source: std::io::Error,
     },
     /// A values file is not valid YAML (`file:line:col: message`).
-    #[error("{0}")]
+    #[error(transparent)]
     Syntax(#[from] ManifestError),
     /// A values file is not a mapping.
     #[error("{path}: a values file must be a mapping of parameters")]
