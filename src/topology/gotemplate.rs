@@ -27,8 +27,59 @@ pub enum GoValue {
     Float(f64),
     Str(String),
     List(Vec<GoValue>),
-    /// Go maps iterate and print in key order.
-    Map(BTreeMap<String, GoValue>),
+    /// Go maps iterate and print in key order; like Go maps they are references, so sprig's
+    /// `set`, `unset` and `merge` change the map every holder sees.
+    Map(GoMap),
+}
+
+/// A Go `map[string]interface{}`: shared, mutable, ordered by key.
+#[derive(Clone, Default)]
+pub struct GoMap(std::rc::Rc<std::cell::RefCell<BTreeMap<String, GoValue>>>);
+
+impl GoMap {
+    pub fn new(map: BTreeMap<String, GoValue>) -> Self {
+        GoMap(std::rc::Rc::new(std::cell::RefCell::new(map)))
+    }
+    pub fn get(&self, key: &str) -> Option<GoValue> {
+        self.0.borrow().get(key).cloned()
+    }
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.0.borrow().contains_key(key)
+    }
+    pub fn len(&self) -> usize {
+        self.0.borrow().len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.borrow().is_empty()
+    }
+    /// A snapshot of the entries, in key order.
+    pub fn entries(&self) -> Vec<(String, GoValue)> {
+        self.0.borrow().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+    pub fn insert(&self, key: String, value: GoValue) {
+        self.0.borrow_mut().insert(key, value);
+    }
+    pub fn remove(&self, key: &str) {
+        self.0.borrow_mut().remove(key);
+    }
+}
+
+impl PartialEq for GoMap {
+    fn eq(&self, other: &Self) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &other.0) || self.entries() == other.entries()
+    }
+}
+
+impl std::fmt::Debug for GoMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.entries()).finish()
+    }
+}
+
+impl FromIterator<(String, GoValue)> for GoMap {
+    fn from_iter<I: IntoIterator<Item = (String, GoValue)>>(iter: I) -> Self {
+        GoMap::new(iter.into_iter().collect())
+    }
 }
 
 impl GoValue {
@@ -61,7 +112,7 @@ impl GoValue {
             }
             GoValue::Str(s) => Value::String(s.clone()),
             GoValue::List(items) => Value::Array(items.iter().map(GoValue::to_json).collect()),
-            GoValue::Map(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
+            GoValue::Map(map) => Value::Object(map.entries().into_iter().map(|(k, v)| (k, v.to_json())).collect()),
         }
     }
 
@@ -125,7 +176,7 @@ impl GoValue {
                 format!("[{}]", parts.join(" "))
             }
             GoValue::Map(map) => {
-                let parts: Vec<String> = map.iter().map(|(k, v)| format!("{k}:{}", v.sprint())).collect();
+                let parts: Vec<String> = map.entries().iter().map(|(k, v)| format!("{k}:{}", v.sprint())).collect();
                 format!("map[{}]", parts.join(" "))
             }
         }
@@ -1016,7 +1067,7 @@ impl State<'_> {
                     GoValue::List(list) => {
                         list.iter().enumerate().map(|(i, v)| (GoValue::Int(i as i64), v.clone())).collect()
                     }
-                    GoValue::Map(map) => map.iter().map(|(k, v)| (GoValue::Str(k.clone()), v.clone())).collect(),
+                    GoValue::Map(map) => map.entries().into_iter().map(|(k, v)| (GoValue::Str(k), v)).collect(),
                     GoValue::Int(n) => (0..*n).map(|i| (GoValue::Int(i), GoValue::Int(i))).collect(),
                     GoValue::Missing | GoValue::Nil => Vec::new(),
                     other => {
@@ -1203,7 +1254,7 @@ impl State<'_> {
                 GoValue::Nil => {
                     return Err(self.exec_err(tpl_name, field_pos, &at, format!("nil pointer evaluating interface {{}}.{field}")));
                 }
-                GoValue::Map(map) => map.get(field).cloned().unwrap_or(GoValue::Missing),
+                GoValue::Map(map) => map.get(field).unwrap_or(GoValue::Missing),
                 other => {
                     let type_name = if from_lookup { "interface {}" } else { other.type_name() };
                     return Err(self.exec_err(tpl_name, field_pos, &at, format!("can't evaluate field {field} in type {type_name}")));
@@ -1323,7 +1374,7 @@ fn as_list(v: &GoValue, fname: &str) -> Result<Vec<GoValue>, String> {
     }
 }
 
-fn as_map(v: &GoValue) -> Result<BTreeMap<String, GoValue>, String> {
+fn as_map(v: &GoValue) -> Result<GoMap, String> {
     match v {
         GoValue::Map(m) => Ok(m.clone()),
         other => Err(format!("wrong type for value; expected map[string]interface {{}}; got {}", other.type_name())),
@@ -1484,7 +1535,7 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
                         let b = st.as_bytes().get(*i as usize).ok_or_else(|| format!("error calling index: index out of range: {i}"))?;
                         V::Int(*b as i64)
                     }
-                    (V::Map(m), V::Str(k)) => m.get(k).cloned().unwrap_or(V::Nil),
+                    (V::Map(m), V::Str(k)) => m.get(k).unwrap_or(V::Nil),
                     (V::Missing | V::Nil, _) => return Err("error calling index: index of untyped nil".into()),
                     (other, _) => {
                         return Err(format!("error calling index: cannot index slice/array with type {}", idx.type_name()).replace("slice/array", if matches!(other, V::Map(_)) { "map" } else { "slice/array" }));
@@ -2036,21 +2087,22 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
                 let key = strval(&pair[0]);
                 map.insert(key, pair.get(1).cloned().unwrap_or(V::Str(String::new())));
             }
-            V::Map(map)
+            V::Map(GoMap::new(map))
         }
         "get" => {
             want_args(name, &args, 2)?;
-            as_map(&args[0])?.get(&s(&args[1])?).cloned().unwrap_or(V::Str(String::new()))
+            as_map(&args[0])?.get(&s(&args[1])?).unwrap_or(V::Str(String::new()))
         }
+        // set, unset and merge change the map itself, as in Go.
         "set" => {
             want_args(name, &args, 3)?;
-            let mut map = as_map(&args[0])?;
+            let map = as_map(&args[0])?;
             map.insert(s(&args[1])?, args[2].clone());
             V::Map(map)
         }
         "unset" => {
             want_args(name, &args, 2)?;
-            let mut map = as_map(&args[0])?;
+            let map = as_map(&args[0])?;
             map.remove(&s(&args[1])?);
             V::Map(map)
         }
@@ -2061,25 +2113,25 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
         "keys" => {
             let mut keys = Vec::new();
             for a in &args {
-                keys.extend(as_map(a)?.into_keys().map(V::Str));
+                keys.extend(as_map(a)?.entries().into_iter().map(|(k, _)| V::Str(k)));
             }
             V::List(keys)
         }
         "values" => {
             want_args(name, &args, 1)?;
-            V::List(as_map(&args[0])?.into_values().collect())
+            V::List(as_map(&args[0])?.entries().into_iter().map(|(_, v)| v).collect())
         }
         "pick" | "omit" => {
             want_min_args(name, &args, 1)?;
             let map = as_map(&args[0])?;
             let names: Vec<String> = args[1..].iter().map(strval).collect();
-            V::Map(map.into_iter().filter(|(k, _)| names.contains(k) == (name == "pick")).collect())
+            V::Map(map.entries().into_iter().filter(|(k, _)| names.contains(k) == (name == "pick")).collect())
         }
         "merge" => {
             want_min_args(name, &args, 1)?;
-            let mut dst = as_map(&args[0])?;
+            let dst = as_map(&args[0])?;
             for src in &args[1..] {
-                merge_maps(&mut dst, &as_map(src)?);
+                merge_maps(&dst, &as_map(src)?);
             }
             V::Map(dst)
         }
@@ -2091,7 +2143,7 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
                 let k = s(key)?;
                 current = match current {
                     V::Map(m) => match m.get(&k) {
-                        Some(v) => v.clone(),
+                        Some(v) => v,
                         None => return Ok(args[n - 2].clone()),
                     },
                     _ => return Ok(args[n - 2].clone()),
@@ -2102,7 +2154,7 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
         "pluck" => {
             want_min_args(name, &args, 1)?;
             let key = s(&args[0])?;
-            V::List(args[1..].iter().filter_map(|m| as_map(m).ok()?.get(&key).cloned()).collect())
+            V::List(args[1..].iter().filter_map(|m| as_map(m).ok()?.get(&key)).collect())
         }
         // ---- encoding and types
         "toJson" | "toRawJson" => {
@@ -2144,7 +2196,7 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
             want_args(name, &args, 1)?;
             let text = s(&args[0])?;
             let v = semver::Version::parse(text.trim_start_matches('v')).map_err(|e| format!("error calling semver: {e}"))?;
-            let mut map = BTreeMap::new();
+            let map = GoMap::default();
             map.insert("Major".to_string(), V::Int(v.major as i64));
             map.insert("Minor".to_string(), V::Int(v.minor as i64));
             map.insert("Patch".to_string(), V::Int(v.patch as i64));
@@ -2161,14 +2213,14 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
     })
 }
 
-fn merge_maps(dst: &mut BTreeMap<String, GoValue>, src: &BTreeMap<String, GoValue>) {
-    for (k, v) in src {
-        match (dst.get_mut(k), v) {
-            (Some(GoValue::Map(d)), GoValue::Map(s)) => merge_maps(d, s),
-            (Some(existing), _) if !is_empty(existing) => {}
-            _ => {
-                dst.insert(k.clone(), v.clone());
-            }
+/// sprig's `merge` (mergo without overwrite): keys missing or empty in `dst` are taken from
+/// `src`, nested maps merged.
+fn merge_maps(dst: &GoMap, src: &GoMap) {
+    for (k, v) in src.entries() {
+        match (dst.get(&k), &v) {
+            (Some(GoValue::Map(d)), GoValue::Map(s)) => merge_maps(&d, s),
+            (Some(existing), _) if !is_empty(&existing) => {}
+            _ => dst.insert(k, v),
         }
     }
 }

@@ -248,7 +248,7 @@ impl Ctx<'_> {
                 GoValue::Map([("topologyName".to_string(), GoValue::Str(topology_name.to_string()))].into_iter().collect()),
             );
         }
-        let name = gotemplate::render(template, &GoValue::Map(data)).map_err(|e| TopologyError::InvalidClass {
+        let name = gotemplate::render(template, &GoValue::Map(gotemplate::GoMap::new(data))).map_err(|e| TopologyError::InvalidClass {
             class: self.class_label.clone(),
             field: format!("naming template of {role}"),
             message: e.to_string(),
