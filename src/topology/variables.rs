@@ -89,6 +89,7 @@ pub fn resolve(
         let mut value = item.get("value").cloned().unwrap_or(Value::Null);
         apply_defaults(&mut value, &def.schema);
         validate(&value, &def.schema, &format!("{item_path}.value"), &mut errors);
+        check_cel(&value, &def.schema, &format!("{item_path}.value"), &mut errors);
         out.insert(name, value);
     }
     if !overrides {
@@ -100,6 +101,7 @@ pub fn resolve(
                 let mut value = default.clone();
                 apply_defaults(&mut value, &def.schema);
                 validate(&value, &def.schema, &format!("{path}[name={}].value", def.name), &mut errors);
+                check_cel(&value, &def.schema, &format!("{path}[name={}].value", def.name), &mut errors);
                 out.insert(def.name.clone(), value);
             } else if def.required {
                 errors.push(VariableError::Missing { path: path.to_string(), name: def.name.clone() });
@@ -107,6 +109,22 @@ pub fn resolve(
         }
     }
     if errors.is_empty() { Ok(out) } else { Err(errors) }
+}
+
+/// Evaluates the schema's `x-kubernetes-validations` (CEL) on a variable value, as CAPI does.
+/// A rule that cannot be evaluated here is reported, never passed silently.
+pub fn check_cel(value: &Value, schema: &Value, path: &str, errors: &mut Vec<VariableError>) {
+    if !schema.to_string().contains("x-kubernetes-validations") {
+        return;
+    }
+    let compiled = kube::core::cel::compile_schema(schema);
+    let validator = kube::core::cel::Validator::new();
+    if let Err(failures) = validator.validate_compiled(&compiled, value, None) {
+        for failure in failures.into_vec() {
+            let at = if failure.field_path.is_empty() { path.to_string() } else { format!("{path}.{}", failure.field_path) };
+            errors.push(VariableError::Invalid { path: at, value: short(value), reason: failure.message.clone() });
+        }
+    }
 }
 
 /// Structural defaulting as the API server does it: absent object properties with a `default`
@@ -465,6 +483,23 @@ mod tests {
         assert!(text.iter().any(|t| t.contains("[2].value.cidrs[0]: Invalid value: \"nope\": must be of format cidr")), "{text:?}");
         assert!(text.iter().any(|t| t.contains("[2].value.extra: Invalid value: true: field not declared in schema")), "{text:?}");
         assert!(text.iter().any(|t| t.contains("Required value: required variable \"location\" must be set")), "{text:?}");
+    }
+
+    #[test]
+    fn cel_rules_of_variable_schemas_are_evaluated() {
+        let defs = definitions(&json!({"spec": {"variables": [{"name": "pool", "required": true, "schema": {"openAPIV3Schema": {
+            "type": "object",
+            "properties": {"min": {"type": "integer"}, "max": {"type": "integer"}},
+            "x-kubernetes-validations": [{"rule": "self.min <= self.max", "message": "min must not exceed max"}]}}}]}}))
+        .unwrap();
+        let ok = json!([{"name": "pool", "value": {"min": 1, "max": 3}}]);
+        assert!(resolve(&defs, Some(&ok), "spec.topology.variables", "cc", false).is_ok());
+        let bad = json!([{"name": "pool", "value": {"min": 5, "max": 3}}]);
+        let errors = resolve(&defs, Some(&bad), "spec.topology.variables", "cc", false).unwrap_err();
+        assert_eq!(errors.len(), 1);
+        let text = errors[0].to_string();
+        assert!(text.starts_with("spec.topology.variables[0].value"), "{text}");
+        assert!(text.contains("min must not exceed max"), "{text}");
     }
 
     #[test]
