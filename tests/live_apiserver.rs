@@ -280,3 +280,68 @@ fn user_without_rbac_rights_gets_403() {
     // The admin kubeconfig, by contrast, may list them.
     api.kubectl_ok(&["get", "clusters.cluster.x-k8s.io", "-n", &ns]);
 }
+
+/// Starts a private launcher without CRDs and returns it with the directory of its kubeconfigs.
+fn private_launcher() -> (std::process::Child, std::path::PathBuf, String) {
+    use std::io::BufRead;
+    let bin = support::repo_root().join("tools/kube-testenv/bin/kube-testenv");
+    let mut child = std::process::Command::new(&bin)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: {e} (run tools/kube-testenv/build.sh)", bin.display()));
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let parts: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(parts.first(), Some(&"READY"), "launcher said {line:?}");
+    let kubeconfig = std::path::PathBuf::from(parts[1]);
+    let server = kube::config::Kubeconfig::read_from(&kubeconfig).unwrap().clusters[0]
+        .cluster
+        .as_ref()
+        .unwrap()
+        .server
+        .clone()
+        .unwrap()
+        .trim_end_matches('/')
+        .to_owned();
+    (child, kubeconfig.parent().unwrap().to_path_buf(), server)
+}
+
+/// Waits (bounded) for the launcher to exit and checks that it left nothing behind.
+fn assert_clean_exit(mut child: std::process::Child, work_dir: &std::path::Path, server: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("launcher still running 60 s after being told to stop");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert!(status.success(), "launcher exit status {status}");
+    assert!(!work_dir.exists(), "{} left behind", work_dir.display());
+    let addr = server.trim_start_matches("https://");
+    assert!(std::net::TcpStream::connect(addr).is_err(), "kube-apiserver still listening on {addr}");
+}
+
+#[test]
+fn launcher_stops_everything_when_stdin_closes() {
+    let (mut child, work_dir, server) = private_launcher();
+    let addr = server.trim_start_matches("https://").to_owned();
+    assert!(std::net::TcpStream::connect(&addr).is_ok(), "kube-apiserver not listening on {addr}");
+    drop(child.stdin.take());
+    assert_clean_exit(child, &work_dir, &server);
+}
+
+#[test]
+fn launcher_stops_everything_on_sigterm() {
+    let (child, work_dir, server) = private_launcher();
+    let addr = server.trim_start_matches("https://").to_owned();
+    assert!(std::net::TcpStream::connect(&addr).is_ok(), "kube-apiserver not listening on {addr}");
+    let kill = std::process::Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+    assert!(kill.success());
+    assert_clean_exit(child, &work_dir, &server);
+}

@@ -160,7 +160,7 @@ fn server_of(kubeconfig: &Path) -> String {
         .clusters
         .first()
         .and_then(|c| c.cluster.as_ref())
-        .and_then(|c| c.server.clone())
+        .and_then(|c| c.server.as_deref().map(|s| s.trim_end_matches('/').to_owned()))
         .unwrap_or_else(|| panic!("{} names no server", kubeconfig.display()))
 }
 

@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 # shellcheck source=versions.env
 . ./versions.env
 
-export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -mod=readonly -trimpath"
+export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -mod=readonly -trimpath -buildvcs=false"
 MINOR=$(echo "$K8S_VERSION" | cut -d. -f2)
 K8S_LDFLAGS="-s -w -X k8s.io/component-base/version.gitVersion=v${K8S_VERSION} \
 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${MINOR} \
