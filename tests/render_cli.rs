@@ -117,6 +117,29 @@ fn maintenance_secret_and_overlays() {
 }
 
 #[test]
+fn special_characters_survive_templates_and_yaml() {
+    let out = render(
+        &[DOCS_ENV, &[("ASO_CREDENTIAL_SECRET_NAME", "yes")]].concat(),
+        &[
+            "aks-aso",
+            "--set",
+            "pools[0].labels.a=x\"y<z&'w: #1 {{ no }}",
+            "--set",
+            "pools[0].labels[\"kubernetes.io/os\"]=0755",
+            "--set",
+            "pools[0].taints=[{key: k, value: \"v\\\"x\", effect: NoSchedule}]",
+        ],
+    );
+    let docs = parse_documents(&out, "out").unwrap();
+    let pool = docs.iter().find(|d| d.kind() == "AzureASOManagedMachinePool").unwrap();
+    let agent_pool = &pool.value["spec"]["resources"][0];
+    assert_eq!(agent_pool["metadata"]["annotations"]["serviceoperator.azure.com/credential-from"], "yes");
+    assert_eq!(agent_pool["spec"]["nodeLabels"]["a"], "x\"y<z&'w: #1 {{ no }}");
+    assert_eq!(agent_pool["spec"]["nodeLabels"]["kubernetes.io/os"], "0755");
+    assert_eq!(agent_pool["spec"]["nodeTaints"][0], "k=v\"x:NoSchedule");
+}
+
+#[test]
 fn same_inputs_same_bytes() {
     let args = ["aks-aso", "--values", "examples/aks-aso.values.yaml"];
     assert_eq!(render(DOCS_ENV, &args), render(DOCS_ENV, &args));

@@ -12,7 +12,7 @@ use crate::render::{self, Engine};
 
 pub(crate) fn run(args: ParamsArgs) -> anyhow::Result<ExitStatus> {
     let text = if args.schema {
-        let mut text = serde_json::to_string_pretty(&params::schema()).context("cannot serialize the schema")?;
+        let mut text = serde_json::to_string_pretty(params::schema()).context("cannot serialize the schema")?;
         text.push('\n');
         text
     } else {

@@ -27,8 +27,8 @@ pub struct Requirement {
 pub fn resolve(layered: &Layered, flavor: &str, required: &[Requirement], unsupported: &[String]) -> Result<Params, ParamsError> {
     let schema = schema();
     let mut problems = Vec::new();
-    let walker = Walker { root: &schema, layered };
-    walker.check(&layered.value, &schema, &mut String::new(), &mut problems);
+    let walker = Walker { root: schema, layered };
+    walker.check(&layered.value, schema, &mut String::new(), &mut problems);
     if !problems.is_empty() {
         return Err(ParamsError::Invalid(problems));
     }
@@ -231,19 +231,17 @@ fn is_dns1123_label(s: &str) -> bool {
         && !s.ends_with('-')
 }
 
-fn is_dns1123_subdomain(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 253 && s.split('.').all(is_dns1123_label)
-}
-
 fn semantic_problems(params: &Params, layered: &Layered, problems: &mut Vec<Problem>) {
     let mut add = |pointer: &str, message: String| {
         problems.push(Problem { path: display_path(pointer), message, source: source_label(layered, pointer) });
     };
     if let Some(name) = &params.cluster_name {
-        if !is_dns1123_subdomain(name) {
-            add("/clusterName", format!("{name:?} is not a valid name: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit (DNS-1123 subdomain)"));
-        } else if name.len() > 63 {
-            add("/clusterName", format!("{name:?} is longer than 63 characters"));
+        let dns_prefix_overridden = params.managed_cluster.get("spec").and_then(|s| s.get("dnsPrefix")).is_some()
+            || params.control_plane.get("spec").and_then(|s| s.get("dnsPrefix")).is_some();
+        if !is_dns1123_label(name) {
+            add("/clusterName", format!("{name:?} is not a valid name: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit (a DNS-1123 label: the AKS cluster name allows no '.')"));
+        } else if name.len() > 54 && !dns_prefix_overridden {
+            add("/clusterName", format!("{name:?} is {} characters long, but it is also the AKS DNS prefix, which allows at most 54 (or set the dnsPrefix in an overlay)", name.len()));
         }
     }
     if !is_dns1123_label(&params.namespace) {
@@ -663,6 +661,17 @@ mod tests {
         );
         let no_system = resolve(&layered(&["pools[0].mode=User"], &[]), "aks", &[], &[]).unwrap_err();
         assert_eq!(problems(no_system), ["pools: at least one pool must have mode System (from --set pools[0].mode)"]);
+    }
+
+    #[test]
+    fn cluster_name_fits_the_aks_dns_prefix() {
+        let long = "a".repeat(55);
+        let err = resolve(&layered(&[&format!("clusterName={long}")], &[]), "aks-aso", &[], &[]).unwrap_err();
+        assert!(problems(err)[0].contains("at most 54"));
+        let overridden = layered(&[&format!("clusterName={long}"), "managedCluster.spec.dnsPrefix=short"], &[]);
+        assert!(resolve(&overridden, "aks-aso", &[], &[]).is_ok());
+        let dotted = resolve(&layered(&["clusterName=a.b"], &[]), "aks-aso", &[], &[]).unwrap_err();
+        assert!(problems(dotted)[0].contains("allows no '.'"));
     }
 
     #[test]

@@ -18,8 +18,8 @@ pub type Overlay = Map<String, Value>;
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
 #[schemars(title = "kubectl-capz values")]
 pub struct Params {
-    /// Name of the Cluster and of the objects derived from it (DNS-1123 subdomain, at most 63
-    /// characters). Also the AKS cluster name and DNS prefix.
+    /// Name of the Cluster and of the objects derived from it (DNS-1123 label; at most 54
+    /// characters, since it is also the AKS DNS prefix).
     pub cluster_name: Option<String>,
     /// Namespace of every rendered object (DNS-1123 label).
     pub namespace: String,
@@ -301,7 +301,8 @@ pub struct Maintenance {
     pub node_os_upgrade_schedule: Overlay,
 }
 
-/// The JSON Schema of a values file.
-pub fn schema() -> Value {
-    serde_json::to_value(schemars::schema_for!(Params)).unwrap_or(Value::Null)
+/// The JSON Schema of a values file (generated once per process).
+pub fn schema() -> &'static Value {
+    static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| serde_json::to_value(schemars::schema_for!(Params)).unwrap_or(Value::Null))
 }

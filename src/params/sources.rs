@@ -284,6 +284,20 @@ impl Layered {
     /// Deep-merges `patch` at `pointer` (JSON merge patch: objects merge, everything else replaces,
     /// `null` deletes). `source_of` names the source of each pointer the patch writes.
     pub fn merge_at(&mut self, segments: &[Segment], patch: Value, source_of: &dyn Fn(&str) -> Source) -> Result<(), String> {
+        if patch.is_null()
+            && let Some((Segment::Key(key), parent)) = segments.split_last()
+        {
+            // `null` at a key deletes it (back to its default), as inside a merge patch.
+            let parent_pointer = segments_pointer(parent);
+            if let Some(Value::Object(map)) = self.value.pointer_mut(&parent_pointer) {
+                map.shift_remove(key);
+            }
+            let pointer = format!("{parent_pointer}/{}", escape_token(key));
+            self.forget_under(&pointer);
+            let source = source_of(&pointer);
+            self.sources.insert(pointer, source);
+            return Ok(());
+        }
         let mut pointer = String::new();
         let mut target = &mut self.value;
         for segment in segments {
@@ -471,7 +485,7 @@ pub fn merge(inputs: &Inputs) -> Result<Layered, ParamsError> {
         })?;
         let segments = parse_path(path)
             .map_err(|message| ParamsError::Set { arg: arg.clone(), message: format!("the path {message}") })?;
-        let value = if expects_string(&schema, &segments) && !text.starts_with(['"', '\'']) {
+        let value = if expects_string(schema, &segments) && !text.starts_with(['"', '\'']) && !matches!(text, "null" | "~") {
             // `--set kubernetesVersion=1.30` means the string "1.30", not the number 1.3.
             Value::String(text.to_string())
         } else {
@@ -688,12 +702,19 @@ mod tests {
     #[test]
     fn set_keeps_text_for_string_parameters() {
         let inputs = Inputs {
-            set: vec!["kubernetesVersion=1.30".into(), "pools[0].labels.tier=1".into(), "pools[0].replicas=3".into(), "pools[0].zones=[1]".into()],
+            set: vec![
+                "kubernetesVersion=1.30".into(),
+                "pools[0].labels.tier=1".into(),
+                "pools[0].labels.gone=x".into(),
+                "pools[0].labels.gone=null".into(),
+                "pools[0].replicas=3".into(),
+                "pools[0].zones=[1]".into(),
+            ],
             ..Inputs::default()
         };
         let value = merge(&inputs).unwrap().value;
         assert_eq!(value["kubernetesVersion"], json!("1.30"));
-        assert_eq!(value["pools"][0]["labels"]["tier"], json!("1"));
+        assert_eq!(value["pools"][0]["labels"], json!({"tier": "1"}));
         assert_eq!(value["pools"][0]["replicas"], json!(3));
         assert_eq!(value["pools"][0]["zones"], json!([1]));
     }

@@ -25,7 +25,7 @@ pub struct ParamRow {
 pub fn param_rows() -> Vec<ParamRow> {
     let root = schema();
     let mut rows = Vec::new();
-    walk(&root, &root, "", &mut rows);
+    walk(root, root, "", &mut rows);
     rows
 }
 
