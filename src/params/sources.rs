@@ -286,6 +286,7 @@ impl Layered {
     pub fn merge_at(&mut self, segments: &[Segment], patch: Value, source_of: &dyn Fn(&str) -> Source) -> Result<(), String> {
         if patch.is_null()
             && let Some((Segment::Key(key), parent)) = segments.split_last()
+            && !in_overlay(&segments_pointer(segments))
         {
             // `null` at a key deletes it (back to its default), as inside a merge patch.
             let parent_pointer = segments_pointer(parent);
@@ -360,8 +361,12 @@ fn merge_value(target: &mut Value, patch: Value, pointer: &mut String, writes: &
                 let len = pointer.len();
                 pointer.push('/');
                 pointer.push_str(&escape_token(&key));
-                if value.is_null() {
+                if value.is_null() && !in_overlay(pointer) {
                     map.shift_remove(&key);
+                    writes.push((pointer.clone(), true));
+                } else if value.is_null() {
+                    // Inside an overlay, `null` is data: it deletes the key from the rendered object.
+                    map.insert(key, Value::Null);
                     writes.push((pointer.clone(), true));
                 } else {
                     let slot = map.entry(key).or_insert(Value::Null);
@@ -543,27 +548,51 @@ fn merge_inline_values(layered: &mut Layered, inline: &InlineValues) -> Result<(
     layered.merge_at(&[], value, &source_of).map_err(ParamsError::Internal)
 }
 
+/// True when `pointer` lies strictly inside a free-form overlay (`managedCluster/spec/...`), where
+/// `null` is kept as data instead of deleting the key from the parameters.
+fn in_overlay(pointer: &str) -> bool {
+    let root = super::model::schema();
+    let mut schema = resolve_schema(root, root);
+    for token in pointer.split('/').skip(1) {
+        if schema.get("additionalProperties") == Some(&Value::Bool(true)) && schema.get("properties").is_none() {
+            return true;
+        }
+        let key = token.replace("~1", "/").replace("~0", "~");
+        let next = if token.chars().all(|c| c.is_ascii_digit()) && schema.get("items").is_some() {
+            schema.get("items")
+        } else {
+            schema.get("properties").and_then(|p| p.get(&key))
+        };
+        match next {
+            Some(next) => schema = resolve_schema(root, next),
+            None => return false,
+        }
+    }
+    false
+}
+
+fn resolve_schema<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
+    for _ in 0..8 {
+        if let Some(reference) = schema.get("$ref").and_then(Value::as_str)
+            && let Some(target) = root.pointer(reference.trim_start_matches('#'))
+        {
+            schema = target;
+            continue;
+        }
+        if let Some(branches) = schema.get("anyOf").and_then(Value::as_array)
+            && let Some(branch) = branches.iter().find(|b| b.get("type") != Some(&Value::from("null")))
+        {
+            schema = branch;
+            continue;
+        }
+        break;
+    }
+    schema
+}
+
 /// True when the JSON Schema types the parameter at `segments` as a string (possibly nullable).
 fn expects_string(root: &Value, segments: &[Segment]) -> bool {
-    fn resolve<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
-        for _ in 0..8 {
-            if let Some(reference) = schema.get("$ref").and_then(Value::as_str)
-                && let Some(target) = root.pointer(reference.trim_start_matches('#'))
-            {
-                schema = target;
-                continue;
-            }
-            if let Some(branches) = schema.get("anyOf").and_then(Value::as_array)
-                && let Some(branch) = branches.iter().find(|b| b.get("type") != Some(&Value::from("null")))
-            {
-                schema = branch;
-                continue;
-            }
-            break;
-        }
-        schema
-    }
-    let mut schema = resolve(root, root);
+    let mut schema = resolve_schema(root, root);
     for segment in segments {
         let next = match segment {
             Segment::Key(key) => schema
@@ -573,7 +602,7 @@ fn expects_string(root: &Value, segments: &[Segment]) -> bool {
             Segment::Index(_) => schema.get("items"),
         };
         match next {
-            Some(next) => schema = resolve(root, next),
+            Some(next) => schema = resolve_schema(root, next),
             None => return false,
         }
     }
@@ -688,11 +717,14 @@ mod tests {
         let a = dir.path().join("a.yaml");
         let b = dir.path().join("b.yaml");
         std::fs::write(&a, "pools:\n- name: sys\n  mode: System\n- name: user\nmanagedCluster:\n  spec:\n    a: 1\n    b: 2\n").unwrap();
-        std::fs::write(&b, "pools:\n- name: only\nmanagedCluster:\n  spec:\n    b: null\n    c: 3\n").unwrap();
+        std::fs::write(&b, "pools:\n- name: only\nmanagedCluster:\n  spec:\n    b: null\n    c: 3\nnetwork:\n  plugin: null\n").unwrap();
         let inputs = Inputs { values_files: vec![a.clone(), b.clone()], ..Inputs::default() };
         let layered = merge(&inputs).unwrap();
         assert_eq!(layered.value["pools"], json!([{"name": "only"}]));
-        assert_eq!(layered.value["managedCluster"], json!({"spec": {"a": 1, "c": 3}}));
+        // Inside an overlay `null` stays: it deletes the key from the rendered object later.
+        assert_eq!(layered.value["managedCluster"], json!({"spec": {"a": 1, "b": null, "c": 3}}));
+        // Elsewhere it resets the parameter to its default.
+        assert!(layered.value["network"].get("plugin").is_none());
         assert_eq!(layered.source_of("/pools/0/name"), &Source::File { path: b.display().to_string(), line: 2 });
         assert_eq!(layered.source_of("/managedCluster/spec/a"), &Source::File { path: a.display().to_string(), line: 7 });
         // Sources of the replaced second pool are gone.
@@ -707,6 +739,7 @@ mod tests {
                 "pools[0].labels.tier=1".into(),
                 "pools[0].labels.gone=x".into(),
                 "pools[0].labels.gone=null".into(),
+                "managedCluster.spec.servicePrincipalProfile=null".into(),
                 "pools[0].replicas=3".into(),
                 "pools[0].zones=[1]".into(),
             ],
@@ -715,6 +748,7 @@ mod tests {
         let value = merge(&inputs).unwrap().value;
         assert_eq!(value["kubernetesVersion"], json!("1.30"));
         assert_eq!(value["pools"][0]["labels"], json!({"tier": "1"}));
+        assert_eq!(value["managedCluster"], json!({"spec": {"servicePrincipalProfile": null}}));
         assert_eq!(value["pools"][0]["replicas"], json!(3));
         assert_eq!(value["pools"][0]["zones"], json!([1]));
     }
