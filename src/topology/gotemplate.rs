@@ -1293,7 +1293,7 @@ pub const FUNCTIONS: &[&str] = &[
     "atoi", "int", "int64", "float64", "add", "add1", "sub", "mul", "div", "mod", "max", "min", "floor", "ceil",
     "round", "until", "untilStep", "seq",
     // sprig: defaults and flow
-    "default", "empty", "coalesce", "all", "any", "ternary", "fail", "required",
+    "default", "empty", "coalesce", "all", "any", "ternary", "fail",
     // sprig: lists
     "list", "first", "last", "rest", "initial", "append", "push", "prepend", "concat", "reverse", "uniq",
     "without", "has", "compact",
@@ -1303,7 +1303,96 @@ pub const FUNCTIONS: &[&str] = &[
     "toJson", "toPrettyJson", "toRawJson", "fromJson", "kindOf", "kindIs", "typeOf", "typeIs", "deepEqual",
     // sprig: semver
     "semver", "semverCompare",
+    // sprig: more
+    "mergeOverwrite", "deepCopy", "chunk", "tuple", "biggest", "trimall", "addf", "add1f", "subf", "mulf", "divf",
+    "maxf", "minf", "base", "dir", "ext", "clean", "isAbs", "osBase", "osDir", "osExt", "osClean", "osIsAbs",
+    "sha512sum", "adler32sum", "plural", "swapcase", "initials", "regexQuoteMeta", "toDecimal", "typeIsLike", "hello",
+    // sprig: must* variants (errors instead of empty results)
+    "mustAppend", "mustPush", "mustPrepend", "mustFirst", "mustLast", "mustRest", "mustInitial", "mustReverse",
+    "mustUniq", "mustWithout", "mustHas", "mustCompact", "mustChunk", "mustDeepCopy", "mustMerge", "mustMergeOverwrite",
+    "mustRegexMatch", "mustRegexFind", "mustRegexFindAll", "mustRegexReplaceAll", "mustRegexReplaceAllLiteral",
+    "mustRegexSplit", "mustToJson", "mustToPrettyJson", "mustToRawJson", "mustFromJson",
 ];
+
+/// sprig names that behave as another function here.
+fn alias(name: &str) -> &str {
+    match name {
+        "tuple" => "list",
+        "biggest" => "max",
+        "trimall" => "trimAll",
+        "osBase" => "base",
+        "osDir" => "dir",
+        "osExt" => "ext",
+        "osClean" => "clean",
+        "osIsAbs" => "isAbs",
+        "mustMerge" => "merge",
+        "mustMergeOverwrite" => "mergeOverwrite",
+        "mustDeepCopy" => "deepCopy",
+        "mustChunk" => "chunk",
+        "mustToJson" => "toJson",
+        "mustToPrettyJson" => "toPrettyJson",
+        "mustToRawJson" => "toRawJson",
+        other => other.strip_prefix("must").filter(|rest| {
+            ["Append", "Push", "Prepend", "First", "Last", "Rest", "Initial", "Reverse", "Uniq", "Without", "Has", "Compact",
+             "RegexMatch", "RegexFind", "RegexFindAll", "RegexReplaceAll", "RegexReplaceAllLiteral", "RegexSplit"].contains(rest)
+        }).map_or(other, |_| match other {
+            "mustAppend" => "append",
+            "mustPush" => "push",
+            "mustPrepend" => "prepend",
+            "mustFirst" => "first",
+            "mustLast" => "last",
+            "mustRest" => "rest",
+            "mustInitial" => "initial",
+            "mustReverse" => "reverse",
+            "mustUniq" => "uniq",
+            "mustWithout" => "without",
+            "mustHas" => "has",
+            "mustCompact" => "compact",
+            "mustRegexMatch" => "regexMatch",
+            "mustRegexFind" => "regexFind",
+            "mustRegexFindAll" => "regexFindAll",
+            "mustRegexReplaceAll" => "regexReplaceAll",
+            "mustRegexReplaceAllLiteral" => "regexReplaceAllLiteral",
+            _ => "regexSplit",
+        }),
+    }
+}
+
+fn deep_copy(v: &GoValue) -> GoValue {
+    match v {
+        GoValue::Map(m) => GoValue::Map(m.entries().into_iter().map(|(k, v)| (k, deep_copy(&v))).collect()),
+        GoValue::List(l) => GoValue::List(l.iter().map(deep_copy).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Go's `path.Clean`.
+fn clean_path(p: &str) -> String {
+    if p.is_empty() {
+        return ".".into();
+    }
+    let rooted = p.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in p.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|l| *l != "..") {
+                    parts.pop();
+                } else if !rooted {
+                    parts.push("..");
+                }
+            }
+            other => parts.push(other),
+        }
+    }
+    let joined = parts.join("/");
+    match (rooted, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".into(),
+        (false, false) => joined,
+    }
+}
 
 fn want_args(name: &str, args: &[GoValue], n: usize) -> Result<(), String> {
     if args.len() != n {
@@ -1504,6 +1593,11 @@ fn semver_compare(constraint: &str, version: &str) -> Result<bool, String> {
 
 fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
     use GoValue as V;
+    let name = alias(name);
+    if name == "mustFromJson" {
+        let text = as_str(args.first().unwrap_or(&V::Missing))?;
+        return serde_json::from_str::<Value>(&text).map(|v| GoValue::from_json(&v)).map_err(|e| format!("error calling mustFromJson: {e}"));
+    }
     let s = |v: &GoValue| as_str(v);
     Ok(match name {
         "not" => {
@@ -2022,13 +2116,6 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
             want_args(name, &args, 1)?;
             return Err(format!("error calling fail: {}", s(&args[0])?));
         }
-        "required" => {
-            want_args(name, &args, 2)?;
-            if is_empty(&args[1]) && !matches!(args[1], V::Bool(_) | V::Int(_) | V::Float(_)) {
-                return Err(format!("error calling required: {}", s(&args[0])?));
-            }
-            args[1].clone()
-        }
         // ---- sprig lists
         "list" => V::List(args.into_iter().map(|a| if matches!(a, V::Missing) { V::Nil } else { a }).collect()),
         "first" | "last" | "rest" | "initial" | "reverse" | "uniq" | "compact" => {
@@ -2209,8 +2296,120 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
             want_args(name, &args, 2)?;
             V::Bool(semver_compare(&s(&args[0])?, &s(&args[1])?).map_err(|e| format!("error calling semverCompare: {e}"))?)
         }
+        "mergeOverwrite" => {
+            want_min_args(name, &args, 1)?;
+            let dst = as_map(&args[0])?;
+            for src in &args[1..] {
+                merge_overwrite(&dst, &as_map(src)?);
+            }
+            V::Map(dst)
+        }
+        "deepCopy" => {
+            want_args(name, &args, 1)?;
+            deep_copy(&args[0])
+        }
+        "chunk" => {
+            want_args(name, &args, 2)?;
+            let size = to_i64(&args[0]).max(1) as usize;
+            V::List(as_list(&args[1], name)?.chunks(size).map(|c| V::List(c.to_vec())).collect())
+        }
+        "addf" => V::Float(args.iter().map(to_f64).sum()),
+        "add1f" => {
+            want_args(name, &args, 1)?;
+            V::Float(to_f64(&args[0]) + 1.0)
+        }
+        "subf" => {
+            want_min_args(name, &args, 1)?;
+            V::Float(args[1..].iter().fold(to_f64(&args[0]), |acc, v| acc - to_f64(v)))
+        }
+        "mulf" => V::Float(args.iter().map(to_f64).product()),
+        "divf" => {
+            want_min_args(name, &args, 1)?;
+            V::Float(args[1..].iter().fold(to_f64(&args[0]), |acc, v| acc / to_f64(v)))
+        }
+        "maxf" => V::Float(args.iter().map(to_f64).fold(f64::NEG_INFINITY, f64::max)),
+        "minf" => V::Float(args.iter().map(to_f64).fold(f64::INFINITY, f64::min)),
+        "base" | "dir" | "ext" | "clean" | "isAbs" => {
+            want_args(name, &args, 1)?;
+            let p = s(&args[0])?;
+            match name {
+                "clean" => V::Str(clean_path(&p)),
+                "isAbs" => V::Bool(p.starts_with('/')),
+                "ext" => {
+                    let last = p.rsplit('/').next().unwrap_or("");
+                    V::Str(last.rfind('.').map(|i| last[i..].to_string()).unwrap_or_default())
+                }
+                "base" => {
+                    let trimmed = p.trim_end_matches('/');
+                    V::Str(if p.is_empty() {
+                        ".".into()
+                    } else if trimmed.is_empty() {
+                        "/".into()
+                    } else {
+                        trimmed.rsplit('/').next().unwrap_or("").to_string()
+                    })
+                }
+                _ => V::Str(clean_path(p.rfind('/').map(|i| &p[..=i]).unwrap_or(""))),
+            }
+        }
+        "sha512sum" => {
+            use sha2::Digest as _;
+            want_args(name, &args, 1)?;
+            V::Str(sha2::Sha512::digest(s(&args[0])?.as_bytes()).iter().map(|b| format!("{b:02x}")).collect())
+        }
+        "adler32sum" => {
+            want_args(name, &args, 1)?;
+            let (mut a, mut b) = (1u32, 0u32);
+            for byte in s(&args[0])?.bytes() {
+                a = (a + u32::from(byte)) % 65521;
+                b = (b + a) % 65521;
+            }
+            V::Str(((b << 16) | a).to_string())
+        }
+        "plural" => {
+            want_args(name, &args, 3)?;
+            V::Str(if to_i64(&args[2]) == 1 { s(&args[0])? } else { s(&args[1])? })
+        }
+        "swapcase" => {
+            want_args(name, &args, 1)?;
+            V::Str(
+                s(&args[0])?
+                    .chars()
+                    .map(|c| if c.is_uppercase() { c.to_lowercase().collect::<String>() } else { c.to_uppercase().collect() })
+                    .collect(),
+            )
+        }
+        "initials" => {
+            want_args(name, &args, 1)?;
+            V::Str(s(&args[0])?.split_whitespace().filter_map(|w| w.chars().next()).collect())
+        }
+        "regexQuoteMeta" => {
+            want_args(name, &args, 1)?;
+            V::Str(regex::escape(&s(&args[0])?))
+        }
+        "toDecimal" => {
+            want_args(name, &args, 1)?;
+            V::Int(i64::from_str_radix(&strval(&args[0]), 8).unwrap_or(0))
+        }
+        "typeIsLike" => {
+            want_args(name, &args, 2)?;
+            let t = s(&args[0])?;
+            let actual = args[1].type_name();
+            V::Bool(t == actual || t == format!("*{actual}"))
+        }
+        "hello" => V::Str("Hello!".into()),
         other => return Err(format!("function \"{other}\" not defined")),
     })
+}
+
+/// sprig's `mergeOverwrite`: values of `src` win, nested maps merged.
+fn merge_overwrite(dst: &GoMap, src: &GoMap) {
+    for (k, v) in src.entries() {
+        match (dst.get(&k), &v) {
+            (Some(GoValue::Map(d)), GoValue::Map(s)) => merge_overwrite(&d, s),
+            _ => dst.insert(k, v),
+        }
+    }
 }
 
 /// sprig's `merge` (mergo without overwrite): keys missing or empty in `dst` are taken from
