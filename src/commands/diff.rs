@@ -1,7 +1,221 @@
-//! `kubectl capz diff`: not built yet.
+//! `kubectl capz diff`: what applying manifests (or a rendered flavor) would change in a live
+//! cluster, from a server-side-apply dry run, ASO-aware. Never writes to the cluster.
 
+use std::io::Write;
+use std::process::Command;
+
+use anyhow::{Context, anyhow, bail};
+use serde_json::Value;
+
+use crate::cli::{DiffArgs, DiffOutput};
+use crate::cluster::{Cluster, ClusterError, ClusterOptions, parse_duration};
+use crate::diff::{self, DiffOptions, ObjectDiff, ObjectRef, Status};
 use crate::exit::ExitStatus;
+use crate::manifest::{self, Document};
 
-pub(crate) fn run(_args: crate::cli::DiffArgs) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("`diff` is not built yet")
+/// CAPZ's field manager for the ASO objects it applies (`--aso-live` predicts its apply).
+const CAPZ_FIELD_MANAGER: &str = "capz-manager";
+
+pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
+    let documents = inputs(&args)?;
+    for doc in &documents {
+        check_document(doc)?;
+    }
+    let request_timeout = match &args.cluster.request_timeout {
+        Some(text) => Some(parse_duration(text).map_err(|e| anyhow!("--request-timeout: {e}"))?),
+        None => None,
+    };
+    let options = ClusterOptions {
+        kubeconfig: args.cluster.kubeconfig.clone(),
+        context: args.cluster.context.clone(),
+        request_timeout,
+        concurrency: 0,
+    };
+    let diff_options = DiffOptions { include_capz_managed: args.include_capz_managed, show_secrets: args.show_secrets };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let diffs = runtime.block_on(compute(&documents, &args, &options, &diff_options))?;
+    let differs = diffs.iter().any(|d| d.status != Status::Unchanged);
+
+    if args.output == DiffOutput::Json {
+        let mut stdout = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut stdout, &diff::json_report(&diffs))?;
+        writeln!(stdout)?;
+    } else if let Some(external) = std::env::var("KUBECTL_EXTERNAL_DIFF").ok().filter(|v| !v.trim().is_empty()) {
+        return run_external(&external, &diffs);
+    } else {
+        let mut stdout = anstream::stdout().lock();
+        for d in &diffs {
+            stdout.write_all(diff::unified(d, true).as_bytes())?;
+        }
+        stdout.flush()?;
+    }
+    Ok(if differs { ExitStatus::Findings } else { ExitStatus::Success })
+}
+
+/// The desired objects: `-f` files, or a rendered flavor.
+fn inputs(args: &DiffArgs) -> anyhow::Result<Vec<Document>> {
+    let rendering = args.input.flavor.is_some() || args.input.from.is_some();
+    match (args.filenames.is_empty(), rendering) {
+        (false, true) => bail!("give either -f FILE|DIR|- or FLAVOR NAME, not both"),
+        (true, false) => bail!("nothing to diff: give -f FILE|DIR|- or FLAVOR NAME"),
+        (false, false) => Ok(manifest::read_paths(&args.filenames)?),
+        (true, true) => bail!(
+            "`diff FLAVOR NAME` needs the render module, which is not in this build yet; \
+             render to a file and use `diff -f FILE`"
+        ),
+    }
+}
+
+fn check_document(doc: &Document) -> anyhow::Result<()> {
+    let missing = |what: &str| anyhow!("{}: {} has no {what}", doc.origin, doc.display_name());
+    if doc.api_version().is_empty() {
+        return Err(missing("apiVersion"));
+    }
+    if doc.kind().is_empty() {
+        return Err(missing("kind"));
+    }
+    if doc.name().is_empty() {
+        return Err(missing("metadata.name (generateName cannot be diffed)"));
+    }
+    Ok(())
+}
+
+async fn compute(
+    documents: &[Document],
+    args: &DiffArgs,
+    options: &ClusterOptions,
+    diff_options: &DiffOptions,
+) -> anyhow::Result<Vec<ObjectDiff>> {
+    let cluster = Cluster::connect(options).await?;
+    let tasks = documents.iter().map(|doc| diff_document(&cluster, doc, args, diff_options));
+    let results = futures::future::join_all(tasks).await;
+    let mut diffs = Vec::new();
+    for result in results {
+        diffs.extend(result?);
+    }
+    Ok(diffs)
+}
+
+async fn diff_document(
+    cluster: &Cluster,
+    doc: &Document,
+    args: &DiffArgs,
+    diff_options: &DiffOptions,
+) -> anyhow::Result<Vec<ObjectDiff>> {
+    let place = || format!("{} {}", doc.origin, doc.display_name());
+    let resource = cluster.resource(doc.api_version(), doc.kind()).await.map_err(|e| locate(e, &place()))?;
+    let namespace = if resource.namespaced {
+        let flag = args.input.namespace.as_deref();
+        match (doc.namespace(), flag) {
+            (Some(own), Some(flag)) if own != flag => bail!(
+                "{}: the namespace of the object (`{own}`) does not match --namespace `{flag}`",
+                place()
+            ),
+            (Some(own), _) => Some(own.to_string()),
+            (None, Some(flag)) => Some(flag.to_string()),
+            (None, None) => Some(cluster.default_namespace().to_string()),
+        }
+    } else {
+        None
+    };
+    let mut body = doc.value.clone();
+    if let Some(meta) = body.get_mut("metadata").and_then(Value::as_object_mut) {
+        match &namespace {
+            Some(ns) => {
+                meta.insert("namespace".into(), Value::from(ns.as_str()));
+            }
+            None => {
+                meta.remove("namespace");
+            }
+        }
+    }
+    let ns = namespace.as_deref();
+    let (live, merged) = futures::try_join!(
+        cluster.get(&resource, ns, doc.name()),
+        cluster.dry_run_apply(&resource, ns, doc.name(), &body, &args.field_manager, args.force_conflicts),
+    )
+    .map_err(|e| locate(e, &place()))?;
+    let object = ObjectRef {
+        api_version: doc.api_version().to_string(),
+        kind: resource.kind.clone(),
+        namespace: namespace.clone(),
+        name: doc.name().to_string(),
+    };
+    let mut out = vec![diff::diff_object(object, None, live, merged, diff_options)];
+
+    if args.aso_live && diff::is_aso_wrapper(&doc.value) {
+        let owner_ns = namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
+        let owner = format!("{} {owner_ns}/{}", doc.kind(), doc.name());
+        let embedded = doc.value.pointer("/spec/resources").and_then(Value::as_array).cloned().unwrap_or_default();
+        let tasks = embedded.iter().enumerate().map(|(i, item)| {
+            let owner = owner.clone();
+            let owner_ns = owner_ns.clone();
+            async move {
+                let api_version = item.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+                let kind = item.get("kind").and_then(Value::as_str).unwrap_or("");
+                let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+                let at = || format!("{}: spec.resources[{i}] ({kind}/{name}) of {owner}", doc.location_of(&format!("/spec/resources/{i}")));
+                if api_version.is_empty() || kind.is_empty() || name.is_empty() {
+                    bail!("{}: needs apiVersion, kind and metadata.name", at());
+                }
+                let resource = cluster.resource(api_version, kind).await.map_err(|e| locate(e, &at()))?;
+                let ns = resource.namespaced.then_some(owner_ns.as_str());
+                let live = cluster.get(&resource, ns, name).await.map_err(|e| locate(e, &at()))?;
+                let body = diff::aso_apply_body(item, &owner_ns, live.as_ref());
+                let merged = cluster
+                    .dry_run_apply(&resource, ns, name, &body, CAPZ_FIELD_MANAGER, true)
+                    .await
+                    .map_err(|e| locate(e, &at()))?;
+                let object = ObjectRef {
+                    api_version: api_version.to_string(),
+                    kind: resource.kind.clone(),
+                    namespace: ns.map(str::to_string),
+                    name: name.to_string(),
+                };
+                Ok(diff::diff_object(object, Some(owner), live, merged, diff_options))
+            }
+        });
+        for result in futures::future::join_all(tasks).await {
+            out.push(result?);
+        }
+    }
+    Ok(out)
+}
+
+/// Errors about the connection stand alone (they are the same for every object); errors about
+/// one object start with its file:line and Kind/name.
+fn locate(err: ClusterError, place: &str) -> anyhow::Error {
+    match err {
+        ClusterError::Unreachable { .. }
+        | ClusterError::Timeout { .. }
+        | ClusterError::Unauthorized { .. }
+        | ClusterError::BadKubeconfig { .. } => anyhow::Error::new(err),
+        other => anyhow!("{place}: {other}"),
+    }
+}
+
+/// Runs `KUBECTL_EXTERNAL_DIFF` on LIVE-*/MERGED-* directories like kubectl; its exit code
+/// 0 or 1 is ours, anything else is an error.
+fn run_external(value: &str, diffs: &[ObjectDiff]) -> anyhow::Result<ExitStatus> {
+    let (program, program_args) =
+        diff::external_command(value).ok_or_else(|| anyhow!("KUBECTL_EXTERNAL_DIFF is empty"))?;
+    let live = tempfile::Builder::new().prefix("LIVE-").tempdir().context("cannot create the LIVE directory")?;
+    let merged = tempfile::Builder::new().prefix("MERGED-").tempdir().context("cannot create the MERGED directory")?;
+    diff::write_external(diffs, live.path(), merged.path()).context("cannot write the objects to diff")?;
+    let status = Command::new(&program)
+        .args(&program_args)
+        .arg(live.path())
+        .arg(merged.path())
+        .status()
+        .with_context(|| format!("cannot run KUBECTL_EXTERNAL_DIFF program `{program}`"))?;
+    match status.code() {
+        Some(0) => Ok(ExitStatus::Success),
+        Some(1) => Ok(ExitStatus::Findings),
+        Some(code) => bail!("KUBECTL_EXTERNAL_DIFF program `{program}` failed with exit code {code}"),
+        None => bail!("KUBECTL_EXTERNAL_DIFF program `{program}` was killed by a signal"),
+    }
 }
