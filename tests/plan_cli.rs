@@ -192,3 +192,20 @@ fn duplicate_pool_names_are_rejected() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("Cluster fleet/team-a: spec.topology.workers.machinePools[1].name: Invalid value: \"system\": names must be unique"), "{}", stderr(&out));
 }
+
+#[test]
+fn several_topology_clusters_share_a_class() {
+    let dir = variant("cluster.yaml", "name: team-a\n", "name: team-a\n");
+    let second = std::fs::read_to_string(Path::new(CUSTOM).join("cluster.yaml")).unwrap().replace("name: team-a\n", "name: team-b\n");
+    std::fs::write(dir.path().join("cluster-b.yaml"), second).unwrap();
+    let out = plan(&["--no-validate", "-f", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let docs = capz::manifest::parse_documents(&text, "<out>").unwrap();
+    assert_eq!(docs.len(), 18);
+    let mut names: Vec<String> = docs.iter().map(|d| d.display_name()).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), 18, "names must not collide");
+    assert_eq!(docs.iter().filter(|d| d.value.pointer("/metadata/labels/cluster.x-k8s.io~1cluster-name") == Some(&"team-b".into())).count(), 9);
+}
