@@ -1610,6 +1610,9 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
                 V::Str(s) => s.len() as i64,
                 V::List(l) => l.len() as i64,
                 V::Map(m) => m.len() as i64,
+                V::Missing | V::Nil => {
+                    return Err("error calling len: reflect: call of reflect.Value.Type on zero Value".into());
+                }
                 other => return Err(format!("error calling len: len of type {}", other.type_name())),
             })
         }
@@ -2507,7 +2510,10 @@ pub fn sprintf(format: &str, args: &[GoValue]) -> String {
             continue;
         };
         argi += 1;
-        let bad = |arg: &GoValue| format!("%!{verb}({}={})", arg.type_name(), arg.sprint());
+        let bad = |arg: &GoValue| match arg {
+            GoValue::Missing | GoValue::Nil => format!("%!{verb}(<nil>)"),
+            _ => format!("%!{verb}({}={})", arg.type_name(), arg.sprint()),
+        };
         let mut body = match (verb, arg) {
             ('v', GoValue::Missing | GoValue::Nil) => "<nil>".to_string(),
             ('v', GoValue::Float(f)) if prec.is_some() => format!("{:.*}", prec.unwrap_or(6), f),
