@@ -37,8 +37,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-crd_args=()
-for d in tests/fixtures/crds/*/; do crd_args+=(-crd-dir "$d"); done
+crd_args=(-crd-dir tests/fixtures/crds)
 echo "starting kube-testenv..." >&2
 coproc TESTENV { exec "$bin_dir/kube-testenv" "${crd_args[@]}" 2>"$work/testenv.log"; }
 ready=""
@@ -49,7 +48,7 @@ done
 kubeconfig=$(echo "$ready" | awk '{print $2}')
 export KUBECONFIG=$kubeconfig
 
-template=tests/fixtures/capz-templates/cluster-template-aks-aso.yaml
+template=tests/fixtures/capz/cluster-template-aks-aso.yaml
 render() { # render NAMESPACE CLUSTER DNS_PREFIX
   sed -e "s/\${CLUSTER_NAME}/$2/g" -e 's/\${WORKER_MACHINE_COUNT:=2}/2/g' \
       -e 's/\${KUBERNETES_VERSION}/v1.33.2/g' -e 's/\${AZURE_LOCATION}/westeurope/g' \

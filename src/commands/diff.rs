@@ -63,10 +63,10 @@ fn inputs(args: &DiffArgs) -> anyhow::Result<Vec<Document>> {
         (false, true) => bail!("give either -f FILE|DIR|- or FLAVOR NAME, not both"),
         (true, false) => bail!("nothing to diff: give -f FILE|DIR|- or FLAVOR NAME"),
         (false, false) => Ok(manifest::read_paths(&args.filenames)?),
-        (true, true) => bail!(
-            "`diff FLAVOR NAME` needs the render module, which is not in this build yet; \
-             render to a file and use `diff -f FILE`"
-        ),
+        (true, true) if args.input.from.is_some() => {
+            bail!("`diff --from TEMPLATE` is not supported yet; render it to a file and use `diff -f FILE`")
+        }
+        (true, true) => super::render::render_input(&args.input),
     }
 }
 

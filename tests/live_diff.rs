@@ -1,0 +1,480 @@
+//! `kubectl capz diff` against a real kube-apiserver (tools/kube-testenv) with the CAPI/CAPZ/ASO
+//! CRDs: CAPZ's aks-aso flavor applied with kubectl, then diffed after controlled changes, and
+//! compared with `kubectl diff --server-side` on the same inputs and server.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+const MANAGER: &str = "kubectl-capz";
+const SECRET_VALUE: &str = "s3cr3t-client-value";
+const SECRET_VALUE_2: &str = "an0ther-client-value";
+
+/// CAPZ's aks-aso flavor (clusterctl variables substituted), in `ns`, plus the ASO credential
+/// Secret, and a second embedded ResourceGroup in the AzureASOManagedCluster (so that
+/// `spec.resources` has an order to change).
+struct Fixture {
+    ns: String,
+    cluster: String,
+    docs: Vec<Value>,
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new(ns: &str, cluster: &str) -> Fixture {
+        let path = support::repo_root().join("tests/fixtures/capz/cluster-template-aks-aso.yaml");
+        let template = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text = template
+            .replace("${CLUSTER_NAME}", cluster)
+            .replace("${WORKER_MACHINE_COUNT:=2}", "2")
+            .replace("${KUBERNETES_VERSION}", "v1.33.2")
+            .replace("${AZURE_LOCATION}", "westeurope")
+            .replace("${AZURE_NODE_MACHINE_TYPE}", "Standard_D2s_v3")
+            .replace("${ASO_CREDENTIAL_SECRET_NAME}", "aso-credentials")
+            .replace("namespace: default", &format!("namespace: {ns}"));
+        assert!(!text.contains("${"), "unsubstituted variable in {}", path.display());
+        let mut docs: Vec<Value> = capz::manifest::parse_documents(&text, "aks-aso")
+            .expect("the template parses")
+            .into_iter()
+            .map(|d| d.value)
+            .collect();
+        docs.push(json!({
+            "apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "aso-credentials", "namespace": ns},
+            "type": "Opaque",
+            "stringData": {"AZURE_SUBSCRIPTION_ID": "00000000-0000-0000-0000-000000000001",
+                "AZURE_TENANT_ID": "00000000-0000-0000-0000-000000000002",
+                "AZURE_CLIENT_ID": "00000000-0000-0000-0000-000000000003",
+                "AZURE_CLIENT_SECRET": SECRET_VALUE, "AUTH_MODE": "podidentity"}
+        }));
+        let mut fixture = Fixture { ns: ns.into(), cluster: cluster.into(), docs, dir: tempfile::tempdir().unwrap() };
+        let extra = json!({"apiVersion": "resources.azure.com/v1api20200601", "kind": "ResourceGroup",
+            "metadata": {"name": format!("{cluster}-extra")}, "spec": {"location": "westeurope"}});
+        fixture.resources_mut("AzureASOManagedCluster", cluster).push(extra);
+        fixture
+    }
+
+    fn doc_mut(&mut self, kind: &str, name: &str) -> &mut Value {
+        self.docs
+            .iter_mut()
+            .find(|d| d["kind"] == kind && d["metadata"]["name"] == name)
+            .unwrap_or_else(|| panic!("no {kind}/{name} in the fixture"))
+    }
+
+    fn resources_mut(&mut self, kind: &str, name: &str) -> &mut Vec<Value> {
+        self.doc_mut(kind, name)["spec"]["resources"].as_array_mut().expect("spec.resources")
+    }
+
+    fn managed_cluster_mut(&mut self) -> &mut Value {
+        let cluster = self.cluster.clone();
+        self.resources_mut("AzureASOManagedControlPlane", &cluster)
+            .iter_mut()
+            .find(|r| r["kind"] == "ManagedCluster")
+            .expect("embedded ManagedCluster")
+    }
+
+    fn yaml(&self) -> String {
+        capz::manifest::to_yaml_documents(self.docs.iter())
+    }
+
+    /// Writes the current documents to a new file and returns its path.
+    fn write(&self, name: &str) -> PathBuf {
+        let path = self.dir.path().join(format!("{name}.yaml"));
+        std::fs::write(&path, self.yaml()).unwrap();
+        path
+    }
+
+    /// `kubectl apply --server-side` of the current documents, as field manager `kubectl-capz`.
+    fn apply(&self) {
+        let api = support::apiserver();
+        api.kubectl_stdin_ok(&["apply", "--server-side", "--field-manager", MANAGER, "-f", "-"], &self.yaml());
+    }
+
+    /// resourceVersion of every object of the fixture that exists live.
+    fn resource_versions(&self) -> BTreeMap<String, String> {
+        let api = support::apiserver();
+        let mut out = BTreeMap::new();
+        for doc in &self.docs {
+            let kind = doc["kind"].as_str().unwrap();
+            let api_version = doc["apiVersion"].as_str().unwrap();
+            let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+            let resource = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
+            let name = doc["metadata"]["name"].as_str().unwrap();
+            let got = api.kubectl(&["get", &resource, name, "-n", &self.ns, "-o", "json", "--ignore-not-found"]);
+            let text = String::from_utf8_lossy(&got.stdout);
+            if !text.trim().is_empty() {
+                let v: Value = serde_json::from_str(&text).unwrap();
+                out.insert(format!("{kind}/{name}"), v["metadata"]["resourceVersion"].as_str().unwrap().to_string());
+            }
+        }
+        out
+    }
+}
+
+fn capz_diff(kubeconfig: &Path, args: &[&str]) -> Output {
+    Command::cargo_bin("kubectl-capz")
+        .unwrap()
+        .arg("diff")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECTL_EXTERNAL_DIFF")
+        .env_remove("KUBECONFIG")
+        .output()
+        .unwrap()
+}
+
+fn diff(args: &[&str]) -> Output {
+    capz_diff(&support::apiserver().kubeconfig, args)
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn json_report(file: &Path, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["-f", file.to_str().unwrap(), "-o", "json"];
+    args.extend_from_slice(extra);
+    let out = diff(&args);
+    let code = out.status.code().unwrap_or(-1);
+    assert!(code == 0 || code == 1, "exit {code}: {}", stderr(&out));
+    (code, serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("{e}: {}", stdout(&out))))
+}
+
+/// `Kind/name` of every object the report does not call unchanged.
+fn changed(report: &Value) -> BTreeSet<String> {
+    report["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["status"] != "unchanged")
+        .map(|o| format!("{}/{}", o["kind"].as_str().unwrap(), o["name"].as_str().unwrap()))
+        .collect()
+}
+
+fn paths(report: &Value) -> Vec<String> {
+    report["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|o| o["changes"].as_array().unwrap().iter())
+        .map(|c| c["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn set<const N: usize>(items: [&str; N]) -> BTreeSet<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+fn applied(prefix: &str) -> Fixture {
+    let api = support::apiserver();
+    let ns = api.namespace(prefix);
+    let fixture = Fixture::new(&ns, "c1");
+    fixture.apply();
+    fixture
+}
+
+#[test]
+fn unchanged_cluster_gives_exit_0_and_no_output_and_writes_nothing() {
+    let fixture = applied("diff-unchanged");
+    let before = fixture.resource_versions();
+    assert_eq!(before.len(), fixture.docs.len(), "every object applied: {before:?}");
+    let file = fixture.write("desired");
+    let out = diff(&["-f", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}\nstdout: {}", stderr(&out), stdout(&out));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(fixture.resource_versions(), before, "diff changed a resourceVersion");
+}
+
+#[test]
+fn one_changed_embedded_field_gives_exactly_that_path() {
+    let mut fixture = applied("diff-one-field");
+    let before = fixture.resource_versions();
+    fixture.managed_cluster_mut()["spec"]["dnsPrefix"] = json!("c1-renamed");
+    let file = fixture.write("desired");
+
+    let (code, report) = json_report(&file, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(changed(&report), set(["AzureASOManagedControlPlane/c1"]));
+    assert_eq!(paths(&report), ["spec.resources[ManagedCluster.containerservice.azure.com/c1].spec.dnsPrefix"]);
+    let change = &report["objects"].as_array().unwrap().iter().find(|o| o["status"] == "changed").unwrap()["changes"][0];
+    assert_eq!(change["before"], json!("c1"));
+    assert_eq!(change["after"], json!("c1-renamed"));
+
+    let out = diff(&["-f", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with(&format!("AzureASOManagedControlPlane {}/c1\n", fixture.ns)), "{text}");
+    let edits: Vec<&str> = text
+        .lines()
+        .filter(|l| (l.starts_with('-') && !l.starts_with("--- ")) || (l.starts_with('+') && !l.starts_with("+++ ")))
+        .collect();
+    assert_eq!(edits, ["-      dnsPrefix: c1", "+      dnsPrefix: c1-renamed"], "{text}");
+    assert!(!text.contains('\x1b'), "NO_COLOR must turn colour off");
+    assert_eq!(fixture.resource_versions(), before, "diff changed a resourceVersion");
+}
+
+#[test]
+fn reordered_embedded_resources_are_no_difference() {
+    let mut fixture = applied("diff-reorder");
+    fixture.resources_mut("AzureASOManagedCluster", "c1").reverse();
+    let file = fixture.write("reordered");
+    let (code, report) = json_report(&file, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    // kubectl, which compares by index, does see a difference: this is the ASO-aware part.
+    let kubectl = support::apiserver()
+        .kubectl(&["diff", "--server-side", "--field-manager", MANAGER, "-f", file.to_str().unwrap()]);
+    assert_eq!(kubectl.status.code(), Some(1), "{}", stderr(&kubectl));
+}
+
+#[test]
+fn capz_managed_field_changed_live_is_reported_only_with_include_capz_managed() {
+    let fixture = applied("diff-capz-managed");
+    let api = support::apiserver();
+    // What CAPZ's mutator does to the ManagedCluster: kubernetesVersion from spec.version.
+    api.kubectl_ok(&[
+        "patch", "azureasomanagedcontrolplane.infrastructure.cluster.x-k8s.io", "c1", "-n", &fixture.ns,
+        "--type=json", "--field-manager", "capz-manager",
+        "-p", r#"[{"op":"add","path":"/spec/resources/0/spec/kubernetesVersion","value":"1.33.2"}]"#,
+    ]);
+    let file = fixture.write("desired");
+    let before = fixture.resource_versions();
+
+    // spec.resources is an atomic list now owned by capz-manager: applying as kubectl-capz conflicts.
+    let out = diff(&["-f", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "stdout: {}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("conflicts with other field managers") && err.contains("--force-conflicts"), "{err}");
+
+    let (code, report) = json_report(&file, &["--force-conflicts"]);
+    assert_eq!(code, 0, "{report:#}");
+    let (code, report) = json_report(&file, &["--force-conflicts", "--include-capz-managed"]);
+    assert_eq!(code, 1);
+    assert_eq!(paths(&report), ["spec.resources[ManagedCluster.containerservice.azure.com/c1].spec.kubernetesVersion"]);
+    assert_eq!(fixture.resource_versions(), before, "diff changed a resourceVersion");
+}
+
+#[test]
+fn missing_object_is_shown_as_created() {
+    let fixture = applied("diff-missing");
+    let api = support::apiserver();
+    api.kubectl_ok(&["delete", "machinepool.cluster.x-k8s.io", "c1-pool1", "-n", &fixture.ns]);
+    let file = fixture.write("desired");
+    let (code, report) = json_report(&file, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(changed(&report), set(["MachinePool/c1-pool1"]));
+    let entry = report["objects"].as_array().unwrap().iter().find(|o| o["name"] == "c1-pool1").unwrap();
+    assert_eq!(entry["status"], "created");
+    let text = stdout(&diff(&["-f", file.to_str().unwrap()]));
+    assert!(text.contains(&format!("MachinePool {}/c1-pool1\n--- /dev/null\n", fixture.ns)), "{text}");
+    assert!(text.contains("+kind: MachinePool"), "{text}");
+}
+
+#[test]
+fn secret_change_is_masked_unless_show_secrets() {
+    let mut fixture = applied("diff-secret");
+    fixture.doc_mut("Secret", "aso-credentials")["stringData"]["AZURE_CLIENT_SECRET"] = json!(SECRET_VALUE_2);
+    let file = fixture.write("desired");
+    let (code, report) = json_report(&file, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(changed(&report), set(["Secret/aso-credentials"]));
+    assert_eq!(paths(&report), ["data.AZURE_CLIENT_SECRET"]);
+    let text = stdout(&diff(&["-f", file.to_str().unwrap()])) + &report.to_string();
+    assert!(text.contains("*** (before)") && text.contains("*** (after)"), "{text}");
+    use base64::Engine as _;
+    for clear in [SECRET_VALUE, SECRET_VALUE_2] {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(clear);
+        assert!(!text.contains(clear) && !text.contains(&encoded), "secret leaked: {text}");
+    }
+    let shown = stdout(&diff(&["-f", file.to_str().unwrap(), "--show-secrets"]));
+    let encoded = base64::engine::general_purpose::STANDARD.encode(SECRET_VALUE_2);
+    assert!(shown.contains(&encoded), "{shown}");
+}
+
+#[test]
+fn aso_live_compares_embedded_objects_with_the_aso_objects_capz_created() {
+    let fixture = applied("diff-aso-live");
+    let api = support::apiserver();
+    // Play CAPZ: server-side apply each embedded object as capz-manager, with what its mutators add.
+    let mut capz_objects = Vec::new();
+    for doc in fixture.docs.iter().filter(|d| d["kind"].as_str().is_some_and(|k| k.starts_with("AzureASOManaged"))) {
+        for item in doc["spec"]["resources"].as_array().unwrap() {
+            let mut object = item.clone();
+            object["metadata"]["namespace"] = json!(fixture.ns);
+            if object["kind"] == "ManagedCluster" {
+                object["spec"]["kubernetesVersion"] = json!("1.33.2");
+            }
+            if object["kind"] == "ManagedClustersAgentPool" {
+                object["spec"]["orchestratorVersion"] = json!("1.33.2");
+                object["spec"]["count"] = json!(2);
+            }
+            capz_objects.push(object);
+        }
+    }
+    let stream = capz::manifest::to_yaml_documents(capz_objects.iter());
+    api.kubectl_stdin_ok(&["apply", "--server-side", "--field-manager", "capz-manager", "-f", "-"], &stream);
+    let file = fixture.write("desired");
+
+    let (code, report) = json_report(&file, &["--aso-live"]);
+    assert_eq!(code, 0, "{report:#}");
+    let aso_rows: Vec<&Value> =
+        report["objects"].as_array().unwrap().iter().filter(|o| o.get("asoOwner").is_some()).collect();
+    assert_eq!(aso_rows.len(), capz_objects.len(), "one row per embedded object: {report:#}");
+
+    let (code, report) = json_report(&file, &["--aso-live", "--include-capz-managed"]);
+    assert_eq!(code, 0, "CAPZ's values are copied when Git sets none: {report:#}");
+
+    // Drift on the live ASO object (someone edited it): reported against that object.
+    api.kubectl_ok(&[
+        "patch", "managedcluster.containerservice.azure.com", "c1", "-n", &fixture.ns, "--type=merge",
+        "--field-manager", "someone", "-p", r#"{"spec":{"dnsPrefix":"drifted"}}"#,
+    ]);
+    let (code, report) = json_report(&file, &["--aso-live"]);
+    assert_eq!(code, 1);
+    assert_eq!(changed(&report), set(["ManagedCluster/c1"]));
+    assert_eq!(paths(&report), ["spec.dnsPrefix"]);
+    let row = report["objects"].as_array().unwrap().iter().find(|o| o["status"] == "changed").unwrap();
+    assert_eq!(row["asoOwner"], json!(format!("AzureASOManagedControlPlane {}/c1", fixture.ns)));
+    let text = stdout(&diff(&["-f", file.to_str().unwrap(), "--aso-live"]));
+    assert!(
+        text.contains(&format!("ManagedCluster {0}/c1 (live ASO object of AzureASOManagedControlPlane {0}/c1)", fixture.ns)),
+        "{text}"
+    );
+}
+
+#[test]
+fn namespace_flag_sets_the_namespace_of_objects_without_one() {
+    let fixture = applied("diff-namespace-flag");
+    let mut bare = fixture.docs.clone();
+    for doc in &mut bare {
+        doc["metadata"].as_object_mut().unwrap().remove("namespace");
+    }
+    let file = fixture.dir.path().join("bare.yaml");
+    std::fs::write(&file, capz::manifest::to_yaml_documents(bare.iter())).unwrap();
+    let out = diff(&["-f", file.to_str().unwrap(), "-n", &fixture.ns]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    // A namespace in the file that contradicts -n is an error, as with kubectl.
+    let file = fixture.write("own-namespace");
+    let out = diff(&["-f", file.to_str().unwrap(), "-n", "elsewhere"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("does not match --namespace `elsewhere`"), "{}", stderr(&out));
+}
+
+#[test]
+fn kubeconfig_env_list_is_merged_and_missing_files_skipped() {
+    let fixture = applied("diff-kubeconfig-env");
+    let file = fixture.write("desired");
+    let api = support::apiserver();
+    let list = std::env::join_paths([PathBuf::from("/nonexistent/kubeconfig"), api.kubeconfig.clone()]).unwrap();
+    let out = Command::cargo_bin("kubectl-capz")
+        .unwrap()
+        .args(["diff", "-f", file.to_str().unwrap()])
+        .env("KUBECONFIG", list)
+        .env_remove("KUBECTL_EXTERNAL_DIFF")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn external_diff_program_gets_kubectl_layout_and_decides_the_exit_code() {
+    let mut fixture = applied("diff-external");
+    fixture.doc_mut("MachinePool", "c1-pool0")["spec"]["replicas"] = json!(3);
+    let file = fixture.write("desired");
+    let out = Command::cargo_bin("kubectl-capz")
+        .unwrap()
+        .args(["diff", "--kubeconfig"])
+        .arg(&support::apiserver().kubeconfig)
+        .args(["-f", file.to_str().unwrap()])
+        .env("KUBECTL_EXTERNAL_DIFF", "diff -u -N --label=x;y")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    let name = format!("cluster.x-k8s.io.v1beta1.MachinePool.{}.c1-pool0", fixture.ns);
+    assert!(text.contains("/LIVE-") && text.contains("/MERGED-") && text.contains(&name), "{text}");
+    assert!(text.contains("-  replicas: 2\n+  replicas: 3"), "{text}");
+    // Only that object differs; the program saw the others as identical.
+    assert_eq!(text.matches("+++ ").count(), 1, "{text}");
+}
+
+#[test]
+fn same_changed_objects_as_kubectl_diff_server_side() {
+    let mut fixture = applied("diff-vs-kubectl");
+    let api = support::apiserver();
+    fixture.managed_cluster_mut()["spec"]["location"] = json!("northeurope");
+    fixture.doc_mut("Secret", "aso-credentials")["stringData"]["AUTH_MODE"] = json!("workloadidentity");
+    fixture.doc_mut("MachinePool", "c1-pool0")["spec"]["template"]["metadata"]["labels"] = json!({"team": "x"});
+    api.kubectl_ok(&["delete", "azureasomanagedmachinepool.infrastructure.cluster.x-k8s.io", "c1-pool1", "-n", &fixture.ns]);
+    let file = fixture.write("desired");
+
+    let (code, report) = json_report(&file, &[]);
+    assert_eq!(code, 1);
+    let ours: BTreeSet<String> = report["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["status"] != "unchanged")
+        .map(|o| {
+            let api_version = o["apiVersion"].as_str().unwrap();
+            let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+            let group = if group.is_empty() { String::new() } else { format!("{group}.") };
+            format!("{group}{version}.{}.{}.{}", o["kind"].as_str().unwrap(), o["namespace"].as_str().unwrap_or(""), o["name"].as_str().unwrap())
+        })
+        .collect();
+
+    let kubectl = api.kubectl(&["diff", "--server-side", "--field-manager", MANAGER, "-f", file.to_str().unwrap()]);
+    assert_eq!(kubectl.status.code(), Some(1), "{}", stderr(&kubectl));
+    let theirs: BTreeSet<String> = stdout(&kubectl)
+        .lines()
+        .filter(|l| l.starts_with("diff -u -N "))
+        .filter_map(|l| l.rsplit('/').next().map(str::to_string))
+        .collect();
+    assert_eq!(ours, theirs, "kubectl diff output:\n{}", stdout(&kubectl));
+    assert_eq!(ours.len(), 4, "{ours:?}");
+}
+
+#[test]
+fn cluster_errors_exit_2_and_say_which() {
+    let api = support::apiserver();
+    let ns = api.namespace("diff-errors");
+    let fixture = Fixture::new(&ns, "c1");
+    let file = fixture.write("desired");
+    let file = file.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let admin = std::fs::read_to_string(&api.kubeconfig).unwrap();
+
+    let unreachable = dir.path().join("unreachable");
+    std::fs::write(&unreachable, admin.replace(&api.server, "https://127.0.0.1:1")).unwrap();
+    let out = capz_diff(&unreachable, &["-f", file]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("cannot reach the API server https://127.0.0.1:1"), "{}", stderr(&out));
+
+    let garbage = dir.path().join("garbage");
+    std::fs::write(&garbage, "clusters: [unterminated\n").unwrap();
+    let out = capz_diff(&garbage, &["-f", file]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("bad kubeconfig"), "{}", stderr(&out));
+
+    let out = capz_diff(&api.kubeconfig, &["-f", file, "--context", "no-such-context"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("context `no-such-context` not found"), "{}", stderr(&out));
+
+    let out = capz_diff(&api.forbidden_kubeconfig, &["-f", file]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("forbidden: the user of context") && err.contains("may not "), "{err}");
+
+    // Nothing was created by any of this.
+    assert!(fixture.resource_versions().is_empty());
+}
