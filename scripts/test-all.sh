@@ -2,7 +2,8 @@
 # The one command that runs every test of kubectl-capz, locally and in CI:
 #   1. builds the real kube-apiserver + etcd for the live tests (tools/kube-testenv/build.sh; a no-op
 #      when they are up to date, 5-20 minutes the very first time on 2 cores);
-#   2. cargo test --all-targets (live test binaries each start their own API server from those binaries).
+#   2. cargo test --all-targets --no-fail-fast (every test binary runs even after a failure, so one run
+#      reports everything; live test binaries each start their own API server from those binaries).
 # Extra arguments go to cargo test, e.g. `scripts/test-all.sh --test live_apiserver`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ t0=$SECONDS
 tools/kube-testenv/build.sh
 echo "kube-testenv ready after $((SECONDS - t0))s" >&2
 
-step "cargo test --all-targets $*"
+step "cargo test --all-targets --no-fail-fast $*"
 t0=$SECONDS
-cargo test --all-targets "$@"
+cargo test --all-targets --no-fail-fast "$@"
 echo "cargo test finished after $((SECONDS - t0))s" >&2
