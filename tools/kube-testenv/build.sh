@@ -6,8 +6,9 @@
 #   bin/kubectl         only with KUBE_TESTENV_KUBECTL=1 (for machines without kubectl; the tests use it
 #                       in preference to the one on PATH when it exists)
 # Everything comes from the Go module proxy through go.mod/go.sum; CGO_ENABLED=0, like upstream's static
-# kube-apiserver. Idempotent: a binary is rebuilt only when it is older than go.sum (or, for the launcher,
-# than its sources). Reuses GOMODCACHE/GOCACHE; a cold build takes 5-20 minutes on 2 cores, a warm one
+# kube-apiserver. Idempotent: a binary is rebuilt only when it is missing, older than go.sum (or, for the
+# launcher, its sources), and its recorded input hash (bin/.NAME.inputs) differs too, so a git checkout
+# that merely touches go.sum does not trigger a rebuild. Reuses GOMODCACHE/GOCACHE; a cold build takes 5-20 minutes on 2 cores, a warm one
 # seconds. Set KUBE_TESTENV_FORCE=1 to rebuild everything.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -25,26 +26,34 @@ command -v nice >/dev/null && NICE="nice -n 10"
 
 mkdir -p bin
 
-# stale BINARY DEPENDENCY...: true when BINARY is missing, forced, or older than a dependency.
+# inputs_hash LDFLAGS DEPENDENCY...: what a binary is built from (sources, go.sum, flags, Go version).
+inputs_hash() {
+  { go version; echo "$GOFLAGS $CGO_ENABLED"; echo "$1"; shift; cat "$@"; } | sha256sum | cut -d' ' -f1
+}
+
+# stale BINARY LDFLAGS DEPENDENCY...: true when BINARY must be (re)built.
 stale() {
-  local bin=$1; shift
+  local bin=$1 ldflags=$2; shift 2
   [ "${KUBE_TESTENV_FORCE:-}" = 1 ] && return 0
   [ -x "$bin" ] || return 0
-  local dep
+  local dep newer=""
   for dep in "$@"; do
-    [ "$dep" -nt "$bin" ] && return 0
+    [ "$dep" -nt "$bin" ] && newer=1
   done
-  return 1
+  [ -z "$newer" ] && return 1
+  # Newer by timestamp (e.g. after a checkout): rebuild only if the content changed.
+  [ "$(cat "$(dirname "$bin")/.$(basename "$bin").inputs" 2>/dev/null)" != "$(inputs_hash "$ldflags" "$@")" ]
 }
 
 build() {
   local out=$1 pkg=$2 ldflags=$3; shift 3
-  if stale "bin/$out" "$@"; then
+  if stale "bin/$out" "$ldflags" "$@"; then
     echo "kube-testenv: building bin/$out ($pkg)..." >&2
     local t0=$SECONDS
     # Build to a temporary name so an interrupted build never leaves a binary that looks up to date.
     $NICE go build -ldflags "$ldflags" -o "bin/.$out.tmp" "$pkg"
     mv -f "bin/.$out.tmp" "bin/$out"
+    inputs_hash "$ldflags" "$@" > "bin/.$out.inputs"
     echo "kube-testenv: built bin/$out in $((SECONDS - t0))s" >&2
   else
     echo "kube-testenv: bin/$out is up to date" >&2
