@@ -1,0 +1,402 @@
+//! `validate` agrees with the real kube-apiserver: every object of the validation corpus is submitted
+//! with `kubectl create --dry-run=server --validate=strict` (what `kubectl create`/a first `kubectl apply`
+//! sends: a create with `fieldValidation=Strict`) to the kube-apiserver of tools/kube-testenv, and the
+//! server's verdict must equal ours, object by object. Differences are allowed only where the server is
+//! known not to look, each named below with the reason ([`not_the_servers_business`]).
+//!
+//! Also: `validate --crds-from-cluster` against that server, and the server accepting what `render`
+//! produces.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+// ---------------------------------------------------------------------------------------------------------
+// Helpers
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn capz(args: &[&str]) -> Output {
+    Command::cargo_bin("kubectl-capz").unwrap().args(args).output().unwrap()
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for kind in ["valid", "invalid"] {
+        let dir = support::repo_root().join("tests/corpus").join(kind);
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "yaml") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The documents of a multi-document YAML text, as the raw text kubectl would read (so YAML 1.1 quirks
+/// like unquoted `yes` reach the server unchanged). Documents holding only comments are dropped.
+fn split_documents(text: &str) -> Vec<String> {
+    let mut docs = vec![String::new()];
+    for line in text.lines() {
+        if line == "---" || line.starts_with("--- ") {
+            docs.push(String::new());
+        } else {
+            let doc = docs.last_mut().unwrap();
+            doc.push_str(line);
+            doc.push('\n');
+        }
+    }
+    docs.into_iter()
+        .filter(|d| d.lines().any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')))
+        .collect()
+}
+
+/// Moves the object to `namespace`: rewrites a top-level `metadata.namespace` line (two-space indent,
+/// the corpus' style) in the raw text. Objects without one get the namespace from `kubectl -n`.
+fn in_namespace(doc: &str, namespace: &str) -> String {
+    let mut out = String::new();
+    let mut in_metadata = false;
+    for line in doc.lines() {
+        if !line.starts_with(' ') && !line.starts_with('#') && !line.is_empty() {
+            in_metadata = line.starts_with("metadata:");
+        }
+        if in_metadata && line.starts_with("  namespace:") {
+            out.push_str(&format!("  namespace: {namespace}\n"));
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// `# args:` of a corpus file (flags for `validate`).
+fn corpus_args(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("# args:"))
+        .flat_map(|rest| rest.split_whitespace().map(str::to_string))
+        .collect()
+}
+
+/// One error finding of ours.
+#[derive(Debug, Clone)]
+struct Finding {
+    rule: String,
+    kind: String,
+    path: String,
+}
+
+/// Our error findings for a whole corpus file (so rules that look across objects see them all), per
+/// object in document order: a finding belongs to the object whose first line is the last at or before
+/// the finding's line.
+fn our_errors(file: &Path, args: &[String]) -> Vec<Vec<Finding>> {
+    let mut cmd_args: Vec<String> = vec!["validate".into(), "-o".into(), "json".into()];
+    cmd_args.extend(args.iter().cloned());
+    cmd_args.push(file.to_string_lossy().into_owned());
+    let out = Command::cargo_bin("kubectl-capz").unwrap().args(&cmd_args).output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("validate printed no JSON report for {} ({e}); stderr:\n{}", file.display(), text(&out.stderr))
+    });
+    let starts: Vec<u64> = report["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["line"].as_u64().expect("resource line"))
+        .collect();
+    assert!(starts.windows(2).all(|w| w[0] < w[1]), "{}: resources out of order: {starts:?}", file.display());
+    let mut per_object = vec![Vec::new(); starts.len()];
+    for f in report["findings"].as_array().unwrap().iter().filter(|f| f["severity"] == "error") {
+        let line = f["line"].as_u64().expect("finding line");
+        let index = starts.iter().rposition(|&start| start <= line).unwrap_or_else(|| {
+            panic!("{}: finding at line {line} precedes every object: {f}", file.display())
+        });
+        per_object[index].push(Finding {
+            rule: f["rule"].as_str().unwrap_or_default().to_owned(),
+            kind: f["object"].as_str().unwrap_or_default().split('/').next().unwrap_or_default().to_owned(),
+            path: f["path"].as_str().unwrap_or_default().to_owned(),
+        });
+    }
+    per_object
+}
+
+/// Kinds whose `spec.resources` (or `spec.template.spec.resources` for templates) hold embedded ASO
+/// objects.
+const ASO_EMBEDDING_KINDS: &[&str] = &[
+    "AzureASOManagedCluster",
+    "AzureASOManagedControlPlane",
+    "AzureASOManagedMachinePool",
+    "AzureASOManagedClusterTemplate",
+    "AzureASOManagedControlPlaneTemplate",
+    "AzureASOManagedMachinePoolTemplate",
+];
+
+/// Why the API server does not see what this finding reports, or `None` when it must reject the object
+/// for it. Every allowed difference between our verdict and the server's is one of these reasons.
+fn not_the_servers_business(f: &Finding) -> Option<&'static str> {
+    if f.rule.starts_with("capz-") {
+        // CAPZ's rules restate CAPZ/CAPI webhooks and controller behaviour; the test server runs no
+        // webhooks (tools/kube-testenv/README.md), and a real cluster would reject some only in a webhook
+        // and others only at reconcile time.
+        return Some("CAPZ rule: webhook/controller behaviour, not the CRD schema");
+    }
+    if ASO_EMBEDDING_KINDS.contains(&f.kind.as_str()) {
+        let rest = f.path.strip_prefix("/spec/template/spec/resources/").or_else(|| f.path.strip_prefix("/spec/resources/"));
+        if rest.is_some_and(|r| r.split('/').next().is_some_and(|i| i.parse::<usize>().is_ok())) {
+            // CAPZ's CRDs declare `resources` items as `type: object` with
+            // x-kubernetes-preserve-unknown-fields: the server stores any embedded ASO object unchecked;
+            // ASO rejects it only when CAPZ's controller applies it. Checking it up front is the point of
+            // `validate`.
+            return Some("embedded ASO object: the server stores spec.resources unchecked");
+        }
+    }
+    None
+}
+
+/// `kubectl create --dry-run=server --validate=strict` of one raw document in `namespace`.
+fn server_verdict(api: &support::ApiServer, doc: &str, namespace: &str) -> Result<(), String> {
+    let out = api.kubectl_stdin(
+        &["create", "--dry-run=server", "--validate=strict", "-n", namespace, "-o", "name", "-f", "-"],
+        &in_namespace(doc, namespace),
+    );
+    if out.status.success() { Ok(()) } else { Err(text(&out.stderr).trim().to_owned()) }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 1. The corpus: our verdict equals the server's
+
+#[test]
+fn corpus_verdicts_equal_the_api_servers() {
+    let api = support::apiserver();
+    let ns = api.namespace("corpus");
+
+    let mut disagreements = Vec::new();
+    let (mut compared, mut rejected_by_both, mut accepted_by_both, mut explained) = (0, 0, 0, 0);
+    for file in corpus_files() {
+        let content = std::fs::read_to_string(&file).unwrap();
+        let rel = file.strip_prefix(support::repo_root()).unwrap().display().to_string();
+        if content.lines().any(|l| l.trim() == "# expect: input-error") {
+            // Input errors (e.g. duplicate keys) are about reading the file; validate_corpus covers them.
+            continue;
+        }
+        let args = corpus_args(&content);
+        let documents = split_documents(&content);
+        let ours_per_object = our_errors(&file, &args);
+        assert_eq!(ours_per_object.len(), documents.len(), "{rel}: validate saw another number of objects");
+        for (index, (doc, ours)) in documents.iter().zip(&ours_per_object).enumerate() {
+            let (server_relevant, other): (Vec<&Finding>, Vec<&Finding>) =
+                ours.iter().partition(|f| not_the_servers_business(f).is_none());
+            let server = server_verdict(api, doc, &ns);
+            compared += 1;
+            match (&server, server_relevant.is_empty()) {
+                (Ok(()), true) => {
+                    accepted_by_both += 1;
+                    explained += usize::from(!other.is_empty());
+                }
+                (Err(message), false) => {
+                    rejected_by_both += 1;
+                    // The server names at least one of the fields we name (it may stop at the first
+                    // class of error, e.g. unknown fields before schema errors).
+                    let named = server_relevant.iter().any(|f| server_names_field(message, f) || explains_fieldless(message, f));
+                    if !named {
+                        disagreements.push(format!(
+                            "{rel} document {index}: both reject, but the server names none of our fields \
+                             {:?}:\n  server: {message}",
+                            server_relevant.iter().map(|f| &f.path).collect::<Vec<_>>()
+                        ));
+                    }
+                }
+                (Ok(()), false) => disagreements.push(format!(
+                    "{rel} document {index}: the server ACCEPTS, we report {server_relevant:#?}"
+                )),
+                (Err(message), true) => disagreements.push(format!(
+                    "{rel} document {index}: the server REJECTS, we report no server-side error \
+                     (other findings: {other:?}):\n  server: {message}"
+                )),
+            }
+        }
+    }
+    eprintln!(
+        "{compared} objects: {rejected_by_both} rejected by both, {accepted_by_both} accepted by both \
+         ({explained} of them with findings the server does not check)"
+    );
+    assert!(disagreements.is_empty(), "{} disagreement(s):\n{}", disagreements.len(), disagreements.join("\n\n"));
+    // The comparison is not vacuous: both verdicts occur, and some objects differ only for named reasons.
+    assert!(compared >= 200, "only {compared} objects compared");
+    assert!(rejected_by_both >= 15, "only {rejected_by_both} objects rejected by both");
+    assert!(accepted_by_both >= 150, "only {accepted_by_both} objects accepted by both");
+    assert!(explained >= 25, "only {explained} accepted objects carry findings the server does not check");
+}
+
+/// Decoding errors the server reports without a field (Go's decoder stops at the first one), each with
+/// what our finding for it looks like.
+const FIELDLESS_SERVER_ERRORS: &[(&str, &str, &str)] = &[
+    // Secret.data values are []byte: encoding/base64 fails before any field validation runs.
+    ("illegal base64 data", "schema", "/data/"),
+];
+
+fn explains_fieldless(message: &str, f: &Finding) -> bool {
+    FIELDLESS_SERVER_ERRORS
+        .iter()
+        .any(|(server, rule, path)| message.contains(server) && f.rule == *rule && f.path.starts_with(path))
+}
+
+/// Whether the server's error message names the field of our finding (or a parent of it): the JSON
+/// pointer in the server's notation, `spec.a.b[1].c`.
+fn server_names_field(message: &str, f: &Finding) -> bool {
+    let segments: Vec<String> =
+        f.path.trim_start_matches('/').split('/').map(|s| s.replace("~1", "/").replace("~0", "~")).collect();
+    // From the full path down to its first segment below the root field (`spec.x`, `metadata.name`, `data`).
+    (1..=segments.len()).rev().any(|n| {
+        let mut dotted = String::new();
+        for s in &segments[..n] {
+            if s.parse::<usize>().is_ok() {
+                dotted.push_str(&format!("[{s}]"));
+            } else {
+                if !dotted.is_empty() {
+                    dotted.push('.');
+                }
+                dotted.push_str(s);
+            }
+        }
+        (n >= 2 || segments.len() == 1) && message.contains(&dotted)
+            || message.contains(&format!("\"{dotted}\""))
+    })
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 2. --crds-from-cluster
+
+fn fixture(name: &str) -> PathBuf {
+    support::repo_root().join("tests/fixtures/live_validate").join(name)
+}
+
+/// Installs the Gadget CRD (known only to the live server) once and waits until it is served.
+fn install_gadget_crd(api: &support::ApiServer) {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let crd = fixture("gadgets-crd.yaml");
+        api.kubectl_ok(&["apply", "-f", &crd.to_string_lossy()]);
+        api.kubectl_ok(&[
+            "wait",
+            "--for=condition=Established",
+            "--timeout=120s",
+            "crd/gadgets.verdicts.kubectl-capz.invalid",
+        ]);
+    });
+}
+
+fn findings(out: &Output) -> Vec<(String, String)> {
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON report ({e}); stderr:\n{}", text(&out.stderr)));
+    let mut found: Vec<(String, String)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .map(|f| (f["rule"].as_str().unwrap().to_owned(), f["path"].as_str().unwrap().to_owned()))
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn crds_from_cluster_validates_a_kind_only_the_cluster_knows() {
+    let api = support::apiserver();
+    install_gadget_crd(api);
+    let kubeconfig = api.kubeconfig.to_string_lossy().into_owned();
+    let valid = fixture("gadget-valid.yaml").to_string_lossy().into_owned();
+    let invalid = fixture("gadget-invalid.yaml").to_string_lossy().into_owned();
+
+    // Without the cluster's CRDs the kind is unknown.
+    let offline = capz(&["validate", "-o", "json", &valid]);
+    assert_eq!(offline.status.code(), Some(1), "stderr:\n{}", text(&offline.stderr));
+    assert_eq!(findings(&offline), vec![("schema-missing".to_owned(), String::new())]);
+
+    let ok = capz(&["validate", "--crds-from-cluster", "--kubeconfig", &kubeconfig, "-o", "json", &valid]);
+    assert_eq!(ok.status.code(), Some(0), "stdout:\n{}\nstderr:\n{}", text(&ok.stdout), text(&ok.stderr));
+    assert_eq!(findings(&ok), vec![]);
+
+    let bad = capz(&["validate", "--crds-from-cluster", "--kubeconfig", &kubeconfig, "-o", "json", &invalid]);
+    assert_eq!(bad.status.code(), Some(1), "stdout:\n{}\nstderr:\n{}", text(&bad.stdout), text(&bad.stderr));
+    let found = findings(&bad);
+    assert_eq!(
+        found,
+        vec![("cel".to_owned(), "/spec".to_owned()), ("schema".to_owned(), "/spec/color".to_owned())],
+        "{}",
+        text(&bad.stdout)
+    );
+
+    // The server agrees, for the same reasons (one object per reason: the server skips CEL rules when the
+    // schema already failed, "some validation rules were not checked because the object was invalid").
+    let ns = api.namespace("gadgets");
+    let server_ok = api.kubectl(&["create", "--dry-run=server", "--validate=strict", "-n", &ns, "-f", &valid]);
+    assert!(server_ok.status.success(), "server rejects the valid Gadget:\n{}", text(&server_ok.stderr));
+    let documents = split_documents(&std::fs::read_to_string(&invalid).unwrap());
+    let expected = ["spec.color: Unsupported value: \"green\"", "size must not exceed maxSize"];
+    assert_eq!(documents.len(), expected.len());
+    for (doc, reason) in documents.iter().zip(expected) {
+        match server_verdict(api, doc, &ns) {
+            Ok(()) => panic!("server accepts an invalid Gadget:\n{doc}"),
+            Err(message) => assert!(message.contains(reason), "server message lacks {reason:?}:\n{message}"),
+        }
+    }
+}
+
+#[test]
+fn crds_from_cluster_with_a_bad_kubeconfig_is_an_error() {
+    let api = support::apiserver();
+    let valid = fixture("gadget-valid.yaml").to_string_lossy().into_owned();
+    let dir = tempfile::tempdir().unwrap();
+
+    // A kubeconfig file that does not exist.
+    let missing = dir.path().join("missing.kubeconfig").to_string_lossy().into_owned();
+    let out = capz(&["validate", "--crds-from-cluster", "--kubeconfig", &missing, &valid]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(stderr.contains("error: cannot fetch CRDs from the cluster") && stderr.contains(&missing), "stderr:\n{stderr}");
+    assert!(out.stdout.is_empty(), "no report on a cluster error:\n{}", text(&out.stdout));
+
+    // A kubeconfig that is not one.
+    let garbage = dir.path().join("garbage.kubeconfig");
+    std::fs::write(&garbage, "clusters: [oops\n").unwrap();
+    let garbage = garbage.to_string_lossy().into_owned();
+    let out = capz(&["validate", "--crds-from-cluster", "--kubeconfig", &garbage, &valid]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(stderr.contains(&garbage), "stderr does not name the kubeconfig:\n{stderr}");
+
+    // A context the kubeconfig does not have.
+    let kubeconfig = api.kubeconfig.to_string_lossy().into_owned();
+    let out = capz(&["validate", "--crds-from-cluster", "--kubeconfig", &kubeconfig, "--context", "nope", &valid]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(stderr.contains("nope"), "stderr does not name the context:\n{stderr}");
+
+    // A server nobody listens on: the same kubeconfig pointed at a closed port.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let original = std::fs::read_to_string(&api.kubeconfig).unwrap();
+    let unreachable = dir.path().join("unreachable.kubeconfig");
+    std::fs::write(&unreachable, original.replace(&api.server, &format!("https://127.0.0.1:{port}"))).unwrap();
+    let unreachable = unreachable.to_string_lossy().into_owned();
+    let out = capz(&["validate", "--crds-from-cluster", "--kubeconfig", &unreachable, &valid]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(stderr.contains("cannot fetch CRDs from the cluster"), "stderr:\n{stderr}");
+
+    // A user without RBAC rights: the server answers 403.
+    let forbidden = api.forbidden_kubeconfig.to_string_lossy().into_owned();
+    let out = capz(&["validate", "--crds-from-cluster", "--kubeconfig", &forbidden, &valid]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(stderr.contains("cannot list CustomResourceDefinitions") && stderr.contains("forbidden"), "stderr:\n{stderr}");
+}
