@@ -1,7 +1,8 @@
-//! `plan` against a real kube-apiserver (tools/kube-testenv): the ClusterClass read live gives the
-//! same plan as the files; the planned objects are accepted by the API server; after one live
-//! object is changed, planning against the cluster (with the controller's names) and diffing
-//! reports exactly that change; pools removed from the topology show up as removals.
+//! `plan` and `diff` of a topology Cluster against a real kube-apiserver (tools/kube-testenv):
+//! the ClusterClass read live gives the same plan as the files; the planned objects are accepted
+//! by the API server; after one live object is changed, planning against the cluster (with the
+//! controller's names) and `kubectl capz diff` report exactly that change; pools removed from
+//! the topology show up as removals.
 
 mod support;
 
@@ -128,6 +129,26 @@ async fn planned_objects_are_created_and_a_live_change_is_the_only_difference() 
     let significant: Vec<&&str> = changed.iter().filter(|l| !l.contains("generation:")).collect();
     assert_eq!(significant, [&"-      vmSize: Standard_D16s_v3", &"+      vmSize: Standard_D8s_v3"], "{diff}");
 
+    // `kubectl capz diff` of the class and the topology Cluster: exactly that change.
+    let out = capz(&["diff", "-o", "json", "--kubeconfig", &kubeconfig, "-f", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let objects = report["objects"].as_array().unwrap();
+    assert_eq!(objects.len(), 5 + 9, "class, 4 templates and the 9 planned objects: {report:#}");
+    let changed: Vec<&Value> = objects.iter().filter(|o| o["status"] != "unchanged").collect();
+    assert_eq!(changed.len(), 1, "{report:#}");
+    assert_eq!(changed[0]["kind"], "AzureASOManagedMachinePool");
+    assert_eq!(changed[0]["name"], pool_name);
+    let changes = changed[0]["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{report:#}");
+    assert!(changes[0]["path"].as_str().unwrap().ends_with(".spec.vmSize"), "{report:#}");
+    assert_eq!((&changes[0]["before"], &changes[0]["after"]), (&Value::from("Standard_D16s_v3"), &Value::from("Standard_D8s_v3")));
+    let text = capz(&["diff", "--kubeconfig", &kubeconfig, "-f", dir.path().to_str().unwrap()]);
+    assert_eq!(text.status.code(), Some(1));
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert_eq!(text.matches("\n--- live/").count() + usize::from(text.starts_with("--- live/")), 1, "{text}");
+    assert!(text.contains("-      vmSize: Standard_D16s_v3\n+      vmSize: Standard_D8s_v3\n"), "{text}");
+
     // A pool removed from the topology: its objects are what the controller would delete.
     let text = std::fs::read_to_string(&cluster).unwrap();
     let start = text.find("      - class: aks-user").unwrap();
@@ -139,4 +160,8 @@ async fn planned_objects_are_created_and_a_live_change_is_the_only_difference() 
     removed.sort();
     assert_eq!(removed, ["AzureASOManagedMachinePool", "KubeadmConfig", "MachinePool"]);
     assert!(shrunk.removed.iter().all(|o| o["metadata"]["labels"]["topology.cluster.x-k8s.io/pool-name"] == "user-big"));
+    let out = capz(&["diff", "--kubeconfig", &kubeconfig, "-f", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let notes = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(notes.matches("no longer in the topology; the topology controller deletes it").count(), 3, "{notes}");
 }

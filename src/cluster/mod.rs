@@ -120,6 +120,11 @@ impl Cluster {
         })
     }
 
+    /// The kube-rs client (for callers with their own reads, such as the topology planner).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
     /// The namespace of the kubeconfig context (`default` when it sets none).
     pub fn default_namespace(&self) -> &str {
         &self.default_namespace

@@ -16,6 +16,13 @@ use crate::manifest::{self, Document};
 /// CAPZ's field manager for the ASO objects it applies (`--aso-live` predicts its apply).
 const CAPZ_FIELD_MANAGER: &str = "capz-manager";
 
+/// The topology controller's field manager: objects planned from a topology Cluster are diffed
+/// as its (forced) apply, which is what the controller does.
+const TOPOLOGY_FIELD_MANAGER: &str = "capi-topology";
+
+/// Source label of documents planned from a topology Cluster.
+const PLANNED_PREFIX: &str = "<planned from ";
+
 pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
     let documents = inputs(&args)?;
     for doc in &documents {
@@ -37,8 +44,14 @@ pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let diffs = runtime.block_on(compute(&documents, &args, &options, &diff_options))?;
-    let differs = diffs.iter().any(|d| d.status != Status::Unchanged);
+    let (diffs, removed) = runtime.block_on(compute(&documents, &args, &options, &diff_options))?;
+    let differs = !removed.is_empty() || diffs.iter().any(|d| d.status != Status::Unchanged);
+    if !removed.is_empty() {
+        let mut stderr = anstream::stderr().lock();
+        for note in &removed {
+            writeln!(stderr, "{note}")?;
+        }
+    }
 
     if args.output == DiffOutput::Json {
         let mut stdout = std::io::stdout().lock();
@@ -89,15 +102,59 @@ async fn compute(
     args: &DiffArgs,
     options: &ClusterOptions,
     diff_options: &DiffOptions,
-) -> anyhow::Result<Vec<ObjectDiff>> {
+) -> anyhow::Result<(Vec<ObjectDiff>, Vec<String>)> {
     let cluster = Cluster::connect(options).await?;
+    let (documents, removed) = expand_topologies(&cluster, documents, args).await?;
     let tasks = documents.iter().map(|doc| diff_document(&cluster, doc, args, diff_options));
     let results = futures::future::join_all(tasks).await;
     let mut diffs = Vec::new();
     for result in results {
         diffs.extend(result?);
     }
-    Ok(diffs)
+    Ok((diffs, removed))
+}
+
+/// Replaces each topology Cluster by the objects the topology controller makes from it, planned
+/// against the live cluster (ClusterClass from the inputs or the server, names of existing
+/// objects reused). Also returns a note for every live object of a pool or deployment that the
+/// topology no longer has (the controller deletes those).
+async fn expand_topologies(
+    cluster: &Cluster,
+    documents: &[Document],
+    args: &DiffArgs,
+) -> anyhow::Result<(Vec<Document>, Vec<String>)> {
+    if !documents.iter().any(crate::topology::plan::is_topology_cluster) {
+        return Ok((documents.to_vec(), Vec::new()));
+    }
+    let mut out = Vec::new();
+    let mut removed = Vec::new();
+    for doc in documents {
+        if !crate::topology::plan::is_topology_cluster(doc) {
+            out.push(doc.clone());
+            continue;
+        }
+        let mut cluster_doc = doc.clone();
+        if doc.namespace().is_none() {
+            let ns = args.input.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
+            cluster_doc.value["metadata"]["namespace"] = Value::from(ns);
+        }
+        let live = crate::topology::live::plan_against_live(cluster.client(), &cluster_doc, documents)
+            .await
+            .with_context(|| format!("{}: cannot plan topology Cluster {}", doc.origin, doc.name()))?;
+        let source: std::sync::Arc<str> = std::sync::Arc::from(format!("{PLANNED_PREFIX}{}>", doc.origin));
+        out.extend(live.planned.into_iter().enumerate().map(|(i, v)| Document::from_value(v, &source, i)));
+        for object in &live.removed {
+            let text = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
+            removed.push(format!(
+                "{}: {}/{} in namespace {} belongs to a pool or deployment no longer in the topology; the topology controller deletes it",
+                doc.origin,
+                text("/kind"),
+                text("/metadata/name"),
+                text("/metadata/namespace"),
+            ));
+        }
+    }
+    Ok((out, removed))
 }
 
 async fn diff_document(
@@ -134,9 +191,14 @@ async fn diff_document(
         }
     }
     let ns = namespace.as_deref();
+    let (field_manager, force) = if doc.origin.source.starts_with(PLANNED_PREFIX) {
+        (TOPOLOGY_FIELD_MANAGER, true)
+    } else {
+        (args.field_manager.as_str(), args.force_conflicts)
+    };
     let (live, merged) = futures::try_join!(
         cluster.get(&resource, ns, doc.name()),
-        cluster.dry_run_apply(&resource, ns, doc.name(), &body, &args.field_manager, args.force_conflicts),
+        cluster.dry_run_apply(&resource, ns, doc.name(), &body, field_manager, force),
     )
     .map_err(|e| locate(e, &place()))?;
     let object = ObjectRef {
