@@ -400,3 +400,49 @@ fn crds_from_cluster_with_a_bad_kubeconfig_is_an_error() {
     assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
     assert!(stderr.contains("cannot list CustomResourceDefinitions") && stderr.contains("forbidden"), "stderr:\n{stderr}");
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// 3. What `render` produces, the API server accepts (issue 2: "the CAPI and CAPZ CRD schemas accept")
+
+/// `render FLAVOR demo -n NAMESPACE --capi-api CAPI --validate` with every required parameter.
+fn render(flavor: &str, capi: &str, namespace: &str) -> String {
+    let mut args = vec![
+        "render", flavor, "demo", "-n", namespace, "--kubernetes-version", "v1.33.2", "--capi-api", capi, "--validate",
+        "--set", "location=westeurope", "--set", "poolDefaults.vmSize=Standard_D2s_v3",
+        "--set", "subscriptionId=00000000-0000-0000-0000-000000000000",
+        "--set", "tenantId=00000000-0000-0000-0000-000000000000",
+        "--set", "identity.clientId=00000000-0000-0000-0000-000000000000",
+    ];
+    if flavor == "aks" {
+        args.extend(["--set", "identity.name=demo-identity"]);
+    } else {
+        args.extend(["--set", "asoCredentialSecret.name=demo-aso-credentials", "--set", "asoCredentialSecret.create=true"]);
+    }
+    let out = Command::cargo_bin("kubectl-capz").unwrap().env_clear().args(&args).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "render {flavor} --capi-api {capi} --validate:\n{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[test]
+fn rendered_flavors_are_accepted_by_the_api_server() {
+    let api = support::apiserver();
+    for flavor in ["aks", "aks-aso"] {
+        for capi in ["v1beta1", "v1beta2"] {
+            let ns = api.namespace(&format!("render-{flavor}-{capi}"));
+            let manifests = render(flavor, capi, &ns);
+            let objects = split_documents(&manifests);
+            assert!(objects.len() >= 5, "{flavor} {capi}: only {} objects rendered", objects.len());
+            let out = api.kubectl_stdin(
+                &["create", "--dry-run=server", "--validate=strict", "-n", &ns, "-o", "name", "-f", "-"],
+                &manifests,
+            );
+            assert!(
+                out.status.success(),
+                "the API server rejects render {flavor} --capi-api {capi}:\n{}\nmanifests:\n{manifests}",
+                text(&out.stderr)
+            );
+            let created = text(&out.stdout);
+            assert_eq!(created.lines().count(), objects.len(), "{flavor} {capi}: not every object created:\n{created}");
+        }
+    }
+}
