@@ -4,6 +4,9 @@
 //! server's verdict must equal ours, object by object. Differences are allowed only where the server is
 //! known not to look, each named below with the reason ([`not_the_servers_business`]).
 //!
+//! The embedded ASO objects of CAPZ's `spec.resources` are submitted on their own as well (the server serves
+//! ASO's CRDs), and must get our verdict for them.
+//!
 //! Also: `validate --crds-from-cluster` against that server, and the server accepting what `render`
 //! produces.
 
@@ -153,7 +156,8 @@ fn not_the_servers_business(f: &Finding) -> Option<&'static str> {
             // CAPZ's CRDs declare `resources` items as `type: object` with
             // x-kubernetes-preserve-unknown-fields: the server stores any embedded ASO object unchecked;
             // ASO rejects it only when CAPZ's controller applies it. Checking it up front is the point of
-            // `validate`.
+            // `validate`; embedded_aso_objects_get_the_api_servers_verdict_on_their_own compares those
+            // findings with the server's verdict on each embedded object submitted on its own.
             return Some("embedded ASO object: the server stores spec.resources unchecked");
         }
     }
@@ -445,4 +449,71 @@ fn rendered_flavors_are_accepted_by_the_api_server() {
             assert_eq!(created.lines().count(), objects.len(), "{flavor} {capi}: not every object created:\n{created}");
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 1b. Embedded ASO objects: the server never checks them inside CAPZ's objects, but it serves ASO's own CRDs,
+// so each embedded object submitted on its own must get our verdict for it.
+
+/// The object as our reader reads it (YAML 1.1 like Kubernetes; the comparison of whole objects above checks
+/// that reading against the server's). kubectl's client-side decoding cannot be used: it refuses objects
+/// whose metadata is invalid (a boolean label) before showing their embedded objects.
+fn parsed(doc: &str) -> Value {
+    let documents = capz::manifest::parse_documents(doc, "corpus").unwrap_or_else(|e| panic!("{e}:\n{doc}"));
+    assert_eq!(documents.len(), 1, "one object per document:\n{doc}");
+    documents[0].value.clone()
+}
+
+#[test]
+fn embedded_aso_objects_get_the_api_servers_verdict_on_their_own() {
+    let api = support::apiserver();
+    let ns = api.namespace("embedded");
+    let (mut compared, mut rejected) = (0, 0);
+    let mut disagreements = Vec::new();
+    for file in corpus_files() {
+        let content = std::fs::read_to_string(&file).unwrap();
+        let rel = file.strip_prefix(support::repo_root()).unwrap().display().to_string();
+        if content.lines().any(|l| l.trim() == "# expect: input-error") {
+            continue;
+        }
+        let documents = split_documents(&content);
+        let ours_per_object = our_errors(&file, &corpus_args(&content));
+        for (index, (doc, ours)) in documents.iter().zip(&ours_per_object).enumerate() {
+            let kind = doc.lines().find_map(|l| l.strip_prefix("kind: ")).unwrap_or_default().trim();
+            if !ASO_EMBEDDING_KINDS.contains(&kind) {
+                continue;
+            }
+            let object = parsed(doc);
+            let pointer = if kind.ends_with("Template") { "/spec/template/spec/resources" } else { "/spec/resources" };
+            let Some(resources) = object.pointer(pointer).and_then(Value::as_array) else { continue };
+            for (i, resource) in resources.iter().enumerate() {
+                let prefix = format!("{pointer}/{i}");
+                let ours: Vec<&Finding> = ours
+                    .iter()
+                    .filter(|f| !f.rule.starts_with("capz-"))
+                    .filter(|f| f.path == prefix || f.path.starts_with(&format!("{prefix}/")))
+                    .collect();
+                let json = serde_json::to_string(resource).unwrap();
+                let out = api.kubectl_stdin(
+                    &["create", "--dry-run=server", "--validate=strict", "-n", &ns, "-o", "name", "-f", "-"],
+                    &json,
+                );
+                compared += 1;
+                let label = format!("{rel} document {index} {prefix}");
+                match (out.status.success(), ours.is_empty()) {
+                    (true, true) => {}
+                    (false, false) => rejected += 1,
+                    (true, false) => disagreements.push(format!("{label}: the server ACCEPTS, we report {ours:#?}")),
+                    (false, true) => disagreements.push(format!(
+                        "{label}: the server REJECTS, we report nothing:\n  server: {}",
+                        text(&out.stderr).trim()
+                    )),
+                }
+            }
+        }
+    }
+    eprintln!("{compared} embedded objects: {rejected} rejected by both");
+    assert!(disagreements.is_empty(), "{} disagreement(s):\n{}", disagreements.len(), disagreements.join("\n\n"));
+    assert!(compared >= 40, "only {compared} embedded objects compared");
+    assert!(rejected >= 4, "only {rejected} embedded objects rejected by both");
 }

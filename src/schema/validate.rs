@@ -353,7 +353,9 @@ impl Walk<'_, '_> {
                     };
                     let is_null = map.get(&key).is_some_and(Value::is_null);
                     if is_null {
-                        if typed || (declared.is_some() && !nullable(child_schema) && child_schema.get("default").is_none()) {
+                        // Declared properties and map values (additionalProperties) alike: the API server
+                        // prunes a null that is neither nullable nor defaulted (list items are kept).
+                        if typed || (!nullable(child_schema) && child_schema.get("default").is_none()) {
                             map.remove(&key);
                         }
                         continue;
@@ -669,6 +671,44 @@ spec:
   resources: []
 status:
 ";
+
+    /// kube-apiserver 1.36 stores `tags: {env: null, team: a}` of a ResourceGroup (tags: additionalProperties
+    /// string) as `tags: {team: a}`: a null map value is pruned like a null property; a null list item is
+    /// not (rejected), seen in tests/live_validate.rs.
+    #[test]
+    fn null_map_values_are_pruned_null_list_items_rejected() {
+        let group = "apiVersion: resources.azure.com/v1api20200601
+kind: ResourceGroup
+metadata:
+  name: demo
+spec:
+  location: westeurope
+";
+        assert_eq!(errors(&format!("{group}  tags:\n    env: null\n    team: a\n")), vec![]);
+        assert_eq!(
+            errors(&format!("{group}  tags:\n    env: 1\n")),
+            vec![("schema".to_string(), "/spec/tags/env".to_string())]
+        );
+        let pool = "apiVersion: cluster.x-k8s.io/v1beta2
+kind: MachinePool
+metadata:
+  name: demo-pool0
+spec:
+  clusterName: demo
+  template:
+    spec:
+      bootstrap:
+        dataSecretName: \"\"
+      clusterName: demo
+      infrastructureRef:
+        apiGroup: infrastructure.cluster.x-k8s.io
+        kind: AzureASOManagedMachinePool
+        name: demo-pool0
+      taints:
+      - null
+";
+        assert_eq!(errors(pool), vec![("schema".to_string(), "/spec/template/spec/taints/0".to_string())]);
+    }
 
     /// kube-apiserver 1.36, create with fieldValidation=Strict on a kind with the status subresource:
     /// `status.ready: maybe` is accepted (status is dropped before validation), `status.whatever` is
