@@ -140,6 +140,39 @@ fn special_characters_survive_templates_and_yaml() {
 }
 
 #[test]
+fn precedence_env_values_set_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let first = tmp.path().join("first.yaml");
+    let second = tmp.path().join("second.yaml");
+    std::fs::write(&first, "clusterName: from-values\nnamespace: from-values\nlocation: westeurope\n").unwrap();
+    std::fs::write(&second, "location: northeurope\n").unwrap();
+    let cluster = |args: &[&str]| {
+        let mut all = vec!["aks-aso", "--values", first.to_str().unwrap(), "--values", second.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let out = render(DOCS_ENV, &all);
+        let docs = parse_documents(&out, "out").unwrap();
+        let cluster = docs.iter().find(|d| d.kind() == "AzureASOManagedCluster").unwrap().value.clone();
+        (
+            cluster["metadata"]["name"].as_str().unwrap().to_string(),
+            cluster["metadata"]["namespace"].as_str().unwrap().to_string(),
+            cluster["spec"]["resources"][0]["spec"]["location"].as_str().unwrap().to_string(),
+        )
+    };
+    // env (CLUSTER_NAME=demo, AZURE_LOCATION=southcentralus) < values (later file wins).
+    assert_eq!(cluster(&[]), ("from-values".into(), "from-values".into(), "northeurope".into()));
+    // values < --set (later --set wins).
+    assert_eq!(
+        cluster(&["--set", "clusterName=from-set", "--set", "location=eastus", "--set", "location=uksouth"]),
+        ("from-set".into(), "from-values".into(), "uksouth".into())
+    );
+    // --set < flags.
+    assert_eq!(
+        cluster(&["--set", "clusterName=from-set", "from-flag", "-n", "ns-flag"]),
+        ("from-flag".into(), "ns-flag".into(), "northeurope".into())
+    );
+}
+
+#[test]
 fn same_inputs_same_bytes() {
     let args = ["aks-aso", "--values", "examples/aks-aso.values.yaml"];
     assert_eq!(render(DOCS_ENV, &args), render(DOCS_ENV, &args));
