@@ -517,3 +517,75 @@ fn embedded_aso_objects_get_the_api_servers_verdict_on_their_own() {
     assert!(compared >= 40, "only {compared} embedded objects compared");
     assert!(rejected >= 4, "only {rejected} embedded objects rejected by both");
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// 1c. Server-side apply (kubectl apply --server-side, Flux): where its verdict differs from create's
+
+/// Objects of the corpus that server-side apply rejects although create (and `validate`) accepts them:
+/// (corpus file, document index, part of the server's message, why). `validate` follows create /
+/// client-side `kubectl apply` semantics; with server-side apply these objects fail.
+const SERVER_SIDE_APPLY_REJECTS_TOO: &[(&str, usize, &str, &str)] = &[
+    (
+        "tests/corpus/valid/nulls-pruned.yaml",
+        0,
+        "spec.paused in body must be of type boolean: \"null\"",
+        "SSA keeps the nulls of the applied configuration (create prunes non-nullable nulls)",
+    ),
+    (
+        "tests/corpus/valid/null-map-values-pruned.yaml",
+        1,
+        "spec.nodeLabels.env in body must be of type string: \"null\"",
+        "SSA keeps a null map value too (create prunes it)",
+    ),
+    (
+        "tests/corpus/valid/status-dropped.yaml",
+        0,
+        ".status.ready: expected boolean",
+        "SSA builds a typed patch of the whole object, status included, before status is dropped",
+    ),
+    (
+        "tests/corpus/valid/whole-float-integer.yaml",
+        0,
+        "cannot use generate name with apply",
+        "apply needs metadata.name (kubectl refuses generateName)",
+    ),
+];
+
+#[test]
+fn server_side_apply_differs_from_create_only_where_listed() {
+    let api = support::apiserver();
+    let ns = api.namespace("ssa");
+    let mut unexpected = Vec::new();
+    let mut seen = Vec::new();
+    for file in corpus_files() {
+        let content = std::fs::read_to_string(&file).unwrap();
+        let rel = file.strip_prefix(support::repo_root()).unwrap().display().to_string();
+        if content.lines().any(|l| l.trim() == "# expect: input-error") {
+            continue;
+        }
+        let documents = split_documents(&content);
+        let ours_per_object = our_errors(&file, &corpus_args(&content));
+        for (index, (doc, ours)) in documents.iter().zip(&ours_per_object).enumerate() {
+            let we_reject = ours.iter().any(|f| not_the_servers_business(f).is_none());
+            let out = api.kubectl_stdin(
+                &["apply", "--server-side", "--dry-run=server", "--field-manager=capz-test", "-n", &ns, "-f", "-"],
+                &in_namespace(doc, &ns),
+            );
+            let message = text(&out.stderr);
+            let listed = SERVER_SIDE_APPLY_REJECTS_TOO.iter().find(|(f, i, _, _)| *f == rel && *i == index);
+            match (out.status.success(), we_reject, listed) {
+                (true, false, None) | (false, true, None) => {}
+                (false, false, Some((_, _, fragment, _))) if message.contains(fragment) => seen.push((rel.clone(), index)),
+                (ok, _, listed) => unexpected.push(format!(
+                    "{rel} document {index}: server-side apply {}, we {}{}:\n  server: {}",
+                    if ok { "accepts" } else { "rejects" },
+                    if we_reject { "reject" } else { "accept" },
+                    if listed.is_some() { " (listed as an SSA-only rejection)" } else { "" },
+                    message.trim()
+                )),
+            }
+        }
+    }
+    assert!(unexpected.is_empty(), "{}", unexpected.join("\n\n"));
+    assert_eq!(seen.len(), SERVER_SIDE_APPLY_REJECTS_TOO.len(), "listed SSA differences not seen: {seen:?}");
+}
