@@ -61,3 +61,21 @@ fn flavors_render_valid_in_both_capi_versions() {
         }
     }
 }
+
+/// `render --validate` findings point at lines of the printed YAML.
+#[test]
+fn findings_name_lines_of_the_rendered_output() {
+    let output = Command::cargo_bin("kubectl-capz")
+        .unwrap()
+        .env_clear()
+        .args(["render", "aks-aso", "demo", "--kubernetes-version", "v1.33.2", "--validate"])
+        .args(["--set", "location=westeurope", "--set", "asoCredentialSecret.name=aso", "--set", "poolDefaults.vmSize=Standard_D2s_v3"])
+        .args(["--set", "managedCluster.spec.bogusField=1"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let line = stdout.lines().position(|l| l.trim_start().starts_with("bogusField:")).expect("overlay rendered") + 1;
+    assert!(stderr.contains(&format!("<rendered>:{line}: error: AzureASOManagedControlPlane/demo: /spec/resources/0/spec/bogusField")), "{stderr}");
+}
