@@ -345,3 +345,83 @@ fn launcher_stops_everything_on_sigterm() {
     assert!(kill.success());
     assert_clean_exit(child, &work_dir, &server);
 }
+
+/// The committed fixtures follow the trim rules of tools/kube-testenv/trim.go.
+#[test]
+fn trimmed_crds_follow_the_trim_rules() {
+    fn string_descriptions(v: &Value, path: &str, field_names: bool, out: &mut Vec<String>) {
+        match v {
+            Value::Object(map) => {
+                for (k, child) in map {
+                    let here = format!("{path}/{k}");
+                    if !field_names && k == "description" && child.is_string() {
+                        out.push(here.clone());
+                    }
+                    if !field_names && matches!(k.as_str(), "default" | "example" | "enum") {
+                        continue;
+                    }
+                    let next = !field_names && (k == "properties" || k == "patternProperties");
+                    string_descriptions(child, &here, next, out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    string_descriptions(child, &format!("{path}/{i}"), false, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn has_description_property(v: &Value) -> bool {
+        match v {
+            Value::Object(map) => {
+                map.get("properties").and_then(|p| p.get("description")).is_some_and(Value::is_object)
+                    || map.values().any(has_description_property)
+            }
+            Value::Array(items) => items.iter().any(has_description_property),
+            _ => false,
+        }
+    }
+
+    let mut description_properties = 0;
+    for name in support::crd_fixture_names() {
+        let path = support::crd_fixture_dir().join(format!("{name}.yaml"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let docs = capz::manifest::parse_documents(&text, &path.display().to_string()).unwrap();
+        assert_eq!(docs.len(), 1, "{name}: one CRD per file");
+        let crd = &docs[0].value;
+        assert_eq!(crd["metadata"]["name"], name.as_str());
+        assert_eq!(crd["spec"]["conversion"], serde_json::json!({"strategy": "None"}), "{name}");
+        assert!(
+            crd["metadata"]["annotations"].get("cert-manager.io/inject-ca-from").is_none(),
+            "{name}: cert-manager annotation kept"
+        );
+        let versions = crd["spec"]["versions"].as_array().unwrap();
+        let storage: Vec<&str> = versions
+            .iter()
+            .filter(|v| v["storage"] == true)
+            .map(|v| v["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(storage.len(), 1, "{name}: storage versions {storage:?}");
+        for v in versions {
+            let vname = v["name"].as_str().unwrap();
+            assert!(!vname.ends_with("storage"), "{name}: ASO hub version {vname} kept");
+        }
+        let group = crd["spec"]["group"].as_str().unwrap();
+        if group == "cluster.x-k8s.io" || group == "bootstrap.cluster.x-k8s.io" {
+            assert_eq!(storage, ["v1beta1"], "{name}");
+            let served: Vec<&str> =
+                versions.iter().filter(|v| v["served"] == true).map(|v| v["name"].as_str().unwrap()).collect();
+            assert_eq!(served, ["v1beta1", "v1beta2"], "{name}");
+        }
+        let mut found = Vec::new();
+        string_descriptions(crd, "", false, &mut found);
+        assert!(found.is_empty(), "{name}: string descriptions left at {found:?}");
+        if has_description_property(crd) {
+            description_properties += 1;
+        }
+    }
+    // Properties *named* description (CAPI has some) survive the trim.
+    assert!(description_properties > 0, "no schema property named `description` left in any fixture");
+}
