@@ -5,7 +5,8 @@
 # CRDs), applies N copies of CAPZ's aks-aso flavor (N = 1 and 100 by default), changes one field
 # per cluster, then times both diffs (hyperfine if installed, else the best of RUNS runs).
 #
-# Usage: scripts/bench-diff.sh [N...]        env: RUNS (default 5), KEEP_DIR=1 to keep the inputs.
+# Usage: scripts/bench-diff.sh [N...]        env: RUNS (default 5), KEEP_DIR=1 to keep the inputs,
+#        BENCH_KUBECONFIG=FILE to use an API server that is already running instead of starting one.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,9 +16,11 @@ counts=("$@")
 runs=${RUNS:-5}
 
 bin_dir=tools/kube-testenv/bin
-for b in kube-testenv kube-apiserver etcd; do
-  [ -x "$bin_dir/$b" ] || { echo "missing $bin_dir/$b: run tools/kube-testenv/build.sh" >&2; exit 2; }
-done
+if [ -z "${BENCH_KUBECONFIG:-}" ]; then
+  for b in kube-testenv kube-apiserver etcd; do
+    [ -x "$bin_dir/$b" ] || { echo "missing $bin_dir/$b: run tools/kube-testenv/build.sh" >&2; exit 2; }
+  done
+fi
 kubectl_bin=kubectl
 [ -x "$bin_dir/kubectl" ] && kubectl_bin=$bin_dir/kubectl
 
@@ -30,23 +33,26 @@ work=$(mktemp -d)
 cleanup() {
   # Closing the launcher's stdin makes it stop etcd and kube-apiserver and remove its temp dirs.
   if [ -n "${TESTENV_PID:-}" ]; then
-    exec {TESTENV[1]}>&- 2>/dev/null || true
+    local fd=${TESTENV[1]:-}
+    [ -n "$fd" ] && { exec {fd}>&-; } 2>/dev/null || true
     wait "$TESTENV_PID" 2>/dev/null || true
   fi
   [ -n "${KEEP_DIR:-}" ] && echo "inputs kept in $work" >&2 || rm -rf "$work"
 }
 trap cleanup EXIT
 
-crd_args=(-crd-dir tests/fixtures/crds)
-echo "starting kube-testenv..." >&2
-coproc TESTENV { exec "$bin_dir/kube-testenv" "${crd_args[@]}" 2>"$work/testenv.log"; }
-ready=""
-while read -r -t 300 line <&"${TESTENV[0]}"; do
-  case $line in READY\ *) ready=$line; break ;; esac
-done
-[ -n "$ready" ] || { echo "kube-testenv did not get ready:" >&2; cat "$work/testenv.log" >&2; exit 2; }
-kubeconfig=$(echo "$ready" | awk '{print $2}')
-export KUBECONFIG=$kubeconfig
+if [ -n "${BENCH_KUBECONFIG:-}" ]; then
+  export KUBECONFIG=$BENCH_KUBECONFIG
+else
+  echo "starting kube-testenv..." >&2
+  coproc TESTENV { exec "$bin_dir/kube-testenv" -crd-dir tests/fixtures/crds 2>"$work/testenv.log"; }
+  ready=""
+  while read -r -t 300 line <&"${TESTENV[0]}"; do
+    case $line in READY\ *) ready=$line; break ;; esac
+  done
+  [ -n "$ready" ] || { echo "kube-testenv did not get ready:" >&2; cat "$work/testenv.log" >&2; exit 2; }
+  export KUBECONFIG=${ready#READY }; KUBECONFIG=${KUBECONFIG%% *}
+fi
 
 template=tests/fixtures/capz/cluster-template-aks-aso.yaml
 render() { # render NAMESPACE CLUSTER DNS_PREFIX
@@ -73,7 +79,7 @@ time_cmd() { # time_cmd LABEL CMD... ; prints the best wall time of $runs runs
 }
 
 for n in "${counts[@]}"; do
-  ns=bench-$n
+  ns=bench-$n-$$
   "$kubectl_bin" create namespace "$ns" >/dev/null
   applied=$work/applied-$n.yaml desired=$work/desired-$n.yaml
   : >"$applied"; : >"$desired"

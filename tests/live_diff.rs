@@ -478,3 +478,38 @@ fn cluster_errors_exit_2_and_say_which() {
     // Nothing was created by any of this.
     assert!(fixture.resource_versions().is_empty());
 }
+
+#[test]
+fn flavor_and_name_are_rendered_then_diffed() {
+    let api = support::apiserver();
+    let ns = api.namespace("diff-flavor");
+    let capz = |args: &[&str], location: &str| {
+        Command::cargo_bin("kubectl-capz")
+            .unwrap()
+            .args(args)
+            .env("KUBERNETES_VERSION", "v1.33.2")
+            .env("AZURE_LOCATION", location)
+            .env("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3")
+            .env("ASO_CREDENTIAL_SECRET_NAME", "aso-credentials")
+            .env("NO_COLOR", "1")
+            .env_remove("KUBECONFIG")
+            .env_remove("KUBECTL_EXTERNAL_DIFF")
+            .output()
+            .unwrap()
+    };
+    let kubeconfig = api.kubeconfig.to_str().unwrap();
+    let rendered = capz(&["render", "aks-aso", "c1", "-n", &ns], "westeurope");
+    assert_eq!(rendered.status.code(), Some(0), "{}", stderr(&rendered));
+    api.kubectl_stdin_ok(&["apply", "--server-side", "--field-manager", MANAGER, "-f", "-"], &stdout(&rendered));
+
+    let same = capz(&["diff", "aks-aso", "c1", "-n", &ns, "--kubeconfig", kubeconfig], "westeurope");
+    assert_eq!(same.status.code(), Some(0), "{}{}", stdout(&same), stderr(&same));
+    let moved = capz(&["diff", "aks-aso", "c1", "-n", &ns, "--kubeconfig", kubeconfig, "-o", "json"], "northeurope");
+    assert_eq!(moved.status.code(), Some(1), "{}", stderr(&moved));
+    let report: Value = serde_json::from_str(&stdout(&moved)).unwrap();
+    assert!(paths(&report).iter().all(|p| p.ends_with(".spec.location")), "{report:#}");
+    assert!(!paths(&report).is_empty());
+    let both = capz(&["diff", "aks-aso", "c1", "-f", "x.yaml", "--kubeconfig", kubeconfig], "westeurope");
+    assert_eq!(both.status.code(), Some(2));
+    assert!(stderr(&both).contains("not both"), "{}", stderr(&both));
+}

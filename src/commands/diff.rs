@@ -12,6 +12,7 @@ use crate::cluster::{Cluster, ClusterError, ClusterOptions, parse_duration};
 use crate::diff::{self, DiffOptions, ObjectDiff, ObjectRef, Status};
 use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
+use crate::schema::{Gvk, Registry};
 
 /// CAPZ's field manager for the ASO objects it applies (`--aso-live` predicts its apply).
 const CAPZ_FIELD_MANAGER: &str = "capz-manager";
@@ -44,7 +45,8 @@ pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let (diffs, removed) = runtime.block_on(compute(&documents, &args, &options, &diff_options))?;
+    let (fetched, removed) = runtime.block_on(fetch_all(&documents, &args, &options))?;
+    let diffs = compare(fetched, &diff_options);
     let differs = !removed.is_empty() || diffs.iter().any(|d| d.status != Status::Unchanged);
     if !removed.is_empty() {
         let mut stderr = anstream::stderr().lock();
@@ -97,21 +99,44 @@ fn check_document(doc: &Document) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn compute(
+/// One object as fetched: the live object (if any) and the dry-run result.
+struct Fetched {
+    object: ObjectRef,
+    aso_owner: Option<String>,
+    live: Option<Value>,
+    merged: Value,
+}
+
+/// Fetches every object (topology Clusters expanded first); also returns the notes about objects
+/// the topology controller would delete.
+async fn fetch_all(
     documents: &[Document],
     args: &DiffArgs,
     options: &ClusterOptions,
-    diff_options: &DiffOptions,
-) -> anyhow::Result<(Vec<ObjectDiff>, Vec<String>)> {
+) -> anyhow::Result<(Vec<Fetched>, Vec<String>)> {
     let cluster = Cluster::connect(options).await?;
     let (documents, removed) = expand_topologies(&cluster, documents, args).await?;
-    let tasks = documents.iter().map(|doc| diff_document(&cluster, doc, args, diff_options));
+    let tasks = documents.iter().map(|doc| fetch_document(&cluster, doc, args));
     let results = futures::future::join_all(tasks).await;
-    let mut diffs = Vec::new();
+    let mut fetched = Vec::new();
     for result in results {
-        diffs.extend(result?);
+        fetched.extend(result?);
     }
-    Ok((diffs, removed))
+    Ok((fetched, removed))
+}
+
+/// Compares what was fetched; list items are matched by the list-map keys of the embedded
+/// schemas where a kind has one.
+fn compare(fetched: Vec<Fetched>, diff_options: &DiffOptions) -> Vec<ObjectDiff> {
+    let registry = Registry::embedded();
+    fetched
+        .into_iter()
+        .map(|f| {
+            let (group, version) = manifest::split_api_version(&f.object.api_version);
+            let schema = registry.get(&Gvk::new(group, version, &f.object.kind)).ok().flatten();
+            diff::diff_object(f.object, f.aso_owner, f.live, f.merged, schema.as_ref().map(|s| &s.schema), diff_options)
+        })
+        .collect()
 }
 
 /// Replaces each topology Cluster by the objects the topology controller makes from it, planned
@@ -157,12 +182,7 @@ async fn expand_topologies(
     Ok((out, removed))
 }
 
-async fn diff_document(
-    cluster: &Cluster,
-    doc: &Document,
-    args: &DiffArgs,
-    diff_options: &DiffOptions,
-) -> anyhow::Result<Vec<ObjectDiff>> {
+async fn fetch_document(cluster: &Cluster, doc: &Document, args: &DiffArgs) -> anyhow::Result<Vec<Fetched>> {
     let place = || format!("{} {}", doc.origin, doc.display_name());
     let resource = cluster.resource(doc.api_version(), doc.kind()).await.map_err(|e| locate(e, &place()))?;
     let namespace = if resource.namespaced {
@@ -207,7 +227,7 @@ async fn diff_document(
         namespace: namespace.clone(),
         name: doc.name().to_string(),
     };
-    let mut out = vec![diff::diff_object(object, None, live, merged, diff_options)];
+    let mut out = vec![Fetched { object, aso_owner: None, live, merged }];
 
     if args.aso_live && diff::is_aso_wrapper(&doc.value) {
         let owner_ns = namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
@@ -238,7 +258,7 @@ async fn diff_document(
                     namespace: ns.map(str::to_string),
                     name: name.to_string(),
                 };
-                Ok(diff::diff_object(object, Some(owner), live, merged, diff_options))
+                Ok(Fetched { object, aso_owner: Some(owner), live, merged })
             }
         });
         for result in futures::future::join_all(tasks).await {

@@ -78,12 +78,14 @@ pub struct ObjectDiff {
 }
 
 /// Compares a live object (if any) with the merged result of applying the desired one.
-/// `aso_owner` marks an `--aso-live` comparison of an ASO object that CAPZ created.
+/// `aso_owner` marks an `--aso-live` comparison of an ASO object that CAPZ created; `schema` is
+/// the kind's structural schema when known (for `x-kubernetes-list-map-keys`).
 pub fn diff_object(
     object: ObjectRef,
     aso_owner: Option<String>,
     live: Option<Value>,
     merged: Value,
+    schema: Option<&Value>,
     options: &DiffOptions,
 ) -> ObjectDiff {
     let mut live = live;
@@ -104,8 +106,8 @@ pub fn diff_object(
             (Status::Created, merged, vec![change])
         }
         Some(l) => {
-            let aligned = align(l, &merged);
-            let changes = changes(l, &aligned);
+            let aligned = align(l, &merged, schema);
+            let changes = changes(l, &aligned, schema);
             let status = if changes.is_empty() { Status::Unchanged } else { Status::Changed };
             (status, aligned, changes)
         }
@@ -193,7 +195,7 @@ mod tests {
         let mut merged = cp(json!([mc(json!({})), rg()]));
         merged["metadata"]["generation"] = json!(4);
         merged["metadata"]["resourceVersion"] = json!("13");
-        let d = diff_object(obj(), None, Some(live), merged, &DiffOptions::default());
+        let d = diff_object(obj(), None, Some(live), merged, None, &DiffOptions::default());
         assert_eq!(d.status, Status::Unchanged, "{:?}", d.changes);
         assert_eq!(unified(&d, false), "");
     }
@@ -202,7 +204,7 @@ mod tests {
     fn one_embedded_field_gives_exactly_that_path() {
         let live = cp(json!([rg(), mc(json!({}))]));
         let merged = cp(json!([rg(), mc(json!({"dnsPrefix": "other"}))]));
-        let d = diff_object(obj(), None, Some(live), merged, &DiffOptions::default());
+        let d = diff_object(obj(), None, Some(live), merged, None, &DiffOptions::default());
         assert_eq!(d.status, Status::Changed);
         let paths: Vec<&str> = d.changes.iter().map(|c| c.path.as_str()).collect();
         assert_eq!(paths, ["spec.resources[ManagedCluster.containerservice.azure.com/c1].spec.dnsPrefix"]);
@@ -212,17 +214,17 @@ mod tests {
     fn capz_managed_change_is_reported_only_on_request() {
         let live = cp(json!([rg(), mc(json!({"kubernetesVersion": "1.33.2"}))]));
         let merged = cp(json!([rg(), mc(json!({}))]));
-        let d = diff_object(obj(), None, Some(live.clone()), merged.clone(), &DiffOptions::default());
+        let d = diff_object(obj(), None, Some(live.clone()), merged.clone(), None, &DiffOptions::default());
         assert_eq!(d.status, Status::Unchanged);
         let options = DiffOptions { include_capz_managed: true, ..Default::default() };
-        let d = diff_object(obj(), None, Some(live), merged, &options);
+        let d = diff_object(obj(), None, Some(live), merged, None, &options);
         let paths: Vec<&str> = d.changes.iter().map(|c| c.path.as_str()).collect();
         assert_eq!(paths, ["spec.resources[ManagedCluster.containerservice.azure.com/c1].spec.kubernetesVersion"]);
     }
 
     #[test]
     fn missing_object_is_a_creation() {
-        let d = diff_object(obj(), None, None, cp(json!([rg()])), &DiffOptions::default());
+        let d = diff_object(obj(), None, None, cp(json!([rg()])), None, &DiffOptions::default());
         assert_eq!(d.status, Status::Created);
         assert_eq!(d.changes.len(), 1);
         assert!(d.merged.pointer("/metadata/uid").is_none());
@@ -237,13 +239,13 @@ mod tests {
                 "type": "Opaque", "data": {"clientSecret": v}})
         };
         let object = ObjectRef { api_version: "v1".into(), kind: "Secret".into(), namespace: Some("ns".into()), name: "s".into() };
-        let d = diff_object(object.clone(), None, Some(secret("b2xk")), secret("bmV3"), &DiffOptions::default());
+        let d = diff_object(object.clone(), None, Some(secret("b2xk")), secret("bmV3"), None, &DiffOptions::default());
         assert_eq!(d.status, Status::Changed);
         let text = unified(&d, false) + &json_report(std::slice::from_ref(&d)).to_string();
         assert!(!text.contains("b2xk") && !text.contains("bmV3"), "{text}");
         assert!(text.contains("*** (before)") && text.contains("*** (after)"), "{text}");
         let shown = DiffOptions { show_secrets: true, ..Default::default() };
-        let d = diff_object(object, None, Some(secret("b2xk")), secret("bmV3"), &shown);
+        let d = diff_object(object, None, Some(secret("b2xk")), secret("bmV3"), None, &shown);
         assert!(unified(&d, false).contains("+  clientSecret: bmV3"));
     }
 

@@ -139,12 +139,12 @@ mod tests {
 
     #[test]
     fn kubectl_file_names() {
-        let d = diff_object(object(Some("team")), None, None, json!({"kind": "MachinePool"}), &DiffOptions::default());
+        let d = diff_object(object(Some("team")), None, None, json!({"kind": "MachinePool"}), None, &DiffOptions::default());
         assert_eq!(file_name(&d), "cluster.x-k8s.io.v1beta1.MachinePool.team.p0");
         let mut core = object(None);
         core.api_version = "v1".into();
         core.kind = "Namespace".into();
-        let d = diff_object(core, None, None, json!({}), &DiffOptions::default());
+        let d = diff_object(core, None, None, json!({}), None, &DiffOptions::default());
         assert_eq!(file_name(&d), "v1.Namespace..p0");
     }
 
@@ -167,7 +167,7 @@ mod tests {
             "metadata": {"name": "p0", "namespace": "team"}, "spec": {"clusterName": "c", "replicas": 2}});
         let mut merged = live.clone();
         merged["spec"]["replicas"] = json!(3);
-        let d = diff_object(object(Some("team")), None, Some(live), merged, &DiffOptions::default());
+        let d = diff_object(object(Some("team")), None, Some(live), merged, None, &DiffOptions::default());
         let text = unified(&d, false);
         let changed: Vec<&str> =
             text.lines().filter(|l| (l.starts_with('-') || l.starts_with('+')) && !l.starts_with("--- ") && !l.starts_with("+++ ")).collect();
