@@ -221,6 +221,17 @@ fn one_changed_embedded_field_gives_exactly_that_path() {
         .collect();
     assert_eq!(edits, ["-      dnsPrefix: c1", "+      dnsPrefix: c1-renamed"], "{text}");
     assert!(!text.contains('\x1b'), "NO_COLOR must turn colour off");
+    let coloured = |no_color: bool| {
+        let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
+        cmd.args(["diff", "--kubeconfig"]).arg(&support::apiserver().kubeconfig).args(["-f", file.to_str().unwrap()]);
+        cmd.env("CLICOLOR_FORCE", "1").env_remove("KUBECTL_EXTERNAL_DIFF").env_remove("NO_COLOR");
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        }
+        stdout(&cmd.output().unwrap())
+    };
+    assert!(coloured(false).contains("\x1b[31m-      dnsPrefix: c1\x1b[0m"), "{}", coloured(false));
+    assert!(!coloured(true).contains('\x1b'), "NO_COLOR wins over CLICOLOR_FORCE");
     assert_eq!(fixture.resource_versions(), before, "diff changed a resourceVersion");
 }
 
@@ -474,6 +485,11 @@ fn cluster_errors_exit_2_and_say_which() {
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("forbidden: the user of context") && err.contains("may not "), "{err}");
+
+    let out = capz_diff(&api.kubeconfig, &["-f", file, "--request-timeout", "1us"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("no answer from the API server {} within the request timeout of 1µs", api.server)), "{err}");
 
     // Nothing was created by any of this.
     assert!(fixture.resource_versions().is_empty());

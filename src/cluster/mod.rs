@@ -98,9 +98,10 @@ impl Cluster {
         let mut config = loaded.config;
         // Retries are ours (bounded, classified); a failed connect is reported, not retried.
         config.default_retry = false;
+        // The per-request timeout (connect included) is enforced around each request, so that it
+        // is reported as a timeout; kube's own connect timeout (30s) stays as a backstop.
         if let Some(t) = timeout {
             config.read_timeout = Some(t);
-            config.connect_timeout = Some(t.min(Duration::from_secs(30)));
         }
         let default_namespace = config.default_namespace.clone();
         let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
