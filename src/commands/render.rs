@@ -61,17 +61,41 @@ pub fn render_input(input: &RenderInputArgs) -> anyhow::Result<Vec<Document>> {
     let Some(flavor_name) = &input.flavor else {
         bail!("no flavor given; available flavors: {}", engine.source().flavor_names().join(", "));
     };
-    if input.with_class {
-        bail!("--with-class applies to the topology flavors, which are not available yet");
-    }
     let flavor = render::load_flavor(engine.source(), flavor_name)?;
+    let class_flavor = match (&flavor.class, input.with_class) {
+        (Some(class), true) => Some(render::load_flavor(engine.source(), class)?),
+        (None, true) => bail!(
+            "--with-class applies to topology flavors ({}); flavor {} has no ClusterClass",
+            topology_flavors(&engine).join(", "),
+            flavor.name
+        ),
+        (_, false) => None,
+    };
     let layered = params::merge(&inputs_of(input))?;
+    // The topology flavor's parameters cover its class's (the class takes only clusterClassName).
     let params = params::resolve(&layered, &flavor.name, &flavor.required, &flavor.unsupported)?;
     let capi = match input.capi_api {
         CapiApi::V1beta1 => CapiVersion::V1beta1,
         CapiApi::V1beta2 => CapiVersion::V1beta2,
     };
-    Ok(render::render_flavor(&engine, &flavor, &params, capi)?)
+    let Some(class_flavor) = &class_flavor else {
+        return Ok(render::render_flavor(&engine, &flavor, &params, capi)?);
+    };
+    // ClusterClass and templates first, then the Cluster, indexed as one bundle.
+    let mut values: Vec<Value> = render::render_flavor(&engine, class_flavor, &params, capi)?.into_iter().map(|d| d.value).collect();
+    values.extend(render::render_flavor(&engine, &flavor, &params, capi)?.into_iter().map(|d| d.value));
+    let label: std::sync::Arc<str> = std::sync::Arc::from(format!("<rendered {} --with-class>", flavor.name));
+    Ok(values.into_iter().enumerate().map(|(i, value)| Document::from_value(value, &label, i)).collect())
+}
+
+/// Flavors that have a ClusterClass (`class:` in flavor.yaml), for the `--with-class` error.
+fn topology_flavors(engine: &Engine) -> Vec<String> {
+    let source = engine.source();
+    source
+        .flavor_names()
+        .into_iter()
+        .filter(|name| render::load_flavor(source, name).is_ok_and(|f| f.class.is_some()))
+        .collect()
 }
 
 /// Multi-document YAML, or a `v1` List as JSON.

@@ -42,6 +42,8 @@ pub struct Flavor {
     pub unsupported: Vec<String>,
     /// Template names (`flavors/<name>/<file>`), rendered in this order.
     pub templates: Vec<String>,
+    /// Topology flavors: the flavor rendering their ClusterClass (`--with-class` renders it first).
+    pub class: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -57,6 +59,9 @@ struct FlavorFile {
     /// Explicit template order; default: every `*.yaml.j2` not starting with `_`, sorted.
     #[serde(default)]
     templates: Option<Vec<String>>,
+    /// Topology flavors: the flavor of their ClusterClass.
+    #[serde(default)]
+    class: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -106,6 +111,7 @@ pub fn load_flavor(source: &TemplateSource, name: &str) -> Result<Flavor, Render
             .collect(),
         unsupported: file.unsupported,
         templates,
+        class: file.class,
     })
 }
 
