@@ -165,3 +165,32 @@ fn class_flavor_rejects_per_cluster_values() {
 fn params_aks_aso_clusterclass() {
     insta::assert_snapshot!(run_ok(&[], &["params", "aks-aso-clusterclass"]));
 }
+
+#[test]
+fn aks_class_v1beta1() {
+    let out = run_ok(&[("CLUSTER_NAME", "demo")], &["render", "aks-clusterclass"]);
+    let objects = values(&out);
+    check_class_bundle(&objects, "aks");
+    check_patches_use_defined_variables(&objects[0]);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn aks_class_v1beta2() {
+    let out = run_ok(&[], &["render", "aks-clusterclass", "--capi-api", "v1beta2"]);
+    let objects = values(&out);
+    check_class_bundle(&objects, "aks");
+    assert_eq!(objects[0]["apiVersion"], "cluster.x-k8s.io/v1beta2");
+    let pool = objects[0].pointer("/spec/workers/machinePools/1").unwrap();
+    assert!(pool.get("template").is_none() && pool.pointer("/bootstrap/templateRef/apiVersion") == Some(&"bootstrap.cluster.x-k8s.io/v1beta2".into()));
+    // v1beta2 KubeadmConfigTemplate needs a non-empty spec (minProperties: 1).
+    let bootstrap = objects.iter().find(|o| o["kind"] == "KubeadmConfigTemplate").unwrap();
+    assert_eq!(bootstrap["apiVersion"], "bootstrap.cluster.x-k8s.io/v1beta2");
+    assert!(!bootstrap.pointer("/spec/template/spec").unwrap().as_object().unwrap().is_empty());
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn params_aks_clusterclass() {
+    insta::assert_snapshot!(run_ok(&[], &["params", "aks-clusterclass"]));
+}

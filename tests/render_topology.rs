@@ -20,6 +20,8 @@ const DOCS_ENV: &[(&str, &str)] = &[
 ];
 
 const ASO_VALUES: &str = "tests/fixtures/clusterclass/aks-aso-topology.values.yaml";
+/// The shipped example of the aks flavor (pools with autoscaling, taints, Windows, overlays).
+const AKS_VALUES: &str = "examples/aks.values.yaml";
 
 fn capz(env: &[(&str, &str)]) -> Command {
     let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
@@ -215,4 +217,68 @@ fn the_variable_check_rejects_values_outside_the_schema() {
     cluster["spec"]["topology"]["workers"]["machinePools"][0]["variables"] =
         json!({"overrides": [{"name": "nodeTaints", "value": ["no-effect"]}]});
     check_cluster_against_class(&cluster, &objects[0]);
+}
+
+#[test]
+fn aks_topology_with_docs_env() {
+    let out = run_ok(DOCS_ENV, &["render", "aks-topology"]);
+    let objects = values(&out);
+    let kinds: Vec<&str> = objects.iter().map(|o| o["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["Cluster", "AzureClusterIdentity"]);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn aks_topology_from_the_aks_example_v1beta2() {
+    let out = run_ok(&[], &["render", "aks-topology", "--values", AKS_VALUES, "--capi-api", "v1beta2"]);
+    let objects = values(&out);
+    // The autoscaled pool has no replicas (AKS owns the count); the others keep theirs.
+    let pools = objects[0].pointer("/spec/topology/workers/machinePools").and_then(Value::as_array).unwrap();
+    let replicas: Vec<Option<&Value>> = pools.iter().map(|p| p.get("replicas")).collect();
+    assert_eq!(replicas, [Some(&json!(2)), None, Some(&json!(1))]);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn aks_with_class_is_one_consistent_bundle() {
+    for capi in ["v1beta1", "v1beta2"] {
+        let (_, objects) = bundle(&["render", "aks-topology", "--values", AKS_VALUES, "--with-class", "--capi-api", capi], &[]);
+        let kinds: Vec<&str> = objects.iter().map(|o| o["kind"].as_str().unwrap()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "ClusterClass",
+                "AzureManagedControlPlaneTemplate",
+                "AzureManagedClusterTemplate",
+                "AzureManagedMachinePoolTemplate",
+                "AzureManagedMachinePoolTemplate",
+                "KubeadmConfigTemplate",
+                "KubeadmConfigTemplate",
+                "Cluster",
+                "AzureClusterIdentity"
+            ],
+            "{capi}"
+        );
+        check_cluster_against_class(&objects[7], &objects[0]);
+        let identity = objects[0]["spec"]["variables"].as_array().unwrap().iter().any(|v| v["name"] == "clusterIdentityName");
+        assert!(identity);
+        let set = objects[7].pointer("/spec/topology/variables").unwrap().as_array().unwrap();
+        let name = set.iter().find(|v| v["name"] == "clusterIdentityName").unwrap();
+        assert_eq!(name["value"], objects[8]["metadata"]["name"], "the class refers to the rendered identity");
+    }
+    let (_, objects) = bundle(&["render", "aks-topology", "--with-class"], DOCS_ENV);
+    check_cluster_against_class(&objects[7], &objects[0]);
+}
+
+#[test]
+fn aks_topology_rejects_what_the_class_cannot_set() {
+    let err = run_err(DOCS_ENV, &["render", "aks-topology", "--set", "sshPublicKey=c3No", "--set", "controlPlane.metadata.labels.a=b"]);
+    assert!(err.contains("sshPublicKey: not used by flavor aks-topology (from --set sshPublicKey)"), "{err}");
+    let err = run_err(DOCS_ENV, &["render", "aks-topology", "--set", "controlPlane.metadata.labels.a=b"]);
+    assert!(err.contains("controlPlane.metadata: only `spec` of the overlay can be set through the aks ClusterClass (variable controlPlaneSpec)"), "{err}");
+}
+
+#[test]
+fn params_aks_topology() {
+    insta::assert_snapshot!(run_ok(&[], &["params", "aks-topology"]));
 }
