@@ -208,3 +208,30 @@ fn clusters_are_validated_unless_no_validate() {
     capz().args(["render", "--no-validate", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
     assert!(out.join("clusters/team-0/odd/cluster.yaml").exists());
 }
+
+/// ClusterClasses are published once; clusters of a class become topology Clusters pointing at it
+/// (across namespaces), and their Flux Kustomizations depend on the class's.
+#[test]
+fn fleet_with_a_cluster_class() {
+    let work = tempfile::tempdir().unwrap();
+    let fleet = work.path().join("fleet.yaml");
+    std::fs::write(
+        &fleet,
+        "apiVersion: kubectl-capz/v1alpha1\nkind: Fleet\ndefaults:\n  kubernetesVersion: v1.33.2\n  location: westeurope\n  asoCredentialSecret:\n    name: aso-credentials\n  poolDefaults:\n    vmSize: Standard_D4s_v5\nclusterClasses:\n- name: standard\n  namespace: capz-classes\n  class: aks-aso\nclusters:\n- name: a1\n  namespace: team-a\n  class: standard\n- name: a2\n  namespace: capz-classes\n  class: standard\n",
+    )
+    .unwrap();
+    let out = work.path().join("repo");
+    capz().args(["render", "--gitops", "flux", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    let tree = snapshot_tree(&out);
+    let listing: Vec<String> = tree.keys().map(|p| p.display().to_string()).filter(|p| !p.ends_with(".kubectl-capz-owned")).collect();
+    insta::assert_yaml_snapshot!("class_fleet_files", listing);
+
+    let class = String::from_utf8(tree[Path::new("clusterclasses/capz-classes/standard/clusterclass.yaml")].clone()).unwrap();
+    assert!(class.contains("kind: ClusterClass\nmetadata:\n  name: standard\n  namespace: capz-classes\n"), "{class}");
+    let a1 = String::from_utf8(tree[Path::new("clusters/team-a/a1/cluster.yaml")].clone()).unwrap();
+    assert!(a1.contains("    class: standard\n") && a1.contains("    classNamespace: capz-classes\n"), "{a1}");
+    let a2 = String::from_utf8(tree[Path::new("clusters/capz-classes/a2/cluster.yaml")].clone()).unwrap();
+    assert!(!a2.contains("classNamespace"), "same namespace needs no classNamespace: {a2}");
+    let flux = String::from_utf8(tree[Path::new("flux/clusters/team-a-a1.yaml")].clone()).unwrap();
+    assert!(flux.contains("dependsOn:\n  - name: clusterclass-capz-classes-standard\n"), "{flux}");
+}

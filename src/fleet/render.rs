@@ -140,8 +140,8 @@ fn render_class(
     let flavor = flavor(engine, &flavor_name, cache).map_err(|e| unit_error(fleet, &format!("{pointer}/class"), what.clone(), e))?;
     let inputs = Inputs {
         namespace: Some(class.namespace.clone()),
+        // A class does not start from the fleet's `defaults`: those are cluster values.
         values_inline: vec![
-            inline(fleet, &fleet.spec.defaults, "/defaults".into()),
             inline(fleet, &json!({"clusterClassName": class.name}), pointer.clone()),
             inline(fleet, &class.values, format!("{pointer}/values")),
         ],
@@ -191,7 +191,13 @@ fn render_cluster(
         values_inline: layers,
         ..Inputs::default()
     };
-    let documents = render_with(engine, &flavor, &inputs, options.capi).map_err(|e| unit_error(fleet, &pointer, what.clone(), e))?;
+    let mut documents =
+        render_with(engine, &flavor, &inputs, options.capi).map_err(|e| unit_error(fleet, &pointer, what.clone(), e))?;
+    if let Some(class) = class
+        && class.namespace != cluster.namespace
+    {
+        point_at_class_namespace(&mut documents, &class.namespace);
+    }
     check(fleet, &pointer, &what, &documents, options)?;
     let dir = PathBuf::from("clusters").join(&cluster.namespace).join(&cluster.name);
     let mut files = manifests_and_kustomization(&dir, "cluster.yaml", &documents);
@@ -200,6 +206,19 @@ fn render_cluster(
         files.push(gitops_object(fleet, kind, "cluster", &cluster.namespace, &cluster.name, &dir, depends_on)?);
     }
     Ok(files)
+}
+
+/// A topology Cluster whose ClusterClass lives in another namespace names it: v1beta1
+/// `spec.topology.classNamespace`, v1beta2 `spec.topology.classRef.namespace`.
+fn point_at_class_namespace(documents: &mut [Document], class_namespace: &str) {
+    for doc in documents.iter_mut().filter(|d| d.kind() == "Cluster" && d.group() == "cluster.x-k8s.io") {
+        let Some(topology) = doc.value.pointer_mut("/spec/topology").and_then(Value::as_object_mut) else { continue };
+        if let Some(class_ref) = topology.get_mut("classRef").and_then(Value::as_object_mut) {
+            class_ref.insert("namespace".into(), Value::String(class_namespace.to_string()));
+        } else {
+            topology.insert("classNamespace".into(), Value::String(class_namespace.to_string()));
+        }
+    }
 }
 
 fn unreachable_entry<T>(fleet: &Fleet, pointer: &str, what: &str) -> Result<T, FleetError> {
@@ -302,7 +321,8 @@ fn gitops_object(
             ("argocd", object)
         }
     };
-    let path = PathBuf::from(folder).join(format!("{role}s")).join(format!("{namespace}-{name}.yaml"));
+    let subfolder = if role == "clusterclass" { "clusterclasses" } else { "clusters" };
+    let path = PathBuf::from(folder).join(subfolder).join(format!("{namespace}-{name}.yaml"));
     Ok((path, manifest::to_yaml(&object).into_bytes()))
 }
 
