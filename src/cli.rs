@@ -179,6 +179,9 @@ pub struct ParamsArgs {
     /// Print the JSON Schema of a values file instead.
     #[arg(long)]
     pub schema: bool,
+    /// Read flavors from this directory too (as `render --flavor-dir`).
+    #[arg(long, value_name = "DIR")]
+    pub flavor_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

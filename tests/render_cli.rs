@@ -173,6 +173,17 @@ fn precedence_env_values_set_flags() {
 }
 
 #[test]
+fn params_lists_a_flavor_from_flavor_dir() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("mini")).unwrap();
+    std::fs::write(tmp.path().join("mini/flavor.yaml"), "description: a test flavor\nrequired: [clusterName, location]\n").unwrap();
+    std::fs::write(tmp.path().join("mini/a.yaml.j2"), "{}\n").unwrap();
+    let out = stdout_of(capz(&[]).args(["params", "mini", "--flavor-dir"]).arg(tmp.path()));
+    assert!(out.starts_with("Flavor mini: a test flavor\n"), "{out}");
+    assert!(out.contains("  location     string  yes       AZURE_LOCATION"), "{out}");
+}
+
+#[test]
 fn same_inputs_same_bytes() {
     let args = ["aks-aso", "--values", "examples/aks-aso.values.yaml"];
     assert_eq!(render(DOCS_ENV, &args), render(DOCS_ENV, &args));

@@ -16,7 +16,7 @@ pub(crate) fn run(args: ParamsArgs) -> anyhow::Result<ExitStatus> {
         text.push('\n');
         text
     } else {
-        let engine = Engine::new(None);
+        let engine = Engine::new(args.flavor_dir.as_deref());
         match &args.flavor {
             Some(name) => {
                 let flavor = render::load_flavor(engine.source(), name)?;
