@@ -282,9 +282,10 @@ pub struct PlanArgs {
     /// Also load CRDs from this directory for validating the planned objects; repeatable.
     #[arg(long, value_name = "DIR")]
     pub crds: Vec<PathBuf>,
-    /// Skip planned objects whose kind has no schema (e.g. KubeadmConfig) instead of reporting them.
+    /// Report planned objects whose kind has no schema as errors (by default they are skipped and
+    /// counted: CAPI's bootstrap configs such as KubeadmConfig have no built-in schema).
     #[arg(long)]
-    pub ignore_missing_schemas: bool,
+    pub require_schemas: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }

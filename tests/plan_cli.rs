@@ -167,17 +167,17 @@ fn machine_deployment_classes_plan_snapshot() {
 #[test]
 fn planned_objects_are_validated() {
     // Valid plan: only warnings (and KubeadmConfig, whose CRD is not built in, skipped).
-    let out = plan(&["--ignore-missing-schemas", "-f", CUSTOM]);
+    let out = plan(&["-f", CUSTOM]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("9 objects: 7 valid, 0 invalid, 2 skipped (0 errors"), "{}", stderr(&out));
-    // Without the flag the missing schema is an error, as in `validate`.
-    let out = plan(&["-f", CUSTOM]);
+    // With --require-schemas the missing schema is an error, as in `validate`.
+    let out = plan(&["--require-schemas", "-f", CUSTOM]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("no schema for KubeadmConfig bootstrap.cluster.x-k8s.io/v1beta1"), "{}", stderr(&out));
     // A patch that produces an invalid embedded ASO object: the plan is printed, the finding
     // names the object and field, exit 1.
     let dir = variant("class.yaml", "System{{ else }}", "Sytem{{ else }}");
-    let out = plan(&["--ignore-missing-schemas", "-f", dir.path().to_str().unwrap()]);
+    let out = plan(&["-f", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(!out.stdout.is_empty());
     let err = stderr(&out);

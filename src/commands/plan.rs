@@ -38,8 +38,14 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     for dir in &args.crds {
         registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;
     }
-    let options = crate::schema::ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas };
-    let report = super::validate::validate_documents(&planned_docs, &registry, options, &Default::default());
+    let options = crate::schema::ValidateOptions { ignore_missing_schemas: !args.require_schemas };
+    // The other inputs (a credential Secret, an AzureClusterIdentity) go along, so cross-object
+    // rules see them; the class, its templates and the topology Clusters are what was planned.
+    let mut bundle = planned_docs;
+    bundle.extend(documents.iter().filter(|d| {
+        !crate::topology::plan::is_topology_cluster(d) && d.kind() != "ClusterClass" && !d.kind().ends_with("Template")
+    }).cloned());
+    let report = super::validate::validate_documents(&bundle, &registry, options, &Default::default());
     let mut stderr = anstream::stderr().lock();
     stderr.write_all(super::validate::format_text(&report).as_bytes())?;
     stderr.write_all(super::validate::format_summary(&report.summary).as_bytes())?;
