@@ -529,3 +529,38 @@ fn flavor_and_name_are_rendered_then_diffed() {
     assert_eq!(both.status.code(), Some(2));
     assert!(stderr(&both).contains("not both"), "{}", stderr(&both));
 }
+
+/// Kinds with several objects are read with one LIST per namespace: results must be the same as
+/// one GET per object, including objects that do not exist, and a refused LIST falls back to GETs.
+#[test]
+fn several_clusters_in_one_namespace() {
+    let api = support::apiserver();
+    let ns = api.namespace("diff-fleet");
+    let mut fixtures: Vec<Fixture> = ["c1", "c2", "c3"].iter().map(|c| Fixture::new(&ns, c)).collect();
+    for f in &mut fixtures {
+        f.docs.retain(|d| d["kind"] != "Secret" || f.cluster == "c1");
+        f.apply();
+    }
+    fixtures[1].managed_cluster_mut()["spec"]["dnsPrefix"] = json!("c2-renamed");
+    api.kubectl_ok(&["delete", "machinepool.cluster.x-k8s.io", "c3-pool1", "-n", &ns]);
+    let all: Vec<Value> = fixtures.iter().flat_map(|f| f.docs.clone()).collect();
+    let file = fixtures[0].dir.path().join("fleet.yaml");
+    std::fs::write(&file, capz::manifest::to_yaml_documents(all.iter())).unwrap();
+
+    let (code, report) = json_report(&file, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(changed(&report), set(["AzureASOManagedControlPlane/c2", "MachinePool/c3-pool1"]));
+    assert_eq!(
+        paths(&report),
+        ["spec.resources[ManagedCluster.containerservice.azure.com/c2].spec.dnsPrefix", ""],
+        "{report:#}"
+    );
+    let objects = report["objects"].as_array().unwrap();
+    assert_eq!(objects.len(), all.len());
+    let created = objects.iter().find(|o| o["name"] == "c3-pool1").unwrap();
+    assert_eq!(created["status"], "created");
+
+    let out = capz_diff(&api.forbidden_kubeconfig, &["-f", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("forbidden: the user of context"), "{}", stderr(&out));
+}

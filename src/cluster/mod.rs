@@ -212,6 +212,37 @@ impl Cluster {
         }
     }
 
+    /// Lists the objects of a kind in a namespace (all namespaces for cluster-scoped kinds), each
+    /// with its `apiVersion` and `kind` (which list items may omit).
+    pub async fn list(&self, resource: &Resource, namespace: Option<&str>) -> Result<Vec<Value>, ClusterError> {
+        let what = match namespace {
+            Some(ns) if resource.namespaced => format!("list {} in namespace {ns}", resource.kind),
+            _ => format!("list {}", resource.kind),
+        };
+        let path = resource.collection_path(namespace);
+        let list = self.send_json(&what, || http_get(&path)).await?;
+        let items = match list.get("items") {
+            Some(Value::Array(items)) => items.clone(),
+            _ => Vec::new(),
+        };
+        Ok(items
+            .into_iter()
+            .map(|item| {
+                let mut object = serde_json::Map::new();
+                object.insert("apiVersion".into(), Value::from(resource.api_version.as_str()));
+                object.insert("kind".into(), Value::from(resource.kind.as_str()));
+                if let Value::Object(fields) = item {
+                    for (key, value) in fields {
+                        if key != "apiVersion" && key != "kind" {
+                            object.insert(key, value);
+                        }
+                    }
+                }
+                Value::Object(object)
+            })
+            .collect())
+    }
+
     /// The object the server would store after a server-side apply of `body` — computed with
     /// `dryRun=All`, so nothing is written. `force` takes ownership of conflicting fields.
     pub async fn dry_run_apply(

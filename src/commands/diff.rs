@@ -8,7 +8,12 @@ use anyhow::{Context, anyhow, bail};
 use serde_json::Value;
 
 use crate::cli::{DiffArgs, DiffOutput};
-use crate::cluster::{Cluster, ClusterError, ClusterOptions, parse_duration};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::OnceCell;
+
+use crate::cluster::{Cluster, ClusterError, ClusterOptions, Resource, parse_duration};
 use crate::diff::{self, DiffOptions, ObjectDiff, ObjectRef, Status};
 use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
@@ -116,13 +121,74 @@ async fn fetch_all(
 ) -> anyhow::Result<(Vec<Fetched>, Vec<String>)> {
     let cluster = Cluster::connect(options).await?;
     let (documents, removed) = expand_topologies(&cluster, documents, args).await?;
-    let tasks = documents.iter().map(|doc| fetch_document(&cluster, doc, args));
+    let reader = LiveReader::new(&cluster, &documents, args.aso_live);
+    let tasks = documents.iter().map(|doc| fetch_document(&reader, doc, args));
     let results = futures::future::join_all(tasks).await;
     let mut fetched = Vec::new();
     for result in results {
         fetched.extend(result?);
     }
     Ok((fetched, removed))
+}
+
+/// Kinds with at least this many objects to read are listed once per namespace instead of read
+/// one GET at a time (halves the requests for fleets).
+const LIST_THRESHOLD: usize = 3;
+
+type ListCell = Arc<OnceCell<Option<BTreeMap<String, Value>>>>;
+
+/// Reads live objects: one LIST per namespace for kinds with many objects (falling back to GETs
+/// if the list is refused), a GET otherwise.
+struct LiveReader<'a> {
+    cluster: &'a Cluster,
+    batched: BTreeSet<(String, String)>,
+    lists: Mutex<BTreeMap<(String, String, Option<String>), ListCell>>,
+}
+
+impl<'a> LiveReader<'a> {
+    fn new(cluster: &'a Cluster, documents: &[Document], aso_live: bool) -> Self {
+        let mut counts: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for doc in documents {
+            *counts.entry((doc.api_version().to_string(), doc.kind().to_string())).or_default() += 1;
+            if aso_live && diff::is_aso_wrapper(&doc.value) {
+                for item in doc.value.pointer("/spec/resources").and_then(Value::as_array).into_iter().flatten() {
+                    let text = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                    *counts.entry((text("apiVersion"), text("kind"))).or_default() += 1;
+                }
+            }
+        }
+        let batched = counts.into_iter().filter(|(_, n)| *n >= LIST_THRESHOLD).map(|(k, _)| k).collect();
+        LiveReader { cluster, batched, lists: Mutex::new(BTreeMap::new()) }
+    }
+
+    async fn get(&self, resource: &Resource, namespace: Option<&str>, name: &str) -> Result<Option<Value>, ClusterError> {
+        if self.batched.contains(&(resource.api_version.clone(), resource.kind.clone())) {
+            let ns = if resource.namespaced { namespace.map(str::to_string) } else { None };
+            let key = (resource.api_version.clone(), resource.kind.clone(), ns.clone());
+            let cell = {
+                let mut lists = self.lists.lock().unwrap_or_else(|p| p.into_inner());
+                lists.entry(key).or_default().clone()
+            };
+            let listed = cell
+                .get_or_init(|| async {
+                    let items = self.cluster.list(resource, ns.as_deref()).await.ok()?;
+                    Some(
+                        items
+                            .into_iter()
+                            .filter_map(|item| {
+                                let name = item.pointer("/metadata/name")?.as_str()?.to_string();
+                                Some((name, item))
+                            })
+                            .collect(),
+                    )
+                })
+                .await;
+            if let Some(objects) = listed {
+                return Ok(objects.get(name).cloned());
+            }
+        }
+        self.cluster.get(resource, namespace, name).await
+    }
 }
 
 /// Compares what was fetched; list items are matched by the list-map keys of the embedded
@@ -182,7 +248,8 @@ async fn expand_topologies(
     Ok((out, removed))
 }
 
-async fn fetch_document(cluster: &Cluster, doc: &Document, args: &DiffArgs) -> anyhow::Result<Vec<Fetched>> {
+async fn fetch_document(reader: &LiveReader<'_>, doc: &Document, args: &DiffArgs) -> anyhow::Result<Vec<Fetched>> {
+    let cluster = reader.cluster;
     let place = || format!("{} {}", doc.origin, doc.display_name());
     let resource = cluster.resource(doc.api_version(), doc.kind()).await.map_err(|e| locate(e, &place()))?;
     let namespace = if resource.namespaced {
@@ -217,7 +284,7 @@ async fn fetch_document(cluster: &Cluster, doc: &Document, args: &DiffArgs) -> a
         (args.field_manager.as_str(), args.force_conflicts)
     };
     let (live, merged) = futures::try_join!(
-        cluster.get(&resource, ns, doc.name()),
+        reader.get(&resource, ns, doc.name()),
         cluster.dry_run_apply(&resource, ns, doc.name(), &body, field_manager, force),
     )
     .map_err(|e| locate(e, &place()))?;
@@ -246,7 +313,7 @@ async fn fetch_document(cluster: &Cluster, doc: &Document, args: &DiffArgs) -> a
                 }
                 let resource = cluster.resource(api_version, kind).await.map_err(|e| locate(e, &at()))?;
                 let ns = resource.namespaced.then_some(owner_ns.as_str());
-                let live = cluster.get(&resource, ns, name).await.map_err(|e| locate(e, &at()))?;
+                let live = reader.get(&resource, ns, name).await.map_err(|e| locate(e, &at()))?;
                 let body = diff::aso_apply_body(item, &owner_ns, live.as_ref());
                 let merged = cluster
                     .dry_run_apply(&resource, ns, name, &body, CAPZ_FIELD_MANAGER, true)
