@@ -109,7 +109,9 @@ pub struct RenderInputArgs {
     /// Set one parameter: `path=value` (e.g. `pools[0].replicas=3`); repeatable.
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<String>,
-    /// Render a clusterctl template (`${VAR}` syntax) instead of a flavor; `-` reads stdin.
+    /// Render a clusterctl template (`${VAR}` syntax) as `clusterctl generate cluster --from` does;
+    /// `-` reads stdin. Variables: --set, then the environment, then --values (a flat map like
+    /// clusterctl.yaml); the namespace defaults to `default`.
     #[arg(long, value_name = "FILE")]
     pub from: Option<String>,
     /// Read flavor and ClusterClass templates from this directory instead of the embedded ones.

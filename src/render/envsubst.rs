@@ -770,16 +770,29 @@ fn accept_casing_func(r: char, i: usize) -> bool {
     (r == ',' || r == '^') && i < 3
 }
 
-static LETTER_OR_DIGIT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[\p{L}\p{Nd}]$").expect("category regex is valid"));
+static GO_LETTER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\p{L}$").expect("category regex is valid"));
+static GO_DIGIT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\p{Nd}$").expect("category regex is valid"));
 
-/// Go's `unicode.IsLetter(r) || unicode.IsDigit(r)` (general categories L* and Nd).
-fn is_go_letter_or_digit(r: char) -> bool {
+/// Go's `unicode.IsLetter` (general category L*).
+pub(crate) fn is_go_letter(r: char) -> bool {
     if r.is_ascii() {
-        return r.is_ascii_alphanumeric();
+        return r.is_ascii_alphabetic();
     }
     let mut buf = [0u8; 4];
-    LETTER_OR_DIGIT.is_match(r.encode_utf8(&mut buf))
+    GO_LETTER.is_match(r.encode_utf8(&mut buf))
+}
+
+/// Go's `unicode.IsDigit` (general category Nd).
+pub(crate) fn is_go_digit(r: char) -> bool {
+    if r.is_ascii() {
+        return r.is_ascii_digit();
+    }
+    let mut buf = [0u8; 4];
+    GO_DIGIT.is_match(r.encode_utf8(&mut buf))
+}
+
+fn is_go_letter_or_digit(r: char) -> bool {
+    is_go_letter(r) || is_go_digit(r)
 }
 
 // ---------------------------------------------------------------------------------------------
