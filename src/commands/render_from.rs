@@ -75,16 +75,17 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         worker_machine_count: None,
     };
 
+    // clusterctl validates the options (and the counts found in env/config) even to list variables;
+    // the list shows the values as they were before the injection.
+    let shown = variables.clone();
+    clusterctl::inject_options(&options, &mut variables)?;
     if args.list_variables {
-        // clusterctl validates the options (and the counts found in env/config) before listing.
-        let shown = variables.clone();
-        clusterctl::inject_options(&options, &mut variables)?;
         let map = clusterctl::variable_map(&text, &source_name)?;
         write_stdout(&clusterctl::list_variables_output(&map, &options, &shown))?;
         return Ok(ExitStatus::Success);
     }
 
-    let generated = clusterctl::generate(&text, &source_name, &options, &mut variables)
+    let generated = clusterctl::generate(&text, &source_name, &options.target_namespace, &variables)
         .with_context(|| format!("cannot render {source_name}"))?;
     let values: Vec<&Value> = generated.objects.iter().collect();
     match (&args.out_dir, args.output) {

@@ -217,16 +217,15 @@ fn machine_count(
     }
 }
 
-/// Processes a template like `clusterctl generate cluster --from FILE`: injects the options,
-/// substitutes (all missing variables reported at once), parses the objects (empty documents
-/// dropped) and moves every namespaced object into the target namespace.
+/// Processes a template like `clusterctl generate cluster --from FILE`, with `variables` on which
+/// [`inject_options`] already ran: substitutes (all missing variables reported at once), parses
+/// the objects (empty documents dropped) and moves every namespaced object into the target namespace.
 pub fn generate(
     text: &str,
     source_name: &str,
-    options: &GenerateOptions,
-    variables: &mut Variables,
+    target_namespace: &str,
+    variables: &Variables,
 ) -> Result<GeneratedTemplate, ClusterctlError> {
-    inject_options(options, variables)?;
     let variable_map = variable_map(text, source_name)?;
     let processed = envsubst::process(text, |name| variables.get(name)).map_err(|err| match err {
         ProcessError::Parse(parse) => template_error(source_name, parse),
@@ -234,7 +233,7 @@ pub fn generate(
         ProcessError::Eval(error) => ClusterctlError::Substitution { source_name: source_name.to_string(), error },
     })?;
     let mut objects = to_unstructured(&processed, source_name)?;
-    fix_target_namespace(&mut objects, &options.target_namespace)?;
+    fix_target_namespace(&mut objects, target_namespace)?;
     let objects = objects.into_iter().map(|o| remarshal(&o)).collect();
     Ok(GeneratedTemplate { variables: variable_map, objects })
 }
@@ -635,8 +634,9 @@ pub fn parse_semantic_version(text: &str) -> Result<(), String> {
 // --list-variables (cmd/util.go printVariablesOutput)
 
 /// The text `clusterctl generate cluster --list-variables` prints, with its overrides for the
-/// variables clusterctl fills itself. `variables` must be the lookup after [`inject_options`]
-/// was NOT applied (the display reads flags and the environment, like clusterctl).
+/// variables clusterctl fills itself. `variables` is the lookup as it was before [`inject_options`]:
+/// the machine counts and the version show a `--set` value or the environment variable, like
+/// clusterctl shows its flags or `os.LookupEnv` (a values file is not consulted, as in clusterctl).
 pub fn list_variables_output(template_variables: &VariableMap, options: &GenerateOptions, variables: &Variables) -> String {
     let mut required = Vec::new();
     let mut optional: Vec<(String, String)> = Vec::new();
