@@ -12,7 +12,6 @@ use serde_json::{Map, Value};
 
 use crate::cli::{CapiApi, RenderArgs, RenderOutput};
 use crate::exit::ExitStatus;
-use crate::manifest;
 use crate::render::clusterctl::{self, GenerateOptions, Variables};
 
 use super::render::{format_documents, write_out_dir};
@@ -46,15 +45,7 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
     let mut config = Map::new();
     for path in &input.values {
         let body = std::fs::read_to_string(path).with_context(|| format!("cannot read --values {}", path.display()))?;
-        let source = path.display().to_string();
-        let (value, _) = manifest::parse_value(&body, &source)?;
-        match value {
-            Value::Object(map) => config.extend(map),
-            Value::Null => {}
-            _ => bail!(
-                "{source}: with --from, a values file is a map of variable names to values (like clusterctl.yaml)"
-            ),
-        }
+        config.extend(clusterctl::parse_config(&body, &path.display().to_string())?);
     }
     let env = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
     let mut variables = Variables::new(env, &config);

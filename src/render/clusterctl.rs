@@ -62,6 +62,77 @@ impl Variables {
     }
 }
 
+/// Reads a values file for `--from` like clusterctl reads clusterctl.yaml (viper, yaml.v3): a map of
+/// variable names to values. Our YAML reader is YAML 1.1, viper's is not quite, so the plain scalars
+/// they read differently are taken as viper reads them: `yes`/`no`/`on`/`off`/`y`/`n` stay strings,
+/// `0o17` is octal, `.inf`/`.nan` are floats (`+Inf`, `NaN`) and a date is a midnight UTC timestamp.
+pub fn parse_config(text: &str, source_name: &str) -> Result<Map<String, Value>, ClusterctlError> {
+    let (value, lines) =
+        manifest::parse_value(text, source_name).map_err(|err| ClusterctlError::Config(err.to_string()))?;
+    let map = match value {
+        Value::Object(map) => map,
+        Value::Null => return Ok(Map::new()),
+        _ => {
+            return Err(ClusterctlError::Config(format!(
+                "{source_name}: a values file for --from is a map of variable names to values (like clusterctl.yaml)"
+            )));
+        }
+    };
+    let source_lines: Vec<&str> = text.lines().collect();
+    let mut out = Map::new();
+    for (key, value) in map {
+        let pointer = format!("/{}", key.replace('~', "~0").replace('/', "~1"));
+        let raw = lines
+            .line_of(&pointer)
+            .and_then(|line| source_lines.get(line.wrapping_sub(1)))
+            .and_then(|line| plain_scalar_after_key(line));
+        let value = match (value, raw) {
+            (Value::Bool(_), Some(raw)) if !matches!(raw, "true" | "True" | "TRUE" | "false" | "False" | "FALSE") => {
+                Value::String(raw.to_string())
+            }
+            (Value::String(s), Some(raw)) if s == raw => viper_plain_string(s),
+            (Value::Null, Some(raw)) => match raw {
+                ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => Value::String("+Inf".into()),
+                "-.inf" | "-.Inf" | "-.INF" => Value::String("-Inf".into()),
+                ".nan" | ".NaN" | ".NAN" => Value::String("NaN".into()),
+                _ => Value::Null,
+            },
+            (value, _) => value,
+        };
+        out.insert(key, value);
+    }
+    Ok(out)
+}
+
+/// The unquoted scalar written after `key:` on a line, without a trailing comment.
+fn plain_scalar_after_key(line: &str) -> Option<&str> {
+    let (_, rest) = line.split_once(": ").or_else(|| line.split_once(":\t"))?;
+    let rest = match rest.find(" #") {
+        Some(cut) => &rest[..cut],
+        None => rest,
+    };
+    let rest = rest.trim();
+    (!rest.is_empty() && !rest.starts_with(['"', '\'', '|', '>', '[', '{', '&', '*', '!'])).then_some(rest)
+}
+
+static OCTAL_0O: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[-+]?0o[0-7]+$").expect("octal regex is valid"));
+static DATE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$").expect("date regex is valid"));
+
+/// A plain scalar our YAML 1.1 reader kept as a string but yaml.v3 resolves.
+fn viper_plain_string(s: String) -> Value {
+    if OCTAL_0O.is_match(&s) {
+        let negative = s.starts_with('-');
+        let digits = s.trim_start_matches(['-', '+']).trim_start_matches("0o");
+        if let Ok(n) = i64::from_str_radix(digits, 8) {
+            return Value::Number(Number::from(if negative { -n } else { n }));
+        }
+    }
+    if DATE.is_match(&s) {
+        return Value::String(format!("{s} 00:00:00 +0000 UTC"));
+    }
+    Value::String(s)
+}
+
 /// spf13/cast `ToString` for the values viper reads from a config file.
 fn cast_to_string(value: &Value) -> String {
     match value {
@@ -149,6 +220,9 @@ pub enum ClusterctlError {
     /// The substituted text is not YAML objects.
     #[error("failed to parse yaml: {0}")]
     Yaml(String),
+    /// The values file is not a map of variables.
+    #[error("{0}")]
+    Config(String),
     /// `fixTargetNamespace` could not rewrite an object.
     #[error("failed to set the TargetNamespace in the template: {0}")]
     TargetNamespace(String),
