@@ -65,7 +65,8 @@ impl Variables {
 /// Reads a values file for `--from` like clusterctl reads clusterctl.yaml (viper, yaml.v3): a map of
 /// variable names to values. Our YAML reader is YAML 1.1, viper's is not quite, so the plain scalars
 /// they read differently are taken as viper reads them: `yes`/`no`/`on`/`off`/`y`/`n` stay strings,
-/// `0o17` is octal, `.inf`/`.nan` are floats (`+Inf`, `NaN`) and a date is a midnight UTC timestamp.
+/// `0o17` is octal and a date is a midnight UTC timestamp. (`.inf`/`.nan`, which viper accepts, are
+/// rejected by our reader.)
 pub fn parse_config(text: &str, source_name: &str) -> Result<Map<String, Value>, ClusterctlError> {
     let (value, lines) =
         manifest::parse_value(text, source_name).map_err(|err| ClusterctlError::Config(err.to_string()))?;
@@ -91,12 +92,6 @@ pub fn parse_config(text: &str, source_name: &str) -> Result<Map<String, Value>,
                 Value::String(raw.to_string())
             }
             (Value::String(s), Some(raw)) if s == raw => viper_plain_string(s),
-            (Value::Null, Some(raw)) => match raw {
-                ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => Value::String("+Inf".into()),
-                "-.inf" | "-.Inf" | "-.INF" => Value::String("-Inf".into()),
-                ".nan" | ".NaN" | ".NAN" => Value::String("NaN".into()),
-                _ => Value::Null,
-            },
             (value, _) => value,
         };
         out.insert(key, value);
