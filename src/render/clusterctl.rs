@@ -83,10 +83,18 @@ pub fn parse_config(text: &str, source_name: &str) -> Result<Map<String, Value>,
     let mut out = Map::new();
     for (key, value) in map {
         let pointer = format!("/{}", key.replace('~', "~0").replace('/', "~1"));
-        let raw = lines
-            .line_of(&pointer)
-            .and_then(|line| source_lines.get(line.wrapping_sub(1)))
-            .and_then(|line| plain_scalar_after_key(line));
+        let line = lines.line_of(&pointer).and_then(|line| source_lines.get(line.wrapping_sub(1)));
+        let raw = line.and_then(|line| plain_scalar_after_key(line));
+        // `N:`, `y:`, `off:` ... are boolean keys in YAML 1.1 but names for viper.
+        let key = match line.and_then(|line| line.trim_start().split_once(':')).map(|(k, _)| k.trim()) {
+            Some(raw_key)
+                if (key == "true" || key == "false")
+                    && !matches!(raw_key, "true" | "True" | "TRUE" | "false" | "False" | "FALSE") =>
+            {
+                raw_key.to_string()
+            }
+            _ => key,
+        };
         let value = match (value, raw) {
             (Value::Bool(_), Some(raw)) if !matches!(raw, "true" | "True" | "TRUE" | "false" | "False" | "FALSE") => {
                 Value::String(raw.to_string())
