@@ -211,8 +211,21 @@ fn bad_options_use_clusterctl_messages() {
 fn flavor_and_from_do_not_mix() {
     let err = failure_of(capz().args(["render", "aks", "c1", "--from", FUNCTIONS]));
     assert!(err.contains("with --from, give only the cluster name"), "{err}");
-    let err = failure_of(capz().args(["render", "--from", FUNCTIONS, "c1", "--validate"]));
-    assert!(err.contains("--validate is not supported with --from yet"), "{err}");
+}
+
+/// `--from ... --validate` validates what was printed; findings name lines of that output.
+#[test]
+fn validate_names_lines_of_the_printed_output() {
+    let out = aks_env(&mut capz())
+        .args(["render", "--from", AKS, "my-cluster", "--kubernetes-version", "v1.33.2", "--validate"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "warnings only");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let line = stdout.lines().position(|l| l.trim_start().starts_with("sshPublicKey:")).expect("printed") + 1;
+    assert!(stderr.contains(&format!("<rendered>:{line}: warning: AzureManagedControlPlane/my-cluster: /spec/sshPublicKey")), "{stderr}");
+    assert!(stderr.contains("8 objects: 8 valid, 0 invalid"), "{stderr}");
 }
 
 #[test]

@@ -19,9 +19,6 @@ use super::render::{format_documents, write_out_dir};
 pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
     let input = &args.input;
     let Some(from) = input.from.as_deref() else { bail!("render --from needs a template file or `-`") };
-    if args.validate {
-        bail!("--validate is not supported with --from yet; pipe the output into `kubectl capz validate -`");
-    }
     if input.with_class {
         bail!("--with-class does not apply to --from (clusterctl does not add ClusterClasses for --from either)");
     }
@@ -79,10 +76,15 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
     let generated = clusterctl::generate(&text, &source_name, &options.target_namespace, &variables)
         .with_context(|| format!("cannot render {source_name}"))?;
     let values: Vec<&Value> = generated.objects.iter().collect();
+    let yaml = clusterctl::to_yaml(&generated.objects);
     match (&args.out_dir, args.output) {
         (Some(dir), output) => write_out_dir(dir, &values, output)?,
-        (None, RenderOutput::Yaml) => write_stdout(&clusterctl::to_yaml(&generated.objects))?,
+        (None, RenderOutput::Yaml) => write_stdout(&yaml)?,
         (None, RenderOutput::Json) => write_stdout(&format_documents(&values, RenderOutput::Json))?,
+    }
+    if args.validate {
+        // Findings name lines of the YAML as clusterctl prints it.
+        return super::validate::validate_rendered_text(&yaml);
     }
     Ok(ExitStatus::Success)
 }

@@ -281,9 +281,13 @@ pub(crate) fn format_junit(report: &Report) -> String {
 /// findings and the summary on stderr, and says whether any error was found.
 /// Findings name lines of the rendered YAML stream (what `render` prints without `-o json`).
 pub(crate) fn validate_rendered(documents: &[Document]) -> anyhow::Result<ExitStatus> {
+    validate_rendered_text(&manifest::to_yaml_documents(documents.iter().map(|d| &d.value)))
+}
+
+/// Like [`validate_rendered`], for rendered YAML text as printed (lines refer to it).
+pub(crate) fn validate_rendered_text(text: &str) -> anyhow::Result<ExitStatus> {
     let registry = Registry::embedded();
-    let text = manifest::to_yaml_documents(documents.iter().map(|d| &d.value));
-    let rendered = manifest::parse_documents(&text, "<rendered>").context("cannot re-read the rendered objects")?;
+    let rendered = manifest::parse_documents(text, "<rendered>").context("cannot re-read the rendered objects")?;
     let report = validate_documents(&rendered, &registry, ValidateOptions::default(), &RuleFilter::default());
     let mut stderr = anstream::stderr().lock();
     stderr.write_all(format_text(&report).as_bytes())?;
