@@ -1,96 +1,68 @@
 #!/usr/bin/env bash
-# Benchmark: `kubectl capz diff` vs `kubectl diff --server-side` on the same inputs and server.
-#
-# Starts the test control plane (tools/kube-testenv, real kube-apiserver + etcd with the trimmed
-# CRDs), applies N copies of CAPZ's aks-aso flavor (N = 1 and 100 by default), changes one field
-# per cluster, then times both diffs (hyperfine if installed, else the best of RUNS runs).
-#
-# Usage: scripts/bench-diff.sh [N...]        env: RUNS (default 5), KEEP_DIR=1 to keep the inputs,
-#        BENCH_KUBECONFIG=FILE to use an API server that is already running instead of starting one.
-set -euo pipefail
-
-repo=$(cd "$(dirname "$0")/.." && pwd)
-cd "$repo"
-counts=("$@")
-[ ${#counts[@]} -gt 0 ] || counts=(1 100)
-runs=${RUNS:-5}
-
-bin_dir=tools/kube-testenv/bin
-if [ -z "${BENCH_KUBECONFIG:-}" ]; then
-  for b in kube-testenv kube-apiserver etcd; do
-    [ -x "$bin_dir/$b" ] || { echo "missing $bin_dir/$b: run tools/kube-testenv/build.sh" >&2; exit 2; }
-  done
+# Diff (issue 4): `kubectl-capz diff -f` vs `kubectl diff --server-side -f`, same kube-apiserver, same inputs,
+# side by side in one hyperfine run, for bundles of 1 and 100 aks-aso clusters (scripts/gen-bundle.sh).
+# The server is tools/kube-testenv (real kube-apiserver + etcd, CRDs of tests/fixtures/crds). Each bundle is
+# first applied server-side (field manager kubectl-capz); the diffed input is the same bundle with
+# kubernetesVersion v1.33.2 -> v1.33.3 (an upgrade: a few changed fields per cluster). Both tools use the same
+# field manager, so neither reports ownership conflicts. Also peak RSS of each.
+# Knobs: DIFF_SIZES (default "1 100"), KUBE_TESTENV_BIN (dir with kube-testenv, kube-apiserver, etcd),
+# BENCH_KUBECONFIG=FILE to use an API server that is already running (with the CRDs) instead of starting one.
+source "$(dirname "$0")/bench-common.sh"
+need "$CAPZ" hyperfine kubectl
+if "$CAPZ" diff -f /dev/null 2>&1 | grep -q "not built yet"; then
+  echo "bench-diff: \`kubectl-capz diff\` is not built in $CAPZ; nothing to measure" >&2; exit 3
 fi
-kubectl_bin=kubectl
-[ -x "$bin_dir/kubectl" ] && kubectl_bin=$bin_dir/kubectl
-
-echo "building kubectl-capz (release)..." >&2
-cargo build --release --quiet --bin kubectl-capz
-target_dir=${CARGO_TARGET_DIR:-target}
-capz=$target_dir/release/kubectl-capz
-
 work=$(mktemp -d)
 cleanup() {
-  # Closing the launcher's stdin makes it stop etcd and kube-apiserver and remove its temp dirs.
+  # Closing the launcher's stdin stops etcd and kube-apiserver and removes their temporary directory.
   if [ -n "${TESTENV_PID:-}" ]; then
     local fd=${TESTENV[1]:-}
     [ -n "$fd" ] && { exec {fd}>&-; } 2>/dev/null || true
     wait "$TESTENV_PID" 2>/dev/null || true
   fi
-  [ -n "${KEEP_DIR:-}" ] && echo "inputs kept in $work" >&2 || rm -rf "$work"
+  rm -rf "$work"
 }
 trap cleanup EXIT
-
 if [ -n "${BENCH_KUBECONFIG:-}" ]; then
   export KUBECONFIG=$BENCH_KUBECONFIG
 else
-  echo "starting kube-testenv..." >&2
-  coproc TESTENV { exec "$bin_dir/kube-testenv" -crd-dir tests/fixtures/crds 2>"$work/testenv.log"; }
+  testenv_bin=${KUBE_TESTENV_BIN:-$repo/tools/kube-testenv/bin}
+  for b in kube-testenv kube-apiserver etcd; do
+    [ -x "$testenv_bin/$b" ] || { echo "missing $testenv_bin/$b: run tools/kube-testenv/build.sh" >&2; exit 2; }
+  done
+  crds=${CRD_DIR:-$repo/tests/fixtures/crds}
+  [ -d "$crds" ] || { echo "missing $crds (trimmed CRDs of kube-testenv)" >&2; exit 2; }
+  echo "+ $testenv_bin/kube-testenv -crd-dir $crds" >&2
+  coproc TESTENV { exec "$testenv_bin/kube-testenv" -crd-dir "$crds" 2> "$work/testenv.log"; }
   ready=""
   while read -r -t 300 line <&"${TESTENV[0]}"; do
     case $line in READY\ *) ready=$line; break ;; esac
   done
   [ -n "$ready" ] || { echo "kube-testenv did not get ready:" >&2; cat "$work/testenv.log" >&2; exit 2; }
   export KUBECONFIG=${ready#READY }; KUBECONFIG=${KUBECONFIG%% *}
+  echo "kube-testenv ready; $("$testenv_bin/kube-apiserver" --version 2>/dev/null)" >&2
 fi
+for i in 0 1 2 3 4 5 6 7; do
+  kubectl create namespace "team-$i" --dry-run=client -o yaml | kubectl apply -f - > /dev/null
+done
 
-template=tests/fixtures/capz/cluster-template-aks-aso.yaml
-render() { # render NAMESPACE CLUSTER DNS_PREFIX
-  sed -e "s/\${CLUSTER_NAME}/$2/g" -e 's/\${WORKER_MACHINE_COUNT:=2}/2/g' \
-      -e 's/\${KUBERNETES_VERSION}/v1.33.2/g' -e 's/\${AZURE_LOCATION}/westeurope/g' \
-      -e 's/\${AZURE_NODE_MACHINE_TYPE}/Standard_D2s_v3/g' -e 's/\${ASO_CREDENTIAL_SECRET_NAME}/aso-credentials/g' \
-      -e "s/namespace: default/namespace: $1/" -e "s/dnsPrefix: $2\$/dnsPrefix: $3/" "$template"
-  echo "---"
-}
-
-time_cmd() { # time_cmd LABEL CMD... ; prints the best wall time of $runs runs
-  local label=$1; shift
-  if command -v hyperfine >/dev/null; then
-    hyperfine --runs "$runs" --ignore-failure --style basic -n "$label" "$(printf '%q ' "$@")" >&2
-  else
-    local best="" t0 t1 ms
-    for _ in $(seq "$runs"); do
-      t0=$(date +%s%N); "$@" >/dev/null 2>&1 || true; t1=$(date +%s%N)
-      ms=$(( (t1 - t0) / 1000000 ))
-      { [ -z "$best" ] || [ "$ms" -lt "$best" ]; } && best=$ms
-    done
-    printf '%-40s best of %s: %6d ms\n' "$label" "$runs" "$best"
-  fi
-}
-
-for n in "${counts[@]}"; do
-  ns=bench-$n-$$
-  "$kubectl_bin" create namespace "$ns" >/dev/null
-  applied=$work/applied-$n.yaml desired=$work/desired-$n.yaml
-  : >"$applied"; : >"$desired"
-  for i in $(seq "$n"); do
-    render "$ns" "c$i" "c$i" >>"$applied"
-    render "$ns" "c$i" "c$i-changed" >>"$desired"
+for n in ${DIFF_SIZES:-1 100}; do
+  applied="$data/diff-$n-applied.yaml" desired="$data/diff-$n-desired.yaml"
+  "$repo/scripts/gen-bundle.sh" "$n" "$applied"
+  sed 's/v1\.33\.2/v1.33.3/g' "$applied" > "$desired"
+  echo "+ kubectl apply --server-side --field-manager kubectl-capz -f $applied" >&2
+  kubectl apply --server-side --field-manager kubectl-capz -f "$applied" > /dev/null
+  ours="$CAPZ diff -f $desired"
+  peer="kubectl diff --server-side --field-manager kubectl-capz -f $desired"
+  # Correctness first: both must find differences (exit 1), and nothing is written (a second run agrees).
+  for cmd in "$ours" "$peer"; do
+    rc=0; $cmd > "$data/diff-check.out" 2>&1 || rc=$?
+    [ "$rc" -eq 1 ] || { echo "FAILED: '$cmd' exited $rc (expected 1: differences)"; tail -20 "$data/diff-check.out"; exit 1; } >&2
+    echo "  $(grep -c '^[-+] ' "$data/diff-check.out" || true) changed lines from: $cmd" >&2
   done
-  objects=$(grep -c '^kind:' "$applied")
-  "$kubectl_bin" apply --server-side --field-manager kubectl-capz -f "$applied" >/dev/null
-  echo "== $n cluster(s), $objects objects, one changed field per cluster =="
-  time_cmd "kubectl diff --server-side ($n)" "$kubectl_bin" diff --server-side --field-manager kubectl-capz -f "$desired"
-  time_cmd "kubectl capz diff ($n)" "$capz" diff -f "$desired"
-  time_cmd "kubectl capz diff -o json ($n)" "$capz" diff -o json -f "$desired"
+  rc=0; kubectl diff --server-side --field-manager kubectl-capz -f "$applied" > /dev/null 2>&1 || rc=$?
+  [ "$rc" -eq 0 ] || { echo "the applied bundle differs from the server after diffing (exit $rc)" >&2; exit 1; }
+  bench "diff-$n" -i -- "$ours" "$peer"
+  peak_rss "diff-$n-capz" "exec $ours"
+  peak_rss "diff-$n-kubectl" "exec $peer"
 done

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the benchmarks compare against, into .bench/bin (gitignored):
-#   hyperfine (Debian), kubeconform and clusterctl built from their Go modules, and a release build of kubectl-capz.
+#   hyperfine (Debian), kubeconform v0.7.0 built from its Go module, clusterctl v1.14.2 built from the consuming
+#   module tools/bench-peers (cluster-api's own go.mod has a replace directive for its api module, so
+#   `go install sigs.k8s.io/cluster-api/cmd/clusterctl@v1.14.2` is refused), and a release build of kubectl-capz.
+# The kube-apiserver for bench-diff.sh comes from tools/kube-testenv/build.sh.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bin="$repo/.bench/bin"
@@ -8,7 +11,8 @@ mkdir -p "$bin"
 if ! command -v hyperfine >/dev/null; then
   apt-get update -qq && apt-get install -y -qq hyperfine
 fi
-[ -x "$bin/kubeconform" ] || GOBIN="$bin" CGO_ENABLED=0 go install github.com/yannh/kubeconform/cmd/kubeconform@v0.7.0
-[ -x "$bin/clusterctl" ] || GOBIN="$bin" CGO_ENABLED=0 go install sigs.k8s.io/cluster-api/cmd/clusterctl@v1.14.2
-cargo build --release --manifest-path "$repo/Cargo.toml"
+export CGO_ENABLED=0
+[ -x "$bin/kubeconform" ] || GOBIN="$bin" go install github.com/yannh/kubeconform/cmd/kubeconform@v0.7.0
+[ -x "$bin/clusterctl" ] || (cd "$repo/tools/bench-peers" && go build -o "$bin/clusterctl" sigs.k8s.io/cluster-api/cmd/clusterctl)
+cargo build --release --manifest-path "$repo/Cargo.toml" --bin kubectl-capz
 echo "bench-setup: $(ls "$bin" | tr '\n' ' ')" >&2

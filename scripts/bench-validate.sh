@@ -1,53 +1,34 @@
 #!/usr/bin/env bash
-# Benchmark: `kubectl-capz validate` vs kubeconform on one rendered aks-aso bundle and on 1000
-# clusters. Needs scripts/bench-setup.sh first (kubeconform, hyperfine, release build).
-# kubeconform gets the same CRD schemas, converted as its openapi2jsonschema.py does
-# (additionalProperties: false on every object with properties), from schemas/gvk.
-set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
-bin="$repo/.bench/bin"
-capz="${CAPZ_BIN:-${CARGO_TARGET_DIR:-$repo/target}/release/kubectl-capz}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# Validation (issue 3): `kubectl-capz validate` vs kubeconform v0.7.0 (built from its Go module), side by side
+# in one hyperfine run, on one rendered aks-aso bundle and on a bundle of 1000 clusters (scripts/gen-bundle.sh).
+# kubeconform gets the same schemas (schemas/gvk, from the same upstream CRDs) converted its way by
+# scripts/gen-kubeconform-schemas.py (what its openapi2jsonschema.py does), read from local files.
+# Also peak RSS of each. kubeconform runs with its defaults (-n 4 workers) plus -strict -summary.
+source "$(dirname "$0")/bench-common.sh"
+need "$CAPZ" "$KUBECONFORM" hyperfine python3
+if "$CAPZ" validate --help >/dev/null 2>&1 && ! "$CAPZ" validate /dev/null 2>&1 | grep -q "not built yet"; then :; else
+  echo "bench-validate: \`kubectl-capz validate\` is not built in $CAPZ; nothing to measure" >&2; exit 3
+fi
+schemas="$data/kubeconform-schemas"
+rm -rf "$schemas"
+python3 "$repo/scripts/gen-kubeconform-schemas.py" "$repo/schemas/gvk" "$schemas"
+"$CAPZ" render aks-aso demo > "$data/validate-1.yaml"
+[ -s "$data/validate-1000.yaml" ] || "$repo/scripts/gen-bundle.sh" 1000 "$data/validate-1000.yaml"
+kc="$KUBECONFORM -strict -summary -schema-location $schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
 
-python3 - "$repo/schemas/gvk" "$work/kc-schemas" <<'PY'
-import json, os, sys
-src, dst = sys.argv[1], sys.argv[2]
-def close(s):
-    if isinstance(s, dict):
-        if "properties" in s and "additionalProperties" not in s and not s.get("x-kubernetes-preserve-unknown-fields"):
-            s["additionalProperties"] = False
-        for v in s.values():
-            close(v)
-    elif isinstance(s, list):
-        for v in s:
-            close(v)
-for root, _, files in os.walk(src):
-    for f in files:
-        k = json.load(open(os.path.join(root, f)))
-        group = k["group"]
-        out = os.path.join(dst, group)
-        os.makedirs(out, exist_ok=True)
-        schema = k["schema"]
-        close(schema)
-        json.dump(schema, open(os.path.join(out, f"{k['kind'].lower()}_{k['version']}.json"), "w"))
-PY
-
-render() {
-  "$capz" render aks-aso "$1" --kubernetes-version v1.33.2 --set location=westeurope \
-    --set poolDefaults.vmSize=Standard_D2s_v3 --set asoCredentialSecret.name=aso-creds
-}
-render demo > "$work/one.yaml"
-for i in $(seq 1 1000); do sed "s/demo/demo-$i/g" "$work/one.yaml"; echo "---"; done > "$work/fleet.yaml"
-
-location="$work/kc-schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
-kc=("$bin/kubeconform" -strict -summary -schema-location "$location")
-"${kc[@]}" "$work/one.yaml" >&2
-"$capz" validate "$work/one.yaml" --disable deprecated-api >&2 || true
-hyperfine -N --warmup 5 --export-markdown "$work/one.md" \
-  "$capz validate $work/one.yaml" \
-  "${kc[*]} $work/one.yaml"
-hyperfine -N --warmup 1 --runs 5 --export-markdown "$work/fleet.md" \
-  "$capz validate $work/fleet.yaml" \
-  "${kc[*]} $work/fleet.yaml"
-cat "$work/one.md" "$work/fleet.md"
+for n in 1 1000; do
+  input="$data/validate-$n.yaml"
+  # Correctness first: both must accept every object of the bundle (exit 0), with no skipped kind.
+  echo "+ $CAPZ validate $input" >&2
+  "$CAPZ" validate "$input" > "$data/validate-check.out" 2>&1 || {
+    echo "FAILED ($?): kubectl-capz validate $input"; tail -20 "$data/validate-check.out"; exit 1; } >&2
+  echo "+ $kc $input" >&2
+  $kc "$input" > "$data/validate-check.out" 2>&1 || {
+    echo "FAILED ($?): kubeconform $input"; tail -20 "$data/validate-check.out"; exit 1; } >&2
+  tail -1 "$data/validate-check.out" >&2
+  grep -q "Skipped: 0" "$data/validate-check.out" || { echo "kubeconform skipped objects" >&2; exit 1; }
+  runs=$RUNS; [ "$n" -gt 1 ] && runs=${RUNS_BIG:-$RUNS}
+  RUNS=$runs bench "validate-$n" -- "$CAPZ validate $input" "$kc $input"
+  peak_rss "validate-$n-capz" "exec $CAPZ validate $input"
+  peak_rss "validate-$n-kubeconform" "exec $kc $input"
+done
