@@ -13,6 +13,8 @@ RSS_RUNS=${RSS_RUNS:-5}
 CAPZ=${CAPZ:-${CARGO_TARGET_DIR:-$repo/target}/release/kubectl-capz}
 CLUSTERCTL=${CLUSTERCTL:-$bin/clusterctl}
 KUBECONFORM=${KUBECONFORM:-$bin/kubeconform}
+# kubectl matching the test server (1.36), built by scripts/bench-setup.sh; PATH's kubectl otherwise.
+KUBECTL=${KUBECTL:-$( [ -x "$bin/kubectl" ] && echo "$bin/kubectl" || command -v kubectl)}
 mkdir -p "$results" "$data"
 
 # clusterctl's variables for every CAPZ AKS template; kubectl-capz reads the same environment.

@@ -8,7 +8,7 @@
 # Knobs: DIFF_SIZES (default "1 100"), KUBE_TESTENV_BIN (dir with kube-testenv, kube-apiserver, etcd),
 # BENCH_KUBECONFIG=FILE to use an API server that is already running (with the CRDs) instead of starting one.
 source "$(dirname "$0")/bench-common.sh"
-need "$CAPZ" hyperfine kubectl
+need "$CAPZ" hyperfine "$KUBECTL"
 if "$CAPZ" diff -f /dev/null 2>&1 | grep -q "not built yet"; then
   echo "bench-diff: \`kubectl-capz diff\` is not built in $CAPZ; nothing to measure" >&2; exit 3
 fi
@@ -43,24 +43,24 @@ else
   echo "kube-testenv ready; $("$testenv_bin/kube-apiserver" --version 2>/dev/null)" >&2
 fi
 for i in 0 1 2 3 4 5 6 7; do
-  kubectl create namespace "team-$i" --dry-run=client -o yaml | kubectl apply -f - > /dev/null
+  "$KUBECTL" create namespace "team-$i" --dry-run=client -o yaml | "$KUBECTL" apply -f - > /dev/null
 done
 
 for n in ${DIFF_SIZES:-1 100}; do
   applied="$data/diff-$n-applied.yaml" desired="$data/diff-$n-desired.yaml"
   "$repo/scripts/gen-bundle.sh" "$n" "$applied"
   sed 's/v1\.33\.2/v1.33.3/g' "$applied" > "$desired"
-  echo "+ kubectl apply --server-side --field-manager kubectl-capz -f $applied" >&2
-  kubectl apply --server-side --field-manager kubectl-capz -f "$applied" > /dev/null
+  echo "+ $KUBECTL apply --server-side --field-manager kubectl-capz -f $applied" >&2
+  "$KUBECTL" apply --server-side --field-manager kubectl-capz -f "$applied" > /dev/null
   ours="$CAPZ diff -f $desired"
-  peer="kubectl diff --server-side --field-manager kubectl-capz -f $desired"
+  peer="$KUBECTL diff --server-side --field-manager kubectl-capz -f $desired"
   # Correctness first: both must find differences (exit 1), and nothing is written (a second run agrees).
   for cmd in "$ours" "$peer"; do
     rc=0; $cmd > "$data/diff-check.out" 2>&1 || rc=$?
     [ "$rc" -eq 1 ] || { echo "FAILED: '$cmd' exited $rc (expected 1: differences)"; tail -20 "$data/diff-check.out"; exit 1; } >&2
     echo "  $(grep -c '^[-+] ' "$data/diff-check.out" || true) changed lines from: $cmd" >&2
   done
-  rc=0; kubectl diff --server-side --field-manager kubectl-capz -f "$applied" > /dev/null 2>&1 || rc=$?
+  rc=0; "$KUBECTL" diff --server-side --field-manager kubectl-capz -f "$applied" > /dev/null 2>&1 || rc=$?
   [ "$rc" -eq 0 ] || { echo "the applied bundle differs from the server after diffing (exit $rc)" >&2; exit 1; }
   bench "diff-$n" -i -- "$ours" "$peer"
   peak_rss "diff-$n-capz" "exec $ours"

@@ -1,27 +1,25 @@
 #!/usr/bin/env bash
 # Whole-process render time per flavor (issue 2), side by side in one hyperfine run per flavor:
-#   kubectl-capz render FLAVOR demo                        (our flavor, clusterctl's environment variables)
-#   kubectl-capz render --from cluster-template-FLAVOR.yaml (clusterctl template compatibility)
-#   clusterctl generate cluster demo --from cluster-template-FLAVOR.yaml
+#   kubectl-capz render FLAVOR demo -n default                        (our flavor, clusterctl's variables)
+#   kubectl-capz render --from cluster-template-FLAVOR.yaml demo -n default (clusterctl template compatibility)
+#   clusterctl generate cluster demo -n default --from cluster-template-FLAVOR.yaml
+# (-n: without a management cluster clusterctl cannot discover the namespace.)
 # plus peak RSS of each. Output goes to /dev/null (hyperfine's default); results in .bench/results/render-*.
 source "$(dirname "$0")/bench-common.sh"
 need "$CAPZ" "$CLUSTERCTL" hyperfine
 flavors=${FLAVORS:-aks aks-aso aks-clusterclass aks-aso-clusterclass aks-topology aks-aso-topology}
 for flavor in $flavors; do
   template="$templates/cluster-template-$flavor.yaml"
-  ours="$CAPZ render $flavor demo"
-  compat="$CAPZ render --from $template demo"
-  peer="$CLUSTERCTL generate cluster demo --from $template"
+  [ -f "$template" ] || { echo "missing $template" >&2; exit 2; }
+  ours="$CAPZ render $flavor demo -n default"
+  compat="$CAPZ render --from $template demo -n default"
+  peer="$CLUSTERCTL generate cluster demo -n default --from $template"
   # Correctness first: every command must succeed (a failing command would be timed as fast).
   for cmd in "$ours" "$compat" "$peer"; do
     $cmd > "$data/render-check.out" 2> "$data/render-check.err" || {
       echo "FAILED ($?): $cmd"; cat "$data/render-check.err"; exit 1; } >&2
   done
-  if [ -f "$template" ]; then
-    bench "render-$flavor" -- "$ours" "$compat" "$peer"
-  else
-    bench "render-$flavor" -- "$ours"
-  fi
+  bench "render-$flavor" -- "$ours" "$compat" "$peer"
   peak_rss "render-$flavor-capz" "$ours"
   peak_rss "render-$flavor-capz-from" "$compat"
   peak_rss "render-$flavor-clusterctl" "$peer"

@@ -14,5 +14,12 @@ fi
 export CGO_ENABLED=0
 [ -x "$bin/kubeconform" ] || GOBIN="$bin" go install github.com/yannh/kubeconform/cmd/kubeconform@v0.7.0
 [ -x "$bin/clusterctl" ] || (cd "$repo/tools/bench-peers" && go build -o "$bin/clusterctl" sigs.k8s.io/cluster-api/cmd/clusterctl)
+# kubectl 1.36.3 (same version as the test kube-apiserver) from tools/kube-testenv's module, for bench-diff.sh:
+# PATH's kubectl here is Google Cloud SDK's version dispatcher (an extra exec per call) at 1.32/1.33.
+if [ ! -x "$bin/kubectl" ] && [ -f "$repo/tools/kube-testenv/versions.env" ]; then
+  (cd "$repo/tools/kube-testenv" && . ./versions.env && GOFLAGS="-mod=readonly -trimpath" go build \
+    -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=v$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2)" \
+    -o "$bin/kubectl" k8s.io/kubernetes/cmd/kubectl)
+fi
 cargo build --release --manifest-path "$repo/Cargo.toml" --bin kubectl-capz
 echo "bench-setup: $(ls "$bin" | tr '\n' ' ')" >&2
