@@ -24,3 +24,9 @@ for flavor in $flavors; do
   peak_rss "render-$flavor-capz-from" "$compat"
   peak_rss "render-$flavor-clusterctl" "$peer"
 done
+# Our flavors from the example values files (no clusterctl counterpart: clusterctl has no values files).
+for flavor in aks aks-aso; do
+  cmd="$CAPZ render $flavor demo -n default --values $repo/examples/$flavor.values.yaml"
+  $cmd > /dev/null || { echo "FAILED: $cmd" >&2; exit 1; }
+  bench "render-$flavor-values" -- "$cmd"
+done
