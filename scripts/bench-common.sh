@@ -43,14 +43,15 @@ bench() {
   shift
   local cmd=(hyperfine --style basic -N --runs "$RUNS" --warmup "$WARMUP" "${opts[@]}"
     --export-json "$results/$name.json" --export-markdown "$results/$name.md" "$@")
-  printf '+ %q' "${cmd[@]}" >&2; echo >&2
+  echo "+ $(printf '%q ' "${cmd[@]}")" >&2
   "${cmd[@]}" >&2
 }
 
 # Peak RSS (KiB) of a command, RSS_RUNS times; prints and records every run, then the median.
 # usage: peak_rss NAME 'shell command'   (run by bash -c, so pipes and redirections work)
 peak_rss() {
-  local name=$1 cmd=$2 out="$results/$name.rss" i
+  local name=$1 cmd=$2 i
+  local out="$results/$name.rss"
   : > "$out"
   echo "+ /usr/bin/time -f %M bash -c $(printf %q "$cmd")   (x$RSS_RUNS)" >&2
   for ((i = 0; i < RSS_RUNS; i++)); do
