@@ -16,7 +16,17 @@ import sys
 
 
 def ms(seconds):
-    return "%.1f" % (seconds * 1000) if seconds < 10 else "%.2f s" % seconds
+    return "%.1f" % (seconds * 1000)
+
+
+def short(command):
+    """Commands as a reader would type them: binaries by name, paths relative to the repository."""
+    command = re.sub(r"\S*/release/kubectl-capz", "kubectl-capz", command)
+    command = re.sub(r"\S*/\.bench/bin/", "", command)
+    command = re.sub(r"\S*/(\.bench/data/)", r"\1", command)
+    command = re.sub(r"/work/shared/reference/capz-templates/", "$CAPZ_TEMPLATES/", command)
+    command = re.sub(r"/\S*/(examples/)", r"\1", command)
+    return command
 
 
 def main() -> int:
@@ -33,7 +43,7 @@ def main() -> int:
             failed = [c for c in r.get("exit_codes", []) if c not in (0, None)]
             note = " (exit %s)" % sorted(set(failed)) if failed else ""
             print("| `%s`%s | %s | %s | %s | %s | %d | %.2fx |" % (
-                r["command"], note, ms(r["median"]), ms(r["min"]), ms(r["max"]),
+                short(r["command"]), note, ms(r["median"]), ms(r["min"]), ms(r["max"]),
                 ms(r["user"] + r["system"]), len(r["times"]), r["median"] / base))
         print()
     growth = []
