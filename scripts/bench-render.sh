@@ -11,7 +11,8 @@ flavors=${FLAVORS:-aks aks-aso aks-clusterclass aks-aso-clusterclass aks-topolog
 for flavor in $flavors; do
   template="$templates/cluster-template-$flavor.yaml"
   [ -f "$template" ] || { echo "missing $template" >&2; exit 2; }
-  ours="$CAPZ render $flavor demo -n default"
+  # A ClusterClass flavor takes no cluster name (its class is named by CLUSTER_CLASS_NAME, as in clusterctl).
+  case $flavor in *-clusterclass) ours="$CAPZ render $flavor -n default" ;; *) ours="$CAPZ render $flavor demo -n default" ;; esac
   compat="$CAPZ render --from $template demo -n default"
   peer="$CLUSTERCTL generate cluster demo -n default --from $template"
   if [[ "$($ours 2>&1 >/dev/null || true)" == *"unknown flavor"* ]]; then
