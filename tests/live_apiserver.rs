@@ -27,22 +27,6 @@ fn pinned_k8s_version() -> String {
         .unwrap_or_else(|| panic!("{} has no K8S_VERSION", path.display()))
 }
 
-/// CAPZ's aks-aso flavor with its clusterctl variables substituted and every object moved to `namespace`.
-fn aks_aso_manifests(namespace: &str, cluster: &str) -> String {
-    let path = support::repo_root().join("tests/fixtures/topology/upstream/cluster-template-aks-aso.yaml");
-    let template = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let text = template
-        .replace("${CLUSTER_NAME}", cluster)
-        .replace("${WORKER_MACHINE_COUNT:=2}", "2")
-        .replace("${KUBERNETES_VERSION}", "v1.33.2")
-        .replace("${AZURE_LOCATION}", "westeurope")
-        .replace("${AZURE_NODE_MACHINE_TYPE}", "Standard_D2s_v3")
-        .replace("${ASO_CREDENTIAL_SECRET_NAME}", "aso-credentials")
-        .replace("namespace: default", &format!("namespace: {namespace}"));
-    assert!(!text.contains("${"), "unsubstituted variable left in {}:\n{text}", path.display());
-    text
-}
-
 #[test]
 fn real_kube_apiserver_serves_the_trimmed_crds_established() {
     let api = support::apiserver();
@@ -115,7 +99,7 @@ fn trimmed_crd_fixtures_match_schemas() {
 fn server_side_apply_of_capz_aks_aso_template() {
     let api = support::apiserver();
     let ns = api.namespace("ssa-aks-aso");
-    let manifests = aks_aso_manifests(&ns, "capz-e2e");
+    let manifests = support::aks_aso_manifests(&ns, "capz-e2e");
 
     let out = api.kubectl_stdin_ok(
         &["apply", "--server-side", "--field-manager=capz-test", "-f", "-"],

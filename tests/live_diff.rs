@@ -28,17 +28,7 @@ struct Fixture {
 
 impl Fixture {
     fn new(ns: &str, cluster: &str) -> Fixture {
-        let path = support::repo_root().join("tests/fixtures/capz/cluster-template-aks-aso.yaml");
-        let template = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let text = template
-            .replace("${CLUSTER_NAME}", cluster)
-            .replace("${WORKER_MACHINE_COUNT:=2}", "2")
-            .replace("${KUBERNETES_VERSION}", "v1.33.2")
-            .replace("${AZURE_LOCATION}", "westeurope")
-            .replace("${AZURE_NODE_MACHINE_TYPE}", "Standard_D2s_v3")
-            .replace("${ASO_CREDENTIAL_SECRET_NAME}", "aso-credentials")
-            .replace("namespace: default", &format!("namespace: {ns}"));
-        assert!(!text.contains("${"), "unsubstituted variable in {}", path.display());
+        let text = support::aks_aso_manifests(ns, cluster);
         let mut docs: Vec<Value> = capz::manifest::parse_documents(&text, "aks-aso")
             .expect("the template parses")
             .into_iter()
