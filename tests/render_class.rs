@@ -1,34 +1,10 @@
 //! The ClusterClass flavors (`aks-clusterclass`, `aks-aso-clusterclass`) through the binary:
 //! snapshots for both CAPI API versions, names derived from the class only, `params` listings.
 
-use assert_cmd::Command;
-use capz::manifest::parse_documents;
+mod cli_runner;
+
+use cli_runner::{capz, run_ok, values};
 use serde_json::Value;
-
-fn capz(env: &[(&str, &str)]) -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
-    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd
-}
-
-fn run_ok(env: &[(&str, &str)], args: &[&str]) -> String {
-    let output = capz(env).args(args).output().unwrap();
-    assert!(
-        output.status.success(),
-        "exit {:?}\nstderr:\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(output.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).unwrap()
-}
-
-fn values(yaml: &str) -> Vec<Value> {
-    parse_documents(yaml, "<rendered>").unwrap().into_iter().map(|d| d.value).collect()
-}
 
 /// Every object name a ClusterClass refers to, with the referring field.
 fn class_refs(class: &Value) -> Vec<(String, String)> {

@@ -2,8 +2,9 @@
 //! both CAPI API versions, `--with-class` bundles, and the Cluster's variables checked against the
 //! class's definitions (names, required ones, values against their OpenAPI schemas).
 
-use assert_cmd::Command;
-use capz::manifest::parse_documents;
+mod cli_runner;
+
+use cli_runner::{run_err, run_ok, values};
 use serde_json::{Value, json};
 
 /// The variables CAPZ's docs export before `clusterctl generate cluster`.
@@ -22,38 +23,6 @@ const DOCS_ENV: &[(&str, &str)] = &[
 const ASO_VALUES: &str = "tests/fixtures/clusterclass/aks-aso-topology.values.yaml";
 /// The shipped example of the aks flavor (pools with autoscaling, taints, Windows, overlays).
 const AKS_VALUES: &str = "examples/aks.values.yaml";
-
-fn capz(env: &[(&str, &str)]) -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
-    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd
-}
-
-fn run_ok(env: &[(&str, &str)], args: &[&str]) -> String {
-    let output = capz(env).args(args).output().unwrap();
-    assert!(
-        output.status.success(),
-        "exit {:?}\nstderr:\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(output.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).unwrap()
-}
-
-fn run_err(env: &[(&str, &str)], args: &[&str]) -> String {
-    let output = capz(env).args(args).output().unwrap();
-    assert_eq!(output.status.code(), Some(2), "stdout:\n{}", String::from_utf8_lossy(&output.stdout));
-    assert!(output.stdout.is_empty(), "stdout: {}", String::from_utf8_lossy(&output.stdout));
-    String::from_utf8(output.stderr).unwrap()
-}
-
-fn values(yaml: &str) -> Vec<Value> {
-    parse_documents(yaml, "<rendered>").unwrap().into_iter().map(|d| d.value).collect()
-}
 
 /// A ClusterClass variable schema as JSON Schema: OpenAPI's `x-kubernetes-*` keys dropped.
 fn json_schema(openapi: &Value) -> Value {

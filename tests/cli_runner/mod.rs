@@ -1,0 +1,44 @@
+//! Running the plugin binary in CLI tests: an empty environment plus the variables a test gives,
+//! success and usage-error expectations, rendered YAML read back as values.
+
+#![allow(dead_code)] // each test binary uses a different subset
+
+use assert_cmd::Command;
+use capz::manifest::parse_documents;
+use serde_json::Value;
+
+/// The binary with only PATH and `env` in its environment.
+pub fn capz(env: &[(&str, &str)]) -> Command {
+    let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
+    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// Runs and expects success with nothing on stderr; returns stdout.
+pub fn run_ok(env: &[(&str, &str)], args: &[&str]) -> String {
+    let output = capz(env).args(args).output().unwrap();
+    assert!(
+        output.status.success(),
+        "exit {:?}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Runs and expects exit 2 with nothing on stdout; returns stderr.
+pub fn run_err(env: &[(&str, &str)], args: &[&str]) -> String {
+    let output = capz(env).args(args).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "stdout:\n{}", String::from_utf8_lossy(&output.stdout));
+    assert!(output.stdout.is_empty(), "stdout: {}", String::from_utf8_lossy(&output.stdout));
+    String::from_utf8(output.stderr).unwrap()
+}
+
+/// Multi-document YAML as JSON values.
+pub fn values(yaml: &str) -> Vec<Value> {
+    parse_documents(yaml, "<rendered>").unwrap().into_iter().map(|d| d.value).collect()
+}
