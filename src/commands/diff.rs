@@ -17,6 +17,7 @@ use crate::cluster::{Cluster, ClusterError, ClusterOptions, Resource, parse_dura
 use crate::diff::{self, DiffOptions, ObjectDiff, ObjectRef, Status};
 use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
+use crate::render::from_template;
 use crate::schema::{Gvk, Registry};
 
 /// CAPZ's field manager for the ASO objects it applies (`--aso-live` predicts its apply).
@@ -30,10 +31,6 @@ const TOPOLOGY_FIELD_MANAGER: &str = "capi-topology";
 const PLANNED_PREFIX: &str = "<planned from ";
 
 pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
-    let documents = inputs(&args)?;
-    for doc in &documents {
-        check_document(doc)?;
-    }
     let request_timeout = match &args.cluster.request_timeout {
         Some(text) => Some(parse_duration(text).map_err(|e| anyhow!("--request-timeout: {e}"))?),
         None => None,
@@ -44,12 +41,16 @@ pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
         request_timeout,
         concurrency: 0,
     };
-    let diff_options = DiffOptions { include_capz_managed: args.include_capz_managed, show_secrets: args.show_secrets };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let documents = inputs(&args, &runtime, &options)?;
+    for doc in &documents {
+        check_document(doc)?;
+    }
+    let diff_options = DiffOptions { include_capz_managed: args.include_capz_managed, show_secrets: args.show_secrets };
     let (fetched, removed) = runtime.block_on(fetch_all(&documents, &args, &options))?;
     let diffs = compare(fetched, &diff_options);
     let differs = !removed.is_empty() || diffs.iter().any(|d| d.status != Status::Unchanged);
@@ -76,15 +77,20 @@ pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
     Ok(if differs { ExitStatus::Findings } else { ExitStatus::Success })
 }
 
-/// The desired objects: `-f` files, or a rendered flavor.
-fn inputs(args: &DiffArgs) -> anyhow::Result<Vec<Document>> {
+/// The desired objects: `-f` files, a rendered flavor or a rendered clusterctl template.
+fn inputs(args: &DiffArgs, runtime: &tokio::runtime::Runtime, options: &ClusterOptions) -> anyhow::Result<Vec<Document>> {
     let rendering = args.input.flavor.is_some() || args.input.from.is_some();
     match (args.filenames.is_empty(), rendering) {
-        (false, true) => bail!("give either -f FILE|DIR|- or FLAVOR NAME, not both"),
-        (true, false) => bail!("nothing to diff: give -f FILE|DIR|- or FLAVOR NAME"),
+        (false, true) => bail!("give either -f FILE|DIR|-, FLAVOR NAME or --from TEMPLATE, not both"),
+        (true, false) => bail!("nothing to diff: give -f FILE|DIR|-, FLAVOR NAME or --from TEMPLATE"),
         (false, false) => Ok(manifest::read_paths(&args.filenames)?),
         (true, true) if args.input.from.is_some() => {
-            bail!("`diff --from TEMPLATE` is not supported yet; render it to a file and use `diff -f FILE`")
+            // Without -n the target namespace is the kubeconfig context's, as clusterctl asks the
+            // management cluster's kubeconfig (reading it sends no request).
+            let request = super::render_from::template_request(&args.input, |_| {
+                Ok(runtime.block_on(Cluster::connect(options))?.default_namespace().to_string())
+            })?;
+            Ok(from_template::render_template(&request)?.documents()?)
         }
         (true, true) => super::render::render_input(&args.input),
     }

@@ -4,20 +4,48 @@
 //! `--set NAME=value` (like clusterctl's flags), then the environment, then `--values FILE` (a flat
 //! map like clusterctl.yaml). Without `-n` the target namespace is `default` (clusterctl would ask
 //! the management cluster for the kubeconfig's current namespace; there is none here).
+//! The rendering itself is [`crate::render::from_template`], shared with `diff --from`.
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use anyhow::{Context, bail};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::cli::{CapiApi, RenderArgs, RenderOutput};
+use crate::cli::{CapiApi, RenderArgs, RenderInputArgs, RenderOutput};
 use crate::exit::ExitStatus;
-use crate::render::clusterctl::{self, GenerateOptions, Variables};
+use crate::render::from_template::{self, TemplateRequest};
 
 use super::render::{format_documents, write_out_dir};
 
 pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
-    let input = &args.input;
+    let request = template_request(&args.input, |_| Ok("default".to_string()))?;
+    let prepared = from_template::prepare(&request)?;
+    if args.list_variables {
+        write_stdout(&prepared.list_variables()?)?;
+        return Ok(ExitStatus::Success);
+    }
+
+    let rendered = prepared.render()?;
+    let values: Vec<&Value> = rendered.objects.iter().collect();
+    match (&args.out_dir, args.output) {
+        (Some(dir), output) => write_out_dir(dir, &values, output)?,
+        (None, RenderOutput::Yaml) => write_stdout(&rendered.yaml)?,
+        (None, RenderOutput::Json) => write_stdout(&format_documents(&values, RenderOutput::Json))?,
+    }
+    if args.validate {
+        // Findings name lines of the YAML as clusterctl prints it.
+        return super::validate::validate_rendered_text(&rendered.yaml);
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// The template request of `--from` from the shared render flags (`render --from`, `diff --from`)
+/// and the process environment. `default_namespace` gives the target namespace when `-n` is not
+/// given; it is called only after the flags were checked.
+pub(crate) fn template_request(
+    input: &RenderInputArgs,
+    default_namespace: impl FnOnce(&RenderInputArgs) -> anyhow::Result<String>,
+) -> anyhow::Result<TemplateRequest> {
     let Some(from) = input.from.as_deref() else { bail!("render --from needs a template file or `-`") };
     if input.with_class {
         bail!("--with-class does not apply to --from (clusterctl does not add ClusterClasses for --from either)");
@@ -37,66 +65,20 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         }
         (None, Some(name)) => Some(name.clone()),
     };
-
-    let (text, source_name) = read_template(from)?;
-    let mut config = Map::new();
-    for path in &input.values {
-        let body = std::fs::read_to_string(path).with_context(|| format!("cannot read --values {}", path.display()))?;
-        config.extend(clusterctl::parse_config(&body, &path.display().to_string())?);
-    }
-    let env = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
-    let mut variables = Variables::new(env, &config);
-    for assignment in &input.set {
-        let Some((name, value)) = assignment.split_once('=') else {
-            bail!("--set {assignment}: expected NAME=VALUE");
-        };
-        if name.is_empty() {
-            bail!("--set {assignment}: the variable name is empty");
-        }
-        variables.set(name, value);
-    }
-    let options = GenerateOptions {
-        cluster_name,
-        target_namespace: input.namespace.clone().unwrap_or_else(|| "default".to_string()),
-        kubernetes_version: input.kubernetes_version.clone(),
-        control_plane_machine_count: None,
-        worker_machine_count: None,
+    let target_namespace = match &input.namespace {
+        Some(namespace) => namespace.clone(),
+        None => default_namespace(input)?,
     };
-
-    // clusterctl validates the options (and the counts found in env/config) even to list variables;
-    // the list shows the values as they were before the injection.
-    let shown = variables.clone();
-    clusterctl::inject_options(&options, &mut variables)?;
-    if args.list_variables {
-        let map = clusterctl::variable_map(&text, &source_name)?;
-        write_stdout(&clusterctl::list_variables_output(&map, &options, &shown))?;
-        return Ok(ExitStatus::Success);
-    }
-
-    let generated = clusterctl::generate(&text, &source_name, &options.target_namespace, &variables)
-        .with_context(|| format!("cannot render {source_name}"))?;
-    let values: Vec<&Value> = generated.objects.iter().collect();
-    let yaml = clusterctl::to_yaml(&generated.objects);
-    match (&args.out_dir, args.output) {
-        (Some(dir), output) => write_out_dir(dir, &values, output)?,
-        (None, RenderOutput::Yaml) => write_stdout(&yaml)?,
-        (None, RenderOutput::Json) => write_stdout(&format_documents(&values, RenderOutput::Json))?,
-    }
-    if args.validate {
-        // Findings name lines of the YAML as clusterctl prints it.
-        return super::validate::validate_rendered_text(&yaml);
-    }
-    Ok(ExitStatus::Success)
-}
-
-fn read_template(from: &str) -> anyhow::Result<(String, String)> {
-    if from == "-" {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).context("cannot read the template from stdin")?;
-        return Ok((text, "<stdin>".to_string()));
-    }
-    let text = std::fs::read_to_string(from).with_context(|| format!("cannot read --from {from}"))?;
-    Ok((text, from.to_string()))
+    let env = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
+    Ok(TemplateRequest {
+        template: from.to_string(),
+        values_files: input.values.clone(),
+        set: input.set.clone(),
+        env: env.collect(),
+        cluster_name,
+        target_namespace,
+        kubernetes_version: input.kubernetes_version.clone(),
+    })
 }
 
 fn write_stdout(text: &str) -> anyhow::Result<()> {

@@ -4,6 +4,7 @@ pub mod clusterctl;
 pub mod engine;
 pub mod envsubst;
 pub mod flavors;
+pub mod from_template;
 
 pub use engine::{Engine, TemplateSource, merge_patch};
 pub use flavors::{CapiVersion, Flavor, load_flavor, render_flavor};

@@ -1,0 +1,239 @@
+//! A clusterctl template rendered end to end (`render --from`, `diff --from`): the template and
+//! values files read, the variables gathered with clusterctl's precedence, the options injected,
+//! and the objects generated as clusterctl prints them.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use super::clusterctl::{self, ClusterctlError, GenerateOptions, Variables};
+use crate::manifest::{self, Document, ManifestError};
+
+/// What to render: the template, the variable sources and the `generate cluster` options.
+#[derive(Debug, Clone, Default)]
+pub struct TemplateRequest {
+    /// The template file, or `-` for stdin.
+    pub template: String,
+    /// Values files (flat maps like clusterctl.yaml), later files win.
+    pub values_files: Vec<PathBuf>,
+    /// `NAME=VALUE` assignments, the highest precedence (like clusterctl's flags).
+    pub set: Vec<String>,
+    /// The environment (`name -> value`), between `set` and the values files.
+    pub env: Vec<(String, String)>,
+    /// The cluster name (`CLUSTER_NAME`), if given.
+    pub cluster_name: Option<String>,
+    /// The target namespace every namespaced object is moved into (`NAMESPACE`).
+    pub target_namespace: String,
+    /// `KUBERNETES_VERSION`, if given.
+    pub kubernetes_version: Option<String>,
+}
+
+/// Why a template could not be rendered. Messages name the file or the assignment concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum TemplateError {
+    #[error("cannot read the template from stdin")]
+    ReadStdin(#[source] std::io::Error),
+    #[error("cannot read --from {path}")]
+    ReadTemplate {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot read --values {}", .path.display())]
+    ReadValues {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("--set {0}: expected NAME=VALUE")]
+    SetSyntax(String),
+    #[error("--set {0}: the variable name is empty")]
+    SetEmptyName(String),
+    /// Bad options or values file, or a template whose variables cannot be listed.
+    #[error(transparent)]
+    Clusterctl(#[from] ClusterctlError),
+    /// Substitution, parsing or namespacing of the template failed.
+    #[error("cannot render {source_name}")]
+    Render {
+        source_name: String,
+        #[source]
+        source: ClusterctlError,
+    },
+    /// The printed objects do not read back (a bug if it happens: they were just printed).
+    #[error("cannot re-read the objects rendered from {source_name}")]
+    Reread {
+        source_name: String,
+        #[source]
+        source: ManifestError,
+    },
+}
+
+/// A template with its variables gathered and the options injected, ready to render or to list
+/// its variables. Nothing has been substituted yet.
+#[derive(Debug, Clone)]
+pub struct PreparedTemplate {
+    text: String,
+    source_name: String,
+    options: GenerateOptions,
+    /// The variables as given, before the options were injected (what `--list-variables` shows).
+    given: Variables,
+    variables: Variables,
+}
+
+/// The objects of a rendered template.
+#[derive(Debug, Clone)]
+pub struct RenderedTemplate {
+    /// The template's name in messages (its path, or `<stdin>`).
+    pub source_name: String,
+    /// The objects, in template order, in the target namespace, as clusterctl re-marshals them.
+    pub objects: Vec<Value>,
+    /// The objects as clusterctl prints them (documents joined by `---`).
+    pub yaml: String,
+}
+
+/// Reads the template and the values files and gathers the variables with clusterctl's
+/// precedence (`set`, then the environment, then the values files), then validates and injects
+/// the options like clusterctl's `templateOptionsToVariables`.
+pub fn prepare(request: &TemplateRequest) -> Result<PreparedTemplate, TemplateError> {
+    let (text, source_name) = read_template(&request.template)?;
+    let mut config = Map::new();
+    for path in &request.values_files {
+        let body =
+            std::fs::read_to_string(path).map_err(|source| TemplateError::ReadValues { path: path.clone(), source })?;
+        config.extend(clusterctl::parse_config(&body, &path.display().to_string())?);
+    }
+    let mut variables = Variables::new(request.env.iter().cloned(), &config);
+    for assignment in &request.set {
+        let Some((name, value)) = assignment.split_once('=') else {
+            return Err(TemplateError::SetSyntax(assignment.clone()));
+        };
+        if name.is_empty() {
+            return Err(TemplateError::SetEmptyName(assignment.clone()));
+        }
+        variables.set(name, value);
+    }
+    let options = GenerateOptions {
+        cluster_name: request.cluster_name.clone(),
+        target_namespace: request.target_namespace.clone(),
+        kubernetes_version: request.kubernetes_version.clone(),
+        control_plane_machine_count: None,
+        worker_machine_count: None,
+    };
+    // clusterctl validates the options (and the counts found in env/config) even to list variables.
+    let given = variables.clone();
+    clusterctl::inject_options(&options, &mut variables)?;
+    Ok(PreparedTemplate { text, source_name, options, given, variables })
+}
+
+impl PreparedTemplate {
+    /// The template's name in messages (its path, or `<stdin>`).
+    pub fn source_name(&self) -> &str {
+        &self.source_name
+    }
+
+    /// clusterctl's `--list-variables` output: the template's variables and the values they
+    /// would take, as they were before the options were injected.
+    pub fn list_variables(&self) -> Result<String, TemplateError> {
+        let map = clusterctl::variable_map(&self.text, &self.source_name)?;
+        Ok(clusterctl::list_variables_output(&map, &self.options, &self.given))
+    }
+
+    /// Substitutes the variables (every missing one reported at once) and generates the objects.
+    pub fn render(&self) -> Result<RenderedTemplate, TemplateError> {
+        let generated =
+            clusterctl::generate(&self.text, &self.source_name, &self.options.target_namespace, &self.variables)
+                .map_err(|source| TemplateError::Render { source_name: self.source_name.clone(), source })?;
+        let yaml = clusterctl::to_yaml(&generated.objects);
+        Ok(RenderedTemplate { source_name: self.source_name.clone(), objects: generated.objects, yaml })
+    }
+}
+
+impl RenderedTemplate {
+    /// The objects as documents read back from the printed YAML, exactly what `render --from ... |
+    /// diff -f -` would see; origins name lines of that output (`<rendered from TEMPLATE>`).
+    pub fn documents(&self) -> Result<Vec<Document>, TemplateError> {
+        let label = format!("<rendered from {}>", self.source_name);
+        manifest::parse_documents(&self.yaml, &label)
+            .map_err(|source| TemplateError::Reread { source_name: self.source_name.clone(), source })
+    }
+}
+
+/// Renders a template in one go (prepare, then render).
+pub fn render_template(request: &TemplateRequest) -> Result<RenderedTemplate, TemplateError> {
+    prepare(request)?.render()
+}
+
+fn read_template(from: &str) -> Result<(String, String), TemplateError> {
+    if from == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(TemplateError::ReadStdin)?;
+        return Ok((text, "<stdin>".to_string()));
+    }
+    let text =
+        std::fs::read_to_string(from).map_err(|source| TemplateError::ReadTemplate { path: from.to_string(), source })?;
+    Ok((text, from.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEMPLATE: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${CLUSTER_NAME}-cfg\ndata:\n  location: ${AZURE_LOCATION}\n  replicas: \"${WORKER_MACHINE_COUNT}\"\n";
+
+    fn request(dir: &std::path::Path) -> TemplateRequest {
+        let path = dir.join("t.yaml");
+        std::fs::write(&path, TEMPLATE).unwrap();
+        TemplateRequest {
+            template: path.display().to_string(),
+            cluster_name: Some("demo".into()),
+            target_namespace: "team-a".into(),
+            env: vec![("AZURE_LOCATION".into(), "westeurope".into())],
+            ..TemplateRequest::default()
+        }
+    }
+
+    #[test]
+    fn set_wins_over_env_which_wins_over_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut req = request(dir.path());
+        let values = dir.path().join("v.yaml");
+        std::fs::write(&values, "AZURE_LOCATION: northeurope\nWORKER_MACHINE_COUNT: 3\n").unwrap();
+        req.values_files = vec![values];
+        let out = render_template(&req).unwrap();
+        assert_eq!(out.objects[0]["data"]["location"], "westeurope");
+        assert_eq!(out.objects[0]["data"]["replicas"], "3");
+        assert_eq!(out.objects[0]["metadata"]["namespace"], "team-a");
+        req.set = vec!["azure_location=eastus".into()];
+        let out = render_template(&req).unwrap();
+        assert_eq!(out.objects[0]["data"]["location"], "eastus");
+    }
+
+    #[test]
+    fn documents_read_back_the_printed_yaml_with_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = render_template(&request(dir.path())).unwrap();
+        let docs = out.documents().unwrap();
+        assert_eq!(docs.len(), 1);
+        assert_eq!(docs[0].value, out.objects[0]);
+        assert!(docs[0].origin.to_string().starts_with("<rendered from "), "{}", docs[0].origin);
+        // Unset WORKER_MACHINE_COUNT is clusterctl's injected default 0.
+        assert_eq!(docs[0].value["data"]["replicas"], "0");
+    }
+
+    #[test]
+    fn missing_variables_and_bad_assignments_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut req = request(dir.path());
+        req.env.clear();
+        let err = render_template(&req).unwrap_err();
+        let chain = format!("{err}: {}", std::error::Error::source(&err).map(|s| s.to_string()).unwrap_or_default());
+        assert!(chain.starts_with("cannot render ") && chain.contains("[AZURE_LOCATION]"), "{chain}");
+        req.set = vec!["NOEQUALS".into()];
+        assert_eq!(prepare(&req).unwrap_err().to_string(), "--set NOEQUALS: expected NAME=VALUE");
+        req.set = vec!["=x".into()];
+        assert_eq!(prepare(&req).unwrap_err().to_string(), "--set =x: the variable name is empty");
+        req.set.clear();
+        req.template = dir.path().join("missing.yaml").display().to_string();
+        assert!(prepare(&req).unwrap_err().to_string().starts_with("cannot read --from "), "bad path");
+    }
+}
