@@ -76,6 +76,7 @@ Exit status: 0 valid, 1 error findings, 2 usage or input error.";
 const DIFF_EXAMPLES: &str = "Examples:
   kubectl capz diff -f clusters/team-a/demo/
   kubectl capz diff aks-aso demo --values my.values.yaml --context mgmt
+  kubectl capz diff --from cluster-template-aks-aso.yaml demo -n team-a --values clusterctl.yaml
   kubectl capz render aks-aso demo --values my.values.yaml | kubectl capz diff -f - -o json
 
 Exit status: 0 no differences, 1 differences, 2 error. diff never writes to the cluster.";
@@ -111,7 +112,8 @@ pub struct RenderInputArgs {
     pub set: Vec<String>,
     /// Render a clusterctl template (`${VAR}` syntax) as `clusterctl generate cluster --from` does;
     /// `-` reads stdin. Variables: --set, then the environment, then --values (a flat map like
-    /// clusterctl.yaml); the namespace defaults to `default`.
+    /// clusterctl.yaml). Without -n the namespace is `default` (render) or the kubeconfig
+    /// context's namespace (diff, as clusterctl).
     #[arg(long, value_name = "FILE")]
     pub from: Option<String>,
     /// Read flavor and ClusterClass templates from this directory instead of the embedded ones.
@@ -236,7 +238,7 @@ pub struct ClusterArgs {
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// Manifests to diff (files, directories, `-`); instead of FLAVOR NAME.
+    /// Manifests to diff (files, directories, `-`); instead of FLAVOR NAME or --from TEMPLATE.
     #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
     pub filenames: Vec<String>,
     #[command(flatten)]

@@ -554,3 +554,253 @@ fn several_clusters_in_one_namespace() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("forbidden: the user of context"), "{}", stderr(&out));
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// diff --from TEMPLATE: CAPZ's own aks-aso template (tests/fixtures/capz, byte-identical to CAPZ's
+// templates/cluster-template-aks-aso.yaml) rendered with clusterctl's variable semantics, then diffed.
+
+const ASO_TEMPLATE: &str = "tests/fixtures/capz/cluster-template-aks-aso.yaml";
+
+/// Every variable of the template (and clusterctl's injected ones) that the environment could set.
+const TEMPLATE_VARIABLES: [&str; 8] = [
+    "CLUSTER_NAME",
+    "NAMESPACE",
+    "KUBERNETES_VERSION",
+    "AZURE_LOCATION",
+    "AZURE_NODE_MACHINE_TYPE",
+    "ASO_CREDENTIAL_SECRET_NAME",
+    "WORKER_MACHINE_COUNT",
+    "CONTROL_PLANE_MACHINE_COUNT",
+];
+
+/// `kubectl-capz ARGS` with exactly `env` of the template's variables set.
+fn capz_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
+    cmd.args(args).env("NO_COLOR", "1").env_remove("KUBECONFIG").env_remove("KUBECTL_EXTERNAL_DIFF");
+    for name in TEMPLATE_VARIABLES {
+        cmd.env_remove(name);
+    }
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    cmd.output().unwrap()
+}
+
+/// The values `support::aks_aso_manifests` substitutes, as clusterctl variables. WORKER_MACHINE_COUNT
+/// must be given: clusterctl injects 0 when it is unset, which wins over the template's `:=2`.
+const SAME_VARIABLES: [(&str, &str); 5] = [
+    ("KUBERNETES_VERSION", "v1.33.2"),
+    ("AZURE_LOCATION", "westeurope"),
+    ("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3"),
+    ("ASO_CREDENTIAL_SECRET_NAME", "aso-credentials"),
+    ("WORKER_MACHINE_COUNT", "2"),
+];
+
+fn with(changes: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+    let mut env: Vec<(&str, &str)> = SAME_VARIABLES.to_vec();
+    for (name, value) in changes {
+        env.retain(|(n, _)| n != name);
+        if !value.is_empty() {
+            env.push((name, value));
+        }
+    }
+    env
+}
+
+/// The live objects' resourceVersions in `ns`, for the kinds of the aks-aso template.
+fn versions_in(ns: &str) -> String {
+    support::apiserver().kubectl_ok(&[
+        "get",
+        "clusters.cluster.x-k8s.io,machinepools.cluster.x-k8s.io,azureasomanagedclusters.infrastructure.cluster.x-k8s.io,\
+         azureasomanagedcontrolplanes.infrastructure.cluster.x-k8s.io,azureasomanagedmachinepools.infrastructure.cluster.x-k8s.io",
+        "-n",
+        ns,
+        "-o",
+        "jsonpath={range .items[*]}{.kind}/{.metadata.name}={.metadata.resourceVersion}{\"\\n\"}{end}",
+    ])
+}
+
+#[test]
+fn from_template_with_the_applied_variables_is_no_difference_and_a_changed_one_is() {
+    let api = support::apiserver();
+    let ns = api.namespace("diff-from");
+    api.kubectl_stdin_ok(
+        &["apply", "--server-side", "--field-manager", MANAGER, "-f", "-"],
+        &support::aks_aso_manifests(&ns, "c1"),
+    );
+    let before = versions_in(&ns);
+    assert_eq!(before.lines().count(), 7, "every object applied: {before}");
+    let template = support::repo_root().join(ASO_TEMPLATE);
+    let template = template.to_str().unwrap();
+    let kubeconfig = api.kubeconfig.to_str().unwrap();
+    let args = |extra: &[&'static str]| -> Vec<String> {
+        let mut args: Vec<String> =
+            ["diff", "--from", template, "c1", "-n", &ns, "--kubeconfig", kubeconfig].map(String::from).to_vec();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let run = |extra: &[&'static str], env: &[(&str, &str)]| {
+        let args = args(extra);
+        capz_with_env(&args.iter().map(String::as_str).collect::<Vec<_>>(), env)
+    };
+
+    // The variables of the applied expansion: nothing to apply.
+    let same = run(&[], &SAME_VARIABLES);
+    assert_eq!(same.status.code(), Some(0), "stdout:\n{}\nstderr:\n{}", stdout(&same), stderr(&same));
+    assert_eq!(stdout(&same), "");
+
+    // The same variables from a values file (clusterctl.yaml style) and --set: same result.
+    let dir = tempfile::tempdir().unwrap();
+    let values = dir.path().join("clusterctl.yaml");
+    std::fs::write(
+        &values,
+        "KUBERNETES_VERSION: v1.33.2\nAZURE_LOCATION: northeurope\nAZURE_NODE_MACHINE_TYPE: Standard_D2s_v3\nWORKER_MACHINE_COUNT: 2\n",
+    )
+    .unwrap();
+    let values = values.to_str().unwrap();
+    let layered = capz_with_env(
+        &args(&[]).iter().map(String::as_str).chain(["--values", values, "--set", "ASO_CREDENTIAL_SECRET_NAME=aso-credentials"]).collect::<Vec<_>>(),
+        // The environment wins over the values file, as for clusterctl.
+        &[("AZURE_LOCATION", "westeurope")],
+    );
+    assert_eq!(layered.status.code(), Some(0), "stdout:\n{}\nstderr:\n{}", stdout(&layered), stderr(&layered));
+
+    // One variable changed: exactly the fields it feeds differ.
+    let moved = with(&[("AZURE_LOCATION", "northeurope")]);
+    let out = run(&["-o", "json"], &moved);
+    assert_eq!(out.status.code(), Some(1), "stderr:\n{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(changed(&report), set(["AzureASOManagedCluster/c1", "AzureASOManagedControlPlane/c1"]));
+    let mut found = paths(&report);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "spec.resources[ManagedCluster.containerservice.azure.com/c1].spec.location",
+            "spec.resources[ResourceGroup.resources.azure.com/c1].spec.location",
+        ]
+    );
+    let text = run(&[], &moved);
+    assert_eq!(text.status.code(), Some(1));
+    let text = stdout(&text);
+    assert!(text.contains("-      location: westeurope\n+      location: northeurope\n"), "{text}");
+    assert!(text.contains(&format!("AzureASOManagedCluster {ns}/c1\n")), "{text}");
+
+    // Exactly what `render --from ... | diff -f -` reports.
+    let rendered = capz_with_env(&["render", "--from", template, "c1", "-n", &ns], &moved);
+    assert_eq!(rendered.status.code(), Some(0), "{}", stderr(&rendered));
+    let file = dir.path().join("rendered.yaml");
+    std::fs::write(&file, &rendered.stdout).unwrap();
+    let via_file = capz_with_env(&["diff", "-f", file.to_str().unwrap(), "--kubeconfig", kubeconfig, "-o", "json"], &[]);
+    assert_eq!(via_file.status.code(), Some(1));
+    assert_eq!(stdout(&via_file), stdout(&out));
+
+    // clusterctl's semantics, not the template's default: without WORKER_MACHINE_COUNT clusterctl
+    // injects 0, which wins over `${WORKER_MACHINE_COUNT:=2}`.
+    let out = run(&["-o", "json"], &with(&[("WORKER_MACHINE_COUNT", "")]));
+    assert_eq!(out.status.code(), Some(1), "stderr:\n{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(changed(&report), set(["MachinePool/c1-pool0", "MachinePool/c1-pool1"]));
+    let replicas: Vec<(Value, Value)> = report["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|o| o["changes"].as_array().unwrap().iter())
+        .map(|c| {
+            assert_eq!(c["path"], "spec.replicas");
+            (c["before"].clone(), c["after"].clone())
+        })
+        .collect();
+    assert_eq!(replicas, [(json!(2), json!(0)), (json!(2), json!(0))]);
+
+    assert_eq!(versions_in(&ns), before, "diff --from changed a resourceVersion");
+}
+
+#[test]
+fn from_template_without_namespace_uses_the_kubeconfig_contexts_like_clusterctl() {
+    let api = support::apiserver();
+    let ns = api.namespace("diff-from-context");
+    api.kubectl_stdin_ok(
+        &["apply", "--server-side", "--field-manager", MANAGER, "-f", "-"],
+        &support::aks_aso_manifests(&ns, "c1"),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::copy(&api.kubeconfig, &kubeconfig).unwrap();
+    let set_ns = std::process::Command::new(support::kubectl_program())
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .args(["config", "set-context", "--current", "--namespace", &ns])
+        .output()
+        .unwrap();
+    assert!(set_ns.status.success(), "{}", stderr(&set_ns));
+    let template = support::repo_root().join(ASO_TEMPLATE);
+    let args = ["diff", "--from", template.to_str().unwrap(), "c1", "--kubeconfig", kubeconfig.to_str().unwrap()];
+    let out = capz_with_env(&args, &SAME_VARIABLES);
+    assert_eq!(out.status.code(), Some(0), "stdout:\n{}\nstderr:\n{}", stdout(&out), stderr(&out));
+    // The admin kubeconfig sets no namespace: `default`, where nothing was applied.
+    let args = ["diff", "--from", template.to_str().unwrap(), "c1", "--kubeconfig", api.kubeconfig.to_str().unwrap(), "-o", "json"];
+    let out = capz_with_env(&args, &SAME_VARIABLES);
+    assert_eq!(out.status.code(), Some(1), "stderr:\n{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let objects = report["objects"].as_array().unwrap();
+    assert_eq!(objects.len(), 7);
+    assert!(objects.iter().all(|o| o["status"] == "created" && o["namespace"] == "default"), "{report:#}");
+}
+
+#[test]
+fn from_template_errors_exit_2_before_contacting_the_server() {
+    // A server that records whether anyone connected.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let api = support::apiserver();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    let admin = std::fs::read_to_string(&api.kubeconfig).unwrap();
+    std::fs::write(&kubeconfig, admin.replace(&api.server, &format!("https://127.0.0.1:{port}"))).unwrap();
+    let kubeconfig = kubeconfig.to_str().unwrap();
+    let template = support::repo_root().join(ASO_TEMPLATE);
+    let template = template.to_str().unwrap();
+
+    // A missing variable is named (all missing ones at once, as clusterctl does).
+    let out = capz_with_env(
+        &["diff", "--from", template, "c1", "-n", "team-a", "--kubeconfig", kubeconfig],
+        &with(&[("AZURE_LOCATION", ""), ("AZURE_NODE_MACHINE_TYPE", "")]),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.starts_with(&format!("error: cannot render {template}\n")), "{err}");
+    assert!(err.contains("value for variables [AZURE_LOCATION, AZURE_NODE_MACHINE_TYPE] is not set"), "{err}");
+    assert_eq!(stdout(&out), "");
+
+    // A template that does not parse: file, line and column.
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${CLUSTER_NAME\n").unwrap();
+    let bad = bad.to_str().unwrap();
+    let out = capz_with_env(&["diff", "--from", bad, "c1", "-n", "team-a", "--kubeconfig", kubeconfig], &SAME_VARIABLES);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains(&format!("{bad}:4:")), "{}", stderr(&out));
+
+    // Bad flags of the render part.
+    for (extra, message) in [
+        (&["--set", "NOEQUALS"][..], "--set NOEQUALS: expected NAME=VALUE"),
+        (&["--with-class"][..], "--with-class does not apply to --from"),
+        (&["--kubernetes-version", "1.x"][..], "invalid KubernetesVersion"),
+    ] {
+        let mut args = vec!["diff", "--from", template, "c1", "-n", "team-a", "--kubeconfig", kubeconfig];
+        args.extend_from_slice(extra);
+        let out = capz_with_env(&args, &SAME_VARIABLES);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(stderr(&out).contains(message), "{extra:?}: {}", stderr(&out));
+    }
+
+    match listener.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        other => panic!("diff --from contacted the server despite the error: {other:?}"),
+    }
+    // The same kubeconfig with good inputs does reach for the server (so the check above means something).
+    let out = capz_with_env(&["diff", "--from", template, "c1", "-n", "team-a", "--kubeconfig", kubeconfig, "--request-timeout", "1s"], &SAME_VARIABLES);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(listener.accept().is_ok(), "no connection with good inputs: {}", stderr(&out));
+}
