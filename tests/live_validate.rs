@@ -397,12 +397,95 @@ fn crds_from_cluster_with_a_bad_kubeconfig_is_an_error() {
     assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
     assert!(stderr.contains("cannot fetch CRDs from the cluster"), "stderr:\n{stderr}");
 
-    // A user without RBAC rights: the server answers 403.
+    assert!(stderr.contains(&format!("cannot reach the API server https://127.0.0.1:{port}")), "stderr:\n{stderr}");
+
+    // A user without RBAC rights: the server answers 403; one line that says who may not do what.
     let forbidden = api.forbidden_kubeconfig.to_string_lossy().into_owned();
     let out = capz(&["validate", "--crds-from-cluster", "--kubeconfig", &forbidden, &valid]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
-    assert!(stderr.contains("cannot list CustomResourceDefinitions") && stderr.contains("forbidden"), "stderr:\n{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line:\n{stderr}");
+    assert!(
+        stderr.starts_with("error: cannot fetch CRDs from the cluster: forbidden: the user of context `")
+            && stderr.contains("may not list CustomResourceDefinition: ")
+            && stderr.contains("cannot list resource \"customresourcedefinitions\""),
+        "stderr:\n{stderr}"
+    );
+    assert!(!stderr.contains("Status {") && !stderr.contains("ErrorResponse"), "debug form leaked:\n{stderr}");
+    assert!(out.stdout.is_empty(), "no report on a cluster error:\n{}", text(&out.stdout));
+
+    // A bad --request-timeout is a usage error.
+    let out = capz(&["validate", "--crds-from-cluster", "--kubeconfig", &kubeconfig, "--request-timeout", "soon", &valid]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--request-timeout: invalid duration `soon`"), "{}", text(&out.stderr));
+}
+
+/// A server that accepts connections and never answers: without --request-timeout the fetch would
+/// wait for the 30s default; with 1s it gives up after one second and says so.
+#[test]
+fn crds_from_cluster_honours_the_request_timeout() {
+    let api = support::apiserver();
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let server = format!("https://127.0.0.1:{}", silent.local_addr().unwrap().port());
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("silent.kubeconfig");
+    std::fs::write(&kubeconfig, std::fs::read_to_string(&api.kubeconfig).unwrap().replace(&api.server, &server)).unwrap();
+    let valid = fixture("gadget-valid.yaml").to_string_lossy().into_owned();
+    let out = capz(&[
+        "validate", "--crds-from-cluster", "--kubeconfig", &kubeconfig.to_string_lossy(), "--request-timeout", "1s", &valid,
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: cannot fetch CRDs from the cluster: list CustomResourceDefinition: no answer from the API server \
+             {server} within the request timeout of 1s\n"
+        )
+    );
+    drop(silent);
+}
+
+/// The CRD list is read in pages (kubectl's --chunk-size); with a small page size every CRD of the
+/// server still arrives once, the same set kubectl lists.
+#[test]
+fn cluster_crd_listing_pages_through_every_crd() {
+    let api = support::apiserver();
+    install_gadget_crd(api);
+    let names = |crds: &[Value]| {
+        let mut names: Vec<String> =
+            crds.iter().map(|c| c["metadata"]["name"].as_str().unwrap().to_string()).collect();
+        names.sort();
+        names
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let list = |page: u32| {
+        let options = capz::cluster::ClusterOptions {
+            kubeconfig: Some(api.kubeconfig.clone()),
+            list_page_size: page,
+            ..Default::default()
+        };
+        runtime.block_on(async {
+            let cluster = capz::cluster::Cluster::connect(&options).await.unwrap();
+            cluster.custom_resource_definitions().await.unwrap()
+        })
+    };
+    let paged = list(3);
+    let whole = list(0);
+    let kubectl: Vec<String> = {
+        let mut names: Vec<String> = api
+            .kubectl_ok(&["get", "crd", "-o", "name"])
+            .lines()
+            .map(|l| l.trim_start_matches("customresourcedefinition.apiextensions.k8s.io/").to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    assert!(kubectl.len() > 3 * 2, "enough CRDs for several pages: {kubectl:?}");
+    assert_eq!(names(&paged), kubectl);
+    assert_eq!(names(&whole), kubectl);
+    assert!(paged.iter().all(|c| c["kind"] == "CustomResourceDefinition" && c["apiVersion"] == "apiextensions.k8s.io/v1"));
+    assert!(kubectl.contains(&"gadgets.verdicts.kubectl-capz.invalid".to_string()));
 }
 
 // ---------------------------------------------------------------------------------------------------------

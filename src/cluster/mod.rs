@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use kube::Client;
-use kube::api::{GetParams, Patch, PatchParams};
+use kube::api::{GetParams, ListParams, Patch, PatchParams};
 use kube::core::Request;
 use serde_json::Value;
 use tokio::sync::{OnceCell, Semaphore};
@@ -24,6 +24,8 @@ pub use kubeconfig::{KubeconfigSource, parse_duration};
 pub const DEFAULT_CONCURRENCY: usize = 8;
 /// Default time one request may take (kubectl's `--request-timeout`), retries not included.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default objects per page of a LIST (kubectl's `--chunk-size` default).
+pub const LIST_PAGE_SIZE: u32 = 500;
 /// Attempts for a request that fails with 429, 5xx or a non-apply 409.
 const MAX_ATTEMPTS: u32 = 4;
 
@@ -38,6 +40,8 @@ pub struct ClusterOptions {
     pub request_timeout: Option<Duration>,
     /// Bound on concurrent requests; 0 = [`DEFAULT_CONCURRENCY`].
     pub concurrency: usize,
+    /// Objects per page of a LIST; 0 = [`LIST_PAGE_SIZE`].
+    pub list_page_size: u32,
 }
 
 /// A resource type as the server serves it (from discovery).
@@ -76,6 +80,7 @@ pub struct Cluster {
     server: String,
     default_namespace: String,
     timeout: Option<Duration>,
+    page_size: u32,
     limiter: Semaphore,
     discovery: Mutex<BTreeMap<String, DiscoveryCell>>,
 }
@@ -116,6 +121,7 @@ impl Cluster {
             server,
             default_namespace,
             timeout,
+            page_size: if options.list_page_size == 0 { LIST_PAGE_SIZE } else { options.list_page_size },
             limiter: Semaphore::new(concurrency),
             discovery: Mutex::new(BTreeMap::new()),
         })
@@ -213,18 +219,36 @@ impl Cluster {
     }
 
     /// Lists the objects of a kind in a namespace (all namespaces for cluster-scoped kinds), each
-    /// with its `apiVersion` and `kind` (which list items may omit).
+    /// with its `apiVersion` and `kind` (which list items may omit). Read in pages of
+    /// [`ClusterOptions::list_page_size`] like kubectl's `--chunk-size`, each page a request with
+    /// its own timeout.
     pub async fn list(&self, resource: &Resource, namespace: Option<&str>) -> Result<Vec<Value>, ClusterError> {
         let what = match namespace {
             Some(ns) if resource.namespaced => format!("list {} in namespace {ns}", resource.kind),
             _ => format!("list {}", resource.kind),
         };
-        let path = resource.collection_path(namespace);
-        let list = self.send_json(&what, || http_get(&path)).await?;
-        let items = match list.get("items") {
-            Some(Value::Array(items)) => items.clone(),
-            _ => Vec::new(),
-        };
+        let request = Request::new(resource.collection_path(namespace));
+        let mut items = Vec::new();
+        let mut continue_token: Option<String> = None;
+        loop {
+            let mut params = ListParams::default().limit(self.page_size);
+            if let Some(token) = &continue_token {
+                params = params.continue_token(token);
+            }
+            let mut page =
+                self.send_json(&what, || request.list(&params).map_err(|e| e.to_string())).await?;
+            if let Some(Value::Array(page_items)) = page.get_mut("items") {
+                items.append(page_items);
+            }
+            continue_token = page
+                .pointer("/metadata/continue")
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty())
+                .map(str::to_string);
+            if continue_token.is_none() {
+                break;
+            }
+        }
         Ok(items
             .into_iter()
             .map(|item| {
@@ -241,6 +265,19 @@ impl Cluster {
                 Value::Object(object)
             })
             .collect())
+    }
+
+    /// Every CustomResourceDefinition the server has (`apiextensions.k8s.io/v1`), as JSON.
+    pub async fn custom_resource_definitions(&self) -> Result<Vec<Value>, ClusterError> {
+        let resource = Resource {
+            api_version: "apiextensions.k8s.io/v1".into(),
+            group: "apiextensions.k8s.io".into(),
+            version: "v1".into(),
+            kind: "CustomResourceDefinition".into(),
+            plural: "customresourcedefinitions".into(),
+            namespaced: false,
+        };
+        self.list(&resource, None).await
     }
 
     /// The object the server would store after a server-side apply of `body` — computed with

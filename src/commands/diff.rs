@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
 
-use crate::cluster::{Cluster, ClusterError, ClusterOptions, Resource, parse_duration};
+use crate::cluster::{Cluster, ClusterError, ClusterOptions, Resource};
 use crate::diff::{self, DiffOptions, ObjectDiff, ObjectRef, Status};
 use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
@@ -31,16 +31,7 @@ const TOPOLOGY_FIELD_MANAGER: &str = "capi-topology";
 const PLANNED_PREFIX: &str = "<planned from ";
 
 pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
-    let request_timeout = match &args.cluster.request_timeout {
-        Some(text) => Some(parse_duration(text).map_err(|e| anyhow!("--request-timeout: {e}"))?),
-        None => None,
-    };
-    let options = ClusterOptions {
-        kubeconfig: args.cluster.kubeconfig.clone(),
-        context: args.cluster.context.clone(),
-        request_timeout,
-        concurrency: 0,
-    };
+    let options = super::cluster_options(&args.cluster)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

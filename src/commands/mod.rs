@@ -14,7 +14,10 @@ mod version;
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command};
+use anyhow::anyhow;
+
+use crate::cli::{Cli, ClusterArgs, Command};
+use crate::cluster::{ClusterOptions, parse_duration};
 use crate::exit::ExitStatus;
 
 /// Runs the parsed command line.
@@ -29,6 +32,20 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Completion(args) => completion::run(args),
         Command::ImportSchemas(args) => import_schemas::run(args),
     }
+}
+
+/// The connection options of kubectl's cluster flags (`--kubeconfig`, `--context`, `--request-timeout`).
+pub(crate) fn cluster_options(args: &ClusterArgs) -> anyhow::Result<ClusterOptions> {
+    let request_timeout = match &args.request_timeout {
+        Some(text) => Some(parse_duration(text).map_err(|e| anyhow!("--request-timeout: {e}"))?),
+        None => None,
+    };
+    Ok(ClusterOptions {
+        kubeconfig: args.kubeconfig.clone(),
+        context: args.context.clone(),
+        request_timeout,
+        ..ClusterOptions::default()
+    })
 }
 
 /// Prints an error and its causes once on stderr and returns exit code 2.

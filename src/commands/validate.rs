@@ -4,11 +4,12 @@
 use std::collections::BTreeSet;
 use std::io::Write;
 
-use anyhow::{Context, bail};
+use anyhow::{Context, anyhow, bail};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ValidateArgs, ValidateOutput};
+use crate::cluster::Cluster;
 use crate::exit::ExitStatus;
 use crate::lint;
 use crate::manifest::{self, Document};
@@ -295,21 +296,12 @@ pub(crate) fn validate_rendered_text(text: &str) -> anyhow::Result<ExitStatus> {
     Ok(report.exit_status())
 }
 
+/// Every CRD of the cluster of `--kubeconfig`/`--context`, through [`crate::cluster`] (kubectl's
+/// kubeconfig rules, `--request-timeout`, one-line errors for 401/403/unreachable/timeouts).
 async fn fetch_cluster_crds(cluster: &ClusterArgs) -> anyhow::Result<Vec<Value>> {
-    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-    use kube::config::{KubeConfigOptions, Kubeconfig};
-    let options = KubeConfigOptions { context: cluster.context.clone(), ..KubeConfigOptions::default() };
-    let config = match &cluster.kubeconfig {
-        Some(path) => {
-            let kubeconfig = Kubeconfig::read_from(path).with_context(|| format!("cannot read kubeconfig `{}`", path.display()))?;
-            kube::Config::from_custom_kubeconfig(kubeconfig, &options).await?
-        }
-        None => kube::Config::from_kubeconfig(&options).await?,
-    };
-    let client = kube::Client::try_from(config)?;
-    let api: kube::Api<CustomResourceDefinition> = kube::Api::all(client);
-    let list = api.list(&kube::api::ListParams::default()).await.context("cannot list CustomResourceDefinitions")?;
-    list.items.iter().map(|crd| serde_json::to_value(crd).map_err(Into::into)).collect()
+    let options = super::cluster_options(cluster)?;
+    let fetched = async { Cluster::connect(&options).await?.custom_resource_definitions().await };
+    fetched.await.map_err(|err| anyhow!("cannot fetch CRDs from the cluster: {err}"))
 }
 
 pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
@@ -320,7 +312,7 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     }
     if args.crds_from_cluster {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        let crds = runtime.block_on(fetch_cluster_crds(&args.cluster)).context("cannot fetch CRDs from the cluster")?;
+        let crds = runtime.block_on(fetch_cluster_crds(&args.cluster))?;
         for crd in &crds {
             let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?");
             registry.add_crd(crd, &format!("cluster CRD {name}"))?;
