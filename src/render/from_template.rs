@@ -64,7 +64,7 @@ pub enum TemplateError {
     Reread {
         source_name: String,
         #[source]
-        source: ManifestError,
+        source: Box<ManifestError>,
     },
 }
 
@@ -154,7 +154,7 @@ impl RenderedTemplate {
     pub fn documents(&self) -> Result<Vec<Document>, TemplateError> {
         let label = format!("<rendered from {}>", self.source_name);
         manifest::parse_documents(&self.yaml, &label)
-            .map_err(|source| TemplateError::Reread { source_name: self.source_name.clone(), source })
+            .map_err(|source| TemplateError::Reread { source_name: self.source_name.clone(), source: Box::new(source) })
     }
 }
 
