@@ -78,7 +78,7 @@ fn inputs(args: &DiffArgs, runtime: &tokio::runtime::Runtime, options: &ClusterO
         (true, true) if args.input.from.is_some() => {
             // Without -n the target namespace is the kubeconfig context's, as clusterctl asks the
             // management cluster's kubeconfig (reading it sends no request).
-            let request = super::render_from::template_request(&args.input, |_| {
+            let request = super::render_from::template_request(&args.input, || {
                 Ok(runtime.block_on(Cluster::connect(options))?.default_namespace().to_string())
             })?;
             Ok(from_template::render_template(&request)?.documents()?)

@@ -18,7 +18,7 @@ use crate::render::from_template::{self, TemplateRequest};
 use super::render::{format_documents, write_out_dir};
 
 pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
-    let request = template_request(&args.input, |_| Ok("default".to_string()))?;
+    let request = template_request(&args.input, || Ok("default".to_string()))?;
     let prepared = from_template::prepare(&request)?;
     if args.list_variables {
         write_stdout(&prepared.list_variables()?)?;
@@ -44,7 +44,7 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
 /// given; it is called only after the flags were checked.
 pub(crate) fn template_request(
     input: &RenderInputArgs,
-    default_namespace: impl FnOnce(&RenderInputArgs) -> anyhow::Result<String>,
+    default_namespace: impl FnOnce() -> anyhow::Result<String>,
 ) -> anyhow::Result<TemplateRequest> {
     let Some(from) = input.from.as_deref() else { bail!("render --from needs a template file or `-`") };
     if input.with_class {
@@ -67,7 +67,7 @@ pub(crate) fn template_request(
     };
     let target_namespace = match &input.namespace {
         Some(namespace) => namespace.clone(),
-        None => default_namespace(input)?,
+        None => default_namespace()?,
     };
     let env = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
     Ok(TemplateRequest {
