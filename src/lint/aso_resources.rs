@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::bundle::{
-    AsoObject, Bundle, CONTAINERSERVICE_GROUP, RECONCILE_POLICY as POLICY_ANNOTATION, spec_root,
+    AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, RECONCILE_POLICY as POLICY_ANNOTATION, spec_root,
 };
 use super::{Sink, escape_segment};
 
@@ -42,7 +42,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             "CAPZ stops with \"no containerservice.azure.com ManagedCluster defined in AzureASOManagedControlPlane spec.resources\"",
         );
         for cluster in clusters {
-            if cluster.value.pointer("/spec/agentPoolProfiles").is_some() {
+            if cluster.value.at("/spec/agentPoolProfiles").is_some() {
                 sink.emit(
                     AGENT_POOL_PROFILES,
                     index,
@@ -96,7 +96,7 @@ fn count_rule(
         // A template's resources are usually filled in by ClusterClass patches, so only a
         // non-empty list without the object says something.
         [] if is_template
-            && doc.value.pointer(&format!("{root}/resources")).and_then(Value::as_array).is_none_or(Vec::is_empty) => {}
+            && doc.value.at(&format!("{root}/resources")).and_then(Value::as_array).is_none_or(Vec::is_empty) => {}
         [] => sink.emit(
             rule,
             index,

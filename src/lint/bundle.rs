@@ -4,7 +4,9 @@
 //! Namespaces: an object without `metadata.namespace` lands in whatever namespace the apply uses,
 //! so it is treated as matching any namespace; two explicit namespaces must be equal.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ops::Range;
 
 use serde_json::Value;
 
@@ -35,11 +37,129 @@ const ASO_HOLDERS: &[&str] = &[
     "AzureASOManagedMachinePoolTemplate",
 ];
 
-/// The documents plus lookups across them.
+/// JSON pointer lookup (RFC 6901) like `Value::pointer`, without the two `String`s serde_json allocates per
+/// token to unescape it: the rules look up a few dozen pointers per document.
+pub(crate) trait At {
+    fn at(&self, pointer: &str) -> Option<&Value>;
+}
+
+impl At for Value {
+    fn at(&self, pointer: &str) -> Option<&Value> {
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        let mut target = self;
+        for token in pointer.strip_prefix('/')?.split('/') {
+            let token: Cow<'_, str> = if token.contains('~') {
+                Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+            } else {
+                Cow::Borrowed(token)
+            };
+            target = match target {
+                Value::Object(map) => map.get(token.as_ref())?,
+                Value::Array(items) => items.get(array_index(&token)?)?,
+                _ => return None,
+            };
+        }
+        Some(target)
+    }
+}
+
+/// An array index token as serde_json reads it: no sign, no leading zero.
+fn array_index(token: &str) -> Option<usize> {
+    if token.starts_with('+') || (token.starts_with('0') && token.len() != 1) {
+        return None;
+    }
+    token.parse().ok()
+}
+
+/// What every rule reads of a document, looked up once.
+#[derive(Debug, Clone, Copy)]
+struct Meta<'a> {
+    group: &'a str,
+    kind: &'a str,
+    name: &'a str,
+    namespace: Option<&'a str>,
+}
+
+/// Items (document or ASO object indexes) of one key, split by namespace so that a lookup only visits the
+/// items whose namespace can match: equal namespaces, or a missing one on either side.
+#[derive(Debug, Default)]
+pub(crate) struct NsIndex<'a> {
+    /// Every item, in input order.
+    all: Vec<usize>,
+    /// Items with an explicit namespace, in input order per namespace.
+    by_namespace: HashMap<&'a str, Vec<usize>>,
+    /// Items without a namespace (they match every namespace), in input order.
+    unnamespaced: Vec<usize>,
+}
+
+impl<'a> NsIndex<'a> {
+    pub(crate) fn push(&mut self, item: usize, namespace: Option<&'a str>) {
+        self.all.push(item);
+        match namespace {
+            Some(namespace) => self.by_namespace.entry(namespace).or_default().push(item),
+            None => self.unnamespaced.push(item),
+        }
+    }
+
+    /// The items whose namespace matches `namespace`, in no particular order.
+    pub(crate) fn matching<'s>(
+        &'s self,
+        namespace: Option<&str>,
+    ) -> impl Iterator<Item = usize> + 's {
+        let (first, second): (&[usize], &[usize]) = match namespace {
+            None => (&self.all, &[]),
+            Some(namespace) => (
+                self.by_namespace
+                    .get(namespace)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default(),
+                &self.unnamespaced,
+            ),
+        };
+        first.iter().chain(second).copied()
+    }
+
+    /// The first item in input order whose namespace matches `namespace` and that satisfies `accept`.
+    pub(crate) fn first(
+        &self,
+        namespace: Option<&str>,
+        mut accept: impl FnMut(usize) -> bool,
+    ) -> Option<usize> {
+        match namespace {
+            None => self.all.iter().copied().find(|&item| accept(item)),
+            Some(namespace) => {
+                let explicit = self
+                    .by_namespace
+                    .get(namespace)
+                    .and_then(|items| items.iter().copied().find(|&item| accept(item)));
+                let open = self.unnamespaced.iter().copied().find(|&item| accept(item));
+                match (explicit, open) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                }
+            }
+        }
+    }
+}
+
+/// The documents plus lookups across them, all built once in [`Bundle::new`] so that every rule runs in
+/// time linear in the bundle (no rule scans the whole bundle per object).
 pub(crate) struct Bundle<'a> {
     pub docs: &'a [Document],
-    /// Documents by `(kind, name)`, in input order: references resolve without scanning the bundle.
-    by_kind_name: HashMap<(&'a str, &'a str), Vec<usize>>,
+    /// Group, kind, name and namespace of every document.
+    meta: Vec<Meta<'a>>,
+    /// Documents by `(group, kind)`, in input order.
+    by_group_kind: HashMap<(&'a str, &'a str), Vec<usize>>,
+    /// Documents by `(kind, name)`, then namespace: references resolve without scanning the bundle.
+    by_kind_name: HashMap<(&'a str, &'a str), NsIndex<'a>>,
+    /// Every ASO object (see [`Bundle::aso_objects`]), in input order.
+    aso: Vec<AsoObject<'a>>,
+    /// Per document, the range of `aso` embedded in it.
+    embedded: Vec<Range<usize>>,
+    /// ASO objects (indexes into `aso`) by `metadata.name`, then namespace of the holding document.
+    aso_by_name: HashMap<&'a str, NsIndex<'a>>,
     /// Control plane document -> the first Cluster whose controlPlaneRef resolves to it.
     cluster_by_control_plane: HashMap<usize, usize>,
     /// Infrastructure machine pool document -> the first MachinePool whose infrastructureRef resolves to it.
@@ -98,23 +218,38 @@ pub(crate) struct AsoObject<'a> {
     /// document of its own.
     pub slot: Option<(&'static str, usize)>,
     pub value: &'a Value,
+    /// API group, kind and `metadata.name`, read once ("" when missing).
+    group: &'a str,
+    kind: &'a str,
+    name: &'a str,
 }
 
 impl<'a> AsoObject<'a> {
+    fn new(doc: usize, slot: Option<(&'static str, usize)>, value: &'a Value) -> Self {
+        let str_at = |pointer: &str| value.at(pointer).and_then(Value::as_str);
+        AsoObject {
+            doc,
+            slot,
+            value,
+            group: split_api_version(str_at("/apiVersion").unwrap_or("")).0,
+            kind: str_at("/kind").unwrap_or(""),
+            name: str_at("/metadata/name").unwrap_or(""),
+        }
+    }
     pub fn group(&self) -> &'a str {
-        split_api_version(self.str_at("/apiVersion").unwrap_or("")).0
+        self.group
     }
     pub fn kind(&self) -> &'a str {
-        self.str_at("/kind").unwrap_or("")
+        self.kind
     }
     pub fn name(&self) -> &'a str {
-        self.str_at("/metadata/name").unwrap_or("")
+        self.name
     }
     pub fn is(&self, group: &str, kind: &str) -> bool {
-        self.group() == group && self.kind() == kind
+        self.kind == kind && self.group == group
     }
     pub fn str_at(&self, pointer: &str) -> Option<&'a str> {
-        self.value.pointer(pointer).and_then(Value::as_str)
+        self.value.at(pointer).and_then(Value::as_str)
     }
     /// Pointer of `suffix` (e.g. `/spec/owner/name`) inside the holding document.
     pub fn pointer(&self, suffix: &str) -> String {
@@ -126,31 +261,78 @@ impl<'a> AsoObject<'a> {
     /// An annotation's value.
     pub fn annotation(&self, key: &str) -> Option<&'a Value> {
         self.value
-            .pointer("/metadata/annotations")
+            .get("metadata")
+            .and_then(|metadata| metadata.get("annotations"))
             .and_then(|annotations| annotations.get(key))
-    }
-}
-
-/// Whether two namespaces can be the same (a missing one matches anything).
-pub(crate) fn namespaces_match(a: Option<&str>, b: Option<&str>) -> bool {
-    match (a, b) {
-        (Some(a), Some(b)) => a == b,
-        _ => true,
     }
 }
 
 impl<'a> Bundle<'a> {
     pub fn new(docs: &'a [Document]) -> Self {
-        let mut by_kind_name: HashMap<(&'a str, &'a str), Vec<usize>> = HashMap::new();
-        for (index, doc) in docs.iter().enumerate() {
-            by_kind_name
-                .entry((doc.kind(), doc.name()))
+        let meta: Vec<Meta<'a>> = docs
+            .iter()
+            .map(|doc| {
+                let str_at = |pointer: &str| doc.value.at(pointer).and_then(Value::as_str);
+                Meta {
+                    group: split_api_version(str_at("/apiVersion").unwrap_or("")).0,
+                    kind: str_at("/kind").unwrap_or(""),
+                    name: str_at("/metadata/name").unwrap_or(""),
+                    namespace: str_at("/metadata/namespace"),
+                }
+            })
+            .collect();
+        let mut by_group_kind: HashMap<(&'a str, &'a str), Vec<usize>> = HashMap::new();
+        let mut by_kind_name: HashMap<(&'a str, &'a str), NsIndex<'a>> = HashMap::new();
+        let mut aso = Vec::new();
+        let mut embedded = Vec::with_capacity(docs.len());
+        for (index, (doc, meta)) in docs.iter().zip(&meta).enumerate() {
+            by_group_kind
+                .entry((meta.group, meta.kind))
                 .or_default()
                 .push(index);
+            by_kind_name
+                .entry((meta.kind, meta.name))
+                .or_default()
+                .push(index, meta.namespace);
+            let start = aso.len();
+            if meta.group.ends_with(".azure.com") {
+                aso.push(AsoObject::new(index, None, &doc.value));
+            } else if meta.group == CAPZ_GROUP && ASO_HOLDERS.contains(&meta.kind) {
+                let root = spec_root_of(meta.kind);
+                let resources = doc.value.at(root).and_then(|spec| spec.get("resources"));
+                if let Some(Value::Array(items)) = resources {
+                    aso.extend(
+                        items
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, item)| item.is_object())
+                            .map(|(slot, value)| AsoObject::new(index, Some((root, slot)), value)),
+                    );
+                }
+            }
+            // Only embedded objects count as `embedded`, not a document that is an ASO object itself.
+            let end = if meta.group.ends_with(".azure.com") {
+                start
+            } else {
+                aso.len()
+            };
+            embedded.push(start..end);
+        }
+        let mut aso_by_name: HashMap<&'a str, NsIndex<'a>> = HashMap::new();
+        for (position, object) in aso.iter().enumerate() {
+            aso_by_name
+                .entry(object.name)
+                .or_default()
+                .push(position, meta[object.doc].namespace);
         }
         let mut bundle = Bundle {
             docs,
+            meta,
+            by_group_kind,
             by_kind_name,
+            aso,
+            embedded,
+            aso_by_name,
             cluster_by_control_plane: HashMap::new(),
             machine_pool_by_infra: HashMap::new(),
         };
@@ -160,13 +342,28 @@ impl<'a> Bundle<'a> {
         bundle
     }
 
-    /// Indexes of the documents of `kind` named `name`, in input order.
-    pub fn named<'s>(&'s self, kind: &'s str, name: &'s str) -> impl Iterator<Item = usize> + 's {
+    /// API group of document `doc` (empty for the core group).
+    pub fn group(&self, doc: usize) -> &'a str {
+        self.meta[doc].group
+    }
+
+    /// `metadata.namespace` of document `doc`, if set.
+    pub fn namespace(&self, doc: usize) -> Option<&'a str> {
+        self.meta[doc].namespace
+    }
+
+    /// The first document in input order of `kind` named `name` whose namespace matches `namespace` and
+    /// that satisfies `accept`.
+    pub fn find_named(
+        &self,
+        kind: &str,
+        name: &str,
+        namespace: Option<&str>,
+        accept: impl FnMut(usize) -> bool,
+    ) -> Option<usize> {
         self.by_kind_name
-            .get(&(kind, name))
-            .into_iter()
-            .flatten()
-            .copied()
+            .get(&(kind, name))?
+            .first(namespace, accept)
     }
 
     /// For every document referenced through `pointer` by a CAPI `kind`, the first such referrer.
@@ -175,7 +372,7 @@ impl<'a> Bundle<'a> {
         for (index, doc) in self.of_kind(CAPI_GROUP, &[kind]) {
             let target = doc
                 .value
-                .pointer(pointer)
+                .at(pointer)
                 .and_then(ObjRef::parse)
                 .and_then(|reference| self.resolve(index, &reference));
             if let Some(target) = target {
@@ -185,42 +382,39 @@ impl<'a> Bundle<'a> {
         map
     }
 
-    /// Documents of `group` and one of `kinds`, with their index.
-    pub fn of_kind<'s>(
-        &'s self,
-        group: &'s str,
-        kinds: &'s [&'s str],
-    ) -> impl Iterator<Item = (usize, &'a Document)> + 's {
-        self.docs
+    /// Documents of `group` and one of `kinds`, with their index, in input order.
+    pub fn of_kind(
+        &self,
+        group: &str,
+        kinds: &[&str],
+    ) -> impl Iterator<Item = (usize, &'a Document)> + use<'a> {
+        let mut indexes: Vec<usize> = kinds
             .iter()
-            .enumerate()
-            .filter(move |(_, doc)| doc.group() == group && kinds.contains(&doc.kind()))
+            .filter_map(|kind| self.by_group_kind.get(&(group, *kind)))
+            .flatten()
+            .copied()
+            .collect();
+        if kinds.len() > 1 {
+            indexes.sort_unstable();
+            indexes.dedup();
+        }
+        let docs = self.docs;
+        indexes.into_iter().map(move |index| (index, &docs[index]))
     }
 
-    /// CAPZ documents of one of `kinds`.
-    pub fn capz<'s>(
-        &'s self,
-        kinds: &'s [&'s str],
-    ) -> impl Iterator<Item = (usize, &'a Document)> + 's {
+    /// CAPZ documents of one of `kinds`, in input order.
+    pub fn capz(&self, kinds: &[&str]) -> impl Iterator<Item = (usize, &'a Document)> + use<'a> {
         self.of_kind(CAPZ_GROUP, kinds)
     }
 
     /// The document a reference from document `from` points at.
     pub fn resolve(&self, from: usize, reference: &ObjRef) -> Option<usize> {
-        let namespace = reference
-            .namespace
-            .as_deref()
-            .or(self.docs[from].namespace());
-        let candidates = self
-            .by_kind_name
-            .get(&(reference.kind.as_str(), reference.name.as_str()))?;
-        candidates.iter().copied().find(|&index| {
-            let doc = &self.docs[index];
+        let namespace = reference.namespace.as_deref().or(self.meta[from].namespace);
+        self.find_named(&reference.kind, &reference.name, namespace, |index| {
             reference
                 .group
                 .as_deref()
-                .is_none_or(|group| group == doc.group())
-                && namespaces_match(namespace, doc.namespace())
+                .is_none_or(|group| group == self.meta[index].group)
         })
     }
 
@@ -238,64 +432,176 @@ impl<'a> Bundle<'a> {
     /// plane, else its `cluster.x-k8s.io/cluster-name` label.
     pub fn cluster_name_of_control_plane(&self, doc: usize) -> Option<&'a str> {
         if let Some(cluster) = self.cluster_for_control_plane(doc) {
-            return Some(self.docs[cluster].name());
+            return Some(self.meta[cluster].name);
         }
         self.docs[doc]
             .value
-            .pointer("/metadata/labels")
+            .at("/metadata/labels")
             .and_then(|labels| labels.get(CLUSTER_NAME_LABEL)?.as_str())
     }
 
     /// The ASO objects embedded in document `doc` (empty for kinds that hold none).
-    pub fn embedded(&self, doc: usize) -> Vec<AsoObject<'a>> {
-        let document = &self.docs[doc];
-        if document.group() != CAPZ_GROUP || !ASO_HOLDERS.contains(&document.kind()) {
-            return Vec::new();
-        }
-        let root = spec_root(document);
-        let Some(Value::Array(items)) = document.value.pointer(&format!("{root}/resources")) else {
-            return Vec::new();
-        };
-        items
-            .iter()
-            .enumerate()
-            .filter(|(_, item)| item.is_object())
-            .map(|(index, value)| AsoObject {
-                doc,
-                slot: Some((root, index)),
-                value,
-            })
-            .collect()
+    pub fn embedded(&self, doc: usize) -> &[AsoObject<'a>] {
+        &self.aso[self.embedded[doc].clone()]
     }
 
-    /// Every ASO object of the bundle: embedded ones and documents of an `*.azure.com` group.
-    pub fn aso_objects(&self) -> Vec<AsoObject<'a>> {
-        let mut objects = Vec::new();
-        for (index, doc) in self.docs.iter().enumerate() {
-            if doc.group().ends_with(".azure.com") {
-                objects.push(AsoObject {
-                    doc: index,
-                    slot: None,
-                    value: &doc.value,
-                });
-            } else {
-                objects.extend(self.embedded(index));
-            }
-        }
-        objects
+    /// Every ASO object of the bundle, in input order: embedded ones and documents of an `*.azure.com` group.
+    pub fn aso_objects(&self) -> &[AsoObject<'a>] {
+        &self.aso
+    }
+
+    /// The ASO objects named `name` whose namespace (see [`Bundle::namespace_of`]) can be `namespace`, in no
+    /// particular order.
+    pub fn aso_named<'s>(
+        &'s self,
+        name: &str,
+        namespace: Option<&'s str>,
+    ) -> impl Iterator<Item = &'s AsoObject<'a>> + 's {
+        self.aso_by_name
+            .get(name)
+            .into_iter()
+            .flat_map(move |index| index.matching(namespace))
+            .map(|position| &self.aso[position])
     }
 
     /// The namespace an ASO object lands in: CAPZ applies embedded objects into its own namespace.
     pub fn namespace_of(&self, object: &AsoObject<'_>) -> Option<&'a str> {
-        self.docs[object.doc].namespace()
+        self.meta[object.doc].namespace
+    }
+}
+
+/// `/spec/template/spec` for template kinds, `/spec` otherwise.
+fn spec_root_of(kind: &str) -> &'static str {
+    if kind.ends_with("Template") {
+        "/spec/template/spec"
+    } else {
+        "/spec"
     }
 }
 
 /// `/spec/template/spec` for template kinds, `/spec` otherwise.
 pub(crate) fn spec_root(doc: &Document) -> &'static str {
-    if doc.kind().ends_with("Template") {
-        "/spec/template/spec"
-    } else {
-        "/spec"
+    spec_root_of(doc.kind())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::parse_documents;
+
+    #[test]
+    fn at_agrees_with_serde_json_pointer() {
+        let value: Value = serde_json::json!({
+            "a": {"b/c": [10, {"d~e": "x", "": "empty"}], "0": "zero", "01": "one"},
+            "list": ["p", "q"],
+        });
+        for pointer in [
+            "",
+            "/",
+            "a",
+            "/a",
+            "/a/b~1c",
+            "/a/b~1c/0",
+            "/a/b~1c/1/d~0e",
+            "/a/b~1c/1/",
+            "/a/b~1c/01",
+            "/a/b~1c/+1",
+            "/a/b~1c/2",
+            "/a/0",
+            "/a/01",
+            "/list/1",
+            "/list/-",
+            "/list/1/x",
+            "/a/b/c",
+            "/a/b~1c/1/d~01",
+            "//",
+        ] {
+            assert_eq!(value.at(pointer), value.pointer(pointer), "{pointer:?}");
+        }
+    }
+
+    #[test]
+    fn ns_index_first_takes_input_order_across_explicit_and_missing_namespaces() {
+        let mut index = NsIndex::default();
+        index.push(0, Some("a"));
+        index.push(1, None);
+        index.push(2, Some("b"));
+        index.push(3, Some("a"));
+        assert_eq!(index.first(Some("a"), |_| true), Some(0));
+        assert_eq!(
+            index.first(Some("b"), |_| true),
+            Some(1),
+            "no namespace matches b"
+        );
+        assert_eq!(index.first(Some("b"), |i| i != 1), Some(2));
+        assert_eq!(index.first(Some("c"), |_| true), Some(1));
+        assert_eq!(index.first(Some("c"), |i| i != 1), None);
+        assert_eq!(index.first(None, |i| i > 1), Some(2));
+        let mut a: Vec<usize> = index.matching(Some("a")).collect();
+        a.sort();
+        assert_eq!(a, [0, 1, 3]);
+        assert_eq!(index.matching(None).count(), 4);
+    }
+
+    #[test]
+    fn of_kind_keeps_input_order_across_kinds_and_embedded_objects_are_indexed_once() {
+        let yaml = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata: {name: p1}
+spec:
+  resources:
+  - {apiVersion: containerservice.azure.com/v1api20240901, kind: ManagedClustersAgentPool, metadata: {name: a}}
+  - not-an-object
+  - {apiVersion: containerservice.azure.com/v1api20240901, kind: ManagedClustersAgentPool, metadata: {name: b}}
+---
+apiVersion: resources.azure.com/v1api20200601
+kind: ResourceGroup
+metadata: {name: rg}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedControlPlaneTemplate
+metadata: {name: t}
+spec:
+  template:
+    spec:
+      resources:
+      - {apiVersion: containerservice.azure.com/v1api20240901, kind: ManagedCluster, metadata: {name: mc}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata: {name: p2}
+";
+        let docs = parse_documents(yaml, "t.yaml").unwrap();
+        let bundle = Bundle::new(&docs);
+        let order: Vec<usize> = bundle
+            .capz(&[
+                "AzureASOManagedMachinePool",
+                "AzureASOManagedControlPlaneTemplate",
+            ])
+            .map(|(index, _)| index)
+            .collect();
+        assert_eq!(order, [0, 2, 3]);
+        let names: Vec<(&str, usize, Option<(&str, usize)>)> = bundle
+            .aso_objects()
+            .iter()
+            .map(|o| (o.name(), o.doc, o.slot))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("a", 0, Some(("/spec", 0))),
+                ("b", 0, Some(("/spec", 2))),
+                ("rg", 1, None),
+                ("mc", 2, Some(("/spec/template/spec", 0))),
+            ]
+        );
+        assert_eq!(bundle.embedded(0).len(), 2);
+        assert!(
+            bundle.embedded(1).is_empty(),
+            "a document of its own is not embedded"
+        );
+        assert_eq!(bundle.embedded(2)[0].kind(), "ManagedCluster");
+        assert!(bundle.embedded(3).is_empty());
+        assert_eq!(bundle.aso_named("b", Some("x")).count(), 1);
     }
 }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::bundle::{Bundle, CONTAINERSERVICE_GROUP, CREDENTIAL_FROM, namespaces_match};
+use super::bundle::{At, Bundle, CONTAINERSERVICE_GROUP, CREDENTIAL_FROM};
 use super::{Sink, escape_segment};
 
 pub(crate) const CREDENTIAL_SECRET: &str = "capz-credential-secret";
@@ -22,10 +22,11 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 continue;
             };
             let namespace = bundle.namespace_of(&object);
-            let present = bundle.named("Secret", secret).any(|index| {
-                let doc = &bundle.docs[index];
-                doc.api_version() == "v1" && namespaces_match(doc.namespace(), namespace)
-            });
+            let present = bundle
+                .find_named("Secret", secret, namespace, |index| {
+                    bundle.docs[index].api_version() == "v1"
+                })
+                .is_some();
             if !present {
                 let where_ = namespace
                     .map(|ns| format!(" in namespace {ns:?}"))
@@ -70,12 +71,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     }
     if sink.wants(&[EMPTY_SSH_KEY]) {
         for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
-            if doc
-                .value
-                .pointer("/spec/sshPublicKey")
-                .and_then(Value::as_str)
-                == Some("")
-            {
+            if doc.value.at("/spec/sshPublicKey").and_then(Value::as_str) == Some("") {
                 sink.emit(
                     EMPTY_SSH_KEY,
                     index,

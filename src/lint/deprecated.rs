@@ -31,7 +31,8 @@ fn aso_replacement(kind: &str) -> Option<String> {
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     for (index, doc) in bundle.docs.iter().enumerate() {
-        if doc.group() == CAPZ_GROUP {
+        let group = bundle.group(index);
+        if group == CAPZ_GROUP {
             if let Some(replacement) = aso_replacement(doc.kind()) {
                 sink.emit(
                     DEPRECATED_API,
@@ -55,7 +56,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                     ),
                 );
             }
-        } else if CAPI_GROUPS.contains(&doc.group()) && doc.version() == "v1beta1" {
+        } else if CAPI_GROUPS.contains(&group) && doc.version() == "v1beta1" {
             sink.emit(
                 CAPI_V1BETA1,
                 index,

@@ -5,7 +5,9 @@
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{AsoObject, Bundle, CONTAINERSERVICE_GROUP, REPLICAS_MANAGED_BY, spec_root};
+use super::bundle::{
+    AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, REPLICAS_MANAGED_BY, spec_root,
+};
 
 pub(crate) const KUBERNETES_VERSION_MISMATCH: &str = "capz-kubernetes-version-mismatch";
 pub(crate) const ORCHESTRATOR_VERSION_MISMATCH: &str = "capz-orchestrator-version-mismatch";
@@ -50,7 +52,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         let version_pointer = format!("{}/version", spec_root(doc));
         let capz_version = doc
             .value
-            .pointer(&version_pointer)
+            .at(&version_pointer)
             .and_then(Value::as_str)
             .map(trim_v)
             .unwrap_or("");
@@ -65,7 +67,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 format!(
                     "kubernetesVersion {user:?} conflicts with {version_pointer} ({:?}): CAPZ sets it to {capz_version:?} \
                      and fails with an Incompatible error. Remove kubernetesVersion or set it to {capz_version:?}",
-                    doc.value.pointer(&version_pointer).and_then(Value::as_str).unwrap_or("")
+                    doc.value.at(&version_pointer).and_then(Value::as_str).unwrap_or("")
                 ),
             );
         }
@@ -76,7 +78,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             for (network, field) in [("services", "serviceCidr"), ("pods", "podCidr")] {
                 let capi = owner_doc
                     .value
-                    .pointer(&format!("/spec/clusterNetwork/{network}/cidrBlocks/0"))
+                    .at(&format!("/spec/clusterNetwork/{network}/cidrBlocks/0"))
                     .and_then(Value::as_str);
                 let pointer = format!("/spec/networkProfile/{field}");
                 if let (Some(capi), Some(user)) = (capi, cluster.str_at(&pointer))
@@ -107,7 +109,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         let machine_pool = &bundle.docs[machine_pool];
         let mp_version = machine_pool
             .value
-            .pointer("/spec/template/spec/version")
+            .at("/spec/template/spec/version")
             .and_then(Value::as_str)
             .unwrap_or("");
         if !mp_version.is_empty()
@@ -129,16 +131,16 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         }
         let replicas = machine_pool
             .value
-            .pointer("/spec/replicas")
+            .at("/spec/replicas")
             .and_then(Value::as_i64);
         let pool_autoscaling = pool
             .value
-            .pointer("/spec/enableAutoScaling")
+            .at("/spec/enableAutoScaling")
             .and_then(Value::as_bool)
             == Some(true);
         let manager = machine_pool
             .value
-            .pointer("/metadata/annotations")
+            .at("/metadata/annotations")
             .and_then(|annotations| annotations.get(REPLICAS_MANAGED_BY));
         if pool_autoscaling
             && let Some(manager) = manager
@@ -157,7 +159,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             );
         }
         let autoscaled = pool_autoscaling || manager.is_some();
-        let count = pool.value.pointer("/spec/count").and_then(Value::as_i64);
+        let count = pool.value.at("/spec/count").and_then(Value::as_i64);
         if let (Some(replicas), Some(count)) = (replicas, count)
             && replicas != count
         {

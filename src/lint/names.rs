@@ -7,7 +7,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{AsoObject, Bundle, CONTAINERSERVICE_GROUP};
+use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP};
 
 pub(crate) const DNS_PREFIX: &str = "capz-dns-prefix";
 pub(crate) const RESERVED_NAME: &str = "capz-reserved-name";
@@ -61,7 +61,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         if doc.kind() != "AzureManagedControlPlane" {
             continue;
         }
-        match doc.value.pointer("/spec/dnsPrefix") {
+        match doc.value.at("/spec/dnsPrefix") {
             Some(Value::String(prefix)) => {
                 if !DNS_PREFIX_PATTERN.is_match(prefix) {
                     sink.emit(

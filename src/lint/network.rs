@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{AsoObject, Bundle, CONTAINERSERVICE_GROUP, spec_root};
+use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, spec_root};
 
 pub(crate) const CLUSTER_NETWORK_CIDRS: &str = "capz-cluster-network-cidrs";
 pub(crate) const DNS_SERVICE_IP: &str = "capz-dns-service-ip";
@@ -91,7 +91,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             let pointer = "/spec/template/spec/virtualNetwork/name";
             if let Some(name) = doc
                 .value
-                .pointer(pointer)
+                .at(pointer)
                 .and_then(Value::as_str)
                 .filter(|n| !n.is_empty())
             {
@@ -117,7 +117,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             let blocks = |network: &str| -> Vec<&str> {
                 cluster_doc
                     .value
-                    .pointer(&format!("/spec/clusterNetwork/{network}/cidrBlocks"))
+                    .at(&format!("/spec/clusterNetwork/{network}/cidrBlocks"))
                     .and_then(Value::as_array)
                     .map(|items| items.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default()
@@ -137,10 +137,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                     );
                 }
             }
-            if let Some(dns_service_ip) = doc
-                .value
-                .pointer("/spec/dnsServiceIP")
-                .and_then(Value::as_str)
+            if let Some(dns_service_ip) = doc.value.at("/spec/dnsServiceIP").and_then(Value::as_str)
                 && let Some(problem) = dns_service_ip_problem(dns_service_ip, &blocks("services"))
             {
                 sink.emit(DNS_SERVICE_IP, index, "/spec/dnsServiceIP", problem);
@@ -155,7 +152,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             let root = spec_root(doc);
             let field = |name: &str| {
                 doc.value
-                    .pointer(&format!("{root}/{name}"))
+                    .at(&format!("{root}/{name}"))
                     .and_then(Value::as_str)
             };
             let settings = Settings {

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::Sink;
 use super::bundle::{
-    AsoObject, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, ObjRef, namespaces_match, spec_root,
+    AsoObject, At, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, NsIndex, ObjRef, spec_root,
 };
 
 pub(crate) const POOL_NAME: &str = "capz-pool-name";
@@ -34,7 +34,7 @@ struct Pool {
 
 fn string_at(value: &Value, pointer: &str) -> Option<String> {
     value
-        .pointer(pointer)
+        .at(pointer)
         .and_then(Value::as_str)
         .map(str::to_string)
 }
@@ -156,14 +156,13 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         }
     }
     if sink.wants(&[SYSTEM_POOL_REQUIRED]) {
-        let mut pools_by_cluster: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut pools_by_cluster: HashMap<&str, NsIndex<'_>> = HashMap::new();
         for (index, pool) in bundle.of_kind(CAPI_GROUP, &["MachinePool"]) {
-            if let Some(cluster) = pool
-                .value
-                .pointer("/spec/clusterName")
-                .and_then(Value::as_str)
-            {
-                pools_by_cluster.entry(cluster).or_default().push(index);
+            if let Some(cluster) = pool.value.at("/spec/clusterName").and_then(Value::as_str) {
+                pools_by_cluster
+                    .entry(cluster)
+                    .or_default()
+                    .push(index, bundle.namespace(index));
             }
         }
         for (index, _) in bundle.of_kind(CAPI_GROUP, &["Cluster"]) {
@@ -186,10 +185,10 @@ fn mode_of_infra(bundle: &Bundle<'_>, infra: usize) -> Mode {
         "AzureASOManagedMachinePool" | "AzureASOManagedMachinePoolTemplate" => {
             match bundle
                 .embedded(infra)
-                .into_iter()
+                .iter()
                 .find(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool"))
             {
-                Some(object) => aso_pool(&object),
+                Some(object) => aso_pool(object),
                 None => return Mode::Unknown,
             }
         }
@@ -204,20 +203,16 @@ fn mode_of_infra(bundle: &Bundle<'_>, infra: usize) -> Mode {
 fn check_cluster_has_system_pool(
     bundle: &Bundle<'_>,
     cluster: usize,
-    pools_by_cluster: &HashMap<&str, Vec<usize>>,
+    pools_by_cluster: &HashMap<&str, NsIndex<'_>>,
     sink: &mut Sink<'_>,
 ) {
     let doc = &bundle.docs[cluster];
-    if doc
-        .value
-        .pointer("/spec/topology")
-        .is_some_and(Value::is_object)
-    {
+    if doc.value.at("/spec/topology").is_some_and(Value::is_object) {
         return check_topology_cluster(bundle, cluster, sink);
     }
     let Some(control_plane) = doc
         .value
-        .pointer("/spec/controlPlaneRef")
+        .at("/spec/controlPlaneRef")
         .and_then(ObjRef::parse)
     else {
         return;
@@ -226,19 +221,17 @@ fn check_cluster_has_system_pool(
         return;
     }
     let mut pools = 0;
+    // Which pool decides does not depend on their order: any System, unknown or unresolved pool ends the check.
     let candidates = pools_by_cluster
         .get(doc.name())
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    for &index in candidates {
+        .into_iter()
+        .flat_map(|index| index.matching(bundle.namespace(cluster)));
+    for index in candidates {
         let pool = &bundle.docs[index];
-        if !namespaces_match(pool.namespace(), doc.namespace()) {
-            continue;
-        }
         pools += 1;
         let infra = pool
             .value
-            .pointer("/spec/template/spec/infrastructureRef")
+            .at("/spec/template/spec/infrastructureRef")
             .and_then(ObjRef::parse)
             .and_then(|reference| bundle.resolve(index, &reference));
         match infra.map(|infra| mode_of_infra(bundle, infra)) {
@@ -282,31 +275,30 @@ fn check_topology_cluster(bundle: &Bundle<'_>, cluster: usize, sink: &mut Sink<'
     let class_namespace = class_namespace
         .filter(|ns| !ns.is_empty())
         .or(doc.namespace());
-    let Some((class_index, class)) =
-        bundle
-            .of_kind(CAPI_GROUP, &["ClusterClass"])
-            .find(|(_, class)| {
-                class.name() == class_name && namespaces_match(class.namespace(), class_namespace)
-            })
+    let Some(class_index) =
+        bundle.find_named("ClusterClass", class_name, class_namespace, |index| {
+            bundle.group(index) == CAPI_GROUP
+        })
     else {
         return;
     };
+    let class = &bundle.docs[class_index];
     let control_plane_kind = class
         .value
-        .pointer("/spec/controlPlane/ref/kind")
-        .or_else(|| class.value.pointer("/spec/controlPlane/templateRef/kind"))
+        .at("/spec/controlPlane/ref/kind")
+        .or_else(|| class.value.at("/spec/controlPlane/templateRef/kind"))
         .and_then(Value::as_str);
     if !control_plane_kind.is_some_and(|kind| AKS_CONTROL_PLANE_TEMPLATES.contains(&kind)) {
         return;
     }
     let empty = Vec::new();
     let pools = topology
-        .pointer("/workers/machinePools")
+        .at("/workers/machinePools")
         .and_then(Value::as_array)
         .unwrap_or(&empty);
     let classes = class
         .value
-        .pointer("/spec/workers/machinePools")
+        .at("/spec/workers/machinePools")
         .and_then(Value::as_array)
         .unwrap_or(&empty);
     for pool in pools {
@@ -320,8 +312,8 @@ fn check_topology_cluster(bundle: &Bundle<'_>, cluster: usize, sink: &mut Sink<'
             return;
         };
         let infra = definition
-            .pointer("/template/infrastructure/ref")
-            .or_else(|| definition.pointer("/infrastructure/templateRef"))
+            .at("/template/infrastructure/ref")
+            .or_else(|| definition.at("/infrastructure/templateRef"))
             .and_then(ObjRef::parse)
             .and_then(|reference| bundle.resolve(class_index, &reference));
         match infra.map(|infra| mode_of_infra(bundle, infra)) {

@@ -2,14 +2,10 @@
 //! configRef and ClusterClass template refs, and ASO's `spec.owner` of the resources CAPZ applies
 //! (controllers/resource_reconciler.go `reconcile` puts them in the CAPZ object's namespace).
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{
-    AsoObject, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, ObjRef, namespaces_match,
-};
+use super::bundle::{AsoObject, At, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, ObjRef};
 
 pub(crate) const UNRESOLVED_REF: &str = "capz-unresolved-ref";
 pub(crate) const UNRESOLVED_OWNER: &str = "capz-unresolved-owner";
@@ -44,7 +40,7 @@ fn expand(value: &Value, pattern: &str) -> Vec<String> {
         let mut next = Vec::new();
         for pointer in pointers {
             if segment == "*" {
-                if let Some(Value::Array(items)) = value.pointer(&pointer) {
+                if let Some(Value::Array(items)) = value.at(&pointer) {
                     next.extend((0..items.len()).map(|index| format!("{pointer}/{index}")));
                 }
             } else {
@@ -55,7 +51,7 @@ fn expand(value: &Value, pattern: &str) -> Vec<String> {
     }
     pointers
         .into_iter()
-        .filter(|pointer| value.pointer(pointer).is_some())
+        .filter(|pointer| value.at(pointer).is_some())
         .collect()
 }
 
@@ -70,8 +66,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             };
             for pattern in patterns {
                 for pointer in expand(&doc.value, pattern) {
-                    let Some(reference) = doc.value.pointer(&pointer).and_then(ObjRef::parse)
-                    else {
+                    let Some(reference) = doc.value.at(&pointer).and_then(ObjRef::parse) else {
                         continue;
                     };
                     if bundle.resolve(index, &reference).is_some() {
@@ -98,13 +93,8 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         }
     }
     if sink.wants(&[UNRESOLVED_OWNER]) {
-        let objects = bundle.aso_objects();
-        let mut by_name: HashMap<&str, Vec<AsoObject<'_>>> = HashMap::new();
-        for object in &objects {
-            by_name.entry(object.name()).or_default().push(*object);
-        }
-        for object in &objects {
-            check_owner(bundle, object, &by_name, sink);
+        for object in bundle.aso_objects() {
+            check_owner(bundle, object, sink);
         }
     }
 }
@@ -124,17 +114,8 @@ fn expected_owner(object: &AsoObject<'_>) -> Option<(&'static str, &'static str)
     }
 }
 
-fn check_owner(
-    bundle: &Bundle<'_>,
-    object: &AsoObject<'_>,
-    by_name: &HashMap<&str, Vec<AsoObject<'_>>>,
-    sink: &mut Sink<'_>,
-) {
-    let Some(owner) = object
-        .value
-        .pointer("/spec/owner")
-        .and_then(Value::as_object)
-    else {
+fn check_owner(bundle: &Bundle<'_>, object: &AsoObject<'_>, sink: &mut Sink<'_>) {
+    let Some(owner) = object.value.at("/spec/owner").and_then(Value::as_object) else {
         return;
     };
     // An ARM id points outside Kubernetes.
@@ -161,12 +142,9 @@ fn check_owner(
     };
     let expected = explicit.or_else(|| expected_owner(object));
     let namespace = bundle.namespace_of(object);
-    let candidates = by_name.get(name).map(Vec::as_slice).unwrap_or_default();
-    let found = candidates.iter().any(|candidate| {
-        candidate.name() == name
-            && !(candidate.doc == object.doc && candidate.slot == object.slot)
+    let found = bundle.aso_named(name, namespace).any(|candidate| {
+        !(candidate.doc == object.doc && candidate.slot == object.slot)
             && expected.is_none_or(|(group, kind)| candidate.is(group, kind))
-            && namespaces_match(bundle.namespace_of(candidate), namespace)
     });
     if found {
         return;

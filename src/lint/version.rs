@@ -7,7 +7,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{Bundle, spec_root};
+use super::bundle::{At, Bundle, spec_root};
 
 pub(crate) const VERSION_FORMAT: &str = "capz-version-format";
 pub(crate) const VERSION_V_PREFIX: &str = "capz-version-v-prefix";
@@ -36,7 +36,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         "AzureManagedControlPlaneTemplate",
     ]) {
         let pointer = format!("{}/version", spec_root(doc));
-        let version = match doc.value.pointer(&pointer) {
+        let version = match doc.value.at(&pointer) {
             Some(Value::String(version)) => version.as_str(),
             // A missing or non-string version is the schema's business (the field is required there).
             _ => continue,

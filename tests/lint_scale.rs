@@ -1,0 +1,271 @@
+//! The CAPZ rules on a large bundle find exactly what they find on each of its parts: N copies of a small
+//! multi-cluster fixture (AKS, aks-aso and topology Clusters, each broken in many ways) yield the findings of
+//! every copy checked alone, shifted by the copy's line offset. Catches indexes in `lint::bundle` that mix up
+//! objects across clusters (same names in other namespaces, same namespace with other names) or lose some.
+
+use std::collections::BTreeSet;
+
+use capz::lint::{RuleSelection, check};
+use capz::manifest::parse_documents;
+use capz::report::Finding;
+
+/// One copy: `@N@` is replaced by a per-copy suffix (or a fixed one), `@NS@` by the namespace.
+const FIXTURE: &str = r#"apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: aks-@N@, namespace: @NS@}
+spec:
+  clusterNetwork:
+    services: {cidrBlocks: [10.0.0.0/16]}
+    pods: {cidrBlocks: [192.168.0.0/16, 10.244.0.0/16]}
+  controlPlaneRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlane, name: aks-@N@}
+  infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedCluster, name: aks-@N@}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata: {name: aks-@N@, namespace: @NS@}
+spec:
+  version: 1.33.2
+  dnsPrefix: -bad
+  dnsServiceIP: 10.0.0.53
+  sshPublicKey: ""
+  networkPlugin: kubenet
+  networkPluginMode: overlay
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: aks-@N@-mp0, namespace: @NS@}
+spec:
+  clusterName: aks-@N@
+  replicas: 1
+  template:
+    spec:
+      clusterName: aks-@N@
+      bootstrap: {dataSecretName: ""}
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePool, name: aks-@N@-mp0}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePool
+metadata: {name: aks-@N@-mp0, namespace: @NS@}
+spec: {mode: User, name: Pool-0, sku: Standard_D2s_v3}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePool
+metadata: {name: aks-@N@-win, namespace: @NS@}
+spec: {mode: System, name: win0, osType: Windows, sku: Standard_D2s_v3}
+---
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata: {name: aso-@N@, namespace: @NS@}
+spec:
+  clusterNetwork:
+    services: {cidrBlocks: [10.0.0.0/16]}
+    pods: {cidrBlocks: [192.168.0.0/16]}
+  controlPlaneRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: AzureASOManagedControlPlane, name: aso-@N@}
+  infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: AzureASOManagedCluster, name: aso-@N@}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedCluster
+metadata: {name: aso-@N@, namespace: @NS@}
+spec:
+  resources:
+  - apiVersion: resources.azure.com/v1api20200601
+    kind: ResourceGroup
+    metadata:
+      name: rg-@N@
+      annotations: {serviceoperator.azure.com/credential-from: aso-credentials}
+    spec: {location: westeurope}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedControlPlane
+metadata: {name: aso-@N@, namespace: @NS@}
+spec:
+  version: v1.33.2
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedCluster
+    metadata:
+      name: aso-@N@
+      annotations: {serviceoperator.azure.com/reconcile-policy: manage}
+    spec:
+      dnsPrefix: aso-@N@
+      kubernetesVersion: 1.32.0
+      owner: {name: rg-other-@N@}
+      networkProfile: {serviceCidr: 10.1.0.0/16, networkPlugin: kubenet, networkPluginMode: overlay}
+      agentPoolProfiles: []
+      operatorSpec:
+        secrets:
+          userCredentials: {name: aso-@N@-kubeconfig, key: value}
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedCluster
+    metadata: {name: aso-@N@-windows}
+    spec: {owner: {name: rg-@N@}}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata:
+  name: aso-@N@-mp0
+  namespace: @NS@
+  annotations: {cluster.x-k8s.io/replicas-managed-by: external-autoscaler}
+spec:
+  clusterName: aso-@N@
+  replicas: 2
+  template:
+    spec:
+      clusterName: aso-@N@
+      version: v1.33.2
+      bootstrap: {dataSecretName: ""}
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedMachinePool, name: aso-@N@-mp0}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata: {name: aso-@N@-mp0, namespace: @NS@}
+spec:
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedClustersAgentPool
+    metadata: {name: aso-@N@-mp0}
+    spec: {azureName: pool0, mode: User, owner: {name: aso-@N@}, orchestratorVersion: 1.32.0, enableAutoScaling: true, count: 3}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: aso-@N@-mp1, namespace: @NS@}
+spec:
+  clusterName: aso-@N@
+  replicas: 1
+  template:
+    spec:
+      clusterName: aso-@N@
+      version: v1.33.2
+      bootstrap: {dataSecretName: ""}
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedMachinePool, name: aso-@N@-mp1}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata: {name: aso-@N@-mp1, namespace: @NS@}
+spec:
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedClustersAgentPool
+    metadata: {name: aso-@N@-mp1}
+    spec: {azureName: winpool1, osType: Windows, mode: User, owner: {name: aso-@N@}, count: 5}
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedClustersAgentPool
+    metadata: {name: aso-@N@-mp2}
+    spec: {mode: System, owner: {name: aso-@N@-missing}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
+kind: AzureASOManagedControlPlane
+metadata: {name: aso2-@N@, namespace: @NS@}
+spec:
+  version: v1.33.2
+  resources:
+  - apiVersion: resources.azure.com/v1api20200601
+    kind: ResourceGroup
+    metadata: {name: aso2-@N@}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: topo-@N@, namespace: @NS@}
+spec:
+  topology:
+    class: class-@N@
+    version: v1.33.2
+    workers:
+      machinePools:
+      - {class: worker, name: mp-0}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: ClusterClass
+metadata: {name: class-@N@, namespace: @NS@}
+spec:
+  controlPlane:
+    ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlaneTemplate, name: cp-@N@}
+  infrastructure:
+    ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedClusterTemplate, name: ic-@N@}
+  workers:
+    machinePools:
+    - class: worker
+      template:
+        bootstrap: {ref: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfigTemplate, name: boot-@N@}}
+        infrastructure: {ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePoolTemplate, name: worker-@N@}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlaneTemplate
+metadata: {name: cp-@N@, namespace: @NS@}
+spec:
+  template:
+    spec:
+      version: v1.33
+      virtualNetwork: {name: shared-vnet, cidrBlock: 10.0.0.0/8}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePoolTemplate
+metadata: {name: worker-@N@, namespace: @NS@}
+spec:
+  template:
+    spec: {mode: User, name: worker, sku: Standard_D2s_v3}
+"#;
+
+fn copy(suffix: &str, namespace: &str) -> String {
+    FIXTURE.replace("@N@", suffix).replace("@NS@", namespace)
+}
+
+fn findings(text: &str) -> Vec<Finding> {
+    let documents = parse_documents(text, "bundle.yaml").expect("fixture parses");
+    check(&documents, &RuleSelection::all())
+}
+
+/// Checks N copies as one bundle against each copy checked alone.
+fn assert_bundle_equals_parts(copies: &[String]) {
+    let mut bundle = String::new();
+    let mut expected = Vec::new();
+    for text in copies {
+        let offset = bundle.lines().count();
+        expected.extend(findings(text).into_iter().map(|mut finding| {
+            finding.line += offset;
+            finding
+        }));
+        bundle.push_str(text);
+        bundle.push_str("---\n");
+    }
+    let found = findings(&bundle);
+    assert_eq!(found.len(), expected.len(), "number of findings");
+    for (index, (found, expected)) in found.iter().zip(&expected).enumerate() {
+        assert_eq!(found, expected, "finding {index}");
+    }
+}
+
+#[test]
+fn one_copy_fires_most_rules() {
+    let found = findings(&copy("0", "ns-0"));
+    let fired: BTreeSet<&str> = found.iter().map(|f| f.rule.as_str()).collect();
+    let all: BTreeSet<&str> = capz::lint::rules().iter().map(|rule| rule.id).collect();
+    let silent: Vec<&&str> = all.difference(&fired).collect();
+    // The fixture is meant to exercise every rule, so that the copies below compare something.
+    assert!(
+        silent.is_empty(),
+        "rules the fixture does not fire: {silent:?}"
+    );
+}
+
+#[test]
+fn distinct_names_and_namespaces() {
+    let copies: Vec<String> = (0..100)
+        .map(|i| copy(&format!("{i:03}"), &format!("ns-{i:03}")))
+        .collect();
+    assert_bundle_equals_parts(&copies);
+}
+
+#[test]
+fn same_names_in_distinct_namespaces() {
+    let copies: Vec<String> = (0..100).map(|i| copy("x", &format!("ns-{i:03}"))).collect();
+    assert_bundle_equals_parts(&copies);
+}
+
+#[test]
+fn distinct_names_in_one_namespace() {
+    let copies: Vec<String> = (0..100)
+        .map(|i| copy(&format!("{i:03}"), "shared"))
+        .collect();
+    assert_bundle_equals_parts(&copies);
+}
