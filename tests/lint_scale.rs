@@ -30,6 +30,9 @@ spec:
   sshPublicKey: ""
   networkPlugin: kubenet
   networkPluginMode: overlay
+  loadBalancerProfile: {idleTimeoutInMinutes: 3}
+  apiServerAccessProfile: {authorizedIPRanges: [203.0.113.7]}
+  autoscalerProfile: {scaleDownUtilizationThreshold: "2"}
 ---
 apiVersion: cluster.x-k8s.io/v1beta1
 kind: MachinePool
@@ -52,6 +55,18 @@ apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
 kind: AzureManagedMachinePool
 metadata: {name: aks-@N@-win, namespace: @NS@}
 spec: {mode: System, name: win0, osType: Windows, sku: Standard_D2s_v3}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: aks-@N@-win, namespace: @NS@}
+spec:
+  clusterName: other-@N@
+  replicas: 0
+  template:
+    spec:
+      clusterName: other-@N@
+      bootstrap: {dataSecretName: ""}
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePool, name: aks-@N@-win}
 ---
 apiVersion: cluster.x-k8s.io/v1beta2
 kind: Cluster

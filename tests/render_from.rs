@@ -217,6 +217,7 @@ fn flavor_and_from_do_not_mix() {
 #[test]
 fn validate_names_lines_of_the_printed_output() {
     let out = aks_env(&mut capz())
+        .env("WORKER_MACHINE_COUNT", "2")
         .args(["render", "--from", AKS, "my-cluster", "--kubernetes-version", "v1.33.2", "--validate"])
         .output()
         .unwrap();
@@ -226,6 +227,30 @@ fn validate_names_lines_of_the_printed_output() {
     let line = stdout.lines().position(|l| l.trim_start().starts_with("sshPublicKey:")).expect("printed") + 1;
     assert!(stderr.contains(&format!("<rendered>:{line}: warning: AzureManagedControlPlane/my-cluster: /spec/sshPublicKey")), "{stderr}");
     assert!(stderr.contains("8 objects: 8 valid, 0 invalid"), "{stderr}");
+}
+
+/// Like clusterctl, `--from` injects WORKER_MACHINE_COUNT=0 when it is not given, so CAPZ's aks template puts
+/// its System pool at replicas 0, which AKS rejects: `--validate` says so on the printed MachinePool.
+#[test]
+fn validate_flags_the_system_pool_clusterctl_scales_to_zero() {
+    let out = aks_env(&mut capz())
+        .env_remove("WORKER_MACHINE_COUNT")
+        .args(["render", "--from", AKS, "my-cluster", "--kubernetes-version", "v1.33.2", "--validate"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "an error finding");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let pool0 = stdout.find("name: my-cluster-pool0").expect("pool0 printed");
+    let line = stdout[..pool0].lines().count()
+        + stdout[pool0..].lines().position(|l| l.trim_start().starts_with("replicas: 0")).expect("replicas 0");
+    assert!(
+        stderr.contains(&format!(
+            "<rendered>:{line}: error: MachinePool/my-cluster-pool0: /spec/replicas: replicas is 0"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("[capz-system-pool-replicas]").count(), 1, "the User pool may have 0: {stderr}");
 }
 
 #[test]

@@ -76,7 +76,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     }
     for (index, _) in bundle.docs.iter().enumerate() {
         for object in bundle.embedded(index) {
-            check_reconcile_policy(&object, sink);
+            check_reconcile_policy(object, sink);
         }
     }
 }

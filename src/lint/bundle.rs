@@ -581,7 +581,8 @@ metadata: {name: p2}
             .map(|(index, _)| index)
             .collect();
         assert_eq!(order, [0, 2, 3]);
-        let names: Vec<(&str, usize, Option<(&str, usize)>)> = bundle
+        type Row<'s> = (&'s str, usize, Option<(&'s str, usize)>);
+        let names: Vec<Row<'_>> = bundle
             .aso_objects()
             .iter()
             .map(|o| (o.name(), o.doc, o.slot))

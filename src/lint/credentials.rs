@@ -21,7 +21,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             else {
                 continue;
             };
-            let namespace = bundle.namespace_of(&object);
+            let namespace = bundle.namespace_of(object);
             let present = bundle
                 .find_named("Secret", secret, namespace, |index| {
                     bundle.docs[index].api_version() == "v1"

@@ -12,6 +12,7 @@ mod mutators;
 mod names;
 mod network;
 mod pools;
+mod profiles;
 mod refs;
 mod version;
 
@@ -97,6 +98,12 @@ static RULES: &[RuleInfo] = &[
         Severity::Error,
         "Every AKS Cluster needs at least one MachinePool whose agent pool has mode System.",
         "validateLastSystemNodePool (internal/webhooks/azuremanagedmachinepool_validation.go)",
+    ),
+    rule(
+        pools::SYSTEM_POOL_REPLICAS,
+        Severity::Error,
+        "A System agent pool needs at least one node: its MachinePool's spec.replicas must not be 0 (unless AKS autoscales the pool), and an autoscaled System pool's minCount (scaling.minSize) must be at least 1.",
+        "AKS system pool minimum (learn.microsoft.com/azure/aks/use-system-pools); CAPZ copies MachinePool replicas into the agent pool count (setAgentPoolCount, pkg/mutators/azureasomanagedmachinepool.go; ManagedMachinePoolScope.AgentPoolSpec, azure/scope/managedmachinepool.go)",
     ),
     rule(
         aso_resources::MANAGED_CLUSTER_COUNT,
@@ -211,6 +218,24 @@ static RULES: &[RuleInfo] = &[
         Severity::Warning,
         "AzureManagedControlPlaneTemplate must not name its virtual network: every Cluster of the class would share the name.",
         "setDefaultAzureManagedControlPlaneTemplateVirtualNetwork (internal/api/v1beta1/azuremanagedcontrolplanetemplate_default.go)",
+    ),
+    rule(
+        profiles::LOAD_BALANCER_PROFILE,
+        Severity::Error,
+        "Load balancer profile: managedOutboundIPs 1-100, allocatedOutboundPorts 0-64000, idleTimeoutInMinutes 4-120 (AzureManagedControlPlane[Template]); at most one of managedOutboundIPs, outboundIPPrefixes and outboundIPs (also ASO ManagedCluster).",
+        "validateLoadBalancerProfile (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        profiles::API_SERVER_ACCESS_PROFILE,
+        Severity::Error,
+        "AzureManagedControlPlane[Template] apiServerAccessProfile: authorizedIPRanges entries in CIDR format; privateDNSZone `System`, `None`, or a privateDnsZones resource id named private[link].<location>.azmk8s.io (optionally with a subzone) on a private cluster.",
+        "validateAPIServerAccessProfile (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        profiles::AUTOSCALER_PROFILE,
+        Severity::Error,
+        "Cluster autoscaler profile values (AzureManagedControlPlane[Template] autoscalerProfile, ASO ManagedCluster autoScalerProfile): bulk-delete, graceful-termination and ok-unready counts whole numbers >= 0, max-total-unready-percentage 0-100, scale-down-utilization-threshold 0-1, new-pod-scale-up-delay a duration.",
+        "validateAutoScalerProfile (internal/webhooks/azuremanagedcontrolplane_validation.go)",
     ),
     rule(
         deprecated::DEPRECATED_API,
@@ -343,6 +368,7 @@ pub fn check(documents: &[Document], selection: &RuleSelection) -> Vec<Finding> 
     refs::check(&bundle, &mut sink);
     credentials::check(&bundle, &mut sink);
     network::check(&bundle, &mut sink);
+    profiles::check(&bundle, &mut sink);
     deprecated::check(&bundle, &mut sink);
     sink.finish()
 }

@@ -46,7 +46,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         "AzureASOManagedControlPlane",
         "AzureASOManagedControlPlaneTemplate",
     ]) {
-        let Some(cluster) = first(&bundle.embedded(index), "ManagedCluster") else {
+        let Some(cluster) = first(bundle.embedded(index), "ManagedCluster") else {
             continue;
         };
         let version_pointer = format!("{}/version", spec_root(doc));
@@ -100,7 +100,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         }
     }
     for (index, _) in bundle.capz(&["AzureASOManagedMachinePool"]) {
-        let Some(pool) = first(&bundle.embedded(index), "ManagedClustersAgentPool") else {
+        let Some(pool) = first(bundle.embedded(index), "ManagedClustersAgentPool") else {
             continue;
         };
         let Some(machine_pool) = bundle.machine_pool_for_infra(index) else {

@@ -88,7 +88,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     }
     for object in bundle.aso_objects() {
         if object.is(CONTAINERSERVICE_GROUP, "ManagedCluster") {
-            check_managed_cluster(&object, sink);
+            check_managed_cluster(object, sink);
         }
     }
 }

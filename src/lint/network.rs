@@ -169,7 +169,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         }
         for object in bundle.aso_objects() {
             if object.is(CONTAINERSERVICE_GROUP, "ManagedCluster") {
-                check_aso(&object, sink);
+                check_aso(object, sink);
             }
         }
     }

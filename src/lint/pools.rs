@@ -1,5 +1,6 @@
 //! Agent pool rules: mirrors `validateMPName`/`validateNameLength`/`validateNamePattern`,
-//! `validateOSType` and `validateLastSystemNodePool` (internal/webhooks/azuremanagedmachinepool_validation.go).
+//! `validateOSType` and `validateLastSystemNodePool` (internal/webhooks/azuremanagedmachinepool_validation.go),
+//! and AKS's minimum of one node per System pool (CAPZ passes MachinePool replicas as the pool's count).
 
 use std::collections::HashMap;
 
@@ -13,6 +14,7 @@ use super::bundle::{
 pub(crate) const POOL_NAME: &str = "capz-pool-name";
 pub(crate) const SYSTEM_POOL_LINUX: &str = "capz-system-pool-linux";
 pub(crate) const SYSTEM_POOL_REQUIRED: &str = "capz-system-pool-required";
+pub(crate) const SYSTEM_POOL_REPLICAS: &str = "capz-system-pool-replicas";
 
 const AKS_CONTROL_PLANES: &[&str] = &["AzureManagedControlPlane", "AzureASOManagedControlPlane"];
 const AKS_CONTROL_PLANE_TEMPLATES: &[&str] = &[
@@ -155,6 +157,11 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
+    if sink.wants(&[SYSTEM_POOL_REPLICAS]) {
+        for (index, _) in bundle.capz(&["AzureManagedMachinePool", "AzureASOManagedMachinePool"]) {
+            check_system_pool_replicas(bundle, index, sink);
+        }
+    }
     if sink.wants(&[SYSTEM_POOL_REQUIRED]) {
         let mut pools_by_cluster: HashMap<&str, NsIndex<'_>> = HashMap::new();
         for (index, pool) in bundle.of_kind(CAPI_GROUP, &["MachinePool"]) {
@@ -168,6 +175,84 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         for (index, _) in bundle.of_kind(CAPI_GROUP, &["Cluster"]) {
             check_cluster_has_system_pool(bundle, index, &pools_by_cluster, sink);
         }
+    }
+}
+
+/// A System pool with no nodes: MachinePool `spec.replicas: 0` without AKS autoscaling, or an autoscaled System
+/// pool whose minimum is 0. AKS requires at least one node in every System pool; CAPZ copies the MachinePool's
+/// replicas into the agent pool count (`setAgentPoolCount` for aks-aso, the managed machine pool scope for aks).
+fn check_system_pool_replicas(bundle: &Bundle<'_>, index: usize, sink: &mut Sink<'_>) {
+    let doc = &bundle.docs[index];
+    let (mode, autoscaled, min_pointer, min, min_field) = if doc.kind() == "AzureManagedMachinePool"
+    {
+        let scaling = doc.value.at("/spec/scaling").filter(|v| v.is_object());
+        (
+            doc.value.at("/spec/mode").and_then(Value::as_str),
+            scaling.is_some(),
+            "/spec/scaling/minSize".to_string(),
+            scaling
+                .and_then(|s| s.get("minSize"))
+                .and_then(Value::as_i64),
+            "scaling.minSize",
+        )
+    } else {
+        let Some(pool) = bundle
+            .embedded(index)
+            .iter()
+            .find(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool"))
+        else {
+            return;
+        };
+        (
+            pool.str_at("/spec/mode"),
+            pool.value
+                .at("/spec/enableAutoScaling")
+                .and_then(Value::as_bool)
+                == Some(true),
+            pool.pointer("/spec/minCount"),
+            pool.value.at("/spec/minCount").and_then(Value::as_i64),
+            "minCount",
+        )
+    };
+    if mode != Some("System") {
+        return;
+    }
+    if autoscaled {
+        if min == Some(0) {
+            sink.emit(
+                SYSTEM_POOL_REPLICAS,
+                index,
+                &min_pointer,
+                format!(
+                    "{min_field} is 0 on a System pool, but AKS keeps at least one node in every System pool and \
+                     rejects a minimum of 0; set {min_field} to 1 or more (only User pools scale to zero)"
+                ),
+            );
+        }
+        return;
+    }
+    let Some(machine_pool) = bundle.machine_pool_for_infra(index) else {
+        return;
+    };
+    let machine_pool_doc = &bundle.docs[machine_pool];
+    if machine_pool_doc
+        .value
+        .at("/spec/replicas")
+        .and_then(Value::as_i64)
+        == Some(0)
+    {
+        sink.emit(
+            SYSTEM_POOL_REPLICAS,
+            machine_pool,
+            "/spec/replicas",
+            format!(
+                "replicas is 0, but {} {:?} is a System pool (mode: System) and AKS needs at least one node in every \
+                 System pool; CAPZ sends replicas as the pool's node count, so AKS rejects the pool. Set replicas to 1 \
+                 or more (clusterctl renders 0 when WORKER_MACHINE_COUNT is not given), or enable autoscaling",
+                doc.kind(),
+                doc.name()
+            ),
+        );
     }
 }
 
@@ -635,6 +720,97 @@ spec:
             )
             .len(),
             1
+        );
+    }
+
+    #[test]
+    fn system_pool_with_zero_replicas_fires_on_the_machine_pool() {
+        let with = |mode: &str, replicas: &str, extra: &str| {
+            format!("{CLUSTER}{}", machine_pool("pool0", mode))
+                .replace("replicas: 1", &format!("replicas: {replicas}"))
+                .replace("sku: x}", &format!("sku: x{extra}}}"))
+        };
+        assert!(findings_of(&with("System", "1", ""), SYSTEM_POOL_REPLICAS).is_empty());
+        assert!(
+            findings_of(&with("User", "0", ""), SYSTEM_POOL_REPLICAS).is_empty(),
+            "User pools may scale to zero"
+        );
+        let found = findings_of(&with("System", "0", ""), SYSTEM_POOL_REPLICAS);
+        assert_eq!(ids(&found), [SYSTEM_POOL_REPLICAS]);
+        assert_eq!(
+            (found[0].object.as_str(), found[0].path.as_str()),
+            ("MachinePool/pool0", "/spec/replicas")
+        );
+        assert!(
+            found[0]
+                .message
+                .contains("AzureManagedMachinePool \"pool0\" is a System pool"),
+            "{}",
+            found[0].message
+        );
+        // AKS autoscaling owns the count; only its minimum matters then.
+        let autoscaled = with("System", "0", ", scaling: {minSize: 1, maxSize: 3}");
+        assert!(findings_of(&autoscaled, SYSTEM_POOL_REPLICAS).is_empty());
+        let min_zero = with("System", "2", ", scaling: {minSize: 0, maxSize: 3}");
+        let found = findings_of(&min_zero, SYSTEM_POOL_REPLICAS);
+        assert_eq!(
+            (found[0].object.as_str(), found[0].path.as_str()),
+            ("AzureManagedMachinePool/pool0", "/spec/scaling/minSize")
+        );
+    }
+
+    #[test]
+    fn aso_system_pool_replicas_and_min_count() {
+        let yaml = |replicas: &str, spec: &str| {
+            format!(
+                "apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {{name: c1-pool0, namespace: default}}
+spec:
+  clusterName: c1
+  replicas: {replicas}
+  template:
+    spec:
+      clusterName: c1
+      bootstrap: {{dataSecretName: \"\"}}
+      infrastructureRef: {{apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedMachinePool, name: c1-pool0}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata: {{name: c1-pool0, namespace: default}}
+spec:
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedClustersAgentPool
+    metadata: {{name: c1-pool0}}
+    spec: {{azureName: pool0, owner: {{name: c1}}, {spec}}}
+"
+            )
+        };
+        assert!(findings_of(&yaml("2", "mode: System"), SYSTEM_POOL_REPLICAS).is_empty());
+        assert!(findings_of(&yaml("0", "mode: User"), SYSTEM_POOL_REPLICAS).is_empty());
+        let found = findings_of(&yaml("0", "mode: System"), SYSTEM_POOL_REPLICAS);
+        assert_eq!(
+            (found[0].object.as_str(), found[0].path.as_str()),
+            ("MachinePool/c1-pool0", "/spec/replicas")
+        );
+        let autoscaled = "mode: System, enableAutoScaling: true, minCount: MIN, maxCount: 3";
+        assert!(
+            findings_of(
+                &yaml("0", &autoscaled.replace("MIN", "1")),
+                SYSTEM_POOL_REPLICAS
+            )
+            .is_empty()
+        );
+        let found = findings_of(
+            &yaml("1", &autoscaled.replace("MIN", "0")),
+            SYSTEM_POOL_REPLICAS,
+        );
+        assert_eq!(found[0].path, "/spec/resources/0/spec/minCount");
+        assert!(
+            found[0].message.starts_with("minCount is 0"),
+            "{}",
+            found[0].message
         );
     }
 }
