@@ -80,7 +80,7 @@ impl Document {
     }
     /// The 1-based line of the field at `pointer`, or of its nearest parent that has one.
     pub fn line_of(&self, pointer: &str) -> usize {
-        self.lines.line_of(pointer).unwrap_or(self.origin.line)
+        self.lines.line_in(&self.value, pointer).unwrap_or(self.origin.line)
     }
     /// `source:line` of the field at `pointer`.
     pub fn location_of(&self, pointer: &str) -> String {

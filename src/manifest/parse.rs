@@ -11,18 +11,51 @@ use serde_saphyr::{DuplicateKeyPolicy, Options, Spanned};
 
 use super::{Document, ManifestError, Origin};
 
-/// Lines of fields in one document, keyed by JSON pointer (`/spec/resources/0/kind`).
+/// Lines of fields in one document.
+///
+/// Documents read by [`parse_documents`] keep one compact record per node (see [`NodeLines`]),
+/// resolved against the document's value; single values read by [`parse_value`] keep a map keyed
+/// by JSON pointer (`/spec/resources/0/kind`).
 #[derive(Debug, Clone, Default)]
 pub struct LineIndex {
-    lines: HashMap<String, usize>,
+    inner: Lines,
+}
+
+#[derive(Debug, Clone, Default)]
+enum Lines {
+    #[default]
+    Empty,
+    Pointers(Arc<HashMap<String, usize>>),
+    Nodes(Arc<[NodeLine]>),
+}
+
+/// The line of one node and the size of its subtree, in post-order (children before their parent,
+/// the root last). A map entry's line is its key's line; a list item's, the item's.
+#[derive(Debug, Clone, Copy, Default)]
+struct NodeLine {
+    line: u32,
+    /// Records in this node's subtree, itself included.
+    size: u32,
 }
 
 impl LineIndex {
-    /// The line of the field at `pointer`, or of the nearest parent that has one.
+    /// The line of the field at `pointer`, or of the nearest parent that has one. `value` is the
+    /// document these lines were read with (compact indexes walk it to find children).
+    pub fn line_in(&self, value: &Value, pointer: &str) -> Option<usize> {
+        match &self.inner {
+            Lines::Empty => None,
+            Lines::Pointers(_) => self.line_of(pointer),
+            Lines::Nodes(nodes) => nodes_line_of(nodes, value, pointer),
+        }
+    }
+
+    /// The line of the field at `pointer`, or of the nearest parent that has one (indexes keyed by
+    /// pointer only: those of [`parse_value`]).
     pub fn line_of(&self, pointer: &str) -> Option<usize> {
+        let Lines::Pointers(lines) = &self.inner else { return None };
         let mut current = pointer;
         loop {
-            if let Some(line) = self.lines.get(current) {
+            if let Some(line) = lines.get(current) {
                 return Some(*line);
             }
             match current.rfind('/') {
@@ -31,18 +64,53 @@ impl LineIndex {
             }
         }
     }
+}
 
-    fn strip_prefix(&self, prefix: &str) -> LineIndex {
-        let lines = self
-            .lines
-            .iter()
-            .filter_map(|(pointer, line)| {
-                let rest = pointer.strip_prefix(prefix)?;
-                (rest.is_empty() || rest.starts_with('/')).then(|| (rest.to_string(), *line))
-            })
-            .collect();
-        LineIndex { lines }
+/// The records of the children of the node whose record is at `end - 1` (its subtree starts at
+/// `end - size`), as `(start, end)` ranges, first child first.
+fn children(nodes: &[NodeLine], end: usize) -> Vec<(usize, usize)> {
+    let start = end - nodes[end - 1].size as usize;
+    let mut out = Vec::new();
+    let mut cursor = end - 1;
+    while cursor > start {
+        let size = (nodes[cursor - 1].size as usize).clamp(1, cursor - start);
+        out.push((cursor - size, cursor));
+        cursor -= size;
     }
+    out.reverse();
+    out
+}
+
+fn unescape_pointer_token(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+fn nodes_line_of(nodes: &[NodeLine], value: &Value, pointer: &str) -> Option<usize> {
+    let mut end = nodes.len();
+    if end == 0 {
+        return None;
+    }
+    let mut current = value;
+    for token in pointer.split('/').skip(1) {
+        let position = match current {
+            Value::Object(map) => {
+                let key = unescape_pointer_token(token);
+                map.keys().position(|k| *k == key)
+            }
+            Value::Array(items) => token.parse::<usize>().ok().filter(|i| *i < items.len()),
+            _ => None,
+        };
+        let Some(position) = position else { break };
+        let child_ranges = children(nodes, end);
+        let Some(&(_, child_end)) = child_ranges.get(position) else { break };
+        current = match current {
+            Value::Object(map) => map.values().nth(position),
+            Value::Array(items) => items.get(position),
+            _ => None,
+        }?;
+        end = child_end;
+    }
+    Some(nodes[end - 1].line as usize)
 }
 
 /// A YAML node with its position, as serde-saphyr reports it.
@@ -119,6 +187,136 @@ impl<'de> Visitor<'de> for NodeVisitor {
             entries.push(entry);
         }
         Ok(Node::Map(entries))
+    }
+}
+
+thread_local! {
+    /// Line records of the document being read (see [`LinedValue`]).
+    static NODE_LINES: std::cell::RefCell<Vec<NodeLine>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn push_node_line(start: usize) {
+    NODE_LINES.with_borrow_mut(|nodes| {
+        let size = (nodes.len() - start + 1) as u32;
+        nodes.push(NodeLine { line: 0, size });
+    });
+}
+
+fn set_last_line(line: usize) {
+    NODE_LINES.with_borrow_mut(|nodes| {
+        if let Some(last) = nodes.last_mut() {
+            last.line = line as u32;
+        }
+    });
+}
+
+fn node_lines_len() -> usize {
+    NODE_LINES.with_borrow(Vec::len)
+}
+
+/// One document read straight into JSON, with the line records of its nodes.
+struct LinedDocument {
+    value: Value,
+    line: usize,
+    nodes: Vec<NodeLine>,
+}
+
+impl<'de> Deserialize<'de> for LinedDocument {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        NODE_LINES.with_borrow_mut(Vec::clear);
+        let root = Spanned::<LinedValue>::deserialize(deserializer)?;
+        let line = root.referenced.line() as usize;
+        set_last_line(line);
+        let nodes = NODE_LINES.with_borrow_mut(std::mem::take);
+        Ok(LinedDocument { value: root.value.0, line, nodes })
+    }
+}
+
+/// A YAML value read into JSON; pushes its node's line record (post-order) as a side effect.
+struct LinedValue(Value);
+
+impl<'de> Deserialize<'de> for LinedValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let start = node_lines_len();
+        let value = deserializer.deserialize_any(LinedValueVisitor)?;
+        push_node_line(start);
+        Ok(LinedValue(value))
+    }
+}
+
+/// A mapping key as Kubernetes' YAML-to-JSON conversion spells it (see [`key_string`]).
+struct KubeKey(String);
+
+impl<'de> Deserialize<'de> for KubeKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let node = Node::deserialize(deserializer)?;
+        Ok(KubeKey(match node {
+            Node::Str(s) => s,
+            other => key_string(&other),
+        }))
+    }
+}
+
+struct LinedValueVisitor;
+
+impl<'de> Visitor<'de> for LinedValueVisitor {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(LinedValueVisitor)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Value, E> {
+        self.visit_f64(v as f64)
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Value, E> {
+        self.visit_f64(v as f64)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map(Value::Number).unwrap_or(Value::Null))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Value, E> {
+        Ok(Value::String(String::from_utf8_lossy(v).into_owned()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element::<Spanned<LinedValue>>()? {
+            set_last_line(item.referenced.line() as usize);
+            items.push(item.value.0);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<Spanned<KubeKey>>()? {
+            let LinedValue(value) = map.next_value::<LinedValue>()?;
+            // A field is where its key is written, not where its (block) value starts.
+            set_last_line(key.referenced.line() as usize);
+            out.insert(key.value.0, value);
+        }
+        Ok(Value::Object(out))
     }
 }
 
@@ -211,20 +409,16 @@ pub fn parse_value(text: &str, source_name: &str) -> Result<(Value, LineIndex), 
         .map_err(|err| syntax_error(err, source_name))?;
     let mut lines = HashMap::new();
     let value = into_value(node, &mut String::new(), &mut lines);
-    Ok((value, LineIndex { lines }))
+    Ok((value, LineIndex { inner: Lines::Pointers(Arc::new(lines)) }))
 }
 
 /// Parses a multi-document manifest. Empty documents are dropped; `kind: List` is expanded.
 pub fn parse_documents(text: &str, source_name: &str) -> Result<Vec<Document>, ManifestError> {
-    let nodes: Vec<Spanned<Node>> = serde_saphyr::from_multiple_with_options(text, kubernetes_yaml_options())
+    let parsed: Vec<LinedDocument> = serde_saphyr::from_multiple_with_options(text, kubernetes_yaml_options())
         .map_err(|err| syntax_error(err, source_name))?;
     let source: Arc<str> = Arc::from(source_name);
     let mut documents = Vec::new();
-    for node in nodes {
-        let line = node.referenced.line() as usize;
-        let mut lines = HashMap::new();
-        let value = into_value(node, &mut String::new(), &mut lines);
-        let lines = LineIndex { lines };
+    for LinedDocument { value, line, nodes } in parsed {
         match &value {
             Value::Null => continue,
             Value::Object(map) if map.is_empty() => continue,
@@ -239,21 +433,33 @@ pub fn parse_documents(text: &str, source_name: &str) -> Result<Vec<Document>, M
         let is_list = value.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List"))
             && value.get("items").is_some_and(Value::is_array);
         if is_list {
-            let items = value["items"].as_array().cloned().unwrap_or_default();
+            // The records of `items` and of each item are contiguous subtrees of the document's.
+            let items_position = value.as_object().and_then(|m| m.keys().position(|k| k == "items"));
+            let item_ranges = items_position
+                .and_then(|position| children(&nodes, nodes.len()).get(position).copied())
+                .map(|(_, items_end)| children(&nodes, items_end))
+                .unwrap_or_default();
+            let Value::Object(mut map) = value else { continue };
+            let items = match map.remove("items") {
+                Some(Value::Array(items)) => items,
+                _ => Vec::new(),
+            };
             for (i, item) in items.into_iter().enumerate() {
-                let prefix = format!("/items/{i}");
-                let item_lines = lines.strip_prefix(&prefix);
-                let item_line = item_lines.line_of("").unwrap_or(line);
+                let (item_nodes, item_line) = match item_ranges.get(i) {
+                    Some(&(start, end)) => (Arc::from(&nodes[start..end]), nodes[end - 1].line as usize),
+                    None => (Arc::from(Vec::new()), line),
+                };
                 let index = documents.len();
                 documents.push(Document {
                     value: item,
                     origin: Origin { source: source.clone(), index, line: item_line },
-                    lines: item_lines,
+                    lines: LineIndex { inner: Lines::Nodes(item_nodes) },
                 });
             }
             continue;
         }
         let index = documents.len();
+        let lines = LineIndex { inner: Lines::Nodes(Arc::from(nodes)) };
         documents.push(Document { value, origin: Origin { source: source.clone(), index, line }, lines });
     }
     Ok(documents)
@@ -286,6 +492,26 @@ mod tests {
         assert_eq!(docs[1].origin.index, 1);
         assert_eq!(docs[1].line_of("/data/k"), 13);
         assert_eq!(docs[1].line_of("/data/missing"), 12);
+    }
+
+    #[test]
+    fn lines_of_nested_fields_escaped_keys_and_missing_ones() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    a/b: x\n    c~d: y\nspec:\n  items:\n  - name: one\n    value: 1\n  -\n    name: two\n  - [1, 2]\n  flow: {k: v,\n    m: n}\n";
+        let docs = parse_documents(text, "n.yaml").unwrap();
+        let doc = &docs[0];
+        assert_eq!(doc.line_of(""), 1);
+        assert_eq!(doc.line_of("/metadata"), 3);
+        assert_eq!(doc.line_of("/metadata/annotations/a~1b"), 6);
+        assert_eq!(doc.line_of("/metadata/annotations/c~0d"), 7);
+        assert_eq!(doc.line_of("/spec/items/0"), 10);
+        assert_eq!(doc.line_of("/spec/items/0/value"), 11);
+        assert_eq!(doc.line_of("/spec/items/1/name"), 13);
+        assert_eq!(doc.line_of("/spec/items/2/1"), 14);
+        assert_eq!(doc.line_of("/spec/flow/m"), 16);
+        // Missing fields and indexes fall back to the nearest parent that exists.
+        assert_eq!(doc.line_of("/spec/items/7/name"), 9);
+        assert_eq!(doc.line_of("/metadata/labels/x"), 3);
+        assert_eq!(doc.line_of("/metadata/name/too/deep"), 4);
     }
 
     #[test]
