@@ -45,7 +45,8 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     bundle.extend(documents.iter().filter(|d| {
         !crate::topology::plan::is_topology_cluster(d) && d.kind() != "ClusterClass" && !d.kind().ends_with("Template")
     }).cloned());
-    let report = super::validate::validate_documents(&bundle, &registry, options, &Default::default());
+    let validator = crate::schema::Validator::new(&registry, options);
+    let report = super::validate::validate_documents(&bundle, &validator, &Default::default());
     let mut stderr = anstream::stderr().lock();
     stderr.write_all(super::validate::format_text(&report).as_bytes())?;
     stderr.write_all(super::validate::format_summary(&report.summary).as_bytes())?;

@@ -1,13 +1,14 @@
 //! `kubectl capz render --fleet FLEET.yaml --out-dir DIR`: a fleet into a GitOps repository tree.
 
 use std::io::{IsTerminal, Write};
+use std::sync::OnceLock;
 
 use anyhow::{Context, bail};
 
 use crate::cli::{CapiApi, GitopsKind, RenderArgs};
 use crate::exit::ExitStatus;
 use crate::fleet::{self, Fleet, FleetOptions, Gitops, Plan, Validator};
-use crate::schema::{Registry, ValidateOptions};
+use crate::schema::{Registry, ValidateOptions, Validator as SchemaValidator};
 
 use super::validate::{RuleFilter, validate_documents};
 use crate::render::{CapiVersion, Engine};
@@ -69,13 +70,12 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
 }
 
 /// The checks run on every rendered cluster: the `validate` engine (schemas, CEL, CAPZ's rules).
+/// One validator serves every rendering thread, so each schema, pattern and CEL program is
+/// compiled once per run, not once per cluster.
 fn validator() -> anyhow::Result<Box<Validator<'static>>> {
-    thread_local! {
-        // Schemas compile lazily per kind; each rendering thread keeps its own registry.
-        static REGISTRY: Registry = Registry::embedded();
-    }
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    let registry = REGISTRY.get_or_init(Registry::embedded);
+    let engine = SchemaValidator::new(registry, ValidateOptions::default());
     let filter = RuleFilter::default();
-    Ok(Box::new(move |documents| {
-        REGISTRY.with(|registry| validate_documents(documents, registry, ValidateOptions::default(), &filter).findings)
-    }))
+    Ok(Box::new(move |documents| validate_documents(documents, &engine, &filter).findings))
 }

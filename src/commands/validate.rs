@@ -92,35 +92,59 @@ impl RuleFilter {
     }
 }
 
-/// Validates documents with `registry`; the shared core of `validate` and `render --validate`.
-pub(crate) fn validate_documents(
-    documents: &[Document],
-    registry: &Registry,
-    options: ValidateOptions,
-    filter: &RuleFilter,
-) -> Report {
-    let validator = Validator::new(registry, options);
+/// Below this many documents, validation runs on the calling thread.
+const PARALLEL_MIN_DOCUMENTS: usize = 64;
+
+/// Schema findings of one document, filtered, with its verdict.
+fn check_document(document: &Document, validator: &Validator, filter: &RuleFilter) -> (ResourceResult, Vec<Finding>) {
+    let outcome = validator.validate_document(document);
+    let findings: Vec<Finding> = outcome.findings.into_iter().filter(|f| filter.allows(&f.rule)).collect();
+    let status = match outcome.status {
+        ObjectStatus::Skipped => ObjectStatus::Skipped,
+        _ if findings.iter().any(|f| f.severity == Severity::Error) => ObjectStatus::Invalid,
+        _ => ObjectStatus::Valid,
+    };
+    let result = ResourceResult {
+        source: document.origin.source.to_string(),
+        line: document.origin.line,
+        object: document.display_name(),
+        api_version: document.api_version().to_string(),
+        status,
+        errors: findings.iter().filter(|f| f.severity == Severity::Error).cloned().collect(),
+    };
+    (result, findings)
+}
+
+/// Validates documents with `validator`; the shared core of `validate`, `render --validate`, `plan`
+/// and fleets. Large bundles are checked on every core: documents in contiguous chunks (results in
+/// input order) while the CAPZ rules run over the whole bundle beside them.
+pub(crate) fn validate_documents(documents: &[Document], validator: &Validator, filter: &RuleFilter) -> Report {
+    let check_chunk = |chunk: &[Document]| -> Vec<(ResourceResult, Vec<Finding>)> {
+        chunk.iter().map(|document| check_document(document, validator, filter)).collect()
+    };
+    let (checked, lint_findings) = if documents.len() < PARALLEL_MIN_DOCUMENTS {
+        (check_chunk(documents), lint::check(documents, &filter.lint))
+    } else {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+        let chunk_size = documents.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let lint = scope.spawn(|| lint::check(documents, &filter.lint));
+            let workers: Vec<_> = documents.chunks(chunk_size).map(|chunk| scope.spawn(move || check_chunk(chunk))).collect();
+            let mut checked = Vec::with_capacity(documents.len());
+            for worker in workers {
+                // A panicking worker is a bug; re-raise it on this thread rather than lose results.
+                checked.extend(worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            }
+            (checked, lint.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        })
+    };
     let mut report = Report::default();
-    for document in documents {
-        let outcome = validator.validate_document(document);
-        let findings: Vec<Finding> = outcome.findings.into_iter().filter(|f| filter.allows(&f.rule)).collect();
-        let status = match outcome.status {
-            ObjectStatus::Skipped => ObjectStatus::Skipped,
-            _ if findings.iter().any(|f| f.severity == Severity::Error) => ObjectStatus::Invalid,
-            _ => ObjectStatus::Valid,
-        };
-        report.resources.push(ResourceResult {
-            source: document.origin.source.to_string(),
-            line: document.origin.line,
-            object: document.display_name(),
-            api_version: document.api_version().to_string(),
-            status,
-            errors: findings.iter().filter(|f| f.severity == Severity::Error).cloned().collect(),
-        });
+    report.resources.reserve(checked.len());
+    for (result, findings) in checked {
+        report.resources.push(result);
         report.findings.extend(findings);
     }
     // The CAPZ rules, over the whole bundle (cross-object); each finding counts for its object.
-    let lint_findings = lint::check(documents, &filter.lint);
     for finding in lint_findings {
         if finding.rule == "capz-deprecated-api" {
             // Same deprecation, with the migration target: keep only the CAPZ rule's finding.
@@ -288,8 +312,9 @@ pub(crate) fn validate_rendered(documents: &[Document]) -> anyhow::Result<ExitSt
 /// Like [`validate_rendered`], for rendered YAML text as printed (lines refer to it).
 pub(crate) fn validate_rendered_text(text: &str) -> anyhow::Result<ExitStatus> {
     let registry = Registry::embedded();
+    let validator = Validator::new(&registry, ValidateOptions::default());
     let rendered = manifest::parse_documents(text, "<rendered>").context("cannot re-read the rendered objects")?;
-    let report = validate_documents(&rendered, &registry, ValidateOptions::default(), &RuleFilter::default());
+    let report = validate_documents(&rendered, &validator, &RuleFilter::default());
     let mut stderr = anstream::stderr().lock();
     stderr.write_all(format_text(&report).as_bytes())?;
     stderr.write_all(format_summary(&report.summary).as_bytes())?;
@@ -320,7 +345,8 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     }
     let documents = manifest::read_paths(&args.paths)?;
     let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas };
-    let report = validate_documents(&documents, &registry, options, &filter);
+    let validator = Validator::new(&registry, options);
+    let report = validate_documents(&documents, &validator, &filter);
     let mut stdout = std::io::stdout().lock();
     match args.output {
         ValidateOutput::Text => stdout.write_all(format_text(&report).as_bytes())?,

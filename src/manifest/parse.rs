@@ -412,10 +412,87 @@ pub fn parse_value(text: &str, source_name: &str) -> Result<(Value, LineIndex), 
     Ok((value, LineIndex { inner: Lines::Pointers(Arc::new(lines)) }))
 }
 
+/// Streams at least this long are read on every core, in chunks of whole documents.
+const PARALLEL_PARSE_MIN_BYTES: usize = 256 * 1024;
+
+/// Byte offsets where `text` can be cut into independent streams: starts of lines that are a
+/// document marker (`---` alone or followed by a space), about `parts` of them, evenly spaced.
+/// None when the text has directives (`%YAML`, `%TAG`: they bind to the next document only).
+fn document_cuts(text: &str, parts: usize) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    if bytes.first() == Some(&b'%') || text.contains("\n%") {
+        return Vec::new();
+    }
+    let mut cuts = Vec::new();
+    for part in 1..parts {
+        let target = text.len() * part / parts;
+        let mut from = cuts.last().copied().unwrap_or(0).max(target);
+        while let Some(found) = text[from..].find("\n---") {
+            let start = from + found + 1;
+            let after = bytes.get(start + 3).copied();
+            if matches!(after, None | Some(b'\n' | b'\r' | b' ' | b'\t')) {
+                cuts.push(start);
+                break;
+            }
+            from = start;
+        }
+    }
+    cuts.dedup();
+    cuts
+}
+
+/// Every document of the stream with its line records; large streams are cut at document markers
+/// and the parts read in parallel (lines shifted back to the whole text's).
+fn parse_lined_documents(text: &str, source_name: &str) -> Result<Vec<LinedDocument>, ManifestError> {
+    let serial = || {
+        serde_saphyr::from_multiple_with_options::<LinedDocument>(text, kubernetes_yaml_options())
+            .map_err(|err| syntax_error(err, source_name))
+    };
+    if text.len() < PARALLEL_PARSE_MIN_BYTES {
+        return serial();
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    let cuts = document_cuts(text, threads);
+    if cuts.is_empty() {
+        return serial();
+    }
+    let mut bounds = vec![0];
+    bounds.extend(&cuts);
+    bounds.push(text.len());
+    let parts: Vec<(usize, &str)> = bounds
+        .windows(2)
+        .map(|w| (text[..w[0]].bytes().filter(|b| *b == b'\n').count(), &text[w[0]..w[1]]))
+        .collect();
+    let results: Vec<Option<Vec<LinedDocument>>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = parts
+            .iter()
+            .map(|&(line_offset, part)| {
+                scope.spawn(move || {
+                    let mut documents =
+                        serde_saphyr::from_multiple_with_options::<LinedDocument>(part, kubernetes_yaml_options()).ok()?;
+                    for document in &mut documents {
+                        document.line += line_offset;
+                        for node in &mut document.nodes {
+                            node.line += line_offset as u32;
+                        }
+                    }
+                    Some(documents)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|worker| worker.join().ok().flatten()).collect()
+    });
+    // Any part that fails: read the whole text again, so the error and its position are exactly
+    // those of a serial read.
+    if results.iter().any(Option::is_none) {
+        return serial();
+    }
+    Ok(results.into_iter().flatten().flatten().collect())
+}
+
 /// Parses a multi-document manifest. Empty documents are dropped; `kind: List` is expanded.
 pub fn parse_documents(text: &str, source_name: &str) -> Result<Vec<Document>, ManifestError> {
-    let parsed: Vec<LinedDocument> = serde_saphyr::from_multiple_with_options(text, kubernetes_yaml_options())
-        .map_err(|err| syntax_error(err, source_name))?;
+    let parsed = parse_lined_documents(text, source_name)?;
     let source: Arc<str> = Arc::from(source_name);
     let mut documents = Vec::new();
     for LinedDocument { value, line, nodes } in parsed {
@@ -527,6 +604,38 @@ mod tests {
     fn thousands_of_documents_are_read() {
         let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n".repeat(5000);
         assert_eq!(parse_documents(&text, "big.yaml").unwrap().len(), 5000);
+    }
+
+    #[test]
+    fn large_streams_read_in_parallel_keep_lines_and_errors() {
+        let one = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: NAME\ndata:\n  key: |\n    ---\n    text\n";
+        let text: String = (0..6000).map(|i| format!("---\n{}", one.replace("NAME", &format!("c{i}")))).collect();
+        assert!(text.len() > PARALLEL_PARSE_MIN_BYTES);
+        let docs = parse_documents(&text, "big.yaml").unwrap();
+        assert_eq!(docs.len(), 6000);
+        for (i, doc) in docs.iter().enumerate() {
+            assert_eq!(doc.name(), format!("c{i}"));
+            assert_eq!(doc.origin.index, i);
+            assert_eq!(doc.origin.line, 9 * i + 2, "document {i}");
+            assert_eq!(doc.line_of("/data/key"), 9 * i + 7);
+            assert_eq!(doc.value["data"]["key"], "---\ntext\n");
+        }
+        // A syntax error deep inside is reported where it is, as a serial read reports it.
+        let broken = format!("{text}---\nkind: A\nmetadata:\n  name: x\n  name: y\n");
+        let serial_error = serde_saphyr::from_multiple_with_options::<LinedDocument>(&broken, kubernetes_yaml_options())
+            .err()
+            .map(|err| syntax_error(err, "big.yaml").to_string());
+        let error = parse_documents(&broken, "big.yaml").unwrap_err().to_string();
+        assert_eq!(Some(error.clone()), serial_error);
+        assert!(error.starts_with(&format!("big.yaml:{}:", 9 * 6000 + 5)), "{error}");
+    }
+
+    #[test]
+    fn document_cuts_are_at_markers_only() {
+        let text = "a: 1\n---\nb: |\n  ---\n---x: 1\n--- \nc: 2\n";
+        assert_eq!(document_cuts(text, 4), vec![28]);
+        assert_eq!(document_cuts(text, 8), vec![5, 28]);
+        assert!(document_cuts("%YAML 1.1\n---\na: 1\n", 2).is_empty());
     }
 
     #[test]

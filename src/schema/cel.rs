@@ -1,10 +1,11 @@
 //! CEL `x-kubernetes-validations` through kube's `cel` feature (kube-cel): rules compiled once per
 //! GVK, evaluated on the object as the API server sees it on create (defaults applied, `oldSelf`
 //! rules skipped). A rule kube-cel cannot evaluate becomes a "not checked" finding, never a pass.
+//! Rules are compiled only once an object has a value where one applies (compiling is the costly
+//! part), and then once per GVK for every thread.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use kube::core::cel::{CompiledSchema, ErrorKind, RootContext, Validator, compile_schema};
 use serde_json::Value;
@@ -15,28 +16,101 @@ use crate::report::Severity;
 
 pub(crate) struct CelChecker {
     validator: Validator,
-    compiled: RefCell<HashMap<Gvk, Rc<CompiledSchema>>>,
+    kinds: RwLock<HashMap<Gvk, Arc<KindRules>>>,
+}
+
+/// What CEL needs of one kind: where its rules sit, and the rules compiled (on first need).
+struct KindRules {
+    /// Schema locations of the rules; `None` when some rule sits where the walk does not look (then
+    /// every object is checked).
+    locations: Option<Vec<Vec<Step>>>,
+    compiled: std::sync::OnceLock<CompiledSchema>,
+}
+
+/// One step from a schema to a sub-schema, as an object is walked.
+#[derive(Debug, Clone, PartialEq)]
+enum Step {
+    Property(String),
+    /// Any list item or map value (`items`, `additionalProperties`).
+    Any,
+}
+
+fn rule_locations(schema: &Value) -> Option<Vec<Vec<Step>>> {
+    fn walk(schema: &Value, path: &mut Vec<Step>, out: &mut Vec<Vec<Step>>, found: &mut usize) {
+        let Some(map) = schema.as_object() else { return };
+        if map.get("x-kubernetes-validations").and_then(Value::as_array).is_some_and(|rules| !rules.is_empty()) {
+            out.push(path.clone());
+            *found += 1;
+        }
+        if let Some(Value::Object(properties)) = map.get("properties") {
+            for (name, child) in properties {
+                path.push(Step::Property(name.clone()));
+                walk(child, path, out, found);
+                path.pop();
+            }
+        }
+        for key in ["items", "additionalProperties"] {
+            if let Some(child) = map.get(key).filter(|c| c.is_object()) {
+                path.push(Step::Any);
+                walk(child, path, out, found);
+                path.pop();
+            }
+        }
+    }
+    fn count_all(schema: &Value) -> usize {
+        match schema {
+            Value::Object(map) => {
+                let own = map.get("x-kubernetes-validations").and_then(Value::as_array).is_some_and(|r| !r.is_empty());
+                usize::from(own) + map.iter().filter(|(k, _)| *k != "x-kubernetes-validations" && *k != "default" && *k != "enum" && *k != "example").map(|(_, v)| count_all(v)).sum::<usize>()
+            }
+            Value::Array(items) => items.iter().map(count_all).sum(),
+            _ => 0,
+        }
+    }
+    let mut out = Vec::new();
+    let mut found = 0;
+    walk(schema, &mut Vec::new(), &mut out, &mut found);
+    (found == count_all(schema)).then_some(out)
+}
+
+/// Whether `object` has a value at `location` (wildcards match any item or map value).
+fn instantiated(object: &Value, location: &[Step]) -> bool {
+    let Some((step, rest)) = location.split_first() else { return !object.is_null() };
+    match (step, object) {
+        (Step::Property(name), Value::Object(map)) => map.get(name).is_some_and(|child| instantiated(child, rest)),
+        (Step::Any, Value::Object(map)) => map.values().any(|child| instantiated(child, rest)),
+        (Step::Any, Value::Array(items)) => items.iter().any(|child| instantiated(child, rest)),
+        _ => false,
+    }
 }
 
 impl CelChecker {
     pub(crate) fn new() -> Self {
-        CelChecker { validator: Validator::new(), compiled: RefCell::new(HashMap::new()) }
+        CelChecker { validator: Validator::new(), kinds: RwLock::new(HashMap::new()) }
+    }
+
+    fn rules_of(&self, kind: &KindSchema) -> Arc<KindRules> {
+        let gvk = kind.gvk();
+        if let Some(rules) = self.kinds.read().unwrap_or_else(PoisonError::into_inner).get(&gvk) {
+            return rules.clone();
+        }
+        let rules = Arc::new(KindRules { locations: rule_locations(&kind.schema), compiled: std::sync::OnceLock::new() });
+        self.kinds.write().unwrap_or_else(PoisonError::into_inner).entry(gvk).or_insert(rules).clone()
     }
 
     /// Evaluates every rule of `kind` on `object` (the whole object, at `prefix` in the document).
     pub(crate) fn check(&self, kind: &KindSchema, object: &Value, prefix: &str, out: &mut Vec<Issue>) {
         let gvk = kind.gvk();
-        let compiled = self.compiled.borrow().get(&gvk).cloned();
-        let compiled = match compiled {
-            Some(compiled) => compiled,
-            None => {
-                let compiled = Rc::new(compile_schema(&kind.schema));
-                self.compiled.borrow_mut().insert(gvk.clone(), compiled.clone());
-                compiled
-            }
-        };
+        let rules = self.rules_of(kind);
+        if let Some(locations) = &rules.locations
+            && !locations.iter().any(|location| instantiated(object, location))
+        {
+            // No rule applies to this object: nothing to compile or evaluate.
+            return;
+        }
+        let compiled = rules.compiled.get_or_init(|| compile_schema(&kind.schema));
         let root = RootContext { api_version: gvk.api_version(), api_group: gvk.group.clone(), kind: gvk.kind.clone() };
-        let Err(errors) = self.validator.validate_compiled_with_context(&compiled, object, None, Some(&root)) else {
+        let Err(errors) = self.validator.validate_compiled_with_context(compiled, object, None, Some(&root)) else {
             return;
         };
         for error in errors.iter() {
@@ -100,6 +174,33 @@ mod tests {
         assert_eq!(field_path_to_pointer("spec.items[0].name"), "/spec/items/0/name");
         assert_eq!(field_path_to_pointer(""), "");
         assert_eq!(field_path_to_pointer("[2]"), "/2");
+    }
+
+    #[test]
+    fn rules_apply_only_where_the_object_has_values() {
+        let schema = serde_json::json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "items": {"type": "array", "items": {"type": "object", "properties": {
+                "name": {"type": "string", "x-kubernetes-validations": [{"rule": "self != 'x'"}]}}}}}}}});
+        let locations = rule_locations(&schema).expect("every rule is on the walked path");
+        assert_eq!(locations, vec![vec![Step::Property("spec".into()), Step::Property("items".into()), Step::Any, Step::Property("name".into())]]);
+        let applies = |object: Value| locations.iter().any(|l| instantiated(&object, l));
+        assert!(!applies(serde_json::json!({"spec": {}})));
+        assert!(!applies(serde_json::json!({"spec": {"items": [{"other": 1}]}})));
+        assert!(applies(serde_json::json!({"spec": {"items": [{"other": 1}, {"name": "y"}]}})));
+        // A rule inside allOf is not on the walked path: every object is then checked.
+        let odd = serde_json::json!({"type": "object", "allOf": [{"x-kubernetes-validations": [{"rule": "true"}]}]});
+        assert_eq!(rule_locations(&odd), None);
+    }
+
+    #[test]
+    fn capi_cluster_rules_are_located() {
+        let registry = super::super::Registry::embedded();
+        for version in ["v1beta1", "v1beta2"] {
+            let kind = registry.get(&Gvk::new("cluster.x-k8s.io", version, "Cluster")).unwrap().unwrap();
+            let locations = rule_locations(&kind.schema).expect("CAPI's Cluster rules sit under properties and items");
+            assert_eq!(locations.len(), 2, "{version}");
+            assert!(!locations.iter().any(|l| instantiated(&serde_json::json!({"spec": {"topology": {"class": "c"}}}), l)));
+        }
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! The schema registry: per-GVK schemas embedded from `schemas/gvk`, loaded and parsed on first
 //! use only, plus CRDs the user adds (`--crds DIR`, or fetched from a cluster), which win.
+//! Shared by the threads of one run (`Sync`): every schema is parsed once per process.
 
-use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
-use std::rc::Rc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use include_dir::{Dir, include_dir};
 use serde_json::Value;
@@ -17,9 +17,9 @@ static EMBEDDED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/schemas/gvk");
 /// Where schemas come from; lookups are cached, so each GVK is parsed at most once.
 #[derive(Default)]
 pub struct Registry {
-    user: BTreeMap<Gvk, Rc<KindSchema>>,
+    user: BTreeMap<Gvk, Arc<KindSchema>>,
     no_embedded: bool,
-    cache: RefCell<HashMap<Gvk, Option<Rc<KindSchema>>>>,
+    cache: RwLock<HashMap<Gvk, Option<Arc<KindSchema>>>>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -66,8 +66,8 @@ impl Registry {
         let count = kinds.len();
         for kind in kinds {
             let gvk = kind.gvk();
-            self.cache.get_mut().remove(&gvk);
-            self.user.insert(gvk, Rc::new(kind));
+            self.cache.get_mut().unwrap_or_else(PoisonError::into_inner).remove(&gvk);
+            self.user.insert(gvk, Arc::new(kind));
         }
         Ok(count)
     }
@@ -75,21 +75,22 @@ impl Registry {
     /// Adds a schema directly.
     pub fn add_kind(&mut self, kind: KindSchema) {
         let gvk = kind.gvk();
-        self.cache.get_mut().remove(&gvk);
-        self.user.insert(gvk, Rc::new(kind));
+        self.cache.get_mut().unwrap_or_else(PoisonError::into_inner).remove(&gvk);
+        self.user.insert(gvk, Arc::new(kind));
     }
 
     /// The schema of `gvk`, if any source has it.
-    pub fn get(&self, gvk: &Gvk) -> Result<Option<Rc<KindSchema>>, SchemaError> {
+    pub fn get(&self, gvk: &Gvk) -> Result<Option<Arc<KindSchema>>, SchemaError> {
         if let Some(kind) = self.user.get(gvk) {
             return Ok(Some(kind.clone()));
         }
-        if let Some(hit) = self.cache.borrow().get(gvk) {
+        if let Some(hit) = self.cache.read().unwrap_or_else(PoisonError::into_inner).get(gvk) {
             return Ok(hit.clone());
         }
         let loaded = if self.no_embedded { None } else { load_embedded(gvk)? };
-        self.cache.borrow_mut().insert(gvk.clone(), loaded.clone());
-        Ok(loaded)
+        // Two threads may both parse a schema the first time; the first one stored wins.
+        let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
+        Ok(cache.entry(gvk.clone()).or_insert(loaded).clone())
     }
 
     /// Every version in which `group`/`kind` has a schema (sorted), e.g. to say which versions a
@@ -117,7 +118,7 @@ impl Registry {
     }
 }
 
-fn load_embedded(gvk: &Gvk) -> Result<Option<Rc<KindSchema>>, SchemaError> {
+fn load_embedded(gvk: &Gvk) -> Result<Option<Arc<KindSchema>>, SchemaError> {
     // Path components come from user input: refuse anything that could walk the tree.
     let safe = |s: &str| !s.is_empty() && !s.contains('/') && !s.contains('\\') && s != "." && s != "..";
     if !(safe(group_dir(&gvk.group)) && safe(&gvk.version) && safe(&gvk.kind)) {
@@ -127,5 +128,5 @@ fn load_embedded(gvk: &Gvk) -> Result<Option<Rc<KindSchema>>, SchemaError> {
     let Some(file) = EMBEDDED.get_file(&path) else { return Ok(None) };
     let kind: KindSchema = serde_json::from_slice(file.contents())
         .map_err(|err| SchemaError::Embedded { path: path.clone(), message: err.to_string() })?;
-    Ok(Some(Rc::new(kind)))
+    Ok(Some(Arc::new(kind)))
 }

@@ -5,9 +5,8 @@
 //! map/set uniqueness, embedded resources, ObjectMeta rules, CEL; and the ASO objects embedded in
 //! `AzureASOManaged*.spec.resources`, each against the schema of its own apiVersion/kind.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use regex::Regex;
 use serde::Serialize;
@@ -71,11 +70,12 @@ pub struct ValidationOutcome {
     pub status: ObjectStatus,
 }
 
-/// Validates documents; caches schemas, regexes and compiled CEL across documents.
+/// Validates documents; caches schemas, regexes and compiled CEL across documents and threads
+/// (`Sync`: one validator serves every thread of a run).
 pub struct Validator<'r> {
     registry: &'r Registry,
     options: ValidateOptions,
-    regexes: RefCell<HashMap<String, Option<Rc<Regex>>>>,
+    regexes: RwLock<HashMap<String, Option<Arc<Regex>>>>,
     cel: CelChecker,
 }
 
@@ -150,7 +150,7 @@ fn compact(value: &Value) -> String {
 
 impl<'r> Validator<'r> {
     pub fn new(registry: &'r Registry, options: ValidateOptions) -> Self {
-        Validator { registry, options, regexes: RefCell::new(HashMap::new()), cel: CelChecker::new() }
+        Validator { registry, options, regexes: RwLock::new(HashMap::new()), cel: CelChecker::new() }
     }
 
     /// Validates one document: its schema, metadata, CEL rules and embedded ASO objects.
@@ -281,13 +281,13 @@ impl<'r> Validator<'r> {
         }
     }
 
-    fn regex(&self, pattern: &str) -> Option<Rc<Regex>> {
-        if let Some(hit) = self.regexes.borrow().get(pattern) {
+    fn regex(&self, pattern: &str) -> Option<Arc<Regex>> {
+        if let Some(hit) = self.regexes.read().unwrap_or_else(PoisonError::into_inner).get(pattern) {
             return hit.clone();
         }
-        let compiled = Regex::new(pattern).ok().map(Rc::new);
-        self.regexes.borrow_mut().insert(pattern.to_string(), compiled.clone());
-        compiled
+        let compiled = Regex::new(pattern).ok().map(Arc::new);
+        let mut regexes = self.regexes.write().unwrap_or_else(PoisonError::into_inner);
+        regexes.entry(pattern.to_string()).or_insert(compiled).clone()
     }
 }
 
