@@ -175,19 +175,33 @@ impl Plan {
         let mut writes = BTreeMap::new();
         let mut empty_dirs = Vec::new();
 
+        // What each path on the way is (`Some(true)` directory, `Some(false)` something else, `None`
+        // absent), asked once: thousands of cluster directories share their parents.
+        let mut kinds: std::collections::HashMap<PathBuf, Option<bool>> = std::collections::HashMap::new();
+        let mut kind_of = |path: &Path| -> Option<bool> {
+            *kinds.entry(path.to_path_buf()).or_insert_with(|| std::fs::metadata(path).ok().map(|meta| meta.is_dir()))
+        };
         for (dir, names) in &wanted {
             let abs_dir = root.join(dir);
             // Every ancestor must be a directory (or absent).
             let mut ancestor = abs_dir.clone();
             loop {
-                if let Ok(meta) = std::fs::metadata(&ancestor)
-                    && !meta.is_dir()
-                {
+                if kind_of(&ancestor) == Some(false) {
                     return Err(TreeError::FileInTheWay(ancestor));
                 }
                 if ancestor == root || !ancestor.pop() {
                     break;
                 }
+            }
+            if kind_of(&abs_dir).is_none() {
+                // A new directory: every file is created, nothing to read or compare.
+                for name in names {
+                    let rel = dir.join(name);
+                    changes.push(Change::Create(rel.clone()));
+                    writes.insert(rel.clone(), desired.files[&rel].clone());
+                }
+                writes.insert(dir.join(OWNER_MARKER), marker_content(names));
+                continue;
             }
             let owned = on_disk.get(dir);
             for name in names {
@@ -244,17 +258,41 @@ impl Plan {
     /// Writes the plan: every file first to a temporary sibling, then all renamed into place; stale files
     /// of owned directories removed last. If a temporary write fails, nothing in the tree has changed.
     pub fn apply(&self) -> Result<(), TreeError> {
-        let mut staged: Vec<(tempfile::TempPath, PathBuf)> = Vec::new();
-        for (rel, content) in &self.writes {
-            let target = self.root.join(rel);
-            let dir = target.parent().unwrap_or(&self.root).to_path_buf();
-            std::fs::create_dir_all(&dir).map_err(io_err("create directory", &dir))?;
-            let mut file = tempfile::Builder::new()
-                .prefix(".kubectl-capz-")
-                .tempfile_in(&dir)
-                .map_err(io_err("create a temporary file in", &dir))?;
-            std::io::Write::write_all(&mut file, content).map_err(io_err("write", &target))?;
-            staged.push((file.into_temp_path(), target));
+        let dirs: BTreeSet<PathBuf> =
+            self.writes.keys().map(|rel| self.root.join(rel).parent().unwrap_or(&self.root).to_path_buf()).collect();
+        for dir in &dirs {
+            std::fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+        }
+        // Staging is file creation and writing, which the kernel does on every core.
+        let writes: Vec<(&PathBuf, &Vec<u8>)> = self.writes.iter().collect();
+        let stage = |part: &[(&PathBuf, &Vec<u8>)]| -> Result<Vec<(tempfile::TempPath, PathBuf)>, TreeError> {
+            let mut staged = Vec::with_capacity(part.len());
+            for (rel, content) in part {
+                let target = self.root.join(rel);
+                let dir = target.parent().unwrap_or(&self.root);
+                let mut builder = tempfile::Builder::new();
+                builder.prefix(".kubectl-capz-");
+                // Files of a repository, readable like any other (temporary files default to 0600).
+                #[cfg(unix)]
+                builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+                let mut file = builder
+                    .tempfile_in(dir)
+                    .map_err(io_err("create a temporary file in", dir))?;
+                std::io::Write::write_all(&mut file, content).map_err(io_err("write", &target))?;
+                staged.push((file.into_temp_path(), target));
+            }
+            Ok(staged)
+        };
+        let threads = if writes.len() < 64 { 1 } else { std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8) };
+        let chunk = writes.len().div_ceil(threads).max(1);
+        let parts: Vec<Result<Vec<(tempfile::TempPath, PathBuf)>, TreeError>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = writes.chunks(chunk).map(|part| scope.spawn(move || stage(part))).collect();
+            workers.into_iter().map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+        });
+        // Any failure: the staged files of every part are dropped (deleted); the tree is unchanged.
+        let mut staged = Vec::with_capacity(writes.len());
+        for part in parts {
+            staged.extend(part?);
         }
         for (temp, target) in staged {
             temp.persist(&target).map_err(|e| TreeError::Io { action: "replace", path: target.clone(), source: e.error })?;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 pub use emit::{to_yaml, to_yaml_documents};
-pub use parse::{LineIndex, parse_documents, parse_value};
+pub use parse::{LineIndex, parse_documents, parse_plain_documents, parse_plain_value, parse_value};
 
 /// Where a document came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -238,7 +238,7 @@ struct LinedValue(Value);
 impl<'de> Deserialize<'de> for LinedValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let start = node_lines_len();
-        let value = deserializer.deserialize_any(LinedValueVisitor)?;
+        let value = deserializer.deserialize_any(ValueVisitor::<true>)?;
         push_node_line(start);
         Ok(LinedValue(value))
     }
@@ -257,9 +257,19 @@ impl<'de> Deserialize<'de> for KubeKey {
     }
 }
 
-struct LinedValueVisitor;
+/// A YAML value read into JSON, nothing else (rendered text, overlay blocks: no line is needed).
+struct PlainValue(Value);
 
-impl<'de> Visitor<'de> for LinedValueVisitor {
+impl<'de> Deserialize<'de> for PlainValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ValueVisitor::<false>).map(PlainValue)
+    }
+}
+
+/// Builds JSON values; with `LINES`, also the line records of [`LinedValue`].
+struct ValueVisitor<const LINES: bool>;
+
+impl<'de, const LINES: bool> Visitor<'de> for ValueVisitor<LINES> {
     type Value = Value;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any YAML value")
@@ -271,7 +281,7 @@ impl<'de> Visitor<'de> for LinedValueVisitor {
         Ok(Value::Null)
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(LinedValueVisitor)
+        d.deserialize_any(self)
     }
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
         Ok(Value::Bool(v))
@@ -302,19 +312,31 @@ impl<'de> Visitor<'de> for LinedValueVisitor {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(item) = seq.next_element::<Spanned<LinedValue>>()? {
-            set_last_line(item.referenced.line() as usize);
-            items.push(item.value.0);
+        if LINES {
+            while let Some(item) = seq.next_element::<Spanned<LinedValue>>()? {
+                set_last_line(item.referenced.line() as usize);
+                items.push(item.value.0);
+            }
+        } else {
+            while let Some(PlainValue(item)) = seq.next_element::<PlainValue>()? {
+                items.push(item);
+            }
         }
         Ok(Value::Array(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
-        while let Some(key) = map.next_key::<Spanned<KubeKey>>()? {
-            let LinedValue(value) = map.next_value::<LinedValue>()?;
-            // A field is where its key is written, not where its (block) value starts.
-            set_last_line(key.referenced.line() as usize);
-            out.insert(key.value.0, value);
+        if LINES {
+            while let Some(key) = map.next_key::<Spanned<KubeKey>>()? {
+                let LinedValue(value) = map.next_value::<LinedValue>()?;
+                // A field is where its key is written, not where its (block) value starts.
+                set_last_line(key.referenced.line() as usize);
+                out.insert(key.value.0, value);
+            }
+        } else {
+            while let Some((KubeKey(key), PlainValue(value))) = map.next_entry::<KubeKey, PlainValue>()? {
+                out.insert(key, value);
+            }
         }
         Ok(Value::Object(out))
     }
@@ -401,6 +423,39 @@ fn syntax_error(err: serde_saphyr::Error, source_name: &str) -> ManifestError {
     // serde-saphyr appends a snippet after the first line; keep the message itself.
     let message = message.lines().next().unwrap_or("invalid YAML").trim().to_string();
     ManifestError::Syntax { source_name: source_name.to_string(), line, column, message }
+}
+
+/// Parses one YAML (or JSON) document into a value, without lines (for text the tool wrote
+/// itself: rendered templates, overlay blocks).
+pub fn parse_plain_value(text: &str, source_name: &str) -> Result<Value, ManifestError> {
+    let PlainValue(value) =
+        serde_saphyr::from_str_with_options(text, kubernetes_yaml_options()).map_err(|err| syntax_error(err, source_name))?;
+    Ok(value)
+}
+
+/// Parses a multi-document stream the tool rendered itself into documents without field lines:
+/// empty documents dropped, every other one must be a mapping.
+pub fn parse_plain_documents(text: &str, source_name: &str) -> Result<Vec<Document>, ManifestError> {
+    let values: Vec<Spanned<PlainValue>> =
+        serde_saphyr::from_multiple_with_options(text, kubernetes_yaml_options()).map_err(|err| syntax_error(err, source_name))?;
+    let source: Arc<str> = Arc::from(source_name);
+    let mut documents = Vec::new();
+    for spanned in values {
+        let line = spanned.referenced.line() as usize;
+        let value = spanned.value.0;
+        match &value {
+            Value::Null => continue,
+            Value::Object(map) if map.is_empty() => continue,
+            Value::Object(_) => documents.push(Document::from_value(value, &source, documents.len())),
+            _ => {
+                return Err(ManifestError::NotAnObject {
+                    location: format!("{source_name}:{line}"),
+                    message: "a manifest document must be a mapping (a Kubernetes object)".into(),
+                });
+            }
+        }
+    }
+    Ok(documents)
 }
 
 /// Parses one YAML (or JSON) document into a value and the lines of its fields.

@@ -339,7 +339,7 @@ fn to_unstructured(text: &str, source_name: &str) -> Result<Vec<Value>, Clusterc
     let mut objects = Vec::new();
     for (document, first_line) in split_documents(text)? {
         let label = format!("{source_name} (after substitution)");
-        let (value, _) = manifest::parse_value(&document, &label).map_err(|err| {
+        let value = manifest::parse_plain_value(&document, &label).map_err(|err| {
             // Report the line in the whole substituted text, not in the document.
             match err {
                 manifest::ManifestError::Syntax { line, column, message, .. } => ClusterctlError::Yaml(format!(

@@ -148,7 +148,7 @@ impl Engine {
     /// Renders one template and parses its output into documents (empty documents dropped).
     pub fn render_documents(&self, name: &str, context: &Value) -> Result<Vec<Document>, RenderError> {
         let text = self.render_text(name, context)?;
-        manifest::parse_documents(&text, &format!("<rendered {name}>")).map_err(|err| RenderError::BadOutput {
+        manifest::parse_plain_documents(&text, &format!("<rendered {name}>")).map_err(|err| RenderError::BadOutput {
             template: name.to_string(),
             message: err.to_string(),
         })
@@ -219,7 +219,7 @@ fn dedent(text: &str) -> String {
 
 /// `{% filter overlay(patch) %}object as YAML{% endfilter %}` -> the merged object as one-line JSON.
 fn overlay_filter(body: String, patch: JinjaValue) -> Result<JinjaValue, Error> {
-    let (mut value, _) = manifest::parse_value(&dedent(&body), "overlay block")
+    let mut value = manifest::parse_plain_value(&dedent(&body), "overlay block")
         .map_err(|err| Error::new(ErrorKind::InvalidOperation, format!("the block of `overlay` is not valid YAML: {err}")))?;
     let patch: Value = serde_json::to_value(&patch)
         .map_err(|err| Error::new(ErrorKind::InvalidOperation, format!("the overlay is not JSON-like: {err}")))?;

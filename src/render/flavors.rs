@@ -83,7 +83,7 @@ pub fn load_flavor(source: &TemplateSource, name: &str) -> Result<Flavor, Render
         .read(&meta_name)
         .map_err(|err| metadata_error(format!("cannot read flavor.yaml: {err}")))?
         .ok_or_else(|| metadata_error("flavor.yaml is missing".into()))?;
-    let (value, _) = manifest::parse_value(&text, &meta_name).map_err(|err| metadata_error(err.to_string()))?;
+    let value = manifest::parse_plain_value(&text, &meta_name).map_err(|err| metadata_error(err.to_string()))?;
     let file: FlavorFile = serde_json::from_value(value).map_err(|err| metadata_error(format!("{meta_name}: {err}")))?;
     let templates: Vec<String> = match file.templates {
         Some(list) => list.into_iter().map(|t| if t.contains('/') { t } else { format!("flavors/{name}/{t}") }).collect(),

@@ -235,8 +235,7 @@ pub fn render_value(template: &str, vars: &BTreeMap<String, Value>) -> Result<Va
     if text.trim().is_empty() {
         return Ok(Value::Null);
     }
-    crate::manifest::parse_value(&text, "<template output>")
-        .map(|(value, _)| value)
+    crate::manifest::parse_plain_value(&text, "<template output>")
         .map_err(|e| format!("failed to unmarshal rendered template {text:?}: {e}"))
 }
 
