@@ -33,6 +33,12 @@ spec:
   loadBalancerProfile: {idleTimeoutInMinutes: 3}
   apiServerAccessProfile: {authorizedIPRanges: [203.0.113.7]}
   autoscalerProfile: {scaleDownUtilizationThreshold: "2"}
+  identity: {type: UserAssigned}
+  securityProfile: {workloadIdentity: {enabled: true}}
+  disableLocalAccounts: true
+  virtualNetwork: {name: vnet-@N@, cidrBlock: 10.0.0.0/16, subnet: {name: s, cidrBlock: 10.240.0.0/16}}
+  fleetsMember: {managerName: m, managerResourceGroup: rg, name: Member_@N@}
+  extensions: [{name: flux, extensionType: microsoft.flux, version: 1.8.2}]
 ---
 apiVersion: cluster.x-k8s.io/v1beta1
 kind: MachinePool

@@ -6,6 +6,7 @@
 
 mod aso_resources;
 mod bundle;
+mod control_plane;
 mod credentials;
 mod deprecated;
 mod mutators;
@@ -238,6 +239,42 @@ static RULES: &[RuleInfo] = &[
         "validateAutoScalerProfile (internal/webhooks/azuremanagedcontrolplane_validation.go)",
     ),
     rule(
+        control_plane::IDENTITY,
+        Severity::Error,
+        "AzureManagedControlPlane identity: type UserAssigned needs userAssignedIdentityResourceID, any other type must leave it empty.",
+        "validateAzureManagedControlPlaneIdentity (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        control_plane::SECURITY_PROFILE,
+        Severity::Error,
+        "AzureManagedControlPlane[Template] securityProfile: azureKeyVaultKms needs identity type UserAssigned, a keyVaultResourceID exactly when keyVaultNetworkAccess is Private; workloadIdentity needs oidcIssuerProfile.enabled.",
+        "validateAzureManagedControlPlaneClassSpecAzureKeyVaultKms, validateAzureManagedControlPlaneClassSpecWorkloadIdentity (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        control_plane::DISABLE_LOCAL_ACCOUNTS,
+        Severity::Error,
+        "AzureManagedControlPlane disableLocalAccounts (any value) only with an aadProfile.",
+        "validateAzureManagedControlPlaneDisableLocalAccounts (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        control_plane::VIRTUAL_NETWORK,
+        Severity::Error,
+        "AzureManagedControlPlane[Template] virtualNetwork: cidrBlock and subnet.cidrBlock (after the CRD defaults) valid CIDRs, the subnet inside the virtual network.",
+        "validateAMCPVirtualNetwork (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        control_plane::FLEETS_MEMBER_NAME,
+        Severity::Error,
+        "AzureManagedControlPlane fleetsMember.name must match ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$.",
+        "validateFleetsMember (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        control_plane::AKS_EXTENSIONS,
+        Severity::Error,
+        "AzureManagedControlPlane[Template] extensions: no version unless autoUpgradeMinorVersion is false; scopeType Cluster needs releaseNamespace and no targetNamespace, Namespace the reverse.",
+        "validateAKSExtensions (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
         deprecated::DEPRECATED_API,
         Severity::Info,
         "Deprecated CAPZ APIs: AzureManaged* (migrate to AzureASOManaged* v1beta1) and AzureASOManaged* v1alpha1 (move to v1beta1).",
@@ -369,6 +406,7 @@ pub fn check(documents: &[Document], selection: &RuleSelection) -> Vec<Finding> 
     credentials::check(&bundle, &mut sink);
     network::check(&bundle, &mut sink);
     profiles::check(&bundle, &mut sink);
+    control_plane::check(&bundle, &mut sink);
     deprecated::check(&bundle, &mut sink);
     sink.finish()
 }

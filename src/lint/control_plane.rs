@@ -1,0 +1,499 @@
+//! Required and forbidden field combinations of AzureManagedControlPlane[Template] that CAPZ's webhook rejects:
+//! mirrors `validateAzureManagedControlPlaneIdentity`, `validateAzureManagedControlPlaneClassSpecSecurityProfile`,
+//! `validateAzureManagedControlPlaneDisableLocalAccounts`, `validateAMCPVirtualNetwork`, `validateFleetsMember`
+//! and `validateAKSExtensions` (internal/webhooks/azuremanagedcontrolplane_validation.go; the template webhook,
+//! azuremanagedcontrolplanetemplate_validation.go, runs the security profile, virtual network and extension checks).
+
+use std::net::IpAddr;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::Sink;
+use super::bundle::{At, Bundle, spec_root};
+
+pub(crate) const IDENTITY: &str = "capz-identity";
+pub(crate) const SECURITY_PROFILE: &str = "capz-security-profile";
+pub(crate) const DISABLE_LOCAL_ACCOUNTS: &str = "capz-disable-local-accounts";
+pub(crate) const VIRTUAL_NETWORK: &str = "capz-virtual-network";
+pub(crate) const FLEETS_MEMBER_NAME: &str = "capz-fleets-member-name";
+pub(crate) const AKS_EXTENSIONS: &str = "capz-aks-extensions";
+
+static FLEETS_MEMBER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$").expect("valid regex"));
+
+/// `net.ParseCIDR`: the address and prefix length.
+fn parse_cidr(text: &str) -> Option<(IpAddr, u32)> {
+    let (address, prefix) = text.split_once('/')?;
+    let address: IpAddr = address.parse().ok()?;
+    if prefix.is_empty() || prefix.len() > 3 || !prefix.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let prefix: u32 = prefix.parse().ok()?;
+    let max = if address.is_ipv4() { 32 } else { 128 };
+    (prefix <= max).then_some((address, prefix))
+}
+
+/// Whether `ip` is inside the network `cidr` (`(*net.IPNet).Contains`).
+fn contains((network, prefix): (IpAddr, u32), ip: IpAddr) -> bool {
+    match (network, ip) {
+        (IpAddr::V4(net), IpAddr::V4(ip)) => {
+            let mask = u32::MAX.checked_shl(32 - prefix).unwrap_or(0);
+            u32::from(net) & mask == u32::from(ip) & mask
+        }
+        (IpAddr::V6(net), IpAddr::V6(ip)) => {
+            let mask = u128::MAX.checked_shl(128 - prefix).unwrap_or(0);
+            u128::from(net) & mask == u128::from(ip) & mask
+        }
+        _ => false,
+    }
+}
+
+pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
+    if !sink.wants(&[
+        IDENTITY,
+        SECURITY_PROFILE,
+        DISABLE_LOCAL_ACCOUNTS,
+        VIRTUAL_NETWORK,
+        FLEETS_MEMBER_NAME,
+        AKS_EXTENSIONS,
+    ]) {
+        return;
+    }
+    for (index, doc) in bundle.capz(&[
+        "AzureManagedControlPlane",
+        "AzureManagedControlPlaneTemplate",
+    ]) {
+        let root = spec_root(doc);
+        let Some(spec) = doc.value.at(root).and_then(Value::as_object) else {
+            continue;
+        };
+        let is_template = root != "/spec";
+        let mut emit = |rule: &'static str, field: &str, message: String| {
+            sink.emit(rule, index, &format!("{root}/{field}"), message);
+        };
+        if !is_template {
+            identity(spec, &mut emit);
+            if spec
+                .get("disableLocalAccounts")
+                .is_some_and(|v| !v.is_null())
+                && spec.get("aadProfile").is_none_or(Value::is_null)
+            {
+                emit(
+                    DISABLE_LOCAL_ACCOUNTS,
+                    "disableLocalAccounts",
+                    "disableLocalAccounts is set but there is no aadProfile: CAPZ only accepts it on AAD-enabled \
+                     clusters (even `false`). Add an aadProfile or remove disableLocalAccounts"
+                        .to_string(),
+                );
+            }
+            if let Some(name) = spec
+                .get("fleetsMember")
+                .and_then(|member| member.get("name"))
+                .and_then(Value::as_str)
+                .filter(|name| !name.is_empty() && !FLEETS_MEMBER.is_match(name))
+            {
+                emit(
+                    FLEETS_MEMBER_NAME,
+                    "fleetsMember/name",
+                    format!(
+                        "fleetsMember.name {name:?} must be lowercase letters, digits and hyphens, starting and ending \
+                         with a letter or digit (^[a-z0-9]([-a-z0-9]*[a-z0-9])?$)"
+                    ),
+                );
+            }
+        }
+        security_profile(spec, &mut emit);
+        virtual_network(spec, &mut emit);
+        extensions(spec, &mut emit);
+    }
+}
+
+type Emit<'e> = dyn FnMut(&'static str, &str, String) + 'e;
+
+fn identity(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) {
+    let Some(identity) = spec.get("identity").and_then(Value::as_object) else {
+        return;
+    };
+    let kind = identity
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("SystemAssigned");
+    let id = identity
+        .get("userAssignedIdentityResourceID")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if kind == "UserAssigned" && id.is_empty() {
+        emit(
+            IDENTITY,
+            "identity/userAssignedIdentityResourceID",
+            "identity.type is UserAssigned but userAssignedIdentityResourceID is empty; set the resource id of the \
+             user-assigned identity"
+                .to_string(),
+        );
+    } else if kind != "UserAssigned" && !id.is_empty() {
+        emit(
+            IDENTITY,
+            "identity/userAssignedIdentityResourceID",
+            format!(
+                "userAssignedIdentityResourceID is set but identity.type is {kind}; set type: UserAssigned or remove \
+                 the resource id"
+            ),
+        );
+    }
+}
+
+fn security_profile(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) {
+    let Some(profile) = spec.get("securityProfile").and_then(Value::as_object) else {
+        return;
+    };
+    if let Some(kms) = profile.get("azureKeyVaultKms").and_then(Value::as_object) {
+        let user_assigned = spec
+            .get("identity")
+            .and_then(|identity| identity.get("type"))
+            .and_then(Value::as_str)
+            == Some("UserAssigned");
+        let access = kms
+            .get("keyVaultNetworkAccess")
+            .and_then(Value::as_str)
+            .unwrap_or("Public");
+        let resource_id = kms
+            .get("keyVaultResourceID")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let field = "securityProfile/azureKeyVaultKms/keyVaultResourceID";
+        // CAPZ reports only the first of these.
+        if !user_assigned {
+            emit(
+                SECURITY_PROFILE,
+                field,
+                "securityProfile.azureKeyVaultKms needs identity.type UserAssigned (KMS uses the cluster's user-assigned \
+                 identity); set identity or remove azureKeyVaultKms"
+                    .to_string(),
+            );
+        } else if access == "Private" && resource_id.is_empty() {
+            emit(
+                SECURITY_PROFILE,
+                field,
+                "azureKeyVaultKms.keyVaultNetworkAccess is Private, so keyVaultResourceID must name the key vault"
+                    .to_string(),
+            );
+        } else if access == "Public" && !resource_id.is_empty() {
+            emit(
+                SECURITY_PROFILE,
+                field,
+                "azureKeyVaultKms.keyVaultResourceID must be empty when keyVaultNetworkAccess is Public (the default); \
+                 remove it or set keyVaultNetworkAccess: Private"
+                    .to_string(),
+            );
+        }
+    }
+    let oidc = spec
+        .get("oidcIssuerProfile")
+        .and_then(|oidc| oidc.get("enabled"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    if profile
+        .get("workloadIdentity")
+        .is_some_and(|v| !v.is_null())
+        && !oidc
+    {
+        emit(
+            SECURITY_PROFILE,
+            "securityProfile/workloadIdentity",
+            "securityProfile.workloadIdentity needs oidcIssuerProfile.enabled: true; enable the OIDC issuer or remove \
+             workloadIdentity"
+                .to_string(),
+        );
+    }
+}
+
+fn virtual_network(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) {
+    let Some(vnet) = spec
+        .get("virtualNetwork")
+        .and_then(Value::as_object)
+        .filter(|vnet| !vnet.is_empty())
+    else {
+        return;
+    };
+    // The CRD defaults both CIDRs before CAPZ's webhook sees them.
+    let vnet_cidr = vnet
+        .get("cidrBlock")
+        .and_then(Value::as_str)
+        .unwrap_or("10.0.0.0/8");
+    let subnet_cidr = vnet
+        .get("subnet")
+        .and_then(|subnet| subnet.get("cidrBlock"))
+        .and_then(Value::as_str)
+        .unwrap_or("10.240.0.0/16");
+    let parent = parse_cidr(vnet_cidr);
+    if parent.is_none() {
+        emit(
+            VIRTUAL_NETWORK,
+            "virtualNetwork/cidrBlock",
+            format!("virtualNetwork.cidrBlock {vnet_cidr:?} is not a valid CIDR"),
+        );
+    }
+    let subnet = parse_cidr(subnet_cidr);
+    if subnet.is_none() {
+        emit(
+            VIRTUAL_NETWORK,
+            "virtualNetwork/subnet/cidrBlock",
+            format!("virtualNetwork.subnet.cidrBlock {subnet_cidr:?} is not a valid CIDR"),
+        );
+    }
+    if let (Some(parent), Some((subnet_ip, _))) = (parent, subnet)
+        && !contains(parent, subnet_ip)
+    {
+        emit(
+            VIRTUAL_NETWORK,
+            "virtualNetwork/cidrBlock",
+            format!(
+                "virtualNetwork.cidrBlock {vnet_cidr:?} does not contain the subnet's cidrBlock {subnet_cidr:?}; put the \
+                 subnet inside the virtual network"
+            ),
+        );
+    }
+}
+
+fn extensions(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) {
+    let Some(extensions) = spec.get("extensions").and_then(Value::as_array) else {
+        return;
+    };
+    for (index, extension) in extensions.iter().enumerate() {
+        let name = extension.get("name").and_then(Value::as_str).unwrap_or("");
+        let auto_upgrade = extension
+            .get("autoUpgradeMinorVersion")
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
+        if extension.get("version").is_some_and(|v| !v.is_null()) && auto_upgrade {
+            emit(
+                AKS_EXTENSIONS,
+                &format!("extensions/{index}/version"),
+                format!(
+                    "extension {name:?} pins version while autoUpgradeMinorVersion is true (the default); set \
+                     autoUpgradeMinorVersion: false or remove version"
+                ),
+            );
+        }
+        let Some(scope) = extension.get("scope").and_then(Value::as_object) else {
+            continue;
+        };
+        let text = |field: &str| scope.get(field).and_then(Value::as_str).unwrap_or("");
+        let (required, forbidden) = match text("scopeType") {
+            "Cluster" => ("releaseNamespace", "targetNamespace"),
+            "Namespace" => ("targetNamespace", "releaseNamespace"),
+            _ => continue,
+        };
+        let scope_type = text("scopeType");
+        if text(required).is_empty() {
+            emit(
+                AKS_EXTENSIONS,
+                &format!("extensions/{index}/scope/{required}"),
+                format!("extension {name:?} with scopeType {scope_type} needs scope.{required}"),
+            );
+        }
+        if !text(forbidden).is_empty() {
+            emit(
+                AKS_EXTENSIONS,
+                &format!("extensions/{index}/scope/{forbidden}"),
+                format!(
+                    "extension {name:?} with scopeType {scope_type} must not set scope.{forbidden}"
+                ),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{findings_among, ids};
+    use super::*;
+    use crate::report::Finding;
+
+    fn findings(yaml: &str) -> Vec<Finding> {
+        findings_among(
+            yaml,
+            &[
+                IDENTITY,
+                SECURITY_PROFILE,
+                DISABLE_LOCAL_ACCOUNTS,
+                VIRTUAL_NETWORK,
+                FLEETS_MEMBER_NAME,
+                AKS_EXTENSIONS,
+            ],
+        )
+    }
+
+    fn amcp(fields: &str) -> String {
+        format!(
+            "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlane\nmetadata: {{name: c1}}\nspec:\n  version: v1.33.2\n{fields}"
+        )
+    }
+
+    fn paths(found: &[Finding]) -> Vec<&str> {
+        found.iter().map(|f| f.path.as_str()).collect()
+    }
+
+    #[test]
+    fn identity_type_and_resource_id_go_together() {
+        assert!(
+            findings(&amcp(
+                "  identity: {type: UserAssigned, userAssignedIdentityResourceID: /x}\n"
+            ))
+            .is_empty()
+        );
+        assert!(findings(&amcp("  identity: {type: SystemAssigned}\n")).is_empty());
+        let missing = findings(&amcp("  identity: {type: UserAssigned}\n"));
+        assert_eq!(ids(&missing), [IDENTITY]);
+        assert_eq!(
+            missing[0].path,
+            "/spec/identity/userAssignedIdentityResourceID"
+        );
+        let extra = findings(&amcp("  identity: {userAssignedIdentityResourceID: /x}\n"));
+        assert!(
+            extra[0].message.contains("identity.type is SystemAssigned"),
+            "{}",
+            extra[0].message
+        );
+    }
+
+    #[test]
+    fn security_profile_combinations() {
+        let user = "  identity: {type: UserAssigned, userAssignedIdentityResourceID: /x}\n";
+        let kms = |fields: &str| {
+            format!(
+                "  securityProfile:\n    azureKeyVaultKms: {{enabled: true, keyID: k{fields}}}\n"
+            )
+        };
+        assert!(findings(&amcp(&format!("{user}{}", kms("")))).is_empty());
+        assert!(
+            findings(&amcp(&format!(
+                "{user}{}",
+                kms(", keyVaultNetworkAccess: Private, keyVaultResourceID: /kv")
+            )))
+            .is_empty()
+        );
+        let no_identity = findings(&amcp(&kms("")));
+        assert_eq!(ids(&no_identity), [SECURITY_PROFILE]);
+        assert!(no_identity[0].message.contains("UserAssigned"));
+        let private = findings(&amcp(&format!(
+            "{user}{}",
+            kms(", keyVaultNetworkAccess: Private")
+        )));
+        assert!(
+            private[0].message.contains("must name the key vault"),
+            "{}",
+            private[0].message
+        );
+        let public = findings(&amcp(&format!(
+            "{user}{}",
+            kms(", keyVaultResourceID: /kv")
+        )));
+        assert!(
+            public[0].message.contains("must be empty"),
+            "{}",
+            public[0].message
+        );
+
+        let wi = "  securityProfile: {workloadIdentity: {enabled: true}}\n";
+        assert!(
+            findings(&amcp(&format!(
+                "{wi}  oidcIssuerProfile: {{enabled: true}}\n"
+            )))
+            .is_empty()
+        );
+        let found = findings(&amcp(wi));
+        assert_eq!(paths(&found), ["/spec/securityProfile/workloadIdentity"]);
+    }
+
+    #[test]
+    fn disable_local_accounts_needs_aad() {
+        assert!(findings(&amcp("  disableLocalAccounts: true\n  aadProfile: {managed: true, adminGroupObjectIDs: [g]}\n")).is_empty());
+        for value in ["true", "false"] {
+            let found = findings(&amcp(&format!("  disableLocalAccounts: {value}\n")));
+            assert_eq!(ids(&found), [DISABLE_LOCAL_ACCOUNTS], "{value}");
+        }
+    }
+
+    #[test]
+    fn virtual_network_cidrs() {
+        let vnet = |cidr: &str, subnet: &str| {
+            findings(&amcp(&format!(
+                "  virtualNetwork: {{name: v, cidrBlock: \"{cidr}\", subnet: {{name: s, cidrBlock: \"{subnet}\"}}}}\n"
+            )))
+        };
+        assert!(vnet("10.0.0.0/8", "10.240.0.0/16").is_empty());
+        assert_eq!(
+            paths(&vnet("10.0.0.0/16", "10.240.0.0/16")),
+            ["/spec/virtualNetwork/cidrBlock"]
+        );
+        assert_eq!(
+            paths(&vnet("10.0.0.0/8", "10.240.0.0")),
+            ["/spec/virtualNetwork/subnet/cidrBlock"]
+        );
+        assert_eq!(
+            paths(&vnet("big", "10.240.0.0/16")),
+            ["/spec/virtualNetwork/cidrBlock"]
+        );
+        // A subnet outside the CRD's default 10.0.0.0/8 when cidrBlock is left out.
+        let defaulted = findings(&amcp(
+            "  virtualNetwork: {name: v, subnet: {name: s, cidrBlock: 192.168.0.0/24}}\n",
+        ));
+        assert_eq!(ids(&defaulted), [VIRTUAL_NETWORK]);
+    }
+
+    #[test]
+    fn fleets_member_name_pattern() {
+        let member = |name: &str| {
+            findings(&amcp(&format!(
+                "  fleetsMember: {{managerName: m, managerResourceGroup: rg, name: {name}}}\n"
+            )))
+        };
+        assert!(member("team-a1").is_empty());
+        assert_eq!(paths(&member("Team_A")), ["/spec/fleetsMember/name"]);
+        assert_eq!(ids(&member("-a")), [FLEETS_MEMBER_NAME]);
+    }
+
+    #[test]
+    fn extensions_version_and_scope() {
+        let ext = |fields: &str| {
+            findings(&amcp(&format!(
+                "  extensions:\n  - {{name: flux, extensionType: microsoft.flux{fields}}}\n"
+            )))
+        };
+        assert!(ext("").is_empty());
+        assert!(ext(", version: 1.2.3, autoUpgradeMinorVersion: false").is_empty());
+        assert_eq!(
+            paths(&ext(", version: 1.2.3")),
+            ["/spec/extensions/0/version"]
+        );
+        assert!(ext(", scope: {scopeType: Cluster, releaseNamespace: flux-system}").is_empty());
+        assert_eq!(
+            paths(&ext(", scope: {scopeType: Namespace, releaseNamespace: x}")),
+            [
+                "/spec/extensions/0/scope/releaseNamespace",
+                "/spec/extensions/0/scope/targetNamespace"
+            ]
+        );
+    }
+
+    #[test]
+    fn templates_get_the_class_checks_only() {
+        let yaml = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlaneTemplate
+metadata: {name: t}
+spec:
+  template:
+    spec:
+      version: v1.33.2
+      identity: {type: UserAssigned}
+      securityProfile: {workloadIdentity: {enabled: true}}
+";
+        assert_eq!(
+            paths(&findings(yaml)),
+            ["/spec/template/spec/securityProfile/workloadIdentity"]
+        );
+    }
+}
