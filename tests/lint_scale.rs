@@ -55,7 +55,16 @@ spec:
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
 kind: AzureManagedMachinePool
 metadata: {name: aks-@N@-mp0, namespace: @NS@}
-spec: {mode: User, name: Pool-0, sku: Standard_D2s_v3}
+spec:
+  mode: User
+  name: Pool-0
+  sku: Standard_D2s_v3
+  maxPods: 5
+  nodeLabels: {kubernetes.azure.com/team: a}
+  nodePublicIPPrefixID: /subscriptions/x/prefix
+  subnetName: -bad
+  kubeletConfig: {cpuCfsQuotaPeriod: "100", failSwapOn: true}
+  linuxOSConfig: {swapFileSizeMB: 512}
 ---
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
 kind: AzureManagedMachinePool

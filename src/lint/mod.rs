@@ -12,6 +12,7 @@ mod deprecated;
 mod mutators;
 mod names;
 mod network;
+mod pool_config;
 mod pools;
 mod profiles;
 mod refs;
@@ -105,6 +106,42 @@ static RULES: &[RuleInfo] = &[
         Severity::Error,
         "A System agent pool needs at least one node: its MachinePool's spec.replicas must not be 0 (unless AKS autoscales the pool), and an autoscaled System pool's minCount (scaling.minSize) must be at least 1.",
         "AKS system pool minimum (learn.microsoft.com/azure/aks/use-system-pools); CAPZ copies MachinePool replicas into the agent pool count (setAgentPoolCount, pkg/mutators/azureasomanagedmachinepool.go; ManagedMachinePoolScope.AgentPoolSpec, azure/scope/managedmachinepool.go)",
+    ),
+    rule(
+        pool_config::MAX_PODS,
+        Severity::Error,
+        "Agent pool maxPods (AzureManagedMachinePool[Template], ASO ManagedClustersAgentPool) must be 10 to 250.",
+        "validateMaxPods (internal/webhooks/azuremanagedmachinepool_validation.go)",
+    ),
+    rule(
+        pool_config::NODE_LABELS,
+        Severity::Error,
+        "Agent pool nodeLabels keys must not start with `kubernetes.azure.com`, the prefix AKS reserves.",
+        "validateNodeLabels (internal/webhooks/azuremanagedmachinepool_validation.go); azureutil.IsAzureSystemNodeLabelKey",
+    ),
+    rule(
+        pool_config::NODE_PUBLIC_IP,
+        Severity::Error,
+        "A node public IP prefix (nodePublicIPPrefixID, ASO nodePublicIPPrefixReference) needs enableNodePublicIP: true; nodePublicIPPrefixID must be a publicIPPrefixes resource id.",
+        "validateNodePublicIPPrefixID, validateEnableNodePublicIP (internal/webhooks/azuremanagedmachinepool_validation.go)",
+    ),
+    rule(
+        pool_config::SUBNET_NAME,
+        Severity::Error,
+        "AzureManagedMachinePool subnetName must match ^[a-zA-Z0-9][a-zA-Z0-9._-]{0,78}[a-zA-Z0-9]$.",
+        "validateMPSubnetName (internal/webhooks/azuremanagedmachinepool_validation.go)",
+    ),
+    rule(
+        pool_config::KUBELET_CONFIG,
+        Severity::Error,
+        "Agent pool kubeletConfig: cpuCfsQuotaPeriod in ms, imageGcLowThreshold not above imageGcHighThreshold, allowedUnsafeSysctls only kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*, net.*.",
+        "validateKubeletConfig (internal/webhooks/azuremanagedmachinepool_validation.go)",
+    ),
+    rule(
+        pool_config::LINUX_OS_CONFIG,
+        Severity::Error,
+        "Agent pool linuxOSConfig: swapFileSizeMB needs kubeletConfig.failSwapOn false; sysctls.netIpv4IpLocalPortRange `FIRST LAST` with FIRST 1024-60999, LAST 32768-65000, FIRST <= LAST.",
+        "validateLinuxOSConfig (internal/webhooks/azuremanagedmachinepool_validation.go)",
     ),
     rule(
         aso_resources::MANAGED_CLUSTER_COUNT,
@@ -407,6 +444,7 @@ pub fn check(documents: &[Document], selection: &RuleSelection) -> Vec<Finding> 
     network::check(&bundle, &mut sink);
     profiles::check(&bundle, &mut sink);
     control_plane::check(&bundle, &mut sink);
+    pool_config::check(&bundle, &mut sink);
     deprecated::check(&bundle, &mut sink);
     sink.finish()
 }
