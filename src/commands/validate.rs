@@ -1,7 +1,7 @@
 //! `kubectl capz validate`: manifests -> findings (schemas, CEL, embedded ASO objects), printed as
 //! text, JSON or JUnit; exit 0 valid, 1 any error finding, 2 usage or input error.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Write;
 
 use anyhow::{Context, anyhow, bail};
@@ -145,26 +145,37 @@ pub(crate) fn validate_documents(documents: &[Document], validator: &Validator, 
         report.findings.extend(findings);
     }
     // The CAPZ rules, over the whole bundle (cross-object); each finding counts for its object.
-    for finding in lint_findings {
-        if finding.rule == "capz-deprecated-api" {
-            // Same deprecation, with the migration target: keep only the CAPZ rule's finding.
-            report.findings.retain(|f| !(f.rule == "deprecated-api" && f.source == finding.source && f.object == finding.object));
+    // Same deprecation, with the migration target: keep only the CAPZ rule's finding.
+    let migrations: HashSet<(&str, &str)> = lint_findings
+        .iter()
+        .filter(|f| f.rule == "capz-deprecated-api")
+        .map(|f| (f.source.as_str(), f.object.as_str()))
+        .collect();
+    if !migrations.is_empty() {
+        report.findings.retain(|f| !(f.rule == "deprecated-api" && migrations.contains(&(f.source.as_str(), f.object.as_str()))));
+    }
+    // Objects by (source, name): an error counts for the last object of that name starting at or
+    // before its line.
+    let mut objects: HashMap<(String, String), Vec<usize>> = HashMap::new();
+    for (index, resource) in report.resources.iter().enumerate() {
+        objects.entry((resource.source.clone(), resource.object.clone())).or_default().push(index);
+    }
+    for finding in &lint_findings {
+        if finding.severity != Severity::Error {
+            continue;
         }
-        let owner = report
-            .resources
-            .iter_mut()
-            .rev()
-            .find(|r| r.source == finding.source && r.object == finding.object && r.line <= finding.line);
-        if let Some(owner) = owner
-            && finding.severity == Severity::Error
-        {
+        let owner = objects
+            .get(&(finding.source.clone(), finding.object.clone()))
+            .and_then(|candidates| candidates.iter().rev().copied().find(|&i| report.resources[i].line <= finding.line));
+        if let Some(owner) = owner {
+            let owner = &mut report.resources[owner];
             owner.errors.push(finding.clone());
             if owner.status == ObjectStatus::Valid {
                 owner.status = ObjectStatus::Invalid;
             }
         }
-        report.findings.push(finding);
     }
+    report.findings.extend(lint_findings);
     report.findings.sort_by(|a, b| {
         (&a.source, a.line, &a.path, &a.rule, &a.message).cmp(&(&b.source, b.line, &b.path, &b.rule, &b.message))
     });
