@@ -83,6 +83,11 @@ spec:
       bootstrap: {dataSecretName: ""}
       infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePool, name: aks-@N@-win}
 ---
+apiVersion: v1
+kind: Secret
+metadata: {name: creds-@N@, namespace: @NS@}
+stringData: {AZURE_CLIENT_ID: c}
+---
 apiVersion: cluster.x-k8s.io/v1beta2
 kind: Cluster
 metadata: {name: aso-@N@, namespace: @NS@}
@@ -115,7 +120,7 @@ spec:
     kind: ManagedCluster
     metadata:
       name: aso-@N@
-      annotations: {serviceoperator.azure.com/reconcile-policy: manage}
+      annotations: {serviceoperator.azure.com/reconcile-policy: manage, serviceoperator.azure.com/credential-from: creds-@N@}
     spec:
       dnsPrefix: aso-@N@
       kubernetesVersion: 1.32.0

@@ -1,6 +1,8 @@
 //! Credentials: the ASO `credential-from` Secret, `userCredentials` vs CAPZ's kubeconfig Secret
 //! (mirrors `setManagedClusterCredentials`, pkg/mutators/azureasomanagedcontrolplane.go) and the generated
 //! SSH key (mirrors `SetDefaultAzureManagedControlPlaneSSHPublicKey`, internal/api/v1beta1/azuremanagedcontrolplane_default.go).
+//! A credential Secret in the bundle must hold the keys ASO reads (`newCredentialFromSecret`,
+//! v2/internal/identity/credential_provider.go) and should carry clusterctl's move label.
 
 use serde_json::Value;
 
@@ -10,9 +12,75 @@ use super::{Sink, escape_segment};
 pub(crate) const CREDENTIAL_SECRET: &str = "capz-credential-secret";
 pub(crate) const USER_CREDENTIALS_NAME: &str = "capz-user-credentials-name";
 pub(crate) const EMPTY_SSH_KEY: &str = "capz-empty-ssh-key";
+pub(crate) const CREDENTIAL_SECRET_KEYS: &str = "capz-credential-secret-keys";
+pub(crate) const CREDENTIAL_SECRET_MOVE: &str = "capz-credential-secret-move";
+
+/// The keys ASO requires in a credential Secret; the rest (client secret, certificate, pod identity) is optional,
+/// without them ASO uses workload identity.
+const REQUIRED_KEYS: [&str; 3] = [
+    "AZURE_SUBSCRIPTION_ID",
+    "AZURE_TENANT_ID",
+    "AZURE_CLIENT_ID",
+];
+
+/// clusterctl's `ClusterctlMoveLabel`: `clusterctl move` takes Secrets nothing in the Cluster's object graph owns
+/// only when they carry it.
+const MOVE_LABEL: &str = "clusterctl.cluster.x-k8s.io/move";
+
+/// Keys and move label of a credential Secret that is in the bundle.
+fn check_secret_content(bundle: &Bundle<'_>, index: usize, sink: &mut Sink<'_>) {
+    let doc = &bundle.docs[index];
+    let has_key = |key: &str| {
+        ["data", "stringData"]
+            .into_iter()
+            .any(|field| doc.value.get(field).and_then(|map| map.get(key)).is_some())
+    };
+    let missing: Vec<&str> = REQUIRED_KEYS
+        .into_iter()
+        .filter(|key| !has_key(key))
+        .collect();
+    if !missing.is_empty() {
+        let pointer = ["/data", "/stringData"]
+            .into_iter()
+            .find(|pointer| doc.value.at(pointer).is_some())
+            .unwrap_or("/metadata/name");
+        sink.emit(
+            CREDENTIAL_SECRET_KEYS,
+            index,
+            pointer,
+            format!(
+                "ASO credential Secret {:?} lacks {}; ASO fails with \"credential Secret ... does not contain key\" for \
+                 every resource that uses it. Add them (data or stringData)",
+                doc.name(),
+                missing.join(", ")
+            ),
+        );
+    }
+    let labelled = doc
+        .value
+        .at("/metadata/labels")
+        .and_then(|labels| labels.get(MOVE_LABEL))
+        .is_some();
+    if !labelled {
+        sink.emit(
+            CREDENTIAL_SECRET_MOVE,
+            index,
+            "/metadata/name",
+            format!(
+                "ASO credential Secret {:?} has no {MOVE_LABEL} label, so clusterctl move leaves it behind and ASO on the \
+                 target cluster reports \"credential secret not found\"; add the label (any value, e.g. \"\")",
+                doc.name()
+            ),
+        );
+    }
+}
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
-    if sink.wants(&[CREDENTIAL_SECRET]) {
+    if sink.wants(&[
+        CREDENTIAL_SECRET,
+        CREDENTIAL_SECRET_KEYS,
+        CREDENTIAL_SECRET_MOVE,
+    ]) {
         for object in bundle.aso_objects() {
             let Some(secret) = object
                 .annotation(CREDENTIAL_FROM)
@@ -22,12 +90,12 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 continue;
             };
             let namespace = bundle.namespace_of(object);
-            let present = bundle
-                .find_named("Secret", secret, namespace, |index| {
-                    bundle.docs[index].api_version() == "v1"
-                })
-                .is_some();
-            if !present {
+            let found = bundle.find_named("Secret", secret, namespace, |index| {
+                bundle.docs[index].api_version() == "v1"
+            });
+            if let Some(index) = found {
+                check_secret_content(bundle, index, sink);
+            } else {
                 let where_ = namespace
                     .map(|ns| format!(" in namespace {ns:?}"))
                     .unwrap_or_default();
@@ -87,7 +155,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{findings_of, ids};
+    use super::super::test_support::{findings_among, findings_of, ids};
     use super::*;
 
     const ACP: &str = "apiVersion: cluster.x-k8s.io/v1beta1
@@ -205,5 +273,47 @@ stringData: {AUTH_MODE: workloadidentity}
         assert_eq!(found[0].severity, crate::report::Severity::Warning);
         assert!(findings_of(&amcp(""), EMPTY_SSH_KEY).is_empty());
         assert!(findings_of(&amcp("  sshPublicKey: c3NoLXJzYSBBQUFB\n"), EMPTY_SSH_KEY).is_empty());
+    }
+
+    #[test]
+    fn credential_secret_in_the_bundle_needs_asos_keys_and_the_move_label() {
+        let secret = |data: &str, labels: &str| {
+            format!(
+                "{}---\napiVersion: v1\nkind: Secret\nmetadata: {{name: aso-creds, namespace: default{labels}}}\n{data}\n",
+                ACP.replace("USERCREDS", "c1-user-kubeconfig")
+            )
+        };
+        let move_label = ", labels: {clusterctl.cluster.x-k8s.io/move: \"\"}";
+        let full = "stringData: {AZURE_SUBSCRIPTION_ID: s, AZURE_TENANT_ID: t, AZURE_CLIENT_ID: c, AUTH_MODE: workloadidentity}";
+        let rules = [
+            CREDENTIAL_SECRET,
+            CREDENTIAL_SECRET_KEYS,
+            CREDENTIAL_SECRET_MOVE,
+        ];
+        assert!(findings_among(&secret(full, move_label), &rules).is_empty());
+        // data and stringData both count (the API server merges stringData into data).
+        let split = "data: {AZURE_SUBSCRIPTION_ID: cw==}\nstringData: {AZURE_TENANT_ID: t, AZURE_CLIENT_ID: c}";
+        assert!(findings_among(&secret(split, move_label), &rules).is_empty());
+
+        let found = findings_among(
+            &secret("stringData: {AZURE_CLIENT_ID: c}", move_label),
+            &rules,
+        );
+        assert_eq!(ids(&found), [CREDENTIAL_SECRET_KEYS]);
+        assert_eq!(
+            (found[0].object.as_str(), found[0].path.as_str()),
+            ("Secret/aso-creds", "/stringData")
+        );
+        assert!(
+            found[0]
+                .message
+                .contains("lacks AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID;"),
+            "{}",
+            found[0].message
+        );
+
+        let unlabelled = findings_among(&secret(full, ""), &rules);
+        assert_eq!(ids(&unlabelled), [CREDENTIAL_SECRET_MOVE]);
+        assert_eq!(unlabelled[0].severity, crate::report::Severity::Warning);
     }
 }

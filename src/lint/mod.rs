@@ -234,6 +234,18 @@ static RULES: &[RuleInfo] = &[
         "SetDefaultAzureManagedControlPlaneSSHPublicKey (internal/api/v1beta1/azuremanagedcontrolplane_default.go)",
     ),
     rule(
+        credentials::CREDENTIAL_SECRET_KEYS,
+        Severity::Error,
+        "An ASO credential Secret in the bundle must hold AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID (data or stringData).",
+        "newCredentialFromSecret (ASO v2/internal/identity/credential_provider.go)",
+    ),
+    rule(
+        credentials::CREDENTIAL_SECRET_MOVE,
+        Severity::Warning,
+        "An ASO credential Secret in the bundle should carry the clusterctl.cluster.x-k8s.io/move label, or clusterctl move leaves it behind.",
+        "clusterctl move object graph (ClusterctlMoveLabel, cmd/clusterctl/client/cluster/objectgraph.go); CAPZ#6657",
+    ),
+    rule(
         network::CLUSTER_NETWORK_CIDRS,
         Severity::Error,
         "A Cluster whose control plane is an AzureManagedControlPlane may have at most one services and one pods cidrBlock.",
