@@ -104,7 +104,7 @@ static RULES: &[RuleInfo] = &[
     rule(
         pools::SYSTEM_POOL_REPLICAS,
         Severity::Error,
-        "A System agent pool needs at least one node: its MachinePool's spec.replicas must not be 0 (unless AKS autoscales the pool), and an autoscaled System pool's minCount (scaling.minSize) must be at least 1.",
+        "A System agent pool needs at least one node: its MachinePool's spec.replicas, or a topology Cluster's machinePools[].replicas for a System pool class, must not be 0 (unless AKS autoscales the pool), and an autoscaled System pool's minCount (scaling.minSize) must be at least 1.",
         "AKS system pool minimum (learn.microsoft.com/azure/aks/use-system-pools); CAPZ copies MachinePool replicas into the agent pool count (setAgentPoolCount, pkg/mutators/azureasomanagedmachinepool.go; ManagedMachinePoolScope.AgentPoolSpec, azure/scope/managedmachinepool.go)",
     ),
     rule(

@@ -161,6 +161,11 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         for (index, _) in bundle.capz(&["AzureManagedMachinePool", "AzureASOManagedMachinePool"]) {
             check_system_pool_replicas(bundle, index, sink);
         }
+        for (index, doc) in bundle.of_kind(CAPI_GROUP, &["Cluster"]) {
+            if doc.value.at("/spec/topology").is_some_and(Value::is_object) {
+                check_topology_system_pool_replicas(bundle, index, sink);
+            }
+        }
     }
     if sink.wants(&[SYSTEM_POOL_REQUIRED]) {
         let mut pools_by_cluster: HashMap<&str, NsIndex<'_>> = HashMap::new();
@@ -343,7 +348,8 @@ fn check_cluster_has_system_pool(
 }
 
 /// A topology Cluster: follow its machinePools' classes through the ClusterClass (if in the bundle).
-fn check_topology_cluster(bundle: &Bundle<'_>, cluster: usize, sink: &mut Sink<'_>) {
+/// The ClusterClass of topology Cluster `cluster` when it is in the bundle and has an AKS control plane.
+fn aks_cluster_class(bundle: &Bundle<'_>, cluster: usize) -> Option<usize> {
     let doc = &bundle.docs[cluster];
     let topology = &doc.value["spec"]["topology"];
     let (class_name, class_namespace) = match topology.get("classRef") {
@@ -356,26 +362,116 @@ fn check_topology_cluster(bundle: &Bundle<'_>, cluster: usize, sink: &mut Sink<'
             topology.get("classNamespace").and_then(Value::as_str),
         ),
     };
-    let Some(class_name) = class_name else { return };
+    let class_name = class_name?;
     let class_namespace = class_namespace
         .filter(|ns| !ns.is_empty())
         .or(doc.namespace());
-    let Some(class_index) =
-        bundle.find_named("ClusterClass", class_name, class_namespace, |index| {
-            bundle.group(index) == CAPI_GROUP
-        })
-    else {
-        return;
-    };
+    let class_index = bundle.find_named("ClusterClass", class_name, class_namespace, |index| {
+        bundle.group(index) == CAPI_GROUP
+    })?;
     let class = &bundle.docs[class_index];
     let control_plane_kind = class
         .value
         .at("/spec/controlPlane/ref/kind")
         .or_else(|| class.value.at("/spec/controlPlane/templateRef/kind"))
         .and_then(Value::as_str);
-    if !control_plane_kind.is_some_and(|kind| AKS_CONTROL_PLANE_TEMPLATES.contains(&kind)) {
-        return;
+    control_plane_kind
+        .is_some_and(|kind| AKS_CONTROL_PLANE_TEMPLATES.contains(&kind))
+        .then_some(class_index)
+}
+
+/// The infrastructure template of machine pool class `name` of ClusterClass `class_index`.
+fn pool_class_infra(bundle: &Bundle<'_>, class_index: usize, name: &str) -> Option<usize> {
+    let definition = bundle.docs[class_index]
+        .value
+        .at("/spec/workers/machinePools")
+        .and_then(Value::as_array)?
+        .iter()
+        .find(|c| c.get("class").and_then(Value::as_str) == Some(name))?;
+    definition
+        .at("/template/infrastructure/ref")
+        .or_else(|| definition.at("/infrastructure/templateRef"))
+        .and_then(ObjRef::parse)
+        .and_then(|reference| bundle.resolve(class_index, &reference))
+}
+
+/// Whether the machine pool template `infra` defines a System pool without AKS autoscaling.
+fn template_is_fixed_size_system_pool(bundle: &Bundle<'_>, infra: usize) -> bool {
+    let doc = &bundle.docs[infra];
+    match doc.kind() {
+        "AzureManagedMachinePoolTemplate" => {
+            doc.value
+                .at("/spec/template/spec/mode")
+                .and_then(Value::as_str)
+                == Some("System")
+                && doc
+                    .value
+                    .at("/spec/template/spec/scaling")
+                    .is_none_or(|scaling| !scaling.is_object())
+        }
+        "AzureASOManagedMachinePoolTemplate" => bundle
+            .embedded(infra)
+            .iter()
+            .find(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool"))
+            .is_some_and(|pool| {
+                pool.str_at("/spec/mode") == Some("System")
+                    && pool
+                        .value
+                        .at("/spec/enableAutoScaling")
+                        .and_then(Value::as_bool)
+                        != Some(true)
+            }),
+        _ => false,
     }
+}
+
+/// A topology Cluster's machinePools entry with replicas 0 whose class is a fixed-size System pool.
+fn check_topology_system_pool_replicas(bundle: &Bundle<'_>, cluster: usize, sink: &mut Sink<'_>) {
+    let Some(class_index) = aks_cluster_class(bundle, cluster) else {
+        return;
+    };
+    let doc = &bundle.docs[cluster];
+    let Some(pools) = doc
+        .value
+        .at("/spec/topology/workers/machinePools")
+        .and_then(Value::as_array)
+    else {
+        return;
+    };
+    for (position, pool) in pools.iter().enumerate() {
+        if pool.get("replicas").and_then(Value::as_i64) != Some(0) {
+            continue;
+        }
+        let Some(class) = pool.get("class").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some(infra) = pool_class_infra(bundle, class_index, class) else {
+            continue;
+        };
+        if template_is_fixed_size_system_pool(bundle, infra) {
+            let name = pool.get("name").and_then(Value::as_str).unwrap_or("");
+            sink.emit(
+                SYSTEM_POOL_REPLICAS,
+                cluster,
+                &format!("/spec/topology/workers/machinePools/{position}/replicas"),
+                format!(
+                    "machinePool {name:?} has replicas 0, but its class {class:?} uses {} {:?}, a System pool, and AKS \
+                     needs at least one node in every System pool. Set replicas to 1 or more, or enable autoscaling",
+                    bundle.docs[infra].kind(),
+                    bundle.docs[infra].name()
+                ),
+            );
+        }
+    }
+}
+
+fn check_topology_cluster(bundle: &Bundle<'_>, cluster: usize, sink: &mut Sink<'_>) {
+    let doc = &bundle.docs[cluster];
+    let topology = &doc.value["spec"]["topology"];
+    let Some(class_index) = aks_cluster_class(bundle, cluster) else {
+        return;
+    };
+    let class = &bundle.docs[class_index];
     let empty = Vec::new();
     let pools = topology
         .at("/workers/machinePools")
@@ -675,6 +771,34 @@ spec:
         let found = findings_of(&yaml.replace("CLASS", "worker"), SYSTEM_POOL_REQUIRED);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].path, "/spec/topology/workers/machinePools");
+
+        // replicas 0 on a machinePool of the System class: no node in the System pool.
+        let zero = |class: &str| {
+            yaml.replace("CLASS", class)
+                .replace("name: mp-0}", "name: mp-0, replicas: 0}")
+        };
+        let found = findings_of(&zero("system"), SYSTEM_POOL_REPLICAS);
+        assert_eq!(ids(&found), [SYSTEM_POOL_REPLICAS]);
+        assert_eq!(
+            (found[0].object.as_str(), found[0].path.as_str()),
+            (
+                "Cluster/c1",
+                "/spec/topology/workers/machinePools/0/replicas"
+            )
+        );
+        assert!(
+            found[0]
+                .message
+                .contains("AzureManagedMachinePoolTemplate \"sys\", a System pool"),
+            "{}",
+            found[0].message
+        );
+        assert!(findings_of(&zero("worker"), SYSTEM_POOL_REPLICAS).is_empty());
+        let autoscaled = zero("system").replace(
+            "{mode: System, name: pool0, sku: x}",
+            "{mode: System, name: pool0, sku: x, scaling: {minSize: 1, maxSize: 3}}",
+        );
+        assert!(findings_of(&autoscaled, SYSTEM_POOL_REPLICAS).is_empty());
     }
 
     #[test]
