@@ -40,6 +40,13 @@ spec:
   fleetsMember: {managerName: m, managerResourceGroup: rg, name: Member_@N@}
   extensions: [{name: flux, extensionType: microsoft.flux, version: 1.8.2}]
 ---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata: {name: aks2-@N@, namespace: @NS@}
+spec:
+  version: v1.33.2
+  sshPublicKey: not-base64!
+---
 apiVersion: cluster.x-k8s.io/v1beta1
 kind: MachinePool
 metadata: {name: aks-@N@-mp0, namespace: @NS@}

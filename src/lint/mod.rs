@@ -228,6 +228,12 @@ static RULES: &[RuleInfo] = &[
         "setManagedClusterCredentials (pkg/mutators/azureasomanagedcontrolplane.go); docs/book/src/managed/asomanagedcluster.md",
     ),
     rule(
+        credentials::SSH_PUBLIC_KEY,
+        Severity::Error,
+        "AzureManagedControlPlane sshPublicKey, when set, must be a base64-encoded OpenSSH public key line.",
+        "validateAzureManagedControlPlaneSSHKey, ValidateSSHKey (internal/webhooks/azuremanagedcontrolplane_validation.go, azuremachine_validation.go)",
+    ),
+    rule(
         credentials::EMPTY_SSH_KEY,
         Severity::Warning,
         "AzureManagedControlPlane sshPublicKey set to \"\": the webhook generates a random key into an immutable field, so the Git value never applies again.",
