@@ -134,6 +134,8 @@ spec:
       owner: {name: rg-other-@N@}
       networkProfile: {serviceCidr: 10.1.0.0/16, networkPlugin: kubenet, networkPluginMode: overlay}
       agentPoolProfiles: []
+      securityProfile: {workloadIdentity: {enabled: true}}
+      disableLocalAccounts: true
       operatorSpec:
         secrets:
           userCredentials: {name: aso-@N@-kubeconfig, key: value}

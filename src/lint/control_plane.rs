@@ -3,6 +3,7 @@
 //! `validateAzureManagedControlPlaneDisableLocalAccounts`, `validateAMCPVirtualNetwork`, `validateFleetsMember`
 //! and `validateAKSExtensions` (internal/webhooks/azuremanagedcontrolplane_validation.go; the template webhook,
 //! azuremanagedcontrolplanetemplate_validation.go, runs the security profile, virtual network and extension checks).
+//! The workload identity and local account rules are AKS API rules, so they also apply to ASO ManagedClusters.
 
 use std::net::IpAddr;
 use std::sync::LazyLock;
@@ -11,7 +12,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{At, Bundle, spec_root};
+use super::bundle::{At, Bundle, CONTAINERSERVICE_GROUP, spec_root};
 
 pub(crate) const IDENTITY: &str = "capz-identity";
 pub(crate) const SECURITY_PROFILE: &str = "capz-security-profile";
@@ -107,6 +108,57 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         security_profile(spec, &mut emit);
         virtual_network(spec, &mut emit);
         extensions(spec, &mut emit);
+    }
+    for object in bundle.aso_objects() {
+        if object.is(CONTAINERSERVICE_GROUP, "ManagedCluster")
+            && let Some(spec) = object.value.at("/spec").and_then(Value::as_object)
+        {
+            let mut emit = |rule: &'static str, field: &str, message: String| {
+                sink.emit(
+                    rule,
+                    object.doc,
+                    &object.pointer(&format!("/spec/{field}")),
+                    message,
+                );
+            };
+            aso_managed_cluster(spec, &mut emit);
+        }
+    }
+}
+
+/// The AKS API rules behind two of CAPZ's checks, on an ASO ManagedCluster: workload identity needs the OIDC
+/// issuer, and local accounts can only be disabled with Entra ID (AAD) integration.
+fn aso_managed_cluster(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) {
+    let workload_identity = spec
+        .get("securityProfile")
+        .and_then(|profile| profile.get("workloadIdentity"))
+        .and_then(|wi| wi.get("enabled"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    let oidc = spec
+        .get("oidcIssuerProfile")
+        .and_then(|oidc| oidc.get("enabled"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    if workload_identity && !oidc {
+        emit(
+            SECURITY_PROFILE,
+            "securityProfile/workloadIdentity/enabled",
+            "securityProfile.workloadIdentity.enabled needs oidcIssuerProfile.enabled: true; AKS rejects workload \
+             identity without the OIDC issuer"
+                .to_string(),
+        );
+    }
+    if spec.get("disableLocalAccounts").and_then(Value::as_bool) == Some(true)
+        && spec.get("aadProfile").is_none_or(Value::is_null)
+    {
+        emit(
+            DISABLE_LOCAL_ACCOUNTS,
+            "disableLocalAccounts",
+            "disableLocalAccounts is true but there is no aadProfile; AKS can only disable local accounts on Entra ID \
+             (AAD) integrated clusters. Add an aadProfile (managed: true) or remove disableLocalAccounts"
+                .to_string(),
+        );
     }
 }
 
@@ -495,5 +547,40 @@ spec:
             paths(&findings(yaml)),
             ["/spec/template/spec/securityProfile/workloadIdentity"]
         );
+    }
+
+    #[test]
+    fn aso_managed_cluster_workload_identity_and_local_accounts() {
+        let aso = |fields: &str| {
+            findings(&format!(
+                "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedControlPlane
+metadata: {{name: c1}}
+spec:
+  version: v1.33.2
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedCluster
+    metadata: {{name: c1}}
+    spec:
+{fields}"
+            ))
+        };
+        let wi = "      securityProfile: {workloadIdentity: {enabled: true}}\n";
+        assert!(aso(&format!("{wi}      oidcIssuerProfile: {{enabled: true}}\n")).is_empty());
+        assert!(aso("      securityProfile: {workloadIdentity: {enabled: false}}\n").is_empty());
+        assert_eq!(
+            paths(&aso(wi)),
+            ["/spec/resources/0/spec/securityProfile/workloadIdentity/enabled"]
+        );
+        let local = "      disableLocalAccounts: true\n";
+        assert!(
+            aso(&format!(
+                "{local}      aadProfile: {{managed: true, enableAzureRBAC: true}}\n"
+            ))
+            .is_empty()
+        );
+        assert!(aso("      disableLocalAccounts: false\n").is_empty());
+        assert_eq!(ids(&aso(local)), [DISABLE_LOCAL_ACCOUNTS]);
     }
 }

@@ -302,13 +302,13 @@ static RULES: &[RuleInfo] = &[
     rule(
         control_plane::SECURITY_PROFILE,
         Severity::Error,
-        "AzureManagedControlPlane[Template] securityProfile: azureKeyVaultKms needs identity type UserAssigned, a keyVaultResourceID exactly when keyVaultNetworkAccess is Private; workloadIdentity needs oidcIssuerProfile.enabled.",
+        "AzureManagedControlPlane[Template] securityProfile: azureKeyVaultKms needs identity type UserAssigned, a keyVaultResourceID exactly when keyVaultNetworkAccess is Private; workloadIdentity needs oidcIssuerProfile.enabled (also on ASO ManagedClusters, an AKS rule).",
         "validateAzureManagedControlPlaneClassSpecAzureKeyVaultKms, validateAzureManagedControlPlaneClassSpecWorkloadIdentity (internal/webhooks/azuremanagedcontrolplane_validation.go)",
     ),
     rule(
         control_plane::DISABLE_LOCAL_ACCOUNTS,
         Severity::Error,
-        "AzureManagedControlPlane disableLocalAccounts (any value) only with an aadProfile.",
+        "AzureManagedControlPlane disableLocalAccounts (any value) only with an aadProfile; on ASO ManagedClusters, disableLocalAccounts: true only with an aadProfile (an AKS rule).",
         "validateAzureManagedControlPlaneDisableLocalAccounts (internal/webhooks/azuremanagedcontrolplane_validation.go)",
     ),
     rule(
