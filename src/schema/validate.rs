@@ -158,6 +158,11 @@ impl<'r> Validator<'r> {
         let mut issues = Vec::new();
         let mut skipped = false;
         self.validate_object(&document.value, "", false, &mut issues, &mut skipped);
+        if document.group().is_empty() && document.kind() == "Secret" {
+            for issue in &mut issues {
+                mask_secret_value(&document.value, issue);
+            }
+        }
         let object = document.display_name();
         let findings: Vec<Finding> = issues
             .into_iter()
@@ -606,6 +611,22 @@ fn check_number(value: &Value, schema: &Map<String, Value>, path: &str, out: &mu
     }
 }
 
+/// Secret values never reach an output: a finding on a field of a Secret's `data` or `stringData`
+/// names the field, not its value.
+fn mask_secret_value(secret: &Value, issue: &mut Issue) {
+    if !(issue.path.starts_with("/data/") || issue.path.starts_with("/stringData/")) {
+        return;
+    }
+    let Some(value) = secret.pointer(&issue.path) else { return };
+    let shown = match value {
+        Value::String(s) if !s.is_empty() => format!("{s:?}"),
+        Value::Number(n) => format!("number {n}"),
+        _ => return,
+    };
+    let masked = if value.is_string() { "\"***\"".to_string() } else { "number ***".to_string() };
+    issue.message = issue.message.replace(&shown, &masked);
+}
+
 fn config_key_error(key: &str) -> Option<&'static str> {
     let valid_chars = key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
     if key.is_empty() || key.len() > 253 || !valid_chars {
@@ -671,6 +692,23 @@ spec:
   resources: []
 status:
 ";
+
+    #[test]
+    fn secret_values_are_masked_in_findings() {
+        let secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: default\ndata:\n  password: \"hunter2-not-base64!\"\nstringData:\n  token: 12345\n";
+        let registry = Registry::embedded();
+        let validator = Validator::new(&registry, ValidateOptions::default());
+        let documents = parse_documents(secret, "s.yaml").expect("test YAML parses");
+        let findings = validator.validate_document(&documents[0]).findings;
+        let messages: Vec<(&str, &str)> = findings.iter().map(|f| (f.path.as_str(), f.message.as_str())).collect();
+        assert_eq!(
+            messages,
+            vec![
+                ("/data/password", "\"***\" is not a valid byte"),
+                ("/stringData/token", "must be of type string, got number ***"),
+            ]
+        );
+    }
 
     /// kube-apiserver 1.36 stores `tags: {env: null, team: a}` of a ResourceGroup (tags: additionalProperties
     /// string) as `tags: {team: a}`: a null map value is pruned like a null property; a null list item is
