@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The one command that runs every test of kubectl-capz, locally and in CI:
+#   0. checks the formatting (`cargo fmt --check`, when rustfmt is installed);
 #   1. builds the real kube-apiserver + etcd for the live tests (tools/kube-testenv/build.sh; a no-op
 #      when they are up to date, 5-20 minutes the very first time on 2 cores);
 #   2. cargo test --all-targets --no-fail-fast (every test binary runs even after a failure, so one run
@@ -9,6 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+if cargo fmt --version >/dev/null 2>&1; then
+  step "cargo fmt --check (rustfmt.toml)"
+  cargo fmt --check
+else
+  echo "rustfmt is not installed: formatting not checked" >&2
+fi
 
 step "kube-testenv: real kube-apiserver + etcd for live tests"
 t0=$SECONDS

@@ -37,7 +37,11 @@ fn compare(what: &str, expected: &Value, actual: Result<Vec<u8>, String>, negati
     }
     if expected.get("panic").is_some() {
         // Upstream panics (negative substring length); we must return our error instead.
-        return if negative_length { None } else { Some(format!("{what}: expected the negative-length error, got {actual:?}")) };
+        return if negative_length {
+            None
+        } else {
+            Some(format!("{what}: expected the negative-length error, got {actual:?}"))
+        };
     }
     Some(format!("{what}: unreadable expectation {expected}"))
 }
@@ -87,12 +91,20 @@ fn envsubst_matches_clusterctl_on_every_case() {
         // envsubst.Eval on the raw text ("" for unset names)
         let evaluated = match envsubst::parse(input) {
             Err(err) => Err(err.kind.to_string()),
-            Ok(template) => template.execute_bytes(|n| env.get(n).cloned().unwrap_or_default()).map_err(|e| e.to_string()),
+            Ok(template) => {
+                template.execute_bytes(|n| env.get(n).cloned().unwrap_or_default()).map_err(|e| e.to_string())
+            }
         };
         let negative = evaluated.as_ref().is_err_and(|e| e.contains("has a negative length"));
         if let Some(diff) = compare("eval", &row["eval"], evaluated, negative) {
             failures.push(format!("{name}: {diff}"));
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases differ from clusterctl:\n{}", failures.len(), rows.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ from clusterctl:\n{}",
+        failures.len(),
+        rows.len(),
+        failures.join("\n")
+    );
 }

@@ -29,7 +29,11 @@ fn committed_schemas_equal_a_fresh_import() {
     let committed_names: Vec<_> = committed.files.keys().collect();
     assert_eq!(fresh_names, committed_names, "schemas/ lists other files than a fresh import: run import-schemas");
     for (path, bytes) in &fresh.files {
-        assert!(committed.files[path] == *bytes, "schemas/{} differs from a fresh import: run import-schemas", path.display());
+        assert!(
+            committed.files[path] == *bytes,
+            "schemas/{} differs from a fresh import: run import-schemas",
+            path.display()
+        );
     }
 }
 
@@ -49,9 +53,8 @@ fn import_is_deterministic_and_writes_a_complete_tree() {
 #[test]
 fn every_kind_the_issue_names_is_covered() {
     let fresh = import::import_dir(&upstream_crds()).unwrap();
-    let has = |group: &str, version: &str, kind: &str| {
-        fresh.files.contains_key(&import::gvk_file_path(group, version, kind))
-    };
+    let has =
+        |group: &str, version: &str, kind: &str| fresh.files.contains_key(&import::gvk_file_path(group, version, kind));
     for version in ["v1beta1", "v1beta2"] {
         for kind in ["Cluster", "MachinePool", "ClusterClass"] {
             assert!(has("cluster.x-k8s.io", version, kind), "{kind} {version}");
@@ -59,10 +62,18 @@ fn every_kind_the_issue_names_is_covered() {
         assert!(has("bootstrap.cluster.x-k8s.io", version, "KubeadmConfigTemplate"));
     }
     for kind in [
-        "AzureManagedCluster", "AzureManagedClusterTemplate", "AzureManagedControlPlane",
-        "AzureManagedControlPlaneTemplate", "AzureManagedMachinePool", "AzureManagedMachinePoolTemplate",
-        "AzureASOManagedCluster", "AzureASOManagedClusterTemplate", "AzureASOManagedControlPlane",
-        "AzureASOManagedControlPlaneTemplate", "AzureASOManagedMachinePool", "AzureASOManagedMachinePoolTemplate",
+        "AzureManagedCluster",
+        "AzureManagedClusterTemplate",
+        "AzureManagedControlPlane",
+        "AzureManagedControlPlaneTemplate",
+        "AzureManagedMachinePool",
+        "AzureManagedMachinePoolTemplate",
+        "AzureASOManagedCluster",
+        "AzureASOManagedClusterTemplate",
+        "AzureASOManagedControlPlane",
+        "AzureASOManagedControlPlaneTemplate",
+        "AzureASOManagedMachinePool",
+        "AzureASOManagedMachinePoolTemplate",
         "AzureClusterIdentity",
     ] {
         assert!(has("infrastructure.cluster.x-k8s.io", "v1beta1", kind), "{kind}");

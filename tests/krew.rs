@@ -36,14 +36,8 @@ fn check_krew_rules(manifest: &Value) -> Vec<(String, String, String, String, St
     assert!(spec["homepage"].as_str().is_some_and(|h| h.starts_with("https://")));
     let platforms = spec["platforms"].as_array().expect("platforms");
     assert!(!platforms.is_empty(), "at least one platform");
-    let supported: BTreeSet<(&str, &str)> = [
-        ("linux", "amd64"),
-        ("linux", "arm64"),
-        ("darwin", "amd64"),
-        ("darwin", "arm64"),
-        ("windows", "amd64"),
-    ]
-    .into();
+    let supported: BTreeSet<(&str, &str)> =
+        [("linux", "amd64"), ("linux", "arm64"), ("darwin", "amd64"), ("darwin", "arm64"), ("windows", "amd64")].into();
     let sha_pattern = regex::Regex::new("^[a-f0-9]{64}$").unwrap();
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();

@@ -66,14 +66,9 @@ fn every_error_rule_has_an_invalid_corpus_file() {
         .iter()
         .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    for rule in capz::lint::rules()
-        .iter()
-        .filter(|rule| rule.severity == Severity::Error)
-    {
+    for rule in capz::lint::rules().iter().filter(|rule| rule.severity == Severity::Error) {
         assert!(
-            names
-                .iter()
-                .any(|name| name.starts_with(&format!("{}-", rule.id))),
+            names.iter().any(|name| name.starts_with(&format!("{}-", rule.id))),
             "no tests/corpus/invalid/{}-*.yaml",
             rule.id
         );

@@ -8,28 +8,16 @@ use capz::report::{Finding, Severity};
 const FIXTURES: &str = "tests/fixtures/lint";
 
 fn lint(files: &[&str]) -> Vec<Finding> {
-    let paths: Vec<String> = files
-        .iter()
-        .map(|file| format!("{FIXTURES}/{file}"))
-        .collect();
+    let paths: Vec<String> = files.iter().map(|file| format!("{FIXTURES}/{file}")).collect();
     let documents = read_paths(&paths).expect("fixtures parse");
     assert!(!documents.is_empty());
-    check(
-        &documents,
-        &RuleSelection::new(&[], &[]).expect("default selection"),
-    )
+    check(&documents, &RuleSelection::new(&[], &[]).expect("default selection"))
 }
 
 fn assert_no_errors(files: &[&str]) -> Vec<Finding> {
     let findings = lint(files);
-    let errors: Vec<_> = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "{files:?} has error findings: {errors:#?}"
-    );
+    let errors: Vec<_> = findings.iter().filter(|f| f.severity == Severity::Error).collect();
+    assert!(errors.is_empty(), "{files:?} has error findings: {errors:#?}");
     findings
 }
 
@@ -37,12 +25,7 @@ fn assert_no_errors(files: &[&str]) -> Vec<Finding> {
 fn summary(findings: &[Finding]) -> Vec<String> {
     findings
         .iter()
-        .map(|f| {
-            format!(
-                "{} {:?} {} {} (line {}): {}",
-                f.rule, f.severity, f.object, f.path, f.line, f.message
-            )
-        })
+        .map(|f| format!("{} {:?} {} {} (line {}): {}", f.rule, f.severity, f.object, f.path, f.line, f.message))
         .collect()
 }
 
@@ -63,16 +46,8 @@ flavor_test!(aks_clusterclass, "aks-clusterclass.yaml");
 flavor_test!(aks_aso_clusterclass, "aks-aso-clusterclass.yaml");
 flavor_test!(aks_topology, "aks-topology.yaml");
 flavor_test!(aks_aso_topology, "aks-aso-topology.yaml");
-flavor_test!(
-    aks_clusterclass_with_topology,
-    "aks-clusterclass.yaml",
-    "aks-topology.yaml"
-);
-flavor_test!(
-    aks_aso_clusterclass_with_topology,
-    "aks-aso-clusterclass.yaml",
-    "aks-aso-topology.yaml"
-);
+flavor_test!(aks_clusterclass_with_topology, "aks-clusterclass.yaml", "aks-topology.yaml");
+flavor_test!(aks_aso_clusterclass_with_topology, "aks-aso-clusterclass.yaml", "aks-aso-topology.yaml");
 
 #[test]
 fn every_fixture_is_covered() {
@@ -100,16 +75,11 @@ fn every_fixture_is_covered() {
 /// can only mean something if the rules look at these objects at all.
 #[test]
 fn breaking_a_flavor_is_noticed() {
-    let text = std::fs::read_to_string(format!("{FIXTURES}/aks-aso.yaml"))
-        .unwrap()
-        .replace("mode: System", "mode: User");
+    let text =
+        std::fs::read_to_string(format!("{FIXTURES}/aks-aso.yaml")).unwrap().replace("mode: System", "mode: User");
     let documents = capz::manifest::parse_documents(&text, "aks-aso-broken.yaml").unwrap();
     let findings = check(&documents, &RuleSelection::new(&[], &[]).unwrap());
-    let errors: Vec<_> = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .map(|f| f.rule.as_str())
-        .collect();
+    let errors: Vec<_> = findings.iter().filter(|f| f.severity == Severity::Error).map(|f| f.rule.as_str()).collect();
     assert_eq!(errors, ["capz-system-pool-required"]);
 }
 
@@ -127,8 +97,5 @@ fn breaking_a_cluster_class_is_noticed_through_the_topology() {
         .filter(|f| f.severity == Severity::Error)
         .map(|f| (f.rule.as_str(), f.object.as_str()))
         .collect();
-    assert_eq!(
-        errors,
-        [("capz-system-pool-required", "Cluster/my-cluster")]
-    );
+    assert_eq!(errors, [("capz-system-pool-required", "Cluster/my-cluster")]);
 }

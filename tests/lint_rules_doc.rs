@@ -61,10 +61,6 @@ fn rules_doc_is_up_to_date() {
 fn every_rule_is_in_the_doc() {
     let doc = render();
     for rule in rules() {
-        assert!(
-            doc.contains(&format!("| `{}` |", rule.id)),
-            "{} missing",
-            rule.id
-        );
+        assert!(doc.contains(&format!("| `{}` |", rule.id)), "{} missing", rule.id);
     }
 }

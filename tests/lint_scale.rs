@@ -286,17 +286,12 @@ fn one_copy_fires_most_rules() {
     let all: BTreeSet<&str> = capz::lint::rules().iter().map(|rule| rule.id).collect();
     let silent: Vec<&&str> = all.difference(&fired).collect();
     // The fixture is meant to exercise every rule, so that the copies below compare something.
-    assert!(
-        silent.is_empty(),
-        "rules the fixture does not fire: {silent:?}"
-    );
+    assert!(silent.is_empty(), "rules the fixture does not fire: {silent:?}");
 }
 
 #[test]
 fn distinct_names_and_namespaces() {
-    let copies: Vec<String> = (0..100)
-        .map(|i| copy(&format!("{i:03}"), &format!("ns-{i:03}")))
-        .collect();
+    let copies: Vec<String> = (0..100).map(|i| copy(&format!("{i:03}"), &format!("ns-{i:03}"))).collect();
     assert_bundle_equals_parts(&copies);
 }
 
@@ -308,8 +303,6 @@ fn same_names_in_distinct_namespaces() {
 
 #[test]
 fn distinct_names_in_one_namespace() {
-    let copies: Vec<String> = (0..100)
-        .map(|i| copy(&format!("{i:03}"), "shared"))
-        .collect();
+    let copies: Vec<String> = (0..100).map(|i| copy(&format!("{i:03}"), "shared")).collect();
     assert_bundle_equals_parts(&copies);
 }

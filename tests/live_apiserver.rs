@@ -48,9 +48,9 @@ fn real_kube_apiserver_serves_the_trimmed_crds_established() {
         .expect("items")
         .iter()
         .filter(|crd| {
-            crd["status"]["conditions"].as_array().is_some_and(|conds| {
-                conds.iter().any(|c| c["type"] == "Established" && c["status"] == "True")
-            })
+            crd["status"]["conditions"]
+                .as_array()
+                .is_some_and(|conds| conds.iter().any(|c| c["type"] == "Established" && c["status"] == "True"))
         })
         .map(|crd| crd["metadata"]["name"].as_str().unwrap().to_owned())
         .collect();
@@ -101,10 +101,7 @@ fn server_side_apply_of_capz_aks_aso_template() {
     let ns = api.namespace("ssa-aks-aso");
     let manifests = support::aks_aso_manifests(&ns, "capz-e2e");
 
-    let out = api.kubectl_stdin_ok(
-        &["apply", "--server-side", "--field-manager=capz-test", "-f", "-"],
-        &manifests,
-    );
+    let out = api.kubectl_stdin_ok(&["apply", "--server-side", "--field-manager=capz-test", "-f", "-"], &manifests);
     let applied: BTreeSet<&str> = out.lines().collect();
     let want: BTreeSet<&str> = [
         "cluster.cluster.x-k8s.io/capz-e2e serverside-applied",
@@ -120,7 +117,14 @@ fn server_side_apply_of_capz_aks_aso_template() {
 
     // Read back in the version we applied.
     let cluster = json(&api.kubectl_ok(&[
-        "get", "clusters.v1beta1.cluster.x-k8s.io", "capz-e2e", "-n", &ns, "-o", "json", "--show-managed-fields",
+        "get",
+        "clusters.v1beta1.cluster.x-k8s.io",
+        "capz-e2e",
+        "-n",
+        &ns,
+        "-o",
+        "json",
+        "--show-managed-fields",
     ]));
     assert_eq!(cluster["apiVersion"], "cluster.x-k8s.io/v1beta1");
     // Exactly as applied: with conversion None, a v1beta1 object stored as v1beta2 would lose
@@ -144,14 +148,26 @@ fn server_side_apply_of_capz_aks_aso_template() {
     assert!(managers.contains(&("capz-test", "Apply")), "managedFields: {managers:?}");
 
     let pool = json(&api.kubectl_ok(&[
-        "get", "machinepools.v1beta1.cluster.x-k8s.io", "capz-e2e-pool1", "-n", &ns, "-o", "json",
+        "get",
+        "machinepools.v1beta1.cluster.x-k8s.io",
+        "capz-e2e-pool1",
+        "-n",
+        &ns,
+        "-o",
+        "json",
     ]));
     assert_eq!(pool["spec"]["replicas"], 2, "{pool:#}");
     assert_eq!(pool["spec"]["template"]["spec"]["version"], "v1.33.2", "{pool:#}");
 
     // spec.resources is preserve-unknown-fields: the embedded ASO object survives verbatim.
     let cp = json(&api.kubectl_ok(&[
-        "get", "azureasomanagedcontrolplanes.infrastructure.cluster.x-k8s.io", "capz-e2e", "-n", &ns, "-o", "json",
+        "get",
+        "azureasomanagedcontrolplanes.infrastructure.cluster.x-k8s.io",
+        "capz-e2e",
+        "-n",
+        &ns,
+        "-o",
+        "json",
     ]));
     let mc = &cp["spec"]["resources"][0];
     assert_eq!(mc["kind"], "ManagedCluster", "{cp:#}");
@@ -203,7 +219,8 @@ fn server_side_dry_run_with_strict_field_validation_rejects_unknown_fields() {
     assert_eq!(pruned["spec"]["version"], "v1.33.2", "{pruned:#}");
 
     // A dry run persists nothing.
-    let get = api.kubectl(&["get", "azureasomanagedcontrolplanes.infrastructure.cluster.x-k8s.io", "strict", "-n", &ns]);
+    let get =
+        api.kubectl(&["get", "azureasomanagedcontrolplanes.infrastructure.cluster.x-k8s.io", "strict", "-n", &ns]);
     assert!(!get.status.success() && stderr(&get).contains("NotFound"), "dry run persisted: {}", stderr(&get));
 
     // Strict validation also applies inside typed ASO objects (not preserve-unknown-fields there).
@@ -218,11 +235,7 @@ fn server_side_dry_run_with_strict_field_validation_rejects_unknown_fields() {
     api.kubectl_stdin_ok(&args, &rg(""));
     let bad = api.kubectl_stdin(&args, &rg("  locaton: westeurope\n"));
     assert!(!bad.status.success(), "typo accepted in ResourceGroup");
-    assert!(
-        stderr(&bad).contains(".spec.locaton: field not declared in schema"),
-        "unexpected error: {}",
-        stderr(&bad)
-    );
+    assert!(stderr(&bad).contains(".spec.locaton: field not declared in schema"), "unexpected error: {}", stderr(&bad));
 }
 
 #[test]
@@ -382,11 +395,8 @@ fn trimmed_crds_follow_the_trim_rules() {
             "{name}: cert-manager annotation kept"
         );
         let versions = crd["spec"]["versions"].as_array().unwrap();
-        let storage: Vec<&str> = versions
-            .iter()
-            .filter(|v| v["storage"] == true)
-            .map(|v| v["name"].as_str().unwrap())
-            .collect();
+        let storage: Vec<&str> =
+            versions.iter().filter(|v| v["storage"] == true).map(|v| v["name"].as_str().unwrap()).collect();
         assert_eq!(storage.len(), 1, "{name}: storage versions {storage:?}");
         for v in versions {
             let vname = v["name"].as_str().unwrap();

@@ -197,7 +197,8 @@ fn one_changed_embedded_field_gives_exactly_that_path() {
     assert_eq!(code, 1);
     assert_eq!(changed(&report), set(["AzureASOManagedControlPlane/c1"]));
     assert_eq!(paths(&report), ["spec.resources[ManagedCluster.containerservice.azure.com/c1].spec.dnsPrefix"]);
-    let change = &report["objects"].as_array().unwrap().iter().find(|o| o["status"] == "changed").unwrap()["changes"][0];
+    let change =
+        &report["objects"].as_array().unwrap().iter().find(|o| o["status"] == "changed").unwrap()["changes"][0];
     assert_eq!(change["before"], json!("c1"));
     assert_eq!(change["after"], json!("c1-renamed"));
 
@@ -233,8 +234,14 @@ fn reordered_embedded_resources_are_no_difference() {
     let (code, report) = json_report(&file, &[]);
     assert_eq!(code, 0, "{report:#}");
     // kubectl, which compares by index, does see a difference: this is the ASO-aware part.
-    let kubectl = support::apiserver()
-        .kubectl(&["diff", "--server-side", "--field-manager", MANAGER, "-f", file.to_str().unwrap()]);
+    let kubectl = support::apiserver().kubectl(&[
+        "diff",
+        "--server-side",
+        "--field-manager",
+        MANAGER,
+        "-f",
+        file.to_str().unwrap(),
+    ]);
     assert_eq!(kubectl.status.code(), Some(1), "{}", stderr(&kubectl));
 }
 
@@ -244,9 +251,16 @@ fn capz_managed_field_changed_live_is_reported_only_with_include_capz_managed() 
     let api = support::apiserver();
     // What CAPZ's mutator does to the ManagedCluster: kubernetesVersion from spec.version.
     api.kubectl_ok(&[
-        "patch", "azureasomanagedcontrolplane.infrastructure.cluster.x-k8s.io", "c1", "-n", &fixture.ns,
-        "--type=json", "--field-manager", "capz-manager",
-        "-p", r#"[{"op":"add","path":"/spec/resources/0/spec/kubernetesVersion","value":"1.33.2"}]"#,
+        "patch",
+        "azureasomanagedcontrolplane.infrastructure.cluster.x-k8s.io",
+        "c1",
+        "-n",
+        &fixture.ns,
+        "--type=json",
+        "--field-manager",
+        "capz-manager",
+        "-p",
+        r#"[{"op":"add","path":"/spec/resources/0/spec/kubernetesVersion","value":"1.33.2"}]"#,
     ]);
     let file = fixture.write("desired");
     let before = fixture.resource_versions();
@@ -337,8 +351,16 @@ fn aso_live_compares_embedded_objects_with_the_aso_objects_capz_created() {
 
     // Drift on the live ASO object (someone edited it): reported against that object.
     api.kubectl_ok(&[
-        "patch", "managedcluster.containerservice.azure.com", "c1", "-n", &fixture.ns, "--type=merge",
-        "--field-manager", "someone", "-p", r#"{"spec":{"dnsPrefix":"drifted"}}"#,
+        "patch",
+        "managedcluster.containerservice.azure.com",
+        "c1",
+        "-n",
+        &fixture.ns,
+        "--type=merge",
+        "--field-manager",
+        "someone",
+        "-p",
+        r#"{"spec":{"dnsPrefix":"drifted"}}"#,
     ]);
     let (code, report) = json_report(&file, &["--aso-live"]);
     assert_eq!(code, 1);
@@ -348,7 +370,10 @@ fn aso_live_compares_embedded_objects_with_the_aso_objects_capz_created() {
     assert_eq!(row["asoOwner"], json!(format!("AzureASOManagedControlPlane {}/c1", fixture.ns)));
     let text = stdout(&diff(&["-f", file.to_str().unwrap(), "--aso-live"]));
     assert!(
-        text.contains(&format!("ManagedCluster {0}/c1 (live ASO object of AzureASOManagedControlPlane {0}/c1)", fixture.ns)),
+        text.contains(&format!(
+            "ManagedCluster {0}/c1 (live ASO object of AzureASOManagedControlPlane {0}/c1)",
+            fixture.ns
+        )),
         "{text}"
     );
 }
@@ -416,7 +441,13 @@ fn same_changed_objects_as_kubectl_diff_server_side() {
     fixture.managed_cluster_mut()["spec"]["location"] = json!("northeurope");
     fixture.doc_mut("Secret", "aso-credentials")["stringData"]["AUTH_MODE"] = json!("workloadidentity");
     fixture.doc_mut("MachinePool", "c1-pool0")["spec"]["template"]["metadata"]["labels"] = json!({"team": "x"});
-    api.kubectl_ok(&["delete", "azureasomanagedmachinepool.infrastructure.cluster.x-k8s.io", "c1-pool1", "-n", &fixture.ns]);
+    api.kubectl_ok(&[
+        "delete",
+        "azureasomanagedmachinepool.infrastructure.cluster.x-k8s.io",
+        "c1-pool1",
+        "-n",
+        &fixture.ns,
+    ]);
     let file = fixture.write("desired");
 
     let (code, report) = json_report(&file, &[]);
@@ -430,7 +461,12 @@ fn same_changed_objects_as_kubectl_diff_server_side() {
             let api_version = o["apiVersion"].as_str().unwrap();
             let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
             let group = if group.is_empty() { String::new() } else { format!("{group}.") };
-            format!("{group}{version}.{}.{}.{}", o["kind"].as_str().unwrap(), o["namespace"].as_str().unwrap_or(""), o["name"].as_str().unwrap())
+            format!(
+                "{group}{version}.{}.{}.{}",
+                o["kind"].as_str().unwrap(),
+                o["namespace"].as_str().unwrap_or(""),
+                o["name"].as_str().unwrap()
+            )
         })
         .collect();
 
@@ -479,7 +515,10 @@ fn cluster_errors_exit_2_and_say_which() {
     let out = capz_diff(&api.kubeconfig, &["-f", file, "--request-timeout", "1us"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains(&format!("no answer from the API server {} within the request timeout of 1µs", api.server)), "{err}");
+    assert!(
+        err.contains(&format!("no answer from the API server {} within the request timeout of 1µs", api.server)),
+        "{err}"
+    );
 
     // Nothing was created by any of this.
     assert!(fixture.resource_versions().is_empty());
@@ -659,7 +698,11 @@ fn from_template_with_the_applied_variables_is_no_difference_and_a_changed_one_i
     .unwrap();
     let values = values.to_str().unwrap();
     let layered = capz_with_env(
-        &args(&[]).iter().map(String::as_str).chain(["--values", values, "--set", "ASO_CREDENTIAL_SECRET_NAME=aso-credentials"]).collect::<Vec<_>>(),
+        &args(&[])
+            .iter()
+            .map(String::as_str)
+            .chain(["--values", values, "--set", "ASO_CREDENTIAL_SECRET_NAME=aso-credentials"])
+            .collect::<Vec<_>>(),
         // The environment wins over the values file, as for clusterctl.
         &[("AZURE_LOCATION", "westeurope")],
     );
@@ -691,7 +734,8 @@ fn from_template_with_the_applied_variables_is_no_difference_and_a_changed_one_i
     assert_eq!(rendered.status.code(), Some(0), "{}", stderr(&rendered));
     let file = dir.path().join("rendered.yaml");
     std::fs::write(&file, &rendered.stdout).unwrap();
-    let via_file = capz_with_env(&["diff", "-f", file.to_str().unwrap(), "--kubeconfig", kubeconfig, "-o", "json"], &[]);
+    let via_file =
+        capz_with_env(&["diff", "-f", file.to_str().unwrap(), "--kubeconfig", kubeconfig, "-o", "json"], &[]);
     assert_eq!(via_file.status.code(), Some(1));
     assert_eq!(stdout(&via_file), stdout(&out));
 
@@ -739,7 +783,16 @@ fn from_template_without_namespace_uses_the_kubeconfig_contexts_like_clusterctl(
     let out = capz_with_env(&args, &SAME_VARIABLES);
     assert_eq!(out.status.code(), Some(0), "stdout:\n{}\nstderr:\n{}", stdout(&out), stderr(&out));
     // The admin kubeconfig sets no namespace: `default`, where nothing was applied.
-    let args = ["diff", "--from", template.to_str().unwrap(), "c1", "--kubeconfig", api.kubeconfig.to_str().unwrap(), "-o", "json"];
+    let args = [
+        "diff",
+        "--from",
+        template.to_str().unwrap(),
+        "c1",
+        "--kubeconfig",
+        api.kubeconfig.to_str().unwrap(),
+        "-o",
+        "json",
+    ];
     let out = capz_with_env(&args, &SAME_VARIABLES);
     assert_eq!(out.status.code(), Some(1), "stderr:\n{}", stderr(&out));
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -778,7 +831,8 @@ fn from_template_errors_exit_2_before_contacting_the_server() {
     let bad = dir.path().join("bad.yaml");
     std::fs::write(&bad, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${CLUSTER_NAME\n").unwrap();
     let bad = bad.to_str().unwrap();
-    let out = capz_with_env(&["diff", "--from", bad, "c1", "-n", "team-a", "--kubeconfig", kubeconfig], &SAME_VARIABLES);
+    let out =
+        capz_with_env(&["diff", "--from", bad, "c1", "-n", "team-a", "--kubeconfig", kubeconfig], &SAME_VARIABLES);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains(&format!("{bad}:4:")), "{}", stderr(&out));
 
@@ -800,7 +854,10 @@ fn from_template_errors_exit_2_before_contacting_the_server() {
         other => panic!("diff --from contacted the server despite the error: {other:?}"),
     }
     // The same kubeconfig with good inputs does reach for the server (so the check above means something).
-    let out = capz_with_env(&["diff", "--from", template, "c1", "-n", "team-a", "--kubeconfig", kubeconfig, "--request-timeout", "1s"], &SAME_VARIABLES);
+    let out = capz_with_env(
+        &["diff", "--from", template, "c1", "-n", "team-a", "--kubeconfig", kubeconfig, "--request-timeout", "1s"],
+        &SAME_VARIABLES,
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(listener.accept().is_ok(), "no connection with good inputs: {}", stderr(&out));
 }

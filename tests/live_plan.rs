@@ -18,7 +18,8 @@ fn fixtures(namespace: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for name in ["class.yaml", "cluster.yaml"] {
         let text = std::fs::read_to_string(Path::new(CUSTOM).join(name)).unwrap();
-        std::fs::write(dir.path().join(name), text.replace("namespace: fleet", &format!("namespace: {namespace}"))).unwrap();
+        std::fs::write(dir.path().join(name), text.replace("namespace: fleet", &format!("namespace: {namespace}")))
+            .unwrap();
     }
     dir
 }
@@ -77,7 +78,12 @@ async fn planned_objects_are_created_and_a_live_change_is_the_only_difference() 
     let api = support::apiserver();
     let kubeconfig = api.kubeconfig.to_str().unwrap().to_string();
     api.kubectl_ok(&["apply", "-f", "tests/fixtures/topology/live/kubeadmconfig-crd.yaml"]);
-    api.kubectl_ok(&["wait", "--for=condition=Established", "crd/kubeadmconfigs.bootstrap.cluster.x-k8s.io", "--timeout=60s"]);
+    api.kubectl_ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/kubeadmconfigs.bootstrap.cluster.x-k8s.io",
+        "--timeout=60s",
+    ]);
     let ns = api.namespace("plan");
     let dir = fixtures(&ns);
     let class = dir.path().join("class.yaml");
@@ -87,7 +93,15 @@ async fn planned_objects_are_created_and_a_live_change_is_the_only_difference() 
     // The class read from the server plans exactly like the files.
     let offline = capz(&["plan", "--no-validate", "-f", dir.path().to_str().unwrap()]);
     assert_eq!(offline.status.code(), Some(0), "{}", String::from_utf8_lossy(&offline.stderr));
-    let live = capz(&["plan", "--no-validate", "--from-cluster", "--kubeconfig", &kubeconfig, "-f", cluster.to_str().unwrap()]);
+    let live = capz(&[
+        "plan",
+        "--no-validate",
+        "--from-cluster",
+        "--kubeconfig",
+        &kubeconfig,
+        "-f",
+        cluster.to_str().unwrap(),
+    ]);
     assert_eq!(live.status.code(), Some(0), "{}", String::from_utf8_lossy(&live.stderr));
     let planned = objects(&String::from_utf8(live.stdout).unwrap());
     assert_eq!(planned, objects(&String::from_utf8(offline.stdout).unwrap()));
@@ -109,21 +123,39 @@ async fn planned_objects_are_created_and_a_live_change_is_the_only_difference() 
     // Change one live object: exactly that field is reported.
     let pool = planned
         .iter()
-        .find(|o| o["kind"] == "AzureASOManagedMachinePool" && o["metadata"]["labels"]["topology.cluster.x-k8s.io/pool-name"] == "user-big")
+        .find(|o| {
+            o["kind"] == "AzureASOManagedMachinePool"
+                && o["metadata"]["labels"]["topology.cluster.x-k8s.io/pool-name"] == "user-big"
+        })
         .unwrap();
     let pool_name = pool["metadata"]["name"].as_str().unwrap();
     api.kubectl_ok(&[
-        "-n", &ns, "patch", "azureasomanagedmachinepool", pool_name, "--type=json",
-        "-p", r#"[{"op":"replace","path":"/spec/resources/0/spec/vmSize","value":"Standard_D16s_v3"}]"#,
+        "-n",
+        &ns,
+        "patch",
+        "azureasomanagedmachinepool",
+        pool_name,
+        "--type=json",
+        "-p",
+        r#"[{"op":"replace","path":"/spec/resources/0/spec/vmSize","value":"Standard_D16s_v3"}]"#,
     ]);
     let after = capz::topology::live::plan_against_live(&client, cluster_doc, &documents).await.unwrap();
-    assert_eq!(differences(&after.planned, &after.live), vec![format!("AzureASOManagedMachinePool/{pool_name}:/spec/resources/0/spec/vmSize")]);
+    assert_eq!(
+        differences(&after.planned, &after.live),
+        vec![format!("AzureASOManagedMachinePool/{pool_name}:/spec/resources/0/spec/vmSize")]
+    );
 
     // kubectl's own server-side diff of the plan agrees: one object, that field.
-    let out = api.kubectl_stdin(&["diff", "--server-side", "--force-conflicts", "--field-manager=capi-topology", "-f", "-"], &yaml);
+    let out = api.kubectl_stdin(
+        &["diff", "--server-side", "--force-conflicts", "--field-manager=capi-topology", "-f", "-"],
+        &yaml,
+    );
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let diff = String::from_utf8(out.stdout).unwrap();
-    let changed: Vec<&str> = diff.lines().filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---")).collect();
+    let changed: Vec<&str> = diff
+        .lines()
+        .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---"))
+        .collect();
     assert_eq!(diff.matches("diff -u").count(), 1, "{diff}");
     assert!(diff.contains(&format!("AzureASOManagedMachinePool.{ns}.{pool_name}")), "{diff}");
     let significant: Vec<&&str> = changed.iter().filter(|l| !l.contains("generation:")).collect();
@@ -142,7 +174,10 @@ async fn planned_objects_are_created_and_a_live_change_is_the_only_difference() 
     let changes = changed[0]["changes"].as_array().unwrap();
     assert_eq!(changes.len(), 1, "{report:#}");
     assert!(changes[0]["path"].as_str().unwrap().ends_with(".spec.vmSize"), "{report:#}");
-    assert_eq!((&changes[0]["before"], &changes[0]["after"]), (&Value::from("Standard_D16s_v3"), &Value::from("Standard_D8s_v3")));
+    assert_eq!(
+        (&changes[0]["before"], &changes[0]["after"]),
+        (&Value::from("Standard_D16s_v3"), &Value::from("Standard_D8s_v3"))
+    );
     let text = capz(&["diff", "--kubeconfig", &kubeconfig, "-f", dir.path().to_str().unwrap()]);
     assert_eq!(text.status.code(), Some(1));
     let text = String::from_utf8(text.stdout).unwrap();
@@ -159,7 +194,9 @@ async fn planned_objects_are_created_and_a_live_change_is_the_only_difference() 
     let mut removed: Vec<String> = shrunk.removed.iter().map(|o| o["kind"].as_str().unwrap().to_string()).collect();
     removed.sort();
     assert_eq!(removed, ["AzureASOManagedMachinePool", "KubeadmConfig", "MachinePool"]);
-    assert!(shrunk.removed.iter().all(|o| o["metadata"]["labels"]["topology.cluster.x-k8s.io/pool-name"] == "user-big"));
+    assert!(
+        shrunk.removed.iter().all(|o| o["metadata"]["labels"]["topology.cluster.x-k8s.io/pool-name"] == "user-big")
+    );
     let out = capz(&["diff", "--kubeconfig", &kubeconfig, "-f", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let notes = String::from_utf8_lossy(&out.stderr);

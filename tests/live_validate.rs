@@ -57,9 +57,7 @@ fn split_documents(text: &str) -> Vec<String> {
             doc.push('\n');
         }
     }
-    docs.into_iter()
-        .filter(|d| d.lines().any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')))
-        .collect()
+    docs.into_iter().filter(|d| d.lines().any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))).collect()
 }
 
 /// Moves the object to `namespace`: rewrites a top-level `metadata.namespace` line (two-space indent,
@@ -108,19 +106,16 @@ fn our_errors(file: &Path, args: &[String]) -> Vec<Vec<Finding>> {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!("validate printed no JSON report for {} ({e}); stderr:\n{}", file.display(), text(&out.stderr))
     });
-    let starts: Vec<u64> = report["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["line"].as_u64().expect("resource line"))
-        .collect();
+    let starts: Vec<u64> =
+        report["resources"].as_array().unwrap().iter().map(|r| r["line"].as_u64().expect("resource line")).collect();
     assert!(starts.windows(2).all(|w| w[0] < w[1]), "{}: resources out of order: {starts:?}", file.display());
     let mut per_object = vec![Vec::new(); starts.len()];
     for f in report["findings"].as_array().unwrap().iter().filter(|f| f["severity"] == "error") {
         let line = f["line"].as_u64().expect("finding line");
-        let index = starts.iter().rposition(|&start| start <= line).unwrap_or_else(|| {
-            panic!("{}: finding at line {line} precedes every object: {f}", file.display())
-        });
+        let index = starts
+            .iter()
+            .rposition(|&start| start <= line)
+            .unwrap_or_else(|| panic!("{}: finding at line {line} precedes every object: {f}", file.display()));
         per_object[index].push(Finding {
             rule: f["rule"].as_str().unwrap_or_default().to_owned(),
             kind: f["object"].as_str().unwrap_or_default().split('/').next().unwrap_or_default().to_owned(),
@@ -151,7 +146,8 @@ fn not_the_servers_business(f: &Finding) -> Option<&'static str> {
         return Some("CAPZ rule: webhook/controller behaviour, not the CRD schema");
     }
     if ASO_EMBEDDING_KINDS.contains(&f.kind.as_str()) {
-        let rest = f.path.strip_prefix("/spec/template/spec/resources/").or_else(|| f.path.strip_prefix("/spec/resources/"));
+        let rest =
+            f.path.strip_prefix("/spec/template/spec/resources/").or_else(|| f.path.strip_prefix("/spec/resources/"));
         if rest.is_some_and(|r| r.split('/').next().is_some_and(|i| i.parse::<usize>().is_ok())) {
             // CAPZ's CRDs declare `resources` items as `type: object` with
             // x-kubernetes-preserve-unknown-fields: the server stores any embedded ASO object unchecked;
@@ -208,7 +204,9 @@ fn corpus_verdicts_equal_the_api_servers() {
                     rejected_by_both += 1;
                     // The server names at least one of the fields we name (it may stop at the first
                     // class of error, e.g. unknown fields before schema errors).
-                    let named = server_relevant.iter().any(|f| server_names_field(message, f) || explains_fieldless(message, f));
+                    let named = server_relevant
+                        .iter()
+                        .any(|f| server_names_field(message, f) || explains_fieldless(message, f));
                     if !named {
                         disagreements.push(format!(
                             "{rel} document {index}: both reject, but the server names none of our fields \
@@ -217,9 +215,8 @@ fn corpus_verdicts_equal_the_api_servers() {
                         ));
                     }
                 }
-                (Ok(()), false) => disagreements.push(format!(
-                    "{rel} document {index}: the server ACCEPTS, we report {server_relevant:#?}"
-                )),
+                (Ok(()), false) => disagreements
+                    .push(format!("{rel} document {index}: the server ACCEPTS, we report {server_relevant:#?}")),
                 (Err(message), true) => disagreements.push(format!(
                     "{rel} document {index}: the server REJECTS, we report no server-side error \
                      (other findings: {other:?}):\n  server: {message}"
@@ -270,8 +267,7 @@ fn server_names_field(message: &str, f: &Finding) -> bool {
                 dotted.push_str(s);
             }
         }
-        (n >= 2 || segments.len() == 1) && message.contains(&dotted)
-            || message.contains(&format!("\"{dotted}\""))
+        (n >= 2 || segments.len() == 1) && message.contains(&dotted) || message.contains(&format!("\"{dotted}\""))
     })
 }
 
@@ -365,7 +361,10 @@ fn crds_from_cluster_with_a_bad_kubeconfig_is_an_error() {
     let out = capz(&["validate", "--crds-from-cluster", "--kubeconfig", &missing, &valid]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
-    assert!(stderr.contains("error: cannot fetch CRDs from the cluster") && stderr.contains(&missing), "stderr:\n{stderr}");
+    assert!(
+        stderr.contains("error: cannot fetch CRDs from the cluster") && stderr.contains(&missing),
+        "stderr:\n{stderr}"
+    );
     assert!(out.stdout.is_empty(), "no report on a cluster error:\n{}", text(&out.stdout));
 
     // A kubeconfig that is not one.
@@ -415,7 +414,8 @@ fn crds_from_cluster_with_a_bad_kubeconfig_is_an_error() {
     assert!(out.stdout.is_empty(), "no report on a cluster error:\n{}", text(&out.stdout));
 
     // A bad --request-timeout is a usage error.
-    let out = capz(&["validate", "--crds-from-cluster", "--kubeconfig", &kubeconfig, "--request-timeout", "soon", &valid]);
+    let out =
+        capz(&["validate", "--crds-from-cluster", "--kubeconfig", &kubeconfig, "--request-timeout", "soon", &valid]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--request-timeout: invalid duration `soon`"), "{}", text(&out.stderr));
 }
@@ -429,10 +429,17 @@ fn crds_from_cluster_honours_the_request_timeout() {
     let server = format!("https://127.0.0.1:{}", silent.local_addr().unwrap().port());
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = dir.path().join("silent.kubeconfig");
-    std::fs::write(&kubeconfig, std::fs::read_to_string(&api.kubeconfig).unwrap().replace(&api.server, &server)).unwrap();
+    std::fs::write(&kubeconfig, std::fs::read_to_string(&api.kubeconfig).unwrap().replace(&api.server, &server))
+        .unwrap();
     let valid = fixture("gadget-valid.yaml").to_string_lossy().into_owned();
     let out = capz(&[
-        "validate", "--crds-from-cluster", "--kubeconfig", &kubeconfig.to_string_lossy(), "--request-timeout", "1s", &valid,
+        "validate",
+        "--crds-from-cluster",
+        "--kubeconfig",
+        &kubeconfig.to_string_lossy(),
+        "--request-timeout",
+        "1s",
+        &valid,
     ]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
@@ -453,8 +460,7 @@ fn cluster_crd_listing_pages_through_every_crd() {
     let api = support::apiserver();
     install_gadget_crd(api);
     let names = |crds: &[Value]| {
-        let mut names: Vec<String> =
-            crds.iter().map(|c| c["metadata"]["name"].as_str().unwrap().to_string()).collect();
+        let mut names: Vec<String> = crds.iter().map(|c| c["metadata"]["name"].as_str().unwrap().to_string()).collect();
         names.sort();
         names
     };
@@ -484,7 +490,9 @@ fn cluster_crd_listing_pages_through_every_crd() {
     assert!(kubectl.len() > 3 * 2, "enough CRDs for several pages: {kubectl:?}");
     assert_eq!(names(&paged), kubectl);
     assert_eq!(names(&whole), kubectl);
-    assert!(paged.iter().all(|c| c["kind"] == "CustomResourceDefinition" && c["apiVersion"] == "apiextensions.k8s.io/v1"));
+    assert!(
+        paged.iter().all(|c| c["kind"] == "CustomResourceDefinition" && c["apiVersion"] == "apiextensions.k8s.io/v1")
+    );
     assert!(kubectl.contains(&"gadgets.verdicts.kubectl-capz.invalid".to_string()));
 }
 
@@ -494,16 +502,36 @@ fn cluster_crd_listing_pages_through_every_crd() {
 /// `render FLAVOR demo -n NAMESPACE --capi-api CAPI --validate` with every required parameter.
 fn render(flavor: &str, capi: &str, namespace: &str) -> String {
     let mut args = vec![
-        "render", flavor, "demo", "-n", namespace, "--kubernetes-version", "v1.33.2", "--capi-api", capi, "--validate",
-        "--set", "location=westeurope", "--set", "poolDefaults.vmSize=Standard_D2s_v3",
-        "--set", "subscriptionId=00000000-0000-0000-0000-000000000000",
-        "--set", "tenantId=00000000-0000-0000-0000-000000000000",
-        "--set", "identity.clientId=00000000-0000-0000-0000-000000000000",
+        "render",
+        flavor,
+        "demo",
+        "-n",
+        namespace,
+        "--kubernetes-version",
+        "v1.33.2",
+        "--capi-api",
+        capi,
+        "--validate",
+        "--set",
+        "location=westeurope",
+        "--set",
+        "poolDefaults.vmSize=Standard_D2s_v3",
+        "--set",
+        "subscriptionId=00000000-0000-0000-0000-000000000000",
+        "--set",
+        "tenantId=00000000-0000-0000-0000-000000000000",
+        "--set",
+        "identity.clientId=00000000-0000-0000-0000-000000000000",
     ];
     if flavor == "aks" {
         args.extend(["--set", "identity.name=demo-identity"]);
     } else {
-        args.extend(["--set", "asoCredentialSecret.name=demo-aso-credentials", "--set", "asoCredentialSecret.create=true"]);
+        args.extend([
+            "--set",
+            "asoCredentialSecret.name=demo-aso-credentials",
+            "--set",
+            "asoCredentialSecret.create=true",
+        ]);
     }
     let out = Command::cargo_bin("kubectl-capz").unwrap().env_clear().args(&args).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "render {flavor} --capi-api {capi} --validate:\n{}", text(&out.stderr));
@@ -658,7 +686,9 @@ fn server_side_apply_differs_from_create_only_where_listed() {
             let listed = SERVER_SIDE_APPLY_REJECTS_TOO.iter().find(|(f, i, _, _)| *f == rel && *i == index);
             match (out.status.success(), we_reject, listed) {
                 (true, false, None) | (false, true, None) => {}
-                (false, false, Some((_, _, fragment, _))) if message.contains(fragment) => seen.push((rel.clone(), index)),
+                (false, false, Some((_, _, fragment, _))) if message.contains(fragment) => {
+                    seen.push((rel.clone(), index))
+                }
                 (ok, _, listed) => unexpected.push(format!(
                     "{rel} document {index}: server-side apply {}, we {}{}:\n  server: {}",
                     if ok { "accepts" } else { "rejects" },

@@ -84,8 +84,14 @@ fn upstream_aks_aso_class_plans_like_the_aks_aso_flavor() {
                 planned_pools.iter().any(|p| &p["metadata"]["name"] == infra && azure_name(p) == azure_name(want_pool))
             })
             .expect("MachinePool for the pool");
-        for pointer in ["/spec/clusterName", "/spec/replicas", "/spec/template/spec/version", "/spec/template/spec/clusterName",
-            "/spec/template/spec/infrastructureRef/kind", "/spec/template/spec/infrastructureRef/apiVersion"] {
+        for pointer in [
+            "/spec/clusterName",
+            "/spec/replicas",
+            "/spec/template/spec/version",
+            "/spec/template/spec/clusterName",
+            "/spec/template/spec/infrastructureRef/kind",
+            "/spec/template/spec/infrastructureRef/apiVersion",
+        ] {
             assert_eq!(got.pointer(pointer), want.pointer(pointer), "MachinePool {pointer}");
         }
     }
@@ -96,7 +102,10 @@ fn upstream_aks_aso_class_plans_like_the_aks_aso_flavor() {
     let infra = one(plan, "AzureASOManagedCluster");
     assert_eq!(cluster.pointer("/spec/controlPlaneRef/name"), cp.pointer("/metadata/name"));
     assert_eq!(cluster.pointer("/spec/infrastructureRef/name"), infra.pointer("/metadata/name"));
-    assert_eq!(cluster.pointer("/spec/controlPlaneRef/kind"), one(&flavor, "Cluster").pointer("/spec/controlPlaneRef/kind"));
+    assert_eq!(
+        cluster.pointer("/spec/controlPlaneRef/kind"),
+        one(&flavor, "Cluster").pointer("/spec/controlPlaneRef/kind")
+    );
 
     // Every planned object carries the ownership labels.
     for object in plan {
@@ -108,9 +117,13 @@ fn upstream_aks_aso_class_plans_like_the_aks_aso_flavor() {
 #[test]
 fn upstream_aks_class_without_patches_copies_its_templates() {
     let values = [
-        ("CLUSTER_NAME", "my-aks"), ("CLUSTER_CLASS_NAME", "aks-class"), ("KUBERNETES_VERSION", "v1.31.2"),
-        ("AZURE_LOCATION", "westeurope"), ("AZURE_SUBSCRIPTION_ID", "00000000-0000-0000-0000-000000000000"),
-        ("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3"), ("CLUSTER_IDENTITY_NAME", "cluster-identity"),
+        ("CLUSTER_NAME", "my-aks"),
+        ("CLUSTER_CLASS_NAME", "aks-class"),
+        ("KUBERNETES_VERSION", "v1.31.2"),
+        ("AZURE_LOCATION", "westeurope"),
+        ("AZURE_SUBSCRIPTION_ID", "00000000-0000-0000-0000-000000000000"),
+        ("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3"),
+        ("CLUSTER_IDENTITY_NAME", "cluster-identity"),
         ("AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY", "11111111-1111-1111-1111-111111111111"),
         ("AZURE_TENANT_ID", "22222222-2222-2222-2222-222222222222"),
     ];

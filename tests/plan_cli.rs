@@ -55,7 +55,8 @@ fn unknown_variable_is_an_input_error() {
 
 #[test]
 fn invalid_variable_value_names_the_field() {
-    let dir = variant("cluster.yaml", "podCidrs: [192.168.0.0/16]", "podCidrs: [192.168.0.0/16]\n        plugin: calico");
+    let dir =
+        variant("cluster.yaml", "podCidrs: [192.168.0.0/16]", "podCidrs: [192.168.0.0/16]\n        plugin: calico");
     let out = plan(&["-f", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("spec.topology.variables[2].value.plugin: Invalid value: \"calico\": supported values: \"azure\", \"kubenet\", \"none\""), "{}", stderr(&out));
@@ -71,7 +72,11 @@ fn missing_required_variable() {
 
 #[test]
 fn patch_path_that_does_not_exist() {
-    let dir = variant("class.yaml", "path: /spec/template/spec/resources/0/spec/networkProfile/networkPlugin", "path: /spec/template/spec/resources/0/spec/network/networkPlugin");
+    let dir = variant(
+        "class.yaml",
+        "path: /spec/template/spec/resources/0/spec/networkProfile/networkPlugin",
+        "path: /spec/template/spec/resources/0/spec/network/networkPlugin",
+    );
     let out = plan(&["-f", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
@@ -96,7 +101,13 @@ fn template_with_unknown_function_fails_at_parse() {
     let dir = variant("class.yaml", "enabledIf: '{{ .privateCluster }}'", "enabledIf: '{{ isTrue .privateCluster }}'");
     let out = plan(&["-f", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("spec.patches[3] (\"private-cluster\"): enabledIf: template: tpl:1: function \"isTrue\" not defined"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "spec.patches[3] (\"private-cluster\"): enabledIf: template: tpl:1: function \"isTrue\" not defined"
+        ),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -111,8 +122,16 @@ fn unknown_variable_in_value_from() {
 fn missing_class_and_template() {
     let out = plan(&["-f", &format!("{CUSTOM}/cluster.yaml")]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("Cluster fleet/team-a: ClusterClass fleet/aks-aso-vars not found among the inputs"), "{}", stderr(&out));
-    let dir = variant("class.yaml", "name: aks-aso-vars-pool\n  namespace: fleet\nspec:\n  template:\n    spec: {}\n---\napiVersion: bootstrap", "name: renamed\n  namespace: fleet\nspec:\n  template:\n    spec: {}\n---\napiVersion: bootstrap");
+    assert!(
+        stderr(&out).contains("Cluster fleet/team-a: ClusterClass fleet/aks-aso-vars not found among the inputs"),
+        "{}",
+        stderr(&out)
+    );
+    let dir = variant(
+        "class.yaml",
+        "name: aks-aso-vars-pool\n  namespace: fleet\nspec:\n  template:\n    spec: {}\n---\napiVersion: bootstrap",
+        "name: renamed\n  namespace: fleet\nspec:\n  template:\n    spec: {}\n---\napiVersion: bootstrap",
+    );
     let out = plan(&["-f", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("spec.workers.machinePools.0.template.infrastructure.ref: AzureASOManagedMachinePoolTemplate fleet/aks-aso-vars-pool not found"), "{}", stderr(&out));
@@ -145,10 +164,23 @@ fn from_cluster_with_unreachable_server_is_exit_2() {
         "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\n    insecure-skip-tls-verify: true\nusers:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\ncurrent-context: ctx\n",
     )
     .unwrap();
-    let out = plan(&["--from-cluster", "--request-timeout", "5s", "--kubeconfig", kubeconfig.to_str().unwrap(), "-f", &format!("{CUSTOM}/cluster.yaml")]);
+    let out = plan(&[
+        "--from-cluster",
+        "--request-timeout",
+        "5s",
+        "--kubeconfig",
+        kubeconfig.to_str().unwrap(),
+        "-f",
+        &format!("{CUSTOM}/cluster.yaml"),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("cluster.yaml:1: cannot plan Cluster team-a (ClusterClass fleet/aks-aso-vars) against the cluster"), "{err}");
+    assert!(
+        err.contains(
+            "cluster.yaml:1: cannot plan Cluster team-a (ClusterClass fleet/aks-aso-vars) against the cluster"
+        ),
+        "{err}"
+    );
     assert!(err.contains("cannot find the API of cluster.x-k8s.io/v1beta1 ClusterClass on the server"), "{err}");
     assert!(out.stdout.is_empty());
 }
@@ -173,7 +205,11 @@ fn planned_objects_are_validated() {
     // With --require-schemas the missing schema is an error, as in `validate`.
     let out = plan(&["--require-schemas", "-f", CUSTOM]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("no schema for KubeadmConfig bootstrap.cluster.x-k8s.io/v1beta1"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no schema for KubeadmConfig bootstrap.cluster.x-k8s.io/v1beta1"),
+        "{}",
+        stderr(&out)
+    );
     // A patch that produces an invalid embedded ASO object: the plan is printed, the finding
     // names the object and field, exit 1.
     let dir = variant("class.yaml", "System{{ else }}", "Sytem{{ else }}");
@@ -196,7 +232,9 @@ fn duplicate_pool_names_are_rejected() {
 #[test]
 fn several_topology_clusters_share_a_class() {
     let dir = variant("cluster.yaml", "name: team-a\n", "name: team-a\n");
-    let second = std::fs::read_to_string(Path::new(CUSTOM).join("cluster.yaml")).unwrap().replace("name: team-a\n", "name: team-b\n");
+    let second = std::fs::read_to_string(Path::new(CUSTOM).join("cluster.yaml"))
+        .unwrap()
+        .replace("name: team-a\n", "name: team-b\n");
     std::fs::write(dir.path().join("cluster-b.yaml"), second).unwrap();
     let out = plan(&["--no-validate", "-f", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -207,5 +245,10 @@ fn several_topology_clusters_share_a_class() {
     names.sort();
     names.dedup();
     assert_eq!(names.len(), 18, "names must not collide");
-    assert_eq!(docs.iter().filter(|d| d.value.pointer("/metadata/labels/cluster.x-k8s.io~1cluster-name") == Some(&"team-b".into())).count(), 9);
+    assert_eq!(
+        docs.iter()
+            .filter(|d| d.value.pointer("/metadata/labels/cluster.x-k8s.io~1cluster-name") == Some(&"team-b".into()))
+            .count(),
+        9
+    );
 }

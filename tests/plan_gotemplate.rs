@@ -47,7 +47,10 @@ fn functions_are_go_builtins_or_hermetic_sprig() {
     let text = std::fs::read_to_string("tests/fixtures/topology/sprig_hermetic_functions.txt").unwrap();
     let sprig: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
     assert!(sprig.len() > 150);
-    let go_builtins = ["and", "or", "not", "len", "index", "slice", "print", "printf", "println", "eq", "ne", "lt", "le", "gt", "ge", "html", "js", "urlquery"];
+    let go_builtins = [
+        "and", "or", "not", "len", "index", "slice", "print", "printf", "println", "eq", "ne", "lt", "le", "gt", "ge",
+        "html", "js", "urlquery",
+    ];
     let foreign: Vec<&&str> = capz::topology::gotemplate::FUNCTIONS
         .iter()
         .filter(|f| !sprig.contains(f) && !go_builtins.contains(f))

@@ -32,5 +32,9 @@ fn readme_parameter_reference_is_current() {
         std::fs::write(&path, updated).unwrap();
         return;
     }
-    assert_eq!(&readme[from..to], expected, "README parameter table is stale: UPDATE_README=1 cargo test --test readme");
+    assert_eq!(
+        &readme[from..to],
+        expected,
+        "README parameter table is stale: UPDATE_README=1 cargo test --test readme"
+    );
 }

@@ -52,23 +52,46 @@ fn malformed_values_file_gives_file_line_col() {
     let dir = values_dir(&[("bad.yaml", "clusterName: demo\npools:\n- name: a\n  labels: {x: [1, 2}\n")]);
     insta::assert_snapshot!(fails(ENV, &["render", "aks-aso", "--values", "bad.yaml"], Some(dir.path())));
     let dup = values_dir(&[("dup.yaml", "location: a\nlocation: b\n")]);
-    insta::assert_snapshot!("duplicate_key", fails(ENV, &["render", "aks-aso", "--values", "dup.yaml"], Some(dup.path())));
+    insta::assert_snapshot!(
+        "duplicate_key",
+        fails(ENV, &["render", "aks-aso", "--values", "dup.yaml"], Some(dup.path()))
+    );
     let list = values_dir(&[("list.yaml", "- a\n- b\n")]);
-    insta::assert_snapshot!("not_a_mapping", fails(ENV, &["render", "aks-aso", "--values", "list.yaml"], Some(list.path())));
+    insta::assert_snapshot!(
+        "not_a_mapping",
+        fails(ENV, &["render", "aks-aso", "--values", "list.yaml"], Some(list.path()))
+    );
     let missing = values_dir(&[]);
-    insta::assert_snapshot!("missing_file", fails(ENV, &["render", "aks-aso", "--values", "nope.yaml"], Some(missing.path())));
+    insta::assert_snapshot!(
+        "missing_file",
+        fails(ENV, &["render", "aks-aso", "--values", "nope.yaml"], Some(missing.path()))
+    );
 }
 
 #[test]
 fn unknown_parameters_get_a_did_you_mean() {
-    let dir = values_dir(&[("v.yaml", "clusterName: demo\nkubernetesVerison: v1.33.2\npools:\n- name: sys\n  mode: System\n  vmsize: Standard_D2s_v3\n  lables: {a: b}\nAZURE_LOCATION: eastus\n")]);
-    insta::assert_snapshot!(fails(ENV, &["render", "aks-aso", "--values", "v.yaml", "--set", "netwrok.plugin=azure"], Some(dir.path())));
+    let dir = values_dir(&[(
+        "v.yaml",
+        "clusterName: demo\nkubernetesVerison: v1.33.2\npools:\n- name: sys\n  mode: System\n  vmsize: Standard_D2s_v3\n  lables: {a: b}\nAZURE_LOCATION: eastus\n",
+    )]);
+    insta::assert_snapshot!(fails(
+        ENV,
+        &["render", "aks-aso", "--values", "v.yaml", "--set", "netwrok.plugin=azure"],
+        Some(dir.path())
+    ));
 }
 
 #[test]
 fn wrong_types_name_the_path_and_the_source() {
-    let dir = values_dir(&[("v.yaml", "# comment\npoolDefaults:\n  replicas: three\npools:\n- name: sys\n  mode: system\n  zones: 1\n")]);
-    insta::assert_snapshot!(fails(ENV, &["render", "aks-aso", "--values", "v.yaml", "--set", "maintenance.enabled=maybe"], Some(dir.path())));
+    let dir = values_dir(&[(
+        "v.yaml",
+        "# comment\npoolDefaults:\n  replicas: three\npools:\n- name: sys\n  mode: system\n  zones: 1\n",
+    )]);
+    insta::assert_snapshot!(fails(
+        ENV,
+        &["render", "aks-aso", "--values", "v.yaml", "--set", "maintenance.enabled=maybe"],
+        Some(dir.path())
+    ));
     // A value from the environment is named by its variable and not echoed.
     insta::assert_snapshot!(
         "wrong_type_from_env",
@@ -79,21 +102,40 @@ fn wrong_types_name_the_path_and_the_source() {
 #[test]
 fn all_missing_required_parameters_at_once_with_env_aliases() {
     insta::assert_snapshot!(fails(&[], &["render", "aks"], None));
-    insta::assert_snapshot!("missing_aks_aso_with_secret", fails(&[], &["render", "aks-aso", "--set", "asoCredentialSecret.create=true"], None));
+    insta::assert_snapshot!(
+        "missing_aks_aso_with_secret",
+        fails(&[], &["render", "aks-aso", "--set", "asoCredentialSecret.create=true"], None)
+    );
 }
 
 #[test]
 fn system_pool_with_zero_replicas() {
     insta::assert_snapshot!(fails(ENV, &["render", "aks-aso", "--set", "pools[0].replicas=0"], None));
     // clusterctl's default WORKER_MACHINE_COUNT=0 would do the same to the System pool.
-    insta::assert_snapshot!("system_pool_zero_from_env", fails(&[ENV, &[("WORKER_MACHINE_COUNT", "0")]].concat(), &["render", "aks-aso"], None));
+    insta::assert_snapshot!(
+        "system_pool_zero_from_env",
+        fails(&[ENV, &[("WORKER_MACHINE_COUNT", "0")]].concat(), &["render", "aks-aso"], None)
+    );
 }
 
 #[test]
 fn invalid_pool_names() {
     insta::assert_snapshot!(fails(
         ENV,
-        &["render", "aks-aso", "--set", "pools[0].name=Pool_0", "--set", "pools[1].name=averyverylongname", "--set", "pools[2]={name: win1234, osType: Windows}", "--set", "pools[3]={name: extra}", "--set", "pools[4]={name: extra}"],
+        &[
+            "render",
+            "aks-aso",
+            "--set",
+            "pools[0].name=Pool_0",
+            "--set",
+            "pools[1].name=averyverylongname",
+            "--set",
+            "pools[2]={name: win1234, osType: Windows}",
+            "--set",
+            "pools[3]={name: extra}",
+            "--set",
+            "pools[4]={name: extra}"
+        ],
         None
     ));
 }
@@ -101,7 +143,10 @@ fn invalid_pool_names() {
 #[test]
 fn non_semver_kubernetes_version() {
     insta::assert_snapshot!(fails(ENV, &["render", "aks-aso", "--kubernetes-version", "1.33"], None));
-    insta::assert_snapshot!("version_from_env", fails(&[ENV, &[("KUBERNETES_VERSION", "latest")]].concat(), &["render", "aks-aso"], None));
+    insta::assert_snapshot!(
+        "version_from_env",
+        fails(&[ENV, &[("KUBERNETES_VERSION", "latest")]].concat(), &["render", "aks-aso"], None)
+    );
 }
 
 #[test]
@@ -111,7 +156,26 @@ fn invalid_names_and_namespace() {
 
 #[test]
 fn parameters_a_flavor_does_not_use() {
-    insta::assert_snapshot!(fails(ENV, &["render", "aks", "--set", "managedCluster.spec.sku.tier=Standard", "--set", "pools[0].osSku=AzureLinux", "--set", "identity.name=x", "--set", "identity.clientId=y", "--set", "subscriptionId=s", "--set", "tenantId=t"], None));
+    insta::assert_snapshot!(fails(
+        ENV,
+        &[
+            "render",
+            "aks",
+            "--set",
+            "managedCluster.spec.sku.tier=Standard",
+            "--set",
+            "pools[0].osSku=AzureLinux",
+            "--set",
+            "identity.name=x",
+            "--set",
+            "identity.clientId=y",
+            "--set",
+            "subscriptionId=s",
+            "--set",
+            "tenantId=t"
+        ],
+        None
+    ));
 }
 
 #[test]
@@ -119,12 +183,28 @@ fn malformed_set_arguments() {
     insta::assert_snapshot!(fails(ENV, &["render", "aks-aso", "--set", "clusterName"], None));
     insta::assert_snapshot!("set_bad_path", fails(ENV, &["render", "aks-aso", "--set", "pools[x].name=a"], None));
     insta::assert_snapshot!("set_past_end", fails(ENV, &["render", "aks-aso", "--set", "pools[4].name=a"], None));
-    insta::assert_snapshot!("set_bad_yaml", fails(ENV, &["render", "aks-aso", "--set", "pools[0].labels={a: [}"], None));
+    insta::assert_snapshot!(
+        "set_bad_yaml",
+        fails(ENV, &["render", "aks-aso", "--set", "pools[0].labels={a: [}"], None)
+    );
 }
 
 #[test]
 fn autoscaling_bounds() {
-    insta::assert_snapshot!(fails(ENV, &["render", "aks-aso", "--set", "pools[1].autoscaling={minCount: 5, maxCount: 3}", "--set", "pools[0].autoscaling={minCount: 3, maxCount: 5}", "--set", "pools[0].replicas=1"], None));
+    insta::assert_snapshot!(fails(
+        ENV,
+        &[
+            "render",
+            "aks-aso",
+            "--set",
+            "pools[1].autoscaling={minCount: 5, maxCount: 3}",
+            "--set",
+            "pools[0].autoscaling={minCount: 3, maxCount: 5}",
+            "--set",
+            "pools[0].replicas=1"
+        ],
+        None
+    ));
 }
 
 #[test]
@@ -136,12 +216,25 @@ fn template_errors_name_the_template_file_and_line() {
     std::fs::write(flavor.join("a.yaml.j2"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ params.clusterName }}\ndata:\n  x: {{ params.noSuchParameter }}\n").unwrap();
     let stderr = fails(ENV, &["render", "broken", "--flavor-dir", "."], Some(dir.path()));
     insta::assert_snapshot!(stderr);
-    std::fs::write(flavor.join("a.yaml.j2"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ params.clusterName }}\n  labels: {a: [\n").unwrap();
-    insta::assert_snapshot!("template_renders_bad_yaml", fails(ENV, &["render", "broken", "--flavor-dir", "."], Some(dir.path())));
+    std::fs::write(
+        flavor.join("a.yaml.j2"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ params.clusterName }}\n  labels: {a: [\n",
+    )
+    .unwrap();
+    insta::assert_snapshot!(
+        "template_renders_bad_yaml",
+        fails(ENV, &["render", "broken", "--flavor-dir", "."], Some(dir.path()))
+    );
     std::fs::write(flavor.join("a.yaml.j2"), "apiVersion: v1\n{% for x in %}\n").unwrap();
-    insta::assert_snapshot!("template_syntax_error", fails(ENV, &["render", "broken", "--flavor-dir", "."], Some(dir.path())));
+    insta::assert_snapshot!(
+        "template_syntax_error",
+        fails(ENV, &["render", "broken", "--flavor-dir", "."], Some(dir.path()))
+    );
     std::fs::write(flavor.join("flavor.yaml"), "description: x\nrequird: []\n").unwrap();
-    insta::assert_snapshot!("bad_flavor_yaml", fails(ENV, &["render", "broken", "--flavor-dir", "."], Some(dir.path())));
+    insta::assert_snapshot!(
+        "bad_flavor_yaml",
+        fails(ENV, &["render", "broken", "--flavor-dir", "."], Some(dir.path()))
+    );
 }
 
 #[test]

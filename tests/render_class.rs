@@ -67,7 +67,11 @@ fn check_patches_use_defined_variables(class: &Value) {
                 let from = &json_patch["valueFrom"];
                 if let Some(variable) = from.get("variable").and_then(Value::as_str) {
                     let top = variable.split(['.', '[']).next().unwrap();
-                    assert!(top == "builtin" || defined.contains(&top), "patch {} reads undefined variable {variable}", patch["name"]);
+                    assert!(
+                        top == "builtin" || defined.contains(&top),
+                        "patch {} reads undefined variable {variable}",
+                        patch["name"]
+                    );
                 }
                 if let Some(template) = from.get("template").and_then(Value::as_str) {
                     for capture in re.captures_iter(template) {
@@ -76,7 +80,11 @@ fn check_patches_use_defined_variables(class: &Value) {
                         if ["minCount", "maxCount", "plugin", "pluginMode", "policy"].contains(&name) {
                             continue;
                         }
-                        assert!(name == "builtin" || defined.contains(&name), "patch {} reads undefined variable .{name}", patch["name"]);
+                        assert!(
+                            name == "builtin" || defined.contains(&name),
+                            "patch {} reads undefined variable .{name}",
+                            patch["name"]
+                        );
                     }
                 }
             }
@@ -108,7 +116,10 @@ fn aks_aso_class_v1beta2() {
 
 #[test]
 fn class_name_from_env_names_every_template() {
-    let out = run_ok(&[("CLUSTER_CLASS_NAME", "team-a-aks"), ("CLUSTER_NAME", "demo")], &["render", "aks-aso-clusterclass", "-n", "capz"]);
+    let out = run_ok(
+        &[("CLUSTER_CLASS_NAME", "team-a-aks"), ("CLUSTER_NAME", "demo")],
+        &["render", "aks-aso-clusterclass", "-n", "capz"],
+    );
     let objects = values(&out);
     for object in &objects {
         assert_eq!(object["metadata"]["namespace"], "capz");
@@ -158,7 +169,10 @@ fn aks_class_v1beta2() {
     check_class_bundle(&objects, "aks");
     assert_eq!(objects[0]["apiVersion"], "cluster.x-k8s.io/v1beta2");
     let pool = objects[0].pointer("/spec/workers/machinePools/1").unwrap();
-    assert!(pool.get("template").is_none() && pool.pointer("/bootstrap/templateRef/apiVersion") == Some(&"bootstrap.cluster.x-k8s.io/v1beta2".into()));
+    assert!(
+        pool.get("template").is_none()
+            && pool.pointer("/bootstrap/templateRef/apiVersion") == Some(&"bootstrap.cluster.x-k8s.io/v1beta2".into())
+    );
     // v1beta2 KubeadmConfigTemplate needs a non-empty spec (minProperties: 1).
     let bootstrap = objects.iter().find(|o| o["kind"] == "KubeadmConfigTemplate").unwrap();
     assert_eq!(bootstrap["apiVersion"], "bootstrap.cluster.x-k8s.io/v1beta2");

@@ -85,7 +85,10 @@ fn aks_from_the_shipped_example() {
 
 #[test]
 fn capi_v1beta2_refs() {
-    let out = render(DOCS_ENV, &["aks-aso", "--capi-api", "v1beta2", "-n", "team-a", "prod1", "--kubernetes-version", "1.34.1"]);
+    let out = render(
+        DOCS_ENV,
+        &["aks-aso", "--capi-api", "v1beta2", "-n", "team-a", "prod1", "--kubernetes-version", "1.34.1"],
+    );
     assert_lint_clean(&out);
     insta::assert_snapshot!(out);
 }
@@ -176,7 +179,11 @@ fn precedence_env_values_set_flags() {
 fn params_lists_a_flavor_from_flavor_dir() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(tmp.path().join("mini")).unwrap();
-    std::fs::write(tmp.path().join("mini/flavor.yaml"), "description: a test flavor\nrequired: [clusterName, location]\n").unwrap();
+    std::fs::write(
+        tmp.path().join("mini/flavor.yaml"),
+        "description: a test flavor\nrequired: [clusterName, location]\n",
+    )
+    .unwrap();
     std::fs::write(tmp.path().join("mini/a.yaml.j2"), "{}\n").unwrap();
     let out = stdout_of(capz(&[]).args(["params", "mini", "--flavor-dir"]).arg(tmp.path()));
     assert!(out.starts_with("Flavor mini: a test flavor\n"), "{out}");
@@ -205,7 +212,8 @@ fn json_output_is_a_v1_list() {
 }
 
 fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     names
 }
@@ -219,7 +227,9 @@ fn out_dir_writes_one_file_per_object_and_replaces_an_earlier_render() {
     let first = std::fs::read_to_string(dir.join("01-cluster-demo.yaml")).unwrap();
     assert_eq!(parse_documents(&first, "f").unwrap()[0].kind(), "Cluster");
     // A second render with one pool less replaces the directory: no stale files.
-    stdout_of(capz(DOCS_ENV).args(["render", "aks-aso", "--set", "pools=[{name: sys, mode: System}]", "--out-dir"]).arg(&dir));
+    stdout_of(
+        capz(DOCS_ENV).args(["render", "aks-aso", "--set", "pools=[{name: sys, mode: System}]", "--out-dir"]).arg(&dir),
+    );
     assert_eq!(
         listing(&dir),
         [
@@ -262,8 +272,14 @@ fn flavor_dir_overrides_a_flavor() {
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ params.clusterName ~ \"-info\" }}\ndata:\n  version: {{ params.kubernetesVersion or \"none\" }}\n",
     )
     .unwrap();
-    let out = render(&[("CLUSTER_NAME", "x"), ("NAMESPACE", "ns1")], &["mini", "--flavor-dir", flavor.parent().unwrap().to_str().unwrap()]);
-    assert_eq!(out, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x-info\n  namespace: ns1\ndata:\n  version: none\n");
+    let out = render(
+        &[("CLUSTER_NAME", "x"), ("NAMESPACE", "ns1")],
+        &["mini", "--flavor-dir", flavor.parent().unwrap().to_str().unwrap()],
+    );
+    assert_eq!(
+        out,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x-info\n  namespace: ns1\ndata:\n  version: none\n"
+    );
 }
 
 #[test]

@@ -75,7 +75,10 @@ fn two_hundred_clusters_deterministic_and_checkable() {
     assert_eq!(output.status.code(), Some(1));
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
-    assert!(stdout.starts_with("update ") && stdout.trim_end().ends_with("clusters/team-1/c0001/cluster.yaml"), "{stdout}");
+    assert!(
+        stdout.starts_with("update ") && stdout.trim_end().ends_with("clusters/team-1/c0001/cluster.yaml"),
+        "{stdout}"
+    );
     assert_eq!(before, snapshot_tree(&out), "--check writes nothing");
 }
 
@@ -122,7 +125,10 @@ fn bad_fleet_files() {
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("repo");
     let cases = [
-        ("clusters:\n- name: a\n  flavor: aks-aso\n  valuse: {}\n", "fleet.yaml:13: clusters[0].valuse: unknown field `valuse` (did you mean `values`?)"),
+        (
+            "clusters:\n- name: a\n  flavor: aks-aso\n  valuse: {}\n",
+            "fleet.yaml:13: clusters[0].valuse: unknown field `valuse` (did you mean `values`?)",
+        ),
         (
             "clusters:\n- name: a\n  flavor: aks-aso\n- name: a\n  flavor: aks-aso\n",
             "fleet.yaml:13: cluster `default/a` is defined twice (first at line 11)",
@@ -167,14 +173,26 @@ fn out_dir_conflicts() {
 #[test]
 fn example_fleet_with_gitops_objects() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fleet/fleet.yaml");
-    for (kind, file) in [("flux", "flux/clusters/payments-payments-prod-weu.yaml"), ("argocd", "argocd/clusters/payments-payments-prod-weu.yaml")] {
+    for (kind, file) in [
+        ("flux", "flux/clusters/payments-payments-prod-weu.yaml"),
+        ("argocd", "argocd/clusters/payments-payments-prod-weu.yaml"),
+    ] {
         let work = tempfile::tempdir().unwrap();
         let out = work.path().join("repo");
-        capz().args(["render", "--gitops", kind, "--fleet"]).arg(&example).arg("--out-dir").arg(&out).assert().success();
+        capz()
+            .args(["render", "--gitops", kind, "--fleet"])
+            .arg(&example)
+            .arg("--out-dir")
+            .arg(&out)
+            .assert()
+            .success();
         let tree = snapshot_tree(&out);
         let listing: Vec<String> = tree.keys().map(|p| p.display().to_string()).collect();
         insta::assert_yaml_snapshot!(format!("example_fleet_{kind}_files"), listing);
-        insta::assert_snapshot!(format!("example_fleet_{kind}_object"), String::from_utf8(tree[Path::new(file)].clone()).unwrap());
+        insta::assert_snapshot!(
+            format!("example_fleet_{kind}_object"),
+            String::from_utf8(tree[Path::new(file)].clone()).unwrap()
+        );
         insta::assert_snapshot!(
             format!("example_fleet_{kind}_index"),
             String::from_utf8(tree[&PathBuf::from(kind).join("kustomization.yaml")].clone()).unwrap()
@@ -223,10 +241,12 @@ fn fleet_with_a_cluster_class() {
     let out = work.path().join("repo");
     capz().args(["render", "--gitops", "flux", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
     let tree = snapshot_tree(&out);
-    let listing: Vec<String> = tree.keys().map(|p| p.display().to_string()).filter(|p| !p.ends_with(".kubectl-capz-owned")).collect();
+    let listing: Vec<String> =
+        tree.keys().map(|p| p.display().to_string()).filter(|p| !p.ends_with(".kubectl-capz-owned")).collect();
     insta::assert_yaml_snapshot!("class_fleet_files", listing);
 
-    let class = String::from_utf8(tree[Path::new("clusterclasses/capz-classes/standard/clusterclass.yaml")].clone()).unwrap();
+    let class =
+        String::from_utf8(tree[Path::new("clusterclasses/capz-classes/standard/clusterclass.yaml")].clone()).unwrap();
     assert!(class.contains("kind: ClusterClass\nmetadata:\n  name: standard\n  namespace: capz-classes\n"), "{class}");
     let a1 = String::from_utf8(tree[Path::new("clusters/team-a/a1/cluster.yaml")].clone()).unwrap();
     assert!(a1.contains("    class: standard\n") && a1.contains("    classNamespace: capz-classes\n"), "{a1}");

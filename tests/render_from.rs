@@ -41,7 +41,14 @@ fn failure_of(cmd: &mut Command) -> String {
 
 #[test]
 fn aks_template_from_environment() {
-    let out = stdout_of(aks_env(&mut capz()).args(["render", "--from", AKS, "my-cluster", "--kubernetes-version", "v1.33.2"]));
+    let out = stdout_of(aks_env(&mut capz()).args([
+        "render",
+        "--from",
+        AKS,
+        "my-cluster",
+        "--kubernetes-version",
+        "v1.33.2",
+    ]));
     // clusterctl injects WORKER_MACHINE_COUNT=0, which beats the template's `:=2`.
     assert_eq!(out.matches("replicas: 0").count(), 2, "{out}");
     // The template says `namespace: default`; without -n we use `default` too.
@@ -107,12 +114,15 @@ fn list_variables_like_clusterctl() {
 
 #[test]
 fn list_variables_shows_overrides_from_flags_and_environment() {
-    let out = stdout_of(
-        capz()
-            .env("WORKER_MACHINE_COUNT", "5")
-            .env("AZURE_LOCATION", "westeurope")
-            .args(["render", "--from", AKS_ASO, "c1", "--list-variables", "--kubernetes-version", "v1.33.2"]),
-    );
+    let out = stdout_of(capz().env("WORKER_MACHINE_COUNT", "5").env("AZURE_LOCATION", "westeurope").args([
+        "render",
+        "--from",
+        AKS_ASO,
+        "c1",
+        "--list-variables",
+        "--kubernetes-version",
+        "v1.33.2",
+    ]));
     // Required depends only on the template, even when the environment sets the variable.
     assert_eq!(
         out,
@@ -123,23 +133,24 @@ fn list_variables_shows_overrides_from_flags_and_environment() {
 
 #[test]
 fn list_variables_still_validates_the_options() {
-    let err = failure_of(capz().env("WORKER_MACHINE_COUNT", "two").args(["render", "--from", AKS, "c1", "--list-variables"]));
+    let err =
+        failure_of(capz().env("WORKER_MACHINE_COUNT", "two").args(["render", "--from", AKS, "c1", "--list-variables"]));
     assert!(err.contains("error: invalid value for WORKER_MACHINE_COUNT set"), "{err}");
 }
 
 #[test]
 fn target_namespace_like_fix_target_namespace() {
     let out = stdout_of(
-        capz()
-            .env("KUBERNETES_VERSION", "v1.33.2")
-            .args(["render", "--from", NAMESPACES, "c1", "-n", "team-a"]),
+        capz().env("KUBERNETES_VERSION", "v1.33.2").args(["render", "--from", NAMESPACES, "c1", "-n", "team-a"]),
     );
     insta::assert_snapshot!("namespaces_team_a", out);
 }
 
 #[test]
 fn stdin_template() {
-    let template = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/envsubst/functions.yaml")).unwrap();
+    let template =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/envsubst/functions.yaml"))
+            .unwrap();
     let out = stdout_of(
         capz()
             .env("FQDN", "api.example.com")
@@ -225,7 +236,11 @@ fn validate_names_lines_of_the_printed_output() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
     let line = stdout.lines().position(|l| l.trim_start().starts_with("sshPublicKey:")).expect("printed") + 1;
-    assert!(stderr.contains(&format!("<rendered>:{line}: warning: AzureManagedControlPlane/my-cluster: /spec/sshPublicKey")), "{stderr}");
+    assert!(
+        stderr
+            .contains(&format!("<rendered>:{line}: warning: AzureManagedControlPlane/my-cluster: /spec/sshPublicKey")),
+        "{stderr}"
+    );
     assert!(stderr.contains("8 objects: 8 valid, 0 invalid"), "{stderr}");
 }
 
@@ -258,13 +273,21 @@ fn out_dir_writes_one_file_per_object() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let mut cmd = capz();
-    cmd.env("KUBERNETES_VERSION", "v1.33.2").args(["render", "--from", NAMESPACES, "c1", "-n", "team-a", "--out-dir"]).arg(&out);
+    cmd.env("KUBERNETES_VERSION", "v1.33.2")
+        .args(["render", "--from", NAMESPACES, "c1", "-n", "team-a", "--out-dir"])
+        .arg(&out);
     stdout_of(&mut cmd);
     let mut names: Vec<String> =
         std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     assert_eq!(
         names,
-        ["01-namespace-team-a.yaml", "02-cluster-c1.yaml", "03-clusterrole-c1-reader.yaml", "04-rolebinding-c1-readers.yaml", "05-configmap-c1-settings.yaml"]
+        [
+            "01-namespace-team-a.yaml",
+            "02-cluster-c1.yaml",
+            "03-clusterrole-c1-reader.yaml",
+            "04-rolebinding-c1-readers.yaml",
+            "05-configmap-c1-settings.yaml"
+        ]
     );
 }

@@ -79,7 +79,10 @@ fn render_from_matches_recorded_clusterctl_runs() {
         if case["exit_code"].as_i64() != Some(0) {
             let message = case["stderr"].as_str().unwrap().trim_end().trim_start_matches("Error: ");
             if out.status.code() != Some(2) || !stderr.contains(message) || !stdout.is_empty() {
-                failures.push(format!("{name}: clusterctl failed with {message:?}; we exited {:?} with {stderr:?}", out.status.code()));
+                failures.push(format!(
+                    "{name}: clusterctl failed with {message:?}; we exited {:?} with {stderr:?}",
+                    out.status.code()
+                ));
             }
             continue;
         }
@@ -107,5 +110,11 @@ fn render_from_matches_recorded_clusterctl_runs() {
             failures.push(format!("{name}:\n  {}", diffs.join("\n  ")));
         }
     }
-    assert!(failures.is_empty(), "{} of {} scenarios differ from clusterctl:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} scenarios differ from clusterctl:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }

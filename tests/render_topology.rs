@@ -27,9 +27,12 @@ const AKS_VALUES: &str = "examples/aks.values.yaml";
 /// A ClusterClass variable schema as JSON Schema: OpenAPI's `x-kubernetes-*` keys dropped.
 fn json_schema(openapi: &Value) -> Value {
     match openapi {
-        Value::Object(map) => {
-            Value::Object(map.iter().filter(|(k, _)| !k.starts_with("x-kubernetes-")).map(|(k, v)| (k.clone(), json_schema(v))).collect())
-        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !k.starts_with("x-kubernetes-"))
+                .map(|(k, v)| (k.clone(), json_schema(v)))
+                .collect(),
+        ),
         Value::Array(items) => Value::Array(items.iter().map(json_schema).collect()),
         other => other.clone(),
     }
@@ -45,7 +48,10 @@ fn check_cluster_against_class(cluster: &Value, class: &Value) {
     let definitions = class["spec"]["variables"].as_array().unwrap();
     let check = |variable: &Value, at: &str| {
         let name = variable["name"].as_str().unwrap();
-        let definition = definitions.iter().find(|d| d["name"] == name).unwrap_or_else(|| panic!("{at}: {name} is not a class variable"));
+        let definition = definitions
+            .iter()
+            .find(|d| d["name"] == name)
+            .unwrap_or_else(|| panic!("{at}: {name} is not a class variable"));
         let schema = json_schema(&definition["schema"]["openAPIV3Schema"]);
         let validator = jsonschema::validator_for(&schema).unwrap();
         let errors: Vec<String> = validator.iter_errors(&variable["value"]).map(|e| e.to_string()).collect();
@@ -56,9 +62,19 @@ fn check_cluster_against_class(cluster: &Value, class: &Value) {
         check(variable, "spec.topology.variables");
     }
     for definition in definitions.iter().filter(|d| d["required"] == true) {
-        assert!(set.iter().any(|v| v["name"] == definition["name"]), "required variable {} is not set", definition["name"]);
+        assert!(
+            set.iter().any(|v| v["name"] == definition["name"]),
+            "required variable {} is not set",
+            definition["name"]
+        );
     }
-    let classes: Vec<&Value> = class.pointer("/spec/workers/machinePools").and_then(Value::as_array).unwrap().iter().map(|p| &p["class"]).collect();
+    let classes: Vec<&Value> = class
+        .pointer("/spec/workers/machinePools")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .map(|p| &p["class"])
+        .collect();
     for pool in topology.pointer("/workers/machinePools").and_then(Value::as_array).unwrap() {
         assert!(classes.contains(&&pool["class"]), "pool {} uses unknown class {}", pool["name"], pool["class"]);
         for variable in pool.pointer("/variables/overrides").and_then(Value::as_array).into_iter().flatten() {
@@ -98,7 +114,8 @@ fn aks_aso_topology_every_variable_v1beta2() {
 #[test]
 fn aks_aso_with_class_is_one_consistent_bundle() {
     for capi in ["v1beta1", "v1beta2"] {
-        let (_, objects) = bundle(&["render", "aks-aso-topology", "--values", ASO_VALUES, "--with-class", "--capi-api", capi], &[]);
+        let (_, objects) =
+            bundle(&["render", "aks-aso-topology", "--values", ASO_VALUES, "--with-class", "--capi-api", capi], &[]);
         let kinds: Vec<&str> = objects.iter().map(|o| o["kind"].as_str().unwrap()).collect();
         assert_eq!(
             kinds,
@@ -211,7 +228,8 @@ fn aks_topology_from_the_aks_example_v1beta2() {
 #[test]
 fn aks_with_class_is_one_consistent_bundle() {
     for capi in ["v1beta1", "v1beta2"] {
-        let (_, objects) = bundle(&["render", "aks-topology", "--values", AKS_VALUES, "--with-class", "--capi-api", capi], &[]);
+        let (_, objects) =
+            bundle(&["render", "aks-topology", "--values", AKS_VALUES, "--with-class", "--capi-api", capi], &[]);
         let kinds: Vec<&str> = objects.iter().map(|o| o["kind"].as_str().unwrap()).collect();
         assert_eq!(
             kinds,
@@ -229,7 +247,8 @@ fn aks_with_class_is_one_consistent_bundle() {
             "{capi}"
         );
         check_cluster_against_class(&objects[7], &objects[0]);
-        let identity = objects[0]["spec"]["variables"].as_array().unwrap().iter().any(|v| v["name"] == "clusterIdentityName");
+        let identity =
+            objects[0]["spec"]["variables"].as_array().unwrap().iter().any(|v| v["name"] == "clusterIdentityName");
         assert!(identity);
         let set = objects[7].pointer("/spec/topology/variables").unwrap().as_array().unwrap();
         let name = set.iter().find(|v| v["name"] == "clusterIdentityName").unwrap();
@@ -241,7 +260,10 @@ fn aks_with_class_is_one_consistent_bundle() {
 
 #[test]
 fn aks_topology_rejects_what_the_class_cannot_set() {
-    let err = run_err(DOCS_ENV, &["render", "aks-topology", "--set", "sshPublicKey=c3No", "--set", "controlPlane.metadata.labels.a=b"]);
+    let err = run_err(
+        DOCS_ENV,
+        &["render", "aks-topology", "--set", "sshPublicKey=c3No", "--set", "controlPlane.metadata.labels.a=b"],
+    );
     assert!(err.contains("sshPublicKey: not used by flavor aks-topology (from --set sshPublicKey)"), "{err}");
     let err = run_err(DOCS_ENV, &["render", "aks-topology", "--set", "controlPlane.metadata.labels.a=b"]);
     assert!(err.contains("controlPlane.metadata: only `spec` of the overlay can be set through the aks ClusterClass (variable controlPlaneSpec)"), "{err}");

@@ -11,7 +11,8 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn render(flavor: &str, values: &str, capi: &str, namespace: &str) -> String {
-    let args = ["render", flavor, "--values", values, "-n", namespace, "--capi-api", capi, "--with-class", "--validate"];
+    let args =
+        ["render", flavor, "--values", values, "-n", namespace, "--capi-api", capi, "--with-class", "--validate"];
     let out = Command::cargo_bin("kubectl-capz").unwrap().env_clear().args(args).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "render {args:?}:\n{}", text(&out.stderr));
     text(&out.stdout)
@@ -29,11 +30,21 @@ fn class_and_topology_bundles_are_accepted_by_the_api_server() {
         for capi in ["v1beta1", "v1beta2"] {
             let ns = api.namespace(&format!("{flavor}-{capi}"));
             let manifests = render(flavor, values, capi, &ns);
-            let out = api.kubectl_stdin(&["create", "--dry-run=server", "--validate=strict", "-n", &ns, "-o", "name", "-f", "-"], &manifests);
-            assert!(out.status.success(), "the API server rejects {flavor} ({values}) --capi-api {capi}:\n{}\nmanifests:\n{manifests}", text(&out.stderr));
+            let out = api.kubectl_stdin(
+                &["create", "--dry-run=server", "--validate=strict", "-n", &ns, "-o", "name", "-f", "-"],
+                &manifests,
+            );
+            assert!(
+                out.status.success(),
+                "the API server rejects {flavor} ({values}) --capi-api {capi}:\n{}\nmanifests:\n{manifests}",
+                text(&out.stderr)
+            );
             let created = text(&out.stdout);
             assert_eq!(created.lines().count(), count, "{flavor} {capi}: not every object created:\n{created}");
-            assert!(created.lines().next().is_some_and(|l| l.starts_with("clusterclass.cluster.x-k8s.io/")), "{created}");
+            assert!(
+                created.lines().next().is_some_and(|l| l.starts_with("clusterclass.cluster.x-k8s.io/")),
+                "{created}"
+            );
         }
     }
 }

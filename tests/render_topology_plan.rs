@@ -56,7 +56,8 @@ fn compare_pools(plan: &[Value], want: &[Value], pool_kind: &str, aks_name: fn(&
     assert_eq!(planned_pools.len(), flavor_pools.len(), "{pool_kind} count");
     for want_pool in &flavor_pools {
         let name = aks_name(want_pool);
-        let got_pool = planned_pools.iter().find(|p| aks_name(p) == name).unwrap_or_else(|| panic!("pool {name} not planned"));
+        let got_pool =
+            planned_pools.iter().find(|p| aks_name(p) == name).unwrap_or_else(|| panic!("pool {name} not planned"));
         assert_eq!(spec(got_pool), spec(want_pool), "{pool_kind} of pool {name}");
 
         let mp_for = |objects: &[Value], pool: &Value| -> Value {
@@ -67,7 +68,12 @@ fn compare_pools(plan: &[Value], want: &[Value], pool_kind: &str, aks_name: fn(&
                 .unwrap_or_else(|| panic!("no MachinePool for pool {name}"))
         };
         let (got_mp, want_mp) = (mp_for(plan, got_pool), mp_for(want, want_pool));
-        let mut pointers = vec!["/spec/clusterName", "/spec/template/spec/version", "/spec/template/spec/clusterName", "/spec/template/spec/infrastructureRef/kind"];
+        let mut pointers = vec![
+            "/spec/clusterName",
+            "/spec/template/spec/version",
+            "/spec/template/spec/clusterName",
+            "/spec/template/spec/infrastructureRef/kind",
+        ];
         if !autoscaled.contains(&name.as_str()) {
             pointers.push("/spec/replicas");
         }
@@ -79,14 +85,22 @@ fn compare_pools(plan: &[Value], want: &[Value], pool_kind: &str, aks_name: fn(&
 
 #[test]
 fn aks_aso_class_plans_like_the_aks_aso_flavor() {
-    for values in ["tests/fixtures/clusterclass/aks-aso-topology.values.yaml", "tests/fixtures/clusterclass/aks-aso-minimal.values.yaml"] {
+    for values in [
+        "tests/fixtures/clusterclass/aks-aso-topology.values.yaml",
+        "tests/fixtures/clusterclass/aks-aso-minimal.values.yaml",
+    ] {
         let plan = plan("aks-aso-topology", values);
         let want = flavor("aks-aso", values);
         for kind in ["AzureASOManagedControlPlane", "AzureASOManagedCluster"] {
             assert_eq!(spec(one(&plan, kind)), spec(one(&want, kind)), "{kind} spec ({values})");
         }
-        assert_eq!(one(&plan, "Cluster").pointer("/spec/clusterNetwork"), one(&want, "Cluster").pointer("/spec/clusterNetwork"));
-        let aks_name = |pool: &Value| pool.pointer("/spec/resources/0/spec/azureName").and_then(Value::as_str).unwrap().to_string();
+        assert_eq!(
+            one(&plan, "Cluster").pointer("/spec/clusterNetwork"),
+            one(&want, "Cluster").pointer("/spec/clusterNetwork")
+        );
+        let aks_name = |pool: &Value| {
+            pool.pointer("/spec/resources/0/spec/azureName").and_then(Value::as_str).unwrap().to_string()
+        };
         compare_pools(&plan, &want, "AzureASOManagedMachinePool", aks_name, &["user"]);
     }
 }
@@ -103,7 +117,10 @@ fn aks_class_plans_like_the_aks_flavor() {
     want_cp.as_object_mut().unwrap().remove("sshPublicKey");
     assert_eq!(spec(one(&plan, "AzureManagedControlPlane")), want_cp);
     assert_eq!(spec(one(&plan, "AzureManagedCluster")), spec(one(&want, "AzureManagedCluster")));
-    assert_eq!(one(&plan, "Cluster").pointer("/spec/clusterNetwork"), one(&want, "Cluster").pointer("/spec/clusterNetwork"));
+    assert_eq!(
+        one(&plan, "Cluster").pointer("/spec/clusterNetwork"),
+        one(&want, "Cluster").pointer("/spec/clusterNetwork")
+    );
     let aks_name = |pool: &Value| pool.pointer("/spec/name").and_then(Value::as_str).unwrap().to_string();
     compare_pools(&plan, &want, "AzureManagedMachinePool", aks_name, &["spark"]);
 }

@@ -36,7 +36,11 @@ fn clusterctl_expand(template: &str, vars: &BTreeMap<&str, &str>) -> String {
             let _ = after;
             return (vars.get(name).copied().unwrap_or("").to_string(), name_len + 1);
         }
-        let op_len = if rest.starts_with(":=") || rest.starts_with(":-") { 2 } else { panic!("unsupported expression ${{{text}") };
+        let op_len = if rest.starts_with(":=") || rest.starts_with(":-") {
+            2
+        } else {
+            panic!("unsupported expression ${{{text}")
+        };
         let mut default = String::new();
         let mut i = name_len + op_len;
         loop {
@@ -108,7 +112,10 @@ fn assert_same_objects(ours: &[Value], theirs: &[Value]) {
     }
 }
 
-fn with(env: &[(&'static str, &'static str)], extra: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+fn with(
+    env: &[(&'static str, &'static str)],
+    extra: &[(&'static str, &'static str)],
+) -> Vec<(&'static str, &'static str)> {
     let mut out = env.to_vec();
     for (k, v) in extra {
         out.retain(|(name, _)| name != k);
@@ -124,13 +131,22 @@ fn aks_equals_capz_template() {
 
 #[test]
 fn aks_aso_equals_capz_template() {
-    assert_same_objects(&ours("aks-aso", DOCS_ENV, &[]), &upstream("cluster-template-aks-aso.yaml", DOCS_ENV, "default"));
+    assert_same_objects(
+        &ours("aks-aso", DOCS_ENV, &[]),
+        &upstream("cluster-template-aks-aso.yaml", DOCS_ENV, "default"),
+    );
 }
 
 #[test]
 fn target_namespace_is_set_on_every_object_like_clusterctl() {
-    assert_same_objects(&ours("aks-aso", DOCS_ENV, &["-n", "team-a"]), &upstream("cluster-template-aks-aso.yaml", DOCS_ENV, "team-a"));
-    assert_same_objects(&ours("aks", DOCS_ENV, &["-n", "team-a"]), &upstream("cluster-template-aks.yaml", DOCS_ENV, "team-a"));
+    assert_same_objects(
+        &ours("aks-aso", DOCS_ENV, &["-n", "team-a"]),
+        &upstream("cluster-template-aks-aso.yaml", DOCS_ENV, "team-a"),
+    );
+    assert_same_objects(
+        &ours("aks", DOCS_ENV, &["-n", "team-a"]),
+        &upstream("cluster-template-aks.yaml", DOCS_ENV, "team-a"),
+    );
 }
 
 #[test]

@@ -55,7 +55,8 @@ fn ignore_missing_schemas_counts_unknown_kinds_as_skipped() {
 
 #[test]
 fn disabling_schema_rules_filters_their_findings() {
-    let (code, stdout, _) = validate(&["--disable", "unknown-field", "--disable", "schema", "--ignore-missing-schemas", BUNDLE]);
+    let (code, stdout, _) =
+        validate(&["--disable", "unknown-field", "--disable", "schema", "--ignore-missing-schemas", BUNDLE]);
     assert_eq!(code, 0, "{stdout}");
 }
 
@@ -105,12 +106,12 @@ fn user_crds_follow_api_server_semantics() {
         .collect();
     found.sort();
     let expected = [
-        ("cel", "/spec"),                          // red without a note
-        ("schema", "/spec/ports/1"),               // list-type set
-        ("schema", "/spec/size"),                  // int-or-string rejects a boolean
-        ("schema", "/spec/template/apiVersion"),   // embedded resource needs apiVersion
-        ("schema", "/spec/template/kind"),         // ... and kind
-        ("schema", "/spec/timeout"),               // format: duration
+        ("cel", "/spec"),                        // red without a note
+        ("schema", "/spec/ports/1"),             // list-type set
+        ("schema", "/spec/size"),                // int-or-string rejects a boolean
+        ("schema", "/spec/template/apiVersion"), // embedded resource needs apiVersion
+        ("schema", "/spec/template/kind"),       // ... and kind
+        ("schema", "/spec/timeout"),             // format: duration
         ("unknown-field", "/spec/extra"),
     ];
     let expected: Vec<(String, String)> = expected.iter().map(|(r, p)| (r.to_string(), p.to_string())).collect();

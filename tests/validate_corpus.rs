@@ -39,7 +39,10 @@ fn parse_expectations(text: &str, file: &Path) -> (Expectation, Vec<String>) {
         (true, false, true) => Expectation::Valid,
         (false, true, true) => Expectation::InputError,
         (false, false, false) => Expectation::Errors(errors),
-        _ => panic!("{}: needs `# expect: valid`, `# expect: input-error`, or error expectations (only one kind)", file.display()),
+        _ => panic!(
+            "{}: needs `# expect: valid`, `# expect: input-error`, or error expectations (only one kind)",
+            file.display()
+        ),
     };
     (expectation, args)
 }
@@ -80,7 +83,13 @@ fn check_file(file: &Path) -> Result<(), String> {
         .unwrap()
         .iter()
         .filter(|f| f["severity"] == "error")
-        .map(|f| (f["rule"].as_str().unwrap().to_string(), f["path"].as_str().unwrap().to_string(), f["message"].as_str().unwrap().to_string()))
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["path"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     match expectation {
         Expectation::Valid => {

@@ -69,7 +69,14 @@ fn findings_name_lines_of_the_rendered_output() {
         .unwrap()
         .env_clear()
         .args(["render", "aks-aso", "demo", "--kubernetes-version", "v1.33.2", "--validate"])
-        .args(["--set", "location=westeurope", "--set", "asoCredentialSecret.name=aso", "--set", "poolDefaults.vmSize=Standard_D2s_v3"])
+        .args([
+            "--set",
+            "location=westeurope",
+            "--set",
+            "asoCredentialSecret.name=aso",
+            "--set",
+            "poolDefaults.vmSize=Standard_D2s_v3",
+        ])
         .args(["--set", "managedCluster.spec.bogusField=1"])
         .output()
         .unwrap();
@@ -77,5 +84,10 @@ fn findings_name_lines_of_the_rendered_output() {
     let stdout = String::from_utf8(output.stdout).unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
     let line = stdout.lines().position(|l| l.trim_start().starts_with("bogusField:")).expect("overlay rendered") + 1;
-    assert!(stderr.contains(&format!("<rendered>:{line}: error: AzureASOManagedControlPlane/demo: /spec/resources/0/spec/bogusField")), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "<rendered>:{line}: error: AzureASOManagedControlPlane/demo: /spec/resources/0/spec/bogusField"
+        )),
+        "{stderr}"
+    );
 }

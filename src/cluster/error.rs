@@ -19,7 +19,9 @@ pub enum ClusterError {
     #[error("{what}: no answer from the API server {server} within the request timeout of {timeout}")]
     Timeout { what: String, server: String, timeout: String },
     /// 401: the server rejected the credentials.
-    #[error("unauthorized: the API server {server} rejected the credentials of context `{context}` to {what}: {message}")]
+    #[error(
+        "unauthorized: the API server {server} rejected the credentials of context `{context}` to {what}: {message}"
+    )]
     Unauthorized { what: String, server: String, context: String, message: String },
     /// 403: the user may not do this.
     #[error("forbidden: the user of context `{context}` may not {what}: {message}")]
@@ -28,10 +30,14 @@ pub enum ClusterError {
     #[error("{what}: not found: {message}")]
     NotFound { what: String, message: String },
     /// The server does not serve this apiVersion/kind (CRD missing, or version not served).
-    #[error("{api_version} {kind} is not served by the API server {server} (is the CRD installed and this version served?)")]
+    #[error(
+        "{api_version} {kind} is not served by the API server {server} (is the CRD installed and this version served?)"
+    )]
     NotServed { api_version: String, kind: String, server: String },
     /// Server-side apply found fields owned by another field manager with other values.
-    #[error("{what}: conflicts with other field managers (pass --force-conflicts to take them over, or --field-manager): {message}")]
+    #[error(
+        "{what}: conflicts with other field managers (pass --force-conflicts to take them over, or --field-manager): {message}"
+    )]
     Conflict { what: String, message: String },
     /// The server refused the object (validation, admission, bad request).
     #[error("{what}: the API server rejected it ({code} {reason}): {message}")]
@@ -101,20 +107,14 @@ pub(super) fn classify(err: kube::Error, what: &str, server: &str, context: &str
             source_desc: format!("(context `{context}`)"),
             message: format!("cannot get credentials: {}", chain(&e)),
         },
-        other => ClusterError::Unreachable {
-            what,
-            server: server.into(),
-            context: context.into(),
-            message: chain(&other),
-        },
+        other => {
+            ClusterError::Unreachable { what, server: server.into(), context: context.into(), message: chain(&other) }
+        }
     }
 }
 
 fn is_apply_conflict(status: &kube::core::Status) -> bool {
-    status
-        .details
-        .as_ref()
-        .is_some_and(|d| d.causes.iter().any(|c| c.reason == "FieldManagerConflict"))
+    status.details.as_ref().is_some_and(|d| d.causes.iter().any(|c| c.reason == "FieldManagerConflict"))
         || status.message.contains("Apply failed with")
 }
 

@@ -208,9 +208,8 @@ impl Cluster {
     ) -> Result<Option<Value>, ClusterError> {
         let what = describe("get", resource, namespace, name);
         let request = Request::new(resource.collection_path(namespace));
-        let result = self
-            .send_json(&what, || request.get(name, &GetParams::default()).map_err(|e| e.to_string()))
-            .await;
+        let result =
+            self.send_json(&what, || request.get(name, &GetParams::default()).map_err(|e| e.to_string())).await;
         match result {
             Ok(v) => Ok(Some(v)),
             Err(ClusterError::NotFound { .. }) => Ok(None),
@@ -235,8 +234,7 @@ impl Cluster {
             if let Some(token) = &continue_token {
                 params = params.continue_token(token);
             }
-            let mut page =
-                self.send_json(&what, || request.list(&params).map_err(|e| e.to_string())).await?;
+            let mut page = self.send_json(&what, || request.list(&params).map_err(|e| e.to_string())).await?;
             if let Some(Value::Array(page_items)) = page.get_mut("items") {
                 items.append(page_items);
             }
@@ -299,8 +297,7 @@ impl Cluster {
         // Structural guarantee: no request of this module leaves dry-run.
         debug_assert!(params.dry_run);
         let request = Request::new(resource.collection_path(namespace));
-        self.send_json(&what, || request.patch(name, &params, &Patch::Apply(body)).map_err(|e| e.to_string()))
-            .await
+        self.send_json(&what, || request.patch(name, &params, &Patch::Apply(body)).map_err(|e| e.to_string())).await
     }
 
     /// Sends a request built by `build` (rebuilt per attempt) under the concurrency bound, with a
@@ -314,10 +311,11 @@ impl Cluster {
             attempt += 1;
             let request = build().map_err(|message| ClusterError::Other { what: what.to_string(), message })?;
             let result = {
-                let _permit = self.limiter.acquire().await.map_err(|e| ClusterError::Other {
-                    what: what.to_string(),
-                    message: e.to_string(),
-                })?;
+                let _permit = self
+                    .limiter
+                    .acquire()
+                    .await
+                    .map_err(|e| ClusterError::Other { what: what.to_string(), message: e.to_string() })?;
                 with_timeout(self.timeout, self.client.request::<Value>(request)).await
             };
             let err = match result {

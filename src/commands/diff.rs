@@ -69,7 +69,11 @@ pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
 }
 
 /// The desired objects: `-f` files, a rendered flavor or a rendered clusterctl template.
-fn inputs(args: &DiffArgs, runtime: &tokio::runtime::Runtime, options: &ClusterOptions) -> anyhow::Result<Vec<Document>> {
+fn inputs(
+    args: &DiffArgs,
+    runtime: &tokio::runtime::Runtime,
+    options: &ClusterOptions,
+) -> anyhow::Result<Vec<Document>> {
     let rendering = args.input.flavor.is_some() || args.input.from.is_some();
     match (args.filenames.is_empty(), rendering) {
         (false, true) => bail!("give either -f FILE|DIR|-, FLAVOR NAME or --from TEMPLATE, not both"),
@@ -158,7 +162,12 @@ impl<'a> LiveReader<'a> {
         LiveReader { cluster, batched, lists: Mutex::new(BTreeMap::new()) }
     }
 
-    async fn get(&self, resource: &Resource, namespace: Option<&str>, name: &str) -> Result<Option<Value>, ClusterError> {
+    async fn get(
+        &self,
+        resource: &Resource,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Option<Value>, ClusterError> {
         if self.batched.contains(&(resource.api_version.clone(), resource.kind.clone())) {
             let ns = if resource.namespaced { namespace.map(str::to_string) } else { None };
             let key = (resource.api_version.clone(), resource.kind.clone(), ns.clone());
@@ -252,10 +261,9 @@ async fn fetch_document(reader: &LiveReader<'_>, doc: &Document, args: &DiffArgs
     let namespace = if resource.namespaced {
         let flag = args.input.namespace.as_deref();
         match (doc.namespace(), flag) {
-            (Some(own), Some(flag)) if own != flag => bail!(
-                "{}: the namespace of the object (`{own}`) does not match --namespace `{flag}`",
-                place()
-            ),
+            (Some(own), Some(flag)) if own != flag => {
+                bail!("{}: the namespace of the object (`{own}`) does not match --namespace `{flag}`", place())
+            }
             (Some(own), _) => Some(own.to_string()),
             (None, Some(flag)) => Some(flag.to_string()),
             (None, None) => Some(cluster.default_namespace().to_string()),
@@ -304,7 +312,12 @@ async fn fetch_document(reader: &LiveReader<'_>, doc: &Document, args: &DiffArgs
                 let api_version = item.get("apiVersion").and_then(Value::as_str).unwrap_or("");
                 let kind = item.get("kind").and_then(Value::as_str).unwrap_or("");
                 let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-                let at = || format!("{}: spec.resources[{i}] ({kind}/{name}) of {owner}", doc.location_of(&format!("/spec/resources/{i}")));
+                let at = || {
+                    format!(
+                        "{}: spec.resources[{i}] ({kind}/{name}) of {owner}",
+                        doc.location_of(&format!("/spec/resources/{i}"))
+                    )
+                };
                 if api_version.is_empty() || kind.is_empty() || name.is_empty() {
                     bail!("{}: needs apiVersion, kind and metadata.name", at());
                 }

@@ -46,8 +46,7 @@ fn first_sentence(doc: &str) -> String {
 }
 
 fn pattern_covers(pattern: &str, path: &str) -> bool {
-    path == pattern
-        || path.strip_prefix(pattern).is_some_and(|rest| rest.starts_with('.') || rest.starts_with("[]"))
+    path == pattern || path.strip_prefix(pattern).is_some_and(|rest| rest.starts_with('.') || rest.starts_with("[]"))
 }
 
 fn table(header: &[&str], rows: &[Vec<String>]) -> String {
@@ -101,7 +100,13 @@ fn flavor_listing(flavor: &render::Flavor) -> String {
             Some(when) => format!("when {when}"),
             None => "yes".into(),
         };
-        required_rows.push(vec![requirement.path.clone(), row.map(|r| r.kind.clone()).unwrap_or_default(), when, env, doc]);
+        required_rows.push(vec![
+            requirement.path.clone(),
+            row.map(|r| r.kind.clone()).unwrap_or_default(),
+            when,
+            env,
+            doc,
+        ]);
     }
     out.push_str(&table(&["PARAMETER", "TYPE", "REQUIRED", "ENV", "DESCRIPTION"], &required_rows));
     out.push_str("\nOptional parameters:\n");

@@ -12,7 +12,9 @@ use crate::manifest::{self, Document};
 
 pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     if args.filenames.is_empty() {
-        anyhow::bail!("no input: give the topology Cluster (and, without --from-cluster, its ClusterClass and templates) with -f");
+        anyhow::bail!(
+            "no input: give the topology Cluster (and, without --from-cluster, its ClusterClass and templates) with -f"
+        );
     }
     let documents = manifest::read_paths(&args.filenames)?;
     let objects: Vec<serde_json::Value> = if args.from_cluster {
@@ -42,9 +44,16 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     // The other inputs (a credential Secret, an AzureClusterIdentity) go along, so cross-object
     // rules see them; the class, its templates and the topology Clusters are what was planned.
     let mut bundle = planned_docs;
-    bundle.extend(documents.iter().filter(|d| {
-        !crate::topology::plan::is_topology_cluster(d) && d.kind() != "ClusterClass" && !d.kind().ends_with("Template")
-    }).cloned());
+    bundle.extend(
+        documents
+            .iter()
+            .filter(|d| {
+                !crate::topology::plan::is_topology_cluster(d)
+                    && d.kind() != "ClusterClass"
+                    && !d.kind().ends_with("Template")
+            })
+            .cloned(),
+    );
     let validator = crate::schema::Validator::new(&registry, options);
     let report = super::validate::validate_documents(&bundle, &validator, &Default::default());
     let mut stderr = anstream::stderr().lock();
@@ -53,14 +62,15 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     Ok(report.exit_status())
 }
 
-
 /// Plans every topology Cluster of the inputs against the live cluster: the ClusterClass and
 /// templates are read from it (unless given with -f), and objects the topology controller already
 /// created keep their names, as the controller itself does.
-async fn plan_live(cluster: &crate::cli::ClusterArgs, documents: &[Document]) -> anyhow::Result<Vec<serde_json::Value>> {
+async fn plan_live(
+    cluster: &crate::cli::ClusterArgs,
+    documents: &[Document],
+) -> anyhow::Result<Vec<serde_json::Value>> {
     let client = client(cluster).await?;
-    let clusters: Vec<&Document> =
-        documents.iter().filter(|d| crate::topology::plan::is_topology_cluster(d)).collect();
+    let clusters: Vec<&Document> = documents.iter().filter(|d| crate::topology::plan::is_topology_cluster(d)).collect();
     if clusters.is_empty() {
         return Err(crate::topology::TopologyError::NoTopologyCluster).context("cannot plan the topology");
     }

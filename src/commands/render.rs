@@ -82,7 +82,8 @@ pub fn render_input(input: &RenderInputArgs) -> anyhow::Result<Vec<Document>> {
         return Ok(render::render_flavor(&engine, &flavor, &params, capi)?);
     };
     // ClusterClass and templates first, then the Cluster, indexed as one bundle.
-    let mut values: Vec<Value> = render::render_flavor(&engine, class_flavor, &params, capi)?.into_iter().map(|d| d.value).collect();
+    let mut values: Vec<Value> =
+        render::render_flavor(&engine, class_flavor, &params, capi)?.into_iter().map(|d| d.value).collect();
     values.extend(render::render_flavor(&engine, &flavor, &params, capi)?.into_iter().map(|d| d.value));
     let label: std::sync::Arc<str> = std::sync::Arc::from(format!("<rendered {} --with-class>", flavor.name));
     Ok(values.into_iter().enumerate().map(|(i, value)| Document::from_value(value, &label, i)).collect())
@@ -116,13 +117,17 @@ pub(crate) fn file_name(index: usize, total: usize, value: &Value, ext: &str) ->
     let width = total.to_string().len().max(2);
     let kind = value.pointer("/kind").and_then(Value::as_str).unwrap_or("object").to_ascii_lowercase();
     let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("unnamed");
-    let safe = |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect::<String>();
+    let safe = |s: &str| {
+        s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect::<String>()
+    };
     format!("{:0width$}-{}-{}.{ext}", index + 1, safe(&kind), safe(name))
 }
 
 fn is_our_file(name: &str) -> bool {
     let Some((number, rest)) = name.split_once('-') else { return false };
-    !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()) && (rest.ends_with(".yaml") || rest.ends_with(".json"))
+    !number.is_empty()
+        && number.chars().all(|c| c.is_ascii_digit())
+        && (rest.ends_with(".yaml") || rest.ends_with(".json"))
 }
 
 /// Writes one file per object into `dir`, atomically: the files go into a fresh directory beside
@@ -178,7 +183,9 @@ pub(crate) fn write_out_dir(dir: &Path, values: &[&Value], output: RenderOutput)
     let staged = staging.keep();
     let result = (|| -> anyhow::Result<()> {
         match existing {
-            None => std::fs::rename(&staged, dir).with_context(|| format!("cannot move the output into {}", dir.display())),
+            None => {
+                std::fs::rename(&staged, dir).with_context(|| format!("cannot move the output into {}", dir.display()))
+            }
             Some(_) => {
                 let old = tempfile::Builder::new()
                     .prefix(&format!(".{base}.old-"))

@@ -17,8 +17,14 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
     let (Some(fleet_path), Some(out_dir)) = (&args.fleet, &args.out_dir) else {
         bail!("--fleet needs --out-dir");
     };
-    if args.input.flavor.is_some() || args.input.name.is_some() || !args.input.values.is_empty() || !args.input.set.is_empty() {
-        bail!("--fleet takes flavors, names and values from the fleet file; drop the FLAVOR, NAME, --values and --set arguments");
+    if args.input.flavor.is_some()
+        || args.input.name.is_some()
+        || !args.input.values.is_empty()
+        || !args.input.set.is_empty()
+    {
+        bail!(
+            "--fleet takes flavors, names and values from the fleet file; drop the FLAVOR, NAME, --values and --set arguments"
+        );
     }
     let fleet = Fleet::read(fleet_path)?;
     let engine = Engine::new(args.input.flavor_dir.as_deref());
@@ -65,7 +71,13 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
     for change in plan.changes() {
         writeln!(stdout, "{} {}", change.verb(), out_dir.join(change.path()).display())?;
     }
-    eprintln!("{}: {} clusters, {} files written, {} changed", out_dir.display(), fleet.spec.clusters.len(), tree.len(), plan.changes().len());
+    eprintln!(
+        "{}: {} clusters, {} files written, {} changed",
+        out_dir.display(),
+        fleet.spec.clusters.len(),
+        tree.len(),
+        plan.changes().len()
+    );
     Ok(ExitStatus::Success)
 }
 

@@ -129,7 +129,8 @@ pub(crate) fn validate_documents(documents: &[Document], validator: &Validator, 
         let chunk_size = documents.len().div_ceil(threads);
         std::thread::scope(|scope| {
             let lint = scope.spawn(|| lint::check(documents, &filter.lint));
-            let workers: Vec<_> = documents.chunks(chunk_size).map(|chunk| scope.spawn(move || check_chunk(chunk))).collect();
+            let workers: Vec<_> =
+                documents.chunks(chunk_size).map(|chunk| scope.spawn(move || check_chunk(chunk))).collect();
             let mut checked = Vec::with_capacity(documents.len());
             for worker in workers {
                 // A panicking worker is a bug; re-raise it on this thread rather than lose results.
@@ -152,7 +153,9 @@ pub(crate) fn validate_documents(documents: &[Document], validator: &Validator, 
         .map(|f| (f.source.as_str(), f.object.as_str()))
         .collect();
     if !migrations.is_empty() {
-        report.findings.retain(|f| !(f.rule == "deprecated-api" && migrations.contains(&(f.source.as_str(), f.object.as_str()))));
+        report
+            .findings
+            .retain(|f| !(f.rule == "deprecated-api" && migrations.contains(&(f.source.as_str(), f.object.as_str()))));
     }
     // Objects by (source, name): an error counts for the last object of that name starting at or
     // before its line.
@@ -164,9 +167,9 @@ pub(crate) fn validate_documents(documents: &[Document], validator: &Validator, 
         if finding.severity != Severity::Error {
             continue;
         }
-        let owner = objects
-            .get(&(finding.source.clone(), finding.object.clone()))
-            .and_then(|candidates| candidates.iter().rev().copied().find(|&i| report.resources[i].line <= finding.line));
+        let owner = objects.get(&(finding.source.clone(), finding.object.clone())).and_then(|candidates| {
+            candidates.iter().rev().copied().find(|&i| report.resources[i].line <= finding.line)
+        });
         if let Some(owner) = owner {
             let owner = &mut report.resources[owner];
             owner.errors.push(finding.clone());
@@ -235,7 +238,13 @@ pub(crate) fn format_text(report: &Report) -> String {
 pub(crate) fn format_summary(summary: &Summary) -> String {
     format!(
         "{} objects: {} valid, {} invalid, {} skipped ({} errors, {} warnings, {} not checked)\n",
-        summary.resources, summary.valid, summary.invalid, summary.skipped, summary.errors, summary.warnings, summary.not_checked
+        summary.resources,
+        summary.valid,
+        summary.invalid,
+        summary.skipped,
+        summary.errors,
+        summary.warnings,
+        summary.not_checked
     )
 }
 

@@ -336,8 +336,10 @@ mod tests {
         let aligned = align(&live, &merged, None);
         assert_eq!(
             serde_json::to_string(&aligned).unwrap(),
-            serde_json::to_string(&json!({"spec": {"resources": [rg("c1"), mc("c1", "b"), mc("c2", "c")], "x": 1, "y": 2}}))
-                .unwrap()
+            serde_json::to_string(
+                &json!({"spec": {"resources": [rg("c1"), mc("c1", "b"), mc("c2", "c")], "x": 1, "y": 2}})
+            )
+            .unwrap()
         );
         assert!(changes(&merged, &aligned, None).is_empty(), "alignment must not change values");
     }

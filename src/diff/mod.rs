@@ -11,8 +11,8 @@ use serde_json::Value;
 
 pub use changes::{Change, align, changes};
 pub use normalize::{
-    LAST_APPLIED, RECONCILE_POLICY, REPLICAS_MANAGED_BY, capz_managed_paths, is_aso_wrapper, mask_secrets,
-    remove_path, strip_capz_managed, strip_server_fields,
+    LAST_APPLIED, RECONCILE_POLICY, REPLICAS_MANAGED_BY, capz_managed_paths, is_aso_wrapper, mask_secrets, remove_path,
+    strip_capz_managed, strip_server_fields,
 };
 pub use output::{external_command, file_name, header, json_report, unified, write_external};
 
@@ -238,7 +238,12 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "ns"},
                 "type": "Opaque", "data": {"clientSecret": v}})
         };
-        let object = ObjectRef { api_version: "v1".into(), kind: "Secret".into(), namespace: Some("ns".into()), name: "s".into() };
+        let object = ObjectRef {
+            api_version: "v1".into(),
+            kind: "Secret".into(),
+            namespace: Some("ns".into()),
+            name: "s".into(),
+        };
         let d = diff_object(object.clone(), None, Some(secret("b2xk")), secret("bmV3"), None, &DiffOptions::default());
         assert_eq!(d.status, Status::Changed);
         let text = unified(&d, false) + &json_report(std::slice::from_ref(&d)).to_string();

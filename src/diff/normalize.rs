@@ -175,8 +175,11 @@ mod tests {
                 "annotations": {LAST_APPLIED: "{\"data\":{\"password\":\"c2VjcmV0\"}}"}, "labels": {"x": "y"}},
             "data": {"k": "v"}, "status": {"phase": "x"}});
         strip_server_fields(&mut v);
-        assert_eq!(v, json!({"apiVersion": "v1", "kind": "ConfigMap",
-            "metadata": {"name": "a", "labels": {"x": "y"}}, "data": {"k": "v"}}));
+        assert_eq!(
+            v,
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "a", "labels": {"x": "y"}}, "data": {"k": "v"}})
+        );
     }
 
     fn control_plane(version: Option<&str>, policy: bool) -> Value {
@@ -205,8 +208,13 @@ mod tests {
 
     #[test]
     fn agent_pool_profiles_count_only_on_live_aso_objects() {
-        assert!(!capz_managed_paths(CONTAINERSERVICE, "ManagedCluster", false).contains(&&["spec", "agentPoolProfiles"][..]));
-        assert!(capz_managed_paths(CONTAINERSERVICE, "ManagedCluster", true).contains(&&["spec", "agentPoolProfiles"][..]));
+        assert!(
+            !capz_managed_paths(CONTAINERSERVICE, "ManagedCluster", false)
+                .contains(&&["spec", "agentPoolProfiles"][..])
+        );
+        assert!(
+            capz_managed_paths(CONTAINERSERVICE, "ManagedCluster", true).contains(&&["spec", "agentPoolProfiles"][..])
+        );
         let pool = capz_managed_paths(CONTAINERSERVICE, "ManagedClustersAgentPool", false);
         assert!(pool.contains(&&["spec", "count"][..]) && pool.contains(&&["spec", "orchestratorVersion"][..]));
         assert_eq!(capz_managed_paths("resources.azure.com", "ResourceGroup", false).len(), 1);

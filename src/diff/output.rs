@@ -34,8 +34,7 @@ pub fn unified(diff: &ObjectDiff, color: bool) -> String {
     if diff.status == Status::Unchanged {
         return String::new();
     }
-    let (bold, red, green, cyan, reset) =
-        if color { (BOLD, RED, GREEN, CYAN, RESET) } else { ("", "", "", "", "") };
+    let (bold, red, green, cyan, reset) = if color { (BOLD, RED, GREEN, CYAN, RESET) } else { ("", "", "", "", "") };
     let live = diff.live.as_ref().map(to_yaml).unwrap_or_default();
     let merged = to_yaml(&diff.merged);
     let mut out = String::new();
@@ -139,7 +138,14 @@ mod tests {
 
     #[test]
     fn kubectl_file_names() {
-        let d = diff_object(object(Some("team")), None, None, json!({"kind": "MachinePool"}), None, &DiffOptions::default());
+        let d = diff_object(
+            object(Some("team")),
+            None,
+            None,
+            json!({"kind": "MachinePool"}),
+            None,
+            &DiffOptions::default(),
+        );
         assert_eq!(file_name(&d), "cluster.x-k8s.io.v1beta1.MachinePool.team.p0");
         let mut core = object(None);
         core.api_version = "v1".into();
@@ -169,10 +175,15 @@ mod tests {
         merged["spec"]["replicas"] = json!(3);
         let d = diff_object(object(Some("team")), None, Some(live), merged, None, &DiffOptions::default());
         let text = unified(&d, false);
-        let changed: Vec<&str> =
-            text.lines().filter(|l| (l.starts_with('-') || l.starts_with('+')) && !l.starts_with("--- ") && !l.starts_with("+++ ")).collect();
+        let changed: Vec<&str> = text
+            .lines()
+            .filter(|l| (l.starts_with('-') || l.starts_with('+')) && !l.starts_with("--- ") && !l.starts_with("+++ "))
+            .collect();
         assert_eq!(changed, ["-  replicas: 2", "+  replicas: 3"]);
-        assert!(text.starts_with("MachinePool team/p0\n--- live/cluster.x-k8s.io.v1beta1.MachinePool.team.p0\n"), "{text}");
+        assert!(
+            text.starts_with("MachinePool team/p0\n--- live/cluster.x-k8s.io.v1beta1.MachinePool.team.p0\n"),
+            "{text}"
+        );
         let colored = unified(&d, true);
         assert!(colored.contains("\x1b[31m-  replicas: 2\x1b[0m"), "{colored}");
     }

@@ -69,10 +69,8 @@ pub fn render_fleet(fleet: &Fleet, engine: &Engine, options: &FleetOptions) -> R
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(units.len().max(1));
     let chunk = units.len().div_ceil(threads).max(1);
     let results: Vec<Result<Vec<(PathBuf, Vec<u8>)>, FleetError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = units
-            .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().map(&render_unit).collect::<Vec<_>>()))
-            .collect();
+        let handles: Vec<_> =
+            units.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(&render_unit).collect::<Vec<_>>())).collect();
         handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
     });
 
@@ -104,10 +102,20 @@ fn flavor<'a>(
 }
 
 fn inline(fleet: &Fleet, value: &Value, prefix: String) -> InlineValues {
-    InlineValues { value: value.clone(), source: fleet.file.display().to_string(), lines: fleet.lines().clone(), prefix }
+    InlineValues {
+        value: value.clone(),
+        source: fleet.file.display().to_string(),
+        lines: fleet.lines().clone(),
+        prefix,
+    }
 }
 
-fn values_file_layer(fleet: &Fleet, index: usize, cluster: &ClusterEntry, relative: &Path) -> Result<InlineValues, FleetError> {
+fn values_file_layer(
+    fleet: &Fleet,
+    index: usize,
+    cluster: &ClusterEntry,
+    relative: &Path,
+) -> Result<InlineValues, FleetError> {
     let path = fleet.resolve(relative);
     let name = path.display().to_string();
     let values_file_error = |reason: String| FleetError::ValuesFile {
@@ -122,7 +130,12 @@ fn values_file_layer(fleet: &Fleet, index: usize, cluster: &ClusterEntry, relati
     Ok(InlineValues { value, source: name, lines: std::sync::Arc::new(lines), prefix: String::new() })
 }
 
-fn unit_error(fleet: &Fleet, pointer: &str, what: String, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> FleetError {
+fn unit_error(
+    fleet: &Fleet,
+    pointer: &str,
+    what: String,
+    source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> FleetError {
     FleetError::Entry { location: fleet.location(pointer), what, source: source.into() }
 }
 
@@ -137,7 +150,8 @@ fn render_class(
     let pointer = format!("/clusterClasses/{index}");
     let what = format!("ClusterClass `{}/{}`", class.namespace, class.name);
     let flavor_name = format!("{}-clusterclass", class.class);
-    let flavor = flavor(engine, &flavor_name, cache).map_err(|e| unit_error(fleet, &format!("{pointer}/class"), what.clone(), e))?;
+    let flavor = flavor(engine, &flavor_name, cache)
+        .map_err(|e| unit_error(fleet, &format!("{pointer}/class"), what.clone(), e))?;
     let inputs = Inputs {
         namespace: Some(class.namespace.clone()),
         // A class does not start from the fleet's `defaults`: those are cluster values.
@@ -147,7 +161,8 @@ fn render_class(
         ],
         ..Inputs::default()
     };
-    let documents = render_with(engine, &flavor, &inputs, options.capi).map_err(|e| unit_error(fleet, &pointer, what.clone(), e))?;
+    let documents = render_with(engine, &flavor, &inputs, options.capi)
+        .map_err(|e| unit_error(fleet, &pointer, what.clone(), e))?;
     check(fleet, &pointer, &what, &documents, options)?;
     let dir = PathBuf::from("clusterclasses").join(&class.namespace).join(&class.name);
     let mut files = manifests_and_kustomization(&dir, "clusterclass.yaml", &documents);
@@ -183,16 +198,16 @@ fn render_cluster(
     }
     layers.push(inline(fleet, &cluster.values, format!("{pointer}/values")));
     let field = if cluster.flavor.is_some() { "flavor" } else { "class" };
-    let flavor =
-        flavor(engine, &flavor_name, cache).map_err(|e| unit_error(fleet, &format!("{pointer}/{field}"), what.clone(), e))?;
+    let flavor = flavor(engine, &flavor_name, cache)
+        .map_err(|e| unit_error(fleet, &format!("{pointer}/{field}"), what.clone(), e))?;
     let inputs = Inputs {
         cluster_name: Some(cluster.name.clone()),
         namespace: Some(cluster.namespace.clone()),
         values_inline: layers,
         ..Inputs::default()
     };
-    let mut documents =
-        render_with(engine, &flavor, &inputs, options.capi).map_err(|e| unit_error(fleet, &pointer, what.clone(), e))?;
+    let mut documents = render_with(engine, &flavor, &inputs, options.capi)
+        .map_err(|e| unit_error(fleet, &pointer, what.clone(), e))?;
     if let Some(class) = class
         && class.namespace != cluster.namespace
     {
@@ -236,7 +251,13 @@ fn render_with(
     Ok(render::render_flavor(engine, flavor, &resolved, capi)?)
 }
 
-fn check(fleet: &Fleet, pointer: &str, what: &str, documents: &[Document], options: &FleetOptions) -> Result<(), FleetError> {
+fn check(
+    fleet: &Fleet,
+    pointer: &str,
+    what: &str,
+    documents: &[Document],
+    options: &FleetOptions,
+) -> Result<(), FleetError> {
     let Some(validator) = options.validator else { return Ok(()) };
     let errors: Vec<String> = validator(documents)
         .into_iter()
@@ -246,7 +267,12 @@ fn check(fleet: &Fleet, pointer: &str, what: &str, documents: &[Document], optio
     if errors.is_empty() {
         return Ok(());
     }
-    Err(unit_error(fleet, pointer, what.to_string(), format!("rendered objects are invalid:\n  {}", errors.join("\n  "))))
+    Err(unit_error(
+        fleet,
+        pointer,
+        what.to_string(),
+        format!("rendered objects are invalid:\n  {}", errors.join("\n  ")),
+    ))
 }
 
 fn manifests_and_kustomization(dir: &Path, file: &str, documents: &[Document]) -> Vec<(PathBuf, Vec<u8>)> {
@@ -332,10 +358,8 @@ fn add_gitops_index(tree: &mut DesiredTree, kind: Gitops) {
         Gitops::Flux => "flux",
         Gitops::ArgoCd => "argocd",
     };
-    let resources: Vec<String> = tree
-        .files()
-        .filter_map(|(path, _)| path.strip_prefix(folder).ok().map(|p| p.display().to_string()))
-        .collect();
+    let resources: Vec<String> =
+        tree.files().filter_map(|(path, _)| path.strip_prefix(folder).ok().map(|p| p.display().to_string())).collect();
     if resources.is_empty() {
         return;
     }

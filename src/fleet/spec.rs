@@ -159,7 +159,10 @@ impl Fleet {
             message,
         };
         if spec.api_version != "kubectl-capz/v1alpha1" {
-            return Err(invalid("/apiVersion", format!("expected `kubectl-capz/v1alpha1`, got `{}`", spec.api_version)));
+            return Err(invalid(
+                "/apiVersion",
+                format!("expected `kubectl-capz/v1alpha1`, got `{}`", spec.api_version),
+            ));
         }
         if spec.kind != "Fleet" {
             return Err(invalid("/kind", format!("expected `Fleet`, got `{}`", spec.kind)));

@@ -17,7 +17,9 @@ pub enum TreeError {
     #[error("output directory `{0}` exists and is not a directory")]
     NotADirectory(PathBuf),
     /// A file the tool must write exists in a directory the tool does not own.
-    #[error("`{0}` exists and was not written by kubectl-capz (its directory has no {OWNER_MARKER}); move it away or choose another --out-dir")]
+    #[error(
+        "`{0}` exists and was not written by kubectl-capz (its directory has no {OWNER_MARKER}); move it away or choose another --out-dir"
+    )]
     NotOwned(PathBuf),
     /// A path the tool must create as a directory is a file.
     #[error("`{0}` is a file, but kubectl-capz needs a directory there")]
@@ -103,11 +105,7 @@ fn read_marker(dir: &Path) -> Result<Option<BTreeSet<String>>, TreeError> {
     let marker = dir.join(OWNER_MARKER);
     match std::fs::read_to_string(&marker) {
         Ok(text) => Ok(Some(
-            text.lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .map(String::from)
-                .collect(),
+            text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from).collect(),
         )),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(TreeError::Io { action: "read", path: marker, source: e }),
@@ -275,15 +273,14 @@ impl Plan {
                 // Files of a repository, readable like any other (temporary files default to 0600).
                 #[cfg(unix)]
                 builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
-                let mut file = builder
-                    .tempfile_in(dir)
-                    .map_err(io_err("create a temporary file in", dir))?;
+                let mut file = builder.tempfile_in(dir).map_err(io_err("create a temporary file in", dir))?;
                 std::io::Write::write_all(&mut file, content).map_err(io_err("write", &target))?;
                 staged.push((file.into_temp_path(), target));
             }
             Ok(staged)
         };
-        let threads = if writes.len() < 64 { 1 } else { std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8) };
+        let threads =
+            if writes.len() < 64 { 1 } else { std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8) };
         let chunk = writes.len().div_ceil(threads).max(1);
         let parts: Vec<Result<Vec<(tempfile::TempPath, PathBuf)>, TreeError>> = std::thread::scope(|scope| {
             let workers: Vec<_> = writes.chunks(chunk).map(|part| scope.spawn(move || stage(part))).collect();
@@ -295,7 +292,11 @@ impl Plan {
             staged.extend(part?);
         }
         for (temp, target) in staged {
-            temp.persist(&target).map_err(|e| TreeError::Io { action: "replace", path: target.clone(), source: e.error })?;
+            temp.persist(&target).map_err(|e| TreeError::Io {
+                action: "replace",
+                path: target.clone(),
+                source: e.error,
+            })?;
         }
         for change in &self.changes {
             if let Change::Delete(rel) = change {
@@ -388,6 +389,9 @@ mod tests {
         assert!(matches!(Plan::compute(&file, &tree(&[("a/b", "c")])), Err(TreeError::NotADirectory(_))));
         std::fs::create_dir_all(dir.path().join("d")).unwrap();
         std::fs::write(dir.path().join("d/a"), "x").unwrap();
-        assert!(matches!(Plan::compute(&dir.path().join("d"), &tree(&[("a/b", "c")])), Err(TreeError::FileInTheWay(_))));
+        assert!(matches!(
+            Plan::compute(&dir.path().join("d"), &tree(&[("a/b", "c")])),
+            Err(TreeError::FileInTheWay(_))
+        ));
     }
 }

@@ -4,9 +4,7 @@
 
 use serde_json::Value;
 
-use super::bundle::{
-    AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, RECONCILE_POLICY as POLICY_ANNOTATION, spec_root,
-};
+use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, RECONCILE_POLICY as POLICY_ANNOTATION, spec_root};
 use super::{Sink, escape_segment};
 
 pub(crate) const MANAGED_CLUSTER_COUNT: &str = "capz-managed-cluster-count";
@@ -15,23 +13,12 @@ pub(crate) const AGENT_POOL_PROFILES: &str = "capz-agent-pool-profiles";
 pub(crate) const RECONCILE_POLICY: &str = "capz-reconcile-policy";
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
-    if !sink.wants(&[
-        MANAGED_CLUSTER_COUNT,
-        AGENT_POOL_RESOURCE_COUNT,
-        AGENT_POOL_PROFILES,
-        RECONCILE_POLICY,
-    ]) {
+    if !sink.wants(&[MANAGED_CLUSTER_COUNT, AGENT_POOL_RESOURCE_COUNT, AGENT_POOL_PROFILES, RECONCILE_POLICY]) {
         return;
     }
-    for (index, doc) in bundle.capz(&[
-        "AzureASOManagedControlPlane",
-        "AzureASOManagedControlPlaneTemplate",
-    ]) {
+    for (index, doc) in bundle.capz(&["AzureASOManagedControlPlane", "AzureASOManagedControlPlaneTemplate"]) {
         let objects = bundle.embedded(index);
-        let clusters: Vec<_> = objects
-            .iter()
-            .filter(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedCluster"))
-            .collect();
+        let clusters: Vec<_> = objects.iter().filter(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedCluster")).collect();
         count_rule(
             sink,
             MANAGED_CLUSTER_COUNT,
@@ -55,15 +42,10 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
-    for (index, doc) in bundle.capz(&[
-        "AzureASOManagedMachinePool",
-        "AzureASOManagedMachinePoolTemplate",
-    ]) {
+    for (index, doc) in bundle.capz(&["AzureASOManagedMachinePool", "AzureASOManagedMachinePoolTemplate"]) {
         let objects = bundle.embedded(index);
-        let pools: Vec<_> = objects
-            .iter()
-            .filter(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool"))
-            .collect();
+        let pools: Vec<_> =
+            objects.iter().filter(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool")).collect();
         count_rule(
             sink,
             AGENT_POOL_RESOURCE_COUNT,
@@ -115,7 +97,11 @@ fn count_rule(
                          its own {}",
                         extra.name(),
                         first.name(),
-                        if kind == "ManagedCluster" { "AzureASOManagedControlPlane" } else { "AzureASOManagedMachinePool" }
+                        if kind == "ManagedCluster" {
+                            "AzureASOManagedControlPlane"
+                        } else {
+                            "AzureASOManagedMachinePool"
+                        }
                     ),
                 );
             }
@@ -152,15 +138,7 @@ mod tests {
     use crate::report::Finding;
 
     fn findings(yaml: &str) -> Vec<Finding> {
-        findings_among(
-            yaml,
-            &[
-                MANAGED_CLUSTER_COUNT,
-                AGENT_POOL_RESOURCE_COUNT,
-                AGENT_POOL_PROFILES,
-                RECONCILE_POLICY,
-            ],
-        )
+        findings_among(yaml, &[MANAGED_CLUSTER_COUNT, AGENT_POOL_RESOURCE_COUNT, AGENT_POOL_PROFILES, RECONCILE_POLICY])
     }
 
     const ACP: &str = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
@@ -228,10 +206,7 @@ spec: {resources: []}
 
     #[test]
     fn agent_pool_profiles_fire_even_when_empty() {
-        for extra in [
-            "agentPoolProfiles: []",
-            "agentPoolProfiles: [{name: pool0, count: 1}]",
-        ] {
+        for extra in ["agentPoolProfiles: []", "agentPoolProfiles: [{name: pool0, count: 1}]"] {
             let found = findings(&ACP.replace("ANNOTATIONS", "").replace("EXTRA", extra));
             assert_eq!(ids(&found), [AGENT_POOL_PROFILES], "{extra}");
             assert_eq!(found[0].path, "/spec/resources/0/spec/agentPoolProfiles");
@@ -251,10 +226,7 @@ spec: {resources: []}
         assert!(findings(&with("skip")).is_empty());
         let found = findings(&with("detach-on-delete"));
         assert_eq!(ids(&found), [RECONCILE_POLICY]);
-        assert_eq!(
-            found[0].path,
-            "/spec/resources/0/metadata/annotations/serviceoperator.azure.com~1reconcile-policy"
-        );
+        assert_eq!(found[0].path, "/spec/resources/0/metadata/annotations/serviceoperator.azure.com~1reconcile-policy");
         assert_eq!(found[0].line, 11);
     }
 }

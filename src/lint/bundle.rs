@@ -104,36 +104,23 @@ impl<'a> NsIndex<'a> {
     }
 
     /// The items whose namespace matches `namespace`, in no particular order.
-    pub(crate) fn matching<'s>(
-        &'s self,
-        namespace: Option<&str>,
-    ) -> impl Iterator<Item = usize> + 's {
+    pub(crate) fn matching<'s>(&'s self, namespace: Option<&str>) -> impl Iterator<Item = usize> + 's {
         let (first, second): (&[usize], &[usize]) = match namespace {
             None => (&self.all, &[]),
-            Some(namespace) => (
-                self.by_namespace
-                    .get(namespace)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default(),
-                &self.unnamespaced,
-            ),
+            Some(namespace) => {
+                (self.by_namespace.get(namespace).map(Vec::as_slice).unwrap_or_default(), &self.unnamespaced)
+            }
         };
         first.iter().chain(second).copied()
     }
 
     /// The first item in input order whose namespace matches `namespace` and that satisfies `accept`.
-    pub(crate) fn first(
-        &self,
-        namespace: Option<&str>,
-        mut accept: impl FnMut(usize) -> bool,
-    ) -> Option<usize> {
+    pub(crate) fn first(&self, namespace: Option<&str>, mut accept: impl FnMut(usize) -> bool) -> Option<usize> {
         match namespace {
             None => self.all.iter().copied().find(|&item| accept(item)),
             Some(namespace) => {
-                let explicit = self
-                    .by_namespace
-                    .get(namespace)
-                    .and_then(|items| items.iter().copied().find(|&item| accept(item)));
+                let explicit =
+                    self.by_namespace.get(namespace).and_then(|items| items.iter().copied().find(|&item| accept(item)));
                 let open = self.unnamespaced.iter().copied().find(|&item| accept(item));
                 match (explicit, open) {
                     (Some(a), Some(b)) => Some(a.min(b)),
@@ -182,25 +169,14 @@ impl ObjRef {
     pub fn parse(value: &Value) -> Option<ObjRef> {
         let kind = value.get("kind")?.as_str()?.to_string();
         let name = value.get("name")?.as_str()?.to_string();
-        let group = match (
-            value.get("apiVersion").and_then(Value::as_str),
-            value.get("apiGroup").and_then(Value::as_str),
-        ) {
-            (Some(api_version), _) => Some(split_api_version(api_version).0.to_string()),
-            (None, Some(group)) => Some(group.to_string()),
-            (None, None) => None,
-        };
-        let namespace = value
-            .get("namespace")
-            .and_then(Value::as_str)
-            .filter(|ns| !ns.is_empty())
-            .map(str::to_string);
-        Some(ObjRef {
-            group,
-            kind,
-            name,
-            namespace,
-        })
+        let group =
+            match (value.get("apiVersion").and_then(Value::as_str), value.get("apiGroup").and_then(Value::as_str)) {
+                (Some(api_version), _) => Some(split_api_version(api_version).0.to_string()),
+                (None, Some(group)) => Some(group.to_string()),
+                (None, None) => None,
+            };
+        let namespace = value.get("namespace").and_then(Value::as_str).filter(|ns| !ns.is_empty()).map(str::to_string);
+        Some(ObjRef { group, kind, name, namespace })
     }
 
     /// `Kind/name` for messages.
@@ -286,14 +262,8 @@ impl<'a> Bundle<'a> {
         let mut aso = Vec::new();
         let mut embedded = Vec::with_capacity(docs.len());
         for (index, (doc, meta)) in docs.iter().zip(&meta).enumerate() {
-            by_group_kind
-                .entry((meta.group, meta.kind))
-                .or_default()
-                .push(index);
-            by_kind_name
-                .entry((meta.kind, meta.name))
-                .or_default()
-                .push(index, meta.namespace);
+            by_group_kind.entry((meta.group, meta.kind)).or_default().push(index);
+            by_kind_name.entry((meta.kind, meta.name)).or_default().push(index, meta.namespace);
             let start = aso.len();
             if meta.group.ends_with(".azure.com") {
                 aso.push(AsoObject::new(index, None, &doc.value));
@@ -311,19 +281,12 @@ impl<'a> Bundle<'a> {
                 }
             }
             // Only embedded objects count as `embedded`, not a document that is an ASO object itself.
-            let end = if meta.group.ends_with(".azure.com") {
-                start
-            } else {
-                aso.len()
-            };
+            let end = if meta.group.ends_with(".azure.com") { start } else { aso.len() };
             embedded.push(start..end);
         }
         let mut aso_by_name: HashMap<&'a str, NsIndex<'a>> = HashMap::new();
         for (position, object) in aso.iter().enumerate() {
-            aso_by_name
-                .entry(object.name)
-                .or_default()
-                .push(position, meta[object.doc].namespace);
+            aso_by_name.entry(object.name).or_default().push(position, meta[object.doc].namespace);
         }
         let mut bundle = Bundle {
             docs,
@@ -337,8 +300,7 @@ impl<'a> Bundle<'a> {
             machine_pool_by_infra: HashMap::new(),
         };
         bundle.cluster_by_control_plane = bundle.referrers("Cluster", "/spec/controlPlaneRef");
-        bundle.machine_pool_by_infra =
-            bundle.referrers("MachinePool", "/spec/template/spec/infrastructureRef");
+        bundle.machine_pool_by_infra = bundle.referrers("MachinePool", "/spec/template/spec/infrastructureRef");
         bundle
     }
 
@@ -361,20 +323,15 @@ impl<'a> Bundle<'a> {
         namespace: Option<&str>,
         accept: impl FnMut(usize) -> bool,
     ) -> Option<usize> {
-        self.by_kind_name
-            .get(&(kind, name))?
-            .first(namespace, accept)
+        self.by_kind_name.get(&(kind, name))?.first(namespace, accept)
     }
 
     /// For every document referenced through `pointer` by a CAPI `kind`, the first such referrer.
     fn referrers(&self, kind: &str, pointer: &str) -> HashMap<usize, usize> {
         let mut map = HashMap::new();
         for (index, doc) in self.of_kind(CAPI_GROUP, &[kind]) {
-            let target = doc
-                .value
-                .at(pointer)
-                .and_then(ObjRef::parse)
-                .and_then(|reference| self.resolve(index, &reference));
+            let target =
+                doc.value.at(pointer).and_then(ObjRef::parse).and_then(|reference| self.resolve(index, &reference));
             if let Some(target) = target {
                 map.entry(target).or_insert(index);
             }
@@ -383,17 +340,9 @@ impl<'a> Bundle<'a> {
     }
 
     /// Documents of `group` and one of `kinds`, with their index, in input order.
-    pub fn of_kind(
-        &self,
-        group: &str,
-        kinds: &[&str],
-    ) -> impl Iterator<Item = (usize, &'a Document)> + use<'a> {
-        let mut indexes: Vec<usize> = kinds
-            .iter()
-            .filter_map(|kind| self.by_group_kind.get(&(group, *kind)))
-            .flatten()
-            .copied()
-            .collect();
+    pub fn of_kind(&self, group: &str, kinds: &[&str]) -> impl Iterator<Item = (usize, &'a Document)> + use<'a> {
+        let mut indexes: Vec<usize> =
+            kinds.iter().filter_map(|kind| self.by_group_kind.get(&(group, *kind))).flatten().copied().collect();
         if kinds.len() > 1 {
             indexes.sort_unstable();
             indexes.dedup();
@@ -411,10 +360,7 @@ impl<'a> Bundle<'a> {
     pub fn resolve(&self, from: usize, reference: &ObjRef) -> Option<usize> {
         let namespace = reference.namespace.as_deref().or(self.meta[from].namespace);
         self.find_named(&reference.kind, &reference.name, namespace, |index| {
-            reference
-                .group
-                .as_deref()
-                .is_none_or(|group| group == self.meta[index].group)
+            reference.group.as_deref().is_none_or(|group| group == self.meta[index].group)
         })
     }
 
@@ -434,10 +380,7 @@ impl<'a> Bundle<'a> {
         if let Some(cluster) = self.cluster_for_control_plane(doc) {
             return Some(self.meta[cluster].name);
         }
-        self.docs[doc]
-            .value
-            .at("/metadata/labels")
-            .and_then(|labels| labels.get(CLUSTER_NAME_LABEL)?.as_str())
+        self.docs[doc].value.at("/metadata/labels").and_then(|labels| labels.get(CLUSTER_NAME_LABEL)?.as_str())
     }
 
     /// The ASO objects embedded in document `doc` (empty for kinds that hold none).
@@ -472,11 +415,7 @@ impl<'a> Bundle<'a> {
 
 /// `/spec/template/spec` for template kinds, `/spec` otherwise.
 fn spec_root_of(kind: &str) -> &'static str {
-    if kind.ends_with("Template") {
-        "/spec/template/spec"
-    } else {
-        "/spec"
-    }
+    if kind.ends_with("Template") { "/spec/template/spec" } else { "/spec" }
 }
 
 /// `/spec/template/spec` for template kinds, `/spec` otherwise.
@@ -528,11 +467,7 @@ mod tests {
         index.push(2, Some("b"));
         index.push(3, Some("a"));
         assert_eq!(index.first(Some("a"), |_| true), Some(0));
-        assert_eq!(
-            index.first(Some("b"), |_| true),
-            Some(1),
-            "no namespace matches b"
-        );
+        assert_eq!(index.first(Some("b"), |_| true), Some(1), "no namespace matches b");
         assert_eq!(index.first(Some("b"), |i| i != 1), Some(2));
         assert_eq!(index.first(Some("c"), |_| true), Some(1));
         assert_eq!(index.first(Some("c"), |i| i != 1), None);
@@ -574,19 +509,12 @@ metadata: {name: p2}
         let docs = parse_documents(yaml, "t.yaml").unwrap();
         let bundle = Bundle::new(&docs);
         let order: Vec<usize> = bundle
-            .capz(&[
-                "AzureASOManagedMachinePool",
-                "AzureASOManagedControlPlaneTemplate",
-            ])
+            .capz(&["AzureASOManagedMachinePool", "AzureASOManagedControlPlaneTemplate"])
             .map(|(index, _)| index)
             .collect();
         assert_eq!(order, [0, 2, 3]);
         type Row<'s> = (&'s str, usize, Option<(&'s str, usize)>);
-        let names: Vec<Row<'_>> = bundle
-            .aso_objects()
-            .iter()
-            .map(|o| (o.name(), o.doc, o.slot))
-            .collect();
+        let names: Vec<Row<'_>> = bundle.aso_objects().iter().map(|o| (o.name(), o.doc, o.slot)).collect();
         assert_eq!(
             names,
             [
@@ -597,10 +525,7 @@ metadata: {name: p2}
             ]
         );
         assert_eq!(bundle.embedded(0).len(), 2);
-        assert!(
-            bundle.embedded(1).is_empty(),
-            "a document of its own is not embedded"
-        );
+        assert!(bundle.embedded(1).is_empty(), "a document of its own is not embedded");
         assert_eq!(bundle.embedded(2)[0].kind(), "ManagedCluster");
         assert!(bundle.embedded(3).is_empty());
         assert_eq!(bundle.aso_named("b", Some("x")).count(), 1);

@@ -62,10 +62,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     ]) {
         return;
     }
-    for (index, doc) in bundle.capz(&[
-        "AzureManagedControlPlane",
-        "AzureManagedControlPlaneTemplate",
-    ]) {
+    for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
         let root = spec_root(doc);
         let Some(spec) = doc.value.at(root).and_then(Value::as_object) else {
             continue;
@@ -76,9 +73,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         };
         if !is_template {
             identity(spec, &mut emit);
-            if spec
-                .get("disableLocalAccounts")
-                .is_some_and(|v| !v.is_null())
+            if spec.get("disableLocalAccounts").is_some_and(|v| !v.is_null())
                 && spec.get("aadProfile").is_none_or(Value::is_null)
             {
                 emit(
@@ -114,12 +109,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             && let Some(spec) = object.value.at("/spec").and_then(Value::as_object)
         {
             let mut emit = |rule: &'static str, field: &str, message: String| {
-                sink.emit(
-                    rule,
-                    object.doc,
-                    &object.pointer(&format!("/spec/{field}")),
-                    message,
-                );
+                sink.emit(rule, object.doc, &object.pointer(&format!("/spec/{field}")), message);
             };
             aso_managed_cluster(spec, &mut emit);
         }
@@ -135,11 +125,8 @@ fn aso_managed_cluster(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_
         .and_then(|wi| wi.get("enabled"))
         .and_then(Value::as_bool)
         == Some(true);
-    let oidc = spec
-        .get("oidcIssuerProfile")
-        .and_then(|oidc| oidc.get("enabled"))
-        .and_then(Value::as_bool)
-        == Some(true);
+    let oidc =
+        spec.get("oidcIssuerProfile").and_then(|oidc| oidc.get("enabled")).and_then(Value::as_bool) == Some(true);
     if workload_identity && !oidc {
         emit(
             SECURITY_PROFILE,
@@ -168,14 +155,8 @@ fn identity(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) {
     let Some(identity) = spec.get("identity").and_then(Value::as_object) else {
         return;
     };
-    let kind = identity
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("SystemAssigned");
-    let id = identity
-        .get("userAssignedIdentityResourceID")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let kind = identity.get("type").and_then(Value::as_str).unwrap_or("SystemAssigned");
+    let id = identity.get("userAssignedIdentityResourceID").and_then(Value::as_str).unwrap_or("");
     if kind == "UserAssigned" && id.is_empty() {
         emit(
             IDENTITY,
@@ -201,19 +182,10 @@ fn security_profile(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) 
         return;
     };
     if let Some(kms) = profile.get("azureKeyVaultKms").and_then(Value::as_object) {
-        let user_assigned = spec
-            .get("identity")
-            .and_then(|identity| identity.get("type"))
-            .and_then(Value::as_str)
+        let user_assigned = spec.get("identity").and_then(|identity| identity.get("type")).and_then(Value::as_str)
             == Some("UserAssigned");
-        let access = kms
-            .get("keyVaultNetworkAccess")
-            .and_then(Value::as_str)
-            .unwrap_or("Public");
-        let resource_id = kms
-            .get("keyVaultResourceID")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let access = kms.get("keyVaultNetworkAccess").and_then(Value::as_str).unwrap_or("Public");
+        let resource_id = kms.get("keyVaultResourceID").and_then(Value::as_str).unwrap_or("");
         let field = "securityProfile/azureKeyVaultKms/keyVaultResourceID";
         // CAPZ reports only the first of these.
         if !user_assigned {
@@ -241,16 +213,9 @@ fn security_profile(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) 
             );
         }
     }
-    let oidc = spec
-        .get("oidcIssuerProfile")
-        .and_then(|oidc| oidc.get("enabled"))
-        .and_then(Value::as_bool)
-        == Some(true);
-    if profile
-        .get("workloadIdentity")
-        .is_some_and(|v| !v.is_null())
-        && !oidc
-    {
+    let oidc =
+        spec.get("oidcIssuerProfile").and_then(|oidc| oidc.get("enabled")).and_then(Value::as_bool) == Some(true);
+    if profile.get("workloadIdentity").is_some_and(|v| !v.is_null()) && !oidc {
         emit(
             SECURITY_PROFILE,
             "securityProfile/workloadIdentity",
@@ -262,18 +227,11 @@ fn security_profile(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) 
 }
 
 fn virtual_network(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) {
-    let Some(vnet) = spec
-        .get("virtualNetwork")
-        .and_then(Value::as_object)
-        .filter(|vnet| !vnet.is_empty())
-    else {
+    let Some(vnet) = spec.get("virtualNetwork").and_then(Value::as_object).filter(|vnet| !vnet.is_empty()) else {
         return;
     };
     // The CRD defaults both CIDRs before CAPZ's webhook sees them.
-    let vnet_cidr = vnet
-        .get("cidrBlock")
-        .and_then(Value::as_str)
-        .unwrap_or("10.0.0.0/8");
+    let vnet_cidr = vnet.get("cidrBlock").and_then(Value::as_str).unwrap_or("10.0.0.0/8");
     let subnet_cidr = vnet
         .get("subnet")
         .and_then(|subnet| subnet.get("cidrBlock"))
@@ -315,10 +273,7 @@ fn extensions(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) {
     };
     for (index, extension) in extensions.iter().enumerate() {
         let name = extension.get("name").and_then(Value::as_str).unwrap_or("");
-        let auto_upgrade = extension
-            .get("autoUpgradeMinorVersion")
-            .and_then(Value::as_bool)
-            .unwrap_or(true);
+        let auto_upgrade = extension.get("autoUpgradeMinorVersion").and_then(Value::as_bool).unwrap_or(true);
         if extension.get("version").is_some_and(|v| !v.is_null()) && auto_upgrade {
             emit(
                 AKS_EXTENSIONS,
@@ -350,9 +305,7 @@ fn extensions(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) {
             emit(
                 AKS_EXTENSIONS,
                 &format!("extensions/{index}/scope/{forbidden}"),
-                format!(
-                    "extension {name:?} with scopeType {scope_type} must not set scope.{forbidden}"
-                ),
+                format!("extension {name:?} with scopeType {scope_type} must not set scope.{forbidden}"),
             );
         }
     }
@@ -367,14 +320,7 @@ mod tests {
     fn findings(yaml: &str) -> Vec<Finding> {
         findings_among(
             yaml,
-            &[
-                IDENTITY,
-                SECURITY_PROFILE,
-                DISABLE_LOCAL_ACCOUNTS,
-                VIRTUAL_NETWORK,
-                FLEETS_MEMBER_NAME,
-                AKS_EXTENSIONS,
-            ],
+            &[IDENTITY, SECURITY_PROFILE, DISABLE_LOCAL_ACCOUNTS, VIRTUAL_NETWORK, FLEETS_MEMBER_NAME, AKS_EXTENSIONS],
         )
     }
 
@@ -390,79 +336,45 @@ mod tests {
 
     #[test]
     fn identity_type_and_resource_id_go_together() {
-        assert!(
-            findings(&amcp(
-                "  identity: {type: UserAssigned, userAssignedIdentityResourceID: /x}\n"
-            ))
-            .is_empty()
-        );
+        assert!(findings(&amcp("  identity: {type: UserAssigned, userAssignedIdentityResourceID: /x}\n")).is_empty());
         assert!(findings(&amcp("  identity: {type: SystemAssigned}\n")).is_empty());
         let missing = findings(&amcp("  identity: {type: UserAssigned}\n"));
         assert_eq!(ids(&missing), [IDENTITY]);
-        assert_eq!(
-            missing[0].path,
-            "/spec/identity/userAssignedIdentityResourceID"
-        );
+        assert_eq!(missing[0].path, "/spec/identity/userAssignedIdentityResourceID");
         let extra = findings(&amcp("  identity: {userAssignedIdentityResourceID: /x}\n"));
-        assert!(
-            extra[0].message.contains("identity.type is SystemAssigned"),
-            "{}",
-            extra[0].message
-        );
+        assert!(extra[0].message.contains("identity.type is SystemAssigned"), "{}", extra[0].message);
     }
 
     #[test]
     fn security_profile_combinations() {
         let user = "  identity: {type: UserAssigned, userAssignedIdentityResourceID: /x}\n";
-        let kms = |fields: &str| {
-            format!(
-                "  securityProfile:\n    azureKeyVaultKms: {{enabled: true, keyID: k{fields}}}\n"
-            )
-        };
+        let kms =
+            |fields: &str| format!("  securityProfile:\n    azureKeyVaultKms: {{enabled: true, keyID: k{fields}}}\n");
         assert!(findings(&amcp(&format!("{user}{}", kms("")))).is_empty());
         assert!(
-            findings(&amcp(&format!(
-                "{user}{}",
-                kms(", keyVaultNetworkAccess: Private, keyVaultResourceID: /kv")
-            )))
-            .is_empty()
+            findings(&amcp(&format!("{user}{}", kms(", keyVaultNetworkAccess: Private, keyVaultResourceID: /kv"))))
+                .is_empty()
         );
         let no_identity = findings(&amcp(&kms("")));
         assert_eq!(ids(&no_identity), [SECURITY_PROFILE]);
         assert!(no_identity[0].message.contains("UserAssigned"));
-        let private = findings(&amcp(&format!(
-            "{user}{}",
-            kms(", keyVaultNetworkAccess: Private")
-        )));
-        assert!(
-            private[0].message.contains("must name the key vault"),
-            "{}",
-            private[0].message
-        );
-        let public = findings(&amcp(&format!(
-            "{user}{}",
-            kms(", keyVaultResourceID: /kv")
-        )));
-        assert!(
-            public[0].message.contains("must be empty"),
-            "{}",
-            public[0].message
-        );
+        let private = findings(&amcp(&format!("{user}{}", kms(", keyVaultNetworkAccess: Private"))));
+        assert!(private[0].message.contains("must name the key vault"), "{}", private[0].message);
+        let public = findings(&amcp(&format!("{user}{}", kms(", keyVaultResourceID: /kv"))));
+        assert!(public[0].message.contains("must be empty"), "{}", public[0].message);
 
         let wi = "  securityProfile: {workloadIdentity: {enabled: true}}\n";
-        assert!(
-            findings(&amcp(&format!(
-                "{wi}  oidcIssuerProfile: {{enabled: true}}\n"
-            )))
-            .is_empty()
-        );
+        assert!(findings(&amcp(&format!("{wi}  oidcIssuerProfile: {{enabled: true}}\n"))).is_empty());
         let found = findings(&amcp(wi));
         assert_eq!(paths(&found), ["/spec/securityProfile/workloadIdentity"]);
     }
 
     #[test]
     fn disable_local_accounts_needs_aad() {
-        assert!(findings(&amcp("  disableLocalAccounts: true\n  aadProfile: {managed: true, adminGroupObjectIDs: [g]}\n")).is_empty());
+        assert!(
+            findings(&amcp("  disableLocalAccounts: true\n  aadProfile: {managed: true, adminGroupObjectIDs: [g]}\n"))
+                .is_empty()
+        );
         for value in ["true", "false"] {
             let found = findings(&amcp(&format!("  disableLocalAccounts: {value}\n")));
             assert_eq!(ids(&found), [DISABLE_LOCAL_ACCOUNTS], "{value}");
@@ -477,31 +389,18 @@ mod tests {
             )))
         };
         assert!(vnet("10.0.0.0/8", "10.240.0.0/16").is_empty());
-        assert_eq!(
-            paths(&vnet("10.0.0.0/16", "10.240.0.0/16")),
-            ["/spec/virtualNetwork/cidrBlock"]
-        );
-        assert_eq!(
-            paths(&vnet("10.0.0.0/8", "10.240.0.0")),
-            ["/spec/virtualNetwork/subnet/cidrBlock"]
-        );
-        assert_eq!(
-            paths(&vnet("big", "10.240.0.0/16")),
-            ["/spec/virtualNetwork/cidrBlock"]
-        );
+        assert_eq!(paths(&vnet("10.0.0.0/16", "10.240.0.0/16")), ["/spec/virtualNetwork/cidrBlock"]);
+        assert_eq!(paths(&vnet("10.0.0.0/8", "10.240.0.0")), ["/spec/virtualNetwork/subnet/cidrBlock"]);
+        assert_eq!(paths(&vnet("big", "10.240.0.0/16")), ["/spec/virtualNetwork/cidrBlock"]);
         // A subnet outside the CRD's default 10.0.0.0/8 when cidrBlock is left out.
-        let defaulted = findings(&amcp(
-            "  virtualNetwork: {name: v, subnet: {name: s, cidrBlock: 192.168.0.0/24}}\n",
-        ));
+        let defaulted = findings(&amcp("  virtualNetwork: {name: v, subnet: {name: s, cidrBlock: 192.168.0.0/24}}\n"));
         assert_eq!(ids(&defaulted), [VIRTUAL_NETWORK]);
     }
 
     #[test]
     fn fleets_member_name_pattern() {
         let member = |name: &str| {
-            findings(&amcp(&format!(
-                "  fleetsMember: {{managerName: m, managerResourceGroup: rg, name: {name}}}\n"
-            )))
+            findings(&amcp(&format!("  fleetsMember: {{managerName: m, managerResourceGroup: rg, name: {name}}}\n")))
         };
         assert!(member("team-a1").is_empty());
         assert_eq!(paths(&member("Team_A")), ["/spec/fleetsMember/name"]);
@@ -511,23 +410,15 @@ mod tests {
     #[test]
     fn extensions_version_and_scope() {
         let ext = |fields: &str| {
-            findings(&amcp(&format!(
-                "  extensions:\n  - {{name: flux, extensionType: microsoft.flux{fields}}}\n"
-            )))
+            findings(&amcp(&format!("  extensions:\n  - {{name: flux, extensionType: microsoft.flux{fields}}}\n")))
         };
         assert!(ext("").is_empty());
         assert!(ext(", version: 1.2.3, autoUpgradeMinorVersion: false").is_empty());
-        assert_eq!(
-            paths(&ext(", version: 1.2.3")),
-            ["/spec/extensions/0/version"]
-        );
+        assert_eq!(paths(&ext(", version: 1.2.3")), ["/spec/extensions/0/version"]);
         assert!(ext(", scope: {scopeType: Cluster, releaseNamespace: flux-system}").is_empty());
         assert_eq!(
             paths(&ext(", scope: {scopeType: Namespace, releaseNamespace: x}")),
-            [
-                "/spec/extensions/0/scope/releaseNamespace",
-                "/spec/extensions/0/scope/targetNamespace"
-            ]
+            ["/spec/extensions/0/scope/releaseNamespace", "/spec/extensions/0/scope/targetNamespace"]
         );
     }
 
@@ -543,10 +434,7 @@ spec:
       identity: {type: UserAssigned}
       securityProfile: {workloadIdentity: {enabled: true}}
 ";
-        assert_eq!(
-            paths(&findings(yaml)),
-            ["/spec/template/spec/securityProfile/workloadIdentity"]
-        );
+        assert_eq!(paths(&findings(yaml)), ["/spec/template/spec/securityProfile/workloadIdentity"]);
     }
 
     #[test]
@@ -569,17 +457,9 @@ spec:
         let wi = "      securityProfile: {workloadIdentity: {enabled: true}}\n";
         assert!(aso(&format!("{wi}      oidcIssuerProfile: {{enabled: true}}\n")).is_empty());
         assert!(aso("      securityProfile: {workloadIdentity: {enabled: false}}\n").is_empty());
-        assert_eq!(
-            paths(&aso(wi)),
-            ["/spec/resources/0/spec/securityProfile/workloadIdentity/enabled"]
-        );
+        assert_eq!(paths(&aso(wi)), ["/spec/resources/0/spec/securityProfile/workloadIdentity/enabled"]);
         let local = "      disableLocalAccounts: true\n";
-        assert!(
-            aso(&format!(
-                "{local}      aadProfile: {{managed: true, enableAzureRBAC: true}}\n"
-            ))
-            .is_empty()
-        );
+        assert!(aso(&format!("{local}      aadProfile: {{managed: true, enableAzureRBAC: true}}\n")).is_empty());
         assert!(aso("      disableLocalAccounts: false\n").is_empty());
         assert_eq!(ids(&aso(local)), [DISABLE_LOCAL_ACCOUNTS]);
     }

@@ -56,36 +56,25 @@ fn wire_key_of_type(blob: &[u8], kind: &str) -> bool {
 /// (options before the type and a comment after it are allowed).
 fn is_authorized_key(text: &str) -> bool {
     use base64::Engine as _;
-    text.lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .any(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            fields.windows(2).any(|pair| {
-                let kind = pair[0];
-                let known = SSH_KEY_TYPES.contains(&kind)
-                    || kind
-                        .strip_suffix("-cert-v01@openssh.com")
-                        .is_some_and(|base| {
-                            SSH_KEY_TYPES
-                                .iter()
-                                .any(|t| t.trim_end_matches("@openssh.com") == base)
-                        });
-                known
-                    && base64::engine::general_purpose::STANDARD
-                        .decode(pair[1])
-                        .is_ok_and(|blob| wire_key_of_type(&blob, kind))
-            })
+    text.lines().map(str::trim).filter(|line| !line.is_empty() && !line.starts_with('#')).any(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        fields.windows(2).any(|pair| {
+            let kind = pair[0];
+            let known = SSH_KEY_TYPES.contains(&kind)
+                || kind
+                    .strip_suffix("-cert-v01@openssh.com")
+                    .is_some_and(|base| SSH_KEY_TYPES.iter().any(|t| t.trim_end_matches("@openssh.com") == base));
+            known
+                && base64::engine::general_purpose::STANDARD
+                    .decode(pair[1])
+                    .is_ok_and(|blob| wire_key_of_type(&blob, kind))
         })
+    })
 }
 
 /// The keys ASO requires in a credential Secret; the rest (client secret, certificate, pod identity) is optional,
 /// without them ASO uses workload identity.
-const REQUIRED_KEYS: [&str; 3] = [
-    "AZURE_SUBSCRIPTION_ID",
-    "AZURE_TENANT_ID",
-    "AZURE_CLIENT_ID",
-];
+const REQUIRED_KEYS: [&str; 3] = ["AZURE_SUBSCRIPTION_ID", "AZURE_TENANT_ID", "AZURE_CLIENT_ID"];
 
 /// clusterctl's `ClusterctlMoveLabel`: `clusterctl move` takes Secrets nothing in the Cluster's object graph owns
 /// only when they carry it.
@@ -95,14 +84,9 @@ const MOVE_LABEL: &str = "clusterctl.cluster.x-k8s.io/move";
 fn check_secret_content(bundle: &Bundle<'_>, index: usize, sink: &mut Sink<'_>) {
     let doc = &bundle.docs[index];
     let has_key = |key: &str| {
-        ["data", "stringData"]
-            .into_iter()
-            .any(|field| doc.value.get(field).and_then(|map| map.get(key)).is_some())
+        ["data", "stringData"].into_iter().any(|field| doc.value.get(field).and_then(|map| map.get(key)).is_some())
     };
-    let missing: Vec<&str> = REQUIRED_KEYS
-        .into_iter()
-        .filter(|key| !has_key(key))
-        .collect();
+    let missing: Vec<&str> = REQUIRED_KEYS.into_iter().filter(|key| !has_key(key)).collect();
     if !missing.is_empty() {
         let pointer = ["/data", "/stringData"]
             .into_iter()
@@ -120,11 +104,7 @@ fn check_secret_content(bundle: &Bundle<'_>, index: usize, sink: &mut Sink<'_>) 
             ),
         );
     }
-    let labelled = doc
-        .value
-        .at("/metadata/labels")
-        .and_then(|labels| labels.get(MOVE_LABEL))
-        .is_some();
+    let labelled = doc.value.at("/metadata/labels").and_then(|labels| labels.get(MOVE_LABEL)).is_some();
     if !labelled {
         sink.emit(
             CREDENTIAL_SECRET_MOVE,
@@ -140,29 +120,19 @@ fn check_secret_content(bundle: &Bundle<'_>, index: usize, sink: &mut Sink<'_>) 
 }
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
-    if sink.wants(&[
-        CREDENTIAL_SECRET,
-        CREDENTIAL_SECRET_KEYS,
-        CREDENTIAL_SECRET_MOVE,
-    ]) {
+    if sink.wants(&[CREDENTIAL_SECRET, CREDENTIAL_SECRET_KEYS, CREDENTIAL_SECRET_MOVE]) {
         for object in bundle.aso_objects() {
-            let Some(secret) = object
-                .annotation(CREDENTIAL_FROM)
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
+            let Some(secret) = object.annotation(CREDENTIAL_FROM).and_then(Value::as_str).filter(|s| !s.is_empty())
             else {
                 continue;
             };
             let namespace = bundle.namespace_of(object);
-            let found = bundle.find_named("Secret", secret, namespace, |index| {
-                bundle.docs[index].api_version() == "v1"
-            });
+            let found =
+                bundle.find_named("Secret", secret, namespace, |index| bundle.docs[index].api_version() == "v1");
             if let Some(index) = found {
                 check_secret_content(bundle, index, sink);
             } else {
-                let where_ = namespace
-                    .map(|ns| format!(" in namespace {ns:?}"))
-                    .unwrap_or_default();
+                let where_ = namespace.map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default();
                 sink.emit(
                     CREDENTIAL_SECRET,
                     object.doc,
@@ -203,11 +173,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     }
     if sink.wants(&[SSH_PUBLIC_KEY]) {
         for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
-            let Some(key) = doc
-                .value
-                .at("/spec/sshPublicKey")
-                .and_then(Value::as_str)
-                .filter(|key| !key.is_empty())
+            let Some(key) = doc.value.at("/spec/sshPublicKey").and_then(Value::as_str).filter(|key| !key.is_empty())
             else {
                 continue;
             };
@@ -216,9 +182,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                     "sshPublicKey is a plain OpenSSH public key, but CAPZ expects it base64-encoded (as \
                      AZURE_SSH_PUBLIC_KEY_B64: `base64 -w0 < key.pub`)",
                 ),
-                None => {
-                    Some("sshPublicKey is not properly base64 encoded; CAPZ's webhook rejects it")
-                }
+                None => Some("sshPublicKey is not properly base64 encoded; CAPZ's webhook rejects it"),
                 Some(decoded) if !is_authorized_key(&String::from_utf8_lossy(&decoded)) => Some(
                     "sshPublicKey decodes, but not to an OpenSSH public key line (`ssh-rsa AAAA... comment`); CAPZ's \
                      webhook rejects it",
@@ -226,12 +190,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 Some(_) => None,
             };
             if let Some(problem) = problem {
-                sink.emit(
-                    SSH_PUBLIC_KEY,
-                    index,
-                    "/spec/sshPublicKey",
-                    problem.to_string(),
-                );
+                sink.emit(SSH_PUBLIC_KEY, index, "/spec/sshPublicKey", problem.to_string());
             }
         }
     }
@@ -291,67 +250,26 @@ stringData: {AUTH_MODE: workloadidentity}
         let base = ACP.replace("USERCREDS", "c1-user-kubeconfig");
         let found = findings_of(&base, CREDENTIAL_SECRET);
         assert_eq!(ids(&found), [CREDENTIAL_SECRET]);
-        assert_eq!(
-            found[0].path,
-            "/spec/resources/0/metadata/annotations/serviceoperator.azure.com~1credential-from"
-        );
+        assert_eq!(found[0].path, "/spec/resources/0/metadata/annotations/serviceoperator.azure.com~1credential-from");
         assert_eq!(found[0].line, 17);
-        assert!(
-            findings_of(
-                &format!("{base}{}", SECRET.replace("NS", "default")),
-                CREDENTIAL_SECRET
-            )
-            .is_empty()
-        );
-        assert_eq!(
-            findings_of(
-                &format!("{base}{}", SECRET.replace("NS", "other")),
-                CREDENTIAL_SECRET
-            )
-            .len(),
-            1
-        );
+        assert!(findings_of(&format!("{base}{}", SECRET.replace("NS", "default")), CREDENTIAL_SECRET).is_empty());
+        assert_eq!(findings_of(&format!("{base}{}", SECRET.replace("NS", "other")), CREDENTIAL_SECRET).len(), 1);
     }
 
     #[test]
     fn user_credentials_must_not_take_the_kubeconfig_name() {
-        assert!(
-            findings_of(
-                &ACP.replace("USERCREDS", "c1-user-kubeconfig"),
-                USER_CREDENTIALS_NAME
-            )
-            .is_empty()
-        );
+        assert!(findings_of(&ACP.replace("USERCREDS", "c1-user-kubeconfig"), USER_CREDENTIALS_NAME).is_empty());
         // The Cluster's name counts, not the control plane's.
-        assert!(
-            findings_of(
-                &ACP.replace("USERCREDS", "cp-kubeconfig"),
-                USER_CREDENTIALS_NAME
-            )
-            .is_empty()
-        );
-        let found = findings_of(
-            &ACP.replace("USERCREDS", "c1-kubeconfig"),
-            USER_CREDENTIALS_NAME,
-        );
+        assert!(findings_of(&ACP.replace("USERCREDS", "cp-kubeconfig"), USER_CREDENTIALS_NAME).is_empty());
+        let found = findings_of(&ACP.replace("USERCREDS", "c1-kubeconfig"), USER_CREDENTIALS_NAME);
         assert_eq!(ids(&found), [USER_CREDENTIALS_NAME]);
-        assert_eq!(
-            found[0].path,
-            "/spec/resources/0/spec/operatorSpec/secrets/userCredentials/name"
-        );
+        assert_eq!(found[0].path, "/spec/resources/0/spec/operatorSpec/secrets/userCredentials/name");
     }
 
     #[test]
     fn cluster_name_label_is_the_fallback() {
-        let alone = ACP
-            .split("---\n")
-            .nth(1)
-            .unwrap()
-            .replace("USERCREDS", "c9-kubeconfig");
-        assert!(
-            findings_of(&alone, USER_CREDENTIALS_NAME).is_empty(),
-            "no Cluster, no label: unknown"
-        );
+        let alone = ACP.split("---\n").nth(1).unwrap().replace("USERCREDS", "c9-kubeconfig");
+        assert!(findings_of(&alone, USER_CREDENTIALS_NAME).is_empty(), "no Cluster, no label: unknown");
         let labelled = alone.replace(
             "{name: cp, namespace: default}",
             "{name: cp, namespace: default, labels: {cluster.x-k8s.io/cluster-name: c9}}",
@@ -383,32 +301,16 @@ stringData: {AUTH_MODE: workloadidentity}
         };
         let move_label = ", labels: {clusterctl.cluster.x-k8s.io/move: \"\"}";
         let full = "stringData: {AZURE_SUBSCRIPTION_ID: s, AZURE_TENANT_ID: t, AZURE_CLIENT_ID: c, AUTH_MODE: workloadidentity}";
-        let rules = [
-            CREDENTIAL_SECRET,
-            CREDENTIAL_SECRET_KEYS,
-            CREDENTIAL_SECRET_MOVE,
-        ];
+        let rules = [CREDENTIAL_SECRET, CREDENTIAL_SECRET_KEYS, CREDENTIAL_SECRET_MOVE];
         assert!(findings_among(&secret(full, move_label), &rules).is_empty());
         // data and stringData both count (the API server merges stringData into data).
         let split = "data: {AZURE_SUBSCRIPTION_ID: cw==}\nstringData: {AZURE_TENANT_ID: t, AZURE_CLIENT_ID: c}";
         assert!(findings_among(&secret(split, move_label), &rules).is_empty());
 
-        let found = findings_among(
-            &secret("stringData: {AZURE_CLIENT_ID: c}", move_label),
-            &rules,
-        );
+        let found = findings_among(&secret("stringData: {AZURE_CLIENT_ID: c}", move_label), &rules);
         assert_eq!(ids(&found), [CREDENTIAL_SECRET_KEYS]);
-        assert_eq!(
-            (found[0].object.as_str(), found[0].path.as_str()),
-            ("Secret/aso-creds", "/stringData")
-        );
-        assert!(
-            found[0]
-                .message
-                .contains("lacks AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID;"),
-            "{}",
-            found[0].message
-        );
+        assert_eq!((found[0].object.as_str(), found[0].path.as_str()), ("Secret/aso-creds", "/stringData"));
+        assert!(found[0].message.contains("lacks AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID;"), "{}", found[0].message);
 
         let unlabelled = findings_among(&secret(full, ""), &rules);
         assert_eq!(ids(&unlabelled), [CREDENTIAL_SECRET_MOVE]);
@@ -429,38 +331,18 @@ stringData: {AUTH_MODE: workloadidentity}
         blob.extend_from_slice(b"ssh-ed25519");
         blob.extend_from_slice(&32u32.to_be_bytes());
         blob.extend_from_slice(&[7u8; 32]);
-        let line = format!(
-            "ssh-ed25519 {} me@host",
-            base64::engine::general_purpose::STANDARD.encode(&blob)
-        );
+        let line = format!("ssh-ed25519 {} me@host", base64::engine::general_purpose::STANDARD.encode(&blob));
         let b64 = |text: &str| base64::engine::general_purpose::STANDARD.encode(text);
         assert!(findings_of(&amcp(&b64(&line)), SSH_PUBLIC_KEY).is_empty());
         assert!(findings_of(&amcp(&b64(&format!("{line}\n"))), SSH_PUBLIC_KEY).is_empty());
 
         let raw = findings_of(&amcp(&line), SSH_PUBLIC_KEY);
         assert_eq!(ids(&raw), [SSH_PUBLIC_KEY]);
-        assert!(
-            raw[0].message.contains("plain OpenSSH public key"),
-            "{}",
-            raw[0].message
-        );
-        assert!(
-            findings_of(&amcp("not base64!"), SSH_PUBLIC_KEY)[0]
-                .message
-                .contains("not properly base64")
-        );
+        assert!(raw[0].message.contains("plain OpenSSH public key"), "{}", raw[0].message);
+        assert!(findings_of(&amcp("not base64!"), SSH_PUBLIC_KEY)[0].message.contains("not properly base64"));
         let wrong_type = line.replacen("ssh-ed25519", "ssh-rsa", 1);
         let found = findings_of(&amcp(&b64(&wrong_type)), SSH_PUBLIC_KEY);
-        assert!(
-            found[0]
-                .message
-                .contains("not to an OpenSSH public key line"),
-            "{}",
-            found[0].message
-        );
-        assert!(
-            findings_of(&amcp(""), SSH_PUBLIC_KEY).is_empty(),
-            "empty is capz-empty-ssh-key's"
-        );
+        assert!(found[0].message.contains("not to an OpenSSH public key line"), "{}", found[0].message);
+        assert!(findings_of(&amcp(""), SSH_PUBLIC_KEY).is_empty(), "empty is capz-empty-ssh-key's");
     }
 }

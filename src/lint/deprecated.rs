@@ -7,24 +7,15 @@ use super::bundle::{Bundle, CAPZ_GROUP};
 pub(crate) const DEPRECATED_API: &str = "capz-deprecated-api";
 pub(crate) const CAPI_V1BETA1: &str = "capz-capi-v1beta1";
 
-const CAPI_GROUPS: &[&str] = &[
-    "cluster.x-k8s.io",
-    "bootstrap.cluster.x-k8s.io",
-    "controlplane.cluster.x-k8s.io",
-    "addons.cluster.x-k8s.io",
-];
+const CAPI_GROUPS: &[&str] =
+    &["cluster.x-k8s.io", "bootstrap.cluster.x-k8s.io", "controlplane.cluster.x-k8s.io", "addons.cluster.x-k8s.io"];
 
 /// The AzureASOManaged* kind that replaces an AzureManaged* kind.
 fn aso_replacement(kind: &str) -> Option<String> {
     let rest = kind.strip_prefix("AzureManaged")?;
     matches!(
         rest,
-        "ControlPlane"
-            | "Cluster"
-            | "MachinePool"
-            | "ControlPlaneTemplate"
-            | "ClusterTemplate"
-            | "MachinePoolTemplate"
+        "ControlPlane" | "Cluster" | "MachinePool" | "ControlPlaneTemplate" | "ClusterTemplate" | "MachinePoolTemplate"
     )
     .then(|| format!("AzureASOManaged{rest}"))
 }
@@ -89,11 +80,7 @@ mod tests {
         );
         assert_eq!(ids(&found), [DEPRECATED_API]);
         assert_eq!(found[0].severity, Severity::Info);
-        assert!(
-            found[0]
-                .message
-                .contains("migrate to AzureASOManagedMachinePoolTemplate")
-        );
+        assert!(found[0].message.contains("migrate to AzureASOManagedMachinePoolTemplate"));
         assert_eq!(found[0].path, "/kind");
     }
 
@@ -105,7 +92,12 @@ mod tests {
         assert_eq!(ids(&found), [DEPRECATED_API]);
         assert!(found[0].message.contains("v1beta1"));
         assert!(findings("apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureASOManagedCluster\nmetadata: {name: c}\n").is_empty());
-        assert!(findings("apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureClusterIdentity\nmetadata: {name: c}\n").is_empty());
+        assert!(
+            findings(
+                "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureClusterIdentity\nmetadata: {name: c}\n"
+            )
+            .is_empty()
+        );
     }
 
     #[test]
@@ -114,9 +106,6 @@ mod tests {
             "apiVersion: bootstrap.cluster.x-k8s.io/v1beta1\nkind: KubeadmConfigTemplate\nmetadata: {name: c}\n",
         );
         assert_eq!(ids(&found), [CAPI_V1BETA1]);
-        assert!(
-            findings("apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: c}\n")
-                .is_empty()
-        );
+        assert!(findings("apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: c}\n").is_empty());
     }
 }

@@ -43,19 +43,8 @@ pub struct RuleInfo {
     pub enabled_by_default: bool,
 }
 
-const fn rule(
-    id: &'static str,
-    severity: Severity,
-    summary: &'static str,
-    mirrors: &'static str,
-) -> RuleInfo {
-    RuleInfo {
-        id,
-        severity,
-        summary,
-        mirrors,
-        enabled_by_default: true,
-    }
+const fn rule(id: &'static str, severity: Severity, summary: &'static str, mirrors: &'static str) -> RuleInfo {
+    RuleInfo { id, severity, summary, mirrors, enabled_by_default: true }
 }
 
 static RULES: &[RuleInfo] = &[
@@ -360,11 +349,7 @@ fn rule_info(id: &str) -> Option<&'static RuleInfo> {
 pub enum LintError {
     /// `--enable`/`--disable` named a rule that does not exist.
     #[error("{flag} {id}: unknown rule{}", did_you_mean(.suggestion))]
-    UnknownRule {
-        flag: &'static str,
-        id: String,
-        suggestion: Option<&'static str>,
-    },
+    UnknownRule { flag: &'static str, id: String, suggestion: Option<&'static str> },
 }
 
 fn did_you_mean(suggestion: &Option<&'static str>) -> String {
@@ -382,13 +367,7 @@ pub struct RuleSelection {
 
 impl Default for RuleSelection {
     fn default() -> Self {
-        RuleSelection {
-            enabled: RULES
-                .iter()
-                .filter(|rule| rule.enabled_by_default)
-                .map(|rule| rule.id)
-                .collect(),
-        }
+        RuleSelection { enabled: RULES.iter().filter(|rule| rule.enabled_by_default).map(|rule| rule.id).collect() }
     }
 }
 
@@ -409,9 +388,7 @@ impl RuleSelection {
 
     /// Every rule, including those off by default.
     pub fn all() -> Self {
-        RuleSelection {
-            enabled: RULES.iter().map(|rule| rule.id).collect(),
-        }
+        RuleSelection { enabled: RULES.iter().map(|rule| rule.id).collect() }
     }
 
     /// Whether the rule with this id runs.
@@ -427,31 +404,18 @@ fn known_id(flag: &'static str, id: &str) -> Result<&'static str, LintError> {
     }
     let suggestion = RULES
         .iter()
-        .map(|rule| {
-            (
-                strsim::jaro_winkler(&trimmed.to_ascii_lowercase(), rule.id),
-                rule.id,
-            )
-        })
+        .map(|rule| (strsim::jaro_winkler(&trimmed.to_ascii_lowercase(), rule.id), rule.id))
         .filter(|(score, _)| *score >= 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, id)| id);
-    Err(LintError::UnknownRule {
-        flag,
-        id: id.to_string(),
-        suggestion,
-    })
+    Err(LintError::UnknownRule { flag, id: id.to_string(), suggestion })
 }
 
 /// Runs the selected rules over the documents. Findings come in input order: by document, then line,
 /// rule id and JSON pointer.
 pub fn check(documents: &[Document], selection: &RuleSelection) -> Vec<Finding> {
     let bundle = Bundle::new(documents);
-    let mut sink = Sink {
-        selection,
-        documents,
-        found: Vec::new(),
-    };
+    let mut sink = Sink { selection, documents, found: Vec::new() };
     version::check(&bundle, &mut sink);
     names::check(&bundle, &mut sink);
     pools::check(&bundle, &mut sink);
@@ -503,11 +467,9 @@ impl Sink<'_> {
 
     fn finish(mut self) -> Vec<Finding> {
         self.found.sort_by(|(doc_a, a), (doc_b, b)| {
-            (doc_a, a.line, &a.rule, &a.path, &a.message)
-                .cmp(&(doc_b, b.line, &b.rule, &b.path, &b.message))
+            (doc_a, a.line, &a.rule, &a.path, &a.message).cmp(&(doc_b, b.line, &b.rule, &b.path, &b.message))
         });
-        self.found
-            .dedup_by(|(doc_a, a), (doc_b, b)| doc_a == doc_b && a == b);
+        self.found.dedup_by(|(doc_a, a), (doc_b, b)| doc_a == doc_b && a == b);
         self.found.into_iter().map(|(_, finding)| finding).collect()
     }
 }
@@ -526,17 +488,9 @@ mod tests {
         let mut seen = BTreeSet::new();
         let pattern = regex::Regex::new("^capz-[a-z0-9]+(-[a-z0-9]+)*$").unwrap();
         for rule in rules() {
-            assert!(
-                pattern.is_match(rule.id),
-                "{} is not kebab-case capz-*",
-                rule.id
-            );
+            assert!(pattern.is_match(rule.id), "{} is not kebab-case capz-*", rule.id);
             assert!(seen.insert(rule.id), "{} is listed twice", rule.id);
-            assert!(
-                !rule.mirrors.is_empty() && !rule.summary.is_empty(),
-                "{} lacks text",
-                rule.id
-            );
+            assert!(!rule.mirrors.is_empty() && !rule.summary.is_empty(), "{} lacks text", rule.id);
         }
     }
 
@@ -546,20 +500,12 @@ mod tests {
         assert!(default.is_enabled("capz-system-pool-required"));
         assert!(!default.is_enabled("capz-capi-v1beta1"));
 
-        let changed = RuleSelection::new(
-            &["capz-capi-v1beta1".into()],
-            &["capz-system-pool-required".into()],
-        )
-        .unwrap();
+        let changed = RuleSelection::new(&["capz-capi-v1beta1".into()], &["capz-system-pool-required".into()]).unwrap();
         assert!(changed.is_enabled("capz-capi-v1beta1"));
         assert!(!changed.is_enabled("capz-system-pool-required"));
 
-        let both =
-            RuleSelection::new(&["capz-dns-prefix".into()], &["capz-dns-prefix".into()]).unwrap();
-        assert!(
-            !both.is_enabled("capz-dns-prefix"),
-            "disable wins over enable"
-        );
+        let both = RuleSelection::new(&["capz-dns-prefix".into()], &["capz-dns-prefix".into()]).unwrap();
+        assert!(!both.is_enabled("capz-dns-prefix"), "disable wins over enable");
     }
 
     #[test]
@@ -570,10 +516,6 @@ mod tests {
             "--disable capz-system-pool-requird: unknown rule (did you mean `capz-system-pool-required`?)"
         );
         let err = RuleSelection::new(&["zzz".into()], &[]).unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("--enable zzz: unknown rule (`kubectl capz validate --help`"),
-            "{err}"
-        );
+        assert!(err.to_string().starts_with("--enable zzz: unknown rule (`kubectl capz validate --help`"), "{err}");
     }
 }

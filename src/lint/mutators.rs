@@ -5,9 +5,7 @@
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{
-    AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, REPLICAS_MANAGED_BY, spec_root,
-};
+use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, REPLICAS_MANAGED_BY, spec_root};
 
 pub(crate) const KUBERNETES_VERSION_MISMATCH: &str = "capz-kubernetes-version-mismatch";
 pub(crate) const ORCHESTRATOR_VERSION_MISMATCH: &str = "capz-orchestrator-version-mismatch";
@@ -25,10 +23,7 @@ fn trim_v(version: &str) -> &str {
 }
 
 fn first<'a>(objects: &[AsoObject<'a>], kind: &str) -> Option<AsoObject<'a>> {
-    objects
-        .iter()
-        .copied()
-        .find(|object| object.is(CONTAINERSERVICE_GROUP, kind))
+    objects.iter().copied().find(|object| object.is(CONTAINERSERVICE_GROUP, kind))
 }
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
@@ -42,20 +37,12 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     ]) {
         return;
     }
-    for (index, doc) in bundle.capz(&[
-        "AzureASOManagedControlPlane",
-        "AzureASOManagedControlPlaneTemplate",
-    ]) {
+    for (index, doc) in bundle.capz(&["AzureASOManagedControlPlane", "AzureASOManagedControlPlaneTemplate"]) {
         let Some(cluster) = first(bundle.embedded(index), "ManagedCluster") else {
             continue;
         };
         let version_pointer = format!("{}/version", spec_root(doc));
-        let capz_version = doc
-            .value
-            .at(&version_pointer)
-            .and_then(Value::as_str)
-            .map(trim_v)
-            .unwrap_or("");
+        let capz_version = doc.value.at(&version_pointer).and_then(Value::as_str).map(trim_v).unwrap_or("");
         if !capz_version.is_empty()
             && let Some(user) = cluster.str_at("/spec/kubernetesVersion")
             && user != capz_version
@@ -76,10 +63,8 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         {
             let owner_doc = &bundle.docs[owner];
             for (network, field) in [("services", "serviceCidr"), ("pods", "podCidr")] {
-                let capi = owner_doc
-                    .value
-                    .at(&format!("/spec/clusterNetwork/{network}/cidrBlocks/0"))
-                    .and_then(Value::as_str);
+                let capi =
+                    owner_doc.value.at(&format!("/spec/clusterNetwork/{network}/cidrBlocks/0")).and_then(Value::as_str);
                 let pointer = format!("/spec/networkProfile/{field}");
                 if let (Some(capi), Some(user)) = (capi, cluster.str_at(&pointer))
                     && capi != user
@@ -107,11 +92,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             continue;
         };
         let machine_pool = &bundle.docs[machine_pool];
-        let mp_version = machine_pool
-            .value
-            .at("/spec/template/spec/version")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let mp_version = machine_pool.value.at("/spec/template/spec/version").and_then(Value::as_str).unwrap_or("");
         if !mp_version.is_empty()
             && let Some(user) = pool.str_at("/spec/orchestratorVersion")
             && user != trim_v(mp_version)
@@ -129,19 +110,10 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
-        let replicas = machine_pool
-            .value
-            .at("/spec/replicas")
-            .and_then(Value::as_i64);
-        let pool_autoscaling = pool
-            .value
-            .at("/spec/enableAutoScaling")
-            .and_then(Value::as_bool)
-            == Some(true);
-        let manager = machine_pool
-            .value
-            .at("/metadata/annotations")
-            .and_then(|annotations| annotations.get(REPLICAS_MANAGED_BY));
+        let replicas = machine_pool.value.at("/spec/replicas").and_then(Value::as_i64);
+        let pool_autoscaling = pool.value.at("/spec/enableAutoScaling").and_then(Value::as_bool) == Some(true);
+        let manager =
+            machine_pool.value.at("/metadata/annotations").and_then(|annotations| annotations.get(REPLICAS_MANAGED_BY));
         if pool_autoscaling
             && let Some(manager) = manager
             && manager.as_str() != Some(REPLICAS_MANAGED_BY_AKS)
@@ -239,11 +211,8 @@ spec:
         assert!(findings(&control_plane("location", "westeurope")).is_empty());
         assert!(findings(&control_plane("kubernetesVersion", "1.33.2")).is_empty());
         assert!(
-            findings(&control_plane(
-                "networkProfile",
-                "{serviceCidr: 10.0.0.0/16, podCidr: 192.168.0.0/16}"
-            ))
-            .is_empty()
+            findings(&control_plane("networkProfile", "{serviceCidr: 10.0.0.0/16, podCidr: 192.168.0.0/16}"))
+                .is_empty()
         );
     }
 
@@ -259,25 +228,18 @@ spec:
 
     #[test]
     fn empty_control_plane_version_allows_any_kubernetes_version() {
-        let yaml = control_plane("kubernetesVersion", "1.30.0")
-            .replace("version: v1.33.2", "version: \"\"");
+        let yaml = control_plane("kubernetesVersion", "1.30.0").replace("version: v1.33.2", "version: \"\"");
         assert!(findings(&yaml).is_empty());
     }
 
     #[test]
     fn cidrs_must_match_the_cluster() {
-        let found = findings(&control_plane(
-            "networkProfile",
-            "{serviceCidr: 10.1.0.0/16, podCidr: 10.244.0.0/16}",
-        ));
+        let found = findings(&control_plane("networkProfile", "{serviceCidr: 10.1.0.0/16, podCidr: 10.244.0.0/16}"));
         assert_eq!(ids(&found), [NETWORK_CIDR_MISMATCH, NETWORK_CIDR_MISMATCH]);
         let paths: Vec<_> = found.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(
             paths,
-            [
-                "/spec/resources/0/spec/networkProfile/podCidr",
-                "/spec/resources/0/spec/networkProfile/serviceCidr"
-            ]
+            ["/spec/resources/0/spec/networkProfile/podCidr", "/spec/resources/0/spec/networkProfile/serviceCidr"]
         );
         // Cluster in another namespace: not this control plane's Cluster.
         let elsewhere = control_plane("networkProfile", "{serviceCidr: 10.1.0.0/16}").replacen(
@@ -317,8 +279,7 @@ spec:
 ";
 
     fn pool(annotations: &str, spec: &str) -> String {
-        POOL.replace("ANNOTATIONS", annotations)
-            .replace("POOLSPEC", spec)
+        POOL.replace("ANNOTATIONS", annotations).replace("POOLSPEC", spec)
     }
 
     #[test]
@@ -339,10 +300,7 @@ spec:
     fn autoscaled_pools_are_exempt_from_the_count_error_but_warned() {
         let spec = "enableAutoScaling: true\n      count: 5";
         assert!(findings(&pool("", spec)).is_empty());
-        let annotated = pool(
-            "annotations: {cluster.x-k8s.io/replicas-managed-by: external-autoscaler}",
-            "count: 5",
-        );
+        let annotated = pool("annotations: {cluster.x-k8s.io/replicas-managed-by: external-autoscaler}", "count: 5");
         assert!(findings(&annotated).is_empty());
         let warned = findings_of(&pool("", spec), AUTOSCALED_POOL_COUNT);
         assert_eq!(warned.len(), 1);
@@ -355,15 +313,9 @@ spec:
     #[test]
     fn autoscaling_needs_aks_as_replica_manager() {
         let spec = "enableAutoScaling: true";
-        let aks = pool(
-            "annotations: {cluster.x-k8s.io/replicas-managed-by: aks}",
-            spec,
-        );
+        let aks = pool("annotations: {cluster.x-k8s.io/replicas-managed-by: aks}", spec);
         assert!(findings(&aks).is_empty());
-        assert!(
-            findings(&pool("", spec)).is_empty(),
-            "CAPZ adds the annotation itself"
-        );
+        assert!(findings(&pool("", spec)).is_empty(), "CAPZ adds the annotation itself");
         let other = "annotations: {cluster.x-k8s.io/replicas-managed-by: cluster-autoscaler}";
         let found = findings(&pool(other, spec));
         assert_eq!(ids(&found), [AUTOSCALING_REPLICAS_MANAGER]);

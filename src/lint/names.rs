@@ -12,23 +12,16 @@ use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP};
 pub(crate) const DNS_PREFIX: &str = "capz-dns-prefix";
 pub(crate) const RESERVED_NAME: &str = "capz-reserved-name";
 
-static DNS_PREFIX_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[a-zA-Z0-9][a-zA-Z0-9-]{0,52}[a-zA-Z0-9]$").expect("valid regex")
-});
+static DNS_PREFIX_PATTERN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[a-zA-Z0-9][a-zA-Z0-9-]{0,52}[a-zA-Z0-9]$").expect("valid regex"));
 
 fn reserved_word(name: &str) -> Option<&'static str> {
     let lower = name.to_lowercase();
-    ["microsoft", "windows"]
-        .into_iter()
-        .find(|word| lower.contains(word))
+    ["microsoft", "windows"].into_iter().find(|word| lower.contains(word))
 }
 
 fn dns_prefix_message(prefix: &str, defaulted: bool) -> String {
-    let origin = if defaulted {
-        " (CAPZ defaults dnsPrefix to metadata.name)"
-    } else {
-        ""
-    };
+    let origin = if defaulted { " (CAPZ defaults dnsPrefix to metadata.name)" } else { "" };
     format!(
         "dnsPrefix {prefix:?}{origin} must be 2-54 letters, digits or hyphens, starting and ending with a letter or \
          digit (^[a-zA-Z0-9][a-zA-Z0-9-]{{0,52}}[a-zA-Z0-9]$); set spec.dnsPrefix to such a value"
@@ -46,17 +39,9 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if !sink.wants(&[DNS_PREFIX, RESERVED_NAME]) {
         return;
     }
-    for (index, doc) in bundle.capz(&[
-        "AzureManagedControlPlane",
-        "AzureManagedControlPlaneTemplate",
-    ]) {
+    for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
         if let Some(word) = reserved_word(doc.name()) {
-            sink.emit(
-                RESERVED_NAME,
-                index,
-                "/metadata/name",
-                reserved_message("metadata.name", doc.name(), word),
-            );
+            sink.emit(RESERVED_NAME, index, "/metadata/name", reserved_message("metadata.name", doc.name(), word));
         }
         if doc.kind() != "AzureManagedControlPlane" {
             continue;
@@ -64,23 +49,13 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         match doc.value.at("/spec/dnsPrefix") {
             Some(Value::String(prefix)) => {
                 if !DNS_PREFIX_PATTERN.is_match(prefix) {
-                    sink.emit(
-                        DNS_PREFIX,
-                        index,
-                        "/spec/dnsPrefix",
-                        dns_prefix_message(prefix, false),
-                    );
+                    sink.emit(DNS_PREFIX, index, "/spec/dnsPrefix", dns_prefix_message(prefix, false));
                 }
             }
             None | Some(Value::Null) => {
                 let name = doc.name();
                 if !name.is_empty() && !DNS_PREFIX_PATTERN.is_match(name) {
-                    sink.emit(
-                        DNS_PREFIX,
-                        index,
-                        "/metadata/name",
-                        dns_prefix_message(name, true),
-                    );
+                    sink.emit(DNS_PREFIX, index, "/metadata/name", dns_prefix_message(name, true));
                 }
             }
             Some(_) => {}
@@ -99,31 +74,14 @@ fn check_managed_cluster(object: &AsoObject<'_>, sink: &mut Sink<'_>) {
         && !DNS_PREFIX_PATTERN.is_match(prefix)
         && !(prefix.len() == 1 && prefix.bytes().all(|b| b.is_ascii_alphanumeric()))
     {
-        sink.emit(
-            DNS_PREFIX,
-            object.doc,
-            &object.pointer("/spec/dnsPrefix"),
-            dns_prefix_message(prefix, false),
-        );
+        sink.emit(DNS_PREFIX, object.doc, &object.pointer("/spec/dnsPrefix"), dns_prefix_message(prefix, false));
     }
-    let (what, pointer, name) = match object
-        .str_at("/spec/azureName")
-        .filter(|name| !name.is_empty())
-    {
+    let (what, pointer, name) = match object.str_at("/spec/azureName").filter(|name| !name.is_empty()) {
         Some(name) => ("azureName", "/spec/azureName", name),
-        None => (
-            "metadata.name (the Azure name when azureName is unset)",
-            "/metadata/name",
-            object.name(),
-        ),
+        None => ("metadata.name (the Azure name when azureName is unset)", "/metadata/name", object.name()),
     };
     if let Some(word) = reserved_word(name) {
-        sink.emit(
-            RESERVED_NAME,
-            object.doc,
-            &object.pointer(pointer),
-            reserved_message(what, name, word),
-        );
+        sink.emit(RESERVED_NAME, object.doc, &object.pointer(pointer), reserved_message(what, name, word));
     }
 }
 
@@ -171,11 +129,7 @@ mod tests {
         let found = findings(&amcp("my.cluster", None));
         assert_eq!(ids(&found), [DNS_PREFIX]);
         assert_eq!(found[0].path, "/metadata/name");
-        assert!(
-            found[0]
-                .message
-                .contains("defaults dnsPrefix to metadata.name")
-        );
+        assert!(found[0].message.contains("defaults dnsPrefix to metadata.name"));
         // An explicit, valid dnsPrefix makes the name irrelevant.
         assert!(findings(&amcp("my.cluster", Some("mycluster"))).is_empty());
     }
@@ -216,9 +170,6 @@ spec:
         let good = yaml.replace("windows-c1", "c1").replace("bad_prefix", "c1");
         assert!(findings(&good).is_empty());
         let single = yaml.replace("windows-c1", "c1").replace("bad_prefix", "x");
-        assert!(
-            findings(&single).is_empty(),
-            "AKS accepts a one-character dnsPrefix"
-        );
+        assert!(findings(&single).is_empty(), "AKS accepts a one-character dnsPrefix");
     }
 }

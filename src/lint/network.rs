@@ -29,19 +29,11 @@ fn parse_cidr(text: &str) -> Option<(IpAddr, u8)> {
 fn cidr_contains((network, prefix): (IpAddr, u8), ip: IpAddr) -> bool {
     match (network, ip) {
         (IpAddr::V4(net), IpAddr::V4(ip)) => {
-            let mask = if prefix == 0 {
-                0
-            } else {
-                u32::MAX << (32 - u32::from(prefix))
-            };
+            let mask = if prefix == 0 { 0 } else { u32::MAX << (32 - u32::from(prefix)) };
             u32::from(net) & mask == u32::from(ip) & mask
         }
         (IpAddr::V6(net), IpAddr::V6(ip)) => {
-            let mask = if prefix == 0 {
-                0
-            } else {
-                u128::MAX << (128 - u32::from(prefix))
-            };
+            let mask = if prefix == 0 { 0 } else { u128::MAX << (128 - u32::from(prefix)) };
             u128::from(net) & mask == u128::from(ip) & mask
         }
         _ => false,
@@ -62,14 +54,10 @@ fn dns_service_ip_problem(dns_service_ip: &str, service_cidrs: &[&str]) -> Optio
         _ => return None, // too many CIDRs: capz-cluster-network-cidrs says so
     };
     let Some(cidr) = parse_cidr(service_cidr) else {
-        return Some(format!(
-            "the Cluster's service CIDR {service_cidr:?} is not a valid CIDR"
-        ));
+        return Some(format!("the Cluster's service CIDR {service_cidr:?} is not a valid CIDR"));
     };
     let Ok(ip) = dns_service_ip.parse::<IpAddr>() else {
-        return Some(format!(
-            "dnsServiceIP {dns_service_ip:?} is not a valid IP address"
-        ));
+        return Some(format!("dnsServiceIP {dns_service_ip:?} is not a valid IP address"));
     };
     if !cidr_contains(cidr, ip) {
         return Some(format!(
@@ -89,12 +77,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if sink.wants(&[TEMPLATE_VNET_NAME]) {
         for (index, doc) in bundle.capz(&["AzureManagedControlPlaneTemplate"]) {
             let pointer = "/spec/template/spec/virtualNetwork/name";
-            if let Some(name) = doc
-                .value
-                .at(pointer)
-                .and_then(Value::as_str)
-                .filter(|n| !n.is_empty())
-            {
+            if let Some(name) = doc.value.at(pointer).and_then(Value::as_str).filter(|n| !n.is_empty()) {
                 sink.emit(
                     TEMPLATE_VNET_NAME,
                     index,
@@ -145,16 +128,9 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         }
     }
     if sink.wants(&[NETWORK_PLUGIN]) {
-        for (index, doc) in bundle.capz(&[
-            "AzureManagedControlPlane",
-            "AzureManagedControlPlaneTemplate",
-        ]) {
+        for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
             let root = spec_root(doc);
-            let field = |name: &str| {
-                doc.value
-                    .at(&format!("{root}/{name}"))
-                    .and_then(Value::as_str)
-            };
+            let field = |name: &str| doc.value.at(&format!("{root}/{name}")).and_then(Value::as_str);
             let settings = Settings {
                 plugin: field("networkPlugin"),
                 mode: field("networkPluginMode"),
@@ -185,12 +161,7 @@ fn check_aso(object: &AsoObject<'_>, sink: &mut Sink<'_>) {
         policy_required: false,
     };
     for (name, message) in settings.problems() {
-        sink.emit(
-            NETWORK_PLUGIN,
-            object.doc,
-            &object.pointer(&format!("/spec/networkProfile/{name}")),
-            message,
-        );
+        sink.emit(NETWORK_PLUGIN, object.doc, &object.pointer(&format!("/spec/networkProfile/{name}")), message);
     }
 }
 
@@ -213,11 +184,7 @@ impl Settings<'_> {
                     .to_string(),
             ));
         }
-        if self.policy == Some("cilium")
-            && self
-                .dataplane
-                .is_some_and(|dataplane| dataplane != "cilium")
-        {
+        if self.policy == Some("cilium") && self.dataplane.is_some_and(|dataplane| dataplane != "cilium") {
             problems.push((
                 "networkPolicy",
                 format!(
@@ -230,7 +197,8 @@ impl Settings<'_> {
             if self.mode != Some("overlay") {
                 problems.push((
                     "networkDataplane",
-                    "networkDataplane \"cilium\" can only be used with networkPluginMode \"overlay\"; set it".to_string(),
+                    "networkDataplane \"cilium\" can only be used with networkPluginMode \"overlay\"; set it"
+                        .to_string(),
                 ));
             }
             let policy_wrong = match self.policy {
@@ -240,8 +208,7 @@ impl Settings<'_> {
             if policy_wrong {
                 problems.push((
                     "networkDataplane",
-                    "networkDataplane \"cilium\" requires networkPolicy \"cilium\"; set it"
-                        .to_string(),
+                    "networkDataplane \"cilium\" requires networkPolicy \"cilium\"; set it".to_string(),
                 ));
             }
         }
@@ -277,9 +244,7 @@ spec:
     #[test]
     fn dns_service_ip_inside_and_dot_ten_passes() {
         assert!(findings_of(&bundle("[10.0.0.0/16]", "10.0.0.10"), DNS_SERVICE_IP).is_empty());
-        assert!(
-            findings_of(&bundle("[192.168.0.0/16]", "192.168.4.10"), DNS_SERVICE_IP).is_empty()
-        );
+        assert!(findings_of(&bundle("[192.168.0.0/16]", "192.168.4.10"), DNS_SERVICE_IP).is_empty());
     }
 
     #[test]
@@ -288,37 +253,25 @@ spec:
             ("[10.0.0.0/16]", "10.1.0.10", "outside"),
             ("[10.0.0.0/16]", "10.0.0.53", "must end with"),
             ("[10.0.0.0/16]", "not-an-ip", "not a valid IP"),
-            (
-                "[]",
-                "10.0.0.10",
-                "no spec.clusterNetwork.services.cidrBlocks",
-            ),
+            ("[]", "10.0.0.10", "no spec.clusterNetwork.services.cidrBlocks"),
             ("[10.0.0.0/33]", "10.0.0.10", "not a valid CIDR"),
         ] {
             let found = findings_of(&bundle(cidrs, ip), DNS_SERVICE_IP);
             assert_eq!(ids(&found), [DNS_SERVICE_IP], "{cidrs} {ip}");
             assert!(found[0].message.contains(expected), "{}", found[0].message);
-            assert_eq!(
-                (found[0].path.as_str(), found[0].line),
-                ("/spec/dnsServiceIP", 14)
-            );
+            assert_eq!((found[0].path.as_str(), found[0].line), ("/spec/dnsServiceIP", 14));
         }
     }
 
     #[test]
     fn more_than_one_cidr_fires_on_the_cluster() {
-        let found = findings_of(
-            &bundle("[10.0.0.0/16, 10.1.0.0/16]", "10.0.0.10"),
-            CLUSTER_NETWORK_CIDRS,
-        );
+        let found = findings_of(&bundle("[10.0.0.0/16, 10.1.0.0/16]", "10.0.0.10"), CLUSTER_NETWORK_CIDRS);
         assert_eq!(ids(&found), [CLUSTER_NETWORK_CIDRS]);
         assert_eq!(
             (found[0].object.as_str(), found[0].path.as_str()),
             ("Cluster/c1", "/spec/clusterNetwork/services/cidrBlocks")
         );
-        assert!(
-            findings_of(&bundle("[10.0.0.0/16]", "10.0.0.10"), CLUSTER_NETWORK_CIDRS).is_empty()
-        );
+        assert!(findings_of(&bundle("[10.0.0.0/16]", "10.0.0.10"), CLUSTER_NETWORK_CIDRS).is_empty());
     }
 
     fn amcp(fields: &str) -> String {
@@ -333,30 +286,19 @@ spec:
         assert!(findings_of(&amcp(ok), NETWORK_PLUGIN).is_empty());
         assert!(findings_of(&amcp("  networkPlugin: kubenet\n"), NETWORK_PLUGIN).is_empty());
 
-        let kubenet = findings_of(
-            &amcp("  networkPlugin: kubenet\n  networkPluginMode: overlay\n"),
-            NETWORK_PLUGIN,
-        );
+        let kubenet = findings_of(&amcp("  networkPlugin: kubenet\n  networkPluginMode: overlay\n"), NETWORK_PLUGIN);
         assert_eq!(kubenet.len(), 1);
         assert_eq!(kubenet[0].path, "/spec/networkPluginMode");
 
-        let no_policy = findings_of(
-            &amcp("  networkPluginMode: overlay\n  networkDataplane: cilium\n"),
-            NETWORK_PLUGIN,
-        );
+        let no_policy =
+            findings_of(&amcp("  networkPluginMode: overlay\n  networkDataplane: cilium\n"), NETWORK_PLUGIN);
         assert_eq!(no_policy.len(), 1);
         assert!(no_policy[0].message.contains("requires networkPolicy"));
 
-        let no_overlay = findings_of(
-            &amcp("  networkPolicy: cilium\n  networkDataplane: cilium\n"),
-            NETWORK_PLUGIN,
-        );
+        let no_overlay = findings_of(&amcp("  networkPolicy: cilium\n  networkDataplane: cilium\n"), NETWORK_PLUGIN);
         assert!(no_overlay[0].message.contains("overlay"));
 
-        let mixed = findings_of(
-            &amcp("  networkPolicy: cilium\n  networkDataplane: azure\n"),
-            NETWORK_PLUGIN,
-        );
+        let mixed = findings_of(&amcp("  networkPolicy: cilium\n  networkDataplane: azure\n"), NETWORK_PLUGIN);
         assert_eq!(mixed[0].path, "/spec/networkPolicy");
     }
 
@@ -376,10 +318,7 @@ spec:
 ";
         let found = findings_of(yaml, NETWORK_PLUGIN);
         assert_eq!(found.len(), 1);
-        assert_eq!(
-            found[0].path,
-            "/spec/resources/0/spec/networkProfile/networkPluginMode"
-        );
+        assert_eq!(found[0].path, "/spec/resources/0/spec/networkProfile/networkPluginMode");
         // AKS fills in the policy for the cilium dataplane itself, so ASO may leave it out.
         let cilium = yaml.replace(
             "{networkPlugin: kubenet, networkPluginMode: overlay}",
@@ -395,10 +334,7 @@ spec:
                 "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlaneTemplate\nmetadata: {{name: t}}\nspec:\n  template:\n    spec:\n      version: v1.33.2\n      virtualNetwork: {vnet}\n"
             )
         };
-        let found = findings_of(
-            &template("{name: shared, cidrBlock: 10.0.0.0/8}"),
-            TEMPLATE_VNET_NAME,
-        );
+        let found = findings_of(&template("{name: shared, cidrBlock: 10.0.0.0/8}"), TEMPLATE_VNET_NAME);
         assert_eq!(ids(&found), [TEMPLATE_VNET_NAME]);
         assert_eq!(found[0].severity, crate::report::Severity::Warning);
         assert!(findings_of(&template("{cidrBlock: 10.0.0.0/8}"), TEMPLATE_VNET_NAME).is_empty());
@@ -409,10 +345,7 @@ spec:
         let cidr = parse_cidr("10.0.0.0/8").unwrap();
         assert!(cidr_contains(cidr, "10.255.0.10".parse().unwrap()));
         assert!(!cidr_contains(cidr, "11.0.0.10".parse().unwrap()));
-        assert!(cidr_contains(
-            parse_cidr("fd00::/64").unwrap(),
-            "fd00::10".parse().unwrap()
-        ));
+        assert!(cidr_contains(parse_cidr("fd00::/64").unwrap(), "fd00::10".parse().unwrap()));
         assert!(parse_cidr("10.0.0.0").is_none() && parse_cidr("10.0.0.0/+8").is_none());
     }
 }

@@ -29,25 +29,17 @@ static PUBLIC_IP_PREFIX_ID: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
-static SUBNET: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{0,78}[a-zA-Z0-9]$").expect("valid regex")
-});
+static SUBNET: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{0,78}[a-zA-Z0-9]$").expect("valid regex"));
 
 static UNSAFE_SYSCTLS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    [
-        r"^kernel\.shm.+$",
-        r"^kernel\.msg.+$",
-        r"^kernel\.sem$",
-        r"^fs\.mqueue\..+$",
-        r"^net\..+$",
-    ]
-    .into_iter()
-    .map(|pattern| Regex::new(pattern).expect("valid regex"))
-    .collect()
+    [r"^kernel\.shm.+$", r"^kernel\.msg.+$", r"^kernel\.sem$", r"^fs\.mqueue\..+$", r"^net\..+$"]
+        .into_iter()
+        .map(|pattern| Regex::new(pattern).expect("valid regex"))
+        .collect()
 });
 
-static PORT_RANGE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[0-9]+ [0-9]+$").expect("valid regex"));
+static PORT_RANGE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9]+ [0-9]+$").expect("valid regex"));
 
 /// Which API the pool spec comes from: CAPZ's AzureManagedMachinePool or ASO's ManagedClustersAgentPool.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -71,10 +63,7 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
         ));
     }
     if let Some(labels) = spec.get("nodeLabels").and_then(Value::as_object) {
-        for key in labels
-            .keys()
-            .filter(|key| key.starts_with(AZURE_SYSTEM_LABEL_PREFIX))
-        {
+        for key in labels.keys().filter(|key| key.starts_with(AZURE_SYSTEM_LABEL_PREFIX)) {
             found.push((
                 NODE_LABELS,
                 format!("nodeLabels/{}", super::escape_segment(key)),
@@ -103,23 +92,17 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
                     found.push((
                         NODE_PUBLIC_IP,
                         "enableNodePublicIP".to_string(),
-                        "enableNodePublicIP must be true when nodePublicIPPrefixID is set"
-                            .to_string(),
+                        "enableNodePublicIP must be true when nodePublicIPPrefixID is set".to_string(),
                     ));
                 }
             }
         }
         Shape::Aso => {
-            if spec
-                .get("nodePublicIPPrefixReference")
-                .is_some_and(Value::is_object)
-                && !public_ip
-            {
+            if spec.get("nodePublicIPPrefixReference").is_some_and(Value::is_object) && !public_ip {
                 found.push((
                     NODE_PUBLIC_IP,
                     "enableNodePublicIP".to_string(),
-                    "enableNodePublicIP must be true when nodePublicIPPrefixReference is set"
-                        .to_string(),
+                    "enableNodePublicIP must be true when nodePublicIPPrefixReference is set".to_string(),
                 ));
             }
         }
@@ -154,7 +137,9 @@ fn kubelet_problems(kubelet: &Map<String, Value>, found: &mut Vec<Problem>) {
         found.push((
             KUBELET_CONFIG,
             "kubeletConfig/cpuCfsQuotaPeriod".to_string(),
-            format!("kubeletConfig.cpuCfsQuotaPeriod {period:?} must be milliseconds with an \"ms\" suffix, e.g. \"100ms\""),
+            format!(
+                "kubeletConfig.cpuCfsQuotaPeriod {period:?} must be milliseconds with an \"ms\" suffix, e.g. \"100ms\""
+            ),
         ));
     }
     if let (Some(high), Some(low)) = (
@@ -171,9 +156,7 @@ fn kubelet_problems(kubelet: &Map<String, Value>, found: &mut Vec<Problem>) {
     if let Some(Value::Array(sysctls)) = kubelet.get("allowedUnsafeSysctls") {
         for (index, sysctl) in sysctls.iter().enumerate() {
             if let Some(sysctl) = sysctl.as_str()
-                && !UNSAFE_SYSCTLS
-                    .iter()
-                    .any(|pattern| pattern.is_match(sysctl))
+                && !UNSAFE_SYSCTLS.iter().any(|pattern| pattern.is_match(sysctl))
             {
                 found.push((
                     KUBELET_CONFIG,
@@ -188,15 +171,8 @@ fn kubelet_problems(kubelet: &Map<String, Value>, found: &mut Vec<Problem>) {
     }
 }
 
-fn linux_problems(
-    linux: &Map<String, Value>,
-    kubelet: Option<&Map<String, Value>>,
-    found: &mut Vec<Problem>,
-) {
-    let fail_swap_on = kubelet
-        .and_then(|kubelet| kubelet.get("failSwapOn"))
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
+fn linux_problems(linux: &Map<String, Value>, kubelet: Option<&Map<String, Value>>, found: &mut Vec<Problem>) {
+    let fail_swap_on = kubelet.and_then(|kubelet| kubelet.get("failSwapOn")).and_then(Value::as_bool).unwrap_or(true);
     if linux.get("swapFileSizeMB").is_some_and(|v| !v.is_null()) && fail_swap_on {
         found.push((
             LINUX_OS_CONFIG,
@@ -206,10 +182,8 @@ fn linux_problems(
                 .to_string(),
         ));
     }
-    let Some(range) = linux
-        .get("sysctls")
-        .and_then(|sysctls| sysctls.get("netIpv4IpLocalPortRange"))
-        .and_then(Value::as_str)
+    let Some(range) =
+        linux.get("sysctls").and_then(|sysctls| sysctls.get("netIpv4IpLocalPortRange")).and_then(Value::as_str)
     else {
         return;
     };
@@ -230,18 +204,14 @@ fn linux_problems(
         found.push((
             LINUX_OS_CONFIG,
             field.clone(),
-            format!(
-                "the first port of netIpv4IpLocalPortRange ({first}) must be from 1024 to 60999"
-            ),
+            format!("the first port of netIpv4IpLocalPortRange ({first}) must be from 1024 to 60999"),
         ));
     }
     if !(32768..=65000).contains(&last) {
         found.push((
             LINUX_OS_CONFIG,
             field.clone(),
-            format!(
-                "the last port of netIpv4IpLocalPortRange ({last}) must be from 32768 to 65000"
-            ),
+            format!("the last port of netIpv4IpLocalPortRange ({last}) must be from 32768 to 65000"),
         ));
     }
     if first > last {
@@ -254,25 +224,15 @@ fn linux_problems(
 }
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
-    if !sink.wants(&[
-        MAX_PODS,
-        NODE_LABELS,
-        NODE_PUBLIC_IP,
-        SUBNET_NAME,
-        KUBELET_CONFIG,
-        LINUX_OS_CONFIG,
-    ]) {
+    if !sink.wants(&[MAX_PODS, NODE_LABELS, NODE_PUBLIC_IP, SUBNET_NAME, KUBELET_CONFIG, LINUX_OS_CONFIG]) {
         return;
     }
-    for (index, doc) in bundle.capz(&["AzureManagedMachinePool", "AzureManagedMachinePoolTemplate"])
-    {
+    for (index, doc) in bundle.capz(&["AzureManagedMachinePool", "AzureManagedMachinePoolTemplate"]) {
         let root = spec_root(doc);
         let Some(spec) = doc.value.at(root).and_then(Value::as_object) else {
             continue;
         };
-        let shape = Shape::Capz {
-            template: root != "/spec",
-        };
+        let shape = Shape::Capz { template: root != "/spec" };
         for (rule, field, message) in problems(spec, shape) {
             sink.emit(rule, index, &format!("{root}/{field}"), message);
         }
@@ -285,12 +245,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             continue;
         };
         for (rule, field, message) in problems(spec, Shape::Aso) {
-            sink.emit(
-                rule,
-                object.doc,
-                &object.pointer(&format!("/spec/{field}")),
-                message,
-            );
+            sink.emit(rule, object.doc, &object.pointer(&format!("/spec/{field}")), message);
         }
     }
 }
@@ -302,17 +257,7 @@ mod tests {
     use crate::report::Finding;
 
     fn findings(yaml: &str) -> Vec<Finding> {
-        findings_among(
-            yaml,
-            &[
-                MAX_PODS,
-                NODE_LABELS,
-                NODE_PUBLIC_IP,
-                SUBNET_NAME,
-                KUBELET_CONFIG,
-                LINUX_OS_CONFIG,
-            ],
-        )
+        findings_among(yaml, &[MAX_PODS, NODE_LABELS, NODE_PUBLIC_IP, SUBNET_NAME, KUBELET_CONFIG, LINUX_OS_CONFIG])
     }
 
     fn ammp(fields: &str) -> String {
@@ -354,43 +299,21 @@ spec:
     #[test]
     fn reserved_node_labels() {
         assert!(findings(&ammp("  nodeLabels: {team: a, azure.com/x: y}\n")).is_empty());
-        let found = findings(&ammp(
-            "  nodeLabels: {kubernetes.azure.com/scalesetpriority: spot}\n",
-        ));
-        assert_eq!(
-            paths(&found),
-            ["/spec/nodeLabels/kubernetes.azure.com~1scalesetpriority"]
-        );
-        assert_eq!(
-            ids(&findings(&agent_pool(
-                "      nodeLabels: {kubernetes.azure.comx: y}\n"
-            ))),
-            [NODE_LABELS]
-        );
+        let found = findings(&ammp("  nodeLabels: {kubernetes.azure.com/scalesetpriority: spot}\n"));
+        assert_eq!(paths(&found), ["/spec/nodeLabels/kubernetes.azure.com~1scalesetpriority"]);
+        assert_eq!(ids(&findings(&agent_pool("      nodeLabels: {kubernetes.azure.comx: y}\n"))), [NODE_LABELS]);
     }
 
     #[test]
     fn node_public_ip_prefix() {
         let id = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Network/publicIPPrefixes/p";
-        assert!(
-            findings(&ammp(&format!(
-                "  enableNodePublicIP: true\n  nodePublicIPPrefixID: {id}\n"
-            )))
-            .is_empty()
-        );
+        assert!(findings(&ammp(&format!("  enableNodePublicIP: true\n  nodePublicIPPrefixID: {id}\n"))).is_empty());
+        assert_eq!(paths(&findings(&ammp(&format!("  nodePublicIPPrefixID: {id}\n")))), ["/spec/enableNodePublicIP"]);
         assert_eq!(
-            paths(&findings(&ammp(&format!("  nodePublicIPPrefixID: {id}\n")))),
-            ["/spec/enableNodePublicIP"]
-        );
-        assert_eq!(
-            paths(&findings(&ammp(
-                "  enableNodePublicIP: true\n  nodePublicIPPrefixID: /subscriptions/x/p\n"
-            ))),
+            paths(&findings(&ammp("  enableNodePublicIP: true\n  nodePublicIPPrefixID: /subscriptions/x/p\n"))),
             ["/spec/nodePublicIPPrefixID"]
         );
-        let aso = findings(&agent_pool(
-            "      nodePublicIPPrefixReference: {armId: /x}\n",
-        ));
+        let aso = findings(&agent_pool("      nodePublicIPPrefixReference: {armId: /x}\n"));
         assert_eq!(paths(&aso), ["/spec/resources/0/spec/enableNodePublicIP"]);
     }
 
@@ -398,11 +321,7 @@ spec:
     fn subnet_name_pattern_on_machine_pools_only() {
         assert!(findings(&ammp("  subnetName: pool0-subnet_1.a\n")).is_empty());
         assert_eq!(ids(&findings(&ammp("  subnetName: -bad\n"))), [SUBNET_NAME]);
-        assert_eq!(
-            ids(&findings(&ammp("  subnetName: a\n"))),
-            [SUBNET_NAME],
-            "at least 2 characters"
-        );
+        assert_eq!(ids(&findings(&ammp("  subnetName: a\n"))), [SUBNET_NAME], "at least 2 characters");
         let template = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePoolTemplate\nmetadata: {name: t}\nspec:\n  template:\n    spec: {mode: User, subnetName: -bad, maxPods: 5}\n";
         assert_eq!(paths(&findings(template)), ["/spec/template/spec/maxPods"]);
     }
@@ -426,19 +345,14 @@ spec:
     #[test]
     fn linux_os_config() {
         let swap = "  linuxOSConfig: {swapFileSizeMB: 1024}\n";
-        assert_eq!(
-            paths(&findings(&ammp(swap))),
-            ["/spec/linuxOSConfig/swapFileSizeMB"]
-        );
+        assert_eq!(paths(&findings(&ammp(swap))), ["/spec/linuxOSConfig/swapFileSizeMB"]);
         let with_kubelet = format!("{swap}  kubeletConfig: {{failSwapOn: false}}\n");
         assert!(findings(&ammp(&with_kubelet)).is_empty());
         let range = |r: &str| {
-            findings(&agent_pool(&format!(
-                "      linuxOSConfig: {{sysctls: {{netIpv4IpLocalPortRange: \"{r}\"}}}}\n"
-            )))
-            .into_iter()
-            .map(|f| f.message)
-            .collect::<Vec<_>>()
+            findings(&agent_pool(&format!("      linuxOSConfig: {{sysctls: {{netIpv4IpLocalPortRange: \"{r}\"}}}}\n")))
+                .into_iter()
+                .map(|f| f.message)
+                .collect::<Vec<_>>()
         };
         assert!(range("32768 60999").is_empty());
         assert_eq!(range("32768-60999").len(), 1);

@@ -7,9 +7,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{
-    AsoObject, At, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, NsIndex, ObjRef, spec_root,
-};
+use super::bundle::{AsoObject, At, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, NsIndex, ObjRef, spec_root};
 
 pub(crate) const POOL_NAME: &str = "capz-pool-name";
 pub(crate) const SYSTEM_POOL_LINUX: &str = "capz-system-pool-linux";
@@ -17,10 +15,8 @@ pub(crate) const SYSTEM_POOL_REQUIRED: &str = "capz-system-pool-required";
 pub(crate) const SYSTEM_POOL_REPLICAS: &str = "capz-system-pool-replicas";
 
 const AKS_CONTROL_PLANES: &[&str] = &["AzureManagedControlPlane", "AzureASOManagedControlPlane"];
-const AKS_CONTROL_PLANE_TEMPLATES: &[&str] = &[
-    "AzureManagedControlPlaneTemplate",
-    "AzureASOManagedControlPlaneTemplate",
-];
+const AKS_CONTROL_PLANE_TEMPLATES: &[&str] =
+    &["AzureManagedControlPlaneTemplate", "AzureASOManagedControlPlaneTemplate"];
 
 /// One agent pool definition, wherever it is written.
 struct Pool {
@@ -35,10 +31,7 @@ struct Pool {
 }
 
 fn string_at(value: &Value, pointer: &str) -> Option<String> {
-    value
-        .at(pointer)
-        .and_then(Value::as_str)
-        .map(str::to_string)
+    value.at(pointer).and_then(Value::as_str).map(str::to_string)
 }
 
 /// Pools defined by AzureManagedMachinePool[Template] documents.
@@ -51,15 +44,12 @@ fn capz_pools(bundle: &Bundle<'_>) -> Vec<Pool> {
 
 fn capz_pool(index: usize, doc: &crate::manifest::Document) -> Pool {
     let root = spec_root(doc);
-    let (name, name_pointer, name_field) =
-        match string_at(&doc.value, &format!("{root}/name")).filter(|n| !n.is_empty()) {
-            Some(name) => (name, format!("{root}/name"), "spec.name"),
-            None => (
-                doc.name().to_string(),
-                "/metadata/name".to_string(),
-                "metadata.name (used when spec.name is empty)",
-            ),
-        };
+    let (name, name_pointer, name_field) = match string_at(&doc.value, &format!("{root}/name"))
+        .filter(|n| !n.is_empty())
+    {
+        Some(name) => (name, format!("{root}/name"), "spec.name"),
+        None => (doc.name().to_string(), "/metadata/name".to_string(), "metadata.name (used when spec.name is empty)"),
+    };
     Pool {
         doc: index,
         mode: string_at(&doc.value, &format!("{root}/mode")),
@@ -72,19 +62,14 @@ fn capz_pool(index: usize, doc: &crate::manifest::Document) -> Pool {
 }
 
 fn aso_pool(object: &AsoObject<'_>) -> Pool {
-    let (name, name_pointer, name_field) =
-        match object.str_at("/spec/azureName").filter(|n| !n.is_empty()) {
-            Some(name) => (
-                name.to_string(),
-                object.pointer("/spec/azureName"),
-                "azureName",
-            ),
-            None => (
-                object.name().to_string(),
-                object.pointer("/metadata/name"),
-                "metadata.name (used when azureName is empty)",
-            ),
-        };
+    let (name, name_pointer, name_field) = match object.str_at("/spec/azureName").filter(|n| !n.is_empty()) {
+        Some(name) => (name.to_string(), object.pointer("/spec/azureName"), "azureName"),
+        None => (
+            object.name().to_string(),
+            object.pointer("/metadata/name"),
+            "metadata.name (used when azureName is empty)",
+        ),
+    };
     Pool {
         doc: object.doc,
         mode: object.str_at("/spec/mode").map(str::to_string),
@@ -102,26 +87,20 @@ fn pool_name_problem(pool: &Pool) -> Option<String> {
     let name = &pool.name;
     match pool.os_type.as_deref() {
         Some("Windows") if name.len() > 6 => {
-            return Some(format!(
-                "for osType Windows, {field} {name:?} can not be longer than 6 characters"
-            ));
+            return Some(format!("for osType Windows, {field} {name:?} can not be longer than 6 characters"));
         }
         None | Some("Linux") if name.len() > 12 => {
-            return Some(format!(
-                "for osType Linux, {field} {name:?} can not be longer than 12 characters"
-            ));
+            return Some(format!("for osType Linux, {field} {name:?} can not be longer than 12 characters"));
         }
         _ => {}
     }
     let mut chars = name.chars();
     match chars.next() {
         None => None,
-        Some(first) if !first.is_lowercase() => Some(format!(
-            "{field} {name:?} must begin with a lowercase letter"
-        )),
-        Some(_) if !name.chars().all(|c| c.is_lowercase() || c.is_numeric()) => Some(format!(
-            "{field} {name:?} may only contain lowercase alphanumeric characters"
-        )),
+        Some(first) if !first.is_lowercase() => Some(format!("{field} {name:?} must begin with a lowercase letter")),
+        Some(_) if !name.chars().all(|c| c.is_lowercase() || c.is_numeric()) => {
+            Some(format!("{field} {name:?} may only contain lowercase alphanumeric characters"))
+        }
         Some(_) => None,
     }
 }
@@ -138,12 +117,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         );
         for pool in &pools {
             if let Some(problem) = pool_name_problem(pool) {
-                sink.emit(
-                    POOL_NAME,
-                    pool.doc,
-                    &pool.name_pointer,
-                    format!("{problem}; AKS rejects the pool"),
-                );
+                sink.emit(POOL_NAME, pool.doc, &pool.name_pointer, format!("{problem}; AKS rejects the pool"));
             }
             if pool.mode.as_deref() == Some("System")
                 && let Some(os_type) = pool.os_type.as_deref().filter(|os| *os != "Linux")
@@ -171,10 +145,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         let mut pools_by_cluster: HashMap<&str, NsIndex<'_>> = HashMap::new();
         for (index, pool) in bundle.of_kind(CAPI_GROUP, &["MachinePool"]) {
             if let Some(cluster) = pool.value.at("/spec/clusterName").and_then(Value::as_str) {
-                pools_by_cluster
-                    .entry(cluster)
-                    .or_default()
-                    .push(index, bundle.namespace(index));
+                pools_by_cluster.entry(cluster).or_default().push(index, bundle.namespace(index));
             }
         }
         for (index, _) in bundle.of_kind(CAPI_GROUP, &["Cluster"]) {
@@ -188,32 +159,24 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
 /// replicas into the agent pool count (`setAgentPoolCount` for aks-aso, the managed machine pool scope for aks).
 fn check_system_pool_replicas(bundle: &Bundle<'_>, index: usize, sink: &mut Sink<'_>) {
     let doc = &bundle.docs[index];
-    let (mode, autoscaled, min_pointer, min, min_field) = if doc.kind() == "AzureManagedMachinePool"
-    {
+    let (mode, autoscaled, min_pointer, min, min_field) = if doc.kind() == "AzureManagedMachinePool" {
         let scaling = doc.value.at("/spec/scaling").filter(|v| v.is_object());
         (
             doc.value.at("/spec/mode").and_then(Value::as_str),
             scaling.is_some(),
             "/spec/scaling/minSize".to_string(),
-            scaling
-                .and_then(|s| s.get("minSize"))
-                .and_then(Value::as_i64),
+            scaling.and_then(|s| s.get("minSize")).and_then(Value::as_i64),
             "scaling.minSize",
         )
     } else {
-        let Some(pool) = bundle
-            .embedded(index)
-            .iter()
-            .find(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool"))
+        let Some(pool) =
+            bundle.embedded(index).iter().find(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool"))
         else {
             return;
         };
         (
             pool.str_at("/spec/mode"),
-            pool.value
-                .at("/spec/enableAutoScaling")
-                .and_then(Value::as_bool)
-                == Some(true),
+            pool.value.at("/spec/enableAutoScaling").and_then(Value::as_bool) == Some(true),
             pool.pointer("/spec/minCount"),
             pool.value.at("/spec/minCount").and_then(Value::as_i64),
             "minCount",
@@ -240,12 +203,7 @@ fn check_system_pool_replicas(bundle: &Bundle<'_>, index: usize, sink: &mut Sink
         return;
     };
     let machine_pool_doc = &bundle.docs[machine_pool];
-    if machine_pool_doc
-        .value
-        .at("/spec/replicas")
-        .and_then(Value::as_i64)
-        == Some(0)
-    {
+    if machine_pool_doc.value.at("/spec/replicas").and_then(Value::as_i64) == Some(0) {
         sink.emit(
             SYSTEM_POOL_REPLICAS,
             machine_pool,
@@ -273,11 +231,7 @@ fn mode_of_infra(bundle: &Bundle<'_>, infra: usize) -> Mode {
     let pool = match doc.kind() {
         "AzureManagedMachinePool" | "AzureManagedMachinePoolTemplate" => capz_pool(infra, doc),
         "AzureASOManagedMachinePool" | "AzureASOManagedMachinePoolTemplate" => {
-            match bundle
-                .embedded(infra)
-                .iter()
-                .find(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool"))
-            {
+            match bundle.embedded(infra).iter().find(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool")) {
                 Some(object) => aso_pool(object),
                 None => return Mode::Unknown,
             }
@@ -300,11 +254,7 @@ fn check_cluster_has_system_pool(
     if doc.value.at("/spec/topology").is_some_and(Value::is_object) {
         return check_topology_cluster(bundle, cluster, sink);
     }
-    let Some(control_plane) = doc
-        .value
-        .at("/spec/controlPlaneRef")
-        .and_then(ObjRef::parse)
-    else {
+    let Some(control_plane) = doc.value.at("/spec/controlPlaneRef").and_then(ObjRef::parse) else {
         return;
     };
     if !AKS_CONTROL_PLANES.contains(&control_plane.kind.as_str()) {
@@ -312,10 +262,8 @@ fn check_cluster_has_system_pool(
     }
     let mut pools = 0;
     // Which pool decides does not depend on their order: any System, unknown or unresolved pool ends the check.
-    let candidates = pools_by_cluster
-        .get(doc.name())
-        .into_iter()
-        .flat_map(|index| index.matching(bundle.namespace(cluster)));
+    let candidates =
+        pools_by_cluster.get(doc.name()).into_iter().flat_map(|index| index.matching(bundle.namespace(cluster)));
     for index in candidates {
         let pool = &bundle.docs[index];
         pools += 1;
@@ -353,31 +301,22 @@ fn aks_cluster_class(bundle: &Bundle<'_>, cluster: usize) -> Option<usize> {
     let doc = &bundle.docs[cluster];
     let topology = &doc.value["spec"]["topology"];
     let (class_name, class_namespace) = match topology.get("classRef") {
-        Some(class_ref) => (
-            class_ref.get("name").and_then(Value::as_str),
-            class_ref.get("namespace").and_then(Value::as_str),
-        ),
-        None => (
-            topology.get("class").and_then(Value::as_str),
-            topology.get("classNamespace").and_then(Value::as_str),
-        ),
+        Some(class_ref) => {
+            (class_ref.get("name").and_then(Value::as_str), class_ref.get("namespace").and_then(Value::as_str))
+        }
+        None => (topology.get("class").and_then(Value::as_str), topology.get("classNamespace").and_then(Value::as_str)),
     };
     let class_name = class_name?;
-    let class_namespace = class_namespace
-        .filter(|ns| !ns.is_empty())
-        .or(doc.namespace());
-    let class_index = bundle.find_named("ClusterClass", class_name, class_namespace, |index| {
-        bundle.group(index) == CAPI_GROUP
-    })?;
+    let class_namespace = class_namespace.filter(|ns| !ns.is_empty()).or(doc.namespace());
+    let class_index =
+        bundle.find_named("ClusterClass", class_name, class_namespace, |index| bundle.group(index) == CAPI_GROUP)?;
     let class = &bundle.docs[class_index];
     let control_plane_kind = class
         .value
         .at("/spec/controlPlane/ref/kind")
         .or_else(|| class.value.at("/spec/controlPlane/templateRef/kind"))
         .and_then(Value::as_str);
-    control_plane_kind
-        .is_some_and(|kind| AKS_CONTROL_PLANE_TEMPLATES.contains(&kind))
-        .then_some(class_index)
+    control_plane_kind.is_some_and(|kind| AKS_CONTROL_PLANE_TEMPLATES.contains(&kind)).then_some(class_index)
 }
 
 /// The infrastructure template of machine pool class `name` of ClusterClass `class_index`.
@@ -400,14 +339,8 @@ fn template_is_fixed_size_system_pool(bundle: &Bundle<'_>, infra: usize) -> bool
     let doc = &bundle.docs[infra];
     match doc.kind() {
         "AzureManagedMachinePoolTemplate" => {
-            doc.value
-                .at("/spec/template/spec/mode")
-                .and_then(Value::as_str)
-                == Some("System")
-                && doc
-                    .value
-                    .at("/spec/template/spec/scaling")
-                    .is_none_or(|scaling| !scaling.is_object())
+            doc.value.at("/spec/template/spec/mode").and_then(Value::as_str) == Some("System")
+                && doc.value.at("/spec/template/spec/scaling").is_none_or(|scaling| !scaling.is_object())
         }
         "AzureASOManagedMachinePoolTemplate" => bundle
             .embedded(infra)
@@ -415,11 +348,7 @@ fn template_is_fixed_size_system_pool(bundle: &Bundle<'_>, infra: usize) -> bool
             .find(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool"))
             .is_some_and(|pool| {
                 pool.str_at("/spec/mode") == Some("System")
-                    && pool
-                        .value
-                        .at("/spec/enableAutoScaling")
-                        .and_then(Value::as_bool)
-                        != Some(true)
+                    && pool.value.at("/spec/enableAutoScaling").and_then(Value::as_bool) != Some(true)
             }),
         _ => false,
     }
@@ -431,11 +360,7 @@ fn check_topology_system_pool_replicas(bundle: &Bundle<'_>, cluster: usize, sink
         return;
     };
     let doc = &bundle.docs[cluster];
-    let Some(pools) = doc
-        .value
-        .at("/spec/topology/workers/machinePools")
-        .and_then(Value::as_array)
-    else {
+    let Some(pools) = doc.value.at("/spec/topology/workers/machinePools").and_then(Value::as_array) else {
         return;
     };
     for (position, pool) in pools.iter().enumerate() {
@@ -473,22 +398,13 @@ fn check_topology_cluster(bundle: &Bundle<'_>, cluster: usize, sink: &mut Sink<'
     };
     let class = &bundle.docs[class_index];
     let empty = Vec::new();
-    let pools = topology
-        .at("/workers/machinePools")
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
-    let classes = class
-        .value
-        .at("/spec/workers/machinePools")
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
+    let pools = topology.at("/workers/machinePools").and_then(Value::as_array).unwrap_or(&empty);
+    let classes = class.value.at("/spec/workers/machinePools").and_then(Value::as_array).unwrap_or(&empty);
     for pool in pools {
         let Some(pool_class) = pool.get("class").and_then(Value::as_str) else {
             return;
         };
-        let Some(definition) = classes
-            .iter()
-            .find(|c| c.get("class").and_then(Value::as_str) == Some(pool_class))
+        let Some(definition) = classes.iter().find(|c| c.get("class").and_then(Value::as_str) == Some(pool_class))
         else {
             return;
         };
@@ -502,11 +418,7 @@ fn check_topology_cluster(bundle: &Bundle<'_>, cluster: usize, sink: &mut Sink<'
             Some(Mode::NotSystem) => {}
         }
     }
-    let pointer = if pools.is_empty() {
-        "/spec/topology"
-    } else {
-        "/spec/topology/workers/machinePools"
-    };
+    let pointer = if pools.is_empty() { "/spec/topology" } else { "/spec/topology/workers/machinePools" };
     sink.emit(
         SYSTEM_POOL_REQUIRED,
         cluster,
@@ -533,52 +445,22 @@ mod tests {
     #[test]
     fn pool_name_rules() {
         let f = |yaml: &str| findings_of(yaml, POOL_NAME);
-        assert!(
-            f(&ammp(
-                "c1-pool0",
-                "  mode: System\n  name: pool0\n  sku: x\n"
-            ))
-            .is_empty()
-        );
-        assert!(
-            f(&ammp("c1-pool0", "  mode: System\n  name: abcdefghijkl\n")).is_empty(),
-            "12 is fine on Linux"
-        );
+        assert!(f(&ammp("c1-pool0", "  mode: System\n  name: pool0\n  sku: x\n")).is_empty());
+        assert!(f(&ammp("c1-pool0", "  mode: System\n  name: abcdefghijkl\n")).is_empty(), "12 is fine on Linux");
 
         let long = f(&ammp("c1-pool0", "  mode: User\n  name: abcdefghijklm\n"));
         assert_eq!(ids(&long), [POOL_NAME]);
         assert_eq!(long[0].path, "/spec/name");
         assert!(long[0].message.contains("12 characters"));
 
-        let windows = f(&ammp(
-            "c1",
-            "  mode: User\n  name: win1234\n  osType: Windows\n",
-        ));
-        assert!(
-            windows[0].message.contains("6 characters"),
-            "{}",
-            windows[0].message
-        );
-        assert!(
-            f(&ammp(
-                "c1",
-                "  mode: User\n  name: win123\n  osType: Windows\n"
-            ))
-            .is_empty()
-        );
+        let windows = f(&ammp("c1", "  mode: User\n  name: win1234\n  osType: Windows\n"));
+        assert!(windows[0].message.contains("6 characters"), "{}", windows[0].message);
+        assert!(f(&ammp("c1", "  mode: User\n  name: win123\n  osType: Windows\n")).is_empty());
 
         let upper = f(&ammp("c1", "  mode: User\n  name: Pool0\n"));
-        assert!(
-            upper[0]
-                .message
-                .contains("must begin with a lowercase letter")
-        );
+        assert!(upper[0].message.contains("must begin with a lowercase letter"));
         let dash = f(&ammp("c1", "  mode: User\n  name: pool-0\n"));
-        assert!(
-            dash[0]
-                .message
-                .contains("only contain lowercase alphanumeric")
-        );
+        assert!(dash[0].message.contains("only contain lowercase alphanumeric"));
     }
 
     #[test]
@@ -586,16 +468,9 @@ mod tests {
         let found = findings_of(&ammp("c1-pool0", "  mode: User\n"), POOL_NAME);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].path, "/metadata/name");
-        assert!(
-            found[0]
-                .message
-                .contains("metadata.name (used when spec.name is empty)")
-        );
+        assert!(found[0].message.contains("metadata.name (used when spec.name is empty)"));
         // An empty spec.name falls back as well (the defaulting webhook treats "" as unset).
-        assert_eq!(
-            findings_of(&ammp("c1-pool0", "  mode: User\n  name: \"\"\n"), POOL_NAME).len(),
-            1
-        );
+        assert_eq!(findings_of(&ammp("c1-pool0", "  mode: User\n  name: \"\"\n"), POOL_NAME).len(), 1);
         assert!(findings_of(&ammp("pool0", "  mode: User\n"), POOL_NAME).is_empty());
     }
 
@@ -615,10 +490,7 @@ spec:
       owner: {name: c1}
 ";
         assert!(findings_of(&yaml.replace("AZURENAME", "azureName: pool0"), POOL_NAME).is_empty());
-        let found = findings_of(
-            &yaml.replace("AZURENAME", "type: VirtualMachineScaleSets"),
-            POOL_NAME,
-        );
+        let found = findings_of(&yaml.replace("AZURENAME", "type: VirtualMachineScaleSets"), POOL_NAME);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].path, "/spec/resources/0/metadata/name");
     }
@@ -630,10 +502,7 @@ spec:
         assert_eq!(ids(&found), [SYSTEM_POOL_LINUX]);
         assert_eq!(found[0].path, "/spec/osType");
         assert!(f(&ammp("pool0", "  mode: System\n  osType: Linux\n")).is_empty());
-        assert!(
-            f(&ammp("pool0", "  mode: System\n")).is_empty(),
-            "osType defaults to Linux"
-        );
+        assert!(f(&ammp("pool0", "  mode: System\n")).is_empty(), "osType defaults to Linux");
         assert!(f(&ammp("pool0", "  mode: User\n  osType: Windows\n")).is_empty());
     }
 
@@ -670,29 +539,17 @@ spec: {{mode: {mode}, name: {name}, sku: x}}
 
     #[test]
     fn cluster_with_a_system_pool_passes() {
-        let yaml = format!(
-            "{CLUSTER}{}{}",
-            machine_pool("pool0", "System"),
-            machine_pool("pool1", "User")
-        );
+        let yaml = format!("{CLUSTER}{}{}", machine_pool("pool0", "System"), machine_pool("pool1", "User"));
         assert!(findings_of(&yaml, SYSTEM_POOL_REQUIRED).is_empty());
     }
 
     #[test]
     fn cluster_without_system_pool_fires() {
-        let yaml = format!(
-            "{CLUSTER}{}{}",
-            machine_pool("pool0", "User"),
-            machine_pool("pool1", "User")
-        );
+        let yaml = format!("{CLUSTER}{}{}", machine_pool("pool0", "User"), machine_pool("pool1", "User"));
         let found = findings_of(&yaml, SYSTEM_POOL_REQUIRED);
         assert_eq!(ids(&found), [SYSTEM_POOL_REQUIRED]);
         assert_eq!(
-            (
-                found[0].object.as_str(),
-                found[0].path.as_str(),
-                found[0].line
-            ),
+            (found[0].object.as_str(), found[0].path.as_str(), found[0].line),
             ("Cluster/c1", "/metadata/name", 3)
         );
         assert!(found[0].message.contains("none of the 2 MachinePools"));
@@ -703,27 +560,21 @@ spec: {{mode: {mode}, name: {name}, sku: x}}
 
     #[test]
     fn pools_of_other_clusters_or_namespaces_do_not_count() {
-        let other_ns =
-            machine_pool("pool0", "System").replace("namespace: default", "namespace: other");
+        let other_ns = machine_pool("pool0", "System").replace("namespace: default", "namespace: other");
         let yaml = format!("{CLUSTER}{other_ns}");
         assert_eq!(findings_of(&yaml, SYSTEM_POOL_REQUIRED).len(), 1);
     }
 
     #[test]
     fn unresolved_pool_makes_the_check_undecidable() {
-        let yaml = format!("{CLUSTER}{}", machine_pool("pool0", "User")).replace(
-            "kind: AzureManagedMachinePool, name: pool0",
-            "kind: AzureManagedMachinePool, name: elsewhere",
-        );
+        let yaml = format!("{CLUSTER}{}", machine_pool("pool0", "User"))
+            .replace("kind: AzureManagedMachinePool, name: pool0", "kind: AzureManagedMachinePool, name: elsewhere");
         assert!(findings_of(&yaml, SYSTEM_POOL_REQUIRED).is_empty());
     }
 
     #[test]
     fn non_aks_clusters_are_ignored() {
-        let yaml = CLUSTER.replace(
-            "kind: AzureManagedControlPlane",
-            "kind: KubeadmControlPlane",
-        );
+        let yaml = CLUSTER.replace("kind: AzureManagedControlPlane", "kind: KubeadmControlPlane");
         assert!(findings_of(&yaml, SYSTEM_POOL_REQUIRED).is_empty());
     }
 
@@ -773,23 +624,15 @@ spec:
         assert_eq!(found[0].path, "/spec/topology/workers/machinePools");
 
         // replicas 0 on a machinePool of the System class: no node in the System pool.
-        let zero = |class: &str| {
-            yaml.replace("CLASS", class)
-                .replace("name: mp-0}", "name: mp-0, replicas: 0}")
-        };
+        let zero = |class: &str| yaml.replace("CLASS", class).replace("name: mp-0}", "name: mp-0, replicas: 0}");
         let found = findings_of(&zero("system"), SYSTEM_POOL_REPLICAS);
         assert_eq!(ids(&found), [SYSTEM_POOL_REPLICAS]);
         assert_eq!(
             (found[0].object.as_str(), found[0].path.as_str()),
-            (
-                "Cluster/c1",
-                "/spec/topology/workers/machinePools/0/replicas"
-            )
+            ("Cluster/c1", "/spec/topology/workers/machinePools/0/replicas")
         );
         assert!(
-            found[0]
-                .message
-                .contains("AzureManagedMachinePoolTemplate \"sys\", a System pool"),
+            found[0].message.contains("AzureManagedMachinePoolTemplate \"sys\", a System pool"),
             "{}",
             found[0].message
         );
@@ -830,21 +673,8 @@ spec:
 "
             )
         };
-        assert!(
-            findings_among(
-                &format!("{cluster}{}", pool("System")),
-                &[SYSTEM_POOL_REQUIRED]
-            )
-            .is_empty()
-        );
-        assert_eq!(
-            findings_among(
-                &format!("{cluster}{}", pool("User")),
-                &[SYSTEM_POOL_REQUIRED]
-            )
-            .len(),
-            1
-        );
+        assert!(findings_among(&format!("{cluster}{}", pool("System")), &[SYSTEM_POOL_REQUIRED]).is_empty());
+        assert_eq!(findings_among(&format!("{cluster}{}", pool("User")), &[SYSTEM_POOL_REQUIRED]).len(), 1);
     }
 
     #[test]
@@ -855,20 +685,12 @@ spec:
                 .replace("sku: x}", &format!("sku: x{extra}}}"))
         };
         assert!(findings_of(&with("System", "1", ""), SYSTEM_POOL_REPLICAS).is_empty());
-        assert!(
-            findings_of(&with("User", "0", ""), SYSTEM_POOL_REPLICAS).is_empty(),
-            "User pools may scale to zero"
-        );
+        assert!(findings_of(&with("User", "0", ""), SYSTEM_POOL_REPLICAS).is_empty(), "User pools may scale to zero");
         let found = findings_of(&with("System", "0", ""), SYSTEM_POOL_REPLICAS);
         assert_eq!(ids(&found), [SYSTEM_POOL_REPLICAS]);
-        assert_eq!(
-            (found[0].object.as_str(), found[0].path.as_str()),
-            ("MachinePool/pool0", "/spec/replicas")
-        );
+        assert_eq!((found[0].object.as_str(), found[0].path.as_str()), ("MachinePool/pool0", "/spec/replicas"));
         assert!(
-            found[0]
-                .message
-                .contains("AzureManagedMachinePool \"pool0\" is a System pool"),
+            found[0].message.contains("AzureManagedMachinePool \"pool0\" is a System pool"),
             "{}",
             found[0].message
         );
@@ -914,27 +736,11 @@ spec:
         assert!(findings_of(&yaml("2", "mode: System"), SYSTEM_POOL_REPLICAS).is_empty());
         assert!(findings_of(&yaml("0", "mode: User"), SYSTEM_POOL_REPLICAS).is_empty());
         let found = findings_of(&yaml("0", "mode: System"), SYSTEM_POOL_REPLICAS);
-        assert_eq!(
-            (found[0].object.as_str(), found[0].path.as_str()),
-            ("MachinePool/c1-pool0", "/spec/replicas")
-        );
+        assert_eq!((found[0].object.as_str(), found[0].path.as_str()), ("MachinePool/c1-pool0", "/spec/replicas"));
         let autoscaled = "mode: System, enableAutoScaling: true, minCount: MIN, maxCount: 3";
-        assert!(
-            findings_of(
-                &yaml("0", &autoscaled.replace("MIN", "1")),
-                SYSTEM_POOL_REPLICAS
-            )
-            .is_empty()
-        );
-        let found = findings_of(
-            &yaml("1", &autoscaled.replace("MIN", "0")),
-            SYSTEM_POOL_REPLICAS,
-        );
+        assert!(findings_of(&yaml("0", &autoscaled.replace("MIN", "1")), SYSTEM_POOL_REPLICAS).is_empty());
+        let found = findings_of(&yaml("1", &autoscaled.replace("MIN", "0")), SYSTEM_POOL_REPLICAS);
         assert_eq!(found[0].path, "/spec/resources/0/spec/minCount");
-        assert!(
-            found[0].message.starts_with("minCount is 0"),
-            "{}",
-            found[0].message
-        );
+        assert!(found[0].message.starts_with("minCount is 0"), "{}", found[0].message);
     }
 }

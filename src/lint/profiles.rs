@@ -56,15 +56,10 @@ fn is_go_duration(text: &str) -> bool {
     }
     let mut rest = rest;
     while !rest.is_empty() {
-        let number_len = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
+        let number_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
         let number = &rest[..number_len];
         let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-        if number.is_empty()
-            || number.matches('.').count() > 1
-            || (whole.is_empty() && fraction.is_empty())
-        {
+        if number.is_empty() || number.matches('.').count() > 1 || (whole.is_empty() && fraction.is_empty()) {
             return false;
         }
         rest = &rest[number_len..];
@@ -83,8 +78,7 @@ fn is_go_duration(text: &str) -> bool {
 /// The autoscaler profile values CAPZ's webhook checks beyond the CRD's patterns, by their AzureManaged*
 /// (camelCase) and ASO/AKS (kebab-case) names.
 fn autoscaler_problems(profile: &Map<String, Value>, kebab: bool) -> Vec<Problem> {
-    let name =
-        |camel: &'static str, kebab_name: &'static str| if kebab { kebab_name } else { camel };
+    let name = |camel: &'static str, kebab_name: &'static str| if kebab { kebab_name } else { camel };
     let mut problems = Vec::new();
     let text = |field: &str| profile.get(field).and_then(Value::as_str);
     for (camel, kebab_name) in [
@@ -96,29 +90,18 @@ fn autoscaler_problems(profile: &Map<String, Value>, kebab: bool) -> Vec<Problem
         if let Some(value) = text(field)
             && atoi(value).is_none_or(|n| n < 0)
         {
-            problems.push((
-                field.to_string(),
-                format!("{field} {value:?} must be a whole number of at least 0"),
-            ));
+            problems.push((field.to_string(), format!("{field} {value:?} must be a whole number of at least 0")));
         }
     }
     let field = name("maxTotalUnreadyPercentage", "max-total-unready-percentage");
     if let Some(value) = text(field)
         && atoi(value).is_none_or(|n| !(0..=100).contains(&n))
     {
-        problems.push((
-            field.to_string(),
-            format!("{field} {value:?} must be a whole number from 0 to 100"),
-        ));
+        problems.push((field.to_string(), format!("{field} {value:?} must be a whole number from 0 to 100")));
     }
-    let field = name(
-        "scaleDownUtilizationThreshold",
-        "scale-down-utilization-threshold",
-    );
+    let field = name("scaleDownUtilizationThreshold", "scale-down-utilization-threshold");
     if let Some(value) = text(field)
-        && value
-            .parse::<f64>()
-            .map_or(true, |n| !(0.0..=1.0).contains(&n))
+        && value.parse::<f64>().map_or(true, |n| !(0.0..=1.0).contains(&n))
     {
         problems.push((
             field.to_string(),
@@ -139,8 +122,7 @@ fn autoscaler_problems(profile: &Map<String, Value>, kebab: bool) -> Vec<Problem
 
 /// Private DNS zone resource ids AKS accepts (CAPZ's `patternWithLocation` and `patternWithSubzone`).
 static PRIVATE_DNS_ZONE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^([a-zA-Z0-9-]{1,32}\.)?(privatelink|private)\.[a-zA-Z0-9]+\.(azmk8s\.io)$")
-        .expect("valid regex")
+    Regex::new(r"^([a-zA-Z0-9-]{1,32}\.)?(privatelink|private)\.[a-zA-Z0-9]+\.(azmk8s\.io)$").expect("valid regex")
 });
 
 /// The API server access profile of an AzureManagedControlPlane[Template], in CAPZ's order: every
@@ -222,19 +204,9 @@ fn load_balancer_problems(profile: &Map<String, Value>) -> Vec<Problem> {
             ));
         }
     }
-    let non_empty = |field: &str| {
-        profile
-            .get(field)
-            .and_then(Value::as_array)
-            .is_some_and(|items| !items.is_empty())
-    };
+    let non_empty = |field: &str| profile.get(field).and_then(Value::as_array).is_some_and(|items| !items.is_empty());
     let sources: Vec<&str> = [
-        (
-            "managedOutboundIPs",
-            profile
-                .get("managedOutboundIPs")
-                .is_some_and(|v| !v.is_null()),
-        ),
+        ("managedOutboundIPs", profile.get("managedOutboundIPs").is_some_and(|v| !v.is_null())),
         ("outboundIPPrefixes", non_empty("outboundIPPrefixes")),
         ("outboundIPs", non_empty("outboundIPs")),
     ]
@@ -264,16 +236,8 @@ fn aso_load_balancer_problems(profile: &Map<String, Value>) -> Vec<Problem> {
             .is_some_and(|items| !items.is_empty())
     };
     let sources: Vec<&str> = [
-        (
-            "managedOutboundIPs",
-            profile
-                .get("managedOutboundIPs")
-                .is_some_and(Value::is_object),
-        ),
-        (
-            "outboundIPPrefixes",
-            list_set("outboundIPPrefixes", "publicIPPrefixes"),
-        ),
+        ("managedOutboundIPs", profile.get("managedOutboundIPs").is_some_and(Value::is_object)),
+        ("outboundIPPrefixes", list_set("outboundIPPrefixes", "publicIPPrefixes")),
         ("outboundIPs", list_set("outboundIPs", "publicIPs")),
     ]
     .into_iter()
@@ -293,70 +257,31 @@ fn aso_load_balancer_problems(profile: &Map<String, Value>) -> Vec<Problem> {
     }
 }
 
-fn emit_all(
-    sink: &mut Sink<'_>,
-    rule: &'static str,
-    doc: usize,
-    base: &str,
-    problems: Vec<Problem>,
-) {
+fn emit_all(sink: &mut Sink<'_>, rule: &'static str, doc: usize, base: &str, problems: Vec<Problem>) {
     for (field, message) in problems {
-        let pointer = if field.is_empty() {
-            base.to_string()
-        } else {
-            format!("{base}/{field}")
-        };
+        let pointer = if field.is_empty() { base.to_string() } else { format!("{base}/{field}") };
         sink.emit(rule, doc, &pointer, message);
     }
 }
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
-    if !sink.wants(&[
-        LOAD_BALANCER_PROFILE,
-        API_SERVER_ACCESS_PROFILE,
-        AUTOSCALER_PROFILE,
-    ]) {
+    if !sink.wants(&[LOAD_BALANCER_PROFILE, API_SERVER_ACCESS_PROFILE, AUTOSCALER_PROFILE]) {
         return;
     }
-    for (index, doc) in bundle.capz(&[
-        "AzureManagedControlPlane",
-        "AzureManagedControlPlaneTemplate",
-    ]) {
+    for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
         let root = spec_root(doc);
-        let profile = |name: &str| {
-            doc.value
-                .at(&format!("{root}/{name}"))
-                .and_then(Value::as_object)
-        };
+        let profile = |name: &str| doc.value.at(&format!("{root}/{name}")).and_then(Value::as_object);
         if let Some(profile) = profile("loadBalancerProfile") {
             let base = format!("{root}/loadBalancerProfile");
-            emit_all(
-                sink,
-                LOAD_BALANCER_PROFILE,
-                index,
-                &base,
-                load_balancer_problems(profile),
-            );
+            emit_all(sink, LOAD_BALANCER_PROFILE, index, &base, load_balancer_problems(profile));
         }
         if let Some(profile) = profile("apiServerAccessProfile") {
             let base = format!("{root}/apiServerAccessProfile");
-            emit_all(
-                sink,
-                API_SERVER_ACCESS_PROFILE,
-                index,
-                &base,
-                api_server_problems(profile),
-            );
+            emit_all(sink, API_SERVER_ACCESS_PROFILE, index, &base, api_server_problems(profile));
         }
         if let Some(profile) = profile("autoscalerProfile") {
             let base = format!("{root}/autoscalerProfile");
-            emit_all(
-                sink,
-                AUTOSCALER_PROFILE,
-                index,
-                &base,
-                autoscaler_problems(profile, false),
-            );
+            emit_all(sink, AUTOSCALER_PROFILE, index, &base, autoscaler_problems(profile, false));
         }
     }
     for object in bundle.aso_objects() {
@@ -370,23 +295,11 @@ fn check_aso(object: &AsoObject<'_>, sink: &mut Sink<'_>) {
     let profile = |pointer: &str| object.value.at(pointer).and_then(Value::as_object);
     if let Some(profile) = profile("/spec/networkProfile/loadBalancerProfile") {
         let base = object.pointer("/spec/networkProfile/loadBalancerProfile");
-        emit_all(
-            sink,
-            LOAD_BALANCER_PROFILE,
-            object.doc,
-            &base,
-            aso_load_balancer_problems(profile),
-        );
+        emit_all(sink, LOAD_BALANCER_PROFILE, object.doc, &base, aso_load_balancer_problems(profile));
     }
     if let Some(profile) = profile("/spec/autoScalerProfile") {
         let base = object.pointer("/spec/autoScalerProfile");
-        emit_all(
-            sink,
-            AUTOSCALER_PROFILE,
-            object.doc,
-            &base,
-            autoscaler_problems(profile, true),
-        );
+        emit_all(sink, AUTOSCALER_PROFILE, object.doc, &base, autoscaler_problems(profile, true));
     }
 }
 
@@ -397,14 +310,7 @@ mod tests {
     use crate::report::Finding;
 
     fn findings(yaml: &str) -> Vec<Finding> {
-        findings_among(
-            yaml,
-            &[
-                LOAD_BALANCER_PROFILE,
-                API_SERVER_ACCESS_PROFILE,
-                AUTOSCALER_PROFILE,
-            ],
-        )
+        findings_among(yaml, &[LOAD_BALANCER_PROFILE, API_SERVER_ACCESS_PROFILE, AUTOSCALER_PROFILE])
     }
 
     fn amcp(fields: &str) -> String {
@@ -435,7 +341,8 @@ spec:
 
     #[test]
     fn load_balancer_profile_in_range_passes() {
-        let ok = "  loadBalancerProfile: {managedOutboundIPs: 100, allocatedOutboundPorts: 0, idleTimeoutInMinutes: 4}\n";
+        let ok =
+            "  loadBalancerProfile: {managedOutboundIPs: 100, allocatedOutboundPorts: 0, idleTimeoutInMinutes: 4}\n";
         assert!(findings(&amcp(ok)).is_empty());
         let lists = "  loadBalancerProfile: {outboundIPs: [/subscriptions/x/ip1], outboundIPPrefixes: []}\n";
         assert!(findings(&amcp(lists)).is_empty());
@@ -455,18 +362,8 @@ spec:
                 "/spec/loadBalancerProfile/managedOutboundIPs",
             ]
         );
-        assert!(
-            found[0]
-                .message
-                .contains("managedOutboundIPs and outboundIPs"),
-            "{}",
-            found[0].message
-        );
-        assert!(
-            found[2].message.contains("4 to 120 minutes"),
-            "{}",
-            found[2].message
-        );
+        assert!(found[0].message.contains("managedOutboundIPs and outboundIPs"), "{}", found[0].message);
+        assert!(found[2].message.contains("4 to 120 minutes"), "{}", found[2].message);
     }
 
     #[test]
@@ -497,31 +394,20 @@ spec:
         let two = "      networkProfile:\n        loadBalancerProfile: {managedOutboundIPs: {count: 2}, outboundIPPrefixes: {publicIPPrefixes: [{reference: {armId: /x}}]}}\n";
         let found = findings(&aso(two));
         assert_eq!(ids(&found), [LOAD_BALANCER_PROFILE]);
-        assert_eq!(
-            found[0].path,
-            "/spec/resources/0/spec/networkProfile/loadBalancerProfile"
-        );
+        assert_eq!(found[0].path, "/spec/resources/0/spec/networkProfile/loadBalancerProfile");
     }
 
     #[test]
     fn authorized_ip_ranges_must_be_cidrs() {
-        let ok =
-            "  apiServerAccessProfile: {authorizedIPRanges: [203.0.113.0/24, \"2001:db8::/32\"]}\n";
+        let ok = "  apiServerAccessProfile: {authorizedIPRanges: [203.0.113.0/24, \"2001:db8::/32\"]}\n";
         assert!(findings(&amcp(ok)).is_empty());
         let bad = "  apiServerAccessProfile: {authorizedIPRanges: [203.0.113.0/24, 203.0.113.7, 10.0.0.0/33]}\n";
         let found = findings(&amcp(bad));
         assert_eq!(
             paths(&found),
-            [
-                "/spec/apiServerAccessProfile/authorizedIPRanges/1",
-                "/spec/apiServerAccessProfile/authorizedIPRanges/2",
-            ]
+            ["/spec/apiServerAccessProfile/authorizedIPRanges/1", "/spec/apiServerAccessProfile/authorizedIPRanges/2",]
         );
-        assert!(
-            found[0].message.contains("\"203.0.113.7\""),
-            "{}",
-            found[0].message
-        );
+        assert!(found[0].message.contains("\"203.0.113.7\""), "{}", found[0].message);
     }
 
     #[test]
@@ -540,21 +426,10 @@ spec:
         let not_private = zone(&format!("{id}/privatelink.westeurope.azmk8s.io"), false);
         assert_eq!(ids(&not_private), [API_SERVER_ACCESS_PROFILE]);
         assert!(not_private[0].message.contains("only a private cluster"));
-        assert!(
-            zone("my-zone", true)[0]
-                .message
-                .contains("neither \"System\"")
-        );
+        assert!(zone("my-zone", true)[0].message.contains("neither \"System\""));
         let bad_name = zone(&format!("{id}/example.com"), true);
-        assert!(
-            bad_name[0].message.contains("azmk8s.io"),
-            "{}",
-            bad_name[0].message
-        );
-        assert_eq!(
-            bad_name[0].path,
-            "/spec/apiServerAccessProfile/privateDNSZone"
-        );
+        assert!(bad_name[0].message.contains("azmk8s.io"), "{}", bad_name[0].message);
+        assert_eq!(bad_name[0].path, "/spec/apiServerAccessProfile/privateDNSZone");
     }
 
     #[test]
@@ -573,14 +448,10 @@ spec:
                 "/spec/autoscalerProfile/scaleDownUtilizationThreshold",
             ]
         );
-        let aso_bad = aso(
-            "      autoScalerProfile: {scale-down-utilization-threshold: \"2\", new-pod-scale-up-delay: 0}\n",
-        );
+        let aso_bad =
+            aso("      autoScalerProfile: {scale-down-utilization-threshold: \"2\", new-pod-scale-up-delay: 0}\n");
         let found = findings(&aso_bad);
-        assert_eq!(
-            paths(&found),
-            ["/spec/resources/0/spec/autoScalerProfile/scale-down-utilization-threshold"]
-        );
+        assert_eq!(paths(&found), ["/spec/resources/0/spec/autoScalerProfile/scale-down-utilization-threshold"]);
     }
 
     #[test]

@@ -12,10 +12,8 @@ pub(crate) const UNRESOLVED_OWNER: &str = "capz-unresolved-owner";
 
 /// Reference fields per CAPI kind (v1beta1 and v1beta2 shapes); `*` stands for every list item.
 const CLUSTER_REFS: &[&str] = &["/spec/controlPlaneRef", "/spec/infrastructureRef"];
-const MACHINE_POOL_REFS: &[&str] = &[
-    "/spec/template/spec/infrastructureRef",
-    "/spec/template/spec/bootstrap/configRef",
-];
+const MACHINE_POOL_REFS: &[&str] =
+    &["/spec/template/spec/infrastructureRef", "/spec/template/spec/bootstrap/configRef"];
 const CLUSTER_CLASS_REFS: &[&str] = &[
     "/spec/controlPlane/ref",
     "/spec/controlPlane/templateRef",
@@ -49,16 +47,12 @@ fn expand(value: &Value, pattern: &str) -> Vec<String> {
         }
         pointers = next;
     }
-    pointers
-        .into_iter()
-        .filter(|pointer| value.at(pointer).is_some())
-        .collect()
+    pointers.into_iter().filter(|pointer| value.at(pointer).is_some()).collect()
 }
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if sink.wants(&[UNRESOLVED_REF]) {
-        for (index, doc) in bundle.of_kind(CAPI_GROUP, &["Cluster", "MachinePool", "ClusterClass"])
-        {
+        for (index, doc) in bundle.of_kind(CAPI_GROUP, &["Cluster", "MachinePool", "ClusterClass"]) {
             let patterns = match doc.kind() {
                 "Cluster" => CLUSTER_REFS,
                 "MachinePool" => MACHINE_POOL_REFS,
@@ -73,9 +67,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                         continue;
                     }
                     let namespace = reference.namespace.as_deref().or(doc.namespace());
-                    let where_ = namespace
-                        .map(|ns| format!(" in namespace {ns:?}"))
-                        .unwrap_or_default();
+                    let where_ = namespace.map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default();
                     let shown = match reference.group.as_deref() {
                         Some(group) if !group.is_empty() => {
                             format!("{} ({group})", reference.display())
@@ -119,24 +111,13 @@ fn check_owner(bundle: &Bundle<'_>, object: &AsoObject<'_>, sink: &mut Sink<'_>)
         return;
     };
     // An ARM id points outside Kubernetes.
-    if owner
-        .get("armId")
-        .and_then(Value::as_str)
-        .is_some_and(|id| !id.is_empty())
-    {
+    if owner.get("armId").and_then(Value::as_str).is_some_and(|id| !id.is_empty()) {
         return;
     }
-    let Some(name) = owner
-        .get("name")
-        .and_then(Value::as_str)
-        .filter(|name| !name.is_empty())
-    else {
+    let Some(name) = owner.get("name").and_then(Value::as_str).filter(|name| !name.is_empty()) else {
         return;
     };
-    let explicit = match (
-        owner.get("group").and_then(Value::as_str),
-        owner.get("kind").and_then(Value::as_str),
-    ) {
+    let explicit = match (owner.get("group").and_then(Value::as_str), owner.get("kind").and_then(Value::as_str)) {
         (Some(group), Some(kind)) => Some((group, kind)),
         _ => None,
     };
@@ -150,9 +131,7 @@ fn check_owner(bundle: &Bundle<'_>, object: &AsoObject<'_>, sink: &mut Sink<'_>)
         return;
     }
     let what = expected.map(|(_, kind)| kind).unwrap_or("ASO object");
-    let where_ = namespace
-        .map(|ns| format!(" in namespace {ns:?}"))
-        .unwrap_or_default();
+    let where_ = namespace.map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default();
     sink.emit(
         UNRESOLVED_OWNER,
         object.doc,
@@ -189,36 +168,24 @@ metadata: {name: c1}
 
     #[test]
     fn resolved_refs_pass() {
-        assert!(
-            findings_of(CLUSTER, UNRESOLVED_REF).is_empty(),
-            "a missing namespace matches"
-        );
+        assert!(findings_of(CLUSTER, UNRESOLVED_REF).is_empty(), "a missing namespace matches");
     }
 
     #[test]
     fn missing_targets_fire() {
-        let yaml = CLUSTER.replace(
-            "kind: AzureManagedCluster, name: c1",
-            "kind: AzureManagedCluster, name: c2",
-        );
+        let yaml = CLUSTER.replace("kind: AzureManagedCluster, name: c1", "kind: AzureManagedCluster, name: c2");
         let found = findings_of(&yaml, UNRESOLVED_REF);
         assert_eq!(ids(&found), [UNRESOLVED_REF]);
-        assert_eq!(
-            (found[0].path.as_str(), found[0].line),
-            ("/spec/infrastructureRef/name", 6)
-        );
+        assert_eq!((found[0].path.as_str(), found[0].line), ("/spec/infrastructureRef/name", 6));
         assert!(
-            found[0].message.contains(
-                "AzureManagedCluster/c2 (infrastructure.cluster.x-k8s.io) in namespace \"default\""
-            ),
+            found[0]
+                .message
+                .contains("AzureManagedCluster/c2 (infrastructure.cluster.x-k8s.io) in namespace \"default\""),
             "{}",
             found[0].message
         );
 
-        let wrong_ns = CLUSTER.replace(
-            "metadata: {name: c1}\n",
-            "metadata: {name: c1, namespace: other}\n",
-        );
+        let wrong_ns = CLUSTER.replace("metadata: {name: c1}\n", "metadata: {name: c1, namespace: other}\n");
         assert_eq!(findings_of(&wrong_ns, UNRESOLVED_REF).len(), 1);
         let wrong_group = CLUSTER.replace(
             "{apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedCluster",
@@ -302,43 +269,24 @@ spec:
 
     #[test]
     fn aso_owners_resolve_by_kind_and_name() {
-        assert!(
-            findings_of(
-                &ASO.replace("RG", "c1").replace("MC", "c1"),
-                UNRESOLVED_OWNER
-            )
-            .is_empty()
-        );
-        let found = findings_of(
-            &ASO.replace("RG", "other").replace("MC", "c1"),
-            UNRESOLVED_OWNER,
-        );
+        assert!(findings_of(&ASO.replace("RG", "c1").replace("MC", "c1"), UNRESOLVED_OWNER).is_empty());
+        let found = findings_of(&ASO.replace("RG", "other").replace("MC", "c1"), UNRESOLVED_OWNER);
         assert_eq!(ids(&found), [UNRESOLVED_OWNER]);
         assert_eq!(found[0].object, "AzureASOManagedControlPlane/c1");
         assert_eq!(found[0].path, "/spec/resources/0/spec/owner/name");
-        assert!(
-            found[0].message.contains("owner ResourceGroup \"c1\""),
-            "{}",
-            found[0].message
-        );
+        assert!(found[0].message.contains("owner ResourceGroup \"c1\""), "{}", found[0].message);
         // The agent pool's owner must be a ManagedCluster, not the ResourceGroup of the same name.
-        let found = findings_of(
-            &ASO.replace("RG", "rg").replace("MC", "rg"),
-            UNRESOLVED_OWNER,
-        );
-        let paths: Vec<_> = found
-            .iter()
-            .map(|f| (f.object.as_str(), f.path.as_str()))
-            .collect();
-        assert!(paths.contains(&(
-            "AzureASOManagedMachinePool/c1-pool0",
-            "/spec/resources/0/spec/owner/name"
-        )));
+        let found = findings_of(&ASO.replace("RG", "rg").replace("MC", "rg"), UNRESOLVED_OWNER);
+        let paths: Vec<_> = found.iter().map(|f| (f.object.as_str(), f.path.as_str())).collect();
+        assert!(paths.contains(&("AzureASOManagedMachinePool/c1-pool0", "/spec/resources/0/spec/owner/name")));
     }
 
     #[test]
     fn arm_id_owners_are_external() {
-        let yaml = ASO.replace("RG", "c1").replace("owner: {name: MC}", "owner: {armId: /subscriptions/x/resourceGroups/y/providers/Microsoft.ContainerService/managedClusters/z}");
+        let yaml = ASO.replace("RG", "c1").replace(
+            "owner: {name: MC}",
+            "owner: {armId: /subscriptions/x/resourceGroups/y/providers/Microsoft.ContainerService/managedClusters/z}",
+        );
         assert!(findings_of(&yaml, UNRESOLVED_OWNER).is_empty());
     }
 }

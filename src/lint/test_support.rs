@@ -13,24 +13,15 @@ pub(crate) fn findings(yaml: &str) -> Vec<Finding> {
 
 /// Findings of one rule only.
 pub(crate) fn findings_of(yaml: &str, rule: &str) -> Vec<Finding> {
-    findings(yaml)
-        .into_iter()
-        .filter(|finding| finding.rule == rule)
-        .collect()
+    findings(yaml).into_iter().filter(|finding| finding.rule == rule).collect()
 }
 
 /// The rule ids of the findings, in order.
 pub(crate) fn ids(findings: &[Finding]) -> Vec<&str> {
-    findings
-        .iter()
-        .map(|finding| finding.rule.as_str())
-        .collect()
+    findings.iter().map(|finding| finding.rule.as_str()).collect()
 }
 
 /// Findings of any of these rules.
 pub(crate) fn findings_among(yaml: &str, rules: &[&str]) -> Vec<Finding> {
-    findings(yaml)
-        .into_iter()
-        .filter(|finding| rules.contains(&finding.rule.as_str()))
-        .collect()
+    findings(yaml).into_iter().filter(|finding| rules.contains(&finding.rule.as_str())).collect()
 }

@@ -14,27 +14,19 @@ pub(crate) const VERSION_V_PREFIX: &str = "capz-version-v-prefix";
 
 /// CAPZ's `kubeSemver`: the `v` is required (the defaulting webhook adds it first).
 static KUBE_SEMVER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_\.+]*)?$")
-        .expect("valid regex")
+    Regex::new(r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_\.+]*)?$").expect("valid regex")
 });
 
 /// What the defaulting webhook makes of a version: a `v` is prepended unless empty or present.
 pub(crate) fn normalize_version(version: &str) -> String {
-    if version.is_empty() || version.starts_with('v') {
-        version.to_string()
-    } else {
-        format!("v{version}")
-    }
+    if version.is_empty() || version.starts_with('v') { version.to_string() } else { format!("v{version}") }
 }
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if !sink.wants(&[VERSION_FORMAT, VERSION_V_PREFIX]) {
         return;
     }
-    for (index, doc) in bundle.capz(&[
-        "AzureManagedControlPlane",
-        "AzureManagedControlPlaneTemplate",
-    ]) {
+    for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
         let pointer = format!("{}/version", spec_root(doc));
         let version = match doc.value.at(&pointer) {
             Some(Value::String(version)) => version.as_str(),
@@ -102,11 +94,7 @@ spec:
     fn missing_v_is_a_warning_not_an_error() {
         let found = findings(&AMCP.replace("VERSION", "1.33.2"));
         assert_eq!(ids(&found), [VERSION_V_PREFIX]);
-        assert!(
-            found[0].message.contains("\"v1.33.2\""),
-            "{}",
-            found[0].message
-        );
+        assert!(found[0].message.contains("\"v1.33.2\""), "{}", found[0].message);
     }
 
     #[test]

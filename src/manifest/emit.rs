@@ -135,8 +135,8 @@ pub(crate) fn scalar_string(s: &str) -> String {
 }
 
 const AMBIGUOUS_WORDS: &[&str] = &[
-    "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
-    "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~", "<<", "=",
+    "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on",
+    "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~", "<<", "=",
 ];
 
 fn needs_quotes(s: &str) -> bool {
@@ -146,7 +146,24 @@ fn needs_quotes(s: &str) -> bool {
     }
     if matches!(
         first,
-        '-' | '?' | ':' | ',' | '[' | ']' | '{' | '}' | '#' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@' | '`'
+        '-' | '?'
+            | ':'
+            | ','
+            | '['
+            | ']'
+            | '{'
+            | '}'
+            | '#'
+            | '&'
+            | '*'
+            | '!'
+            | '|'
+            | '>'
+            | '\''
+            | '"'
+            | '%'
+            | '@'
+            | '`'
     ) || first.is_whitespace()
     {
         return true;
@@ -162,8 +179,13 @@ fn needs_quotes(s: &str) -> bool {
     }
     // Anything that could be a number, a float special, a sexagesimal or a timestamp.
     if first.is_ascii_digit() || first == '+' || first == '.' {
-        let numeric_alphabet =
-            |c: char| c.is_ascii_hexdigit() || matches!(c, 'x' | 'X' | 'o' | 'O' | '_' | '.' | ':' | '+' | '-' | 'e' | 'E' | 'T' | 't' | 'Z' | 'z' | ' ');
+        let numeric_alphabet = |c: char| {
+            c.is_ascii_hexdigit()
+                || matches!(
+                    c,
+                    'x' | 'X' | 'o' | 'O' | '_' | '.' | ':' | '+' | '-' | 'e' | 'E' | 'T' | 't' | 'Z' | 'z' | ' '
+                )
+        };
         if s.chars().all(numeric_alphabet) {
             return true;
         }
@@ -187,8 +209,30 @@ mod tests {
     #[test]
     fn ambiguous_strings_are_quoted_and_read_back_as_strings() {
         for s in [
-            "yes", "on", "Off", "y", "N", "~", "null", "0755", "1_000", "1.5", "1e3", "0x1F", "1:20", "2001-12-14",
-            ".inf", "-1", "", " lead", "trail ", "a: b", "#x", "*x", "true", "12345678901234567890",
+            "yes",
+            "on",
+            "Off",
+            "y",
+            "N",
+            "~",
+            "null",
+            "0755",
+            "1_000",
+            "1.5",
+            "1e3",
+            "0x1F",
+            "1:20",
+            "2001-12-14",
+            ".inf",
+            "-1",
+            "",
+            " lead",
+            "trail ",
+            "a: b",
+            "#x",
+            "*x",
+            "true",
+            "12345678901234567890",
         ] {
             let value = Value::String(s.to_string());
             assert_eq!(roundtrip(&value), value, "string {s:?} did not survive");

@@ -127,8 +127,8 @@ pub fn read_paths(paths: &[String]) -> Result<Vec<Document>, ManifestError> {
             continue;
         }
         for file in manifest_files(Path::new(path))? {
-            let text = std::fs::read_to_string(&file)
-                .map_err(|source| ManifestError::Read { path: file.clone(), source })?;
+            let text =
+                std::fs::read_to_string(&file).map_err(|source| ManifestError::Read { path: file.clone(), source })?;
             documents.extend(parse_documents(&text, &file.display().to_string())?);
         }
     }

@@ -415,10 +415,7 @@ fn into_value(node: Spanned<Node>, pointer: &mut String, lines: &mut HashMap<Str
 }
 
 fn syntax_error(err: serde_saphyr::Error, source_name: &str) -> ManifestError {
-    let (line, column) = err
-        .location()
-        .map(|loc| (loc.line() as usize, loc.column() as usize))
-        .unwrap_or((0, 0));
+    let (line, column) = err.location().map(|loc| (loc.line() as usize, loc.column() as usize)).unwrap_or((0, 0));
     let message = err.to_string();
     // serde-saphyr appends a snippet after the first line; keep the message itself.
     let message = message.lines().next().unwrap_or("invalid YAML").trim().to_string();
@@ -428,16 +425,16 @@ fn syntax_error(err: serde_saphyr::Error, source_name: &str) -> ManifestError {
 /// Parses one YAML (or JSON) document into a value, without lines (for text the tool wrote
 /// itself: rendered templates, overlay blocks).
 pub fn parse_plain_value(text: &str, source_name: &str) -> Result<Value, ManifestError> {
-    let PlainValue(value) =
-        serde_saphyr::from_str_with_options(text, kubernetes_yaml_options()).map_err(|err| syntax_error(err, source_name))?;
+    let PlainValue(value) = serde_saphyr::from_str_with_options(text, kubernetes_yaml_options())
+        .map_err(|err| syntax_error(err, source_name))?;
     Ok(value)
 }
 
 /// Parses a multi-document stream the tool rendered itself into documents without field lines:
 /// empty documents dropped, every other one must be a mapping.
 pub fn parse_plain_documents(text: &str, source_name: &str) -> Result<Vec<Document>, ManifestError> {
-    let values: Vec<Spanned<PlainValue>> =
-        serde_saphyr::from_multiple_with_options(text, kubernetes_yaml_options()).map_err(|err| syntax_error(err, source_name))?;
+    let values: Vec<Spanned<PlainValue>> = serde_saphyr::from_multiple_with_options(text, kubernetes_yaml_options())
+        .map_err(|err| syntax_error(err, source_name))?;
     let source: Arc<str> = Arc::from(source_name);
     let mut documents = Vec::new();
     for spanned in values {
@@ -514,17 +511,16 @@ fn parse_lined_documents(text: &str, source_name: &str) -> Result<Vec<LinedDocum
     let mut bounds = vec![0];
     bounds.extend(&cuts);
     bounds.push(text.len());
-    let parts: Vec<(usize, &str)> = bounds
-        .windows(2)
-        .map(|w| (text[..w[0]].bytes().filter(|b| *b == b'\n').count(), &text[w[0]..w[1]]))
-        .collect();
+    let parts: Vec<(usize, &str)> =
+        bounds.windows(2).map(|w| (text[..w[0]].bytes().filter(|b| *b == b'\n').count(), &text[w[0]..w[1]])).collect();
     let results: Vec<Option<Vec<LinedDocument>>> = std::thread::scope(|scope| {
         let workers: Vec<_> = parts
             .iter()
             .map(|&(line_offset, part)| {
                 scope.spawn(move || {
                     let mut documents =
-                        serde_saphyr::from_multiple_with_options::<LinedDocument>(part, kubernetes_yaml_options()).ok()?;
+                        serde_saphyr::from_multiple_with_options::<LinedDocument>(part, kubernetes_yaml_options())
+                            .ok()?;
                     for document in &mut documents {
                         document.line += line_offset;
                         for node in &mut document.nodes {
@@ -604,7 +600,10 @@ mod tests {
     #[test]
     fn yaml_1_1_scalars_decode_as_kubernetes_does() {
         let (value, _) = parse_value("a: yes\nb: on\nc: 0755\nd: 1_000\ne: NO\nf: '0755'\ng: ~\n", "t").unwrap();
-        assert_eq!(value, serde_json::json!({"a": true, "b": true, "c": 493, "d": 1000, "e": false, "f": "0755", "g": null}));
+        assert_eq!(
+            value,
+            serde_json::json!({"a": true, "b": true, "c": 493, "d": 1000, "e": false, "f": "0755", "g": null})
+        );
     }
 
     #[test]
@@ -677,9 +676,10 @@ mod tests {
         }
         // A syntax error deep inside is reported where it is, as a serial read reports it.
         let broken = format!("{text}---\nkind: A\nmetadata:\n  name: x\n  name: y\n");
-        let serial_error = serde_saphyr::from_multiple_with_options::<LinedDocument>(&broken, kubernetes_yaml_options())
-            .err()
-            .map(|err| syntax_error(err, "big.yaml").to_string());
+        let serial_error =
+            serde_saphyr::from_multiple_with_options::<LinedDocument>(&broken, kubernetes_yaml_options())
+                .err()
+                .map(|err| syntax_error(err, "big.yaml").to_string());
         let error = parse_documents(&broken, "big.yaml").unwrap_err().to_string();
         assert_eq!(Some(error.clone()), serial_error);
         assert!(error.starts_with(&format!("big.yaml:{}:", 9 * 6000 + 5)), "{error}");

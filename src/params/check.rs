@@ -24,7 +24,12 @@ pub struct Requirement {
 ///
 /// `required` and `unsupported` (dotted paths, `[]` for any index) come from the flavor.
 /// Unsupported parameters are errors only when set explicitly (values, --set, flags), not via env.
-pub fn resolve(layered: &Layered, flavor: &str, required: &[Requirement], unsupported: &[String]) -> Result<Params, ParamsError> {
+pub fn resolve(
+    layered: &Layered,
+    flavor: &str,
+    required: &[Requirement],
+    unsupported: &[String],
+) -> Result<Params, ParamsError> {
     let schema = schema();
     let mut problems = Vec::new();
     let walker = Walker { root: schema, layered };
@@ -142,7 +147,10 @@ fn split_pattern(pattern: &str) -> Vec<String> {
 fn pattern_matches(pattern: &[String], pointer: &str) -> bool {
     let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
     tokens.len() >= pattern.len()
-        && pattern.iter().zip(&tokens).all(|(p, t)| if p == "[]" { t.chars().all(|c| c.is_ascii_digit()) } else { p == t })
+        && pattern
+            .iter()
+            .zip(&tokens)
+            .all(|(p, t)| if p == "[]" { t.chars().all(|c| c.is_ascii_digit()) } else { p == t })
 }
 
 fn explicit_sources_matching<'a>(layered: &'a Layered, pattern: &str) -> Vec<(String, &'a Source)> {
@@ -167,9 +175,8 @@ fn missing_required(finalized: &Value, required: &[Requirement]) -> Vec<Missing>
     let mut missing = Vec::new();
     for requirement in required {
         if let Some(when) = &requirement.when {
-            let applies = expand_pattern(finalized, when)
-                .iter()
-                .any(|pointer| finalized.pointer(pointer).is_some_and(is_set));
+            let applies =
+                expand_pattern(finalized, when).iter().any(|pointer| finalized.pointer(pointer).is_some_and(is_set));
             if !applies {
                 continue;
             }
@@ -239,13 +246,30 @@ fn semantic_problems(params: &Params, layered: &Layered, problems: &mut Vec<Prob
         let dns_prefix_overridden = params.managed_cluster.get("spec").and_then(|s| s.get("dnsPrefix")).is_some()
             || params.control_plane.get("spec").and_then(|s| s.get("dnsPrefix")).is_some();
         if !is_dns1123_label(name) {
-            add("/clusterName", format!("{name:?} is not a valid name: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit (a DNS-1123 label: the AKS cluster name allows no '.')"));
+            add(
+                "/clusterName",
+                format!(
+                    "{name:?} is not a valid name: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit (a DNS-1123 label: the AKS cluster name allows no '.')"
+                ),
+            );
         } else if name.len() > 54 && !dns_prefix_overridden {
-            add("/clusterName", format!("{name:?} is {} characters long, but it is also the AKS DNS prefix, which allows at most 54 (or set the dnsPrefix in an overlay)", name.len()));
+            add(
+                "/clusterName",
+                format!(
+                    "{name:?} is {} characters long, but it is also the AKS DNS prefix, which allows at most 54 (or set the dnsPrefix in an overlay)",
+                    name.len()
+                ),
+            );
         }
     }
     if !is_dns1123_label(&params.namespace) {
-        add("/namespace", format!("{:?} is not a valid namespace: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit (DNS-1123 label)", params.namespace));
+        add(
+            "/namespace",
+            format!(
+                "{:?} is not a valid namespace: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit (DNS-1123 label)",
+                params.namespace
+            ),
+        );
     }
     if let Some(version) = &params.kubernetes_version {
         let bare = version.strip_prefix('v').unwrap_or(version);
@@ -256,7 +280,10 @@ fn semantic_problems(params: &Params, layered: &Layered, problems: &mut Vec<Prob
     if !params.ssh_public_key.is_empty() {
         use base64::Engine as _;
         if base64::engine::general_purpose::STANDARD.decode(params.ssh_public_key.trim()).is_err() {
-            add("/sshPublicKey", "is not base64 (AZURE_SSH_PUBLIC_KEY_B64 is the base64 of the public key file)".to_string());
+            add(
+                "/sshPublicKey",
+                "is not base64 (AZURE_SSH_PUBLIC_KEY_B64 is the base64 of the public key file)".to_string(),
+            );
         }
     }
     if params.pools.is_empty() {
@@ -298,9 +325,18 @@ fn semantic_problems(params: &Params, layered: &Layered, problems: &mut Vec<Prob
         }
         if let Some(scaling) = pool.autoscaling {
             if scaling.min_count > scaling.max_count {
-                add(&format!("{base}/autoscaling"), format!("minCount {} is greater than maxCount {}", scaling.min_count, scaling.max_count));
+                add(
+                    &format!("{base}/autoscaling"),
+                    format!("minCount {} is greater than maxCount {}", scaling.min_count, scaling.max_count),
+                );
             } else if replicas < scaling.min_count || replicas > scaling.max_count {
-                add(&format!("{base}/replicas"), format!("{replicas} is outside the autoscaling bounds {}..{}", scaling.min_count, scaling.max_count));
+                add(
+                    &format!("{base}/replicas"),
+                    format!(
+                        "{replicas} is outside the autoscaling bounds {}..{}",
+                        scaling.min_count, scaling.max_count
+                    ),
+                );
             }
             if pool.mode == PoolMode::System && scaling.min_count < 1 {
                 add(&format!("{base}/autoscaling/minCount"), "a System pool needs minCount >= 1".to_string());
@@ -323,7 +359,13 @@ fn semantic_problems(params: &Params, layered: &Layered, problems: &mut Vec<Prob
     }
 }
 
-fn problems_push_system(name: &str, index: usize, pointer: &str, _layered: &Layered, add: &mut impl FnMut(&str, String)) {
+fn problems_push_system(
+    name: &str,
+    index: usize,
+    pointer: &str,
+    _layered: &Layered,
+    add: &mut impl FnMut(&str, String),
+) {
     let message = if pointer.starts_with("/pools/") {
         format!("System pool {name:?} needs at least 1 replica")
     } else {
@@ -365,7 +407,9 @@ impl Walker<'_> {
             Value::Array(_) => "a list",
             Value::Object(_) => "a mapping",
         };
-        if matches!(self.layered.source_of(pointer), Source::Env(_)) || matches!(value, Value::Array(_) | Value::Object(_)) {
+        if matches!(self.layered.source_of(pointer), Source::Env(_))
+            || matches!(value, Value::Array(_) | Value::Object(_))
+        {
             return kind.to_string();
         }
         let mut text = value.to_string();
@@ -404,10 +448,12 @@ impl Walker<'_> {
         }
         if let Some(options) = schema.get("enum").and_then(Value::as_array) {
             if !options.contains(value) {
-                let names: Vec<String> = options.iter().map(|o| o.as_str().map(str::to_string).unwrap_or(o.to_string())).collect();
+                let names: Vec<String> =
+                    options.iter().map(|o| o.as_str().map(str::to_string).unwrap_or(o.to_string())).collect();
                 let mut message = format!("expected one of {}, got {}", names.join(", "), self.shown(pointer, value));
                 if let Some(text) = value.as_str()
-                    && let Some(close) = names.iter().find(|n| n.eq_ignore_ascii_case(text) || strsim::jaro_winkler(n, text) > 0.85)
+                    && let Some(close) =
+                        names.iter().find(|n| n.eq_ignore_ascii_case(text) || strsim::jaro_winkler(n, text) > 0.85)
                 {
                     message.push_str(&format!("; did you mean {close}?"));
                 }
@@ -421,20 +467,28 @@ impl Walker<'_> {
             _ => Vec::new(),
         };
         if !types.is_empty() && !types.iter().any(|t| type_matches(t, value)) {
-            let expected: Vec<String> = types.iter().filter(|t| **t != "null").map(|t| describe_type(t, schema)).collect();
-            problems.push(self.problem(pointer, format!("expected {}, got {}", expected.join(" or "), self.shown(pointer, value))));
+            let expected: Vec<String> =
+                types.iter().filter(|t| **t != "null").map(|t| describe_type(t, schema)).collect();
+            problems.push(
+                self.problem(
+                    pointer,
+                    format!("expected {}, got {}", expected.join(" or "), self.shown(pointer, value)),
+                ),
+            );
             return;
         }
         if let Some(n) = value.as_f64() {
             if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
                 && n < min
             {
-                problems.push(self.problem(pointer, format!("must be at least {min}, got {}", self.shown(pointer, value))));
+                problems
+                    .push(self.problem(pointer, format!("must be at least {min}, got {}", self.shown(pointer, value))));
             }
             if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
                 && n > max
             {
-                problems.push(self.problem(pointer, format!("must be at most {max}, got {}", self.shown(pointer, value))));
+                problems
+                    .push(self.problem(pointer, format!("must be at most {max}, got {}", self.shown(pointer, value))));
             }
         }
         match value {
@@ -453,7 +507,13 @@ impl Walker<'_> {
         }
     }
 
-    fn check_object(&self, map: &Map<String, Value>, schema: &Value, pointer: &mut String, problems: &mut Vec<Problem>) {
+    fn check_object(
+        &self,
+        map: &Map<String, Value>,
+        schema: &Value,
+        pointer: &mut String,
+        problems: &mut Vec<Problem>,
+    ) {
         let properties = schema.get("properties").and_then(Value::as_object);
         if let Some(required) = schema.get("required").and_then(Value::as_array) {
             for key in required.iter().filter_map(Value::as_str) {
@@ -470,7 +530,8 @@ impl Walker<'_> {
                 Some(child_schema) => self.check(child, child_schema, pointer, problems),
                 None => match schema.get("additionalProperties") {
                     Some(Value::Bool(false)) => {
-                        let known: Vec<&str> = properties.map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
+                        let known: Vec<&str> =
+                            properties.map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
                         let mut message = "unknown parameter".to_string();
                         if let Some(suggestion) = suggest(key, &known, pointer) {
                             message.push_str(&format!("; did you mean {suggestion}?"));
@@ -578,7 +639,9 @@ mod tests {
 
     #[test]
     fn unknown_keys_get_a_did_you_mean() {
-        let err = resolve(&layered(&["pools[0].replica=3", "AZURE_LOCATION=x", "network.plugn=azure"], &[]), "aks", &[], &[]).unwrap_err();
+        let err =
+            resolve(&layered(&["pools[0].replica=3", "AZURE_LOCATION=x", "network.plugn=azure"], &[]), "aks", &[], &[])
+                .unwrap_err();
         assert_eq!(
             problems(err),
             [
@@ -591,7 +654,8 @@ mod tests {
 
     #[test]
     fn wrong_types_name_path_and_source_without_echoing_env() {
-        let err = resolve(&layered(&["pools[1].mode=system"], &[("WORKER_MACHINE_COUNT", "lots")]), "aks", &[], &[]).unwrap_err();
+        let err = resolve(&layered(&["pools[1].mode=system"], &[("WORKER_MACHINE_COUNT", "lots")]), "aks", &[], &[])
+            .unwrap_err();
         assert_eq!(
             problems(err),
             [
@@ -610,7 +674,8 @@ mod tests {
             Requirement { path: "subscriptionId".into(), when: Some("asoCredentialSecret.create".into()) },
             Requirement { path: "tenantId".into(), when: Some("asoCredentialSecret.create".into()) },
         ];
-        let err = resolve(&layered(&["asoCredentialSecret.create=true", "tenantId=t"], &[]), "aks-aso", &required, &[]).unwrap_err();
+        let err = resolve(&layered(&["asoCredentialSecret.create=true", "tenantId=t"], &[]), "aks-aso", &required, &[])
+            .unwrap_err();
         let ParamsError::Missing(missing) = err else { panic!("expected Missing") };
         let text: Vec<String> = missing.iter().map(|m| format!("{} ({})", m.path, m.hint)).collect();
         assert_eq!(
@@ -634,7 +699,13 @@ mod tests {
     fn capz_rules_are_checked() {
         let err = resolve(
             &layered(
-                &["clusterName=Bad_Name", "kubernetesVersion=1.33", "pools[0].replicas=0", "pools[1].name=toolongpoolname1", "namespace=a.b"],
+                &[
+                    "clusterName=Bad_Name",
+                    "kubernetesVersion=1.33",
+                    "pools[0].replicas=0",
+                    "pools[1].name=toolongpoolname1",
+                    "namespace=a.b",
+                ],
                 &[],
             ),
             "aks",
@@ -652,12 +723,15 @@ mod tests {
         ] {
             assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
         }
-        let windows = resolve(&layered(&["pools[1].osType=Windows", "pools[1].name=win1234"], &[]), "aks", &[], &[]).unwrap_err();
+        let windows =
+            resolve(&layered(&["pools[1].osType=Windows", "pools[1].name=win1234"], &[]), "aks", &[], &[]).unwrap_err();
         assert!(problems(windows)[0].contains("at most 6 characters for Windows"));
         let system0 = resolve(&layered(&[], &[("WORKER_MACHINE_COUNT", "0")]), "aks", &[], &[]).unwrap_err();
         assert_eq!(
             problems(system0),
-            ["poolDefaults.replicas: is 0, but System pool \"pool0\" (pools[0]) needs at least 1 replica (from env WORKER_MACHINE_COUNT)"]
+            [
+                "poolDefaults.replicas: is 0, but System pool \"pool0\" (pools[0]) needs at least 1 replica (from env WORKER_MACHINE_COUNT)"
+            ]
         );
         let no_system = resolve(&layered(&["pools[0].mode=User"], &[]), "aks", &[], &[]).unwrap_err();
         assert_eq!(problems(no_system), ["pools: at least one pool must have mode System (from --set pools[0].mode)"]);
@@ -682,7 +756,8 @@ mod tests {
 
     #[test]
     fn unsupported_parameters_are_errors_only_when_explicit() {
-        let unsupported = vec!["managedCluster".to_string(), "pools[].osSku".to_string(), "asoCredentialSecret".to_string()];
+        let unsupported =
+            vec!["managedCluster".to_string(), "pools[].osSku".to_string(), "asoCredentialSecret".to_string()];
         let err = resolve(
             &layered(&["managedCluster.spec.x=1", "pools[1].osSku=AzureLinux"], &[("ASO_CREDENTIAL_SECRET_NAME", "s")]),
             "aks",

@@ -9,7 +9,10 @@ use std::fmt;
 
 pub use check::{Requirement, fallback_of, resolve};
 pub use model::*;
-pub use sources::{ENV_ALIASES, InlineValues, Inputs, Layered, Source, display_path, env_alias, merge, parse_path, pointer_of, set_value};
+pub use sources::{
+    ENV_ALIASES, InlineValues, Inputs, Layered, Source, display_path, env_alias, merge, parse_path, pointer_of,
+    set_value,
+};
 pub use table::{ParamRow, param_rows};
 
 use crate::manifest::ManifestError;

@@ -269,9 +269,10 @@ impl Layered {
 
     /// Every (pointer, source) at or below `pointer`.
     pub fn sources_under<'a>(&'a self, pointer: &'a str) -> impl Iterator<Item = (&'a String, &'a Source)> + 'a {
-        self.sources.range(pointer.to_string()..).take_while(move |(p, _)| p.starts_with(pointer)).filter(
-            move |(p, _)| p.len() == pointer.len() || p.as_bytes().get(pointer.len()) == Some(&b'/'),
-        )
+        self.sources
+            .range(pointer.to_string()..)
+            .take_while(move |(p, _)| p.starts_with(pointer))
+            .filter(move |(p, _)| p.len() == pointer.len() || p.as_bytes().get(pointer.len()) == Some(&b'/'))
     }
 
     fn forget_under(&mut self, pointer: &str) {
@@ -283,7 +284,12 @@ impl Layered {
 
     /// Deep-merges `patch` at `pointer` (JSON merge patch: objects merge, everything else replaces,
     /// `null` deletes). `source_of` names the source of each pointer the patch writes.
-    pub fn merge_at(&mut self, segments: &[Segment], patch: Value, source_of: &dyn Fn(&str) -> Source) -> Result<(), String> {
+    pub fn merge_at(
+        &mut self,
+        segments: &[Segment],
+        patch: Value,
+        source_of: &dyn Fn(&str) -> Source,
+    ) -> Result<(), String> {
         if patch.is_null()
             && let Some((Segment::Key(key), parent)) = segments.split_last()
             && !in_overlay(&segments_pointer(segments))
@@ -469,7 +475,8 @@ pub fn merge(inputs: &Inputs) -> Result<Layered, ParamsError> {
                 Err(_) => Value::String(text.clone()),
             },
         };
-        let segments = parse_path(path).map_err(|message| ParamsError::Internal(format!("env alias {path}: {message}")))?;
+        let segments =
+            parse_path(path).map_err(|message| ParamsError::Internal(format!("env alias {path}: {message}")))?;
         layered
             .merge_at(&segments, value, &|_| Source::Env(name))
             .map_err(|message| ParamsError::Internal(format!("env {name}: {message}")))?;
@@ -484,18 +491,18 @@ pub fn merge(inputs: &Inputs) -> Result<Layered, ParamsError> {
 
     let schema = super::model::schema();
     for arg in &inputs.set {
-        let (path, text) = arg.split_once('=').ok_or_else(|| ParamsError::Set {
-            arg: arg.clone(),
-            message: "expected `path=value`".into(),
-        })?;
+        let (path, text) = arg
+            .split_once('=')
+            .ok_or_else(|| ParamsError::Set { arg: arg.clone(), message: "expected `path=value`".into() })?;
         let segments = parse_path(path)
             .map_err(|message| ParamsError::Set { arg: arg.clone(), message: format!("the path {message}") })?;
-        let value = if expects_string(schema, &segments) && !text.starts_with(['"', '\'']) && !matches!(text, "null" | "~") {
-            // `--set kubernetesVersion=1.30` means the string "1.30", not the number 1.3.
-            Value::String(text.to_string())
-        } else {
-            set_value(text).map_err(|message| ParamsError::Set { arg: arg.clone(), message })?
-        };
+        let value =
+            if expects_string(schema, &segments) && !text.starts_with(['"', '\'']) && !matches!(text, "null" | "~") {
+                // `--set kubernetesVersion=1.30` means the string "1.30", not the number 1.3.
+                Value::String(text.to_string())
+            } else {
+                set_value(text).map_err(|message| ParamsError::Set { arg: arg.clone(), message })?
+            };
         let label = path.to_string();
         layered
             .merge_at(&segments, value, &|_| Source::Set(label.clone()))
@@ -641,10 +648,7 @@ mod tests {
                 Segment::Key("kubernetes.io/os".into())
             ]
         );
-        assert_eq!(
-            parse_path("a.b\\.c").unwrap(),
-            vec![Segment::Key("a".into()), Segment::Key("b.c".into())]
-        );
+        assert_eq!(parse_path("a.b\\.c").unwrap(), vec![Segment::Key("a".into()), Segment::Key("b.c".into())]);
         assert_eq!(parse_path("pools[1].agentPool.spec").unwrap().len(), 4);
         for bad in ["", ".a", "a..b", "a.", "a[x]", "a[0", "[0]", "a]", "a[0]b"] {
             assert!(parse_path(bad).is_err(), "{bad:?} should not parse");
@@ -681,7 +685,12 @@ mod tests {
         std::fs::write(&a, "clusterName: from-a\nlocation: westeurope\npoolDefaults:\n  replicas: 5\n").unwrap();
         std::fs::write(&b, "# second\nlocation: northeurope\n").unwrap();
         let inputs = Inputs {
-            env: env(&[("CLUSTER_NAME", "from-env"), ("AZURE_LOCATION", "eastus"), ("WORKER_MACHINE_COUNT", "3"), ("NAMESPACE", "")]),
+            env: env(&[
+                ("CLUSTER_NAME", "from-env"),
+                ("AZURE_LOCATION", "eastus"),
+                ("WORKER_MACHINE_COUNT", "3"),
+                ("NAMESPACE", ""),
+            ]),
             values_files: vec![a.clone(), b.clone()],
             set: vec!["pools[0].replicas=7".into()],
             cluster_name: Some("from-flag".into()),
@@ -697,7 +706,10 @@ mod tests {
         assert_eq!(layered.value["namespace"], json!("default"));
         assert_eq!(layered.source_of("/clusterName"), &Source::Flag("NAME"));
         assert_eq!(layered.source_of("/location"), &Source::File { path: b.display().to_string(), line: 2 });
-        assert_eq!(layered.source_of("/poolDefaults/replicas"), &Source::File { path: a.display().to_string(), line: 4 });
+        assert_eq!(
+            layered.source_of("/poolDefaults/replicas"),
+            &Source::File { path: a.display().to_string(), line: 4 }
+        );
         assert_eq!(layered.source_of("/pools/0/replicas"), &Source::Set("pools[0].replicas".into()));
         assert_eq!(layered.source_of("/pools/0/name"), &Source::Default);
         assert_eq!(layered.source_of("/namespace"), &Source::Default);
@@ -705,7 +717,10 @@ mod tests {
 
     #[test]
     fn env_sets_clusterctl_names_and_keeps_bad_integers_for_the_type_check() {
-        let inputs = Inputs { env: env(&[("WORKER_MACHINE_COUNT", "many"), ("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3")]), ..Inputs::default() };
+        let inputs = Inputs {
+            env: env(&[("WORKER_MACHINE_COUNT", "many"), ("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3")]),
+            ..Inputs::default()
+        };
         let layered = merge(&inputs).unwrap();
         assert_eq!(layered.value["poolDefaults"], json!({"vmSize": "Standard_D2s_v3", "replicas": "many"}));
         assert_eq!(layered.source_of("/poolDefaults/replicas"), &Source::Env("WORKER_MACHINE_COUNT"));
@@ -716,8 +731,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.yaml");
         let b = dir.path().join("b.yaml");
-        std::fs::write(&a, "pools:\n- name: sys\n  mode: System\n- name: user\nmanagedCluster:\n  spec:\n    a: 1\n    b: 2\n").unwrap();
-        std::fs::write(&b, "pools:\n- name: only\nmanagedCluster:\n  spec:\n    b: null\n    c: 3\nnetwork:\n  plugin: null\n").unwrap();
+        std::fs::write(
+            &a,
+            "pools:\n- name: sys\n  mode: System\n- name: user\nmanagedCluster:\n  spec:\n    a: 1\n    b: 2\n",
+        )
+        .unwrap();
+        std::fs::write(
+            &b,
+            "pools:\n- name: only\nmanagedCluster:\n  spec:\n    b: null\n    c: 3\nnetwork:\n  plugin: null\n",
+        )
+        .unwrap();
         let inputs = Inputs { values_files: vec![a.clone(), b.clone()], ..Inputs::default() };
         let layered = merge(&inputs).unwrap();
         assert_eq!(layered.value["pools"], json!([{"name": "only"}]));
@@ -726,7 +749,10 @@ mod tests {
         // Elsewhere it resets the parameter to its default.
         assert!(layered.value["network"].get("plugin").is_none());
         assert_eq!(layered.source_of("/pools/0/name"), &Source::File { path: b.display().to_string(), line: 2 });
-        assert_eq!(layered.source_of("/managedCluster/spec/a"), &Source::File { path: a.display().to_string(), line: 7 });
+        assert_eq!(
+            layered.source_of("/managedCluster/spec/a"),
+            &Source::File { path: a.display().to_string(), line: 7 }
+        );
         // Sources of the replaced second pool are gone.
         assert_eq!(layered.sources_under("/pools/1").count(), 0);
     }

@@ -119,7 +119,8 @@ fn plain_scalar_after_key(line: &str) -> Option<&str> {
 }
 
 static OCTAL_0O: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[-+]?0o[0-7]+$").expect("octal regex is valid"));
-static DATE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$").expect("date regex is valid"));
+static DATE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$").expect("date regex is valid"));
 
 /// A plain scalar our YAML 1.1 reader kept as a string but yaml.v3 resolves.
 fn viper_plain_string(s: String) -> Value {
@@ -260,13 +261,12 @@ pub fn inject_options(options: &GenerateOptions, variables: &mut Variables) -> R
     if let Some(version) = &options.kubernetes_version
         && !version.is_empty()
     {
-        parse_semantic_version(version).map_err(|reason| ClusterctlError::InvalidKubernetesVersion {
-            version: version.clone(),
-            reason,
-        })?;
+        parse_semantic_version(version)
+            .map_err(|reason| ClusterctlError::InvalidKubernetesVersion { version: version.clone(), reason })?;
         variables.set("KUBERNETES_VERSION", version.clone());
     }
-    let control_plane = machine_count(options.control_plane_machine_count, "CONTROL_PLANE_MACHINE_COUNT", 1, variables)?;
+    let control_plane =
+        machine_count(options.control_plane_machine_count, "CONTROL_PLANE_MACHINE_COUNT", 1, variables)?;
     if control_plane < 1 {
         return Err(ClusterctlError::ControlPlaneCountTooLow);
     }
@@ -321,7 +321,12 @@ pub fn variable_map(text: &str, source_name: &str) -> Result<VariableMap, Cluste
 }
 
 fn template_error(source_name: &str, err: envsubst::ParseError) -> ClusterctlError {
-    ClusterctlError::Template { source_name: source_name.to_string(), line: err.line, column: err.column, kind: err.kind }
+    ClusterctlError::Template {
+        source_name: source_name.to_string(),
+        line: err.line,
+        column: err.column,
+        kind: err.kind,
+    }
 }
 
 /// Output like clusterctl: documents joined by `---`, a final newline (a lone newline when empty).
@@ -342,10 +347,9 @@ fn to_unstructured(text: &str, source_name: &str) -> Result<Vec<Value>, Clusterc
         let value = manifest::parse_plain_value(&document, &label).map_err(|err| {
             // Report the line in the whole substituted text, not in the document.
             match err {
-                manifest::ManifestError::Syntax { line, column, message, .. } => ClusterctlError::Yaml(format!(
-                    "{label}:{}:{column}: {message}",
-                    line + first_line - 1
-                )),
+                manifest::ManifestError::Syntax { line, column, message, .. } => {
+                    ClusterctlError::Yaml(format!("{label}:{}:{column}: {message}", line + first_line - 1))
+                }
                 other => ClusterctlError::Yaml(other.to_string()),
             }
         })?;
@@ -714,7 +718,11 @@ pub fn parse_semantic_version(text: &str) -> Result<(), String> {
 /// variables clusterctl fills itself. `variables` is the lookup as it was before [`inject_options`]:
 /// the machine counts and the version show a `--set` value or the environment variable, like
 /// clusterctl shows its flags or `os.LookupEnv` (a values file is not consulted, as in clusterctl).
-pub fn list_variables_output(template_variables: &VariableMap, options: &GenerateOptions, variables: &Variables) -> String {
+pub fn list_variables_output(
+    template_variables: &VariableMap,
+    options: &GenerateOptions,
+    variables: &Variables,
+) -> String {
     let mut required = Vec::new();
     let mut optional: Vec<(String, String)> = Vec::new();
     for (name, default) in template_variables {
@@ -840,7 +848,10 @@ mod tests {
             assert_eq!(parse_semantic_version(ok), Ok(()), "{ok}");
         }
         assert_eq!(parse_semantic_version("v1.33").unwrap_err(), "illegal version string \"v1.33\"");
-        assert_eq!(parse_semantic_version("v1.033.0").unwrap_err(), "illegal zero-prefixed version component \"033\" in \"v1.033.0\"");
+        assert_eq!(
+            parse_semantic_version("v1.033.0").unwrap_err(),
+            "illegal zero-prefixed version component \"033\" in \"v1.033.0\""
+        );
         assert_eq!(parse_semantic_version("latest").unwrap_err(), "could not parse \"latest\" as version");
         assert!(parse_semantic_version("v1.2.3-01").is_err());
         assert!(parse_semantic_version("v1.2.3_x").is_err());

@@ -121,12 +121,16 @@ impl Engine {
         let source = TemplateSource { flavor_dir: flavor_dir.map(Path::to_path_buf) };
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
-        if let Ok(syntax) = SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).keep_trailing_newline(true).build() {
+        if let Ok(syntax) =
+            SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).keep_trailing_newline(true).build()
+        {
             env.set_syntax(syntax);
         }
         let loader_source = source.clone();
         env.set_loader(move |name| {
-            loader_source.read(name).map_err(|err| Error::new(ErrorKind::InvalidOperation, format!("cannot read template {name}: {err}")))
+            loader_source
+                .read(name)
+                .map_err(|err| Error::new(ErrorKind::InvalidOperation, format!("cannot read template {name}: {err}")))
         });
         env.add_filter("overlay", overlay_filter);
         env.add_filter("b64decode", b64decode_filter);
@@ -148,10 +152,8 @@ impl Engine {
     /// Renders one template and parses its output into documents (empty documents dropped).
     pub fn render_documents(&self, name: &str, context: &Value) -> Result<Vec<Document>, RenderError> {
         let text = self.render_text(name, context)?;
-        manifest::parse_plain_documents(&text, &format!("<rendered {name}>")).map_err(|err| RenderError::BadOutput {
-            template: name.to_string(),
-            message: err.to_string(),
-        })
+        manifest::parse_plain_documents(&text, &format!("<rendered {name}>"))
+            .map_err(|err| RenderError::BadOutput { template: name.to_string(), message: err.to_string() })
     }
 
     /// Renders several templates in order into one list of documents, re-indexed.
@@ -219,8 +221,9 @@ fn dedent(text: &str) -> String {
 
 /// `{% filter overlay(patch) %}object as YAML{% endfilter %}` -> the merged object as one-line JSON.
 fn overlay_filter(body: String, patch: JinjaValue) -> Result<JinjaValue, Error> {
-    let mut value = manifest::parse_plain_value(&dedent(&body), "overlay block")
-        .map_err(|err| Error::new(ErrorKind::InvalidOperation, format!("the block of `overlay` is not valid YAML: {err}")))?;
+    let mut value = manifest::parse_plain_value(&dedent(&body), "overlay block").map_err(|err| {
+        Error::new(ErrorKind::InvalidOperation, format!("the block of `overlay` is not valid YAML: {err}"))
+    })?;
     let patch: Value = serde_json::to_value(&patch)
         .map_err(|err| Error::new(ErrorKind::InvalidOperation, format!("the overlay is not JSON-like: {err}")))?;
     if !patch.is_null() && !patch.is_object() {
@@ -271,9 +274,15 @@ mod tests {
             )],
         );
         let docs = engine
-            .render_documents("flavors/t/a.yaml.j2", &json!({"name": "yes", "version": "1.30", "patch": {"c": {"y": 2}, "a": null}}))
+            .render_documents(
+                "flavors/t/a.yaml.j2",
+                &json!({"name": "yes", "version": "1.30", "patch": {"c": {"y": 2}, "a": null}}),
+            )
             .unwrap();
-        assert_eq!(docs[0].value, json!({"kind": "X", "metadata": {"name": "yes"}, "spec": {"list": [{"b": "1.30", "c": {"x": 1, "y": 2}}]}}));
+        assert_eq!(
+            docs[0].value,
+            json!({"kind": "X", "metadata": {"name": "yes"}, "spec": {"list": [{"b": "1.30", "c": {"x": 1, "y": 2}}]}})
+        );
     }
 
     #[test]
@@ -288,11 +297,23 @@ mod tests {
                 ("t/badyaml.yaml.j2", "a: [1\n"),
             ],
         );
-        let err = |name: &str| engine.render_documents(&format!("flavors/t/{name}"), &json!({})).unwrap_err().to_string();
-        assert_eq!(err("undefined.yaml.j2"), "template flavors/t/undefined.yaml.j2:2: undefined value: `missing` is undefined");
+        let err =
+            |name: &str| engine.render_documents(&format!("flavors/t/{name}"), &json!({})).unwrap_err().to_string();
+        assert_eq!(
+            err("undefined.yaml.j2"),
+            "template flavors/t/undefined.yaml.j2:2: undefined value: `missing` is undefined"
+        );
         assert_eq!(err("fail.yaml.j2"), "template flavors/t/fail.yaml.j2:3: no way");
-        assert!(err("syntax.yaml.j2").starts_with("template flavors/t/syntax.yaml.j2:1: syntax error"), "{}", err("syntax.yaml.j2"));
-        assert!(err("badyaml.yaml.j2").starts_with("template flavors/t/badyaml.yaml.j2 rendered invalid YAML: "), "{}", err("badyaml.yaml.j2"));
+        assert!(
+            err("syntax.yaml.j2").starts_with("template flavors/t/syntax.yaml.j2:1: syntax error"),
+            "{}",
+            err("syntax.yaml.j2")
+        );
+        assert!(
+            err("badyaml.yaml.j2").starts_with("template flavors/t/badyaml.yaml.j2 rendered invalid YAML: "),
+            "{}",
+            err("badyaml.yaml.j2")
+        );
         assert!(err("nope.yaml.j2").contains("template not found"), "{}", err("nope.yaml.j2"));
     }
 

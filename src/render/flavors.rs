@@ -84,9 +84,12 @@ pub fn load_flavor(source: &TemplateSource, name: &str) -> Result<Flavor, Render
         .map_err(|err| metadata_error(format!("cannot read flavor.yaml: {err}")))?
         .ok_or_else(|| metadata_error("flavor.yaml is missing".into()))?;
     let value = manifest::parse_plain_value(&text, &meta_name).map_err(|err| metadata_error(err.to_string()))?;
-    let file: FlavorFile = serde_json::from_value(value).map_err(|err| metadata_error(format!("{meta_name}: {err}")))?;
+    let file: FlavorFile =
+        serde_json::from_value(value).map_err(|err| metadata_error(format!("{meta_name}: {err}")))?;
     let templates: Vec<String> = match file.templates {
-        Some(list) => list.into_iter().map(|t| if t.contains('/') { t } else { format!("flavors/{name}/{t}") }).collect(),
+        Some(list) => {
+            list.into_iter().map(|t| if t.contains('/') { t } else { format!("flavors/{name}/{t}") }).collect()
+        }
         None => source
             .flavor_files(name)
             .into_iter()
@@ -138,7 +141,12 @@ pub fn context(flavor: &str, params: &Params, capi: CapiVersion) -> Value {
 
 /// Renders a flavor into objects; every namespaced object without a namespace gets
 /// `params.namespace` (as clusterctl sets the target namespace).
-pub fn render_flavor(engine: &Engine, flavor: &Flavor, params: &Params, capi: CapiVersion) -> Result<Vec<Document>, RenderError> {
+pub fn render_flavor(
+    engine: &Engine,
+    flavor: &Flavor,
+    params: &Params,
+    capi: CapiVersion,
+) -> Result<Vec<Document>, RenderError> {
     let context = context(&flavor.name, params, capi);
     let mut documents = engine.render_all(&flavor.templates, &context, &format!("<rendered {}>", flavor.name))?;
     for doc in &mut documents {

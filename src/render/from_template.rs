@@ -169,8 +169,8 @@ fn read_template(from: &str) -> Result<(String, String), TemplateError> {
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(TemplateError::ReadStdin)?;
         return Ok((text, "<stdin>".to_string()));
     }
-    let text =
-        std::fs::read_to_string(from).map_err(|source| TemplateError::ReadTemplate { path: from.to_string(), source })?;
+    let text = std::fs::read_to_string(from)
+        .map_err(|source| TemplateError::ReadTemplate { path: from.to_string(), source })?;
     Ok((text, from.to_string()))
 }
 

@@ -61,7 +61,14 @@ fn rule_locations(schema: &Value) -> Option<Vec<Vec<Step>>> {
         match schema {
             Value::Object(map) => {
                 let own = map.get("x-kubernetes-validations").and_then(Value::as_array).is_some_and(|r| !r.is_empty());
-                usize::from(own) + map.iter().filter(|(k, _)| *k != "x-kubernetes-validations" && *k != "default" && *k != "enum" && *k != "example").map(|(_, v)| count_all(v)).sum::<usize>()
+                usize::from(own)
+                    + map
+                        .iter()
+                        .filter(|(k, _)| {
+                            *k != "x-kubernetes-validations" && *k != "default" && *k != "enum" && *k != "example"
+                        })
+                        .map(|(_, v)| count_all(v))
+                        .sum::<usize>()
             }
             Value::Array(items) => items.iter().map(count_all).sum(),
             _ => 0,
@@ -94,7 +101,8 @@ impl CelChecker {
         if let Some(rules) = self.kinds.read().unwrap_or_else(PoisonError::into_inner).get(&gvk) {
             return rules.clone();
         }
-        let rules = Arc::new(KindRules { locations: rule_locations(&kind.schema), compiled: std::sync::OnceLock::new() });
+        let rules =
+            Arc::new(KindRules { locations: rule_locations(&kind.schema), compiled: std::sync::OnceLock::new() });
         self.kinds.write().unwrap_or_else(PoisonError::into_inner).entry(gvk).or_insert(rules).clone()
     }
 
@@ -118,7 +126,8 @@ impl CelChecker {
             let rule = error.rule.trim();
             match error.kind {
                 ErrorKind::ValidationFailure | ErrorKind::InvalidResult => {
-                    let message = if error.message.is_empty() { format!("failed rule: {rule}") } else { error.message.clone() };
+                    let message =
+                        if error.message.is_empty() { format!("failed rule: {rule}") } else { error.message.clone() };
                     out.push(Issue::new("cel", Severity::Error, path, message));
                 }
                 _ => out.push(Issue::new(
@@ -182,7 +191,15 @@ mod tests {
             "items": {"type": "array", "items": {"type": "object", "properties": {
                 "name": {"type": "string", "x-kubernetes-validations": [{"rule": "self != 'x'"}]}}}}}}}});
         let locations = rule_locations(&schema).expect("every rule is on the walked path");
-        assert_eq!(locations, vec![vec![Step::Property("spec".into()), Step::Property("items".into()), Step::Any, Step::Property("name".into())]]);
+        assert_eq!(
+            locations,
+            vec![vec![
+                Step::Property("spec".into()),
+                Step::Property("items".into()),
+                Step::Any,
+                Step::Property("name".into())
+            ]]
+        );
         let applies = |object: Value| locations.iter().any(|l| instantiated(&object, l));
         assert!(!applies(serde_json::json!({"spec": {}})));
         assert!(!applies(serde_json::json!({"spec": {"items": [{"other": 1}]}})));
@@ -199,7 +216,9 @@ mod tests {
             let kind = registry.get(&Gvk::new("cluster.x-k8s.io", version, "Cluster")).unwrap().unwrap();
             let locations = rule_locations(&kind.schema).expect("CAPI's Cluster rules sit under properties and items");
             assert_eq!(locations.len(), 2, "{version}");
-            assert!(!locations.iter().any(|l| instantiated(&serde_json::json!({"spec": {"topology": {"class": "c"}}}), l)));
+            assert!(
+                !locations.iter().any(|l| instantiated(&serde_json::json!({"spec": {"topology": {"class": "c"}}}), l))
+            );
         }
     }
 

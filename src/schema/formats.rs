@@ -12,20 +12,24 @@ fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("built-in format regex")
 }
 
-static DATE_TIME: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?$")
-});
+static DATE_TIME: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?$"));
 static DATE: LazyLock<Regex> = LazyLock::new(|| re(r"^\d{4}-\d{2}-\d{2}$"));
-static DURATION_GO: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^[-+]?(\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))*$|^[-+]?0$"));
+static DURATION_GO: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^[-+]?(\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))*$|^[-+]?0$")
+});
 // strfmt.ParseDuration: `<number> <unit>` pairs with long or short unit names (e.g. `2w`, `1 day`).
 static DURATION_STRFMT: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"^(\s*[-+]?\d+(\.\d+)?\s*(ns|nanoseconds?|us|µs|microseconds?|ms|milliseconds?|s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|wk|wks|weeks?)\s*)+$")
+    re(
+        r"^(\s*[-+]?\d+(\.\d+)?\s*(ns|nanoseconds?|us|µs|microseconds?|ms|milliseconds?|s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|wk|wks|weeks?)\s*)+$",
+    )
 });
 static UUID: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(?i)[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$"));
 static HOSTNAME: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$")
+    re(
+        r"^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$",
+    )
 });
 static MAC: LazyLock<Regex> =
     LazyLock::new(|| re(r"^([0-9A-Fa-f]{2}[:-]){5,19}[0-9A-Fa-f]{2}$|^([0-9A-Fa-f]{4}\.){2,9}[0-9A-Fa-f]{4}$"));

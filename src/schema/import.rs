@@ -98,11 +98,8 @@ pub fn read_tree(dir: &Path) -> Result<ImportOutput, SchemaError> {
             let path = path.to_path_buf();
             move |source| SchemaError::Read { path, source }
         };
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(read_err(dir))?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .collect();
+        let mut entries: Vec<PathBuf> =
+            std::fs::read_dir(dir).map_err(read_err(dir))?.filter_map(Result::ok).map(|e| e.path()).collect();
         entries.sort();
         for path in entries {
             if path.is_dir() {
@@ -165,7 +162,8 @@ pub fn strip_descriptions(schema: &mut Value) {
 /// The CRD trimmed to what an API server needs to serve it without webhooks, keeping every
 /// served version with its full schema and `x-kubernetes-*` extensions.
 pub fn installable_crd(crd: &Value, location: &str) -> Result<Value, SchemaError> {
-    let invalid = |message: &str| SchemaError::InvalidCrd { location: location.to_string(), message: message.to_string() };
+    let invalid =
+        |message: &str| SchemaError::InvalidCrd { location: location.to_string(), message: message.to_string() };
     let mut crd = crd.clone();
     let object = crd.as_object_mut().ok_or_else(|| invalid("not a mapping"))?;
     object.remove("status");
@@ -183,8 +181,12 @@ pub fn installable_crd(crd: &Value, location: &str) -> Result<Value, SchemaError
     }
     let spec = object.get_mut("spec").and_then(Value::as_object_mut).ok_or_else(|| invalid("`spec` is missing"))?;
     spec.insert("conversion".into(), json!({"strategy": "None"}));
-    let versions = spec.get_mut("versions").and_then(Value::as_array_mut).ok_or_else(|| invalid("`spec.versions` is missing"))?;
-    versions.retain(|v| v.get("served").and_then(Value::as_bool).unwrap_or(false) || v.get("storage").and_then(Value::as_bool).unwrap_or(false));
+    let versions =
+        spec.get_mut("versions").and_then(Value::as_array_mut).ok_or_else(|| invalid("`spec.versions` is missing"))?;
+    versions.retain(|v| {
+        v.get("served").and_then(Value::as_bool).unwrap_or(false)
+            || v.get("storage").and_then(Value::as_bool).unwrap_or(false)
+    });
     for version in versions.iter_mut() {
         if let Some(schema) = version.pointer_mut("/schema/openAPIV3Schema") {
             strip_descriptions(schema);
@@ -216,7 +218,10 @@ pub fn kind_schemas_from_crd(crd: &Value, location: &str) -> Result<Vec<KindSche
         }
         let name = version.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
         if name.is_empty() {
-            return Err(SchemaError::InvalidCrd { location: location.to_string(), message: "a version has no name".into() });
+            return Err(SchemaError::InvalidCrd {
+                location: location.to_string(),
+                message: "a version has no name".into(),
+            });
         }
         let mut schema = version
             .pointer("/schema/openAPIV3Schema")

@@ -47,9 +47,8 @@ pub(crate) static OBJECT_META: LazyLock<Value> = LazyLock::new(|| {
 });
 
 static DNS1123_LABEL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$").unwrap());
-static DNS1123_SUBDOMAIN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$").unwrap()
-});
+static DNS1123_SUBDOMAIN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$").unwrap());
 static QUALIFIED_NAME_PART: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$").unwrap());
 static LABEL_VALUE: LazyLock<Regex> =
@@ -132,7 +131,11 @@ pub(crate) fn check(
     match (str_of("name"), str_of("generateName")) {
         (Some(name), _) if !resource_root => {
             if name == "." || name == ".." || name.contains('/') || name.contains('%') {
-                out.push(Issue::error("metadata", format!("{path}/name"), format!("invalid name {name:?}: may not be '.' or '..' or contain '/' or '%'")));
+                out.push(Issue::error(
+                    "metadata",
+                    format!("{path}/name"),
+                    format!("invalid name {name:?}: may not be '.' or '..' or contain '/' or '%'"),
+                ));
             }
         }
         (None, _) if !resource_root => {}
@@ -145,15 +148,26 @@ pub(crate) fn check(
             // The prefix is checked as the name it starts (a trailing '-' is fine).
             let masked = prefix.trim_end_matches('-');
             if let Some(reason) = name_error(if masked.is_empty() { "a" } else { masked }) {
-                out.push(Issue::error("metadata", format!("{path}/generateName"), format!("invalid generateName {prefix:?}: {reason}")));
+                out.push(Issue::error(
+                    "metadata",
+                    format!("{path}/generateName"),
+                    format!("invalid generateName {prefix:?}: {reason}"),
+                ));
             }
         }
         (None, None) => {
             out.push(Issue::error("metadata", format!("{path}/name"), "name or generateName is required".into()));
         }
     }
-    if namespaced && let Some(namespace) = str_of("namespace") && let Some(reason) = dns1123_label_error(namespace) {
-        out.push(Issue::error("metadata", format!("{path}/namespace"), format!("invalid namespace {namespace:?}: {reason}")));
+    if namespaced
+        && let Some(namespace) = str_of("namespace")
+        && let Some(reason) = dns1123_label_error(namespace)
+    {
+        out.push(Issue::error(
+            "metadata",
+            format!("{path}/namespace"),
+            format!("invalid namespace {namespace:?}: {reason}"),
+        ));
     }
     if let Some(Value::Object(labels)) = meta.get("labels") {
         for (key, value) in labels {
@@ -163,7 +177,11 @@ pub(crate) fn check(
             }
             if let Some(value) = value.as_str() {
                 if value.len() > 63 {
-                    out.push(Issue::error("metadata", field, format!("invalid label value {value:?}: must be no more than 63 characters")));
+                    out.push(Issue::error(
+                        "metadata",
+                        field,
+                        format!("invalid label value {value:?}: must be no more than 63 characters"),
+                    ));
                 } else if !LABEL_VALUE.is_match(value) {
                     out.push(Issue::error("metadata", field, format!("invalid label value {value:?}: must be empty or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character")));
                 }
@@ -197,7 +215,9 @@ pub(crate) fn check(
                 out.push(Issue::error(
                     "metadata",
                     field,
-                    format!("finalizer {finalizer:?} is neither a standard finalizer name nor fully qualified (domain/name)"),
+                    format!(
+                        "finalizer {finalizer:?} is neither a standard finalizer name nor fully qualified (domain/name)"
+                    ),
                 ));
             }
         }

@@ -17,9 +17,6 @@ pub use validate::{ObjectStatus, ValidateOptions, ValidationOutcome, Validator};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-
-
-
 /// Group, version and kind of an object (group "" is the core group).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Gvk {

@@ -47,7 +47,8 @@ impl Registry {
     pub fn add_crd_dir(&mut self, dir: &Path) -> Result<usize, SchemaError> {
         let mut added = 0;
         for file in manifest::manifest_files(dir)? {
-            let text = std::fs::read_to_string(&file).map_err(|source| SchemaError::Read { path: file.clone(), source })?;
+            let text =
+                std::fs::read_to_string(&file).map_err(|source| SchemaError::Read { path: file.clone(), source })?;
             for document in manifest::parse_documents(&text, &file.display().to_string())? {
                 if document.kind() == "CustomResourceDefinition" {
                     added += self.add_crd(&document.value, &document.origin.to_string())?;
@@ -114,7 +115,8 @@ impl Registry {
 
     /// Whether any schema of this API group is known.
     pub fn knows_group(&self, group: &str) -> bool {
-        (!self.no_embedded && EMBEDDED.get_dir(group_dir(group)).is_some()) || self.user.keys().any(|g| g.group == group)
+        (!self.no_embedded && EMBEDDED.get_dir(group_dir(group)).is_some())
+            || self.user.keys().any(|g| g.group == group)
     }
 }
 

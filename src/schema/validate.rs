@@ -85,10 +85,12 @@ fn embedded_resources_pointer(gvk: &Gvk) -> Option<&'static str> {
         return None;
     }
     match gvk.kind.as_str() {
-        "AzureASOManagedCluster" | "AzureASOManagedControlPlane" | "AzureASOManagedMachinePool" => Some("/spec/resources"),
-        "AzureASOManagedClusterTemplate" | "AzureASOManagedControlPlaneTemplate" | "AzureASOManagedMachinePoolTemplate" => {
-            Some("/spec/template/spec/resources")
+        "AzureASOManagedCluster" | "AzureASOManagedControlPlane" | "AzureASOManagedMachinePool" => {
+            Some("/spec/resources")
         }
+        "AzureASOManagedClusterTemplate"
+        | "AzureASOManagedControlPlaneTemplate"
+        | "AzureASOManagedMachinePoolTemplate" => Some("/spec/template/spec/resources"),
         _ => None,
     }
 }
@@ -104,7 +106,9 @@ fn nullable(schema: &Value) -> bool {
 /// Integers as the API server reads YAML: a whole float (`3.0`) is the integer 3.
 fn is_integer(value: &Value) -> bool {
     match value {
-        Value::Number(n) => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9.2e18),
+        Value::Number(n) => {
+            n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
+        }
         _ => false,
     }
 }
@@ -209,11 +213,15 @@ impl<'r> Validator<'r> {
             Ok(None) => {
                 let versions = self.registry.versions_of(group, kind_name);
                 if !versions.is_empty() {
-                    let release = if group.ends_with(".azure.com") { " by the bundled ASO release (v2.16.1)" } else { "" };
+                    let release =
+                        if group.ends_with(".azure.com") { " by the bundled ASO release (v2.16.1)" } else { "" };
                     out.push(Issue::error(
                         "api-version",
                         format!("{prefix}/apiVersion"),
-                        format!("{api_version} {kind_name} is not served{release}; served versions: {}", versions.join(", ")),
+                        format!(
+                            "{api_version} {kind_name} is not served{release}; served versions: {}",
+                            versions.join(", ")
+                        ),
                     ));
                 } else if self.options.ignore_missing_schemas {
                     if embedded {
@@ -259,7 +267,11 @@ impl<'r> Validator<'r> {
             map.remove("status");
         }
         walk.check(&object, &kind.schema, prefix, true, out);
-        let name_rule = if gvk.group.is_empty() && gvk.kind == "Namespace" { NameRule::Dns1123Label } else { NameRule::Dns1123Subdomain };
+        let name_rule = if gvk.group.is_empty() && gvk.kind == "Namespace" {
+            NameRule::Dns1123Label
+        } else {
+            NameRule::Dns1123Subdomain
+        };
         meta::check(object.get("metadata"), &format!("{prefix}/metadata"), name_rule, kind.namespaced(), true, out);
         if gvk.group.is_empty() {
             check_core_data(&gvk.kind, &object, prefix, out);
@@ -310,13 +322,22 @@ impl Walk<'_, '_> {
         self.normalize_typed(value, schema, path, resource_root, self.typed, out);
     }
 
-    fn normalize_typed(&self, value: &mut Value, schema: &Value, path: &str, resource_root: bool, typed: bool, out: &mut Vec<Issue>) {
+    fn normalize_typed(
+        &self,
+        value: &mut Value,
+        schema: &Value,
+        path: &str,
+        resource_root: bool,
+        typed: bool,
+        out: &mut Vec<Issue>,
+    ) {
         let Some(schema) = schema.as_object() else { return };
         match value {
             Value::Object(map) => {
                 let properties = schema.get("properties").and_then(Value::as_object);
                 let additional = schema.get("additionalProperties");
-                let preserve = flag(schema, "x-kubernetes-preserve-unknown-fields") || additional == Some(&Value::Bool(true));
+                let preserve =
+                    flag(schema, "x-kubernetes-preserve-unknown-fields") || additional == Some(&Value::Bool(true));
                 let resource = resource_root || flag(schema, "x-kubernetes-embedded-resource");
                 if let Some(properties) = properties {
                     for (key, child) in properties {
@@ -351,7 +372,11 @@ impl Walk<'_, '_> {
                     let child_schema = declared.or(additional.filter(|a| a.is_object()));
                     let Some(child_schema) = child_schema else {
                         if !preserve {
-                            out.push(Issue::error("unknown-field", child_path, format!("unknown field {key:?} (not declared in the schema)")));
+                            out.push(Issue::error(
+                                "unknown-field",
+                                child_path,
+                                format!("unknown field {key:?} (not declared in the schema)"),
+                            ));
                             map.remove(&key);
                         }
                         continue;
@@ -406,14 +431,22 @@ impl Walk<'_, '_> {
                 return;
             }
         } else if flag(schema, "x-kubernetes-int-or-string") && !(is_integer(value) || value.is_string()) {
-            out.push(Issue::error("schema", path.to_string(), format!("must be an integer or a string, got {}", describe(value))));
+            out.push(Issue::error(
+                "schema",
+                path.to_string(),
+                format!("must be an integer or a string, got {}", describe(value)),
+            ));
             return;
         }
         if let Some(Value::Array(allowed)) = schema.get("enum")
             && !allowed.iter().any(|a| json_equal(a, value))
         {
             let list: Vec<String> = allowed.iter().map(compact).collect();
-            out.push(Issue::error("schema", path.to_string(), format!("unsupported value {}: supported values: {}", compact(value), list.join(", "))));
+            out.push(Issue::error(
+                "schema",
+                path.to_string(),
+                format!("unsupported value {}: supported values: {}", compact(value), list.join(", ")),
+            ));
         }
         match value {
             Value::String(s) => self.check_string(s, schema, path, out),
@@ -430,12 +463,20 @@ impl Walk<'_, '_> {
         if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
             && length > max
         {
-            out.push(Issue::error("schema", path.into(), format!("may not be longer than {max} characters (is {length})")));
+            out.push(Issue::error(
+                "schema",
+                path.into(),
+                format!("may not be longer than {max} characters (is {length})"),
+            ));
         }
         if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
             && length < min
         {
-            out.push(Issue::error("schema", path.into(), format!("must be at least {min} characters long (is {length})")));
+            out.push(Issue::error(
+                "schema",
+                path.into(),
+                format!("must be at least {min} characters long (is {length})"),
+            ));
         }
         if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
             match self.validator.regex(pattern) {
@@ -475,7 +516,11 @@ impl Walk<'_, '_> {
         if flag(schema, "uniqueItems") || list_type == Some("set") {
             for (j, item) in items.iter().enumerate() {
                 if items[..j].iter().any(|earlier| json_equal(earlier, item)) {
-                    out.push(Issue::error("schema", format!("{path}/{j}"), format!("duplicate value {}", compact(item))));
+                    out.push(Issue::error(
+                        "schema",
+                        format!("{path}/{j}"),
+                        format!("duplicate value {}", compact(item)),
+                    ));
                 }
             }
         }
@@ -488,7 +533,11 @@ impl Walk<'_, '_> {
                     .map(|k| {
                         item.get(*k)
                             .cloned()
-                            .or_else(|| item_schema.and_then(|s| s.pointer(&format!("/properties/{}/default", escape(k)))).cloned())
+                            .or_else(|| {
+                                item_schema
+                                    .and_then(|s| s.pointer(&format!("/properties/{}/default", escape(k))))
+                                    .cloned()
+                            })
                             .unwrap_or(Value::Null)
                     })
                     .collect()
@@ -496,8 +545,13 @@ impl Walk<'_, '_> {
             let tuples: Vec<Vec<Value>> = items.iter().map(key_of).collect();
             for (j, tuple) in tuples.iter().enumerate() {
                 if tuples[..j].iter().any(|earlier| earlier.iter().zip(tuple).all(|(a, b)| json_equal(a, b))) {
-                    let described: Vec<String> = keys.iter().zip(tuple).map(|(k, v)| format!("{k}={}", compact(v))).collect();
-                    out.push(Issue::error("schema", format!("{path}/{j}"), format!("duplicate entry with key {}", described.join(", "))));
+                    let described: Vec<String> =
+                        keys.iter().zip(tuple).map(|(k, v)| format!("{k}={}", compact(v))).collect();
+                    out.push(Issue::error(
+                        "schema",
+                        format!("{path}/{j}"),
+                        format!("duplicate entry with key {}", described.join(", ")),
+                    ));
                 }
             }
         }
@@ -508,11 +562,22 @@ impl Walk<'_, '_> {
         }
     }
 
-    fn check_object(&self, map: &Map<String, Value>, schema: &Map<String, Value>, path: &str, resource_root: bool, out: &mut Vec<Issue>) {
+    fn check_object(
+        &self,
+        map: &Map<String, Value>,
+        schema: &Map<String, Value>,
+        path: &str,
+        resource_root: bool,
+        out: &mut Vec<Issue>,
+    ) {
         if let Some(Value::Array(required)) = schema.get("required") {
             for key in required.iter().filter_map(Value::as_str) {
                 if !map.contains_key(key) {
-                    out.push(Issue::error("schema", format!("{path}/{}", escape(key)), format!("required field {key:?} is missing")));
+                    out.push(Issue::error(
+                        "schema",
+                        format!("{path}/{}", escape(key)),
+                        format!("required field {key:?} is missing"),
+                    ));
                 }
             }
         }
@@ -531,12 +596,20 @@ impl Walk<'_, '_> {
         if resource && !resource_root {
             for key in ["apiVersion", "kind"] {
                 match map.get(key) {
-                    None => out.push(Issue::error("schema", format!("{path}/{key}"), format!("{key} is required in an embedded resource"))),
+                    None => out.push(Issue::error(
+                        "schema",
+                        format!("{path}/{key}"),
+                        format!("{key} is required in an embedded resource"),
+                    )),
                     Some(Value::String(s)) if s.is_empty() => {
                         out.push(Issue::error("schema", format!("{path}/{key}"), format!("{key} must not be empty")))
                     }
                     Some(Value::String(_)) => {}
-                    Some(other) => out.push(Issue::error("schema", format!("{path}/{key}"), format!("{key} must be a string, got {}", describe(other)))),
+                    Some(other) => out.push(Issue::error(
+                        "schema",
+                        format!("{path}/{key}"),
+                        format!("{key} must be a string, got {}", describe(other)),
+                    )),
                 }
             }
         }
@@ -571,12 +644,20 @@ impl Walk<'_, '_> {
         if let Some(Value::Array(any)) = schema.get("anyOf")
             && !any.iter().any(passes)
         {
-            out.push(Issue::error("schema", path.into(), format!("{} matches none of the allowed forms (anyOf)", compact(value))));
+            out.push(Issue::error(
+                "schema",
+                path.into(),
+                format!("{} matches none of the allowed forms (anyOf)", compact(value)),
+            ));
         }
         if let Some(Value::Array(one)) = schema.get("oneOf") {
             let matching = one.iter().filter(|s| passes(s)).count();
             if matching != 1 {
-                out.push(Issue::error("schema", path.into(), format!("must match exactly one of the allowed forms (oneOf), matches {matching}")));
+                out.push(Issue::error(
+                    "schema",
+                    path.into(),
+                    format!("must match exactly one of the allowed forms (oneOf), matches {matching}"),
+                ));
             }
         }
         if let Some(not) = schema.get("not")
@@ -650,7 +731,11 @@ fn check_core_data(kind: &str, object: &Value, prefix: &str, out: &mut Vec<Issue
         let Some(Value::Object(entries)) = object.get(*field) else { continue };
         for (key, value) in entries {
             if let Some(reason) = config_key_error(key) {
-                out.push(Issue::error("schema", format!("{prefix}/{field}/{}", escape(key)), format!("invalid key {key:?}: {reason}")));
+                out.push(Issue::error(
+                    "schema",
+                    format!("{prefix}/{field}/{}", escape(key)),
+                    format!("invalid key {key:?}: {reason}"),
+                ));
             }
             total += value.as_str().map_or(0, str::len);
         }
@@ -659,11 +744,19 @@ fn check_core_data(kind: &str, object: &Value, prefix: &str, out: &mut Vec<Issue
         && let (Some(Value::Object(data)), Some(Value::Object(binary))) = (object.get("data"), object.get("binaryData"))
     {
         for key in binary.keys().filter(|k| data.contains_key(*k)) {
-            out.push(Issue::error("schema", format!("{prefix}/binaryData/{}", escape(key)), format!("duplicate of key {key:?} in data")));
+            out.push(Issue::error(
+                "schema",
+                format!("{prefix}/binaryData/{}", escape(key)),
+                format!("duplicate of key {key:?} in data"),
+            ));
         }
     }
     if total > 1024 * 1024 {
-        out.push(Issue::error("schema", prefix.to_string(), format!("{kind} data is {total} bytes, more than the 1 MiB limit")));
+        out.push(Issue::error(
+            "schema",
+            prefix.to_string(),
+            format!("{kind} data is {total} bytes, more than the 1 MiB limit"),
+        ));
     }
 }
 
@@ -676,7 +769,8 @@ mod tests {
         let registry = Registry::embedded();
         let validator = Validator::new(&registry, ValidateOptions::default());
         let documents = parse_documents(yaml, "test.yaml").expect("test YAML parses");
-        validator.validate_document(&documents[0])
+        validator
+            .validate_document(&documents[0])
             .findings
             .into_iter()
             .filter(|f| f.severity == Severity::Error)

@@ -91,9 +91,7 @@ impl GoValue {
             Value::Number(n) => GoValue::Float(n.as_f64().unwrap_or(0.0)),
             Value::String(s) => GoValue::Str(s.clone()),
             Value::Array(items) => GoValue::List(items.iter().map(GoValue::from_json).collect()),
-            Value::Object(map) => {
-                GoValue::Map(map.iter().map(|(k, v)| (k.clone(), GoValue::from_json(v))).collect())
-            }
+            Value::Object(map) => GoValue::Map(map.iter().map(|(k, v)| (k.clone(), GoValue::from_json(v))).collect()),
         }
     }
 
@@ -432,7 +430,9 @@ impl<'a> Lexer<'a> {
                         self.push(Tok::Dot, 1)
                     }
                 }
-                c if c.is_ascii_digit() || ((c == '-' || c == '+') && rest[1..].starts_with(|d: char| d.is_ascii_digit() || d == '.')) => {
+                c if c.is_ascii_digit()
+                    || ((c == '-' || c == '+') && rest[1..].starts_with(|d: char| d.is_ascii_digit() || d == '.')) =>
+                {
                     let n = self.lex_number();
                     self.tokens.push(Token { tok: Tok::Number(n), pos: start });
                 }
@@ -483,7 +483,11 @@ impl<'a> Lexer<'a> {
         while end < bytes.len() {
             let b = bytes[end];
             let prev = if end > start { bytes[end - 1] } else { 0 };
-            if b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || ((b == b'-' || b == b'+') && matches!(prev, b'e' | b'E' | b'p' | b'P')) {
+            if b.is_ascii_alphanumeric()
+                || b == b'.'
+                || b == b'_'
+                || ((b == b'-' || b == b'+') && matches!(prev, b'e' | b'E' | b'p' | b'P'))
+            {
                 end += 1;
             } else {
                 break;
@@ -803,7 +807,10 @@ impl<'a> Parser<'a> {
         let start = self.pos();
         let mut decl = Vec::new();
         let mut assign = false;
-        if allow_decl && let Tok::Var(name, fields) = self.peek().clone() && fields.is_empty() {
+        if allow_decl
+            && let Tok::Var(name, fields) = self.peek().clone()
+            && fields.is_empty()
+        {
             match self.peek_at(1) {
                 Tok::Declare | Tok::Assign => {
                     assign = matches!(self.peek_at(1), Tok::Assign);
@@ -904,7 +911,11 @@ impl<'a> Parser<'a> {
         Ok(match tok.tok {
             Tok::Ident(name) => {
                 if !FUNCTIONS.contains(&name.as_str()) {
-                    return Err(parse_error(self.name, line_of(self.src, tok.pos), format!("function \"{name}\" not defined")));
+                    return Err(parse_error(
+                        self.name,
+                        line_of(self.src, tok.pos),
+                        format!("function \"{name}\" not defined"),
+                    ));
                 }
                 Operand::Func(name)
             }
@@ -912,7 +923,11 @@ impl<'a> Parser<'a> {
             Tok::Field(fields, _) => Operand::Field(fields, tok.pos),
             Tok::Var(name, fields) => {
                 if !self.var_known(&name) {
-                    return Err(parse_error(self.name, line_of(self.src, tok.pos), format!("undefined variable \"{name}\"")));
+                    return Err(parse_error(
+                        self.name,
+                        line_of(self.src, tok.pos),
+                        format!("undefined variable \"{name}\""),
+                    ));
                 }
                 Operand::Var(name, fields, tok.pos)
             }
@@ -1071,7 +1086,12 @@ impl State<'_> {
                     GoValue::Int(n) => (0..*n).map(|i| (GoValue::Int(i), GoValue::Int(i))).collect(),
                     GoValue::Missing | GoValue::Nil => Vec::new(),
                     other => {
-                        return Err(self.exec_err(tpl_name, pipe.pos, &pipe.text, format!("range can't iterate over {}", other.sprint())));
+                        return Err(self.exec_err(
+                            tpl_name,
+                            pipe.pos,
+                            &pipe.text,
+                            format!("range can't iterate over {}", other.sprint()),
+                        ));
                     }
                 };
                 if items.is_empty() {
@@ -1099,7 +1119,12 @@ impl State<'_> {
             }
             Node::Template(name, pipe, pos) => {
                 let Some(body) = self.tpl.defines.get(name) else {
-                    return Err(self.exec_err(tpl_name, *pos, &format!("template \"{name}\""), format!("template \"{name}\" not defined")));
+                    return Err(self.exec_err(
+                        tpl_name,
+                        *pos,
+                        &format!("template \"{name}\""),
+                        format!("template \"{name}\" not defined"),
+                    ));
                 };
                 let new_dot = match pipe {
                     Some(p) => self.eval_pipeline(p, dot, tpl_name)?,
@@ -1141,7 +1166,12 @@ impl State<'_> {
         Ok(value)
     }
 
-    fn eval_pipeline_value(&mut self, pipe: &Pipeline, dot: &GoValue, tpl_name: &str) -> Result<GoValue, TemplateError> {
+    fn eval_pipeline_value(
+        &mut self,
+        pipe: &Pipeline,
+        dot: &GoValue,
+        tpl_name: &str,
+    ) -> Result<GoValue, TemplateError> {
         let mut value: Option<GoValue> = None;
         for cmd in &pipe.cmds {
             value = Some(self.eval_command(cmd, dot, value, tpl_name)?);
@@ -1149,7 +1179,13 @@ impl State<'_> {
         Ok(value.unwrap_or(GoValue::Missing))
     }
 
-    fn eval_command(&mut self, cmd: &Command, dot: &GoValue, final_arg: Option<GoValue>, tpl_name: &str) -> Result<GoValue, TemplateError> {
+    fn eval_command(
+        &mut self,
+        cmd: &Command,
+        dot: &GoValue,
+        final_arg: Option<GoValue>,
+        tpl_name: &str,
+    ) -> Result<GoValue, TemplateError> {
         let first = &cmd.args[0];
         if let Operand::Func(name) = first {
             let name = name.as_str();
@@ -1157,7 +1193,12 @@ impl State<'_> {
             if name == "and" || name == "or" {
                 let mut operands: Vec<&Operand> = cmd.args[1..].iter().collect();
                 if operands.is_empty() && final_arg.is_none() {
-                    return Err(self.exec_err(tpl_name, cmd.pos, &cmd.text, format!("wrong number of args for {name}: want at least 1 got 0")));
+                    return Err(self.exec_err(
+                        tpl_name,
+                        cmd.pos,
+                        &cmd.text,
+                        format!("wrong number of args for {name}: want at least 1 got 0"),
+                    ));
                 }
                 let mut last = GoValue::Missing;
                 let total = operands.len() + usize::from(final_arg.is_some());
@@ -1198,17 +1239,28 @@ impl State<'_> {
                     &cmd.text,
                     format!("{} is not a method but has arguments", fields.last().map(String::as_str).unwrap_or("")),
                 ),
-                _ => self.exec_err(tpl_name, cmd.pos, &cmd.text, format!("can't give argument to non-function {}", operand_text(first))),
+                _ => self.exec_err(
+                    tpl_name,
+                    cmd.pos,
+                    &cmd.text,
+                    format!("can't give argument to non-function {}", operand_text(first)),
+                ),
             });
         }
         self.eval_arg(first, dot, cmd, tpl_name)
     }
 
-    fn eval_arg(&mut self, op: &Operand, dot: &GoValue, cmd: &Command, tpl_name: &str) -> Result<GoValue, TemplateError> {
+    fn eval_arg(
+        &mut self,
+        op: &Operand,
+        dot: &GoValue,
+        cmd: &Command,
+        tpl_name: &str,
+    ) -> Result<GoValue, TemplateError> {
         match op {
             Operand::Func(name) => {
-                let value = call_function(name, Vec::new())
-                    .map_err(|msg| self.exec_err(tpl_name, cmd.pos, &cmd.text, msg))?;
+                let value =
+                    call_function(name, Vec::new()).map_err(|msg| self.exec_err(tpl_name, cmd.pos, &cmd.text, msg))?;
                 Ok(value)
             }
             Operand::Dot => Ok(dot.clone()),
@@ -1238,7 +1290,14 @@ impl State<'_> {
 
     /// Walks `.a.b.c` from `value`; `pos` is where the chain starts (errors point at the failing
     /// field and name the whole chain, like Go).
-    fn field_chain(&self, mut value: GoValue, fields: &[String], pos: usize, cmd: &Command, tpl_name: &str) -> Result<GoValue, TemplateError> {
+    fn field_chain(
+        &self,
+        mut value: GoValue,
+        fields: &[String],
+        pos: usize,
+        cmd: &Command,
+        tpl_name: &str,
+    ) -> Result<GoValue, TemplateError> {
         let chain_text: String = fields.iter().map(|f| format!(".{f}")).collect();
         let at = if matches!(cmd.args.first(), Some(Operand::Field(..))) && cmd.args.len() == 1 {
             chain_text.clone()
@@ -1252,12 +1311,22 @@ impl State<'_> {
             value = match value {
                 GoValue::Missing => GoValue::Missing,
                 GoValue::Nil => {
-                    return Err(self.exec_err(tpl_name, field_pos, &at, format!("nil pointer evaluating interface {{}}.{field}")));
+                    return Err(self.exec_err(
+                        tpl_name,
+                        field_pos,
+                        &at,
+                        format!("nil pointer evaluating interface {{}}.{field}"),
+                    ));
                 }
                 GoValue::Map(map) => map.get(field).unwrap_or(GoValue::Missing),
                 other => {
                     let type_name = if from_lookup { "interface {}" } else { other.type_name() };
-                    return Err(self.exec_err(tpl_name, field_pos, &at, format!("can't evaluate field {field} in type {type_name}")));
+                    return Err(self.exec_err(
+                        tpl_name,
+                        field_pos,
+                        &at,
+                        format!("can't evaluate field {field} in type {type_name}"),
+                    ));
                 }
             };
         }
@@ -1281,37 +1350,194 @@ fn operand_text(op: &Operand) -> String {
 /// Every function name the parser accepts: Go's builtins and the supported sprig functions.
 pub const FUNCTIONS: &[&str] = &[
     // Go text/template builtins
-    "and", "or", "not", "len", "index", "slice", "print", "printf", "println", "eq", "ne", "lt", "le", "gt", "ge",
-    "html", "js", "urlquery",
+    "and",
+    "or",
+    "not",
+    "len",
+    "index",
+    "slice",
+    "print",
+    "printf",
+    "println",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "html",
+    "js",
+    "urlquery",
     // sprig: strings
-    "upper", "lower", "title", "untitle", "trim", "trimAll", "trimPrefix", "trimSuffix", "trunc", "repeat",
-    "substr", "nospace", "contains", "hasPrefix", "hasSuffix", "quote", "squote", "cat", "indent", "nindent",
-    "replace", "split", "splitList", "splitn", "join", "toString", "toStrings", "sortAlpha", "abbrev",
-    "regexMatch", "regexFind", "regexFindAll", "regexReplaceAll", "regexReplaceAllLiteral", "regexSplit",
-    "b64enc", "b64dec", "sha256sum", "snakecase", "kebabcase", "camelcase",
+    "upper",
+    "lower",
+    "title",
+    "untitle",
+    "trim",
+    "trimAll",
+    "trimPrefix",
+    "trimSuffix",
+    "trunc",
+    "repeat",
+    "substr",
+    "nospace",
+    "contains",
+    "hasPrefix",
+    "hasSuffix",
+    "quote",
+    "squote",
+    "cat",
+    "indent",
+    "nindent",
+    "replace",
+    "split",
+    "splitList",
+    "splitn",
+    "join",
+    "toString",
+    "toStrings",
+    "sortAlpha",
+    "abbrev",
+    "regexMatch",
+    "regexFind",
+    "regexFindAll",
+    "regexReplaceAll",
+    "regexReplaceAllLiteral",
+    "regexSplit",
+    "b64enc",
+    "b64dec",
+    "sha256sum",
+    "snakecase",
+    "kebabcase",
+    "camelcase",
     // sprig: numbers
-    "atoi", "int", "int64", "float64", "add", "add1", "sub", "mul", "div", "mod", "max", "min", "floor", "ceil",
-    "round", "until", "untilStep", "seq",
+    "atoi",
+    "int",
+    "int64",
+    "float64",
+    "add",
+    "add1",
+    "sub",
+    "mul",
+    "div",
+    "mod",
+    "max",
+    "min",
+    "floor",
+    "ceil",
+    "round",
+    "until",
+    "untilStep",
+    "seq",
     // sprig: defaults and flow
-    "default", "empty", "coalesce", "all", "any", "ternary", "fail",
+    "default",
+    "empty",
+    "coalesce",
+    "all",
+    "any",
+    "ternary",
+    "fail",
     // sprig: lists
-    "list", "first", "last", "rest", "initial", "append", "push", "prepend", "concat", "reverse", "uniq",
-    "without", "has", "compact",
+    "list",
+    "first",
+    "last",
+    "rest",
+    "initial",
+    "append",
+    "push",
+    "prepend",
+    "concat",
+    "reverse",
+    "uniq",
+    "without",
+    "has",
+    "compact",
     // sprig: dicts
-    "dict", "get", "set", "unset", "hasKey", "keys", "values", "pick", "omit", "merge", "dig", "pluck",
+    "dict",
+    "get",
+    "set",
+    "unset",
+    "hasKey",
+    "keys",
+    "values",
+    "pick",
+    "omit",
+    "merge",
+    "dig",
+    "pluck",
     // sprig: encoding and types
-    "toJson", "toPrettyJson", "toRawJson", "fromJson", "kindOf", "kindIs", "typeOf", "typeIs", "deepEqual",
+    "toJson",
+    "toPrettyJson",
+    "toRawJson",
+    "fromJson",
+    "kindOf",
+    "kindIs",
+    "typeOf",
+    "typeIs",
+    "deepEqual",
     // sprig: semver
-    "semver", "semverCompare",
+    "semver",
+    "semverCompare",
     // sprig: more
-    "mergeOverwrite", "deepCopy", "chunk", "tuple", "biggest", "trimall", "addf", "add1f", "subf", "mulf", "divf",
-    "maxf", "minf", "base", "dir", "ext", "clean", "isAbs", "osBase", "osDir", "osExt", "osClean", "osIsAbs",
-    "sha512sum", "adler32sum", "plural", "swapcase", "initials", "regexQuoteMeta", "toDecimal", "typeIsLike", "hello",
+    "mergeOverwrite",
+    "deepCopy",
+    "chunk",
+    "tuple",
+    "biggest",
+    "trimall",
+    "addf",
+    "add1f",
+    "subf",
+    "mulf",
+    "divf",
+    "maxf",
+    "minf",
+    "base",
+    "dir",
+    "ext",
+    "clean",
+    "isAbs",
+    "osBase",
+    "osDir",
+    "osExt",
+    "osClean",
+    "osIsAbs",
+    "sha512sum",
+    "adler32sum",
+    "plural",
+    "swapcase",
+    "initials",
+    "regexQuoteMeta",
+    "toDecimal",
+    "typeIsLike",
+    "hello",
     // sprig: must* variants (errors instead of empty results)
-    "mustAppend", "mustPush", "mustPrepend", "mustFirst", "mustLast", "mustRest", "mustInitial", "mustReverse",
-    "mustUniq", "mustWithout", "mustHas", "mustCompact", "mustChunk", "mustDeepCopy", "mustMerge", "mustMergeOverwrite",
-    "mustRegexMatch", "mustRegexFind", "mustRegexFindAll", "mustRegexReplaceAll", "mustRegexReplaceAllLiteral",
-    "mustRegexSplit", "mustToJson", "mustToPrettyJson", "mustToRawJson", "mustFromJson",
+    "mustAppend",
+    "mustPush",
+    "mustPrepend",
+    "mustFirst",
+    "mustLast",
+    "mustRest",
+    "mustInitial",
+    "mustReverse",
+    "mustUniq",
+    "mustWithout",
+    "mustHas",
+    "mustCompact",
+    "mustChunk",
+    "mustDeepCopy",
+    "mustMerge",
+    "mustMergeOverwrite",
+    "mustRegexMatch",
+    "mustRegexFind",
+    "mustRegexFindAll",
+    "mustRegexReplaceAll",
+    "mustRegexReplaceAllLiteral",
+    "mustRegexSplit",
+    "mustToJson",
+    "mustToPrettyJson",
+    "mustToRawJson",
+    "mustFromJson",
 ];
 
 /// sprig names that behave as another function here.
@@ -1332,29 +1558,51 @@ fn alias(name: &str) -> &str {
         "mustToJson" => "toJson",
         "mustToPrettyJson" => "toPrettyJson",
         "mustToRawJson" => "toRawJson",
-        other => other.strip_prefix("must").filter(|rest| {
-            ["Append", "Push", "Prepend", "First", "Last", "Rest", "Initial", "Reverse", "Uniq", "Without", "Has", "Compact",
-             "RegexMatch", "RegexFind", "RegexFindAll", "RegexReplaceAll", "RegexReplaceAllLiteral", "RegexSplit"].contains(rest)
-        }).map_or(other, |_| match other {
-            "mustAppend" => "append",
-            "mustPush" => "push",
-            "mustPrepend" => "prepend",
-            "mustFirst" => "first",
-            "mustLast" => "last",
-            "mustRest" => "rest",
-            "mustInitial" => "initial",
-            "mustReverse" => "reverse",
-            "mustUniq" => "uniq",
-            "mustWithout" => "without",
-            "mustHas" => "has",
-            "mustCompact" => "compact",
-            "mustRegexMatch" => "regexMatch",
-            "mustRegexFind" => "regexFind",
-            "mustRegexFindAll" => "regexFindAll",
-            "mustRegexReplaceAll" => "regexReplaceAll",
-            "mustRegexReplaceAllLiteral" => "regexReplaceAllLiteral",
-            _ => "regexSplit",
-        }),
+        other => other
+            .strip_prefix("must")
+            .filter(|rest| {
+                [
+                    "Append",
+                    "Push",
+                    "Prepend",
+                    "First",
+                    "Last",
+                    "Rest",
+                    "Initial",
+                    "Reverse",
+                    "Uniq",
+                    "Without",
+                    "Has",
+                    "Compact",
+                    "RegexMatch",
+                    "RegexFind",
+                    "RegexFindAll",
+                    "RegexReplaceAll",
+                    "RegexReplaceAllLiteral",
+                    "RegexSplit",
+                ]
+                .contains(rest)
+            })
+            .map_or(other, |_| match other {
+                "mustAppend" => "append",
+                "mustPush" => "push",
+                "mustPrepend" => "prepend",
+                "mustFirst" => "first",
+                "mustLast" => "last",
+                "mustRest" => "rest",
+                "mustInitial" => "initial",
+                "mustReverse" => "reverse",
+                "mustUniq" => "uniq",
+                "mustWithout" => "without",
+                "mustHas" => "has",
+                "mustCompact" => "compact",
+                "mustRegexMatch" => "regexMatch",
+                "mustRegexFind" => "regexFind",
+                "mustRegexFindAll" => "regexFindAll",
+                "mustRegexReplaceAll" => "regexReplaceAll",
+                "mustRegexReplaceAllLiteral" => "regexReplaceAllLiteral",
+                _ => "regexSplit",
+            }),
     }
 }
 
@@ -1507,7 +1755,9 @@ fn go_eq(a: &GoValue, b: &GoValue) -> Result<bool, String> {
                 _ => Ok(a == b),
             }
         }
-        (ka, kb) if ka != kb => Err(format!("incompatible types for comparison: {} and {}", a.type_name(), b.type_name())),
+        (ka, kb) if ka != kb => {
+            Err(format!("incompatible types for comparison: {} and {}", a.type_name(), b.type_name()))
+        }
         _ => Ok(a == b),
     }
 }
@@ -1531,17 +1781,12 @@ fn json_marshal(v: &GoValue, pretty: bool, escape_html: bool) -> String {
     } else {
         serde_json::to_string(&json).unwrap_or_default()
     };
-    if escape_html {
-        text.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
-    } else {
-        text
-    }
+    if escape_html { text.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026") } else { text }
 }
 
 /// sprig's `semverCompare`: Masterminds constraints, approximated with the semver crate.
 fn semver_compare(constraint: &str, version: &str) -> Result<bool, String> {
-    let version = semver::Version::parse(version.trim().trim_start_matches('v'))
-        .map_err(|e| format!("{e}"))?;
+    let version = semver::Version::parse(version.trim().trim_start_matches('v')).map_err(|e| format!("{e}"))?;
     for alternative in constraint.split("||") {
         let mut parts = Vec::new();
         for raw in alternative.split(',').flat_map(|p| {
@@ -1596,7 +1841,9 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
     let name = alias(name);
     if name == "mustFromJson" {
         let text = as_str(args.first().unwrap_or(&V::Missing))?;
-        return serde_json::from_str::<Value>(&text).map(|v| GoValue::from_json(&v)).map_err(|e| format!("error calling mustFromJson: {e}"));
+        return serde_json::from_str::<Value>(&text)
+            .map(|v| GoValue::from_json(&v))
+            .map_err(|e| format!("error calling mustFromJson: {e}"));
     }
     let s = |v: &GoValue| as_str(v);
     Ok(match name {
@@ -1629,13 +1876,20 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
                         l[i as usize].clone()
                     }
                     (V::Str(st), V::Int(i)) => {
-                        let b = st.as_bytes().get(*i as usize).ok_or_else(|| format!("error calling index: index out of range: {i}"))?;
+                        let b = st
+                            .as_bytes()
+                            .get(*i as usize)
+                            .ok_or_else(|| format!("error calling index: index out of range: {i}"))?;
                         V::Int(*b as i64)
                     }
                     (V::Map(m), V::Str(k)) => m.get(k).unwrap_or(V::Nil),
                     (V::Missing | V::Nil, _) => return Err("error calling index: index of untyped nil".into()),
                     (other, _) => {
-                        return Err(format!("error calling index: cannot index slice/array with type {}", idx.type_name()).replace("slice/array", if matches!(other, V::Map(_)) { "map" } else { "slice/array" }));
+                        return Err(format!(
+                            "error calling index: cannot index slice/array with type {}",
+                            idx.type_name()
+                        )
+                        .replace("slice/array", if matches!(other, V::Map(_)) { "map" } else { "slice/array" }));
                     }
                 };
             }
@@ -1845,9 +2099,9 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
                 .collect::<Vec<_>>()
                 .join(" "),
         ),
-        "cat" => V::Str(
-            args.iter().filter(|a| !matches!(a, V::Missing | V::Nil)).map(strval).collect::<Vec<_>>().join(" "),
-        ),
+        "cat" => {
+            V::Str(args.iter().filter(|a| !matches!(a, V::Missing | V::Nil)).map(strval).collect::<Vec<_>>().join(" "))
+        }
         "indent" | "nindent" => {
             want_args(name, &args, 2)?;
             let pad = " ".repeat(to_i64(&args[0]).max(0) as usize);
@@ -1863,7 +2117,9 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
             want_args(name, &args, 2)?;
             let sep = s(&args[0])?;
             let text = s(&args[1])?;
-            V::Map(text.split(sep.as_str()).enumerate().map(|(i, p)| (format!("_{i}"), V::Str(p.to_string()))).collect())
+            V::Map(
+                text.split(sep.as_str()).enumerate().map(|(i, p)| (format!("_{i}"), V::Str(p.to_string()))).collect(),
+            )
         }
         "splitList" => {
             want_args(name, &args, 2)?;
@@ -1875,7 +2131,12 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
             let sep = s(&args[0])?;
             let n = to_i64(&args[1]).max(0) as usize;
             let text = s(&args[2])?;
-            V::Map(text.splitn(n, sep.as_str()).enumerate().map(|(i, p)| (format!("_{i}"), V::Str(p.to_string()))).collect())
+            V::Map(
+                text.splitn(n, sep.as_str())
+                    .enumerate()
+                    .map(|(i, p)| (format!("_{i}"), V::Str(p.to_string())))
+                    .collect(),
+            )
         }
         "join" => {
             want_args(name, &args, 2)?;
@@ -2285,7 +2546,8 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
         "semver" => {
             want_args(name, &args, 1)?;
             let text = s(&args[0])?;
-            let v = semver::Version::parse(text.trim_start_matches('v')).map_err(|e| format!("error calling semver: {e}"))?;
+            let v = semver::Version::parse(text.trim_start_matches('v'))
+                .map_err(|e| format!("error calling semver: {e}"))?;
             let map = GoMap::default();
             map.insert("Major".to_string(), V::Int(v.major as i64));
             map.insert("Minor".to_string(), V::Int(v.minor as i64));
@@ -2297,7 +2559,10 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
         }
         "semverCompare" => {
             want_args(name, &args, 2)?;
-            V::Bool(semver_compare(&s(&args[0])?, &s(&args[1])?).map_err(|e| format!("error calling semverCompare: {e}"))?)
+            V::Bool(
+                semver_compare(&s(&args[0])?, &s(&args[1])?)
+                    .map_err(|e| format!("error calling semverCompare: {e}"))?,
+            )
         }
         "mergeOverwrite" => {
             want_min_args(name, &args, 1)?;
@@ -2378,7 +2643,9 @@ fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
             V::Str(
                 s(&args[0])?
                     .chars()
-                    .map(|c| if c.is_uppercase() { c.to_lowercase().collect::<String>() } else { c.to_uppercase().collect() })
+                    .map(|c| {
+                        if c.is_uppercase() { c.to_lowercase().collect::<String>() } else { c.to_uppercase().collect() }
+                    })
                     .collect(),
             )
         }
@@ -2539,7 +2806,11 @@ pub fn sprintf(format: &str, args: &[GoValue]) -> String {
             ('g', GoValue::Float(f)) => format_float_g(*f),
             _ => bad(arg),
         };
-        if plus && matches!(arg, GoValue::Int(_) | GoValue::Float(_)) && !body.starts_with('-') && matches!(verb, 'd' | 'f' | 'v' | 'g' | 'e') {
+        if plus
+            && matches!(arg, GoValue::Int(_) | GoValue::Float(_))
+            && !body.starts_with('-')
+            && matches!(verb, 'd' | 'f' | 'v' | 'g' | 'e')
+        {
             body.insert(0, '+');
         } else if space && matches!(arg, GoValue::Int(_) | GoValue::Float(_)) && !body.starts_with('-') {
             body.insert(0, ' ');
@@ -2619,7 +2890,10 @@ mod tests {
         assert_eq!(run("{{ if .n }}x{{ else if .on }}y{{ else }}z{{ end }}", data.clone()).unwrap(), "y");
         assert_eq!(run("{{ with .missing }}x{{ else }}none{{ end }}", data.clone()).unwrap(), "none");
         assert_eq!(run("{{ range .none }}x{{ else }}empty{{ end }}", data.clone()).unwrap(), "empty");
-        assert_eq!(run("{{ range .pools }}{{ if eq . \"b\" }}{{ break }}{{ end }}{{ . }}{{ end }}", data.clone()).unwrap(), "a");
+        assert_eq!(
+            run("{{ range .pools }}{{ if eq . \"b\" }}{{ break }}{{ end }}{{ . }}{{ end }}", data.clone()).unwrap(),
+            "a"
+        );
         assert_eq!(run("a  {{- \"b\" -}}  c", data.clone()).unwrap(), "abc");
         assert_eq!(run("{{/* comment */}}x{{- /* c2 */ -}} y", data.clone()).unwrap(), "xy");
         assert_eq!(run("{{ $x := 1 }}{{ if true }}{{ $x = 2 }}{{ end }}{{ $x }}", data).unwrap(), "2");

@@ -36,18 +36,28 @@ pub enum LiveError {
     },
 }
 
-async fn api_for(client: &kube::Client, api_version: &str, kind: &str, namespace: &str) -> Result<Api<DynamicObject>, LiveError> {
+async fn api_for(
+    client: &kube::Client,
+    api_version: &str,
+    kind: &str,
+    namespace: &str,
+) -> Result<Api<DynamicObject>, LiveError> {
     let (group, version) = split_api_version(api_version);
     let gvk = GroupVersionKind::gvk(group, version, kind);
-    let (resource, _caps) = kube::discovery::pinned_kind(client, &gvk).await.map_err(|source| LiveError::Discovery {
-        api_version: api_version.to_string(),
-        kind: kind.to_string(),
-        source,
+    let (resource, _caps) = kube::discovery::pinned_kind(client, &gvk).await.map_err(|source| {
+        LiveError::Discovery { api_version: api_version.to_string(), kind: kind.to_string(), source }
     })?;
     Ok(Api::namespaced_with(client.clone(), namespace, &resource))
 }
 
-async fn get(client: &kube::Client, api_version: &str, kind: &str, namespace: &str, name: &str, by: &str) -> Result<Value, LiveError> {
+async fn get(
+    client: &kube::Client,
+    api_version: &str,
+    kind: &str,
+    namespace: &str,
+    name: &str,
+    by: &str,
+) -> Result<Value, LiveError> {
     let api = api_for(client, api_version, kind, namespace).await?;
     let object = api.get(name).await.map_err(|source| LiveError::Get {
         kind: kind.to_string(),
@@ -89,7 +99,9 @@ fn template_refs(class: &Value, class_ns: &str) -> Vec<(String, String, String, 
                 let ns = Some(text("namespace")).filter(|n| !n.is_empty()).unwrap_or_else(|| class_ns.to_string());
                 let field = format!("{}.{suffix}", base.trim_start_matches('/').replace('/', "."));
                 let entry = (text("apiVersion"), text("kind"), text("name"), ns, field);
-                if !refs.iter().any(|e: &(String, String, String, String, String)| e.1 == entry.1 && e.2 == entry.2 && e.3 == entry.3) {
+                if !refs.iter().any(|e: &(String, String, String, String, String)| {
+                    e.1 == entry.1 && e.2 == entry.2 && e.3 == entry.3
+                }) {
                     refs.push(entry);
                 }
             }
@@ -107,7 +119,9 @@ pub async fn fetch_class(client: &kube::Client, cluster: &Value) -> Result<Vec<D
     let source: std::sync::Arc<str> = std::sync::Arc::from(format!("<live ClusterClass {class_ns}/{class_name}>"));
     let mut documents = Vec::new();
     for (api_version, kind, name, ns, field) in template_refs(&class, &class_ns) {
-        let template = get(client, &api_version, &kind, &ns, &name, &format!("ClusterClass {class_ns}/{class_name} {field}")).await?;
+        let template =
+            get(client, &api_version, &kind, &ns, &name, &format!("ClusterClass {class_ns}/{class_name} {field}"))
+                .await?;
         documents.push(template);
     }
     documents.insert(0, class);
@@ -136,7 +150,9 @@ pub async fn fetch_owned(client: &kube::Client, planned: &[Value]) -> Result<Vec
         let api = api_for(client, &api_version, &kind, namespace).await?;
         if kind == "Cluster" {
             match api.get_opt(name).await {
-                Ok(Some(object)) => out.push(with_type(serde_json::to_value(&object).unwrap_or(Value::Null), &api_version, &kind)),
+                Ok(Some(object)) => {
+                    out.push(with_type(serde_json::to_value(&object).unwrap_or(Value::Null), &api_version, &kind))
+                }
                 Ok(None) => {}
                 Err(source) => return Err(LiveError::List { kind, cluster: format!("{namespace}/{name}"), source }),
             }
@@ -193,9 +209,9 @@ pub async fn plan_against_live(
     documents: &[Document],
 ) -> Result<LivePlan, LivePlanError> {
     let (class_ns, class_name) = class_ref(&cluster.value);
-    let has_class = documents.iter().any(|d| {
-        d.kind() == "ClusterClass" && d.name() == class_name && d.namespace().is_none_or(|ns| ns == class_ns)
-    });
+    let has_class = documents
+        .iter()
+        .any(|d| d.kind() == "ClusterClass" && d.name() == class_name && d.namespace().is_none_or(|ns| ns == class_ns));
     let mut all: Vec<Document> = documents.to_vec();
     if !has_class {
         all.extend(fetch_class(client, &cluster.value).await?);
@@ -213,10 +229,13 @@ pub async fn plan_against_live(
     let wanted: Vec<(String, String)> = planned
         .objects
         .iter()
-        .map(|o| (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string()))
+        .map(|o| {
+            (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string())
+        })
         .collect();
     let (live, others): (Vec<Value>, Vec<Value>) = live.into_iter().partition(|o| {
-        let key = (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string());
+        let key =
+            (o["kind"].as_str().unwrap_or("").to_string(), o["metadata"]["name"].as_str().unwrap_or("").to_string());
         wanted.contains(&key)
     });
     let removed = others

@@ -1,9 +1,9 @@
 //! The ClusterClass topology engine: variables, patches and the objects a topology Cluster produces.
 
 pub mod gotemplate;
-pub mod patches;
-pub mod variables;
 pub mod live;
+pub mod patches;
 pub mod plan;
+pub mod variables;
 
 pub use plan::{Current, CurrentWorker, Planned, TopologyError, plan, plan_all};

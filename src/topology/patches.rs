@@ -76,7 +76,11 @@ pub fn apply(class: &Value, global: &BTreeMap<String, Value>, items: &mut [Item]
         let definitions = patch.get("definitions").and_then(Value::as_array);
         let Some(definitions) = definitions.filter(|d| !d.is_empty()) else {
             if patch.get("external").is_some() {
-                return Err(err(None, None, "external patches need a Runtime Extension and cannot be planned offline".into()));
+                return Err(err(
+                    None,
+                    None,
+                    "external patches need a Runtime Extension and cannot be planned offline".into(),
+                ));
             }
             return Err(err(None, None, "neither definitions nor external is set".into()));
         };
@@ -114,7 +118,11 @@ pub fn apply(class: &Value, global: &BTreeMap<String, Value>, items: &mut [Item]
             let mut patched = item.object.clone();
             for (ji, op) in ops {
                 apply_op(&mut patched, &op).map_err(|reason| {
-                    err(Some(di), Some(ji), format!("{} {}: {reason}", item_kind(&item.object), describe_holder(&item.holder)))
+                    err(
+                        Some(di),
+                        Some(ji),
+                        format!("{} {}: {reason}", item_kind(&item.object), describe_holder(&item.holder)),
+                    )
                 })?;
             }
             match patched.get("spec").cloned() {
@@ -208,20 +216,21 @@ fn generate_op(jp: &Value, vars: &BTreeMap<String, Value>) -> Result<Op, String>
             (None, None) => return Err("failed to calculate value: neither .value nor .valueFrom are set".into()),
             (Some(_), Some(_)) => return Err("failed to calculate value: both .value and .valueFrom are set".into()),
             (Some(v), None) => v.clone(),
-            (None, Some(from)) => match (from.get("variable").and_then(Value::as_str), from.get("template").and_then(Value::as_str)) {
-                (Some(_), Some(_)) => {
-                    return Err("failed to calculate value: .valueFrom is set, but both .valueFrom.variable and .valueFrom.template are set".into());
+            (None, Some(from)) => {
+                match (from.get("variable").and_then(Value::as_str), from.get("template").and_then(Value::as_str)) {
+                    (Some(_), Some(_)) => {
+                        return Err("failed to calculate value: .valueFrom is set, but both .valueFrom.variable and .valueFrom.template are set".into());
+                    }
+                    (Some(variable), None) => {
+                        variables::lookup(vars, variable).map_err(|e| format!("failed to calculate value: {e}"))?
+                    }
+                    (None, Some(template)) => render_value(template, vars)
+                        .map_err(|e| format!("failed to calculate value for template: {e}"))?,
+                    (None, None) => {
+                        return Err("failed to calculate value: .valueFrom is set, but neither .valueFrom.variable nor .valueFrom.template are set".into());
+                    }
                 }
-                (Some(variable), None) => {
-                    variables::lookup(vars, variable).map_err(|e| format!("failed to calculate value: {e}"))?
-                }
-                (None, Some(template)) => {
-                    render_value(template, vars).map_err(|e| format!("failed to calculate value for template: {e}"))?
-                }
-                (None, None) => {
-                    return Err("failed to calculate value: .valueFrom is set, but neither .valueFrom.variable nor .valueFrom.template are set".into());
-                }
-            },
+            }
         })
     };
     Ok(Op { op, path, value })
@@ -401,7 +410,10 @@ mod selector_tests {
         assert!(!matches_selector(&item("AzureManagedClusterTemplate", Holder::InfrastructureCluster), &s));
         let other_version = json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "AzureASOManagedClusterTemplate",
             "matchResources": {"infrastructureCluster": true}});
-        assert!(!matches_selector(&item("AzureASOManagedClusterTemplate", Holder::InfrastructureCluster), &other_version));
+        assert!(!matches_selector(
+            &item("AzureASOManagedClusterTemplate", Holder::InfrastructureCluster),
+            &other_version
+        ));
         let off = selector("AzureASOManagedClusterTemplate", json!({"infrastructureCluster": false}));
         assert!(!matches_selector(&item("AzureASOManagedClusterTemplate", Holder::InfrastructureCluster), &off));
     }
@@ -466,9 +478,15 @@ mod selector_tests {
         let set = json!({"op": "add", "path": "/spec/template/spec/x", "value": 1});
         let c = class(json!([
             pool_patch(Some("{{ eq .builtin.machinePool.class \"a\" }}"), set.clone()),
-            pool_patch(Some("{{ if .flag }}enabled{{ end }}"), json!({"op": "add", "path": "/spec/template/spec/y", "value": 2})),
+            pool_patch(
+                Some("{{ if .flag }}enabled{{ end }}"),
+                json!({"op": "add", "path": "/spec/template/spec/y", "value": 2})
+            ),
             // YAML 1.1, as sigs.k8s.io/yaml reads the output: `yes` is true.
-            pool_patch(Some("{{ if .flag }}yes{{ end }}"), json!({"op": "add", "path": "/spec/template/spec/z", "value": 3})),
+            pool_patch(
+                Some("{{ if .flag }}yes{{ end }}"),
+                json!({"op": "add", "path": "/spec/template/spec/z", "value": 3})
+            ),
         ]));
         apply(&c, &globals(json!({"flag": true, "builtin": {"cluster": {"name": "c"}}})), &mut items).unwrap();
         // Only pool "a" got x; "enabled" is not `true`, so y is never added.
@@ -481,15 +499,24 @@ mod selector_tests {
         let mut items = vec![item("T", pool("a"))];
         let c = class(json!([
             pool_patch(None, json!({"op": "add", "path": "/spec/template/spec/list", "value": ["a"]})),
-            pool_patch(None, json!({"op": "add", "path": "/spec/template/spec/list/-", "valueFrom": {"template": "b"}})),
-            pool_patch(None, json!({"op": "replace", "path": "/spec/template/spec/list/0", "valueFrom": {"variable": "v.items[1]"}})),
+            pool_patch(
+                None,
+                json!({"op": "add", "path": "/spec/template/spec/list/-", "valueFrom": {"template": "b"}})
+            ),
+            pool_patch(
+                None,
+                json!({"op": "replace", "path": "/spec/template/spec/list/0", "valueFrom": {"variable": "v.items[1]"}})
+            ),
         ]));
         apply(&c, &globals(json!({"v": {"items": [0, "z"]}})), &mut items).unwrap();
         assert_eq!(items[0].object["spec"]["template"]["spec"]["list"], json!(["z", "b"]));
         // A path outside /spec is refused like CAPI's webhook does.
         let bad = class(json!([pool_patch(None, json!({"op": "add", "path": "/metadata/labels/x", "value": "y"}))]));
         let err = apply(&bad, &BTreeMap::new(), &mut items).unwrap_err();
-        assert_eq!(err.to_string(), "ClusterClass ns/cc: spec.patches[0] (\"p\") definitions[0].jsonPatches[0]: path \"/metadata/labels/x\" must start with \"/spec/\"");
+        assert_eq!(
+            err.to_string(),
+            "ClusterClass ns/cc: spec.patches[0] (\"p\") definitions[0].jsonPatches[0]: path \"/metadata/labels/x\" must start with \"/spec/\""
+        );
     }
 
     #[test]
@@ -500,7 +527,10 @@ mod selector_tests {
         assert_eq!(render_value("true", &vars).unwrap(), json!(true));
         assert_eq!(render_value("a: {{ .name }}\nb: [1, 2]", &vars).unwrap(), json!({"a": "x", "b": [1, 2]}));
         let mut items = vec![item("T", pool("a"))];
-        let both = class(json!([pool_patch(None, json!({"op": "add", "path": "/spec/template/spec/x", "value": 1, "valueFrom": {"variable": "n"}}))]));
+        let both = class(json!([pool_patch(
+            None,
+            json!({"op": "add", "path": "/spec/template/spec/x", "value": 1, "valueFrom": {"variable": "n"}})
+        )]));
         assert!(apply(&both, &vars, &mut items).unwrap_err().reason.contains("both .value and .valueFrom are set"));
     }
 }

@@ -101,12 +101,8 @@ pub fn plan_all(documents: &[Document]) -> Result<Vec<Planned>, TopologyError> {
 pub fn class_ref(cluster: &Value) -> (String, String) {
     let ns = cluster.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
     let topo = cluster.pointer("/spec/topology").cloned().unwrap_or(Value::Null);
-    let name = topo
-        .pointer("/classRef/name")
-        .or_else(|| topo.get("class"))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
+    let name =
+        topo.pointer("/classRef/name").or_else(|| topo.get("class")).and_then(Value::as_str).unwrap_or("").to_string();
     let class_ns = topo
         .pointer("/classRef/namespace")
         .or_else(|| topo.get("classNamespace"))
@@ -235,7 +231,12 @@ impl Ctx<'_> {
         digest.iter().take(5).map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char).collect()
     }
 
-    fn name_from_template(&self, template: &str, role: &str, extra: Option<(&str, &str)>) -> Result<String, TopologyError> {
+    fn name_from_template(
+        &self,
+        template: &str,
+        role: &str,
+        extra: Option<(&str, &str)>,
+    ) -> Result<String, TopologyError> {
         let mut data = BTreeMap::new();
         data.insert(
             "cluster".to_string(),
@@ -245,13 +246,17 @@ impl Ctx<'_> {
         if let Some((key, topology_name)) = extra {
             data.insert(
                 key.to_string(),
-                GoValue::Map([("topologyName".to_string(), GoValue::Str(topology_name.to_string()))].into_iter().collect()),
+                GoValue::Map(
+                    [("topologyName".to_string(), GoValue::Str(topology_name.to_string()))].into_iter().collect(),
+                ),
             );
         }
-        let name = gotemplate::render(template, &GoValue::Map(gotemplate::GoMap::new(data))).map_err(|e| TopologyError::InvalidClass {
-            class: self.class_label.clone(),
-            field: format!("naming template of {role}"),
-            message: e.to_string(),
+        let name = gotemplate::render(template, &GoValue::Map(gotemplate::GoMap::new(data))).map_err(|e| {
+            TopologyError::InvalidClass {
+                class: self.class_label.clone(),
+                field: format!("naming template of {role}"),
+                message: e.to_string(),
+            }
         })?;
         Ok(if name.len() > 63 { format!("{}{}", &name[..58], self.random(&format!("{role}/trim"))) } else { name })
     }
@@ -378,8 +383,7 @@ fn set_pointer(doc: &mut Value, pointer: &str, value: Value) {
 /// `copySpec`: the object's spec becomes the patched template's `spec.template.spec`, except
 /// for `preserve` pointers (relative to the object) that the desired object already sets.
 fn copy_spec(object: &mut Value, patched_template: &Value, preserve: &[&str]) {
-    let kept: Vec<(&str, Value)> =
-        preserve.iter().filter_map(|p| object.pointer(p).map(|v| (*p, v.clone()))).collect();
+    let kept: Vec<(&str, Value)> = preserve.iter().filter_map(|p| object.pointer(p).map(|v| (*p, v.clone()))).collect();
     let spec = patched_template.pointer("/spec/template/spec").cloned().unwrap_or(json!({}));
     object["spec"] = spec;
     for (pointer, value) in kept {
@@ -464,9 +468,14 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         cluster: cluster_label.clone(),
         errors: errors.into_iter().map(|e| (cluster_doc.location_of(&field_pointer(&e)), e)).collect(),
     };
-    let mut global =
-        variables::resolve(&defs, cluster.pointer("/spec/topology/variables"), "spec.topology.variables", &ctx.class_label, false)
-            .map_err(var_err)?;
+    let mut global = variables::resolve(
+        &defs,
+        cluster.pointer("/spec/topology/variables"),
+        "spec.topology.variables",
+        &ctx.class_label,
+        false,
+    )
+    .map_err(var_err)?;
 
     // Templates.
     let infra_ref = ctx.required_ref("/spec/infrastructure")?;
@@ -584,7 +593,11 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         (WorkerKind::Deployment, "machineDeployments", "machineDeployments"),
         (WorkerKind::Pool, "machinePools", "machinePools"),
     ] {
-        let topologies = cluster.pointer(&format!("/spec/topology/workers/{topo_key}")).and_then(Value::as_array).cloned().unwrap_or_default();
+        let topologies = cluster
+            .pointer(&format!("/spec/topology/workers/{topo_key}"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         for (index, topo) in topologies.iter().enumerate() {
             workers.push(compute_worker(&ctx, kind, topo_key, class_key, index, topo, &topology_version, current)?);
         }
@@ -599,7 +612,9 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
     }
     let mut meta = Map::new();
     for key in ["labels", "annotations"] {
-        if let Some(v) = cluster.pointer(&format!("/metadata/{key}")).filter(|v| v.as_object().is_some_and(|m| !m.is_empty())) {
+        if let Some(v) =
+            cluster.pointer(&format!("/metadata/{key}")).filter(|v| v.as_object().is_some_and(|m| !m.is_empty()))
+        {
             meta.insert(key.into(), v.clone());
         }
     }
@@ -633,7 +648,8 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         cp_builtin.insert("replicas".into(), control_plane.pointer("/spec/replicas").cloned().unwrap_or(Value::Null));
     }
     if let Some(machine) = &cp_machine {
-        cp_builtin.insert("machineTemplate".into(), json!({"infrastructureRef": {"name": s(machine, "/metadata/name")}}));
+        cp_builtin
+            .insert("machineTemplate".into(), json!({"infrastructureRef": {"name": s(machine, "/metadata/name")}}));
     }
     let cp_vars: BTreeMap<String, Value> =
         [(variables::BUILTIN.to_string(), json!({"controlPlane": cp_builtin}))].into_iter().collect();
@@ -644,17 +660,25 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         Item { holder: Holder::ControlPlane, object: cp_template.clone(), variables: cp_vars.clone() },
     ];
     if let Some(t) = &cp_machine_template {
-        items.push(Item { holder: Holder::ControlPlaneMachineInfrastructure, object: t.clone(), variables: cp_vars.clone() });
+        items.push(Item {
+            holder: Holder::ControlPlaneMachineInfrastructure,
+            object: t.clone(),
+            variables: cp_vars.clone(),
+        });
     }
     for w in &workers {
         let (key, holder) = match w.kind {
-            WorkerKind::Pool => ("machinePool", Holder::MachinePool { class: w.class.clone(), topology: w.topology_name.clone() }),
-            WorkerKind::Deployment => {
-                ("machineDeployment", Holder::MachineDeployment { class: w.class.clone(), topology: w.topology_name.clone() })
+            WorkerKind::Pool => {
+                ("machinePool", Holder::MachinePool { class: w.class.clone(), topology: w.topology_name.clone() })
             }
+            WorkerKind::Deployment => (
+                "machineDeployment",
+                Holder::MachineDeployment { class: w.class.clone(), topology: w.topology_name.clone() },
+            ),
         };
         let topo_key = if w.kind == WorkerKind::Pool { "machinePools" } else { "machineDeployments" };
-        let topo = cluster.pointer(&format!("/spec/topology/workers/{topo_key}/{}", w.index)).cloned().unwrap_or(Value::Null);
+        let topo =
+            cluster.pointer(&format!("/spec/topology/workers/{topo_key}/{}", w.index)).cloned().unwrap_or(Value::Null);
         let mut vars = variables::resolve(
             &defs,
             topo.pointer("/variables/overrides"),
@@ -747,11 +771,15 @@ fn compute_worker(
     if topology_name.is_empty() || class_name.is_empty() {
         return Err(ctx.cluster_err(&field, "Required value: name and class must be set".into()));
     }
-    let classes = ctx.class.pointer(&format!("/spec/workers/{class_key}")).and_then(Value::as_array).cloned().unwrap_or_default();
+    let classes =
+        ctx.class.pointer(&format!("/spec/workers/{class_key}")).and_then(Value::as_array).cloned().unwrap_or_default();
     let Some(ci) = classes.iter().position(|c| s(c, "/class") == Some(class_name.as_str())) else {
         return Err(ctx.cluster_err(
             &format!("{field}.class"),
-            format!("Invalid value: {class_name:?}: no {class_key} class of that name in ClusterClass {}", ctx.class_label),
+            format!(
+                "Invalid value: {class_name:?}: no {class_key} class of that name in ClusterClass {}",
+                ctx.class_label
+            ),
         ));
     };
     let class_def = &classes[ci];
@@ -797,7 +825,9 @@ fn compute_worker(
         .unwrap_or_else(|| format!("{{{{ .cluster.name }}}}-{{{{ .{key}.topologyName }}}}-{{{{ .random }}}}"));
     let name = match current_worker.and_then(|c| c.name.clone()) {
         Some(n) => n,
-        None => ctx.name_from_template(&name_template, &format!("{role}/{topology_name}"), Some((key, &topology_name)))?,
+        None => {
+            ctx.name_from_template(&name_template, &format!("{role}/{topology_name}"), Some((key, &topology_name)))?
+        }
     };
     let class_meta = class_def.pointer(meta_ptr);
     let topo_meta = topo.get("metadata");
@@ -918,15 +948,21 @@ pub fn current_from_live(live_cluster: &Value, live_objects: &[Value]) -> Curren
     };
     if let Some(cp_name) = &current.control_plane {
         let cp_kind = s(live_cluster, "/spec/controlPlaneRef/kind");
-        if let Some(cp) = live_objects.iter().find(|o| s(o, "/metadata/name") == Some(cp_name) && s(o, "/kind") == cp_kind) {
+        if let Some(cp) =
+            live_objects.iter().find(|o| s(o, "/metadata/name") == Some(cp_name) && s(o, "/kind") == cp_kind)
+        {
             current.control_plane_machine_infrastructure = s(cp, "/spec/machineTemplate/infrastructureRef/name")
                 .or_else(|| s(cp, "/spec/machineTemplate/spec/infrastructureRef/name"))
                 .map(str::to_string);
         }
     }
-    for (kind, label) in [("MachinePool", MACHINE_POOL_NAME_LABEL), ("MachineDeployment", MACHINE_DEPLOYMENT_NAME_LABEL)] {
+    for (kind, label) in
+        [("MachinePool", MACHINE_POOL_NAME_LABEL), ("MachineDeployment", MACHINE_DEPLOYMENT_NAME_LABEL)]
+    {
         for object in live_objects.iter().filter(|o| s(o, "/kind") == Some(kind) && labelled(o, label)) {
-            let Some(topology_name) = s(object, &format!("/metadata/labels/{}", label.replace('/', "~1"))) else { continue };
+            let Some(topology_name) = s(object, &format!("/metadata/labels/{}", label.replace('/', "~1"))) else {
+                continue;
+            };
             let worker = CurrentWorker {
                 name: s(object, "/metadata/name").map(str::to_string),
                 bootstrap: s(object, "/spec/template/spec/bootstrap/configRef/name").map(str::to_string),
@@ -980,7 +1016,10 @@ mod tests {
         assert_eq!(current.machine_pools.len(), 2);
         let second = plan(cluster, &docs, &current).unwrap();
         let names = |objects: &[Value]| -> Vec<String> {
-            objects.iter().map(|o| format!("{}/{}", o["kind"].as_str().unwrap(), o["metadata"]["name"].as_str().unwrap())).collect()
+            objects
+                .iter()
+                .map(|o| format!("{}/{}", o["kind"].as_str().unwrap(), o["metadata"]["name"].as_str().unwrap()))
+                .collect()
         };
         assert_eq!(names(&second.objects), names(&live));
         // Same content apart from the names.

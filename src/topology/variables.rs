@@ -121,7 +121,8 @@ pub fn check_cel(value: &Value, schema: &Value, path: &str, errors: &mut Vec<Var
     let validator = kube::core::cel::Validator::new();
     if let Err(failures) = validator.validate_compiled(&compiled, value, None) {
         for failure in failures.into_vec() {
-            let at = if failure.field_path.is_empty() { path.to_string() } else { format!("{path}.{}", failure.field_path) };
+            let at =
+                if failure.field_path.is_empty() { path.to_string() } else { format!("{path}.{}", failure.field_path) };
             errors.push(VariableError::Invalid { path: at, value: short(value), reason: failure.message.clone() });
         }
     }
@@ -173,7 +174,9 @@ fn type_matches(value: &Value, ty: &str) -> bool {
     match ty {
         "string" => value.is_string(),
         "boolean" => value.is_boolean(),
-        "integer" => value.as_i64().is_some() || value.as_u64().is_some() || value.as_f64().is_some_and(|f| f.fract() == 0.0),
+        "integer" => {
+            value.as_i64().is_some() || value.as_u64().is_some() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
         "number" => value.is_number(),
         "object" => value.is_object(),
         "array" => value.is_array(),
@@ -367,12 +370,14 @@ fn check_format(format: &str, s: &str) -> Option<String> {
     let ok = match format {
         "ipv4" => s.parse::<std::net::Ipv4Addr>().is_ok(),
         "ipv6" => s.parse::<std::net::Ipv6Addr>().is_ok(),
-        "cidr" => s.split_once('/').is_some_and(|(ip, bits)| {
-            ip.parse::<std::net::IpAddr>().is_ok() && bits.parse::<u8>().is_ok()
-        }),
-        "uuid" => regex::Regex::new(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
-            .map(|re| re.is_match(s))
-            .unwrap_or(true),
+        "cidr" => s
+            .split_once('/')
+            .is_some_and(|(ip, bits)| ip.parse::<std::net::IpAddr>().is_ok() && bits.parse::<u8>().is_ok()),
+        "uuid" => {
+            regex::Regex::new(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
+                .map(|re| re.is_match(s))
+                .unwrap_or(true)
+        }
         "byte" => {
             use base64::Engine as _;
             base64::engine::general_purpose::STANDARD.decode(s).is_ok()
@@ -477,20 +482,43 @@ mod tests {
             {"name": "network", "value": {"mtu": 100, "cidrs": ["nope"], "extra": true}}]);
         let errors = resolve(&defs(), Some(&values), "spec.topology.variables", "cc", false).unwrap_err();
         let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
-        assert!(text[0].starts_with("spec.topology.variables[0].name: Invalid value: \"nosuch\": variable is not defined"), "{text:?}");
-        assert!(text.iter().any(|t| t.starts_with("spec.topology.variables[1].value: Invalid value: \"Standard_X\": supported values")), "{text:?}");
-        assert!(text.iter().any(|t| t.contains("[2].value.mtu: Invalid value: 100: should be greater than or equal to 576")), "{text:?}");
-        assert!(text.iter().any(|t| t.contains("[2].value.cidrs[0]: Invalid value: \"nope\": must be of format cidr")), "{text:?}");
-        assert!(text.iter().any(|t| t.contains("[2].value.extra: Invalid value: true: field not declared in schema")), "{text:?}");
-        assert!(text.iter().any(|t| t.contains("Required value: required variable \"location\" must be set")), "{text:?}");
+        assert!(
+            text[0].starts_with("spec.topology.variables[0].name: Invalid value: \"nosuch\": variable is not defined"),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|t| t
+                    .starts_with("spec.topology.variables[1].value: Invalid value: \"Standard_X\": supported values")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|t| t.contains("[2].value.mtu: Invalid value: 100: should be greater than or equal to 576")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter().any(|t| t.contains("[2].value.cidrs[0]: Invalid value: \"nope\": must be of format cidr")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter().any(|t| t.contains("[2].value.extra: Invalid value: true: field not declared in schema")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter().any(|t| t.contains("Required value: required variable \"location\" must be set")),
+            "{text:?}"
+        );
     }
 
     #[test]
     fn cel_rules_of_variable_schemas_are_evaluated() {
-        let defs = definitions(&json!({"spec": {"variables": [{"name": "pool", "required": true, "schema": {"openAPIV3Schema": {
+        let defs = definitions(
+            &json!({"spec": {"variables": [{"name": "pool", "required": true, "schema": {"openAPIV3Schema": {
             "type": "object",
             "properties": {"min": {"type": "integer"}, "max": {"type": "integer"}},
-            "x-kubernetes-validations": [{"rule": "self.min <= self.max", "message": "min must not exceed max"}]}}}]}}))
+            "x-kubernetes-validations": [{"rule": "self.min <= self.max", "message": "min must not exceed max"}]}}}]}}),
+        )
         .unwrap();
         let ok = json!([{"name": "pool", "value": {"min": 1, "max": 3}}]);
         assert!(resolve(&defs, Some(&ok), "spec.topology.variables", "cc", false).is_ok());

@@ -147,10 +147,7 @@ fn start() -> ApiServer {
                 let status = child.wait();
                 // Give the stderr thread a moment to take the last bytes.
                 std::thread::sleep(Duration::from_millis(200));
-                panic!(
-                    "kube-testenv exited before READY ({status:?}); its stderr:\n{}",
-                    stderr_text(&stderr_log)
-                );
+                panic!("kube-testenv exited before READY ({status:?}); its stderr:\n{}", stderr_text(&stderr_log));
             }
         }
     };
@@ -161,13 +158,7 @@ fn start() -> ApiServer {
     let server = server_of(&kubeconfig);
 
     let stdin = child.stdin.take().expect("piped stdin");
-    ApiServer {
-        kubeconfig,
-        forbidden_kubeconfig,
-        server,
-        _stdin: Mutex::new(stdin),
-        _child: Mutex::new(child),
-    }
+    ApiServer { kubeconfig, forbidden_kubeconfig, server, _stdin: Mutex::new(stdin), _child: Mutex::new(child) }
 }
 
 fn server_of(kubeconfig: &Path) -> String {
@@ -211,11 +202,8 @@ impl ApiServer {
     /// Namespaces are not deleted: the server has no namespace controller and is thrown away at exit.
     pub fn namespace(&self, prefix: &str) -> String {
         static NEXT: AtomicUsize = AtomicUsize::new(1);
-        let clean: String = prefix
-            .to_ascii_lowercase()
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect();
+        let clean: String =
+            prefix.to_ascii_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
         let clean = clean.trim_matches('-');
         let clean = &clean[..clean.len().min(50)];
         let name = format!("{clean}-{}", NEXT.fetch_add(1, Ordering::Relaxed));
@@ -249,9 +237,7 @@ fn run_kubectl(kubeconfig: &Path, args: &[&str], input: Option<&str>) -> Output 
         .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("running kubectl (is it on PATH?): {e}"));
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("running kubectl (is it on PATH?): {e}"));
     if let Some(input) = input {
         let mut stdin = child.stdin.take().expect("piped stdin");
         let input = input.to_owned();
@@ -260,9 +246,7 @@ fn run_kubectl(kubeconfig: &Path, args: &[&str], input: Option<&str>) -> Output 
             let _ = stdin.write_all(input.as_bytes());
         });
     }
-    child
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("waiting for kubectl: {e}"))
+    child.wait_with_output().unwrap_or_else(|e| panic!("waiting for kubectl: {e}"))
 }
 
 fn expect_success(args: &[&str], out: Output) -> String {
