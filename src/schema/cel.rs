@@ -16,7 +16,8 @@ use crate::report::Severity;
 
 pub(crate) struct CelChecker {
     validator: Validator,
-    kinds: RwLock<HashMap<Gvk, Arc<KindRules>>>,
+    /// Per GVK and whether the schema was read without `status` (the rules differ).
+    kinds: RwLock<HashMap<(Gvk, bool), Arc<KindRules>>>,
 }
 
 /// What CEL needs of one kind: where its rules sit, and the rules compiled (on first need).
@@ -97,7 +98,7 @@ impl CelChecker {
     }
 
     fn rules_of(&self, kind: &KindSchema) -> Arc<KindRules> {
-        let gvk = kind.gvk();
+        let gvk = (kind.gvk(), kind.status_omitted);
         if let Some(rules) = self.kinds.read().unwrap_or_else(PoisonError::into_inner).get(&gvk) {
             return rules.clone();
         }

@@ -252,6 +252,7 @@ pub fn kind_schemas_from_crd(crd: &Value, location: &str) -> Result<Vec<KindSche
             deprecation_warning,
             cel,
             typed: false,
+            status_omitted: false,
             schema,
         });
     }
@@ -295,6 +296,7 @@ pub fn core_kind_schemas() -> Vec<KindSchema> {
         deprecation_warning: None,
         cel: false,
         typed: true,
+        status_omitted: false,
         schema,
     };
     vec![

@@ -66,6 +66,10 @@ pub struct KindSchema {
     pub typed: bool,
     /// The structural `openAPIV3Schema`, descriptions stripped.
     pub schema: Value,
+    /// `schema` was read without the subtree of its `status` property (see
+    /// [`Registry::get_without_status`]); only for objects that have no `status`.
+    #[serde(skip)]
+    pub status_omitted: bool,
 }
 
 impl KindSchema {

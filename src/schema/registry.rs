@@ -19,7 +19,8 @@ static EMBEDDED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/schemas/gvk");
 pub struct Registry {
     user: BTreeMap<Gvk, Arc<KindSchema>>,
     no_embedded: bool,
-    cache: RwLock<HashMap<Gvk, Option<Arc<KindSchema>>>>,
+    /// Embedded schemas by GVK and whether `status` was left out.
+    cache: RwLock<HashMap<(Gvk, bool), Option<Arc<KindSchema>>>>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -67,7 +68,7 @@ impl Registry {
         let count = kinds.len();
         for kind in kinds {
             let gvk = kind.gvk();
-            self.cache.get_mut().unwrap_or_else(PoisonError::into_inner).remove(&gvk);
+            self.forget(&gvk);
             self.user.insert(gvk, Arc::new(kind));
         }
         Ok(count)
@@ -76,22 +77,39 @@ impl Registry {
     /// Adds a schema directly.
     pub fn add_kind(&mut self, kind: KindSchema) {
         let gvk = kind.gvk();
-        self.cache.get_mut().unwrap_or_else(PoisonError::into_inner).remove(&gvk);
+        self.forget(&gvk);
         self.user.insert(gvk, Arc::new(kind));
+    }
+
+    fn forget(&mut self, gvk: &Gvk) {
+        let cache = self.cache.get_mut().unwrap_or_else(PoisonError::into_inner);
+        cache.remove(&(gvk.clone(), false));
+        cache.remove(&(gvk.clone(), true));
     }
 
     /// The schema of `gvk`, if any source has it.
     pub fn get(&self, gvk: &Gvk) -> Result<Option<Arc<KindSchema>>, SchemaError> {
+        self.lookup(gvk, false)
+    }
+
+    /// Like [`Registry::get`], for an object without `status`: an embedded schema may then be read
+    /// without its `status` subtree (a third of an ASO schema), which such an object never consults.
+    pub fn get_without_status(&self, gvk: &Gvk) -> Result<Option<Arc<KindSchema>>, SchemaError> {
+        self.lookup(gvk, true)
+    }
+
+    fn lookup(&self, gvk: &Gvk, without_status: bool) -> Result<Option<Arc<KindSchema>>, SchemaError> {
         if let Some(kind) = self.user.get(gvk) {
             return Ok(Some(kind.clone()));
         }
-        if let Some(hit) = self.cache.read().unwrap_or_else(PoisonError::into_inner).get(gvk) {
+        let key = (gvk.clone(), without_status);
+        if let Some(hit) = self.cache.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
             return Ok(hit.clone());
         }
-        let loaded = if self.no_embedded { None } else { load_embedded(gvk)? };
+        let loaded = if self.no_embedded { None } else { load_embedded(gvk, without_status)? };
         // Two threads may both parse a schema the first time; the first one stored wins.
         let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
-        Ok(cache.entry(gvk.clone()).or_insert(loaded).clone())
+        Ok(cache.entry(key).or_insert(loaded).clone())
     }
 
     /// Every version in which `group`/`kind` has a schema (sorted), e.g. to say which versions a
@@ -120,7 +138,7 @@ impl Registry {
     }
 }
 
-fn load_embedded(gvk: &Gvk) -> Result<Option<Arc<KindSchema>>, SchemaError> {
+fn load_embedded(gvk: &Gvk, without_status: bool) -> Result<Option<Arc<KindSchema>>, SchemaError> {
     // Path components come from user input: refuse anything that could walk the tree.
     let safe = |s: &str| !s.is_empty() && !s.contains('/') && !s.contains('\\') && s != "." && s != "..";
     if !(safe(group_dir(&gvk.group)) && safe(&gvk.version) && safe(&gvk.kind)) {
@@ -128,7 +146,204 @@ fn load_embedded(gvk: &Gvk) -> Result<Option<Arc<KindSchema>>, SchemaError> {
     }
     let path = format!("{}/{}/{}.json", group_dir(&gvk.group), gvk.version, gvk.kind);
     let Some(file) = EMBEDDED.get_file(&path) else { return Ok(None) };
-    let kind: KindSchema = serde_json::from_slice(file.contents())
-        .map_err(|err| SchemaError::Embedded { path: path.clone(), message: err.to_string() })?;
+    let embedded = |err: serde_json::Error| SchemaError::Embedded { path: path.clone(), message: err.to_string() };
+    if without_status {
+        let lean: lean::LeanKind = serde_json::from_slice(file.contents()).map_err(embedded)?;
+        if let Some(kind) = lean.into_kind() {
+            return Ok(Some(Arc::new(kind)));
+        }
+    }
+    let kind: KindSchema = serde_json::from_slice(file.contents()).map_err(embedded)?;
     Ok(Some(Arc::new(kind)))
+}
+
+/// Reading an embedded schema without the subtree of its root `status` property: the subtree is
+/// skipped by the JSON reader (no values built) and replaced by an empty schema.
+mod lean {
+    use std::fmt;
+
+    use serde::Deserialize;
+    use serde::de::{IgnoredAny, MapAccess, Visitor};
+    use serde_json::{Map, Value};
+
+    use crate::schema::KindSchema;
+
+    /// An embedded schema file (the fields of [`KindSchema`]) with a lean `schema`.
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub(super) struct LeanKind {
+        group: String,
+        version: String,
+        kind: String,
+        plural: String,
+        scope: String,
+        #[serde(default)]
+        status_subresource: bool,
+        #[serde(default)]
+        deprecation_warning: Option<String>,
+        #[serde(default)]
+        cel: bool,
+        #[serde(default)]
+        typed: bool,
+        schema: LeanSchema,
+    }
+
+    impl LeanKind {
+        /// The kind, unless its `status` schema has a default (an object without status would get
+        /// one): then the caller reads the whole schema.
+        pub(super) fn into_kind(self) -> Option<KindSchema> {
+            if self.schema.status_has_default {
+                return None;
+            }
+            Some(KindSchema {
+                group: self.group,
+                version: self.version,
+                kind: self.kind,
+                plural: self.plural,
+                scope: self.scope,
+                status_subresource: self.status_subresource,
+                deprecation_warning: self.deprecation_warning,
+                cel: self.cel,
+                typed: self.typed,
+                schema: self.schema.value,
+                status_omitted: self.schema.status_omitted,
+            })
+        }
+    }
+
+    struct LeanSchema {
+        value: Value,
+        status_omitted: bool,
+        status_has_default: bool,
+    }
+
+    impl<'de> Deserialize<'de> for LeanSchema {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_map(RootVisitor)
+        }
+    }
+
+    struct RootVisitor;
+
+    impl<'de> Visitor<'de> for RootVisitor {
+        type Value = LeanSchema;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a structural schema")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LeanSchema, A::Error> {
+            let mut out = Map::new();
+            let mut status_omitted = false;
+            let mut status_has_default = false;
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "properties" {
+                    let properties = map.next_value::<LeanProperties>()?;
+                    status_omitted = properties.status_omitted;
+                    status_has_default = properties.status_has_default;
+                    out.insert(key, Value::Object(properties.value));
+                } else {
+                    out.insert(key, map.next_value::<Value>()?);
+                }
+            }
+            Ok(LeanSchema { value: Value::Object(out), status_omitted, status_has_default })
+        }
+    }
+
+    struct LeanProperties {
+        value: Map<String, Value>,
+        status_omitted: bool,
+        status_has_default: bool,
+    }
+
+    impl<'de> Deserialize<'de> for LeanProperties {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_map(PropertiesVisitor)
+        }
+    }
+
+    struct PropertiesVisitor;
+
+    impl<'de> Visitor<'de> for PropertiesVisitor {
+        type Value = LeanProperties;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("schema properties")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LeanProperties, A::Error> {
+            let mut value = Map::new();
+            let mut status_omitted = false;
+            let mut status_has_default = false;
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "status" {
+                    status_has_default = map.next_value::<StatusHead>()?.has_default;
+                    status_omitted = true;
+                    value.insert(key, Value::Object(Map::new()));
+                } else {
+                    value.insert(key, map.next_value::<Value>()?);
+                }
+            }
+            Ok(LeanProperties { value, status_omitted, status_has_default })
+        }
+    }
+
+    /// The `status` schema, skipped; only whether it has a default is kept.
+    struct StatusHead {
+        has_default: bool,
+    }
+
+    impl<'de> Deserialize<'de> for StatusHead {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_map(StatusVisitor)
+        }
+    }
+
+    struct StatusVisitor;
+
+    impl<'de> Visitor<'de> for StatusVisitor {
+        type Value = StatusHead;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("the status schema")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StatusHead, A::Error> {
+            let mut has_default = false;
+            while let Some(key) = map.next_key::<String>()? {
+                has_default |= key == "default";
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(StatusHead { has_default })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemas_without_status_equal_the_whole_schema_minus_status() {
+        let registry = Registry::embedded();
+        let mut checked = 0;
+        for gvk in [
+            Gvk::new("cluster.x-k8s.io", "v1beta1", "Cluster"),
+            Gvk::new("containerservice.azure.com", "v1api20240901", "ManagedCluster"),
+            Gvk::new("infrastructure.cluster.x-k8s.io", "v1beta1", "AzureASOManagedControlPlane"),
+            Gvk::new("", "v1", "Secret"),
+        ] {
+            let full = registry.get(&gvk).unwrap().unwrap();
+            let lean = registry.get_without_status(&gvk).unwrap().unwrap();
+            let mut expected = full.schema.clone();
+            if let Some(status) = expected.pointer_mut("/properties/status") {
+                *status = Value::Object(serde_json::Map::new());
+                checked += 1;
+                assert!(lean.status_omitted, "{gvk}");
+            } else {
+                assert!(!lean.status_omitted, "{gvk}");
+            }
+            assert!(!full.status_omitted);
+            assert_eq!(lean.schema, expected, "{gvk}");
+            assert_eq!(
+                (lean.plural.as_str(), lean.status_subresource, lean.cel),
+                (full.plural.as_str(), full.status_subresource, full.cel)
+            );
+        }
+        assert_eq!(checked, 3, "three of the kinds have a status schema");
+    }
 }

@@ -208,7 +208,10 @@ impl<'r> Validator<'r> {
         }
         let (group, version) = split_api_version(api_version);
         let gvk = Gvk::new(group, version, kind_name);
-        let kind = match self.registry.get(&gvk) {
+        // An object without status never consults the status schema: read the kind without it.
+        let lookup =
+            if map.contains_key("status") { self.registry.get(&gvk) } else { self.registry.get_without_status(&gvk) };
+        let kind = match lookup {
             Ok(Some(kind)) => kind,
             Ok(None) => {
                 let versions = self.registry.versions_of(group, kind_name);
