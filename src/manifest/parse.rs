@@ -113,83 +113,6 @@ fn nodes_line_of(nodes: &[NodeLine], value: &Value, pointer: &str) -> Option<usi
     Some(nodes[end - 1].line as usize)
 }
 
-/// A YAML node with its position, as serde-saphyr reports it.
-enum Node {
-    Null,
-    Bool(bool),
-    Int(i64),
-    UInt(u64),
-    Float(f64),
-    Str(String),
-    Seq(Vec<Spanned<Node>>),
-    Map(Vec<(Spanned<Node>, Spanned<Node>)>),
-}
-
-impl<'de> Deserialize<'de> for Node {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(NodeVisitor)
-    }
-}
-
-struct NodeVisitor;
-
-impl<'de> Visitor<'de> for NodeVisitor {
-    type Value = Node;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any YAML value")
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Node, E> {
-        Ok(Node::Null)
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Node, E> {
-        Ok(Node::Null)
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
-        Node::deserialize(d)
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Node, E> {
-        Ok(Node::Bool(v))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Node, E> {
-        Ok(Node::Int(v))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Node, E> {
-        Ok(Node::UInt(v))
-    }
-    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Node, E> {
-        Ok(Node::Float(v as f64))
-    }
-    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Node, E> {
-        Ok(Node::Float(v as f64))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Node, E> {
-        Ok(Node::Float(v))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Node, E> {
-        Ok(Node::Str(v.to_string()))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Node, E> {
-        Ok(Node::Str(v))
-    }
-    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Node, E> {
-        Ok(Node::Str(String::from_utf8_lossy(v).into_owned()))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element::<Spanned<Node>>()? {
-            items.push(item);
-        }
-        Ok(Node::Seq(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
-        let mut entries = Vec::new();
-        while let Some(entry) = map.next_entry::<Spanned<Node>, Spanned<Node>>()? {
-            entries.push(entry);
-        }
-        Ok(Node::Map(entries))
-    }
-}
-
 thread_local! {
     /// Line records of the document being read (see [`LinedValue`]).
     static NODE_LINES: std::cell::RefCell<Vec<NodeLine>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -244,16 +167,66 @@ impl<'de> Deserialize<'de> for LinedValue {
     }
 }
 
-/// A mapping key as Kubernetes' YAML-to-JSON conversion spells it (see [`key_string`]).
+/// A mapping key as Kubernetes' YAML-to-JSON conversion spells it.
 struct KubeKey(String);
 
 impl<'de> Deserialize<'de> for KubeKey {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let node = Node::deserialize(deserializer)?;
-        Ok(KubeKey(match node {
-            Node::Str(s) => s,
-            other => key_string(&other),
-        }))
+        deserializer.deserialize_any(KeyVisitor).map(KubeKey)
+    }
+}
+
+/// Scalars as their text (`true`, `3`, `null`); a collection as a key is "".
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = String;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a mapping key")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<String, E> {
+        Ok("null".to_string())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<String, E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<String, E> {
+        self.visit_f64(v as f64)
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<String, E> {
+        self.visit_f64(v as f64)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<String, E> {
+        Ok(v)
+    }
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<String, E> {
+        Ok(String::from_utf8_lossy(v).into_owned())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<String, A::Error> {
+        while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+        Ok(String::new())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<String, A::Error> {
+        while map.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
+        Ok(String::new())
     }
 }
 
@@ -362,55 +335,35 @@ fn escape_pointer_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
-/// A mapping key as Kubernetes' YAML-to-JSON conversion spells it.
-fn key_string(node: &Node) -> String {
-    match node {
-        Node::Null => "null".to_string(),
-        Node::Bool(b) => b.to_string(),
-        Node::Int(i) => i.to_string(),
-        Node::UInt(u) => u.to_string(),
-        Node::Float(f) => f.to_string(),
-        Node::Str(s) => s.clone(),
-        Node::Seq(_) | Node::Map(_) => String::new(),
-    }
-}
-
-fn into_value(node: Spanned<Node>, pointer: &mut String, lines: &mut HashMap<String, usize>) -> Value {
-    lines.insert(pointer.clone(), node.referenced.line() as usize);
-    match node.value {
-        Node::Null => Value::Null,
-        Node::Bool(b) => Value::Bool(b),
-        Node::Int(i) => Value::Number(i.into()),
-        Node::UInt(u) => Value::Number(u.into()),
-        Node::Float(f) => Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null),
-        Node::Str(s) => Value::String(s),
-        Node::Seq(items) => {
-            let mut out = Vec::with_capacity(items.len());
-            for (i, item) in items.into_iter().enumerate() {
-                let len = pointer.len();
-                pointer.push('/');
-                pointer.push_str(&i.to_string());
-                out.push(into_value(item, pointer, lines));
-                pointer.truncate(len);
+/// The JSON-pointer lines of a value read by [`LinedDocument`]: every node under its pointer.
+fn pointer_lines(
+    value: &Value,
+    nodes: &[NodeLine],
+    end: usize,
+    pointer: &mut String,
+    out: &mut HashMap<String, usize>,
+) {
+    out.insert(pointer.clone(), nodes[end - 1].line as usize);
+    let ranges = children(nodes, end);
+    let mut visit = |token: &str, child: &Value, child_end: usize, pointer: &mut String| {
+        let len = pointer.len();
+        pointer.push('/');
+        pointer.push_str(token);
+        pointer_lines(child, nodes, child_end, pointer, out);
+        pointer.truncate(len);
+    };
+    match value {
+        Value::Object(map) => {
+            for ((key, child), &(_, child_end)) in map.iter().zip(&ranges) {
+                visit(&escape_pointer_token(key), child, child_end, pointer);
             }
-            Value::Array(out)
         }
-        Node::Map(entries) => {
-            let mut out = Map::with_capacity(entries.len());
-            for (key, value) in entries {
-                let key_line = key.referenced.line() as usize;
-                let key = key_string(&key.value);
-                let len = pointer.len();
-                pointer.push('/');
-                pointer.push_str(&escape_pointer_token(&key));
-                let value = into_value(value, pointer, lines);
-                // A field is where its key is written, not where its (block) value starts.
-                lines.insert(pointer.clone(), key_line);
-                pointer.truncate(len);
-                out.insert(key, value);
+        Value::Array(items) => {
+            for (i, (child, &(_, child_end))) in items.iter().zip(&ranges).enumerate() {
+                visit(&i.to_string(), child, child_end, pointer);
             }
-            Value::Object(out)
         }
+        _ => {}
     }
 }
 
@@ -457,10 +410,10 @@ pub fn parse_plain_documents(text: &str, source_name: &str) -> Result<Vec<Docume
 
 /// Parses one YAML (or JSON) document into a value and the lines of its fields.
 pub fn parse_value(text: &str, source_name: &str) -> Result<(Value, LineIndex), ManifestError> {
-    let node: Spanned<Node> = serde_saphyr::from_str_with_options(text, kubernetes_yaml_options())
+    let LinedDocument { value, nodes, .. } = serde_saphyr::from_str_with_options(text, kubernetes_yaml_options())
         .map_err(|err| syntax_error(err, source_name))?;
     let mut lines = HashMap::new();
-    let value = into_value(node, &mut String::new(), &mut lines);
+    pointer_lines(&value, &nodes, nodes.len(), &mut String::new(), &mut lines);
     Ok((value, LineIndex { inner: Lines::Pointers(Arc::new(lines)) }))
 }
 
