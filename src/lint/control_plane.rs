@@ -313,7 +313,7 @@ fn extensions(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{findings_among, ids};
+    use super::super::test_support::{amcp, aso_control_plane, findings_among, ids, paths};
     use super::*;
     use crate::report::Finding;
 
@@ -322,16 +322,6 @@ mod tests {
             yaml,
             &[IDENTITY, SECURITY_PROFILE, DISABLE_LOCAL_ACCOUNTS, VIRTUAL_NETWORK, FLEETS_MEMBER_NAME, AKS_EXTENSIONS],
         )
-    }
-
-    fn amcp(fields: &str) -> String {
-        format!(
-            "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlane\nmetadata: {{name: c1}}\nspec:\n  version: v1.33.2\n{fields}"
-        )
-    }
-
-    fn paths(found: &[Finding]) -> Vec<&str> {
-        found.iter().map(|f| f.path.as_str()).collect()
     }
 
     #[test]
@@ -439,21 +429,7 @@ spec:
 
     #[test]
     fn aso_managed_cluster_workload_identity_and_local_accounts() {
-        let aso = |fields: &str| {
-            findings(&format!(
-                "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
-kind: AzureASOManagedControlPlane
-metadata: {{name: c1}}
-spec:
-  version: v1.33.2
-  resources:
-  - apiVersion: containerservice.azure.com/v1api20240901
-    kind: ManagedCluster
-    metadata: {{name: c1}}
-    spec:
-{fields}"
-            ))
-        };
+        let aso = |fields: &str| findings(&aso_control_plane(fields));
         let wi = "      securityProfile: {workloadIdentity: {enabled: true}}\n";
         assert!(aso(&format!("{wi}      oidcIssuerProfile: {{enabled: true}}\n")).is_empty());
         assert!(aso("      securityProfile: {workloadIdentity: {enabled: false}}\n").is_empty());

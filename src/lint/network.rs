@@ -218,7 +218,7 @@ impl Settings<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{findings_of, ids};
+    use super::super::test_support::{amcp, findings_of, ids};
     use super::*;
 
     fn bundle(cidrs: &str, dns_service_ip: &str) -> String {
@@ -272,12 +272,6 @@ spec:
             ("Cluster/c1", "/spec/clusterNetwork/services/cidrBlocks")
         );
         assert!(findings_of(&bundle("[10.0.0.0/16]", "10.0.0.10"), CLUSTER_NETWORK_CIDRS).is_empty());
-    }
-
-    fn amcp(fields: &str) -> String {
-        format!(
-            "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlane\nmetadata: {{name: c1}}\nspec:\n  version: v1.33.2\n{fields}"
-        )
     }
 
     #[test]

@@ -252,7 +252,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{findings_among, ids};
+    use super::super::test_support::{findings_among, ids, paths};
     use super::*;
     use crate::report::Finding;
 
@@ -280,10 +280,6 @@ spec:
       mode: User
 {fields}"
         )
-    }
-
-    fn paths(found: &[Finding]) -> Vec<&str> {
-        found.iter().map(|f| f.path.as_str()).collect()
     }
 
     #[test]

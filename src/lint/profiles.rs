@@ -305,38 +305,12 @@ fn check_aso(object: &AsoObject<'_>, sink: &mut Sink<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{findings_among, ids};
+    use super::super::test_support::{amcp, aso_control_plane as aso, findings_among, ids, paths};
     use super::*;
     use crate::report::Finding;
 
     fn findings(yaml: &str) -> Vec<Finding> {
         findings_among(yaml, &[LOAD_BALANCER_PROFILE, API_SERVER_ACCESS_PROFILE, AUTOSCALER_PROFILE])
-    }
-
-    fn amcp(fields: &str) -> String {
-        format!(
-            "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlane\nmetadata: {{name: c1}}\nspec:\n  version: v1.33.2\n{fields}"
-        )
-    }
-
-    fn aso(fields: &str) -> String {
-        format!(
-            "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
-kind: AzureASOManagedControlPlane
-metadata: {{name: c1}}
-spec:
-  version: v1.33.2
-  resources:
-  - apiVersion: containerservice.azure.com/v1api20240901
-    kind: ManagedCluster
-    metadata: {{name: c1}}
-    spec:
-{fields}"
-        )
-    }
-
-    fn paths(found: &[Finding]) -> Vec<&str> {
-        found.iter().map(|f| f.path.as_str()).collect()
     }
 
     #[test]

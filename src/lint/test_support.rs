@@ -25,3 +25,32 @@ pub(crate) fn ids(findings: &[Finding]) -> Vec<&str> {
 pub(crate) fn findings_among(yaml: &str, rules: &[&str]) -> Vec<Finding> {
     findings(yaml).into_iter().filter(|finding| rules.contains(&finding.rule.as_str())).collect()
 }
+
+/// An AzureManagedControlPlane `c1` (version v1.33.2) with `fields` appended under `spec` (indented by 2).
+pub(crate) fn amcp(fields: &str) -> String {
+    format!(
+        "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlane\nmetadata: {{name: c1}}\nspec:\n  version: v1.33.2\n{fields}"
+    )
+}
+
+/// An AzureASOManagedControlPlane `c1` embedding a ManagedCluster whose `spec` gets `fields` (indented by 6).
+pub(crate) fn aso_control_plane(fields: &str) -> String {
+    format!(
+        "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedControlPlane
+metadata: {{name: c1}}
+spec:
+  version: v1.33.2
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedCluster
+    metadata: {{name: c1}}
+    spec:
+{fields}"
+    )
+}
+
+/// The JSON pointers of the findings, in order.
+pub(crate) fn paths(found: &[Finding]) -> Vec<&str> {
+    found.iter().map(|f| f.path.as_str()).collect()
+}
