@@ -1,12 +1,15 @@
 //! `kubectl-capz render` and `params` through the binary: snapshots of every flavor, output formats,
 //! `--out-dir`, lint-clean output, and plugin discovery through the real kubectl.
 
+mod cli_runner;
+
 use std::path::Path;
 
 use assert_cmd::Command;
 use capz::lint::{RuleSelection, check};
 use capz::manifest::parse_documents;
 use capz::report::Severity;
+use cli_runner::capz;
 
 /// The variables CAPZ's docs export before `clusterctl generate cluster --flavor aks[-aso]`.
 pub const DOCS_ENV: &[(&str, &str)] = &[
@@ -21,15 +24,6 @@ pub const DOCS_ENV: &[(&str, &str)] = &[
     ("ASO_CREDENTIAL_SECRET_NAME", "aso-credentials"),
     ("WORKER_MACHINE_COUNT", "2"),
 ];
-
-fn capz(env: &[(&str, &str)]) -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
-    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd
-}
 
 fn stdout_of(cmd: &mut Command) -> String {
     let output = cmd.output().unwrap();
