@@ -99,7 +99,7 @@ pub struct RenderInputArgs {
     /// Cluster name (overrides CLUSTER_NAME, values and --set).
     pub name: Option<String>,
     /// Target namespace (overrides NAMESPACE, values and --set).
-    #[arg(short = 'n', long)]
+    #[arg(short = 'n', long, visible_alias = "target-namespace")]
     pub namespace: Option<String>,
     /// Kubernetes version, e.g. v1.33.2 (overrides KUBERNETES_VERSION, values and --set).
     #[arg(long)]
@@ -112,10 +112,29 @@ pub struct RenderInputArgs {
     pub set: Vec<String>,
     /// Render a clusterctl template (`${VAR}` syntax) as `clusterctl generate cluster --from` does;
     /// `-` reads stdin. Variables: --set, then the environment, then --values (a flat map like
-    /// clusterctl.yaml). Without -n the namespace is `default` (render) or the kubeconfig
-    /// context's namespace (diff, as clusterctl).
+    /// clusterctl.yaml), then clusterctl's config file (--config, else clusterctl's own search). Without -n
+    /// the namespace is `default` (render) or the kubeconfig context's namespace (diff, as clusterctl).
     #[arg(long, value_name = "FILE")]
     pub from: Option<String>,
+    /// The flavor, as clusterctl spells it (`--flavor aks NAME` = `aks NAME`).
+    #[arg(long = "flavor", value_name = "FLAVOR")]
+    pub flavor_flag: Option<String>,
+    /// clusterctl's infrastructure provider: only `azure` (optionally `azure:VERSION`) is rendered here.
+    #[arg(short = 'i', long, value_name = "PROVIDER")]
+    pub infrastructure: Option<String>,
+    /// clusterctl's `--worker-machine-count` (WORKER_MACHINE_COUNT, above the environment): with a flavor,
+    /// the replicas of every pool that sets none.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub worker_machine_count: Option<i64>,
+    /// clusterctl's `--control-plane-machine-count` (CONTROL_PLANE_MACHINE_COUNT); AKS has no control plane
+    /// machines, so only templates (--from) that use the variable see it.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub control_plane_machine_count: Option<i64>,
+    /// With --from: clusterctl's config file (a flat map of variables, below the environment). Without it
+    /// the first of $XDG_CONFIG_HOME/cluster-api/clusterctl.yaml and ~/.cluster-api/clusterctl.yaml is read,
+    /// as clusterctl does.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Read flavor and ClusterClass templates from this directory instead of the embedded ones.
     #[arg(long, value_name = "DIR")]
     pub flavor_dir: Option<PathBuf>,

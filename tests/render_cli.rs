@@ -324,3 +324,34 @@ fn which(name: &str) -> Result<std::path::PathBuf, ()> {
         .find(|p| p.is_file())
         .ok_or(())
 }
+
+/// clusterctl's spellings: `--flavor F --infrastructure azure NAME`, `--target-namespace`,
+/// `--worker-machine-count` render what the positional form renders; contradictions are usage errors.
+#[test]
+fn clusterctl_flag_spellings() {
+    let positional = render(DOCS_ENV, &["aks-aso", "demo", "-n", "team-a", "--set", "poolDefaults.replicas=4"]);
+    let clusterctl_style = render(
+        DOCS_ENV,
+        &["demo", "--flavor", "aks-aso", "--infrastructure", "azure:v1.21.0", "--target-namespace", "team-a"]
+            .into_iter()
+            .chain(["--worker-machine-count", "4"])
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(positional, clusterctl_style);
+    assert!(positional.contains("replicas: 4"), "{positional}");
+
+    for (args, message) in [
+        (&["demo", "--flavor", "aks", "--infrastructure", "aws"][..], "renders the Azure provider's"),
+        (&["--from", "t.yaml", "--flavor", "aks", "demo"][..], "two template sources"),
+        (&["aks", "demo", "--flavor", "aks"][..], "takes the place of the positional FLAVOR"),
+        (&["demo", "--infrastructure", "azure"][..], "needs a flavor"),
+        (&["aks", "demo", "--config", "clusterctl.yaml"][..], "--config (clusterctl's config file) applies to --from"),
+        (&["--from", "https://example.invalid/t.yaml", "demo"][..], "does not download templates"),
+    ] {
+        let out = capz(DOCS_ENV).arg("render").args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}

@@ -50,7 +50,9 @@ fn documents(text: &str, source: &str) -> Vec<Value> {
 fn render_from_matches_recorded_clusterctl_runs() {
     let text = std::fs::read_to_string(fixture("cli-cases.json")).expect("recorded cases exist");
     let cases: Vec<Value> = serde_json::from_str(&text).expect("JSON");
-    assert!(cases.len() >= 25, "recorded cases went missing");
+    assert!(cases.len() >= 41, "recorded cases went missing");
+    let home_config_cases = cases.iter().filter(|c| c["home_files"].is_object()).count();
+    assert!(home_config_cases >= 10, "the cases with a clusterctl config file in HOME went missing");
     let scratch = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     for (i, case) in cases.iter().enumerate() {
@@ -64,10 +66,35 @@ fn render_from_matches_recorded_clusterctl_runs() {
         if let Some(config) = case["config"].as_str() {
             let path = scratch.path().join(format!("clusterctl-{i}.yaml"));
             std::fs::write(&path, config).unwrap();
-            cmd.arg("--values").arg(&path);
+            cmd.arg("--config").arg(&path);
         }
         if case["list_variables"].as_bool().unwrap() {
             cmd.arg("--list-variables");
+        }
+        for flag in ["worker_machine_count", "control_plane_machine_count"] {
+            if let Some(count) = case[flag].as_i64() {
+                cmd.arg(format!("--{}", flag.replace('_', "-"))).arg(count.to_string());
+            }
+        }
+        // A HOME of its own per case, with the files clusterctl found there (its config file).
+        let home = scratch.path().join(format!("home-{i}"));
+        std::fs::create_dir_all(&home).unwrap();
+        if let Some(files) = case["home_files"].as_object() {
+            for (relative, content) in files {
+                let path = home.join(relative);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, content.as_str().unwrap()).unwrap();
+            }
+        }
+        cmd.env("HOME", &home);
+        match case["xdg_config_home"].as_str() {
+            None => {
+                cmd.env("XDG_CONFIG_HOME", &home);
+            }
+            Some("") => {}
+            Some(relative) => {
+                cmd.env("XDG_CONFIG_HOME", home.join(relative));
+            }
         }
         for (k, v) in case["env"].as_object().unwrap() {
             cmd.env(k, v.as_str().unwrap());

@@ -74,20 +74,21 @@ fn inputs(
     runtime: &tokio::runtime::Runtime,
     options: &ClusterOptions,
 ) -> anyhow::Result<Vec<Document>> {
-    let rendering = args.input.flavor.is_some() || args.input.from.is_some();
+    let input = super::render::with_clusterctl_flags(&args.input)?;
+    let rendering = input.flavor.is_some() || input.from.is_some();
     match (args.filenames.is_empty(), rendering) {
         (false, true) => bail!("give either -f FILE|DIR|-, FLAVOR NAME or --from TEMPLATE, not both"),
         (true, false) => bail!("nothing to diff: give -f FILE|DIR|-, FLAVOR NAME or --from TEMPLATE"),
         (false, false) => Ok(manifest::read_paths(&args.filenames)?),
-        (true, true) if args.input.from.is_some() => {
+        (true, true) if input.from.is_some() => {
             // Without -n the target namespace is the kubeconfig context's, as clusterctl asks the
             // management cluster's kubeconfig (reading it sends no request).
-            let request = super::render_from::template_request(&args.input, || {
+            let request = super::render_from::template_request(&input, || {
                 Ok(runtime.block_on(Cluster::connect(options))?.default_namespace().to_string())
             })?;
             Ok(from_template::render_template(&request)?.documents()?)
         }
-        (true, true) => super::render::render_input(&args.input),
+        (true, true) => super::render::render_input(&input),
     }
 }
 

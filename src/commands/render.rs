@@ -14,7 +14,8 @@ use crate::render::{self, CapiVersion, Engine};
 
 use super::{render_fleet, render_from};
 
-pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
+pub(crate) fn run(mut args: RenderArgs) -> anyhow::Result<ExitStatus> {
+    args.input = with_clusterctl_flags(&args.input)?;
     if args.input.from.is_some() {
         return render_from::run(args);
     }
@@ -41,6 +42,48 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// The render flags with clusterctl's spellings folded in: `--flavor F NAME` becomes `F NAME`;
+/// `--infrastructure` must name Azure; flags that do not fit the template source are errors, as in
+/// `clusterctl generate cluster` ("only one template can be used at time").
+pub(crate) fn with_clusterctl_flags(input: &RenderInputArgs) -> anyhow::Result<RenderInputArgs> {
+    let mut input = input.clone();
+    if let Some(provider) = &input.infrastructure {
+        let name = provider.split_once(':').map_or(provider.as_str(), |(name, _)| name);
+        if name != "azure" {
+            bail!("--infrastructure {provider}: kubectl capz renders the Azure provider's (CAPZ's) flavors only");
+        }
+    }
+    if input.from.is_some() && (input.flavor_flag.is_some() || input.infrastructure.is_some()) {
+        bail!(
+            "--from and --flavor/--infrastructure name two template sources; give one              (clusterctl: only one template can be used at time)"
+        );
+    }
+    if input.from.is_none() && input.config.is_some() {
+        bail!("--config (clusterctl's config file) applies to --from; a flavor takes --values FILE");
+    }
+    if let Some(flavor) = input.flavor_flag.take() {
+        match (input.flavor.take(), input.name.take()) {
+            (Some(_), Some(_)) => {
+                bail!("--flavor {flavor} takes the place of the positional FLAVOR: give only the cluster name")
+            }
+            (name, None) | (None, name) => {
+                input.flavor = Some(flavor);
+                input.name = name;
+            }
+        }
+    } else if input.infrastructure.is_some() {
+        // clusterctl's spelling: the one positional argument is the cluster name, and CAPZ's default
+        // flavor (self-managed clusters) is not one of ours.
+        bail!("--infrastructure azure needs a flavor: --flavor aks, aks-aso, ... (`kubectl capz params` lists them)");
+    }
+    if input.from.is_none() && input.control_plane_machine_count.is_some() {
+        eprintln!(
+            "warning: AKS has no control plane machines: --control-plane-machine-count is not used by the flavors"
+        );
+    }
+    Ok(input)
+}
+
 /// The inputs of the parameter model from the flags and the process environment.
 pub(crate) fn inputs_of(input: &RenderInputArgs) -> Inputs {
     Inputs {
@@ -50,6 +93,7 @@ pub(crate) fn inputs_of(input: &RenderInputArgs) -> Inputs {
         cluster_name: input.name.clone(),
         namespace: input.namespace.clone(),
         kubernetes_version: input.kubernetes_version.clone(),
+        worker_machine_count: input.worker_machine_count,
         values_inline: Vec::new(),
     }
 }

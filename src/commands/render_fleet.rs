@@ -21,9 +21,12 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         || args.input.name.is_some()
         || !args.input.values.is_empty()
         || !args.input.set.is_empty()
+        || args.input.infrastructure.is_some()
+        || args.input.worker_machine_count.is_some()
+        || args.input.control_plane_machine_count.is_some()
     {
         bail!(
-            "--fleet takes flavors, names and values from the fleet file; drop the FLAVOR, NAME, --values and --set arguments"
+            "--fleet takes flavors, names and values from the fleet file; drop the FLAVOR, NAME, --values, --set and clusterctl's template flags"
         );
     }
     let fleet = Fleet::read(fleet_path)?;

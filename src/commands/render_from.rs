@@ -2,7 +2,8 @@
 //!
 //! Like `clusterctl generate cluster NAME --from FILE -n NS`, offline: variables come from
 //! `--set NAME=value` (like clusterctl's flags), then the environment, then `--values FILE` (a flat
-//! map like clusterctl.yaml). Without `-n` the target namespace is `default` (clusterctl would ask
+//! map like clusterctl.yaml), then clusterctl's own config file (`--config`, or the one clusterctl
+//! finds in `$XDG_CONFIG_HOME/cluster-api` or `~/.cluster-api`). Without `-n` the target namespace is `default` (clusterctl would ask
 //! the management cluster for the kubeconfig's current namespace; there is none here).
 //! The rendering itself is [`crate::render::from_template`], shared with `diff --from`.
 
@@ -69,15 +70,27 @@ pub(crate) fn template_request(
         Some(namespace) => namespace.clone(),
         None => default_namespace()?,
     };
-    let env = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
+    let env: Vec<(String, String)> =
+        std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+    let config_file = match &input.config {
+        Some(path) => Some(path.clone()),
+        None => {
+            let lookup = |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+            let home = lookup("HOME").filter(|home| !home.is_empty()).map(std::path::Path::new);
+            from_template::default_config_file(lookup("XDG_CONFIG_HOME"), home)?
+        }
+    };
     Ok(TemplateRequest {
         template: from.to_string(),
+        config_file,
         values_files: input.values.clone(),
         set: input.set.clone(),
-        env: env.collect(),
+        env,
         cluster_name,
         target_namespace,
         kubernetes_version: input.kubernetes_version.clone(),
+        control_plane_machine_count: input.control_plane_machine_count,
+        worker_machine_count: input.worker_machine_count,
     })
 }
 

@@ -430,6 +430,8 @@ pub struct Inputs {
     pub namespace: Option<String>,
     /// `--kubernetes-version`.
     pub kubernetes_version: Option<String>,
+    /// `--worker-machine-count` (clusterctl's flag): `poolDefaults.replicas`, above everything else.
+    pub worker_machine_count: Option<i64>,
     /// Values given in memory (a fleet's `defaults`, a cluster's `values`), merged after the values
     /// files, in order.
     pub values_inline: Vec<InlineValues>,
@@ -520,6 +522,12 @@ pub fn merge(inputs: &Inputs) -> Result<Layered, ParamsError> {
                 .merge_at(&[Segment::Key(key.to_string())], Value::String(value.clone()), &|_| Source::Flag(flag))
                 .map_err(ParamsError::Internal)?;
         }
+    }
+    if let Some(count) = inputs.worker_machine_count {
+        let segments = [Segment::Key("poolDefaults".to_string()), Segment::Key("replicas".to_string())];
+        layered
+            .merge_at(&segments, Value::from(count), &|_| Source::Flag("--worker-machine-count"))
+            .map_err(ParamsError::Internal)?;
     }
     Ok(layered)
 }

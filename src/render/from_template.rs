@@ -2,7 +2,7 @@
 //! values files read, the variables gathered with clusterctl's precedence, the options injected,
 //! and the objects generated as clusterctl prints them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -14,7 +14,10 @@ use crate::manifest::{self, Document, ManifestError};
 pub struct TemplateRequest {
     /// The template file, or `-` for stdin.
     pub template: String,
-    /// Values files (flat maps like clusterctl.yaml), later files win.
+    /// clusterctl's config file (`--config`, or the one found by [`default_config_file`]): a flat
+    /// map of variables, the lowest precedence.
+    pub config_file: Option<PathBuf>,
+    /// Values files (flat maps like clusterctl.yaml), later files win; above the config file.
     pub values_files: Vec<PathBuf>,
     /// `NAME=VALUE` assignments, the highest precedence (like clusterctl's flags).
     pub set: Vec<String>,
@@ -26,6 +29,46 @@ pub struct TemplateRequest {
     pub target_namespace: String,
     /// `KUBERNETES_VERSION`, if given.
     pub kubernetes_version: Option<String>,
+    /// `--control-plane-machine-count`, if given.
+    pub control_plane_machine_count: Option<i64>,
+    /// `--worker-machine-count`, if given.
+    pub worker_machine_count: Option<i64>,
+}
+
+/// The extensions viper tries for clusterctl's config file, in its order (`viper.SupportedExts`).
+const VIPER_EXTENSIONS: [&str; 12] =
+    ["json", "toml", "yaml", "yml", "properties", "props", "prop", "hcl", "tfvars", "dotenv", "env", "ini"];
+
+/// The clusterctl config file that `clusterctl generate cluster` reads without `--config`: the first
+/// `clusterctl.<ext>` in `$XDG_CONFIG_HOME/cluster-api` (an absolute `XDG_CONFIG_HOME`, `~` expanded,
+/// else `$HOME/.config`), then in `$HOME/.cluster-api`, extensions in viper's order. Only YAML and
+/// JSON files are read; a file in another of viper's formats is an error, not silently skipped.
+pub fn default_config_file(
+    xdg_config_home: Option<&str>,
+    home: Option<&Path>,
+) -> Result<Option<PathBuf>, TemplateError> {
+    let xdg = xdg_config_home
+        .map(|dir| match (dir.strip_prefix('~'), home) {
+            (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
+                home.join(rest.trim_start_matches('/'))
+            }
+            _ => PathBuf::from(dir),
+        })
+        .filter(|dir| dir.is_absolute())
+        .or_else(|| home.map(|home| home.join(".config")));
+    let folders = [xdg.map(|dir| dir.join("cluster-api")), home.map(|home| home.join(".cluster-api"))];
+    for folder in folders.iter().flatten() {
+        for ext in VIPER_EXTENSIONS {
+            let candidate = folder.join(format!("clusterctl.{ext}"));
+            if candidate.is_file() {
+                if !matches!(ext, "json" | "yaml" | "yml") {
+                    return Err(TemplateError::ConfigFormat { path: candidate });
+                }
+                return Ok(Some(candidate));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Why a template could not be rendered. Messages name the file or the assignment concerned.
@@ -45,6 +88,19 @@ pub enum TemplateError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot read clusterctl's config file {}", .path.display())]
+    ReadConfig {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: kubectl capz reads clusterctl config files in YAML or JSON only", .path.display())]
+    ConfigFormat { path: PathBuf },
+    #[error(
+        "--from {0}: kubectl capz does not download templates (no network access is assumed); \
+         download it first, e.g. `curl -fsSLo template.yaml URL`, then `--from template.yaml`"
+    )]
+    RemoteTemplate(String),
     #[error("--set {0}: expected NAME=VALUE")]
     SetSyntax(String),
     #[error("--set {0}: the variable name is empty")]
@@ -97,6 +153,11 @@ pub struct RenderedTemplate {
 pub fn prepare(request: &TemplateRequest) -> Result<PreparedTemplate, TemplateError> {
     let (text, source_name) = read_template(&request.template)?;
     let mut config = Map::new();
+    if let Some(path) = &request.config_file {
+        let body =
+            std::fs::read_to_string(path).map_err(|source| TemplateError::ReadConfig { path: path.clone(), source })?;
+        config.extend(clusterctl::parse_config(&body, &path.display().to_string())?);
+    }
     for path in &request.values_files {
         let body =
             std::fs::read_to_string(path).map_err(|source| TemplateError::ReadValues { path: path.clone(), source })?;
@@ -116,8 +177,8 @@ pub fn prepare(request: &TemplateRequest) -> Result<PreparedTemplate, TemplateEr
         cluster_name: request.cluster_name.clone(),
         target_namespace: request.target_namespace.clone(),
         kubernetes_version: request.kubernetes_version.clone(),
-        control_plane_machine_count: None,
-        worker_machine_count: None,
+        control_plane_machine_count: request.control_plane_machine_count,
+        worker_machine_count: request.worker_machine_count,
     };
     // clusterctl validates the options (and the counts found in env/config) even to list variables.
     let given = variables.clone();
@@ -169,6 +230,9 @@ fn read_template(from: &str) -> Result<(String, String), TemplateError> {
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(TemplateError::ReadStdin)?;
         return Ok((text, "<stdin>".to_string()));
     }
+    if from.starts_with("https://") || from.starts_with("http://") {
+        return Err(TemplateError::RemoteTemplate(from.to_string()));
+    }
     let text = std::fs::read_to_string(from)
         .map_err(|source| TemplateError::ReadTemplate { path: from.to_string(), source })?;
     Ok((text, from.to_string()))
@@ -206,6 +270,62 @@ mod tests {
         req.set = vec!["azure_location=eastus".into()];
         let out = render_template(&req).unwrap();
         assert_eq!(out.objects[0]["data"]["location"], "eastus");
+    }
+
+    #[test]
+    fn config_file_is_below_values_files_and_env() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut req = request(dir.path());
+        let config = dir.path().join("clusterctl.yaml");
+        std::fs::write(&config, "AZURE_LOCATION: northeurope\nWORKER_MACHINE_COUNT: 3\nCLUSTER_NAME: x\n").unwrap();
+        let values = dir.path().join("v.yaml");
+        std::fs::write(&values, "WORKER_MACHINE_COUNT: 4\n").unwrap();
+        req.config_file = Some(config);
+        let out = render_template(&req).unwrap();
+        assert_eq!(out.objects[0]["data"]["location"], "westeurope");
+        assert_eq!(out.objects[0]["data"]["replicas"], "3");
+        req.values_files = vec![values];
+        assert_eq!(render_template(&req).unwrap().objects[0]["data"]["replicas"], "4");
+        req.worker_machine_count = Some(6);
+        assert_eq!(render_template(&req).unwrap().objects[0]["data"]["replicas"], "6");
+    }
+
+    #[test]
+    fn default_config_file_follows_clusterctl_search_order() {
+        let home = tempfile::tempdir().unwrap();
+        let home_path = home.path();
+        assert_eq!(default_config_file(None, Some(home_path)).unwrap(), None);
+        let legacy = home_path.join(".cluster-api");
+        std::fs::create_dir_all(&legacy).unwrap();
+        std::fs::write(legacy.join("clusterctl.yaml"), "A: 1\n").unwrap();
+        assert_eq!(default_config_file(None, Some(home_path)).unwrap(), Some(legacy.join("clusterctl.yaml")));
+        // $HOME/.config/cluster-api comes first; json before yaml (viper's order).
+        let xdg = home_path.join(".config/cluster-api");
+        std::fs::create_dir_all(&xdg).unwrap();
+        std::fs::write(xdg.join("clusterctl.yml"), "A: 2\n").unwrap();
+        assert_eq!(default_config_file(None, Some(home_path)).unwrap(), Some(xdg.join("clusterctl.yml")));
+        std::fs::write(xdg.join("clusterctl.json"), "{}").unwrap();
+        assert_eq!(default_config_file(None, Some(home_path)).unwrap(), Some(xdg.join("clusterctl.json")));
+        // A relative XDG_CONFIG_HOME is ignored, `~/` is expanded, an absolute one is used.
+        assert_eq!(default_config_file(Some("rel"), Some(home_path)).unwrap(), Some(xdg.join("clusterctl.json")));
+        let other = home_path.join("xdg");
+        std::fs::create_dir_all(other.join("cluster-api")).unwrap();
+        std::fs::write(other.join("cluster-api/clusterctl.toml"), "A = 1\n").unwrap();
+        let err = default_config_file(Some("~/xdg"), Some(home_path)).unwrap_err().to_string();
+        assert!(
+            err.ends_with("clusterctl.toml: kubectl capz reads clusterctl config files in YAML or JSON only"),
+            "{err}"
+        );
+        std::fs::remove_file(other.join("cluster-api/clusterctl.toml")).unwrap();
+        let abs = other.to_str().unwrap();
+        assert_eq!(default_config_file(Some(abs), Some(home_path)).unwrap(), Some(legacy.join("clusterctl.yaml")));
+    }
+
+    #[test]
+    fn remote_templates_are_a_clear_error() {
+        let req = TemplateRequest { template: "https://example.invalid/t.yaml".into(), ..TemplateRequest::default() };
+        let err = prepare(&req).unwrap_err().to_string();
+        assert!(err.contains("does not download templates") && err.contains("download it first"), "{err}");
     }
 
     #[test]

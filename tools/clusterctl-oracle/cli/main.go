@@ -5,9 +5,10 @@
 // Each scenario runs as
 //
 //	clusterctl generate cluster NAME --from FIXTURES_DIR/TEMPLATE -n NS [--kubernetes-version V]
-//	  [--config FILE] [--list-variables]
+//	  [--config FILE] [--list-variables] [--worker-machine-count N] [--control-plane-machine-count N]
 //
-// with only the scenario's variables in the environment (plus PATH and a scratch HOME).
+// with only the scenario's variables in the environment (plus PATH, a scratch HOME holding the
+// scenario's home_files, and XDG_CONFIG_HOME as the scenario says).
 package main
 
 import (
@@ -28,6 +29,14 @@ type scenario struct {
 	Env               map[string]string `json:"env"`
 	Config            *string           `json:"config"`
 	ListVariables     bool              `json:"list_variables"`
+	// HomeFiles are written below the scratch HOME (path relative to it -> content), e.g. a
+	// clusterctl config file that clusterctl finds by itself: `.cluster-api/clusterctl.yaml`, or
+	// `.config/cluster-api/clusterctl.yaml` when XDGConfigHome is "" (then unset).
+	HomeFiles map[string]string `json:"home_files,omitempty"`
+	// XDGConfigHome is XDG_CONFIG_HOME relative to HOME; nil means HOME itself, "" leaves it unset.
+	XDGConfigHome            *string `json:"xdg_config_home,omitempty"`
+	WorkerMachineCount       *int64  `json:"worker_machine_count,omitempty"`
+	ControlPlaneMachineCount *int64  `json:"control_plane_machine_count,omitempty"`
 }
 
 type outcome struct {
@@ -81,8 +90,31 @@ func main() {
 		if s.ListVariables {
 			args = append(args, "--list-variables")
 		}
+		if s.WorkerMachineCount != nil {
+			args = append(args, "--worker-machine-count", fmt.Sprint(*s.WorkerMachineCount))
+		}
+		if s.ControlPlaneMachineCount != nil {
+			args = append(args, "--control-plane-machine-count", fmt.Sprint(*s.ControlPlaneMachineCount))
+		}
+		for rel, content := range s.HomeFiles {
+			path := filepath.Join(home, rel)
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+		}
 		cmd := exec.Command(clusterctl, args...)
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home, "CLUSTERCTL_DISABLE_VERSIONCHECK=true"}
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "CLUSTERCTL_DISABLE_VERSIONCHECK=true"}
+		switch {
+		case s.XDGConfigHome == nil:
+			cmd.Env = append(cmd.Env, "XDG_CONFIG_HOME="+home)
+		case *s.XDGConfigHome != "":
+			cmd.Env = append(cmd.Env, "XDG_CONFIG_HOME="+filepath.Join(home, *s.XDGConfigHome))
+		}
 		for k, v := range s.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
