@@ -55,6 +55,20 @@ impl TemplateSource {
         Ok(None)
     }
 
+    /// How a template is named in messages: the user's file (`DIR/aks/cluster.yaml.j2`) when it comes
+    /// from `--flavor-dir`, else its embedded name (`flavors/aks/cluster.yaml.j2`).
+    pub fn label(&self, name: &str) -> String {
+        if let (Some(rest), Some(dir)) = (name.strip_prefix("flavors/"), &self.flavor_dir)
+            && !name.split('/').any(|part| part == "..")
+        {
+            let path = dir.join(rest);
+            if path.is_file() {
+                return path.display().to_string();
+            }
+        }
+        name.to_string()
+    }
+
     /// File names (not paths) directly inside `flavors/<flavor>/`, sorted, override first.
     pub fn flavor_files(&self, flavor: &str) -> Vec<String> {
         if let Some(dir) = &self.flavor_dir {
@@ -145,15 +159,17 @@ impl Engine {
 
     /// Renders one template (by name, e.g. `flavors/aks/cluster.yaml.j2`) with `context` to text.
     pub fn render_text(&self, name: &str, context: &Value) -> Result<String, RenderError> {
-        let template = self.env.get_template(name).map_err(|err| template_error(name, &err))?;
-        template.render(JinjaValue::from(minijinja::value::Serde(context))).map_err(|err| template_error(name, &err))
+        let error = |err: Error| template_error(&self.source, name, &err);
+        let template = self.env.get_template(name).map_err(error)?;
+        template.render(JinjaValue::from(minijinja::value::Serde(context))).map_err(error)
     }
 
     /// Renders one template and parses its output into documents (empty documents dropped).
     pub fn render_documents(&self, name: &str, context: &Value) -> Result<Vec<Document>, RenderError> {
         let text = self.render_text(name, context)?;
-        manifest::parse_plain_documents(&text, &format!("<rendered {name}>"))
-            .map_err(|err| RenderError::BadOutput { template: name.to_string(), message: err.to_string() })
+        let label = self.source.label(name);
+        manifest::parse_plain_documents(&text, &format!("<rendered {label}>"))
+            .map_err(|err| RenderError::BadOutput { template: label.clone(), message: err.to_string() })
     }
 
     /// Renders several templates in order into one list of documents, re-indexed.
@@ -170,9 +186,10 @@ impl Engine {
     }
 }
 
-/// `template file:line: message`, with the innermost template minijinja reports.
-fn template_error(requested: &str, err: &Error) -> RenderError {
-    let name = err.name().unwrap_or(requested).to_string();
+/// `template file:line: message`, with the innermost template minijinja reports, named as the user
+/// knows it (their file under `--flavor-dir`).
+fn template_error(source: &TemplateSource, requested: &str, err: &Error) -> RenderError {
+    let name = source.label(err.name().unwrap_or(requested));
     let mut message = match err.detail() {
         Some(detail) => format!("{}: {detail}", err.kind()),
         None => err.kind().to_string(),
@@ -297,20 +314,23 @@ mod tests {
                 ("t/badyaml.yaml.j2", "a: [1\n"),
             ],
         );
-        let err =
-            |name: &str| engine.render_documents(&format!("flavors/t/{name}"), &json!({})).unwrap_err().to_string();
+        // Templates from --flavor-dir are named by the user's file, not the embedded name.
+        let err = |name: &str| {
+            let text = engine.render_documents(&format!("flavors/t/{name}"), &json!({})).unwrap_err().to_string();
+            text.replace(&dir.path().display().to_string(), "DIR")
+        };
         assert_eq!(
             err("undefined.yaml.j2"),
-            "template flavors/t/undefined.yaml.j2:2: undefined value: `missing` is undefined"
+            "template DIR/t/undefined.yaml.j2:2: undefined value: `missing` is undefined"
         );
-        assert_eq!(err("fail.yaml.j2"), "template flavors/t/fail.yaml.j2:3: no way");
+        assert_eq!(err("fail.yaml.j2"), "template DIR/t/fail.yaml.j2:3: no way");
         assert!(
-            err("syntax.yaml.j2").starts_with("template flavors/t/syntax.yaml.j2:1: syntax error"),
+            err("syntax.yaml.j2").starts_with("template DIR/t/syntax.yaml.j2:1: syntax error"),
             "{}",
             err("syntax.yaml.j2")
         );
         assert!(
-            err("badyaml.yaml.j2").starts_with("template flavors/t/badyaml.yaml.j2 rendered invalid YAML: "),
+            err("badyaml.yaml.j2").starts_with("template DIR/t/badyaml.yaml.j2 rendered invalid YAML: "),
             "{}",
             err("badyaml.yaml.j2")
         );
