@@ -355,3 +355,32 @@ fn clusterctl_flag_spellings() {
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }
+
+/// `disableLocalAccounts: true` sets the coordinated fields of CAPZ's ASO docs, and our own validate
+/// (schemas, CEL, CAPZ rules) stays clean on the result.
+#[test]
+fn disable_local_accounts_in_one_parameter() {
+    let out = render(DOCS_ENV, &["aks-aso", "--set", "disableLocalAccounts=true"]);
+    assert_lint_clean(&out);
+    let docs = parse_documents(&out, "<rendered>").unwrap();
+    let acp = docs.iter().find(|d| d.kind() == "AzureASOManagedControlPlane").unwrap();
+    let spec = &acp.value["spec"]["resources"][0]["spec"];
+    assert_eq!(spec["disableLocalAccounts"], true);
+    assert_eq!(spec["aadProfile"], serde_json::json!({"enableAzureRBAC": true, "managed": true}));
+    assert_eq!(
+        spec["operatorSpec"]["secrets"]["userCredentials"],
+        serde_json::json!({"key": "value", "name": "demo-user-kubeconfig"})
+    );
+    let validated = capz(DOCS_ENV).args(["validate", "-", "-o", "json"]).write_stdin(out).output().unwrap();
+    assert_eq!(validated.status.code(), Some(0), "{}", String::from_utf8_lossy(&validated.stdout));
+    let report: serde_json::Value = serde_json::from_slice(&validated.stdout).unwrap();
+    let text = report.to_string();
+    assert!(!text.contains("local-accounts") && !text.contains("user-credentials"), "{text}");
+
+    // Without it nothing of that is rendered; the classic aks flavor does not take it.
+    let plain = render(DOCS_ENV, &["aks-aso"]);
+    assert!(!plain.contains("disableLocalAccounts") && !plain.contains("userCredentials"));
+    let aks = capz(DOCS_ENV).args(["render", "aks", "--set", "disableLocalAccounts=true"]).output().unwrap();
+    assert_eq!(aks.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&aks.stderr).contains("disableLocalAccounts"));
+}

@@ -88,6 +88,7 @@ fn aks_aso_class_plans_like_the_aks_aso_flavor() {
     for values in [
         "tests/fixtures/clusterclass/aks-aso-topology.values.yaml",
         "tests/fixtures/clusterclass/aks-aso-minimal.values.yaml",
+        "tests/fixtures/clusterclass/aks-aso-local-accounts-disabled.values.yaml",
     ] {
         let plan = plan("aks-aso-topology", values);
         let want = flavor("aks-aso", values);

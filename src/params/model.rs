@@ -50,6 +50,11 @@ pub struct Params {
     /// The node pools: one MachinePool and one AzureManagedMachinePool or
     /// AzureASOManagedMachinePool each. At least one must be a Linux System pool.
     pub pools: Vec<Pool>,
+    /// aks-aso: disable AKS local accounts (AKS Automatic style): sets `disableLocalAccounts`, an Entra ID
+    /// profile with Azure RBAC (`aadProfile: {managed: true, enableAzureRBAC: true}`) and has ASO write the
+    /// user kubeconfig to `<cluster>-user-kubeconfig` (CAPZ owns `<cluster>-kubeconfig`). The ASO
+    /// credential's identity needs the "Azure Kubernetes Service RBAC Cluster Admin" role.
+    pub disable_local_accounts: bool,
     /// aks: overlay deep-merged into the AzureManagedControlPlane (e.g. `{spec: {sku: {tier: Standard}}}`).
     pub control_plane: Overlay,
     /// aks-aso: overlay deep-merged into the embedded ASO ManagedCluster
@@ -78,6 +83,7 @@ impl Default for Params {
             cluster_class_name: None,
             pool_defaults: PoolDefaults::default(),
             pools: vec![Pool::named("pool0", PoolMode::System), Pool::named("pool1", PoolMode::User)],
+            disable_local_accounts: false,
             control_plane: Overlay::new(),
             managed_cluster: Overlay::new(),
             resource_group: Overlay::new(),
