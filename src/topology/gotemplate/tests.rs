@@ -1,0 +1,84 @@
+//! Unit tests of the template engine: parsing, execution, functions and printing.
+
+use serde_json::{Value, json};
+
+use super::*;
+
+fn run(src: &str, data: Value) -> Result<String, String> {
+    render(src, &GoValue::from_json(&data)).map_err(|e| e.message)
+}
+
+#[test]
+fn builtin_field_access_and_missing_keys() {
+    let data = json!({"builtin": {"cluster": {"name": "c1", "namespace": "ns"}}, "nullish": null});
+    assert_eq!(run("{{ .builtin.cluster.name }}-x", data.clone()).unwrap(), "c1-x");
+    assert_eq!(run("{{ .builtin.machinePool.class }}", data.clone()).unwrap(), "<no value>");
+    let err = run("{{ .nullish.x }}", data).unwrap_err();
+    assert!(err.contains("nil pointer evaluating interface {}.x"), "{err}");
+}
+
+#[test]
+fn floats_print_like_go() {
+    assert_eq!(format_float_g(3.0), "3");
+    assert_eq!(format_float_g(2.5), "2.5");
+    assert_eq!(format_float_g(100000.0), "100000");
+    assert_eq!(format_float_g(1000000.0), "1e+06");
+    assert_eq!(format_float_g(1234567.0), "1.234567e+06");
+    assert_eq!(format_float_g(0.0001), "0.0001");
+    assert_eq!(format_float_g(0.00001), "1e-05");
+    assert_eq!(format_float_g(-12.75), "-12.75");
+}
+
+#[test]
+fn control_structures() {
+    let data = json!({"pools": ["a", "b"], "m": {"z": 1, "a": 2}, "on": true, "n": 0});
+    assert_eq!(run("{{ range $i, $p := .pools }}{{ $i }}={{ $p }};{{ end }}", data.clone()).unwrap(), "0=a;1=b;");
+    assert_eq!(run("{{ range $k, $v := .m }}{{ $k }}{{ $v }}{{ end }}", data.clone()).unwrap(), "a2z1");
+    assert_eq!(run("{{ if .n }}x{{ else if .on }}y{{ else }}z{{ end }}", data.clone()).unwrap(), "y");
+    assert_eq!(run("{{ with .missing }}x{{ else }}none{{ end }}", data.clone()).unwrap(), "none");
+    assert_eq!(run("{{ range .none }}x{{ else }}empty{{ end }}", data.clone()).unwrap(), "empty");
+    assert_eq!(
+        run("{{ range .pools }}{{ if eq . \"b\" }}{{ break }}{{ end }}{{ . }}{{ end }}", data.clone()).unwrap(),
+        "a"
+    );
+    assert_eq!(run("a  {{- \"b\" -}}  c", data.clone()).unwrap(), "abc");
+    assert_eq!(run("{{/* comment */}}x{{- /* c2 */ -}} y", data.clone()).unwrap(), "xy");
+    assert_eq!(run("{{ $x := 1 }}{{ if true }}{{ $x = 2 }}{{ end }}{{ $x }}", data).unwrap(), "2");
+}
+
+#[test]
+fn go_comparison_rules() {
+    let data = json!({"replicas": 3});
+    // JSON numbers are float64 in Go: comparing with an int literal fails like in CAPI.
+    let err = run("{{ eq .replicas 3 }}", data.clone()).unwrap_err();
+    assert!(err.contains("incompatible types for comparison"), "{err}");
+    assert_eq!(run("{{ eq .replicas 3.0 }}", data.clone()).unwrap(), "true");
+    assert_eq!(run("{{ gt (int .replicas) 2 }}", data.clone()).unwrap(), "true");
+    assert_eq!(run("{{ eq \"a\" \"b\" \"a\" }}", data).unwrap(), "true");
+}
+
+#[test]
+fn sprig_functions() {
+    let data = json!({"name": "My-Cluster", "list": ["x", "y"], "empty": ""});
+    assert_eq!(run("{{ .name | lower | quote }}", data.clone()).unwrap(), "\"my-cluster\"");
+    assert_eq!(run("{{ .empty | default \"dflt\" }}", data.clone()).unwrap(), "dflt");
+    assert_eq!(run("{{ join \",\" .list }}", data.clone()).unwrap(), "x,y");
+    assert_eq!(run("{{ .list | toJson }}", data.clone()).unwrap(), "[\"x\",\"y\"]");
+    assert_eq!(run("{{ add 1 2 3 }} {{ sub 5 2 }}", data.clone()).unwrap(), "6 3");
+    assert_eq!(run("{{ ternary \"a\" \"b\" true }}", data.clone()).unwrap(), "a");
+    assert_eq!(run("{{ \"abc\" | b64enc }}", data.clone()).unwrap(), "YWJj");
+    assert_eq!(run("{{ printf \"%s-%03d\" .name 7 }}", data.clone()).unwrap(), "My-Cluster-007");
+    assert_eq!(run("{{ replace \"-\" \"_\" .name | upper }}", data.clone()).unwrap(), "MY_CLUSTER");
+    assert_eq!(run("{{ trimPrefix \"My-\" .name }}", data.clone()).unwrap(), "Cluster");
+    assert_eq!(run("{{ semverCompare \">=1.30.0\" \"v1.31.2\" }}", data).unwrap(), "true");
+}
+
+#[test]
+fn parse_and_exec_errors_name_the_place() {
+    let err = run("line1\n{{ nosuch .x }}", json!({})).unwrap_err();
+    assert_eq!(err, "template: tpl:2: function \"nosuch\" not defined");
+    let err = run("{{ if .x }}", json!({})).unwrap_err();
+    assert!(err.starts_with("template: tpl:1: unexpected EOF"), "{err}");
+    let err = run("x\n  {{ .a.b.c }}", json!({"a": {"b": null}})).unwrap_err();
+    assert_eq!(err, "template: tpl:2:7: executing \"tpl\" at <.a.b.c>: nil pointer evaluating interface {}.c");
+}
