@@ -468,7 +468,7 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
         "println" => V::Str(format!("{}\n", args.iter().map(GoValue::sprint).collect::<Vec<_>>().join(" "))),
         "printf" => {
             want_min_args(name, &args, 1)?;
-            V::Str(sprintf(&s(&args[0])?, &args[1..]))
+            V::Str(sprintf(&s(&args[0])?, &args[1..])?)
         }
         "eq" => {
             want_min_args(name, &args, 2)?;

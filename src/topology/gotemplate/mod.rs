@@ -12,6 +12,7 @@
 mod exec;
 mod functions;
 mod lexer;
+pub mod limits;
 mod parser;
 mod printf;
 #[cfg(test)]

@@ -398,19 +398,21 @@ pub(super) fn parse_number(text: &str) -> Option<GoValue> {
         None => (false, clean.trim_start_matches('+').to_string()),
     };
     let lower = body.to_ascii_lowercase();
-    let int = if let Some(hex) = lower.strip_prefix("0x") {
-        i64::from_str_radix(hex, 16).ok()
+    // The magnitude, so that -9223372036854775808 is an int like in Go.
+    let magnitude = if let Some(hex) = lower.strip_prefix("0x") {
+        u64::from_str_radix(hex, 16).ok()
     } else if let Some(oct) = lower.strip_prefix("0o") {
-        i64::from_str_radix(oct, 8).ok()
+        u64::from_str_radix(oct, 8).ok()
     } else if let Some(bin) = lower.strip_prefix("0b") {
-        i64::from_str_radix(bin, 2).ok()
+        u64::from_str_radix(bin, 2).ok()
     } else if lower.len() > 1 && lower.starts_with('0') && lower.chars().all(|c| c.is_ascii_digit()) {
-        i64::from_str_radix(&lower[1..], 8).ok()
+        u64::from_str_radix(&lower[1..], 8).ok()
     } else {
-        lower.parse::<i64>().ok()
+        lower.parse::<u64>().ok()
     };
+    let int = magnitude.and_then(|m| if neg { 0i64.checked_sub_unsigned(m) } else { i64::try_from(m).ok() });
     if let Some(i) = int {
-        return Some(GoValue::Int(if neg { -i } else { i }));
+        return Some(GoValue::Int(i));
     }
     let f: f64 = lower.parse().ok()?;
     // Go treats a float constant with an integral value as an int when passed to interface{}.

@@ -82,3 +82,16 @@ fn parse_and_exec_errors_name_the_place() {
     let err = run("x\n  {{ .a.b.c }}", json!({"a": {"b": null}})).unwrap_err();
     assert_eq!(err, "template: tpl:2:7: executing \"tpl\" at <.a.b.c>: nil pointer evaluating interface {}.c");
 }
+
+/// Ten `%1000000d` verbs asked for 10 MB of padding, each within Go's width limit: the output
+/// limit stops it with an error instead of building it.
+#[test]
+fn printf_widths_are_bounded_by_the_output_limit() {
+    let verbs = "%1000000d".repeat(10);
+    let args = vec![GoValue::Int(1); 10];
+    let err = sprintf(&verbs, &args).unwrap_err();
+    assert_eq!(err, "printf: the result would be longer than 4194304 bytes (kubectl-capz's limit)");
+    assert_eq!(sprintf("%1000000d", &args[..1]).unwrap().len(), 1_000_000);
+    // Go refuses widths above its own limit (`%!(NOVERB)` eats the rest of the format).
+    assert_eq!(sprintf("%99999999d|", &args[..1]).unwrap(), "%!(NOVERB)%!(EXTRA int=1)");
+}
