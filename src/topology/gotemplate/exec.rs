@@ -2,13 +2,20 @@
 
 use super::functions::call_function;
 use super::lexer::{col_of, line_of};
+use super::limits::{self, MAX_RANGE_ITERATIONS, MAX_STRING_BYTES, MAX_TEMPLATE_CALLS};
 use super::parser::{Command, Node, Operand, Pipeline, Template};
 use super::{GoValue, TemplateError};
 
 impl Template {
     /// Executes the template with `data` as dot.
     pub fn execute(&self, data: &GoValue) -> Result<String, TemplateError> {
-        let mut state = State { tpl: self, vars: vec![("$".to_string(), data.clone())], out: String::new(), depth: 0 };
+        let mut state = State {
+            tpl: self,
+            vars: vec![("$".to_string(), data.clone())],
+            out: String::new(),
+            depth: 0,
+            iterations: 0,
+        };
         state.walk_list(&self.root, data, &self.name)?;
         Ok(state.out)
     }
@@ -28,6 +35,8 @@ pub(super) struct State<'a> {
     pub(super) vars: Vec<(String, GoValue)>,
     pub(super) out: String,
     pub(super) depth: usize,
+    /// `range` iterations so far, all loops together.
+    pub(super) iterations: u64,
 }
 
 impl State<'_> {
@@ -53,13 +62,40 @@ impl State<'_> {
         Ok(Flow::Normal)
     }
 
+    /// Appends to the output, within [`MAX_STRING_BYTES`].
+    fn emit(&mut self, text: &str, tpl_name: &str) -> Result<(), TemplateError> {
+        if self.out.len() + text.len() > MAX_STRING_BYTES {
+            return Err(TemplateError {
+                message: format!(
+                    "template: {}: executing \"{tpl_name}\": {}",
+                    self.tpl.name,
+                    limits::string_too_long("the output")
+                ),
+            });
+        }
+        self.out.push_str(text);
+        Ok(())
+    }
+
+    /// Counts one `range` iteration against [`MAX_RANGE_ITERATIONS`].
+    fn count_iteration(&mut self, tpl_name: &str, pipe: &Pipeline) -> Result<(), TemplateError> {
+        self.iterations += 1;
+        if self.iterations > MAX_RANGE_ITERATIONS {
+            let msg =
+                format!("range: more than {MAX_RANGE_ITERATIONS} iterations in one execution (kubectl-capz's limit)");
+            return Err(self.exec_err(tpl_name, pipe.pos, &pipe.text, msg));
+        }
+        Ok(())
+    }
+
     pub(super) fn walk(&mut self, node: &Node, dot: &GoValue, tpl_name: &str) -> Result<Flow, TemplateError> {
         match node {
-            Node::Text(t) => self.out.push_str(t),
+            Node::Text(t) => self.emit(t, tpl_name)?,
             Node::Action(pipe) => {
                 let value = self.eval_pipeline(pipe, dot, tpl_name)?;
                 if pipe.decl.is_empty() {
-                    self.out.push_str(&value.print_top());
+                    let text = value.print_top().map_err(|msg| self.exec_err(tpl_name, pipe.pos, &pipe.text, msg))?;
+                    self.emit(&text, tpl_name)?;
                 }
             }
             Node::If(pipe, body, els) | Node::With(pipe, body, els) => {
@@ -78,13 +114,11 @@ impl State<'_> {
             Node::Range(pipe, body, els) => {
                 let mark = self.vars.len();
                 let value = self.eval_pipeline_value(pipe, dot, tpl_name)?;
-                let items: Vec<(GoValue, GoValue)> = match &value {
-                    GoValue::List(list) => {
-                        list.iter().enumerate().map(|(i, v)| (GoValue::Int(i as i64), v.clone())).collect()
-                    }
-                    GoValue::Map(map) => map.entries().into_iter().map(|(k, v)| (GoValue::Str(k), v)).collect(),
-                    GoValue::Int(n) => (0..*n).map(|i| (GoValue::Int(i), GoValue::Int(i))).collect(),
-                    GoValue::Missing | GoValue::Nil => Vec::new(),
+                let count = match &value {
+                    GoValue::List(list) => list.len() as i64,
+                    GoValue::Map(map) => map.len() as i64,
+                    GoValue::Int(n) => (*n).max(0),
+                    GoValue::Missing | GoValue::Nil => 0,
                     other => {
                         return Err(self.exec_err(
                             tpl_name,
@@ -94,12 +128,25 @@ impl State<'_> {
                         ));
                     }
                 };
-                if items.is_empty() {
+                if count == 0 {
                     let flow = self.walk_list(els, dot, tpl_name)?;
                     self.vars.truncate(mark);
                     return Ok(flow);
                 }
-                for (key, elem) in items {
+                let entries = match &value {
+                    GoValue::Map(map) => map.entries(),
+                    _ => Vec::new(),
+                };
+                for i in 0..count {
+                    self.count_iteration(tpl_name, pipe)?;
+                    let (key, elem) = match &value {
+                        GoValue::List(list) => (GoValue::Int(i), list[i as usize].clone()),
+                        GoValue::Map(_) => {
+                            let (k, v) = &entries[i as usize];
+                            (GoValue::Str(k.clone()), v.clone())
+                        }
+                        _ => (GoValue::Int(i), GoValue::Int(i)),
+                    };
                     let inner = self.vars.len();
                     match pipe.decl.as_slice() {
                         [one] => self.set_var(one, elem.clone(), pipe.assign),
@@ -130,10 +177,13 @@ impl State<'_> {
                     Some(p) => self.eval_pipeline(p, dot, tpl_name)?,
                     None => GoValue::Nil,
                 };
-                self.depth += 1;
-                if self.depth > 1000 {
-                    return Err(self.exec_err(tpl_name, *pos, name, "exceeded maximum template depth (100000)"));
+                if self.depth >= MAX_TEMPLATE_CALLS {
+                    let msg = format!(
+                        "exceeded maximum template depth ({MAX_TEMPLATE_CALLS}, kubectl-capz's limit; Go's is 100000)"
+                    );
+                    return Err(self.exec_err(tpl_name, *pos, &format!("template \"{name}\""), msg));
                 }
+                self.depth += 1;
                 let saved = std::mem::replace(&mut self.vars, vec![("$".to_string(), new_dot.clone())]);
                 self.walk_list(body, &new_dot, name)?;
                 self.vars = saved;

@@ -6,8 +6,11 @@ use std::fmt::Write as _;
 use base64::Engine as _;
 use serde_json::Value;
 
+use super::limits;
 use super::printf::{go_quote, go_sprint, sprintf};
-use super::value::{as_list, as_map, as_str, go_eq, go_lt, is_empty, strval, to_f64, to_i64};
+use super::value::{
+    as_list, as_map, as_str, float_to_int64, go_eq, go_lt, holds_map, is_empty, strval, to_f64, to_i64, too_deep,
+};
 use super::{GoMap, GoValue};
 
 // ---------------------------------------------------------------------------------------------
@@ -272,12 +275,20 @@ pub(super) fn alias(name: &str) -> &str {
     }
 }
 
-pub(super) fn deep_copy(v: &GoValue) -> GoValue {
-    match v {
-        GoValue::Map(m) => GoValue::Map(m.entries().into_iter().map(|(k, v)| (k, deep_copy(&v))).collect()),
-        GoValue::List(l) => GoValue::List(l.iter().map(deep_copy).collect()),
-        other => other.clone(),
+pub(super) fn deep_copy(v: &GoValue) -> Result<GoValue, String> {
+    fn copy(v: &GoValue, depth: usize) -> Result<GoValue, String> {
+        if depth > limits::MAX_VALUE_DEPTH {
+            return Err(limits::value_too_deep());
+        }
+        Ok(match v {
+            GoValue::Map(m) => GoValue::Map(
+                m.entries().into_iter().map(|(k, v)| Ok((k, copy(&v, depth + 1)?))).collect::<Result<_, String>>()?,
+            ),
+            GoValue::List(l) => GoValue::List(l.iter().map(|v| copy(v, depth + 1)).collect::<Result<_, _>>()?),
+            other => other.clone(),
+        })
     }
+    copy(v, 0)
 }
 
 /// Go's `path.Clean`.
@@ -326,14 +337,14 @@ pub(super) fn regex(pattern: &str) -> Result<regex::Regex, String> {
     regex::Regex::new(pattern).map_err(|e| e.to_string())
 }
 
-pub(super) fn json_marshal(v: &GoValue, pretty: bool, escape_html: bool) -> String {
-    let json = v.to_json();
+pub(super) fn json_marshal(v: &GoValue, pretty: bool, escape_html: bool) -> Result<String, String> {
+    let json = v.to_json()?;
     let text = if pretty {
         serde_json::to_string_pretty(&json).unwrap_or_default()
     } else {
         serde_json::to_string(&json).unwrap_or_default()
     };
-    if escape_html { text.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026") } else { text }
+    Ok(if escape_html { text.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026") } else { text })
 }
 
 /// sprig's `semverCompare`: Masterminds constraints, approximated with the semver crate.
@@ -388,7 +399,22 @@ pub(super) fn semver_compare(constraint: &str, version: &str) -> Result<bool, St
     Ok(false)
 }
 
+/// Calls a function and holds its result to the engine's limits (string length, list length,
+/// nesting).
 pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
+    let result = call_unchecked(name, args)?;
+    match &result {
+        GoValue::Str(s) => limits::check_len(name, s.len())?,
+        GoValue::List(items) if items.len() > limits::MAX_LIST_ITEMS => return Err(limits::list_too_long(name)),
+        _ => {}
+    }
+    if too_deep(&result) {
+        return Err(format!("{name}: {}", limits::value_too_deep()));
+    }
+    Ok(result)
+}
+
+fn call_unchecked(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
     use GoValue as V;
     let name = alias(name);
     if name == "mustFromJson" {
@@ -451,15 +477,18 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
             want_min_args(name, &args, 1)?;
             let idx: Vec<i64> = args[1..].iter().map(to_i64).collect();
             match &args[0] {
-                V::Str(st) => {
-                    let lo = idx.first().copied().unwrap_or(0) as usize;
-                    let hi = idx.get(1).copied().map(|h| h as usize).unwrap_or(st.len());
-                    V::Str(st.get(lo..hi).ok_or("error calling slice: index out of range")?.to_string())
-                }
+                // sprig's `slice` replaces Go's builtin: lists only.
+                V::Str(_) => return Err("error calling slice: list should be type of slice or array but string".into()),
                 V::List(l) => {
-                    let lo = idx.first().copied().unwrap_or(0) as usize;
-                    let hi = idx.get(1).copied().map(|h| h as usize).unwrap_or(l.len());
-                    V::List(l.get(lo..hi).ok_or("error calling slice: index out of range")?.to_vec())
+                    let bound = |i: Option<&i64>, default: usize| match i {
+                        None => Some(default),
+                        Some(&i) => usize::try_from(i).ok(),
+                    };
+                    let range = bound(idx.first(), 0).zip(bound(idx.get(1), l.len()));
+                    let items = range.and_then(|(lo, hi)| l.get(lo..hi));
+                    V::List(
+                        items.ok_or("error calling slice: reflect.Value.Slice: slice index out of bounds")?.to_vec(),
+                    )
                 }
                 other => return Err(format!("error calling slice: can't slice item of type {}", other.type_name())),
             }
@@ -593,37 +622,65 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
         }
         "trunc" => {
             want_args(name, &args, 2)?;
-            let n = to_i64(&args[0]);
+            // Go slices bytes: a cut multi-byte character prints as U+FFFD per byte, as Go's JSON does.
+            let n = i128::from(to_i64(&args[0]));
             let text = s(&args[1])?;
-            let len = text.len() as i64;
-            V::Str(if n < 0 && -n < len {
-                text[(len + n) as usize..].to_string()
+            let len = text.len() as i128;
+            V::Str(if n < 0 && len + n > 0 {
+                go_lossy(&text.as_bytes()[(len + n) as usize..])
             } else if n >= 0 && len > n {
-                text[..n as usize].to_string()
+                go_lossy(&text.as_bytes()[..n as usize])
             } else {
                 text
             })
         }
         "repeat" => {
             want_args(name, &args, 2)?;
-            V::Str(s(&args[1])?.repeat(to_i64(&args[0]).max(0) as usize))
+            let text = s(&args[1])?;
+            let count = usize::try_from(to_i64(&args[0]))
+                .map_err(|_| "error calling repeat: strings: negative Repeat count".to_string())?;
+            limits::repeated_len("repeat", text.len(), count)?;
+            V::Str(text.repeat(count))
         }
         "substr" => {
             want_args(name, &args, 3)?;
+            // sprig slices bytes, and Go panics (an error here) on bounds outside the string.
             let (start, end) = (to_i64(&args[0]), to_i64(&args[1]));
             let text = s(&args[2])?;
-            let len = text.len() as i64;
+            let bytes = text.as_bytes();
+            let len = bytes.len() as i64;
+            let out_of_range =
+                |msg: String| format!("error calling substr: runtime error: slice bounds out of range {msg}");
             V::Str(if start < 0 {
-                text[..end.clamp(0, len) as usize].to_string()
+                if end < 0 {
+                    return Err(out_of_range(format!("[:{end}]")));
+                }
+                if end > len {
+                    return Err(out_of_range(format!("[:{end}] with length {len}")));
+                }
+                go_lossy(&bytes[..end as usize])
             } else if end < 0 || end > len {
-                text[start.min(len) as usize..].to_string()
+                if start > len {
+                    return Err(out_of_range(format!("[{start}:{len}]")));
+                }
+                go_lossy(&bytes[start as usize..])
             } else {
-                text[start.min(end) as usize..end as usize].to_string()
+                if start > end {
+                    return Err(out_of_range(format!("[{start}:{end}]")));
+                }
+                go_lossy(&bytes[start as usize..end as usize])
             })
         }
         "nospace" => {
             want_args(name, &args, 1)?;
-            V::Str(s(&args[0])?.chars().filter(|c| !c.is_whitespace()).collect())
+            // goutils.DeleteWhiteSpace reads each byte as a rune (Latin-1), as Go's sprig does.
+            V::Str(
+                s(&args[0])?
+                    .bytes()
+                    .map(char::from)
+                    .filter(|c| !matches!(c, '\t'..='\r' | ' ' | '\u{85}' | '\u{a0}'))
+                    .collect(),
+            )
         }
         "contains" => {
             want_args(name, &args, 2)?;
@@ -656,14 +713,23 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
         }
         "indent" | "nindent" => {
             want_args(name, &args, 2)?;
-            let pad = " ".repeat(to_i64(&args[0]).max(0) as usize);
+            let spaces = usize::try_from(to_i64(&args[0]))
+                .map_err(|_| format!("error calling {name}: strings: negative Repeat count"))?;
             let text = s(&args[1])?;
+            let lines = text.matches('\n').count() + 1;
+            let padding = limits::repeated_len(name, spaces, lines)?;
+            limits::check_len(name, padding + text.len() + 1)?;
+            let pad = " ".repeat(spaces);
             let indented = format!("{pad}{}", text.replace('\n', &format!("\n{pad}")));
             V::Str(if name == "nindent" { format!("\n{indented}") } else { indented })
         }
         "replace" => {
             want_args(name, &args, 3)?;
-            V::Str(s(&args[2])?.replace(&s(&args[0])?, &s(&args[1])?))
+            let (old, new, text) = (s(&args[0])?, s(&args[1])?, s(&args[2])?);
+            let matches = if old.is_empty() { text.chars().count() + 1 } else { text.matches(old.as_str()).count() };
+            let grown = limits::repeated_len(name, new.len(), matches)?;
+            limits::check_len(name, (text.len() + grown).saturating_sub(matches * old.len()))?;
+            V::Str(text.replace(&old, &new))
         }
         "split" => {
             want_args(name, &args, 2)?;
@@ -718,10 +784,11 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
             want_args(name, &args, 2)?;
             let width = to_i64(&args[0]);
             let text = s(&args[1])?;
+            // goutils.Abbreviate cuts bytes.
             V::Str(if width < 4 || text.len() as i64 <= width {
                 text
             } else {
-                format!("{}...", &text[..(width - 3) as usize])
+                format!("{}...", go_lossy(&text.as_bytes()[..(width - 3) as usize]))
             })
         }
         "regexMatch" => {
@@ -745,6 +812,10 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
             let re = regex(&s(&args[0])?)?;
             let text = s(&args[1])?;
             let repl = s(&args[2])?;
+            let matches = re.find_iter(&text).count();
+            // `$1`-style expansion is at most as long as the text per group; bound it before building.
+            let per_match = if name == "regexReplaceAll" { repl.len().max(1) * (text.len() + 1) } else { repl.len() };
+            limits::repeated_len(name, per_match.min(limits::MAX_STRING_BYTES + 1), matches)?;
             V::Str(if name == "regexReplaceAll" {
                 re.replace_all(&text, repl.as_str()).into_owned()
             } else {
@@ -820,7 +891,20 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
         // ---- sprig numbers
         "atoi" => {
             want_args(name, &args, 1)?;
-            V::Int(s(&args[0])?.trim().parse::<i64>().unwrap_or(0))
+            // strconv.Atoi: out of range saturates, anything else that is not a number is 0.
+            let text = s(&args[0])?;
+            let digits = text.strip_prefix(['+', '-']).unwrap_or(&text);
+            V::Int(match text.parse::<i64>() {
+                Ok(i) => i,
+                Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+                    if text.starts_with('-') {
+                        i64::MIN
+                    } else {
+                        i64::MAX
+                    }
+                }
+                Err(_) => 0,
+            })
         }
         "int" | "int64" => {
             want_args(name, &args, 1)?;
@@ -830,23 +914,24 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
             want_args(name, &args, 1)?;
             V::Float(to_f64(&args[0]))
         }
-        "add" => V::Int(args.iter().map(to_i64).sum()),
+        "add" => V::Int(args.iter().map(to_i64).fold(0, i64::wrapping_add)),
         "add1" => {
             want_args(name, &args, 1)?;
-            V::Int(to_i64(&args[0]) + 1)
+            V::Int(to_i64(&args[0]).wrapping_add(1))
         }
         "sub" => {
             want_args(name, &args, 2)?;
-            V::Int(to_i64(&args[0]) - to_i64(&args[1]))
+            V::Int(to_i64(&args[0]).wrapping_sub(to_i64(&args[1])))
         }
-        "mul" => V::Int(args.iter().map(to_i64).product()),
+        "mul" => V::Int(args.iter().map(to_i64).fold(1, i64::wrapping_mul)),
         "div" | "mod" => {
             want_args(name, &args, 2)?;
             let (a, b) = (to_i64(&args[0]), to_i64(&args[1]));
             if b == 0 {
                 return Err("error calling ".to_string() + name + ": runtime error: integer divide by zero");
             }
-            V::Int(if name == "div" { a / b } else { a % b })
+            // Go: MinInt64 / -1 is MinInt64 (and % is 0), no panic.
+            V::Int(if name == "div" { a.wrapping_div(b) } else { a.wrapping_rem(b) })
         }
         "max" | "min" => {
             want_min_args(name, &args, 1)?;
@@ -862,51 +947,47 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
             V::Float(to_f64(&args[0]).ceil())
         }
         "round" => {
+            // sprig: ceil when the fraction (with its sign, from math.Modf) reaches roundOn, else floor.
             want_min_args(name, &args, 2)?;
-            let p = 10f64.powi(to_i64(&args[1]) as i32);
-            V::Float((to_f64(&args[0]) * p).round() / p)
+            let round_on = args.get(2).map_or(0.5, to_f64);
+            let pow = 10f64.powf(to_i64(&args[1]) as f64);
+            let digit = pow * to_f64(&args[0]);
+            let rounded = if digit.fract() >= round_on { digit.ceil() } else { digit.floor() };
+            V::Float(rounded / pow)
         }
         "until" => {
             want_args(name, &args, 1)?;
             let n = to_i64(&args[0]);
-            V::List(if n >= 0 { (0..n).map(V::Int).collect() } else { (n + 1..=0).rev().map(V::Int).collect() })
+            V::List(until_step(0, n, if n < 0 { -1 } else { 1 })?.into_iter().map(V::Int).collect())
         }
         "untilStep" => {
             want_args(name, &args, 3)?;
             let (start, stop, step) = (to_i64(&args[0]), to_i64(&args[1]), to_i64(&args[2]));
-            let mut out = Vec::new();
-            if step > 0 {
-                let mut i = start;
-                while i < stop {
-                    out.push(V::Int(i));
-                    i += step;
-                }
-            } else if step < 0 {
-                let mut i = start;
-                while i > stop {
-                    out.push(V::Int(i));
-                    i += step;
-                }
-            }
-            V::List(out)
+            V::List(until_step(start, stop, step)?.into_iter().map(V::Int).collect())
         }
         "seq" => {
             let nums: Vec<i64> = args.iter().map(to_i64).collect();
-            let (start, step, end) = match nums.as_slice() {
-                [end] => (1, if *end >= 1 { 1 } else { -1 }, *end),
-                [start, end] => (*start, if end >= start { 1 } else { -1 }, *end),
-                [start, step, end] => (*start, *step, *end),
-                _ => return Err(format!("wrong number of args for seq: want 1-3 got {}", args.len())),
-            };
-            let mut out = Vec::new();
-            if step != 0 {
-                let mut i = start;
-                while (step > 0 && i <= end) || (step < 0 && i >= end) {
-                    out.push(i.to_string());
-                    i += step;
+            let sequence = match nums.as_slice() {
+                [end] => {
+                    let increment = if *end < 1 { -1 } else { 1 };
+                    until_step(1, end.wrapping_add(increment), increment)?
                 }
-            }
-            V::Str(out.join(" "))
+                [start, end] => {
+                    let step = if end < start { -1 } else { 1 };
+                    until_step(*start, end.wrapping_add(step), step)?
+                }
+                [start, step, end] => {
+                    let increment = if end < start { -1 } else { 1 };
+                    if (end < start && *step > 0) || (end >= start && *step < 0) {
+                        Vec::new()
+                    } else {
+                        until_step(*start, end.wrapping_add(increment), *step)?
+                    }
+                }
+                _ => Vec::new(),
+            };
+            let text: Vec<String> = sequence.iter().map(i64::to_string).collect();
+            V::Str(text.join(" "))
         }
         // ---- sprig defaults and flow
         "default" => {
@@ -1000,6 +1081,7 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
         "set" => {
             want_args(name, &args, 3)?;
             let map = as_map(&args[0])?;
+            refuse_cycle(name, &map, &args[2])?;
             map.insert(s(&args[1])?, args[2].clone());
             V::Map(map)
         }
@@ -1034,6 +1116,7 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
             want_min_args(name, &args, 1)?;
             let dst = as_map(&args[0])?;
             for src in &args[1..] {
+                refuse_cycle(name, &dst, src)?;
                 merge_maps(&dst, &as_map(src)?);
             }
             V::Map(dst)
@@ -1062,11 +1145,11 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
         // ---- encoding and types
         "toJson" | "toRawJson" => {
             want_args(name, &args, 1)?;
-            V::Str(json_marshal(&args[0], false, name == "toJson"))
+            V::Str(json_marshal(&args[0], false, name == "toJson").map_err(|e| format!("error calling {name}: {e}"))?)
         }
         "toPrettyJson" => {
             want_args(name, &args, 1)?;
-            V::Str(json_marshal(&args[0], true, true))
+            V::Str(json_marshal(&args[0], true, true).map_err(|e| format!("error calling {name}: {e}"))?)
         }
         "fromJson" => {
             want_args(name, &args, 1)?;
@@ -1120,18 +1203,41 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
             want_min_args(name, &args, 1)?;
             let dst = as_map(&args[0])?;
             for src in &args[1..] {
+                refuse_cycle(name, &dst, src)?;
                 merge_overwrite(&dst, &as_map(src)?);
             }
             V::Map(dst)
         }
         "deepCopy" => {
             want_args(name, &args, 1)?;
-            deep_copy(&args[0])
+            deep_copy(&args[0]).map_err(|e| format!("error calling {name}: {e}"))?
         }
         "chunk" => {
             want_args(name, &args, 2)?;
-            let size = to_i64(&args[0]).max(1) as usize;
-            V::List(as_list(&args[1], name)?.chunks(size).map(|c| V::List(c.to_vec())).collect())
+            // sprig's arithmetic, including its panics (make with a negative length) for sizes < 1.
+            let size = to_i64(&args[0]);
+            let list = as_list(&args[1], name)?;
+            let makeslice = || "error calling chunk: runtime error: makeslice: len out of range".to_string();
+            let count = float_to_int64(((list.len() as f64 - 1.0) / size as f64).floor() + 1.0);
+            if size == 0 || count < 0 {
+                return Err(makeslice());
+            }
+            let mut chunks = Vec::new();
+            for i in 0..count {
+                let mut width = size;
+                if i == count - 1 {
+                    width = float_to_int64((list.len() as f64 % size as f64).floor());
+                    if width == 0 {
+                        width = size;
+                    }
+                }
+                let (Ok(width), Ok(start)) = (usize::try_from(width), usize::try_from(i.saturating_mul(size))) else {
+                    return Err(makeslice());
+                };
+                let items = list.get(start..).unwrap_or_default();
+                chunks.push(V::List(items.iter().take(width).cloned().collect()));
+            }
+            V::List(chunks)
         }
         "addf" => V::Float(args.iter().map(to_f64).sum()),
         "add1f" => {
@@ -1222,6 +1328,57 @@ pub(super) fn call_function(name: &str, args: Vec<GoValue>) -> Result<GoValue, S
         "hello" => V::Str("Hello!".into()),
         other => return Err(format!("function \"{other}\" not defined")),
     })
+}
+
+/// sprig's `untilStep`, bounded: at most [`limits::MAX_LIST_ITEMS`] numbers; a sequence that
+/// would overflow int64 (Go wraps around and never ends) is an error.
+fn until_step(start: i64, stop: i64, step: i64) -> Result<Vec<i64>, String> {
+    if (stop < start && step >= 0) || (stop >= start && step <= 0) {
+        return Ok(Vec::new());
+    }
+    let (span, stride) = ((i128::from(stop) - i128::from(start)).abs(), i128::from(step).abs());
+    let count = (span + stride - 1) / stride;
+    if count > limits::MAX_LIST_ITEMS as i128 {
+        return Err(limits::list_too_long("untilStep"));
+    }
+    let mut out = Vec::with_capacity(count as usize);
+    let mut i = start;
+    while (step > 0 && i < stop) || (step < 0 && i > stop) {
+        out.push(i);
+        i = i.checked_add(step).ok_or("untilStep: the sequence overflows int64 (Go loops forever)")?;
+    }
+    Ok(out)
+}
+
+/// Bytes as Go's `json.Marshal` prints a string: each byte that is not part of valid UTF-8
+/// becomes U+FFFD (sprig's byte slicing can cut a character).
+pub(super) fn go_lossy(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(valid) => {
+                out.push_str(valid);
+                break;
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                out.push('\u{fffd}');
+                rest = &after[1..];
+            }
+        }
+    }
+    out
+}
+
+/// A `set`/`merge` that would put a map inside itself: Go accepts it and then loops forever
+/// (or overflows its stack) printing or copying the map.
+fn refuse_cycle(name: &str, dst: &GoMap, value: &GoValue) -> Result<(), String> {
+    if holds_map(value, dst) {
+        return Err(format!("error calling {name}: the value holds the map itself (a cycle kubectl-capz refuses)"));
+    }
+    Ok(())
 }
 
 /// sprig's `mergeOverwrite`: values of `src` win, nested maps merged.

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use super::functions::FUNCTIONS;
 use super::lexer::{Lexer, Tok, Token, line_of};
+use super::limits::MAX_NESTING;
 use super::{GoValue, TemplateError, parse_error};
 
 #[derive(Debug, Clone)]
@@ -63,6 +64,8 @@ pub(super) struct Parser<'a> {
     pub(super) name: &'a str,
     pub(super) defines: BTreeMap<String, Vec<Node>>,
     pub(super) vars: Vec<Vec<String>>,
+    /// Blocks and parenthesised pipelines open around the current token.
+    pub(super) depth: usize,
 }
 
 pub(super) enum ListEnd {
@@ -103,7 +106,24 @@ impl<'a> Parser<'a> {
         self.err(format!("unexpected {what} in {context}"))
     }
 
+    /// Runs `parse` one nesting level deeper, within [`MAX_NESTING`].
+    fn nested<T>(&mut self, parse: impl FnOnce(&mut Self) -> Result<T, TemplateError>) -> Result<T, TemplateError> {
+        if self.depth >= MAX_NESTING {
+            return Err(self.err(format!(
+                "blocks and parenthesized pipelines nested more than {MAX_NESTING} deep (kubectl-capz's limit)"
+            )));
+        }
+        self.depth += 1;
+        let result = parse(self);
+        self.depth -= 1;
+        result
+    }
+
     pub(super) fn parse_list(&mut self) -> Result<(Vec<Node>, ListEnd), TemplateError> {
+        self.nested(Self::parse_list_items)
+    }
+
+    fn parse_list_items(&mut self) -> Result<(Vec<Node>, ListEnd), TemplateError> {
         let mut nodes = Vec::new();
         loop {
             match self.peek().clone() {
@@ -199,7 +219,7 @@ impl<'a> Parser<'a> {
         let mut else_list = Vec::new();
         match end {
             ListEnd::Eof => {
-                return Err(self.err(format!("unexpected EOF")));
+                return Err(self.err("unexpected EOF"));
             }
             ListEnd::End => {}
             ListEnd::Else(_) => {
@@ -296,7 +316,7 @@ impl<'a> Parser<'a> {
                 Tok::Pipe if !cmds.is_empty() => {
                     self.next();
                 }
-                Tok::Eof => return Err(self.err(format!("unclosed action"))),
+                Tok::Eof => return Err(self.err("unclosed action")),
                 _ => {
                     cmds.push(self.parse_command()?);
                     if !matches!(self.peek(), Tok::Pipe | Tok::Right | Tok::RParen) {
@@ -367,7 +387,7 @@ impl<'a> Parser<'a> {
             Tok::Bool(b) => Operand::Bool(b),
             Tok::Nil => Operand::Nil,
             Tok::LParen => {
-                let pipe = self.parse_pipeline("parenthesized pipeline", false)?;
+                let pipe = self.nested(|p| p.parse_pipeline("parenthesized pipeline", false))?;
                 if !matches!(self.peek(), Tok::RParen) {
                     return Err(self.err("unclosed left paren"));
                 }
@@ -426,7 +446,7 @@ impl Template {
     /// Parses `src` as template `name` (CAPI uses "tpl").
     pub fn parse(name: &str, src: &str) -> Result<Template, TemplateError> {
         let tokens = Lexer { src, name, pos: 0, tokens: Vec::new() }.run()?;
-        let mut parser = Parser { tokens, i: 0, src, name, defines: BTreeMap::new(), vars: vec![Vec::new()] };
+        let mut parser = Parser { tokens, i: 0, src, name, defines: BTreeMap::new(), vars: vec![Vec::new()], depth: 0 };
         let (root, end) = parser.parse_list()?;
         match end {
             ListEnd::Eof => {}

@@ -95,3 +95,99 @@ fn printf_widths_are_bounded_by_the_output_limit() {
     // Go refuses widths above its own limit (`%!(NOVERB)` eats the rest of the format).
     assert_eq!(sprintf("%99999999d|", &args[..1]).unwrap(), "%!(NOVERB)%!(EXTRA int=1)");
 }
+
+// ---- Limits: each template below crashed, hung or allocated without bound before its limit.
+
+fn run_plain(src: &str) -> Result<String, String> {
+    run(src, json!({"name": "x"}))
+}
+
+#[test]
+fn repeat_indent_and_replace_bombs_stop_at_the_string_limit() {
+    // repeat: 8 GB; indent: 1 GB of padding per line; replace "" inserts between every character.
+    for src in [
+        r#"{{ repeat 1000000000 "xxxxxxxx" }}"#,
+        r#"{{ indent 1000000000 "a" }}"#,
+        r#"{{ nindent 1000000000 "a" }}"#,
+        r#"{{ $s := repeat 4000000 "x" }}{{ replace "" $s $s }}"#,
+    ] {
+        let err = run_plain(src).unwrap_err();
+        assert!(err.contains("bytes (kubectl-capz's limit)"), "{src}: {err}");
+    }
+    assert_eq!(run_plain(r#"{{ repeat -1 "x" }}"#).unwrap_err().rsplit(": ").next(), Some("negative Repeat count"));
+}
+
+#[test]
+fn until_seq_and_range_bombs_stop_at_their_limits() {
+    for (src, want) in [
+        ("{{ until 10000000000 }}", "more than 1048576 items"),
+        ("{{ untilStep 0 9223372036854775807 1 }}", "more than 1048576 items"),
+        ("{{ seq 10000000000 }}", "more than 1048576 items"),
+        ("{{ range 1000000000000 }}{{ end }}", "more than 1000000 iterations"),
+        ("{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}", "more than 1000000 iterations"),
+        ("{{ range until 1000 }}{{ repeat 100000 \"x\" }}{{ end }}", "the output: the result would be longer"),
+    ] {
+        let err = run_plain(src).unwrap_err();
+        assert!(err.contains(want), "{src}: {err}");
+    }
+    // Go wraps around past int64 and never ends; here it is an error.
+    let err = run_plain("{{ untilStep 0 9223372036854775807 4611686018427387904 }}").unwrap_err();
+    assert!(err.contains("overflows int64"), "{err}");
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let ifs = format!("{}x{}", "{{ if true }}".repeat(100_000), "{{ end }}".repeat(100_000));
+    let parens = format!("{{{{ {}1{} }}}}", "(".repeat(100_000), ")".repeat(100_000));
+    for src in [ifs, parens] {
+        let err = run_plain(&src).unwrap_err();
+        assert!(err.contains("nested more than 100 deep"), "{err}");
+    }
+    let ok = format!("{}x{}", "{{ if true }}".repeat(90), "{{ end }}".repeat(90));
+    assert_eq!(run_plain(&ok).unwrap(), "x");
+    let recursive = r#"{{ define "a" }}{{ template "a" . }}{{ end }}{{ template "a" . }}"#;
+    let err = run_plain(recursive).unwrap_err();
+    assert!(err.contains("exceeded maximum template depth (100, kubectl-capz's limit"), "{err}");
+}
+
+#[test]
+fn self_holding_maps_and_deep_values_are_errors() {
+    // A map set into itself: Go accepts it and loops forever printing it.
+    let err = run_plain(r#"{{ $d := dict }}{{ $_ := set $d "self" (list $d) }}{{ $d }}"#).unwrap_err();
+    assert!(err.contains("holds the map itself"), "{err}");
+    let err = run_plain(r#"{{ $d := dict "a" 1 }}{{ $_ := merge $d (dict "b" $d) }}"#).unwrap_err();
+    assert!(err.contains("holds the map itself"), "{err}");
+    // Lists nested 5000 deep through a variable.
+    let err = run_plain("{{ $x := list }}{{ range until 5000 }}{{ $x = list $x }}{{ end }}").unwrap_err();
+    assert!(err.contains("more than 100 deep"), "{err}");
+    // A chain of 200,000 maps, each set into the previous one: dropping it recursed once per map,
+    // printing it once per level.
+    let chain = |n: usize| {
+        format!(
+            r#"{{{{ $x := dict }}}}{{{{ $root := $x }}}}{{{{ range until {n} }}}}{{{{ $n := dict }}}}{{{{ $_ := set $x "c" $n }}}}{{{{ $x = $n }}}}{{{{ end }}}}"#
+        )
+    };
+    assert_eq!(run_plain(&format!("{}done", chain(200_000))).unwrap(), "done");
+    let chain = chain(500);
+    for print in ["{{ $root }}", "{{ toJson $root }}", "{{ printf \"%v\" $root }}", "{{ deepCopy $root }}"] {
+        let err = run_plain(&format!("{chain}{print}")).unwrap_err();
+        assert!(err.contains("more than 100 deep"), "{print}: {err}");
+    }
+}
+
+#[test]
+fn integer_functions_wrap_like_go_instead_of_panicking() {
+    for (src, want) in [
+        ("{{ div -9223372036854775808 -1 }}", "-9223372036854775808"),
+        ("{{ mod -9223372036854775808 -1 }}", "0"),
+        ("{{ add 9223372036854775807 1 }}", "-9223372036854775808"),
+        ("{{ mul 9223372036854775807 2 }}", "-2"),
+        ("{{ sub -9223372036854775808 1 }}", "9223372036854775807"),
+        ("{{ add1 9223372036854775807 }}", "-9223372036854775808"),
+        ("{{ trunc 2 \"héllo\" }}", "h\u{fffd}"),
+        ("{{ substr 1 3 \"héllo\" }}", "é"),
+        ("{{ abbrev 5 \"héllo wörld\" }}", "h\u{fffd}..."),
+    ] {
+        assert_eq!(run_plain(src).unwrap(), want, "{src}");
+    }
+}

@@ -5,10 +5,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::limits::{self, MAX_STRING_BYTES, MAX_VALUE_DEPTH};
 use super::parser::parse_number;
 
 /// A value during template execution, shaped like what `encoding/json` gives Go.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum GoValue {
     /// An invalid `reflect.Value`: a missing map key. Prints `<no value>`.
     Missing,
@@ -27,6 +28,102 @@ pub enum GoValue {
 /// A Go `map[string]interface{}`: shared, mutable, ordered by key.
 #[derive(Clone, Default)]
 pub struct GoMap(std::rc::Rc<std::cell::RefCell<BTreeMap<String, GoValue>>>);
+
+/// Maps can be chained through `set` without limit (each map holding the next); dropping the last
+/// holder unlinks the chain in a loop instead of recursing once per map.
+impl Drop for GoMap {
+    fn drop(&mut self) {
+        if std::rc::Rc::strong_count(&self.0) != 1 {
+            return;
+        }
+        let Ok(mut inner) = self.0.try_borrow_mut() else { return };
+        let mut pending: Vec<GoValue> = std::mem::take(&mut *inner).into_values().collect();
+        drop(inner);
+        while let Some(value) = pending.pop() {
+            match value {
+                GoValue::List(items) => pending.extend(items),
+                GoValue::Map(map) => {
+                    if std::rc::Rc::strong_count(&map.0) == 1
+                        && let Ok(mut inner) = map.0.try_borrow_mut()
+                    {
+                        pending.extend(std::mem::take(&mut *inner).into_values());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Go's `==` on two interface values holding these kinds (deep for lists and maps, as
+/// `reflect.DeepEqual` in sprig's `has`/`without`/`uniq`); nesting past [`MAX_VALUE_DEPTH`]
+/// compares unequal instead of recursing further.
+impl PartialEq for GoValue {
+    fn eq(&self, other: &Self) -> bool {
+        values_equal(self, other, 0)
+    }
+}
+
+fn values_equal(a: &GoValue, b: &GoValue, depth: usize) -> bool {
+    if depth > MAX_VALUE_DEPTH {
+        return false;
+    }
+    match (a, b) {
+        (GoValue::Missing, GoValue::Missing) | (GoValue::Nil, GoValue::Nil) => true,
+        (GoValue::Bool(x), GoValue::Bool(y)) => x == y,
+        (GoValue::Int(x), GoValue::Int(y)) => x == y,
+        (GoValue::Float(x), GoValue::Float(y)) => x == y,
+        (GoValue::Str(x), GoValue::Str(y)) => x == y,
+        (GoValue::List(x), GoValue::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| values_equal(a, b, depth + 1))
+        }
+        (GoValue::Map(x), GoValue::Map(y)) => {
+            if std::rc::Rc::ptr_eq(&x.0, &y.0) {
+                return true;
+            }
+            let (x, y) = (x.0.borrow(), y.0.borrow());
+            x.len() == y.len()
+                && x.iter().zip(y.iter()).all(|((ka, va), (kb, vb))| ka == kb && values_equal(va, vb, depth + 1))
+        }
+        _ => false,
+    }
+}
+
+/// Whether `value` nests lists and maps deeper than [`MAX_VALUE_DEPTH`] (a map that contains
+/// itself does).
+pub(super) fn too_deep(value: &GoValue) -> bool {
+    fn deeper(value: &GoValue, depth: usize) -> bool {
+        match value {
+            GoValue::List(items) => depth >= MAX_VALUE_DEPTH || items.iter().any(|v| deeper(v, depth + 1)),
+            GoValue::Map(map) => depth >= MAX_VALUE_DEPTH || map.0.borrow().values().any(|v| deeper(v, depth + 1)),
+            _ => false,
+        }
+    }
+    deeper(value, 0)
+}
+
+/// Whether `value` holds `map` (the same map, not an equal one) at any depth.
+pub(super) fn holds_map(value: &GoValue, map: &GoMap) -> bool {
+    let mut pending: Vec<GoValue> = vec![value.clone()];
+    let mut seen = 0usize;
+    while let Some(v) = pending.pop() {
+        seen += 1;
+        if seen > MAX_STRING_BYTES {
+            return true;
+        }
+        match v {
+            GoValue::List(items) => pending.extend(items),
+            GoValue::Map(m) => {
+                if std::rc::Rc::ptr_eq(&m.0, &map.0) {
+                    return true;
+                }
+                pending.extend(m.0.borrow().values().cloned());
+            }
+            _ => {}
+        }
+    }
+    false
+}
 
 impl GoMap {
     pub fn new(map: BTreeMap<String, GoValue>) -> Self {
@@ -58,7 +155,7 @@ impl GoMap {
 
 impl PartialEq for GoMap {
     fn eq(&self, other: &Self) -> bool {
-        std::rc::Rc::ptr_eq(&self.0, &other.0) || self.entries() == other.entries()
+        values_equal(&GoValue::Map(self.clone()), &GoValue::Map(other.clone()), 0)
     }
 }
 
@@ -87,9 +184,19 @@ impl GoValue {
         }
     }
 
-    /// Converts to JSON the way `json.Marshal` does.
-    pub fn to_json(&self) -> Value {
-        match self {
+    /// Converts to JSON the way `json.Marshal` does; values nested past [`MAX_VALUE_DEPTH`] or
+    /// with more than [`MAX_STRING_BYTES`] parts are an error.
+    pub fn to_json(&self) -> Result<Value, String> {
+        let mut budget = MAX_STRING_BYTES;
+        self.to_json_within(0, &mut budget)
+    }
+
+    fn to_json_within(&self, depth: usize, budget: &mut usize) -> Result<Value, String> {
+        if depth > MAX_VALUE_DEPTH {
+            return Err(limits::value_too_deep());
+        }
+        *budget = budget.checked_sub(1).ok_or_else(|| limits::string_too_long("toJson"))?;
+        Ok(match self {
             GoValue::Missing | GoValue::Nil => Value::Null,
             GoValue::Bool(b) => Value::Bool(*b),
             GoValue::Int(i) => Value::from(*i),
@@ -101,9 +208,16 @@ impl GoValue {
                 }
             }
             GoValue::Str(s) => Value::String(s.clone()),
-            GoValue::List(items) => Value::Array(items.iter().map(GoValue::to_json).collect()),
-            GoValue::Map(map) => Value::Object(map.entries().into_iter().map(|(k, v)| (k, v.to_json())).collect()),
-        }
+            GoValue::List(items) => {
+                Value::Array(items.iter().map(|v| v.to_json_within(depth + 1, budget)).collect::<Result<_, _>>()?)
+            }
+            GoValue::Map(map) => Value::Object(
+                map.entries()
+                    .into_iter()
+                    .map(|(k, v)| Ok((k, v.to_json_within(depth + 1, budget)?)))
+                    .collect::<Result<_, String>>()?,
+            ),
+        })
     }
 
     /// Go's type name, as used in error messages and `typeOf`.
@@ -146,30 +260,76 @@ impl GoValue {
     }
 
     /// `fmt.Sprint` of the value at the top level (missing and nil print `<no value>` in templates).
-    pub(super) fn print_top(&self) -> String {
+    pub(super) fn print_top(&self) -> Result<String, String> {
         match self {
-            GoValue::Missing | GoValue::Nil => "<no value>".to_string(),
-            other => other.sprint(),
+            GoValue::Missing | GoValue::Nil => Ok("<no value>".to_string()),
+            other => other.try_sprint(),
         }
     }
 
-    /// `fmt.Sprint(v)` / `%v`.
+    /// `fmt.Sprint(v)` / `%v`; past the limits, the text printed so far and `...`.
     pub fn sprint(&self) -> String {
-        match self {
-            GoValue::Missing | GoValue::Nil => "<nil>".to_string(),
-            GoValue::Bool(b) => b.to_string(),
-            GoValue::Int(i) => i.to_string(),
-            GoValue::Float(f) => format_float_g(*f),
-            GoValue::Str(s) => s.clone(),
-            GoValue::List(items) => {
-                let parts: Vec<String> = items.iter().map(GoValue::sprint).collect();
-                format!("[{}]", parts.join(" "))
-            }
-            GoValue::Map(map) => {
-                let parts: Vec<String> = map.entries().iter().map(|(k, v)| format!("{k}:{}", v.sprint())).collect();
-                format!("map[{}]", parts.join(" "))
+        let mut out = String::new();
+        match self.write_sprint(&mut out, 0) {
+            Ok(()) => out,
+            Err(_) => {
+                let mut end = out.len().min(200);
+                while !out.is_char_boundary(end) {
+                    end -= 1;
+                }
+                out.truncate(end);
+                out + "..."
             }
         }
+    }
+
+    /// `fmt.Sprint(v)` / `%v`, within [`MAX_STRING_BYTES`] and [`MAX_VALUE_DEPTH`].
+    pub fn try_sprint(&self) -> Result<String, String> {
+        let mut out = String::new();
+        self.write_sprint(&mut out, 0)?;
+        Ok(out)
+    }
+
+    fn write_sprint(&self, out: &mut String, depth: usize) -> Result<(), String> {
+        if depth > MAX_VALUE_DEPTH {
+            return Err(limits::value_too_deep());
+        }
+        match self {
+            GoValue::Missing | GoValue::Nil => out.push_str("<nil>"),
+            GoValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            GoValue::Int(i) => out.push_str(&i.to_string()),
+            GoValue::Float(f) => out.push_str(&format_float_g(*f)),
+            GoValue::Str(s) => {
+                limits::check_len("print", out.len() + s.len())?;
+                out.push_str(s)
+            }
+            GoValue::List(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(' ');
+                    }
+                    item.write_sprint(out, depth + 1)?;
+                    limits::check_len("print", out.len())?;
+                }
+                out.push(']');
+            }
+            GoValue::Map(map) => {
+                out.push_str("map[");
+                for (i, (k, v)) in map.entries().iter().enumerate() {
+                    if i > 0 {
+                        out.push(' ');
+                    }
+                    limits::check_len("print", out.len() + k.len())?;
+                    out.push_str(k);
+                    out.push(':');
+                    v.write_sprint(out, depth + 1)?;
+                    limits::check_len("print", out.len())?;
+                }
+                out.push(']');
+            }
+        }
+        Ok(())
     }
 }
 
@@ -191,7 +351,7 @@ pub fn format_float_g(f: f64) -> String {
     let negative = mantissa.starts_with('-');
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
     let sign = if negative { "-" } else { "" };
-    if exp < -4 || exp >= 6 {
+    if !(-4..6).contains(&exp) {
         let (first, rest) = digits.split_at(1);
         let frac = if rest.is_empty() { String::new() } else { format!(".{rest}") };
         let exp_sign = if exp < 0 { '-' } else { '+' };
@@ -232,14 +392,35 @@ pub(super) fn strval(v: &GoValue) -> String {
 pub(super) fn to_i64(v: &GoValue) -> i64 {
     match v {
         GoValue::Int(i) => *i,
-        GoValue::Float(f) => *f as i64,
+        GoValue::Float(f) => float_to_int64(*f),
         GoValue::Bool(b) => i64::from(*b),
-        GoValue::Str(s) => {
-            let t = s.trim();
-            t.parse::<i64>().ok().or_else(|| parse_number(t).map(|n| to_i64(&n))).unwrap_or(0)
-        }
+        // strconv.ParseInt(trimZeroDecimal(s), 0, 0), 0 on any error.
+        GoValue::Str(s) => match parse_number(trim_zero_decimal(s)) {
+            Some(GoValue::Int(i)) => i,
+            _ => 0,
+        },
         _ => 0,
     }
+}
+
+/// Go's `int64(f)` on amd64: out of range (and NaN) gives the most negative int64.
+pub(super) fn float_to_int64(f: f64) -> i64 {
+    if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) { f as i64 } else { i64::MIN }
+}
+
+/// cast's `trimZeroDecimal`: "12.00" -> "12".
+fn trim_zero_decimal(s: &str) -> &str {
+    let bytes = s.as_bytes();
+    let mut found_zero = false;
+    for i in (1..=bytes.len()).rev() {
+        match bytes[i - 1] {
+            b'.' if found_zero => return &s[..i - 1],
+            b'.' => {}
+            b'0' => found_zero = true,
+            _ => return s,
+        }
+    }
+    s
 }
 
 pub(super) fn to_f64(v: &GoValue) -> f64 {
@@ -318,7 +499,7 @@ pub(super) fn go_lt(a: &GoValue, b: &GoValue) -> Result<bool, String> {
         (GoValue::Float(x), GoValue::Float(y)) => Ok(x < y),
         (GoValue::Str(x), GoValue::Str(y)) => Ok(x < y),
         _ if basic(a) == Basic::Other || basic(b) == Basic::Other || basic(a) == Basic::Bool => {
-            Err(format!("invalid type for comparison"))
+            Err("invalid type for comparison".to_string())
         }
         _ => Err(format!("incompatible types for comparison: {} and {}", a.type_name(), b.type_name())),
     }
