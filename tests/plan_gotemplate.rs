@@ -69,3 +69,23 @@ fn functions_are_go_builtins_or_hermetic_sprig() {
         .collect();
     assert!(foreign.is_empty(), "not in Go or sprig: {foreign:?}");
 }
+
+/// A template bomb in a ClusterClass patch (8 GB from `repeat`) stops `plan` with exit 2 and an
+/// error naming the class, the patch and the limit, instead of exhausting memory.
+#[test]
+fn plan_stops_a_template_bomb_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = std::fs::read_to_string("tests/fixtures/topology/custom/class.yaml").unwrap();
+    let bomb =
+        class.replace(r#"template: "{{ .builtin.cluster.name }}""#, r#"template: "{{ repeat 2000000000 \"xxxx\" }}""#);
+    assert_ne!(bomb, class, "the fixture's patch template moved");
+    std::fs::write(dir.path().join("class.yaml"), bomb).unwrap();
+    std::fs::copy("tests/fixtures/topology/custom/cluster.yaml", dir.path().join("cluster.yaml")).unwrap();
+    let out =
+        assert_cmd::Command::cargo_bin("kubectl-capz").unwrap().args(["plan", "-f"]).arg(dir.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(stderr.contains("ClusterClass fleet/aks-aso-vars: spec.patches[1] (\"managed-cluster\")"), "{stderr}");
+    assert!(stderr.contains("longer than 4194304 bytes (kubectl-capz's limit)"), "{stderr}");
+}
