@@ -29,7 +29,14 @@ pub enum ParseErrorKind {
     ParseFuncSubstitution,
     #[error("unable to parse default function")]
     ParseDefaultFunction,
+    /// Our limit, not upstream's: `${A:=${B:=...}}` nested deeper than [`MAX_NESTING`].
+    #[error("substitutions nested more than {MAX_NESTING} deep (kubectl-capz's limit)")]
+    TooDeeplyNested,
 }
+
+/// How deep `${...}` expressions may nest inside each other's arguments. Upstream recurses
+/// without a limit (and the parse recursion would overflow our stack long before Go's).
+pub const MAX_NESTING: usize = 100;
 
 /// A parse error and where the failing `${...}` expression starts.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -800,6 +807,7 @@ fn is_go_letter_or_digit(r: char) -> bool {
 
 struct Parser {
     s: Scanner,
+    depth: usize,
 }
 
 type PResult<T> = Result<T, ParseErrorKind>;
@@ -818,6 +826,7 @@ pub fn parse(text: &str) -> Result<Template, ParseError> {
             accept: accept_rune,
             removed: 0,
         },
+        depth: 0,
     };
     let mut nodes = Vec::new();
     loop {
@@ -849,6 +858,16 @@ fn located(text: &str, offset: usize, kind: ParseErrorKind) -> ParseError {
 
 impl Parser {
     fn parse_func(&mut self) -> PResult<Node> {
+        if self.depth >= MAX_NESTING {
+            return Err(ParseErrorKind::TooDeeplyNested);
+        }
+        self.depth += 1;
+        let node = self.parse_func_at_depth();
+        self.depth -= 1;
+        node
+    }
+
+    fn parse_func_at_depth(&mut self) -> PResult<Node> {
         self.s.escape_chars = ESCAPE_ALL;
         if self.s.peek() == '#' {
             return self.parse_len_func();
@@ -1044,5 +1063,17 @@ mod tests {
         for c in ['Ⅻ', '\u{0301}', '_', '-', '²', '½', 'Ⓐ'] {
             assert!(!is_go_letter_or_digit(c), "{c} is neither");
         }
+    }
+
+    /// `${A:=${A:=...}}` 100,000 deep overflowed the stack of the parser (a crash, not an error).
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let nested = |depth: usize| format!("x: {}v{}\n", "${A:=".repeat(depth), "}".repeat(depth));
+        let err = parse(&nested(100_000)).unwrap_err();
+        assert_eq!(err.kind, ParseErrorKind::TooDeeplyNested);
+        assert_eq!((err.line, err.column), (1, 4));
+        assert_eq!(err.to_string(), "line 1, column 4: substitutions nested more than 100 deep (kubectl-capz's limit)");
+        assert_eq!(eval(&nested(MAX_NESTING), &[]).unwrap(), "x: v\n");
+        assert!(parse(&nested(MAX_NESTING + 1)).is_err());
     }
 }

@@ -1,0 +1,7 @@
+//! Fuzz target `validate`: see `harness::validate` (shared with tests/fuzz_regressions.rs).
+#![no_main]
+
+#[path = "../harness.rs"]
+mod harness;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| harness::validate(data));
