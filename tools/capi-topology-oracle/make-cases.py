@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+# Writes the corpus tests/fixtures/capi-topology/cases/*.yaml (a ClusterClass, its templates and a
+# topology Cluster per file; v* valid, x* invalid). The files are committed; rerun after editing,
+# then regen.sh to record what CAPI makes of them. Needs PyYAML.
+import copy, os
+import yaml
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures", "capi-topology", "cases")
+NS = "ns1"
+INFRA = "infrastructure.cluster.x-k8s.io/v1beta1"
+BOOT = "bootstrap.cluster.x-k8s.io/v1beta1"
+def ref(av, kind, name): return {"ref": {"apiVersion": av, "kind": kind, "name": name}}
+def tmpl(av, kind, name, spec): return {"apiVersion": av, "kind": kind, "metadata": {"name": name, "namespace": NS}, "spec": {"template": {"spec": spec}}}
+
+def base_class():
+    return {"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "ClusterClass", "metadata": {"name": "demo", "namespace": NS},
+      "spec": {
+        "controlPlane": ref(INFRA, "AzureManagedControlPlaneTemplate", "demo-cp"),
+        "infrastructure": ref(INFRA, "AzureManagedClusterTemplate", "demo-infra"),
+        "workers": {
+          "machineDeployments": [{"class": "md", "template": {
+             "bootstrap": ref(BOOT, "KubeadmConfigTemplate", "demo-md-bootstrap"),
+             "infrastructure": ref(INFRA, "AzureMachineTemplate", "demo-md-infra")}}],
+          "machinePools": [{"class": "pool", "template": {
+             "bootstrap": ref(BOOT, "KubeadmConfigTemplate", "demo-pool-bootstrap"),
+             "infrastructure": ref(INFRA, "AzureManagedMachinePoolTemplate", "demo-pool")}}]}}}
+
+def base_templates():
+    return [
+      tmpl(INFRA, "AzureManagedClusterTemplate", "demo-infra", {}),
+      tmpl(INFRA, "AzureManagedControlPlaneTemplate", "demo-cp", {"location": "westeurope", "dnsServiceIP": "10.0.0.10", "sku": {"tier": "Free"}, "additionalTags": {"base": "yes"}}),
+      tmpl(BOOT, "KubeadmConfigTemplate", "demo-md-bootstrap", {"joinConfiguration": {"nodeRegistration": {"kubeletExtraArgs": {"cloud-provider": "external"}}}}),
+      tmpl(INFRA, "AzureMachineTemplate", "demo-md-infra", {"vmSize": "Standard_D2s_v3", "osDisk": {"diskSizeGB": 128, "osType": "Linux"}}),
+      tmpl(BOOT, "KubeadmConfigTemplate", "demo-pool-bootstrap", {}),
+      tmpl(INFRA, "AzureManagedMachinePoolTemplate", "demo-pool", {"mode": "System", "sku": "Standard_D2s_v3", "osDiskSizeGB": 128, "nodeLabels": {"pool": "base"}}),
+    ]
+
+def base_cluster():
+    return {"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "metadata": {"name": "c1", "namespace": NS},
+      "spec": {"clusterNetwork": {"pods": {"cidrBlocks": ["192.168.0.0/16"]}, "services": {"cidrBlocks": ["10.0.0.0/16"]}},
+        "topology": {"class": "demo", "version": "v1.31.2",
+          "workers": {"machineDeployments": [{"class": "md", "name": "md-0", "replicas": 2}],
+                      "machinePools": [{"class": "pool", "name": "mp-0", "replicas": 1}]}}}}
+
+def write(name, cls, cluster, templates=None, comment=""):
+    docs = [cls] + (templates if templates is not None else base_templates()) + [cluster]
+    with open(os.path.join(OUT, name + ".yaml"), "w") as f:
+        if comment:
+            for line in comment.strip().splitlines():
+                f.write("# " + line + "\n")
+        f.write(yaml.safe_dump_all(docs, sort_keys=False, default_flow_style=False))
+
+def var(name, schema, required=False):
+    return {"name": name, "required": required, "schema": {"openAPIV3Schema": schema}}
+
+def patch(name, selector, jsonPatches, **kw):
+    d = {"name": name, "definitions": [{"selector": selector, "jsonPatches": jsonPatches}]}
+    d.update(kw)
+    return d
+
+def sel(av, kind, **match):
+    return {"apiVersion": av, "kind": kind, "matchResources": match}
+
+CP_SEL = sel(INFRA, "AzureManagedControlPlaneTemplate", controlPlane=True)
+INFRA_SEL = sel(INFRA, "AzureManagedClusterTemplate", infrastructureCluster=True)
+MD_SEL = sel(INFRA, "AzureMachineTemplate", machineDeploymentClass={"names": ["md"]})
+MP_SEL = sel(INFRA, "AzureManagedMachinePoolTemplate", machinePoolClass={"names": ["pool"]})
+
+# ---------- valid cases ----------
+c, k = base_class(), base_cluster()
+write("v01-basic", c, k, comment="MachineDeployment + MachinePool, no variables, no patches.")
+
+def vars_class():
+    c = base_class()
+    c["spec"]["variables"] = [
+        var("location", {"type": "string", "minLength": 1}, required=True),
+        var("skuTier", {"type": "string", "default": "Free", "enum": ["Free", "Standard"]}),
+        var("vmSize", {"type": "string", "default": "Standard_D2s_v3"}),
+        var("network", {"type": "object", "default": {}, "properties": {
+            "plugin": {"type": "string", "default": "azure"},
+            "policy": {"type": "string"}}}),
+        var("tags", {"type": "object", "additionalProperties": {"type": "string"}}),
+    ]
+    c["spec"]["patches"] = [
+        patch("location", CP_SEL, [{"op": "replace", "path": "/spec/template/spec/location", "valueFrom": {"variable": "location"}}]),
+        patch("sku", CP_SEL, [{"op": "add", "path": "/spec/template/spec/sku/tier", "valueFrom": {"variable": "skuTier"}}]),
+        patch("network", CP_SEL, [{"op": "add", "path": "/spec/template/spec/networkPlugin", "valueFrom": {"variable": "network.plugin"}}]),
+        patch("vm-size", MD_SEL, [{"op": "replace", "path": "/spec/template/spec/vmSize", "valueFrom": {"variable": "vmSize"}}]),
+        patch("pool-sku", MP_SEL, [{"op": "replace", "path": "/spec/template/spec/sku", "valueFrom": {"variable": "vmSize"}}]),
+        patch("tags", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags", "valueFrom": {"variable": "tags"}}], enabledIf="{{ if .tags }}true{{ end }}"),
+    ]
+    return c
+
+c = vars_class(); k = base_cluster()
+k["spec"]["topology"]["variables"] = [{"name": "location", "value": "northeurope"}]
+write("v02-variable-defaults", c, k, comment="Top-level and nested variable defaults; the defaulting webhook writes them into the Cluster.")
+
+c = vars_class(); k = base_cluster()
+k["spec"]["topology"]["variables"] = [{"name": "location", "value": "northeurope"}, {"name": "skuTier", "value": "Free"}, {"name": "tags", "value": {"team": "a"}}]
+k["spec"]["topology"]["controlPlane"] = {"variables": {"overrides": [{"name": "skuTier", "value": "Standard"}, {"name": "network", "value": {"policy": "calico"}}]}}
+write("v03-control-plane-overrides", c, k, comment="spec.topology.controlPlane.variables.overrides change the control plane's patches only.")
+
+c = vars_class(); k = base_cluster()
+k["spec"]["topology"]["variables"] = [{"name": "location", "value": "northeurope"}]
+k["spec"]["topology"]["workers"]["machineDeployments"] = [
+    {"class": "md", "name": "md-0", "replicas": 2, "variables": {"overrides": [{"name": "vmSize", "value": "Standard_D8s_v3"}]}},
+    {"class": "md", "name": "md-1", "replicas": 1}]
+k["spec"]["topology"]["workers"]["machinePools"] = [
+    {"class": "pool", "name": "mp-0", "replicas": 1, "variables": {"overrides": [{"name": "vmSize", "value": "Standard_E4s_v3"}, {"name": "network", "value": {"policy": "x"}}]}}]
+write("v04-worker-overrides", c, k, comment="Per-MachineDeployment and per-MachinePool overrides, one with a nested default to fill in.")
+
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["controlPlane"] = {"nodeDrainTimeout": "9m", "nodeDeletionTimeout": "90s", "nodeVolumeDetachTimeout": "1h30m"}
+k["spec"]["topology"]["workers"]["machineDeployments"][0].update({"nodeDrainTimeout": "120s", "nodeDeletionTimeout": "0.5h", "minReadySeconds": 5})
+k["spec"]["topology"]["workers"]["machinePools"][0].update({"nodeDrainTimeout": "2m30s", "nodeVolumeDetachTimeout": "1m0s"})
+write("v05-go-durations", c, k, comment="Duration fields are written back in Go's canonical form (9m -> 9m0s).")
+
+c = base_class(); k = base_cluster()
+c["spec"]["workers"]["machineDeployments"][0]["strategy"] = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}
+k["spec"]["topology"]["workers"]["machineDeployments"] = [
+    {"class": "md", "name": "md-0", "replicas": 2},
+    {"class": "md", "name": "md-1", "replicas": 2, "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "50%", "deletePolicy": "Oldest"}}},
+    {"class": "md", "name": "md-2", "replicas": 2, "strategy": {"type": "OnDelete"}}]
+write("v06-md-strategy", c, k, comment="MachineDeployment strategy from the class and the topology.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["workers"]["machineDeployments"][0]["failureDomain"] = "1"
+c["spec"]["workers"]["machinePools"][0]["failureDomains"] = ["1", "2"]
+k["spec"]["topology"]["workers"]["machineDeployments"] = [
+    {"class": "md", "name": "md-0", "replicas": 2},
+    {"class": "md", "name": "md-1", "replicas": 2, "failureDomain": "3"}]
+k["spec"]["topology"]["workers"]["machinePools"][0]["failureDomains"] = ["3"]
+write("v07-failure-domain", c, k, comment="failureDomain / failureDomains from class and topology.")
+
+def kcp_class():
+    c = base_class()
+    c["spec"]["controlPlane"] = {
+        "ref": {"apiVersion": "controlplane.cluster.x-k8s.io/v1beta1", "kind": "KubeadmControlPlaneTemplate", "name": "demo-kcp"},
+        "machineInfrastructure": ref(INFRA, "AzureMachineTemplate", "demo-cp-machine")}
+    c["spec"]["infrastructure"] = ref(INFRA, "AzureClusterTemplate", "demo-azure")
+    t = [x for x in base_templates() if x["kind"] not in ("AzureManagedControlPlaneTemplate", "AzureManagedClusterTemplate")]
+    t += [tmpl("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlaneTemplate", "demo-kcp", {"kubeadmConfigSpec": {"clusterConfiguration": {"apiServer": {"timeoutForControlPlane": "20m"}}}}),
+          tmpl(INFRA, "AzureMachineTemplate", "demo-cp-machine", {"vmSize": "Standard_D4s_v3", "osDisk": {"diskSizeGB": 128, "osType": "Linux"}}),
+          tmpl(INFRA, "AzureClusterTemplate", "demo-azure", {"location": "westeurope"})]
+    return c, t
+
+c, t = kcp_class(); k = base_cluster()
+c["spec"]["controlPlane"]["machineHealthCheck"] = {"unhealthyConditions": [{"type": "Ready", "status": "Unknown", "timeout": "300s"}, {"type": "Ready", "status": "False", "timeout": "5m"}], "maxUnhealthy": "40%", "nodeStartupTimeout": "10m"}
+c["spec"]["workers"]["machineDeployments"][0]["machineHealthCheck"] = {"unhealthyConditions": [{"type": "Ready", "status": "False", "timeout": "300s"}], "unhealthyRange": "[0-2]"}
+k["spec"]["topology"]["controlPlane"] = {"replicas": 3}
+write("v08-mhc-from-class", c, k, t, comment="The class asks for MachineHealthChecks for the control plane and the deployments.")
+
+c, t = kcp_class(); k = base_cluster()
+c["spec"]["workers"]["machineDeployments"][0]["machineHealthCheck"] = {"unhealthyConditions": [{"type": "Ready", "status": "False", "timeout": "300s"}]}
+k["spec"]["topology"]["controlPlane"] = {"replicas": 1, "machineHealthCheck": {"enable": True, "unhealthyConditions": [{"type": "Ready", "status": "False", "timeout": "1m"}], "nodeStartupTimeout": "15m"}}
+k["spec"]["topology"]["workers"]["machineDeployments"] = [
+    {"class": "md", "name": "md-0", "replicas": 2, "machineHealthCheck": {"enable": False}},
+    {"class": "md", "name": "md-1", "replicas": 2, "machineHealthCheck": {"maxUnhealthy": 1, "unhealthyConditions": [{"type": "Ready", "status": "Unknown", "timeout": "2m"}]}},
+    {"class": "md", "name": "md-2", "replicas": 2}]
+write("v09-mhc-from-topology", c, k, t, comment="Topology MachineHealthChecks: enable, disable, override the class's checks.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["controlPlane"]["metadata"] = {"labels": {"cp-class": "x"}, "annotations": {"cp-ann": "class"}}
+c["spec"]["workers"]["machineDeployments"][0]["template"]["metadata"] = {"labels": {"md-class": "why"}}
+c["spec"]["workers"]["machinePools"][0]["template"]["metadata"] = {"labels": {"mp-class": "z"}}
+k["metadata"]["labels"] = {"env": "prod"}; k["metadata"]["annotations"] = {"owner": "team-a"}
+k["spec"]["topology"]["controlPlane"] = {"metadata": {"labels": {"cp-topo": "1", "cp-class": "topo-wins"}}}
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["metadata"] = {"labels": {"md-topo": "2"}, "annotations": {"md-ann": "a"}}
+k["spec"]["topology"]["workers"]["machinePools"][0]["metadata"] = {"labels": {"mp-topo": "3"}}
+c["spec"]["patches"] = [
+    patch("cluster-meta", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/fromClusterMeta", "valueFrom": {"template": "{{ .builtin.cluster.metadata.labels.env }}-{{ index .builtin.cluster.metadata.annotations \"owner\" }}"}}]),
+    patch("cp-meta", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/fromCpMeta", "valueFrom": {"template": "{{ .builtin.controlPlane.metadata.labels | toJson }}"}}]),
+    patch("md-meta", MD_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags", "valueFrom": {"template": "md: '{{ .builtin.machineDeployment.metadata.labels | toJson }}'\nann: '{{ .builtin.machineDeployment.metadata.annotations | toJson }}'"}}]),
+    patch("mp-meta", MP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags", "valueFrom": {"template": "mp: '{{ .builtin.machinePool.metadata.labels | toJson }}'"}}]),
+]
+write("v10-builtin-metadata", c, k, comment="builtin.cluster/controlPlane/machineDeployment/machinePool.metadata in templates; class and topology metadata merged.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("count", {"type": "integer", "default": 3}), var("ratio", {"type": "number", "default": 1.5}),
+    var("name", {"type": "string", "default": "abc"}), var("flag", {"type": "boolean", "default": True}),
+    var("obj", {"type": "object", "default": {"a": 1}, "properties": {"a": {"type": "integer"}}}), var("list", {"type": "array", "default": ["ex", "why"], "items": {"type": "string"}})]
+c["spec"]["patches"] = [patch("printf", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags", "valueFrom": {"template":
+    "v: '{{ printf \"%v|%v|%v|%v|%v|%v\" .count .ratio .name .flag .obj .list }}'\n"
+    "t: '{{ printf \"%T|%T|%T|%T|%T|%T\" .count .ratio .name .flag .obj .list }}'\n"
+    "d: '{{ printf \"%d|%5.2f|%q|%s|%x|%e\" (int .count) .ratio .name .name .name .ratio }}'\n"
+    "plus: '{{ printf \"%+v|%#v|%g\" .obj .name .count }}'\n"
+    "bad: '{{ printf \"%d|%s\" .name .count }}'"}}])]
+write("v11-printf-verbs", c, k, comment="Go printf verbs (incl. %T) on the values CAPI passes to templates.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("private", {"type": "boolean", "default": False}), var("mode", {"type": "string", "default": "a"})]
+c["spec"]["patches"] = [
+    patch("when-private", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/private", "value": "yes"}], enabledIf="{{ .private }}"),
+    patch("when-mode-b", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/mode", "value": "b"}], enabledIf='{{ eq .mode "b" }}'),
+    patch("always", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/always", "value": "yes"}], enabledIf="true"),
+]
+k["spec"]["topology"]["variables"] = [{"name": "private", "value": True}]
+write("v12-enabled-if", c, k, comment="enabledIf: true, false, from variables and defaults.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["infrastructureNamingStrategy"] = {"template": "{{ .cluster.name }}-infra-{{ .random }}"}
+c["spec"]["controlPlane"]["namingStrategy"] = {"template": "{{ .cluster.name }}-cp-{{ .random }}"}
+c["spec"]["workers"]["machineDeployments"][0]["namingStrategy"] = {"template": "{{ .cluster.name }}-{{ .machineDeployment.topologyName }}-d-{{ .random }}"}
+c["spec"]["workers"]["machinePools"][0]["namingStrategy"] = {"template": "{{ .cluster.name }}-{{ .machinePool.topologyName }}-p-{{ .random }}"}
+write("v13-naming-strategy", c, k, comment="Naming strategies for every object the class names.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["patches"] = [
+    patch("all-md", sel(INFRA, "AzureMachineTemplate", machineDeploymentClass={"names": ["*"]}), [{"op": "add", "path": "/spec/template/spec/osDisk/cachingType", "value": "ReadOnly"}]),
+    patch("boot", sel(BOOT, "KubeadmConfigTemplate", machineDeploymentClass={"names": ["m*"]}, machinePoolClass={"names": ["*ol"]}), [{"op": "add", "path": "/spec/template/spec/files", "value": [{"path": "/etc/x", "content": "x"}]}, {"op": "add", "path": "/spec/template/spec/files/-", "value": {"path": "/etc/why", "content": "why"}}, {"op": "add", "path": "/spec/template/spec/files/0", "value": {"path": "/etc/first", "content": "0"}}]),
+    patch("infra-cluster", INFRA_SEL, [{"op": "add", "path": "/spec/template/spec/identityRef", "value": {"name": "id", "kind": "AzureClusterIdentity"}}]),
+    patch("remove", MP_SEL, [{"op": "remove", "path": "/spec/template/spec/nodeLabels"}]),
+]
+write("v14-selectors-and-ops", c, k, comment="Wildcard selectors, add at 0 and -, remove of a map field.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("pools", {"type": "array", "default": [{"name": "a", "size": 1}], "items": {"type": "object", "properties": {"name": {"type": "string"}, "size": {"type": "integer", "default": 2}}}})]
+c["spec"]["patches"] = [patch("from-template", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags", "valueFrom": {"template":
+    "{{- range $i, $p := .pools }}\n{{ $p.name }}: \"{{ $p.size }}-{{ $i }}\"\n{{- end }}\nversion: {{ .builtin.controlPlane.version }}\nmd: {{ .builtin.cluster.topology.class }}"}}]),
+    patch("md-builtins", MD_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags", "valueFrom": {"template":
+    "name: {{ .builtin.machineDeployment.topologyName }}\nclass: {{ .builtin.machineDeployment.class }}\nreplicas: \"{{ .builtin.machineDeployment.replicas }}\"\nversion: {{ .builtin.machineDeployment.version }}"}}])]
+k["spec"]["topology"]["variables"] = [{"name": "pools", "value": [{"name": "p1"}, {"name": "p2", "size": 5}]}]
+write("v15-value-from-template", c, k, comment="valueFrom.template producing objects; defaults inside array items; builtins.")
+
+c, t = kcp_class(); k = base_cluster()
+k["spec"]["topology"]["controlPlane"] = {"replicas": 3, "metadata": {"labels": {"cp": "yes"}}, "nodeDrainTimeout": "5m"}
+c["spec"]["patches"] = [patch("kcp", sel("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlaneTemplate", controlPlane=True), [{"op": "add", "path": "/spec/template/spec/kubeadmConfigSpec/clusterConfiguration/apiServer/extraArgs", "valueFrom": {"template": "cloud-provider: external\nreplicas: \"{{ .builtin.controlPlane.replicas }}\"\nmachine: {{ .builtin.controlPlane.machineTemplate.infrastructureRef.name | trunc 7 }}"}}]),
+    patch("cp-machine", sel(INFRA, "AzureMachineTemplate", controlPlane=True), [{"op": "replace", "path": "/spec/template/spec/vmSize", "value": "Standard_D8s_v3"}])]
+write("v16-control-plane-machine-infrastructure", c, k, t, comment="KubeadmControlPlane with a machine infrastructure template; control plane builtins.")
+
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["workers"]["machineDeployments"] = [{"class": "md", "name": "md-a"}, {"class": "md", "name": "md-b", "replicas": 0}]
+k["spec"]["topology"]["workers"]["machinePools"] = [{"class": "pool", "name": "mp-a"}, {"class": "pool", "name": "mp-b", "replicas": 4}]
+c["spec"]["patches"] = [patch("replicas", MD_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags", "valueFrom": {"template": "r: '{{ .builtin.machineDeployment.replicas }}'"}}])]
+write("v17-replicas-unset", c, k, comment="Workers without replicas; builtin replicas absent.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("ver", {"type": "string", "default": "x"})]
+c["spec"]["patches"] = [patch("semver", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/ge130", "valueFrom": {"template": "{{ if semverCompare \">= v1.30\" .builtin.cluster.topology.version }}yes{{ else }}no{{ end }}"}},
+   {"op": "add", "path": "/spec/template/spec/additionalTags/net", "valueFrom": {"template": "{{ index .builtin.cluster.network.pods 0 }}|{{ .builtin.cluster.network.services | join \",\" }}|{{ .builtin.cluster.name }}|{{ .builtin.cluster.namespace }}"}}])]
+write("v18-cluster-builtins", c, k, comment="builtin.cluster.network and topology in templates.")
+
+# ---------- invalid cases ----------
+def bad_patch(name, jp, comment, **kw):
+    c = base_class(); k = base_cluster()
+    c["spec"]["variables"] = [var("location", {"type": "string", "default": "westeurope"})]
+    c["spec"]["patches"] = [patch("good", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/a", "value": "b"}]),
+                            patch("bad", kw.pop("selector", CP_SEL), jp, **kw)]
+    write(name, c, k, comment=comment)
+
+bad_patch("x01-replace-with-index", [{"op": "add", "path": "/spec/template/spec/x", "value": 1}, {"op": "replace", "path": "/spec/template/spec/items/1", "value": "b"}], "replace with a list index (second patch, second definition, index 1).")
+bad_patch("x02-remove-with-index", [{"op": "remove", "path": "/spec/template/spec/items/0"}], "remove with a list index.")
+bad_patch("x03-add-at-middle-index", [{"op": "add", "path": "/spec/template/spec/items/2", "value": "c"}], "add at an index other than 0 or -.")
+bad_patch("x04-value-and-value-from", [{"op": "add", "path": "/spec/template/spec/location", "value": "x", "valueFrom": {"variable": "location"}}], "both value and valueFrom.")
+bad_patch("x05-neither-value", [{"op": "add", "path": "/spec/template/spec/location"}], "add with neither value nor valueFrom.")
+bad_patch("x06-selector-matches-nothing", [{"op": "add", "path": "/spec/template/spec/location", "value": "x"}], "the selector's kind is no template of the class.", selector=sel(INFRA, "AzureManagedControlPlaneTemplateX", controlPlane=True))
+bad_patch("x07-path-outside-spec", [{"op": "add", "path": "/metadata/labels/x", "value": "x"}], "patch path outside /spec.")
+bad_patch("x08-unknown-variable", [{"op": "add", "path": "/spec/template/spec/location", "valueFrom": {"variable": "nope"}}], "valueFrom.variable names no variable of the class.")
+bad_patch("x09-bad-op", [{"op": "move", "path": "/spec/template/spec/location", "value": "x"}], "an op other than add, replace, remove.")
+bad_patch("x10-selector-md-class-unknown", [{"op": "add", "path": "/spec/template/spec/vmSize", "value": "x"}], "machineDeploymentClass names a class the ClusterClass does not have.", selector=sel(INFRA, "AzureMachineTemplate", machineDeploymentClass={"names": ["nope"]}))
+
+c = vars_class(); k = base_cluster()
+k["spec"]["topology"]["variables"] = [{"name": "location", "value": ""}, {"name": "skuTier", "value": "Premium"}]
+write("x11-schema-violation", c, k, comment="values against the schema: minLength, enum.")
+
+c = vars_class(); k = base_cluster()
+write("x12-missing-required", c, k, comment="a required variable is not set.")
+
+c = vars_class(); k = base_cluster()
+k["spec"]["topology"]["variables"] = [{"name": "location", "value": "x"}, {"name": "nope", "value": 1}]
+write("x13-undefined-variable", c, k, comment="a variable the class does not define.")
+
+c = vars_class(); k = base_cluster()
+k["spec"]["topology"]["variables"] = [{"name": "location", "value": "x"}]
+k["spec"]["topology"]["controlPlane"] = {"variables": {"overrides": [{"name": "skuTier", "value": 5}]}}
+write("x14-override-schema-violation", c, k, comment="a control plane override of the wrong type.")
+
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["workers"]["machineDeployments"] = [{"class": "nope", "name": "md-0"}]
+write("x15-unknown-md-class", c, k, comment="a MachineDeployment topology names a class the ClusterClass does not have.")
+
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["workers"]["machineDeployments"] = [{"class": "md", "name": "md-0"}, {"class": "md", "name": "md-0"}]
+write("x16-duplicate-md-name", c, k, comment="two MachineDeployment topologies with the same name.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("builtin", {"type": "string"})]
+write("x17-reserved-variable-name", c, k, comment="a variable named builtin.")
+
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["version"] = "one.two"
+write("x18-bad-version", c, k, comment="spec.topology.version is not a semantic version.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("bad", {"type": "string", "default": 5})]
+write("x19-bad-default", c, k, comment="a variable's default does not match its schema.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["workers"]["machineDeployments"].append(copy.deepcopy(c["spec"]["workers"]["machineDeployments"][0]))
+write("x20-duplicate-md-class", c, k, comment="two MachineDeployment classes named md.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["controlPlane"]["namingStrategy"] = {"template": "{{ .cluster.name }}-{{ .nope }"}
+write("x21-bad-naming-template", c, k, comment="a naming template that does not parse.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["patches"] = [patch("p", CP_SEL, [{"op": "add", "path": "/spec/template/spec/a", "value": 1}]), patch("p", CP_SEL, [{"op": "add", "path": "/spec/template/spec/b", "value": 2}])]
+write("x22-duplicate-patch-name", c, k, comment="two patches named p.")
+
+c, t = kcp_class(); k = base_cluster()
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["machineHealthCheck"] = {"enable": True}
+write("x23-mhc-enable-without-checks", c, k, t, comment="topology enables a MachineHealthCheck the class does not define and gives no checks.")
+print("ok")
