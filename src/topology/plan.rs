@@ -24,6 +24,7 @@ use sha2::Digest as _;
 use super::gotemplate::{self, GoValue};
 use super::patches::{self, Holder, Item, PatchError};
 use super::variables::{self, VariableError};
+use super::webhooks::{self, FieldError};
 use crate::manifest::{Document, split_api_version};
 
 pub const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
@@ -48,6 +49,8 @@ pub enum TopologyError {
     InvalidCluster { location: String, cluster: String, field: String, message: String },
     #[error("{location}: Cluster {cluster}: invalid variables:\n{}", errors.iter().map(|(at, e)| format!("  {at}: {e}")).collect::<Vec<_>>().join("\n"))]
     Variables { location: String, cluster: String, errors: Vec<(String, VariableError)> },
+    #[error("{location}: {object} is rejected by CAPI's webhook:\n{}", errors.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
+    Rejected { location: String, object: String, errors: Vec<FieldError> },
     #[error(transparent)]
     Patch(#[from] PatchError),
 }
@@ -298,6 +301,116 @@ fn sorted(map: Map<String, Value>) -> Map<String, Value> {
     entries.into_iter().collect()
 }
 
+/// The MachineHealthCheck a control plane or deployment gets (`IsMachineHealthCheckEnabled` and
+/// `MachineHealthCheckClass` of CAPI's blueprint): the topology's own checks, else the class's;
+/// none when neither has checks or the topology sets `enable: false`.
+fn health_check_class(topology: Option<&Value>, class: Option<&Value>) -> Option<Value> {
+    let own = topology.and_then(Value::as_object).map(|m| {
+        let mut m = m.clone();
+        m.remove("enable");
+        m
+    });
+    let own = own.filter(|m| !m.is_empty()).map(Value::Object);
+    if own.is_none() && class.is_none() {
+        return None;
+    }
+    if topology.and_then(|t| t.get("enable")).and_then(Value::as_bool) == Some(false) {
+        return None;
+    }
+    own.or_else(|| class.cloned())
+}
+
+/// `computeMachineHealthCheck` with the MachineHealthCheck webhook's defaults (v1beta1).
+fn machine_health_check(ctx: &Ctx, target: &Value, selector: Value, check: &Value) -> Value {
+    let mut spec = Map::new();
+    spec.insert("clusterName".into(), json!(ctx.cluster_name));
+    spec.insert("selector".into(), selector);
+    for key in ["unhealthyConditions", "unhealthyRange", "nodeStartupTimeout", "remediationTemplate"] {
+        if let Some(v) = check.get(key) {
+            spec.insert(key.into(), v.clone());
+        }
+    }
+    spec.insert("maxUnhealthy".into(), check.get("maxUnhealthy").cloned().unwrap_or(json!("100%")));
+    spec.entry("nodeStartupTimeout").or_insert(json!("10m0s"));
+    if let Some(v) = spec.get_mut("nodeStartupTimeout") {
+        webhooks::canonical_duration(v);
+    }
+    for condition in spec.get_mut("unhealthyConditions").and_then(Value::as_array_mut).into_iter().flatten() {
+        if let Some(v) = condition.get_mut("timeout") {
+            webhooks::canonical_duration(v);
+        }
+    }
+    if let Some(t) = spec.get_mut("remediationTemplate").and_then(Value::as_object_mut) {
+        t.entry("namespace").or_insert(json!(ctx.namespace));
+    }
+    json!({
+        "apiVersion": "cluster.x-k8s.io/v1beta1",
+        "kind": "MachineHealthCheck",
+        "metadata": {
+            "name": s(target, "/metadata/name"),
+            "namespace": ctx.namespace,
+            "labels": {CLUSTER_NAME_LABEL: ctx.cluster_name, TOPOLOGY_OWNED_LABEL: ""},
+        },
+        "spec": spec,
+    })
+}
+
+/// The control plane's `machineTemplate` fields the topology (or else the class) sets:
+/// node drain / volume detach / deletion timeouts and readiness gates.
+fn set_control_plane_machine_fields(
+    control_plane: &mut Value,
+    cluster: &Value,
+    class: &Value,
+    v1beta2: bool,
+    contract_v1beta2: bool,
+) {
+    let pick = |field: &str| {
+        cluster
+            .pointer(&format!("/spec/topology/controlPlane/{field}"))
+            .or_else(|| class.pointer(&format!("/spec/controlPlane/{field}")))
+            .cloned()
+    };
+    if let Some(gates) = pick("readinessGates") {
+        let at = if contract_v1beta2 {
+            "/spec/machineTemplate/spec/readinessGates"
+        } else {
+            "/spec/machineTemplate/readinessGates"
+        };
+        set_pointer(control_plane, at, gates);
+    }
+    for field in ["nodeDrainTimeout", "nodeVolumeDetachTimeout", "nodeDeletionTimeout"] {
+        let value = if v1beta2 { pick(&format!("deletion/{field}Seconds")) } else { pick(field) };
+        let Some(mut value) = value else { continue };
+        match (v1beta2, contract_v1beta2) {
+            (true, true) => {
+                set_pointer(control_plane, &format!("/spec/machineTemplate/spec/deletion/{field}Seconds"), value)
+            }
+            (true, false) => {
+                let seconds = value.as_i64().unwrap_or(0) as i128;
+                let text = webhooks::format_go_duration(seconds * 1_000_000_000);
+                set_pointer(control_plane, &format!("/spec/machineTemplate/{field}"), json!(text));
+            }
+            (false, _) => {
+                webhooks::canonical_duration(&mut value);
+                set_pointer(control_plane, &format!("/spec/machineTemplate/{field}"), value);
+            }
+        }
+    }
+}
+
+/// `builtin.*.metadata`: an object's labels and annotations, when it has any.
+fn object_metadata(object: &Value) -> Option<Value> {
+    let mut meta = Map::new();
+    for key in ["labels", "annotations"] {
+        if let Some(v) =
+            object.pointer(&format!("/metadata/{key}")).filter(|v| v.as_object().is_some_and(|m| !m.is_empty()))
+        {
+            meta.insert(key.into(), v.clone());
+        }
+    }
+    if meta.is_empty() { None } else { Some(Value::Object(meta)) }
+}
+
 /// `external.GenerateTemplate`: the object a template's `spec.template` describes.
 fn template_to_object(
     ctx: &Ctx,
@@ -401,6 +514,8 @@ struct Worker {
     object: Value,
     bootstrap_template: Value,
     infrastructure_template: Value,
+    /// The class's `machineHealthCheck` (deployments only).
+    class_health_check: Option<Value>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -435,6 +550,23 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
             name: class_name.clone(),
         })?;
     let class = &class_doc.value;
+    let class_errors = webhooks::validate_class(class);
+    if !class_errors.is_empty() {
+        return Err(TopologyError::Rejected {
+            location: class_doc.origin.to_string(),
+            object: format!("ClusterClass {class_ns}/{class_name}"),
+            errors: class_errors,
+        });
+    }
+    let defs = variables::definitions(class).map_err(|e| TopologyError::InvalidClass {
+        class: format!("{class_ns}/{class_name}"),
+        field: "spec.variables".into(),
+        message: e.to_string(),
+    })?;
+    // What CAPI's defaulting webhook writes into the Cluster; the plan is made from that.
+    let mut defaulted = cluster.clone();
+    webhooks::default_cluster(&mut defaulted, &defs);
+    let cluster = &defaulted;
     let v1beta2 = cluster_doc.version() == "v1beta2";
     let topology_version = s(cluster, "/spec/topology/version").unwrap_or("").to_string();
     if topology_version.is_empty() {
@@ -457,12 +589,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         location: location.clone(),
     };
 
-    // Variables: definitions, cluster values (defaulted, checked), per-worker overrides.
-    let defs = variables::definitions(class).map_err(|e| TopologyError::InvalidClass {
-        class: ctx.class_label.clone(),
-        field: "spec.variables".into(),
-        message: e.to_string(),
-    })?;
+    // Variables: cluster values (defaulted, checked), control plane and per-worker overrides.
     let var_err = |errors: Vec<VariableError>| TopologyError::Variables {
         location: location.clone(),
         cluster: cluster_label.clone(),
@@ -476,6 +603,22 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         false,
     )
     .map_err(var_err)?;
+    let cp_overrides = variables::resolve(
+        &defs,
+        cluster.pointer("/spec/topology/controlPlane/variables/overrides"),
+        "spec.topology.controlPlane.variables.overrides",
+        &ctx.class_label,
+        true,
+    )
+    .map_err(var_err)?;
+    let cluster_errors = webhooks::validate_cluster(cluster, class, &class_name);
+    if !cluster_errors.is_empty() {
+        return Err(TopologyError::Rejected {
+            location: location.clone(),
+            object: format!("Cluster {cluster_label}"),
+            errors: cluster_errors,
+        });
+    }
 
     // Templates.
     let infra_ref = ctx.required_ref("/spec/infrastructure")?;
@@ -555,6 +698,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         }
         set_pointer(&mut control_plane, "/spec/machineTemplate/metadata", Value::Object(meta));
     }
+    set_control_plane_machine_fields(&mut control_plane, cluster, class, v1beta2, cp_contract_v1beta2);
     if let Some(replicas) = cluster.pointer("/spec/topology/controlPlane/replicas") {
         set_pointer(&mut control_plane, "/spec/replicas", replicas.clone());
     }
@@ -651,8 +795,11 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         cp_builtin
             .insert("machineTemplate".into(), json!({"infrastructureRef": {"name": s(machine, "/metadata/name")}}));
     }
-    let cp_vars: BTreeMap<String, Value> =
-        [(variables::BUILTIN.to_string(), json!({"controlPlane": cp_builtin}))].into_iter().collect();
+    if let Some(meta) = object_metadata(&control_plane) {
+        cp_builtin.insert("metadata".into(), meta);
+    }
+    let mut cp_vars = cp_overrides;
+    cp_vars.insert(variables::BUILTIN.to_string(), json!({"controlPlane": cp_builtin}));
 
     // Patch the templates.
     let mut items = vec![
@@ -694,6 +841,9 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         b.insert("topologyName".into(), json!(w.topology_name));
         if let Some(r) = w.object.pointer("/spec/replicas") {
             b.insert("replicas".into(), r.clone());
+        }
+        if let Some(meta) = object_metadata(&w.object) {
+            b.insert("metadata".into(), meta);
         }
         b.insert("bootstrap".into(), json!({"configRef": {"name": s(&w.bootstrap, "/metadata/name")}}));
         b.insert("infrastructureRef".into(), json!({"name": s(&w.infrastructure, "/metadata/name")}));
@@ -742,14 +892,45 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
     }
 
     let mut objects = vec![desired_cluster, infra_cluster];
+    let cp_health_check = cp_machine.as_ref().and_then(|_| {
+        health_check_class(
+            cluster.pointer("/spec/topology/controlPlane/machineHealthCheck"),
+            class.pointer("/spec/controlPlane/machineHealthCheck"),
+        )
+    });
     if let Some(machine) = cp_machine {
         objects.push(machine);
     }
+    let cp_mhc = cp_health_check.map(|check| {
+        let selector = json!({"matchLabels": {"cluster.x-k8s.io/control-plane": "", TOPOLOGY_OWNED_LABEL: ""}});
+        machine_health_check(&ctx, &control_plane, selector, &check)
+    });
     objects.push(control_plane);
+    objects.extend(cp_mhc);
     for w in workers {
         objects.push(w.bootstrap);
         objects.push(w.infrastructure);
+        let mhc = (w.kind == WorkerKind::Deployment)
+            .then(|| {
+                let topo = cluster.pointer(&format!("/spec/topology/workers/machineDeployments/{}", w.index));
+                health_check_class(topo.and_then(|t| t.get("machineHealthCheck")), w.class_health_check.as_ref())
+            })
+            .flatten()
+            .map(|check| {
+                let selector =
+                    json!({"matchLabels": {MACHINE_DEPLOYMENT_NAME_LABEL: w.topology_name, TOPOLOGY_OWNED_LABEL: ""}});
+                machine_health_check(&ctx, &w.object, selector, &check)
+            });
         objects.push(w.object);
+        objects.extend(mhc);
+    }
+    for object in &mut objects[1..] {
+        // CAPI leaves out a spec the template does not have or leaves empty.
+        if let Some(map) = object.as_object_mut()
+            && map.get("spec").is_some_and(|s| s.as_object().is_some_and(Map::is_empty))
+        {
+            map.remove("spec");
+        }
     }
     Ok(Planned { cluster_name, namespace, objects })
 }
@@ -868,10 +1049,19 @@ fn compute_worker(
         }
     } else {
         for f in ["nodeDrainTimeout", "nodeVolumeDetachTimeout", "nodeDeletionTimeout"] {
-            if let Some(v) = pick(&format!("/{f}")) {
+            if let Some(mut v) = pick(&format!("/{f}")) {
+                webhooks::canonical_duration(&mut v);
                 template_spec.insert(f.into(), v);
             }
         }
+        if kind == WorkerKind::Deployment
+            && let Some(v) = pick("/failureDomain")
+        {
+            template_spec.insert("failureDomain".into(), v);
+        }
+    }
+    if let Some(v) = pick("/readinessGates") {
+        template_spec.insert("readinessGates".into(), v);
     }
     let mut template_meta = Map::new();
     template_meta.insert("labels".into(), Value::Object(labels.clone()));
@@ -905,6 +1095,12 @@ fn compute_worker(
     {
         spec.insert("minReadySeconds".into(), v);
     }
+    if kind == WorkerKind::Deployment
+        && !ctx.v1beta2
+        && let Some(v) = pick("/strategy")
+    {
+        spec.insert("strategy".into(), v);
+    }
     spec.insert("template".into(), json!({"metadata": template_meta, "spec": template_spec}));
     let capi_api_version = ctx.cluster.get("apiVersion").cloned().unwrap_or(json!("cluster.x-k8s.io/v1beta1"));
     let object = json!({
@@ -923,6 +1119,7 @@ fn compute_worker(
         object,
         bootstrap_template,
         infrastructure_template,
+        class_health_check: class_def.get("machineHealthCheck").cloned(),
     })
 }
 

@@ -223,7 +223,7 @@ write("v15-value-from-template", c, k, comment="valueFrom.template producing obj
 
 c, t = kcp_class(); k = base_cluster()
 k["spec"]["topology"]["controlPlane"] = {"replicas": 3, "metadata": {"labels": {"cp": "yes"}}, "nodeDrainTimeout": "5m"}
-c["spec"]["patches"] = [patch("kcp", sel("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlaneTemplate", controlPlane=True), [{"op": "add", "path": "/spec/template/spec/kubeadmConfigSpec/clusterConfiguration/apiServer/extraArgs", "valueFrom": {"template": "cloud-provider: external\nreplicas: \"{{ .builtin.controlPlane.replicas }}\"\nmachine: {{ .builtin.controlPlane.machineTemplate.infrastructureRef.name | trunc 7 }}"}}]),
+c["spec"]["patches"] = [patch("kcp", sel("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlaneTemplate", controlPlane=True), [{"op": "add", "path": "/spec/template/spec/kubeadmConfigSpec/clusterConfiguration/apiServer/extraArgs", "valueFrom": {"template": "cloud-provider: external\nreplicas: \"{{ .builtin.controlPlane.replicas }}\"\nmachine: {{ .builtin.controlPlane.machineTemplate.infrastructureRef.name | trunc 3 }}"}}]),
     patch("cp-machine", sel(INFRA, "AzureMachineTemplate", controlPlane=True), [{"op": "replace", "path": "/spec/template/spec/vmSize", "value": "Standard_D8s_v3"}])]
 write("v16-control-plane-machine-infrastructure", c, k, t, comment="KubeadmControlPlane with a machine infrastructure template; control plane builtins.")
 
