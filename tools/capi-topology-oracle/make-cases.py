@@ -131,19 +131,22 @@ k["spec"]["topology"]["workers"]["machineDeployments"] = [
 k["spec"]["topology"]["workers"]["machinePools"][0]["failureDomains"] = ["3"]
 write("v07-failure-domain", c, k, comment="failureDomain / failureDomains from class and topology.")
 
-def kcp_class():
+def kcp_class(typed_round_trip=False):
     c = base_class()
     c["spec"]["controlPlane"] = {
         "ref": {"apiVersion": "controlplane.cluster.x-k8s.io/v1beta1", "kind": "KubeadmControlPlaneTemplate", "name": "demo-kcp"},
         "machineInfrastructure": ref(INFRA, "AzureMachineTemplate", "demo-cp-machine")}
     c["spec"]["infrastructure"] = ref(INFRA, "AzureClusterTemplate", "demo-azure")
     t = [x for x in base_templates() if x["kind"] not in ("AzureManagedControlPlaneTemplate", "AzureManagedClusterTemplate")]
-    t += [tmpl("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlaneTemplate", "demo-kcp", {"kubeadmConfigSpec": {"clusterConfiguration": {"apiServer": {"timeoutForControlPlane": "20m"}}}}),
+    # clusterctl's dry-run client knows KubeadmControlPlane as a Go type: a clusterConfiguration
+    # comes back with Go durations and empty structs (only v08 shows that, see docs/plan.md).
+    kcp_spec = {"kubeadmConfigSpec": {"clusterConfiguration": {"apiServer": {"timeoutForControlPlane": "20m"}}}} if typed_round_trip else {"kubeadmConfigSpec": {"preKubeadmCommands": ["echo start"]}}
+    t += [tmpl("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlaneTemplate", "demo-kcp", kcp_spec),
           tmpl(INFRA, "AzureMachineTemplate", "demo-cp-machine", {"vmSize": "Standard_D4s_v3", "osDisk": {"diskSizeGB": 128, "osType": "Linux"}}),
           tmpl(INFRA, "AzureClusterTemplate", "demo-azure", {"location": "westeurope"})]
     return c, t
 
-c, t = kcp_class(); k = base_cluster()
+c, t = kcp_class(typed_round_trip=True); k = base_cluster()
 c["spec"]["controlPlane"]["machineHealthCheck"] = {"unhealthyConditions": [{"type": "Ready", "status": "Unknown", "timeout": "300s"}, {"type": "Ready", "status": "False", "timeout": "5m"}], "maxUnhealthy": "40%", "nodeStartupTimeout": "10m"}
 c["spec"]["workers"]["machineDeployments"][0]["machineHealthCheck"] = {"unhealthyConditions": [{"type": "Ready", "status": "False", "timeout": "300s"}], "unhealthyRange": "[0-2]"}
 k["spec"]["topology"]["controlPlane"] = {"replicas": 3}
@@ -223,7 +226,7 @@ write("v15-value-from-template", c, k, comment="valueFrom.template producing obj
 
 c, t = kcp_class(); k = base_cluster()
 k["spec"]["topology"]["controlPlane"] = {"replicas": 3, "metadata": {"labels": {"cp": "yes"}}, "nodeDrainTimeout": "5m"}
-c["spec"]["patches"] = [patch("kcp", sel("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlaneTemplate", controlPlane=True), [{"op": "add", "path": "/spec/template/spec/kubeadmConfigSpec/clusterConfiguration/apiServer/extraArgs", "valueFrom": {"template": "cloud-provider: external\nreplicas: \"{{ .builtin.controlPlane.replicas }}\"\nmachine: {{ .builtin.controlPlane.machineTemplate.infrastructureRef.name | trunc 3 }}"}}]),
+c["spec"]["patches"] = [patch("kcp", sel("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlaneTemplate", controlPlane=True), [{"op": "add", "path": "/spec/template/spec/kubeadmConfigSpec/postKubeadmCommands", "valueFrom": {"template": "- echo cloud-provider external\n- echo replicas {{ .builtin.controlPlane.replicas }}\n- echo machine {{ .builtin.controlPlane.machineTemplate.infrastructureRef.name | trunc 3 }}"}}]),
     patch("cp-machine", sel(INFRA, "AzureMachineTemplate", controlPlane=True), [{"op": "replace", "path": "/spec/template/spec/vmSize", "value": "Standard_D8s_v3"}])]
 write("v16-control-plane-machine-infrastructure", c, k, t, comment="KubeadmControlPlane with a machine infrastructure template; control plane builtins.")
 
@@ -310,3 +313,104 @@ c, t = kcp_class(); k = base_cluster()
 k["spec"]["topology"]["workers"]["machineDeployments"][0]["machineHealthCheck"] = {"enable": True}
 write("x23-mhc-enable-without-checks", c, k, t, comment="topology enables a MachineHealthCheck the class does not define and gives no checks.")
 print("ok")
+
+# ---------- second round ----------
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["version"] = "1.31.2"
+k["spec"]["topology"]["workers"]["machinePools"] = [{"class": "pool", "name": "mp-0", "replicas": 1, "minReadySeconds": 7, "failureDomains": ["1"]}]
+c["spec"]["workers"]["machinePools"][0].update({"minReadySeconds": 3, "nodeDeletionTimeout": "45s"})
+c["spec"]["workers"]["machineDeployments"][0].update({"minReadySeconds": 4, "nodeDrainTimeout": "600s", "readinessGates": [{"conditionType": "Ready2"}]})
+c["spec"]["controlPlane"].update({"nodeDrainTimeout": "3600s", "readinessGates": [{"conditionType": "CPReady"}]})
+write("v19-class-level-fields", c, k, comment="Version without v; class-level minReadySeconds, timeouts, readiness gates.")
+
+c, t = kcp_class(); k = base_cluster()
+c["spec"]["controlPlane"]["machineHealthCheck"] = {"unhealthyConditions": [{"type": "Ready", "status": "False", "timeout": "5m"}], "remediationTemplate": {"apiVersion": INFRA, "kind": "AzureRemediationTemplate", "name": "remediate"}}
+k["spec"]["topology"]["controlPlane"] = {"replicas": 3, "readinessGates": [{"conditionType": "X", "polarity": "Negative"}]}
+k["spec"]["topology"]["workers"]["machineDeployments"] = [{"class": "md", "name": "md-0", "replicas": 1, "machineHealthCheck": {"enable": True, "nodeStartupTimeout": "0s", "unhealthyConditions": [{"type": "Ready", "status": "False", "timeout": "1h"}], "remediationTemplate": {"apiVersion": INFRA, "kind": "AzureRemediationTemplate", "name": "r2"}}}]
+write("v20-mhc-remediation", c, k, t, comment="MachineHealthCheck remediation templates get the namespace; nodeStartupTimeout 0s kept.")
+
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["metadata"] = {"annotations": {"topology.cluster.x-k8s.io/hold-upgrade-sequence": "", "topology.cluster.x-k8s.io/defer-upgrade": "", "keep": "me"}}
+k["spec"]["topology"]["workers"]["machinePools"][0]["metadata"] = {"annotations": {"topology.cluster.x-k8s.io/defer-upgrade": "", "keep": "pool"}}
+c["spec"]["patches"] = [patch("builtins-by-variable", MD_SEL, [
+    {"op": "add", "path": "/spec/template/spec/additionalTags", "value": {}},
+    {"op": "add", "path": "/spec/template/spec/additionalTags/cluster", "valueFrom": {"variable": "builtin.cluster.name"}},
+    {"op": "add", "path": "/spec/template/spec/additionalTags/md", "valueFrom": {"variable": "builtin.machineDeployment.name"}},
+    {"op": "add", "path": "/spec/template/spec/additionalTags/boot", "valueFrom": {"variable": "builtin.machineDeployment.bootstrap.configRef.name"}},
+    {"op": "add", "path": "/spec/template/spec/additionalTags/infra", "valueFrom": {"variable": "builtin.machineDeployment.infrastructureRef.name"}},
+    {"op": "add", "path": "/spec/template/spec/additionalTags/ns", "valueFrom": {"variable": "builtin.cluster.namespace"}}]),
+    patch("mp-builtins", MP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags", "valueFrom": {"template": "boot: {{ .builtin.machinePool.bootstrap.configRef.name }}\ninfra: {{ .builtin.machinePool.infrastructureRef.name }}\nname: {{ .builtin.machinePool.name }}"}}])]
+write("v21-builtins-and-upgrade-annotations", c, k, comment="builtin refs by valueFrom.variable; upgrade annotations are not copied.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("cfg", {"type": "object", "properties": {"size": {"type": "integer", "minimum": 1, "maximum": 10}, "name": {"type": "string", "pattern": "^[a-z]+$"}}, "x-kubernetes-validations": [{"rule": "self.size <= 5 || self.name == 'big'", "message": "size above 5 needs name big"}]}, required=True)]
+k["spec"]["topology"]["variables"] = [{"name": "cfg", "value": {"size": 7, "name": "small"}}]
+write("x24-cel-rule", c, k, comment="a CEL rule on a variable fails.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("cfg", {"type": "object", "properties": {"size": {"type": "integer", "maximum": 10}, "name": {"type": "string", "pattern": "^[a-z]+$"}}})]
+k["spec"]["topology"]["variables"] = [{"name": "cfg", "value": {"size": 11, "name": "Abc", "extra": True}}]
+write("x25-schema-bounds-pattern-unknown-field", c, k, comment="maximum, pattern and an undeclared field.")
+
+c = vars_class(); k = base_cluster()
+k["spec"]["topology"]["variables"] = [{"name": "location", "value": "x"}, {"name": "location", "value": "y"}]
+write("x26-duplicate-variable", c, k, comment="a variable set twice.")
+
+c = vars_class(); k = base_cluster()
+k["spec"]["topology"]["variables"] = [{"name": "location", "value": "x"}]
+k["spec"]["topology"]["workers"]["machinePools"][0]["variables"] = {"overrides": [{"name": "nope", "value": "x"}]}
+write("x27-undefined-override", c, k, comment="a MachinePool override of a variable the class does not define.")
+
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["workers"]["machinePools"] = [{"class": "nope", "name": "mp-0"}]
+write("x28-unknown-mp-class", c, k, comment="a MachinePool topology names a class the ClusterClass does not have.")
+
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["controlPlane"] = {"machineHealthCheck": {"enable": True, "unhealthyConditions": [{"type": "Ready", "status": "False", "timeout": "5m"}]}}
+write("x29-cp-mhc-without-machine-infrastructure", c, k, comment="a control plane MachineHealthCheck on a class without machineInfrastructure.")
+
+bad_patch("x30-no-selector-enabled", [{"op": "add", "path": "/spec/template/spec/location", "value": "x"}], "a selector with nothing enabled.", selector={"apiVersion": INFRA, "kind": "AzureManagedControlPlaneTemplate", "matchResources": {}})
+bad_patch("x31-selector-two-stars", [{"op": "add", "path": "/spec/template/spec/vmSize", "value": "x"}], "a class name pattern with two stars.", selector=sel(INFRA, "AzureMachineTemplate", machineDeploymentClass={"names": ["*m*"]}))
+bad_patch("x32-template-does-not-parse", [{"op": "add", "path": "/spec/template/spec/location", "valueFrom": {"template": "{{ .location "}}], "a valueFrom.template that does not parse.")
+bad_patch("x33-unknown-builtin", [{"op": "add", "path": "/spec/template/spec/location", "valueFrom": {"variable": "builtin.cluster.nope"}}], "a builtin variable that does not exist.")
+bad_patch("x34-enabled-if-does-not-parse", [{"op": "add", "path": "/spec/template/spec/location", "value": "x"}], "enabledIf that does not parse.", enabledIf="{{ if }}")
+bad_patch("x35-value-from-both", [{"op": "add", "path": "/spec/template/spec/location", "valueFrom": {"variable": "location", "template": "x"}}], "valueFrom with both variable and template.")
+bad_patch("x36-replace-negative-index", [{"op": "replace", "path": "/spec/template/spec/items/-1", "value": "x"}], "replace at -1 (Go's Atoi reads it as a number).")
+
+c = base_class(); k = base_cluster()
+c["spec"]["patches"] = [patch("", CP_SEL, [{"op": "add", "path": "/spec/template/spec/a", "value": 1}])]
+write("x37-empty-patch-name", c, k, comment="a patch without a name.")
+
+c = vars_class(); k = base_cluster()
+k["spec"]["topology"]["variables"] = [{"name": "location", "value": "x"}, {"name": "network", "value": {"plugin": 5}}]
+write("x38-nested-type", c, k, comment="a nested property of the wrong type.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("count", {"type": "integer"}), var("on", {"type": "boolean"}), var("list", {"type": "array", "maxItems": 1, "items": {"type": "string"}})]
+k["spec"]["topology"]["variables"] = [{"name": "count", "value": 1.5}, {"name": "on", "value": "yes"}, {"name": "list", "value": ["a", "b"]}]
+write("x39-integer-boolean-maxitems", c, k, comment="1.5 for an integer, a string for a boolean, too many items.")
+
+c = vars_class(); k = base_cluster()
+k["spec"]["topology"]["variables"] = [{"name": "location", "value": "northeurope"}, {"name": "tags", "value": {"a": "b"}}]
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["variables"] = {"overrides": [{"name": "location", "value": "eastus"}]}
+k["spec"]["topology"]["controlPlane"] = {"variables": {"overrides": [{"name": "tags", "value": {}}]}}
+write("v22-override-empty-object-disables-patch", c, k, comment="a control plane override that makes enabledIf false; an override of a variable the worker's patches do not use.")
+print("ok2")
+
+# ---------- third round ----------
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("cfg", {"type": "object", "properties": {"size": {"type": "integer"}}}),
+                          var("free", {"type": "object", "x-kubernetes-preserve-unknown-fields": True, "properties": {"a": {"type": "string"}}})]
+c["spec"]["patches"] = [patch("cfg", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags", "valueFrom": {"template": "cfg: '{{ .cfg | toJson }}'\nfree: '{{ .free | toJson }}'"}}])]
+k["spec"]["topology"]["variables"] = [{"name": "cfg", "value": {"size": 2, "extra": True}}, {"name": "free", "value": {"a": "x", "b": {"c": 1}}}]
+write("v23-undeclared-fields", c, k, comment="an undeclared field in an object variable; preserve-unknown-fields keeps them.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("opt", {"type": "string", "nullable": True}), var("int", {"type": "integer", "default": 2}), var("num", {"type": "number"})]
+c["spec"]["patches"] = [patch("types", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags", "valueFrom": {"template": "int: '{{ .int }}'\nnum: '{{ .num }}'\nopt: '{{ .opt }}'\nsum: '{{ add .int 1 }}'"}}]),
+    patch("md-class", sel(BOOT, "KubeadmConfigTemplate", machineDeploymentClass={"names": ["md"]}), [{"op": "add", "path": "/spec/template/spec/preKubeadmCommands", "value": ["echo md"]}], enabledIf='{{ eq .builtin.machineDeployment.class "md" }}')]
+k["spec"]["topology"]["variables"] = [{"name": "opt", "value": "s"}, {"name": "num", "value": 3}]
+write("v24-numbers", c, k, comment="integer and number values in templates, enabledIf on a builtin.")
+k["spec"]["topology"]["variables"] = [{"name": "opt", "value": None}, {"name": "num", "value": 3}]
+write("x40-null-for-nullable", c, k, comment="null for a variable whose schema says nullable: CAPI's schema type has no nullable.")
+print("ok3")
