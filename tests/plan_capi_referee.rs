@@ -27,6 +27,12 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     ("v11-printf-verbs", "### printf `%T` and `%#v` in templates"),
 ];
 
+/// Fields where we follow CAPI v1.14 (our target) and the v1.10 referee differs: (kind, JSON
+/// pointer in the object, docs/plan.md section). A difference at such a field is not counted; each
+/// entry must be seen in the corpus, so the list cannot go stale.
+const V1_14_FIELDS: &[(&str, &str, &str)] =
+    &[("MachineHealthCheck", "/spec/maxUnhealthy", "- MachineHealthChecks: v1.14's webhook no longer defaults")];
+
 fn recordings() -> Vec<Value> {
     let text = std::fs::read_to_string(format!("{DIR}/recordings.json")).unwrap();
     serde_json::from_str(&text).unwrap()
@@ -177,8 +183,9 @@ fn names_path(message: &str, path: &str, docs: &[capz::manifest::Document]) -> b
         || object.is_some_and(|o| indexed_paths(path, o).iter().any(|p| message.contains(p.as_str())))
 }
 
-/// Compares one case; `Err` describes how we differ from CAPI.
-fn compare(recording: &Value) -> Result<(), String> {
+/// Compares one case; `Err` describes how we differ from CAPI. Differences at `V1_14_FIELDS`
+/// are left out and noted in `v1_14_seen`.
+fn compare(recording: &Value, v1_14_seen: &mut BTreeSet<usize>) -> Result<(), String> {
     let name = recording["name"].as_str().unwrap();
     let path = format!("{DIR}/cases/{name}.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -232,7 +239,15 @@ fn compare(recording: &Value) -> Result<(), String> {
         let mut diffs = Vec::new();
         differences("", &w, g, &mut diffs);
         for d in diffs {
-            problems.push(format!("{} {}: {d}", g["kind"], g["metadata"]["name"]));
+            let v1_14 = V1_14_FIELDS.iter().position(|(kind, pointer, _)| {
+                g["kind"] == *kind && d.strip_prefix(pointer).is_some_and(|rest| rest.starts_with(':'))
+            });
+            match v1_14 {
+                Some(i) => {
+                    v1_14_seen.insert(i);
+                }
+                None => problems.push(format!("{} {}: {d}", g["kind"], g["metadata"]["name"])),
+            }
         }
     }
     if problems.is_empty() { Ok(()) } else { Err(problems.join("\n  ")) }
@@ -254,9 +269,10 @@ fn plan_agrees_with_capi_on_every_case_or_the_difference_is_documented() {
     let docs = std::fs::read_to_string("docs/plan.md").unwrap();
     let mut report = Vec::new();
     let mut differing = BTreeSet::new();
+    let mut v1_14_seen = BTreeSet::new();
     for recording in recordings() {
         let name = recording["name"].as_str().unwrap().to_string();
-        if let Err(why) = compare(&recording) {
+        if let Err(why) = compare(&recording, &mut v1_14_seen) {
             report.push(format!("{name}:\n  {why}"));
             differing.insert(name);
         }
@@ -264,6 +280,10 @@ fn plan_agrees_with_capi_on_every_case_or_the_difference_is_documented() {
     let known: BTreeSet<String> = KNOWN_DIFFERENCES.iter().map(|(n, _)| n.to_string()).collect();
     for (case, section) in KNOWN_DIFFERENCES {
         assert!(docs.contains(section), "{case}: docs/plan.md has no {section:?}");
+    }
+    for (i, (kind, pointer, section)) in V1_14_FIELDS.iter().enumerate() {
+        assert!(docs.contains(section), "{kind} {pointer}: docs/plan.md has no {section:?}");
+        assert!(v1_14_seen.contains(&i), "{kind} {pointer}: no case differs there any more");
     }
     let unexpected: Vec<&String> = differing.difference(&known).collect();
     let fixed: Vec<&String> = known.difference(&differing).collect();

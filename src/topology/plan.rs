@@ -303,48 +303,72 @@ fn sorted(map: Map<String, Value>) -> Map<String, Value> {
 
 /// The MachineHealthCheck a control plane or deployment gets (`IsMachineHealthCheckEnabled` and
 /// `MachineHealthCheckClass` of CAPI's blueprint): the topology's own checks, else the class's;
-/// none when neither has checks or the topology sets `enable: false`.
-fn health_check_class(topology: Option<&Value>, class: Option<&Value>) -> Option<Value> {
+/// none when neither has checks or the topology disables it. v1beta1: `machineHealthCheck` with
+/// `enable`; v1beta2: `healthCheck` with `enabled`.
+fn health_check_class(topology: Option<&Value>, class: Option<&Value>, v1beta2: bool) -> Option<Value> {
+    let switch = if v1beta2 { "enabled" } else { "enable" };
     let own = topology.and_then(Value::as_object).map(|m| {
         let mut m = m.clone();
-        m.remove("enable");
+        m.remove(switch);
         m
     });
     let own = own.filter(|m| !m.is_empty()).map(Value::Object);
+    let class = class.filter(|c| c.as_object().is_some_and(|m| m.keys().any(|k| k != switch)));
     if own.is_none() && class.is_none() {
         return None;
     }
-    if topology.and_then(|t| t.get("enable")).and_then(Value::as_bool) == Some(false) {
+    if topology.and_then(|t| t.get(switch)).and_then(Value::as_bool) == Some(false) {
         return None;
     }
     own.or_else(|| class.cloned())
 }
 
-/// `computeMachineHealthCheck` with the MachineHealthCheck webhook's defaults (v1beta1).
+/// `computeMachineHealthCheck` with the MachineHealthCheck webhook's defaults, in the Cluster's
+/// API version. As in CAPI v1.14 only `nodeStartupTimeout` is defaulted (10m); v1.10 also wrote
+/// `maxUnhealthy: 100%` (docs/plan.md).
 fn machine_health_check(ctx: &Ctx, target: &Value, selector: Value, check: &Value) -> Value {
     let mut spec = Map::new();
     spec.insert("clusterName".into(), json!(ctx.cluster_name));
     spec.insert("selector".into(), selector);
-    for key in ["unhealthyConditions", "unhealthyRange", "nodeStartupTimeout", "remediationTemplate"] {
-        if let Some(v) = check.get(key) {
-            spec.insert(key.into(), v.clone());
+    if ctx.v1beta2 {
+        let mut checks = check.get("checks").and_then(Value::as_object).cloned().unwrap_or_default();
+        checks.entry("nodeStartupTimeoutSeconds").or_insert(json!(600));
+        spec.insert("checks".into(), Value::Object(checks));
+        let mut remediation = Map::new();
+        if let Some(trigger) =
+            check.pointer("/remediation/triggerIf").filter(|t| t.as_object().is_some_and(|m| !m.is_empty()))
+        {
+            remediation.insert("triggerIf".into(), trigger.clone());
         }
-    }
-    spec.insert("maxUnhealthy".into(), check.get("maxUnhealthy").cloned().unwrap_or(json!("100%")));
-    spec.entry("nodeStartupTimeout").or_insert(json!("10m0s"));
-    if let Some(v) = spec.get_mut("nodeStartupTimeout") {
-        webhooks::canonical_duration(v);
-    }
-    for condition in spec.get_mut("unhealthyConditions").and_then(Value::as_array_mut).into_iter().flatten() {
-        if let Some(v) = condition.get_mut("timeout") {
+        if let Some(template) = check.pointer("/remediation/templateRef") {
+            remediation.insert("templateRef".into(), template.clone());
+        }
+        if !remediation.is_empty() {
+            spec.insert("remediation".into(), Value::Object(remediation));
+        }
+    } else {
+        for key in
+            ["unhealthyConditions", "maxUnhealthy", "unhealthyRange", "nodeStartupTimeout", "remediationTemplate"]
+        {
+            if let Some(v) = check.get(key) {
+                spec.insert(key.into(), v.clone());
+            }
+        }
+        spec.entry("nodeStartupTimeout").or_insert(json!("10m0s"));
+        if let Some(v) = spec.get_mut("nodeStartupTimeout") {
             webhooks::canonical_duration(v);
         }
-    }
-    if let Some(t) = spec.get_mut("remediationTemplate").and_then(Value::as_object_mut) {
-        t.entry("namespace").or_insert(json!(ctx.namespace));
+        for condition in spec.get_mut("unhealthyConditions").and_then(Value::as_array_mut).into_iter().flatten() {
+            if let Some(v) = condition.get_mut("timeout") {
+                webhooks::canonical_duration(v);
+            }
+        }
+        if let Some(t) = spec.get_mut("remediationTemplate").and_then(Value::as_object_mut) {
+            t.entry("namespace").or_insert(json!(ctx.namespace));
+        }
     }
     json!({
-        "apiVersion": "cluster.x-k8s.io/v1beta1",
+        "apiVersion": ctx.cluster.get("apiVersion").cloned().unwrap_or(json!("cluster.x-k8s.io/v1beta1")),
         "kind": "MachineHealthCheck",
         "metadata": {
             "name": s(target, "/metadata/name"),
@@ -893,9 +917,11 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
 
     let mut objects = vec![desired_cluster, infra_cluster];
     let cp_health_check = cp_machine.as_ref().and_then(|_| {
+        let key = if v1beta2 { "healthCheck" } else { "machineHealthCheck" };
         health_check_class(
-            cluster.pointer("/spec/topology/controlPlane/machineHealthCheck"),
-            class.pointer("/spec/controlPlane/machineHealthCheck"),
+            cluster.pointer(&format!("/spec/topology/controlPlane/{key}")),
+            class.pointer(&format!("/spec/controlPlane/{key}")),
+            v1beta2,
         )
     });
     if let Some(machine) = cp_machine {
@@ -913,7 +939,8 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         let mhc = (w.kind == WorkerKind::Deployment)
             .then(|| {
                 let topo = cluster.pointer(&format!("/spec/topology/workers/machineDeployments/{}", w.index));
-                health_check_class(topo.and_then(|t| t.get("machineHealthCheck")), w.class_health_check.as_ref())
+                let key = if v1beta2 { "healthCheck" } else { "machineHealthCheck" };
+                health_check_class(topo.and_then(|t| t.get(key)), w.class_health_check.as_ref(), v1beta2)
             })
             .flatten()
             .map(|check| {
@@ -1047,6 +1074,13 @@ fn compute_worker(
         if let Some(v) = pick("/minReadySeconds") {
             template_spec.insert("minReadySeconds".into(), v);
         }
+        if kind == WorkerKind::Deployment {
+            for field in ["failureDomain", "taints"] {
+                if let Some(v) = pick(&format!("/{field}")) {
+                    template_spec.insert(field.into(), v);
+                }
+            }
+        }
     } else {
         for f in ["nodeDrainTimeout", "nodeVolumeDetachTimeout", "nodeDeletionTimeout"] {
             if let Some(mut v) = pick(&format!("/{f}")) {
@@ -1095,11 +1129,25 @@ fn compute_worker(
     {
         spec.insert("minReadySeconds".into(), v);
     }
-    if kind == WorkerKind::Deployment
-        && !ctx.v1beta2
-        && let Some(v) = pick("/strategy")
-    {
-        spec.insert("strategy".into(), v);
+    if kind == WorkerKind::Deployment && !ctx.v1beta2 {
+        if let Some(v) = pick("/strategy") {
+            spec.insert("strategy".into(), v);
+        }
+    } else if kind == WorkerKind::Deployment {
+        // v1beta2: the topology's rollout (with `after`) replaces the class's strategy.
+        let rollout = match topo.get("rollout").filter(|r| r.as_object().is_some_and(|m| !m.is_empty())) {
+            Some(r) => Some(r.clone()),
+            None => class_def.pointer("/rollout/strategy").map(|st| json!({"strategy": st})),
+        };
+        if let Some(r) = rollout {
+            spec.insert("rollout".into(), r);
+        }
+        if let Some(order) = pick("/deletion/order") {
+            spec.insert("deletion".into(), json!({"order": order}));
+        }
+        if let Some(max) = pick("/healthCheck/remediation/maxInFlight") {
+            spec.insert("remediation".into(), json!({"maxInFlight": max}));
+        }
     }
     spec.insert("template".into(), json!({"metadata": template_meta, "spec": template_spec}));
     let capi_api_version = ctx.cluster.get("apiVersion").cloned().unwrap_or(json!("cluster.x-k8s.io/v1beta1"));
@@ -1119,7 +1167,7 @@ fn compute_worker(
         object,
         bootstrap_template,
         infrastructure_template,
-        class_health_check: class_def.get("machineHealthCheck").cloned(),
+        class_health_check: class_def.get(if ctx.v1beta2 { "healthCheck" } else { "machineHealthCheck" }).cloned(),
     })
 }
 
