@@ -81,9 +81,11 @@ fn pretty(v: &Value) -> String {
 /// The ClusterClass checks of CAPI's validating webhook that decide whether a plan can be made.
 pub fn validate_class(class: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    validate_variable_definitions(class, &mut errors);
+    validate_template_refs(class, &mut errors);
     validate_worker_classes(class, &mut errors);
+    validate_class_health_checks(class, &mut errors);
     validate_naming(class, &mut errors);
+    validate_variable_definitions(class, &mut errors);
     validate_patches(class, &mut errors);
     errors
 }
@@ -164,9 +166,60 @@ fn validate_worker_classes(class: &Value, errors: &mut Vec<FieldError>) {
     }
 }
 
-fn check_template(template: &str, path: String, what: &str, errors: &mut Vec<FieldError>) {
-    if let Err(e) = gotemplate::Template::parse("template name generator", template) {
-        errors.push(invalid(path, quoted(template), format!("invalid {what} name template: {e}")));
+/// Kubernetes' `IsDNS1123Subdomain` message, as CAPI reports a naming template's sample name.
+const DNS1123_SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+fn is_dns1123_subdomain(name: &str) -> bool {
+    name.len() <= 253
+        && !name.is_empty()
+        && name.split('.').all(|label| {
+            !label.is_empty()
+                && label.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        })
+}
+
+/// CAPI's `validateNamingStrategies`: the template is run on a sample Cluster `cluster` (topology
+/// `mdtopology` / `mptopology`) and the name must be a DNS-1123 subdomain.
+fn check_template(
+    template: &str,
+    path: String,
+    what: &str,
+    worker: Option<(&str, &str)>,
+    errors: &mut Vec<FieldError>,
+) {
+    let mut data = std::collections::BTreeMap::new();
+    let map = |pairs: &[(&str, &str)]| {
+        gotemplate::GoValue::Map(
+            pairs.iter().map(|(k, v)| (k.to_string(), gotemplate::GoValue::Str(v.to_string()))).collect(),
+        )
+    };
+    data.insert("cluster".to_string(), map(&[("name", "cluster")]));
+    data.insert("random".to_string(), gotemplate::GoValue::Str("abcde".into()));
+    if let Some((key, topology)) = worker {
+        data.insert(key.to_string(), map(&[("topologyName", topology)]));
+    }
+    let data = gotemplate::GoValue::Map(gotemplate::GoMap::new(data));
+    match gotemplate::Template::parse("template name generator", template) {
+        Err(e) => errors.push(invalid(
+            path,
+            quoted(template),
+            format!("invalid {what} name template: parsing template {}: {e}", quoted(template)),
+        )),
+        Ok(parsed) => match parsed.execute(&data) {
+            Err(e) => errors.push(invalid(
+                path,
+                quoted(template),
+                format!("invalid {what} name template: rendering template: {e}"),
+            )),
+            Ok(name) => {
+                let name = if name.len() > 63 { format!("{}abcde", &name[..58]) } else { name };
+                if !is_dns1123_subdomain(&name) {
+                    errors.push(invalid(path, quoted(template), DNS1123_SUBDOMAIN));
+                }
+            }
+        },
     }
 }
 
@@ -179,19 +232,127 @@ fn validate_naming(class: &Value, errors: &mut Vec<FieldError>) {
             (format!("/spec/{base}/naming/template"), format!("spec.{base}.naming.template")),
         ] {
             if let Some(t) = s(class, &ptr) {
-                check_template(t, field, what, errors);
+                check_template(t, field, what, None, errors);
             }
         }
     }
-    for (key, what) in [("machineDeployments", "MachineDeployment"), ("machinePools", "MachinePool")] {
+    for (key, what, data_key, sample) in [
+        ("machineDeployments", "MachineDeployment", "machineDeployment", "mdtopology"),
+        ("machinePools", "MachinePool", "machinePool", "mptopology"),
+    ] {
         let Some(items) = class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array) else { continue };
-        for (i, item) in items.iter().enumerate() {
+        for item in items {
+            let name = item.get("class").and_then(Value::as_str).unwrap_or("");
             for field in ["namingStrategy", "naming"] {
                 if let Some(t) = s(item, &format!("/{field}/template")) {
-                    check_template(t, format!("spec.workers.{key}[{i}].{field}.template"), what, errors);
+                    let path = format!("spec.workers.{key}[{name}].{field}.template");
+                    check_template(t, path, what, Some((data_key, sample)), errors);
                 }
             }
         }
+    }
+}
+
+/// CAPI's `LocalObjectTemplateIsValid` for every template reference of the class.
+fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
+    let class_ns = s(class, "/metadata/namespace").unwrap_or("default");
+    let mut refs: Vec<(String, bool)> = vec![("spec.infrastructure".into(), true), ("spec.controlPlane".into(), true)];
+    if class.pointer("/spec/controlPlane/machineInfrastructure").is_some() {
+        refs.push(("spec.controlPlane.machineInfrastructure".into(), true));
+    }
+    for key in ["machineDeployments", "machinePools"] {
+        for (i, item) in
+            class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array).into_iter().flatten().enumerate()
+        {
+            let base = if item.get("template").is_some() {
+                format!("spec.workers.{key}[{i}].template")
+            } else {
+                format!("spec.workers.{key}[{i}]")
+            };
+            refs.push((format!("{base}.bootstrap"), true));
+            refs.push((format!("{base}.infrastructure"), true));
+        }
+    }
+    for (path, _) in refs {
+        let pointer = format!("/{}", path.replace('.', "/").replace('[', "/").replace(']', ""));
+        let holder = class.pointer(&pointer);
+        let (field, reference) = match holder {
+            Some(h) if h.get("templateRef").is_some() => ("templateRef", h.get("templateRef")),
+            Some(h) => ("ref", h.get("ref")),
+            None => ("ref", None),
+        };
+        let Some(reference) = reference.filter(|r| r.is_object()) else {
+            errors.push(FieldError {
+                path: format!("{path}.{field}"),
+                context: None,
+                kind: "Required value",
+                value: None,
+                detail: "template reference must be defined".into(),
+            });
+            continue;
+        };
+        let at = format!("{path}.{field}");
+        if s(reference, "/name").unwrap_or("").is_empty() {
+            errors.push(FieldError {
+                path: format!("{at}.name"),
+                context: None,
+                kind: "Required value",
+                value: None,
+                detail: "template name must be defined".into(),
+            });
+        }
+        if field == "ref" {
+            // The ClusterClass defaulting webhook fills an empty namespace first.
+            let ns = s(reference, "/namespace").filter(|n| !n.is_empty()).unwrap_or(class_ns);
+            if ns != class_ns {
+                errors.push(invalid(
+                    format!("{at}.namespace"),
+                    quoted(ns),
+                    format!("template must be in the same namespace as the ClusterClass ({class_ns})"),
+                ));
+            }
+        }
+        let kind = s(reference, "/kind").unwrap_or("");
+        if kind.len() <= "Template".len() || !kind.ends_with("Template") {
+            errors.push(invalid(
+                format!("{at}.kind"),
+                quoted(kind),
+                "template kind must be of form \"<name>Template\"",
+            ));
+        }
+        if field == "ref" {
+            let api_version = s(reference, "/apiVersion").unwrap_or("");
+            if api_version.is_empty() {
+                errors.push(FieldError {
+                    path: format!("{at}.apiVersion"),
+                    context: None,
+                    kind: "Required value",
+                    value: None,
+                    detail: "template apiVersion must be defined".into(),
+                });
+            } else if api_version.matches('/').count() > 1 {
+                errors.push(invalid(
+                    format!("{at}.apiVersion"),
+                    quoted(api_version),
+                    format!("template apiVersion must be a valid Kubernetes apiVersion: unexpected GroupVersion string: {api_version}"),
+                ));
+            }
+        }
+    }
+}
+
+/// The class's MachineHealthChecks: one for the control plane needs `machineInfrastructure`.
+fn validate_class_health_checks(class: &Value, errors: &mut Vec<FieldError>) {
+    if class.pointer("/spec/controlPlane/machineHealthCheck").is_some()
+        && class.pointer("/spec/controlPlane/machineInfrastructure").is_none()
+    {
+        errors.push(FieldError {
+            path: "spec.controlPlane.machineHealthCheck.machineInfrastructure".into(),
+            context: None,
+            kind: "Forbidden",
+            value: None,
+            detail: "can be set only if spec.controlPlane.machineInfrastructure is set".into(),
+        });
     }
 }
 

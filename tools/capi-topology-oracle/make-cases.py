@@ -414,3 +414,29 @@ write("v24-numbers", c, k, comment="integer and number values in templates, enab
 k["spec"]["topology"]["variables"] = [{"name": "opt", "value": None}, {"name": "num", "value": 3}]
 write("x40-null-for-nullable", c, k, comment="null for a variable whose schema says nullable: CAPI's schema type has no nullable.")
 print("ok3")
+
+# ---------- fourth round: template and naming rules ----------
+c = base_class(); k = base_cluster()
+c["spec"]["controlPlane"]["namingStrategy"] = {"template": "{{ .cluster.name }}-CP-{{ .random }}"}
+write("x41-naming-not-dns", c, k, comment="a naming template whose names are not DNS-1123 subdomains.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["workers"]["machineDeployments"][0]["namingStrategy"] = {"template": "{{ .cluster.name }}-{{ .machineDeployment.nope }}"}
+write("x42-naming-missing-key", c, k, comment="a MachineDeployment naming template with a key CAPI does not provide.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["infrastructure"]["ref"]["kind"] = "AzureManagedCluster"
+write("x43-ref-kind-not-template", c, k, comment="a template reference whose kind does not end in Template.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["workers"]["machinePools"][0]["template"]["bootstrap"]["ref"]["namespace"] = "other"
+write("x44-ref-other-namespace", c, k, comment="a template reference in another namespace.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["controlPlane"]["machineHealthCheck"] = {"unhealthyConditions": [{"type": "Ready", "status": "False", "timeout": "5m"}]}
+write("x45-class-cp-mhc-without-machine-infrastructure", c, k, comment="a class MachineHealthCheck for a control plane without machineInfrastructure.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["workers"]["machinePools"][0]["namingStrategy"] = {"template": "{{ .cluster.name }}-{{ .machinePool.topologyName }}-{{ .random }}-" + "x" * 60}
+write("v25-long-naming-template", c, k, comment="a naming template longer than 63 characters: CAPI trims and adds random characters.")
+print("ok4")
