@@ -87,6 +87,7 @@ pub fn validate_class(class: &Value) -> Vec<FieldError> {
     validate_naming(class, &mut errors);
     validate_variable_definitions(class, &mut errors);
     validate_patches(class, &mut errors);
+    validate_class_metadata(class, &mut errors);
     errors
 }
 
@@ -337,6 +338,22 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
                     format!("template apiVersion must be a valid Kubernetes apiVersion: unexpected GroupVersion string: {api_version}"),
                 ));
             }
+        }
+    }
+}
+
+/// `validateClusterClassMetadata`: the control plane's and each worker class's metadata.
+fn validate_class_metadata(class: &Value, errors: &mut Vec<FieldError>) {
+    validate_metadata(class.pointer("/spec/controlPlane/metadata"), "spec.controlPlane.metadata", errors);
+    for key in ["machineDeployments", "machinePools"] {
+        for item in class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array).into_iter().flatten() {
+            let name = item.get("class").and_then(Value::as_str).unwrap_or("");
+            let (ptr, field) = if item.get("template").is_some() {
+                ("/template/metadata", "template.metadata")
+            } else {
+                ("/metadata", "metadata")
+            };
+            validate_metadata(item.pointer(ptr), &format!("spec.workers.{key}[{name}].{field}"), errors);
         }
     }
 }
@@ -830,10 +847,64 @@ pub fn default_cluster(cluster: &mut Value, defs: &[VariableDefinition]) {
     }
 }
 
-/// Is `version` a semantic version as CAPI's `semver.ParseTolerant` reads it after the `v`?
+/// CAPI's `version.KubeSemver`: `^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_\.+]*)?$`.
 fn is_semver(version: &str) -> bool {
     let v = version.strip_prefix('v').unwrap_or(version);
-    semver::Version::parse(v).is_ok()
+    let mut rest = v;
+    for i in 0..3 {
+        let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let number = &rest[..end];
+        if number.is_empty() || (number.len() > 1 && number.starts_with('0')) {
+            return false;
+        }
+        rest = &rest[end..];
+        if i < 2 {
+            match rest.strip_prefix('.') {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        }
+    }
+    rest.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+'))
+}
+
+const LABEL_VALUE_MESSAGE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+const QUALIFIED_NAME_MESSAGE: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+/// Kubernetes' `IsValidLabelValue`.
+fn is_label_value(value: &str) -> bool {
+    value.is_empty()
+        || (value.len() <= 63
+            && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && value.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && value.ends_with(|c: char| c.is_ascii_alphanumeric()))
+}
+
+/// Label and annotation keys and label values of a `metadata` block (`ObjectMeta.Validate`).
+fn validate_metadata(metadata: Option<&Value>, path: &str, errors: &mut Vec<FieldError>) {
+    let Some(metadata) = metadata else { return };
+    for (key, value) in metadata.get("labels").and_then(Value::as_object).into_iter().flatten() {
+        if !is_qualified_key(key) {
+            errors.push(invalid(format!("{path}.labels"), quoted(key), QUALIFIED_NAME_MESSAGE));
+        }
+        let value = value.as_str().unwrap_or("");
+        if !is_label_value(value) {
+            errors.push(invalid(format!("{path}.labels[{key}]"), quoted(value), LABEL_VALUE_MESSAGE));
+        }
+    }
+    for key in metadata.get("annotations").and_then(Value::as_object).into_iter().flatten().map(|(k, _)| k) {
+        if !is_qualified_key(&key.to_lowercase()) {
+            errors.push(invalid(format!("{path}.annotations"), quoted(key), QUALIFIED_NAME_MESSAGE));
+        }
+    }
+}
+
+/// `IsQualifiedName` with the prefix checked as a DNS-1123 subdomain.
+fn is_qualified_key(key: &str) -> bool {
+    match key.split_once('/') {
+        Some((prefix, name)) => is_dns1123_subdomain(prefix) && is_qualified_name(name) && !name.contains('/'),
+        None => is_qualified_name(key),
+    }
 }
 
 /// The Cluster checks of CAPI's validating webhook (on the defaulted Cluster) that do not need
@@ -841,6 +912,11 @@ fn is_semver(version: &str) -> bool {
 pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let version = s(cluster, "/spec/topology/version").unwrap_or("");
+    validate_metadata(
+        cluster.pointer("/spec/topology/controlPlane/metadata"),
+        "spec.topology.controlPlane.metadata",
+        &mut errors,
+    );
     if !is_semver(version) {
         errors.push(invalid(
             "spec.topology.version".into(),
@@ -875,6 +951,18 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
         for (i, item) in items.iter().enumerate() {
             let name = item.get("name").and_then(Value::as_str).unwrap_or("");
             let class_of = item.get("class").and_then(Value::as_str).unwrap_or("");
+            validate_metadata(
+                item.get("metadata"),
+                &format!("spec.topology.workers.{key}[{name}].metadata"),
+                &mut errors,
+            );
+            if !is_label_value(name) {
+                errors.push(invalid(
+                    format!("spec.topology.workers.{key}[{i}].name"),
+                    quoted(name),
+                    format!("must be a valid label value {LABEL_VALUE_MESSAGE}"),
+                ));
+            }
             if !names.insert(name.to_string()) {
                 errors.push(invalid(
                     format!("spec.topology.workers.{key}[{i}].name"),

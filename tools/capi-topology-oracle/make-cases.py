@@ -440,3 +440,25 @@ c = base_class(); k = base_cluster()
 c["spec"]["workers"]["machinePools"][0]["namingStrategy"] = {"template": "{{ .cluster.name }}-{{ .machinePool.topologyName }}-{{ .random }}-" + "x" * 60}
 write("v25-long-naming-template", c, k, comment="a naming template longer than 63 characters: CAPI trims and adds random characters.")
 print("ok4")
+
+# ---------- fifth round: metadata, names, versions ----------
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["controlPlane"] = {"metadata": {"labels": {"bad key": "v", "ok": "not ok!"}}}
+write("x46-topology-label-invalid", c, k, comment="invalid label key and value in the control plane topology metadata.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["workers"]["machineDeployments"][0]["template"]["metadata"] = {"annotations": {"-bad": "x"}}
+write("x47-class-annotation-invalid", c, k, comment="an invalid annotation key in a MachineDeployment class.")
+
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["name"] = "md_0-"
+write("x48-md-name-not-label-value", c, k, comment="a MachineDeployment topology name that is no label value.")
+
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["version"] = "v1.31"
+write("x49-version-two-parts", c, k, comment="a version with two parts only.")
+
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["version"] = "v1.31.2-rc.1+build.5"
+write("v26-prerelease-version", c, k, comment="a pre-release version with build metadata.")
+print("ok5")
