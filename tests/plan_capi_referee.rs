@@ -196,8 +196,15 @@ fn compare(recording: &Value, v1_14_seen: &mut BTreeSet<usize>) -> Result<(), St
             Ok(_) => return Err(format!("CAPI rejects it ({error}); we plan it")),
             Err(e) => e.to_string(),
         };
-        let missing: Vec<String> =
+        let mut missing: Vec<String> =
             capi_field_paths(error).into_iter().filter(|p| !names_path(&message, p, &docs)).collect();
+        // A patch that fails while planning: CAPI names the patch; we must too.
+        if let Some((_, rest)) = error.split_once("for patch \"")
+            && let Some((patch, _)) = rest.split_once('"')
+            && !message.contains(&format!("(\"{patch}\")"))
+        {
+            missing.push(format!("patch {patch:?}"));
+        }
         if !missing.is_empty() {
             return Err(format!("our message does not name {missing:?}\n  CAPI: {error}\n  ours: {message}"));
         }

@@ -123,29 +123,71 @@ fn validate_variable_definitions(class: &Value, errors: &mut Vec<FieldError>) {
             continue;
         }
         let schema = item.pointer("/schema/openAPIV3Schema").cloned().unwrap_or(json!({}));
-        check_schema_defaults(&schema, &format!("{path}.schema.openAPIV3Schema"), errors);
+        check_schema(&schema, &format!("{path}.schema.openAPIV3Schema"), errors);
     }
 }
 
-/// Every `default` in a variable schema must be valid against its own schema (after defaulting).
-fn check_schema_defaults(schema: &Value, path: &str, errors: &mut Vec<FieldError>) {
+/// A variable schema as CAPI's `ValidateClusterClassVariables` checks it, node by node: a known
+/// `type`, a `pattern` that compiles, CEL rules that compile, and every `default` valid against
+/// its own schema (after defaulting).
+fn check_schema(schema: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    if let Some(ty) = schema.get("type").and_then(Value::as_str)
+        && !matches!(ty, "array" | "boolean" | "integer" | "number" | "object" | "string")
+    {
+        errors.push(FieldError {
+            path: format!("{path}.type"),
+            context: None,
+            kind: "Unsupported value",
+            value: Some(quoted(ty)),
+            detail: "supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\"".into(),
+        });
+    }
+    if let Some(pattern) = schema.get("pattern").and_then(Value::as_str)
+        && let Err(e) = regex::Regex::new(pattern)
+    {
+        let reason = e.to_string().lines().last().unwrap_or_default().trim().to_string();
+        errors.push(invalid(
+            format!("{path}.pattern"),
+            quoted(pattern),
+            format!("must be a valid regular expression, but isn't: {reason}"),
+        ));
+    }
+    if let Some(rules) = schema.get("x-kubernetes-validations").and_then(Value::as_array) {
+        let node =
+            json!({"type": schema.get("type").cloned().unwrap_or(json!("object")), "x-kubernetes-validations": rules});
+        let compiled = kube::core::cel::compile_schema(&node);
+        for (i, result) in compiled.validations.iter().enumerate() {
+            if let Err(e) = result {
+                let rule = rules[i].get("rule").and_then(Value::as_str).unwrap_or("");
+                errors.push(invalid(
+                    format!("{path}.x-kubernetes-validations[{i}].rule"),
+                    quoted(rule),
+                    format!("compilation failed: {e}"),
+                ));
+            }
+        }
+    }
     if let Some(default) = schema.get("default") {
         let mut value = default.clone();
         variables::apply_defaults(&mut value, schema);
         let mut found = Vec::new();
         variables::validate(&value, schema, &format!("{path}.default"), &mut found);
         for e in found {
-            errors.push(invalid(format!("{path}.default"), quoted(&value.to_string()), e.to_string()));
+            let reason = match &e {
+                variables::VariableError::Invalid { reason, .. } => reason.clone(),
+                other => other.to_string(),
+            };
+            errors.push(invalid(format!("{path}.default"), quoted(&value.to_string()), reason));
         }
     }
     if let Some(props) = schema.get("properties").and_then(Value::as_object) {
         for (key, child) in props {
-            check_schema_defaults(child, &format!("{path}.properties[{key}]"), errors);
+            check_schema(child, &format!("{path}.properties[{key}]"), errors);
         }
     }
     for key in ["items", "additionalProperties"] {
         if let Some(child) = schema.get(key).filter(|c| c.is_object()) {
-            check_schema_defaults(child, &format!("{path}.{key}"), errors);
+            check_schema(child, &format!("{path}.{key}"), errors);
         }
     }
 }

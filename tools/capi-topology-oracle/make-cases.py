@@ -462,3 +462,34 @@ c = base_class(); k = base_cluster()
 k["spec"]["topology"]["version"] = "v1.31.2-rc.1+build.5"
 write("v26-prerelease-version", c, k, comment="a pre-release version with build metadata.")
 print("ok5")
+
+# ---------- sixth round: patches failing at plan time, class variable schemas ----------
+def plan_time_patch(name, jp, comment, variables=None, values=None):
+    c = base_class(); k = base_cluster()
+    c["spec"]["variables"] = variables or [var("location", {"type": "string", "default": "westeurope"}), var("list", {"type": "array", "default": ["a"], "items": {"type": "string"}}), var("obj", {"type": "object", "default": {"a": {"b": "c"}}, "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}}}})]
+    c["spec"]["patches"] = [patch("good", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/a", "value": "b"}]),
+                            patch("failing", CP_SEL, jp)]
+    if values:
+        k["spec"]["topology"]["variables"] = values
+    write(name, c, k, comment=comment)
+
+plan_time_patch("x50-add-missing-parent", [{"op": "add", "path": "/spec/template/spec/nope/deeper", "value": "x"}], "add below a field that does not exist.")
+plan_time_patch("x51-replace-missing-key", [{"op": "replace", "path": "/spec/template/spec/nope", "value": "x"}], "replace a field that does not exist.")
+plan_time_patch("x52-remove-missing-key", [{"op": "remove", "path": "/spec/template/spec/nope"}], "remove a field that does not exist.")
+plan_time_patch("x53-template-not-yaml", [{"op": "add", "path": "/spec/template/spec/x", "valueFrom": {"template": "a: [b"}}], "a template whose output is not YAML.")
+plan_time_patch("x54-variable-path-missing", [{"op": "add", "path": "/spec/template/spec/x", "valueFrom": {"variable": "obj.a.nope"}}], "valueFrom.variable into a field the value does not have.")
+plan_time_patch("x55-variable-index-out-of-range", [{"op": "add", "path": "/spec/template/spec/x", "valueFrom": {"variable": "list[3]"}}], "valueFrom.variable with an index past the end.")
+plan_time_patch("x56-template-execution-error", [{"op": "add", "path": "/spec/template/spec/x", "valueFrom": {"template": "{{ index .list 5 }}"}}], "a template that fails while executing.")
+plan_time_patch("v27-variable-paths", [{"op": "add", "path": "/spec/template/spec/x", "valueFrom": {"variable": "obj.a.b"}}, {"op": "add", "path": "/spec/template/spec/y", "valueFrom": {"variable": "list[0]"}}, {"op": "add", "path": "/spec/template/spec/z", "valueFrom": {"variable": "obj.a"}}], "valueFrom.variable with nested paths and indexes.")
+
+def bad_schema(name, schema, comment, default_ok=True):
+    c = base_class(); k = base_cluster()
+    c["spec"]["variables"] = [var("v", schema)]
+    write(name, c, k, comment=comment)
+
+bad_schema("x57-schema-unknown-type", {"type": "strin"}, "a variable schema with an unknown type.")
+bad_schema("x58-schema-bad-pattern", {"type": "string", "pattern": "(["}, "a variable schema with a pattern that does not compile.")
+bad_schema("x59-schema-bad-cel", {"type": "string", "x-kubernetes-validations": [{"rule": "self >"}]}, "a CEL rule that does not compile.")
+bad_schema("x60-schema-nested-default-invalid", {"type": "object", "properties": {"n": {"type": "integer", "default": "x"}}}, "a nested default that does not match its schema.")
+bad_schema("x61-schema-enum-default-not-in-enum", {"type": "string", "enum": ["a", "b"], "default": "c"}, "a default outside the enum.")
+print("ok6")
