@@ -1273,6 +1273,37 @@ mod tests {
     }
 
     #[test]
+    fn v1beta2_health_checks_are_planned_in_the_v1beta2_shape() {
+        const V1BETA2_CLASS: &str = include_str!("../../tests/fixtures/topology/v1beta2/class.yaml");
+        const V1BETA2_CLUSTER: &str = include_str!("../../tests/fixtures/topology/v1beta2/cluster.yaml");
+        let mut docs = parse_documents(V1BETA2_CLASS, "class.yaml").unwrap();
+        docs.extend(parse_documents(V1BETA2_CLUSTER, "cluster.yaml").unwrap());
+        let class = docs.iter_mut().find(|d| d.kind() == "ClusterClass").unwrap();
+        class.value["spec"]["controlPlane"]["healthCheck"] = json!({
+            "checks": {"unhealthyNodeConditions": [{"type": "Ready", "status": "False", "timeoutSeconds": 300}]},
+            "remediation": {"triggerIf": {"unhealthyLessThanOrEqualTo": "40%"}}
+        });
+        let cluster = docs.iter().find(|d| is_topology_cluster(d)).unwrap().clone();
+        let planned = plan(&cluster, &docs, &Current::default()).unwrap();
+        let mhc = planned.objects.iter().find(|o| o["kind"] == "MachineHealthCheck").expect("a MachineHealthCheck");
+        let cp = planned.objects.iter().find(|o| o["kind"] == "KubeadmControlPlane").unwrap();
+        assert_eq!(mhc["apiVersion"], "cluster.x-k8s.io/v1beta2");
+        assert_eq!(mhc["metadata"]["name"], cp["metadata"]["name"]);
+        assert_eq!(mhc["spec"]["checks"]["nodeStartupTimeoutSeconds"], 600);
+        assert_eq!(mhc["spec"]["checks"]["unhealthyNodeConditions"][0]["timeoutSeconds"], 300);
+        assert_eq!(mhc["spec"]["remediation"], json!({"triggerIf": {"unhealthyLessThanOrEqualTo": "40%"}}));
+        assert_eq!(
+            mhc["spec"]["selector"],
+            json!({"matchLabels": {"cluster.x-k8s.io/control-plane": "", "topology.cluster.x-k8s.io/owned": ""}})
+        );
+        // The topology switches it off.
+        let mut off = cluster.clone();
+        off.value["spec"]["topology"]["controlPlane"]["healthCheck"] = json!({"enabled": false});
+        let planned = plan(&off, &docs, &Current::default()).unwrap();
+        assert!(planned.objects.iter().all(|o| o["kind"] != "MachineHealthCheck"));
+    }
+
+    #[test]
     fn random_suffix_is_stable_and_uses_the_kubernetes_alphabet() {
         let docs = docs();
         let cluster = docs.iter().find(|d| is_topology_cluster(d)).unwrap();

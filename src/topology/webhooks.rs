@@ -402,11 +402,13 @@ fn validate_class_metadata(class: &Value, errors: &mut Vec<FieldError>) {
 
 /// The class's MachineHealthChecks: one for the control plane needs `machineInfrastructure`.
 fn validate_class_health_checks(class: &Value, errors: &mut Vec<FieldError>) {
-    if class.pointer("/spec/controlPlane/machineHealthCheck").is_some()
+    let key =
+        if s(class, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2") { "healthCheck" } else { "machineHealthCheck" };
+    if class.pointer(&format!("/spec/controlPlane/{key}")).is_some()
         && class.pointer("/spec/controlPlane/machineInfrastructure").is_none()
     {
         errors.push(FieldError {
-            path: "spec.controlPlane.machineHealthCheck.machineInfrastructure".into(),
+            path: format!("spec.controlPlane.{key}.machineInfrastructure"),
             context: None,
             kind: "Forbidden",
             value: None,
@@ -967,13 +969,18 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
         ));
     }
     let cp_machine = template_ref(class, "/spec/controlPlane/machineInfrastructure").is_some();
-    if let Some(mhc) = cluster.pointer("/spec/topology/controlPlane/machineHealthCheck") {
-        let class_mhc = class.pointer("/spec/controlPlane/machineHealthCheck").is_some()
-            || class.pointer("/spec/controlPlane/healthCheck").is_some();
-        check_mhc_enable(mhc, class_mhc, "spec.topology.controlPlane.machineHealthCheck", &mut errors);
-        if !cp_machine && mhc_enabled(mhc) {
+    // v1beta1 `machineHealthCheck` with `enable`; v1beta2 `healthCheck` with `enabled`.
+    let (mhc_key, switch) = if s(cluster, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
+        ("healthCheck", "enabled")
+    } else {
+        ("machineHealthCheck", "enable")
+    };
+    if let Some(mhc) = cluster.pointer(&format!("/spec/topology/controlPlane/{mhc_key}")) {
+        let class_mhc = class.pointer(&format!("/spec/controlPlane/{mhc_key}")).is_some();
+        check_mhc_enable(mhc, switch, class_mhc, &format!("spec.topology.controlPlane.{mhc_key}"), &mut errors);
+        if !cp_machine && mhc_enabled(mhc, switch) {
             errors.push(FieldError {
-                path: "spec.topology.controlPlane.machineHealthCheck".into(),
+                path: format!("spec.topology.controlPlane.{mhc_key}"),
                 context: None,
                 kind: "Forbidden",
                 value: None,
@@ -1021,12 +1028,13 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
                 ));
                 continue;
             };
-            if let Some(mhc) = item.get("machineHealthCheck") {
-                let class_mhc = class_def.get("machineHealthCheck").is_some() || class_def.get("healthCheck").is_some();
+            if let Some(mhc) = item.get(mhc_key) {
+                let class_mhc = class_def.get(mhc_key).is_some();
                 check_mhc_enable(
                     mhc,
+                    switch,
                     class_mhc,
-                    &format!("spec.topology.workers.{key}[{name}].machineHealthCheck"),
+                    &format!("spec.topology.workers.{key}[{name}].{mhc_key}"),
                     &mut errors,
                 );
             }
@@ -1035,19 +1043,19 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
     errors
 }
 
-/// The checks of a MachineHealthCheck (`checks` / `unhealthyConditions`) besides `enable`.
-fn mhc_has_checks(mhc: &Value) -> bool {
-    mhc.as_object().is_some_and(|m| m.keys().any(|k| k != "enable"))
+/// The checks of a MachineHealthCheck (`checks` / `unhealthyConditions`) besides the switch.
+fn mhc_has_checks(mhc: &Value, switch: &str) -> bool {
+    mhc.as_object().is_some_and(|m| m.keys().any(|k| k != switch))
 }
 
-fn mhc_enabled(mhc: &Value) -> bool {
-    mhc.get("enable").and_then(Value::as_bool) == Some(true)
+fn mhc_enabled(mhc: &Value, switch: &str) -> bool {
+    mhc.get(switch).and_then(Value::as_bool) == Some(true)
 }
 
-fn check_mhc_enable(mhc: &Value, class_has_mhc: bool, path: &str, errors: &mut Vec<FieldError>) {
-    if mhc_enabled(mhc) && !class_has_mhc && !mhc_has_checks(mhc) {
+fn check_mhc_enable(mhc: &Value, switch: &str, class_has_mhc: bool, path: &str, errors: &mut Vec<FieldError>) {
+    if mhc_enabled(mhc, switch) && !class_has_mhc && !mhc_has_checks(mhc, switch) {
         errors.push(FieldError {
-            path: format!("{path}.enable"),
+            path: format!("{path}.{switch}"),
             context: None,
             kind: "Forbidden",
             value: None,
