@@ -92,7 +92,7 @@ fn template_that_fails() {
     let out = plan(&["-f", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("spec.patches[6] (\"agent-pools\") definitions[0].jsonPatches[0]: failed to calculate value for template: template: tpl:"), "{err}");
+    assert!(err.contains("spec.patches[5] (\"agent-pools\") definitions[0].jsonPatches[0]: failed to calculate value for template: template: tpl:"), "{err}");
     assert!(err.contains("wrong number of args for upper: want 1 got 2"), "{err}");
 }
 
@@ -103,7 +103,7 @@ fn template_with_unknown_function_fails_at_parse() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains(
-            "spec.patches[3] (\"private-cluster\"): enabledIf: template: tpl:1: function \"isTrue\" not defined"
+            "spec.patches[3].enabledIf (patch \"private-cluster\"): Invalid value: \"{{ isTrue .privateCluster }}\": template can not be parsed: template: enabledIf:1: function \"isTrue\" not defined"
         ),
         "{}",
         stderr(&out)
@@ -226,7 +226,7 @@ fn duplicate_pool_names_are_rejected() {
     let dir = variant("cluster.yaml", "name: user-big", "name: system");
     let out = plan(&["-f", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("Cluster fleet/team-a: spec.topology.workers.machinePools[1].name: Invalid value: \"system\": names must be unique"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("Cluster fleet/team-a is rejected by CAPI's webhook:\n  spec.topology.workers.machinePools[1].name: Invalid value: \"system\": name must be unique. MachinePool with name \"system\" is defined more than once"), "{}", stderr(&out));
 }
 
 #[test]

@@ -5,5 +5,6 @@ pub mod live;
 pub mod patches;
 pub mod plan;
 pub mod variables;
+pub mod webhooks;
 
 pub use plan::{Current, CurrentWorker, Planned, TopologyError, plan, plan_all};

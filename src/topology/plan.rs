@@ -24,6 +24,7 @@ use sha2::Digest as _;
 use super::gotemplate::{self, GoValue};
 use super::patches::{self, Holder, Item, PatchError};
 use super::variables::{self, VariableError};
+use super::webhooks::{self, FieldError};
 use crate::manifest::{Document, split_api_version};
 
 pub const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
@@ -48,6 +49,8 @@ pub enum TopologyError {
     InvalidCluster { location: String, cluster: String, field: String, message: String },
     #[error("{location}: Cluster {cluster}: invalid variables:\n{}", errors.iter().map(|(at, e)| format!("  {at}: {e}")).collect::<Vec<_>>().join("\n"))]
     Variables { location: String, cluster: String, errors: Vec<(String, VariableError)> },
+    #[error("{location}: {object} is rejected by CAPI's webhook:\n{}", errors.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
+    Rejected { location: String, object: String, errors: Vec<FieldError> },
     #[error(transparent)]
     Patch(#[from] PatchError),
 }
@@ -298,6 +301,140 @@ fn sorted(map: Map<String, Value>) -> Map<String, Value> {
     entries.into_iter().collect()
 }
 
+/// The MachineHealthCheck a control plane or deployment gets (`IsMachineHealthCheckEnabled` and
+/// `MachineHealthCheckClass` of CAPI's blueprint): the topology's own checks, else the class's;
+/// none when neither has checks or the topology disables it. v1beta1: `machineHealthCheck` with
+/// `enable`; v1beta2: `healthCheck` with `enabled`.
+fn health_check_class(topology: Option<&Value>, class: Option<&Value>, v1beta2: bool) -> Option<Value> {
+    let switch = if v1beta2 { "enabled" } else { "enable" };
+    let own = topology.and_then(Value::as_object).map(|m| {
+        let mut m = m.clone();
+        m.remove(switch);
+        m
+    });
+    let own = own.filter(|m| !m.is_empty()).map(Value::Object);
+    let class = class.filter(|c| c.as_object().is_some_and(|m| m.keys().any(|k| k != switch)));
+    if own.is_none() && class.is_none() {
+        return None;
+    }
+    if topology.and_then(|t| t.get(switch)).and_then(Value::as_bool) == Some(false) {
+        return None;
+    }
+    own.or_else(|| class.cloned())
+}
+
+/// `computeMachineHealthCheck` with the MachineHealthCheck webhook's defaults, in the Cluster's
+/// API version. As in CAPI v1.14 only `nodeStartupTimeout` is defaulted (10m); v1.10 also wrote
+/// `maxUnhealthy: 100%` (docs/plan.md).
+fn machine_health_check(ctx: &Ctx, target: &Value, selector: Value, check: &Value) -> Value {
+    let mut spec = Map::new();
+    spec.insert("clusterName".into(), json!(ctx.cluster_name));
+    spec.insert("selector".into(), selector);
+    if ctx.v1beta2 {
+        let mut checks = check.get("checks").and_then(Value::as_object).cloned().unwrap_or_default();
+        checks.entry("nodeStartupTimeoutSeconds").or_insert(json!(600));
+        spec.insert("checks".into(), Value::Object(checks));
+        let mut remediation = Map::new();
+        if let Some(trigger) =
+            check.pointer("/remediation/triggerIf").filter(|t| t.as_object().is_some_and(|m| !m.is_empty()))
+        {
+            remediation.insert("triggerIf".into(), trigger.clone());
+        }
+        if let Some(template) = check.pointer("/remediation/templateRef") {
+            remediation.insert("templateRef".into(), template.clone());
+        }
+        if !remediation.is_empty() {
+            spec.insert("remediation".into(), Value::Object(remediation));
+        }
+    } else {
+        for key in
+            ["unhealthyConditions", "maxUnhealthy", "unhealthyRange", "nodeStartupTimeout", "remediationTemplate"]
+        {
+            if let Some(v) = check.get(key) {
+                spec.insert(key.into(), v.clone());
+            }
+        }
+        spec.entry("nodeStartupTimeout").or_insert(json!("10m0s"));
+        if let Some(v) = spec.get_mut("nodeStartupTimeout") {
+            webhooks::canonical_duration(v);
+        }
+        for condition in spec.get_mut("unhealthyConditions").and_then(Value::as_array_mut).into_iter().flatten() {
+            if let Some(v) = condition.get_mut("timeout") {
+                webhooks::canonical_duration(v);
+            }
+        }
+        if let Some(t) = spec.get_mut("remediationTemplate").and_then(Value::as_object_mut) {
+            t.entry("namespace").or_insert(json!(ctx.namespace));
+        }
+    }
+    json!({
+        "apiVersion": ctx.cluster.get("apiVersion").cloned().unwrap_or(json!("cluster.x-k8s.io/v1beta1")),
+        "kind": "MachineHealthCheck",
+        "metadata": {
+            "name": s(target, "/metadata/name"),
+            "namespace": ctx.namespace,
+            "labels": {CLUSTER_NAME_LABEL: ctx.cluster_name, TOPOLOGY_OWNED_LABEL: ""},
+        },
+        "spec": spec,
+    })
+}
+
+/// The control plane's `machineTemplate` fields the topology (or else the class) sets:
+/// node drain / volume detach / deletion timeouts and readiness gates.
+fn set_control_plane_machine_fields(
+    control_plane: &mut Value,
+    cluster: &Value,
+    class: &Value,
+    v1beta2: bool,
+    contract_v1beta2: bool,
+) {
+    let pick = |field: &str| {
+        cluster
+            .pointer(&format!("/spec/topology/controlPlane/{field}"))
+            .or_else(|| class.pointer(&format!("/spec/controlPlane/{field}")))
+            .cloned()
+    };
+    if let Some(gates) = pick("readinessGates") {
+        let at = if contract_v1beta2 {
+            "/spec/machineTemplate/spec/readinessGates"
+        } else {
+            "/spec/machineTemplate/readinessGates"
+        };
+        set_pointer(control_plane, at, gates);
+    }
+    for field in ["nodeDrainTimeout", "nodeVolumeDetachTimeout", "nodeDeletionTimeout"] {
+        let value = if v1beta2 { pick(&format!("deletion/{field}Seconds")) } else { pick(field) };
+        let Some(mut value) = value else { continue };
+        match (v1beta2, contract_v1beta2) {
+            (true, true) => {
+                set_pointer(control_plane, &format!("/spec/machineTemplate/spec/deletion/{field}Seconds"), value)
+            }
+            (true, false) => {
+                let seconds = value.as_i64().unwrap_or(0) as i128;
+                let text = webhooks::format_go_duration(seconds * 1_000_000_000);
+                set_pointer(control_plane, &format!("/spec/machineTemplate/{field}"), json!(text));
+            }
+            (false, _) => {
+                webhooks::canonical_duration(&mut value);
+                set_pointer(control_plane, &format!("/spec/machineTemplate/{field}"), value);
+            }
+        }
+    }
+}
+
+/// `builtin.*.metadata`: an object's labels and annotations, when it has any.
+fn object_metadata(object: &Value) -> Option<Value> {
+    let mut meta = Map::new();
+    for key in ["labels", "annotations"] {
+        if let Some(v) =
+            object.pointer(&format!("/metadata/{key}")).filter(|v| v.as_object().is_some_and(|m| !m.is_empty()))
+        {
+            meta.insert(key.into(), v.clone());
+        }
+    }
+    if meta.is_empty() { None } else { Some(Value::Object(meta)) }
+}
+
 /// `external.GenerateTemplate`: the object a template's `spec.template` describes.
 fn template_to_object(
     ctx: &Ctx,
@@ -401,6 +538,8 @@ struct Worker {
     object: Value,
     bootstrap_template: Value,
     infrastructure_template: Value,
+    /// The class's `machineHealthCheck` (deployments only).
+    class_health_check: Option<Value>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -435,6 +574,23 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
             name: class_name.clone(),
         })?;
     let class = &class_doc.value;
+    let class_errors = webhooks::validate_class(class);
+    if !class_errors.is_empty() {
+        return Err(TopologyError::Rejected {
+            location: class_doc.origin.to_string(),
+            object: format!("ClusterClass {class_ns}/{class_name}"),
+            errors: class_errors,
+        });
+    }
+    let defs = variables::definitions(class).map_err(|e| TopologyError::InvalidClass {
+        class: format!("{class_ns}/{class_name}"),
+        field: "spec.variables".into(),
+        message: e.to_string(),
+    })?;
+    // What CAPI's defaulting webhook writes into the Cluster; the plan is made from that.
+    let mut defaulted = cluster.clone();
+    webhooks::default_cluster(&mut defaulted, &defs);
+    let cluster = &defaulted;
     let v1beta2 = cluster_doc.version() == "v1beta2";
     let topology_version = s(cluster, "/spec/topology/version").unwrap_or("").to_string();
     if topology_version.is_empty() {
@@ -457,12 +613,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         location: location.clone(),
     };
 
-    // Variables: definitions, cluster values (defaulted, checked), per-worker overrides.
-    let defs = variables::definitions(class).map_err(|e| TopologyError::InvalidClass {
-        class: ctx.class_label.clone(),
-        field: "spec.variables".into(),
-        message: e.to_string(),
-    })?;
+    // Variables: cluster values (defaulted, checked), control plane and per-worker overrides.
     let var_err = |errors: Vec<VariableError>| TopologyError::Variables {
         location: location.clone(),
         cluster: cluster_label.clone(),
@@ -476,6 +627,22 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         false,
     )
     .map_err(var_err)?;
+    let cp_overrides = variables::resolve(
+        &defs,
+        cluster.pointer("/spec/topology/controlPlane/variables/overrides"),
+        "spec.topology.controlPlane.variables.overrides",
+        &ctx.class_label,
+        true,
+    )
+    .map_err(var_err)?;
+    let cluster_errors = webhooks::validate_cluster(cluster, class, &class_name);
+    if !cluster_errors.is_empty() {
+        return Err(TopologyError::Rejected {
+            location: location.clone(),
+            object: format!("Cluster {cluster_label}"),
+            errors: cluster_errors,
+        });
+    }
 
     // Templates.
     let infra_ref = ctx.required_ref("/spec/infrastructure")?;
@@ -555,6 +722,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         }
         set_pointer(&mut control_plane, "/spec/machineTemplate/metadata", Value::Object(meta));
     }
+    set_control_plane_machine_fields(&mut control_plane, cluster, class, v1beta2, cp_contract_v1beta2);
     if let Some(replicas) = cluster.pointer("/spec/topology/controlPlane/replicas") {
         set_pointer(&mut control_plane, "/spec/replicas", replicas.clone());
     }
@@ -651,8 +819,11 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         cp_builtin
             .insert("machineTemplate".into(), json!({"infrastructureRef": {"name": s(machine, "/metadata/name")}}));
     }
-    let cp_vars: BTreeMap<String, Value> =
-        [(variables::BUILTIN.to_string(), json!({"controlPlane": cp_builtin}))].into_iter().collect();
+    if let Some(meta) = object_metadata(&control_plane) {
+        cp_builtin.insert("metadata".into(), meta);
+    }
+    let mut cp_vars = cp_overrides;
+    cp_vars.insert(variables::BUILTIN.to_string(), json!({"controlPlane": cp_builtin}));
 
     // Patch the templates.
     let mut items = vec![
@@ -694,6 +865,9 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         b.insert("topologyName".into(), json!(w.topology_name));
         if let Some(r) = w.object.pointer("/spec/replicas") {
             b.insert("replicas".into(), r.clone());
+        }
+        if let Some(meta) = object_metadata(&w.object) {
+            b.insert("metadata".into(), meta);
         }
         b.insert("bootstrap".into(), json!({"configRef": {"name": s(&w.bootstrap, "/metadata/name")}}));
         b.insert("infrastructureRef".into(), json!({"name": s(&w.infrastructure, "/metadata/name")}));
@@ -742,14 +916,48 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
     }
 
     let mut objects = vec![desired_cluster, infra_cluster];
+    let cp_health_check = cp_machine.as_ref().and_then(|_| {
+        let key = if v1beta2 { "healthCheck" } else { "machineHealthCheck" };
+        health_check_class(
+            cluster.pointer(&format!("/spec/topology/controlPlane/{key}")),
+            class.pointer(&format!("/spec/controlPlane/{key}")),
+            v1beta2,
+        )
+    });
     if let Some(machine) = cp_machine {
         objects.push(machine);
     }
+    let cp_mhc = cp_health_check.map(|check| {
+        let selector = json!({"matchLabels": {"cluster.x-k8s.io/control-plane": "", TOPOLOGY_OWNED_LABEL: ""}});
+        machine_health_check(&ctx, &control_plane, selector, &check)
+    });
     objects.push(control_plane);
+    objects.extend(cp_mhc);
     for w in workers {
         objects.push(w.bootstrap);
         objects.push(w.infrastructure);
+        let mhc = (w.kind == WorkerKind::Deployment)
+            .then(|| {
+                let topo = cluster.pointer(&format!("/spec/topology/workers/machineDeployments/{}", w.index));
+                let key = if v1beta2 { "healthCheck" } else { "machineHealthCheck" };
+                health_check_class(topo.and_then(|t| t.get(key)), w.class_health_check.as_ref(), v1beta2)
+            })
+            .flatten()
+            .map(|check| {
+                let selector =
+                    json!({"matchLabels": {MACHINE_DEPLOYMENT_NAME_LABEL: w.topology_name, TOPOLOGY_OWNED_LABEL: ""}});
+                machine_health_check(&ctx, &w.object, selector, &check)
+            });
         objects.push(w.object);
+        objects.extend(mhc);
+    }
+    for object in &mut objects[1..] {
+        // CAPI leaves out a spec the template does not have or leaves empty.
+        if let Some(map) = object.as_object_mut()
+            && map.get("spec").is_some_and(|s| s.as_object().is_some_and(Map::is_empty))
+        {
+            map.remove("spec");
+        }
     }
     Ok(Planned { cluster_name, namespace, objects })
 }
@@ -866,12 +1074,28 @@ fn compute_worker(
         if let Some(v) = pick("/minReadySeconds") {
             template_spec.insert("minReadySeconds".into(), v);
         }
+        if kind == WorkerKind::Deployment {
+            for field in ["failureDomain", "taints"] {
+                if let Some(v) = pick(&format!("/{field}")) {
+                    template_spec.insert(field.into(), v);
+                }
+            }
+        }
     } else {
         for f in ["nodeDrainTimeout", "nodeVolumeDetachTimeout", "nodeDeletionTimeout"] {
-            if let Some(v) = pick(&format!("/{f}")) {
+            if let Some(mut v) = pick(&format!("/{f}")) {
+                webhooks::canonical_duration(&mut v);
                 template_spec.insert(f.into(), v);
             }
         }
+        if kind == WorkerKind::Deployment
+            && let Some(v) = pick("/failureDomain")
+        {
+            template_spec.insert("failureDomain".into(), v);
+        }
+    }
+    if let Some(v) = pick("/readinessGates") {
+        template_spec.insert("readinessGates".into(), v);
     }
     let mut template_meta = Map::new();
     template_meta.insert("labels".into(), Value::Object(labels.clone()));
@@ -905,6 +1129,26 @@ fn compute_worker(
     {
         spec.insert("minReadySeconds".into(), v);
     }
+    if kind == WorkerKind::Deployment && !ctx.v1beta2 {
+        if let Some(v) = pick("/strategy") {
+            spec.insert("strategy".into(), v);
+        }
+    } else if kind == WorkerKind::Deployment {
+        // v1beta2: the topology's rollout (with `after`) replaces the class's strategy.
+        let rollout = match topo.get("rollout").filter(|r| r.as_object().is_some_and(|m| !m.is_empty())) {
+            Some(r) => Some(r.clone()),
+            None => class_def.pointer("/rollout/strategy").map(|st| json!({"strategy": st})),
+        };
+        if let Some(r) = rollout {
+            spec.insert("rollout".into(), r);
+        }
+        if let Some(order) = pick("/deletion/order") {
+            spec.insert("deletion".into(), json!({"order": order}));
+        }
+        if let Some(max) = pick("/healthCheck/remediation/maxInFlight") {
+            spec.insert("remediation".into(), json!({"maxInFlight": max}));
+        }
+    }
     spec.insert("template".into(), json!({"metadata": template_meta, "spec": template_spec}));
     let capi_api_version = ctx.cluster.get("apiVersion").cloned().unwrap_or(json!("cluster.x-k8s.io/v1beta1"));
     let object = json!({
@@ -923,6 +1167,7 @@ fn compute_worker(
         object,
         bootstrap_template,
         infrastructure_template,
+        class_health_check: class_def.get(if ctx.v1beta2 { "healthCheck" } else { "machineHealthCheck" }).cloned(),
     })
 }
 
@@ -1025,6 +1270,37 @@ mod tests {
         // Same content apart from the names.
         assert_eq!(second.objects[2]["spec"], first.objects[2]["spec"]);
         assert_eq!(owned_selector("team-a"), "cluster.x-k8s.io/cluster-name=team-a,topology.cluster.x-k8s.io/owned");
+    }
+
+    #[test]
+    fn v1beta2_health_checks_are_planned_in_the_v1beta2_shape() {
+        const V1BETA2_CLASS: &str = include_str!("../../tests/fixtures/topology/v1beta2/class.yaml");
+        const V1BETA2_CLUSTER: &str = include_str!("../../tests/fixtures/topology/v1beta2/cluster.yaml");
+        let mut docs = parse_documents(V1BETA2_CLASS, "class.yaml").unwrap();
+        docs.extend(parse_documents(V1BETA2_CLUSTER, "cluster.yaml").unwrap());
+        let class = docs.iter_mut().find(|d| d.kind() == "ClusterClass").unwrap();
+        class.value["spec"]["controlPlane"]["healthCheck"] = json!({
+            "checks": {"unhealthyNodeConditions": [{"type": "Ready", "status": "False", "timeoutSeconds": 300}]},
+            "remediation": {"triggerIf": {"unhealthyLessThanOrEqualTo": "40%"}}
+        });
+        let cluster = docs.iter().find(|d| is_topology_cluster(d)).unwrap().clone();
+        let planned = plan(&cluster, &docs, &Current::default()).unwrap();
+        let mhc = planned.objects.iter().find(|o| o["kind"] == "MachineHealthCheck").expect("a MachineHealthCheck");
+        let cp = planned.objects.iter().find(|o| o["kind"] == "KubeadmControlPlane").unwrap();
+        assert_eq!(mhc["apiVersion"], "cluster.x-k8s.io/v1beta2");
+        assert_eq!(mhc["metadata"]["name"], cp["metadata"]["name"]);
+        assert_eq!(mhc["spec"]["checks"]["nodeStartupTimeoutSeconds"], 600);
+        assert_eq!(mhc["spec"]["checks"]["unhealthyNodeConditions"][0]["timeoutSeconds"], 300);
+        assert_eq!(mhc["spec"]["remediation"], json!({"triggerIf": {"unhealthyLessThanOrEqualTo": "40%"}}));
+        assert_eq!(
+            mhc["spec"]["selector"],
+            json!({"matchLabels": {"cluster.x-k8s.io/control-plane": "", "topology.cluster.x-k8s.io/owned": ""}})
+        );
+        // The topology switches it off.
+        let mut off = cluster.clone();
+        off.value["spec"]["topology"]["controlPlane"]["healthCheck"] = json!({"enabled": false});
+        let planned = plan(&off, &docs, &Current::default()).unwrap();
+        assert!(planned.objects.iter().all(|o| o["kind"] != "MachineHealthCheck"));
     }
 
     #[test]

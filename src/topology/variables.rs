@@ -184,14 +184,17 @@ fn type_matches(value: &Value, ty: &str) -> bool {
     }
 }
 
-/// Checks `value` against an OpenAPI v3 (Kubernetes structural) schema: type, nullable, enum,
+/// Checks `value` against an OpenAPI v3 (Kubernetes structural) schema: type (null only for an
+/// untyped schema: CAPI drops `nullable`), enum,
 /// string length, pattern and formats (a few), numeric bounds, array and object size, required,
 /// properties (undeclared fields rejected unless preserve-unknown-fields), additionalProperties,
 /// items, uniqueItems, allOf/anyOf/oneOf/not.
 pub fn validate(value: &Value, schema: &Value, path: &str, errors: &mut Vec<VariableError>) {
     let invalid = |reason: String| VariableError::Invalid { path: path.to_string(), value: short(value), reason };
     if value.is_null() {
-        if schema.get("nullable").and_then(Value::as_bool) == Some(true) || schema.get("type").is_none() {
+        // CAPI's variable schema type (JSONSchemaProps, v1beta1 and v1beta2) has no `nullable`:
+        // it is dropped when the ClusterClass is decoded, so null fails any typed schema.
+        if schema.get("type").is_none() {
             return;
         }
         errors.push(VariableError::Invalid {
