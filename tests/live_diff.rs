@@ -358,6 +358,11 @@ fn gitops_managed_objects_diff_with_defaults_and_name_the_other_managers() {
         ],
         "{report:#}"
     );
+    let yaml = diff(&["-f", file.to_str().unwrap(), "-o", "yaml"]);
+    assert_eq!(yaml.status.code(), Some(1), "{}", stderr(&yaml));
+    let as_yaml = capz::manifest::parse_documents(&stdout(&yaml), "stdout").expect("-o yaml parses");
+    assert_eq!(as_yaml.len(), 1);
+    assert_eq!(as_yaml[0].value, report, "-o yaml is the -o json report");
     let pool = report["objects"].as_array().unwrap().iter().find(|o| o["name"] == "c1-pool0").unwrap();
     assert_eq!(pool["alsoManagedBy"], json!(["capz-manager"]));
     assert_eq!((&pool["changes"][0]["before"], &pool["changes"][0]["after"]), (&json!(5), &json!(2)));
