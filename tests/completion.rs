@@ -180,3 +180,27 @@ fn contexts_come_from_the_kubeconfig_and_the_helper_is_the_one_printed() {
     let committed = std::fs::read_to_string(repo().join("scripts/kubectl_complete-capz")).unwrap();
     assert_eq!(String::from_utf8_lossy(&printed.stdout), committed);
 }
+
+/// The fish script in a real fish (`complete -C` runs fish's completion of a command line).
+#[test]
+fn own_fish_script_completes_values_and_subcommands() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = plugin_path(dir.path());
+    let complete = |line: &str| {
+        let script = format!("source (kubectl-capz completion fish | psub); complete -C {line:?}");
+        let out = Command::new("fish")
+            .args(["--no-config", "-c", &script])
+            .env("PATH", &path)
+            .output()
+            .expect("fish is installed (.ci/run installs it)");
+        assert!(out.status.success(), "fish: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.split('\t').next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sorted(complete("kubectl-capz render --gitops ")), ["argocd", "flux"]);
+    assert_eq!(sorted(complete("kubectl-capz render ")), shipped_flavors());
+    assert_eq!(complete("kubectl-capz ren"), ["render"]);
+    assert_eq!(complete("kubectl-capz render --gitops=a"), ["--gitops=argocd"]);
+}

@@ -53,7 +53,11 @@ _kubectl_capz() {
     out=${out%:*}
     for line in ${(f)out}; do
         [ -n "$line" ] || continue
-        candidates+=("${${line%%$'\t'*}//:/\\:}:${line#*$'\t'}")
+        if [[ "$line" == *$'\t'* ]]; then
+            candidates+=("${${line%%$'\t'*}//:/\\:}:${line#*$'\t'}")
+        else
+            candidates+=("${line//:/\\:}")
+        fi
     done
     if [ "${#candidates[@]}" -gt 0 ]; then
         _describe 'kubectl-capz' candidates
