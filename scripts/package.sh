@@ -81,8 +81,14 @@ for target in "${targets[@]}"; do
   chmod 0755 "$stage/$exe"
   cp "$repo/LICENSE" "$stage/LICENSE"
   chmod 0644 "$stage/LICENSE"
+  helper=""
+  if [ "$os" != windows ]; then
+    helper="kubectl_complete-capz"
+    cp "$repo/scripts/kubectl_complete-capz" "$stage/$helper"
+    chmod 0755 "$stage/$helper"
+  fi
   archive="kubectl-capz_${tag}_${os}_${arch}.tar.gz"
-  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$stage" -cf - LICENSE "$exe" | gzip -n -9 > "$out/$archive"
+  tar --format=gnu --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$stage" -cf - LICENSE "$exe" $helper | gzip -n -9 > "$out/$archive"
   rm -rf "$stage"
   trap - EXIT
   sha=$(sha256sum "$out/$archive" | cut -d' ' -f1)
@@ -90,15 +96,19 @@ for target in "${targets[@]}"; do
   echo "package.sh: $out/$archive $sha" >&2
 done
 
+# The manifest: fixed text from quoted heredocs (nothing in it is expanded or run: the caveats quote a
+# command in backticks), the variable parts printed with printf. Written to a temporary file first so
+# a failure never leaves a half-written manifest.
 {
-  cat <<EOM
+  cat <<'EOM'
 apiVersion: krew.googlecontainertools.github.com/v1alpha2
 kind: Plugin
 metadata:
   name: capz
 spec:
-  version: $tag
-  homepage: $homepage
+EOM
+  printf '  version: %s\n  homepage: %s\n' "$tag" "$homepage"
+  cat <<'EOM'
   shortDescription: Render, validate and diff CAPZ AKS cluster manifests
   description: |
     kubectl-capz renders the Cluster API Provider Azure (CAPZ) aks and aks-aso flavors, their
@@ -109,19 +119,21 @@ spec:
   caveats: |
     The embedded schemas and flavors target Cluster API v1.14, CAPZ and ASO v2.16; run
     `kubectl capz version` to see the exact versions.
+
+    Shell completion of `kubectl capz ...` (kubectl 1.26+, with kubectl's own completion loaded):
+    kubectl runs kubectl_complete-capz from PATH. It comes in the archive; krew does not link it
+    (kubernetes-sigs/krew#812), so link it next to the plugin once:
+EOM
+  printf '      ln -sf "${KREW_ROOT:-$HOME/.krew}/store/capz/%s/kubectl_complete-capz" "${KREW_ROOT:-$HOME/.krew}/bin/"\n' "$tag"
+  cat <<'EOM'
+    For `kubectl-capz ...` itself: source <(kubectl-capz completion bash) (or zsh, fish).
   platforms:
 EOM
   for entry in "${entries[@]}"; do
     IFS='|' read -r os arch archive sha exe <<<"$entry"
-    cat <<EOM
-  - selector:
-      matchLabels:
-        os: $os
-        arch: $arch
-    uri: $homepage/releases/download/$tag/$archive
-    sha256: $sha
-    bin: $exe
-EOM
+    printf '  - selector:\n      matchLabels:\n        os: %s\n        arch: %s\n' "$os" "$arch"
+    printf '    uri: %s\n    sha256: %s\n    bin: %s\n' "$homepage/releases/download/$tag/$archive" "$sha" "$exe"
   done
-} > "$manifest"
+} > "$manifest.tmp"
+mv -f "$manifest.tmp" "$manifest"
 echo "package.sh: wrote $manifest" >&2

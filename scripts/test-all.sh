@@ -3,7 +3,8 @@
 #   0. checks the formatting (`cargo fmt --check`, when rustfmt is installed);
 #   1. builds the real kube-apiserver + etcd for the live tests (tools/kube-testenv/build.sh; a no-op
 #      when they are up to date, 5-20 minutes the very first time on 2 cores);
-#   2. cargo test --all-targets --no-fail-fast (every test binary runs even after a failure, so one run
+#   2. builds krew v0.5.0 and its manifest validator for tests/krew.rs (tools/krew/build.sh; seconds when warm);
+#   3. cargo test --all-targets --no-fail-fast (every test binary runs even after a failure, so one run
 #      reports everything; live test binaries each start their own API server from those binaries).
 # Extra arguments go to cargo test, e.g. `scripts/test-all.sh --test live_apiserver`.
 set -euo pipefail
@@ -22,6 +23,11 @@ step "kube-testenv: real kube-apiserver + etcd for live tests"
 t0=$SECONDS
 tools/kube-testenv/build.sh
 echo "kube-testenv ready after $((SECONDS - t0))s" >&2
+
+step "krew tools: krew and validate-krew-manifest v0.5.0 for tests/krew.rs"
+t0=$SECONDS
+tools/krew/build.sh
+echo "krew tools ready after $((SECONDS - t0))s" >&2
 
 step "cargo test --all-targets --no-fail-fast $*"
 t0=$SECONDS

@@ -40,6 +40,10 @@ pub enum Command {
     /// Print a shell completion script.
     #[command(after_help = COMPLETION_EXAMPLES)]
     Completion(CompletionArgs),
+    /// cobra's completion protocol: candidates for the last word (kubectl_complete-capz and the
+    /// completion scripts call it).
+    #[command(name = "__complete", hide = true, disable_help_flag = true)]
+    Complete(CompleteArgs),
     /// Regenerate schemas/ from upstream CRDs (maintainers only).
     #[command(hide = true, after_help = "Example:\n  kubectl capz import-schemas --from ../shared/crds --out schemas")]
     ImportSchemas(ImportSchemasArgs),
@@ -86,9 +90,16 @@ const PLAN_EXAMPLES: &str = "Examples:
   kubectl capz render aks-aso-topology demo --with-class --values my.values.yaml | kubectl capz plan -f -";
 
 const COMPLETION_EXAMPLES: &str = "Examples:
+  source <(kubectl capz completion bash)
   kubectl capz completion bash > /etc/bash_completion.d/kubectl-capz
   kubectl capz completion zsh > \"${fpath[1]}/_kubectl-capz\"
-  kubectl capz completion fish > ~/.config/fish/completions/kubectl-capz.fish";
+  kubectl capz completion fish > ~/.config/fish/completions/kubectl-capz.fish
+
+The scripts complete `kubectl-capz ...`.
+kubectl 1.26+ completes `kubectl capz ...` itself: it runs kubectl_complete-capz from PATH.
+That helper is in the krew archive; `kubectl capz completion kubectl` prints it:
+  kubectl capz completion kubectl > ~/bin/kubectl_complete-capz
+  chmod +x ~/bin/kubectl_complete-capz";
 
 /// What to render and with which parameters; shared by `render` and `diff FLAVOR NAME`.
 #[derive(Debug, Args, Clone, Default)]
@@ -205,6 +216,16 @@ pub struct ParamsArgs {
     /// Read flavors from this directory too (as `render --flavor-dir`).
     #[arg(long, value_name = "DIR")]
     pub flavor_dir: Option<PathBuf>,
+    /// Output format: tables (text), or the same as data (yaml, json; --schema prints JSON by default).
+    #[arg(short = 'o', long, value_enum, default_value_t = ParamsOutput::Text)]
+    pub output: ParamsOutput,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ParamsOutput {
+    Text,
+    Yaml,
+    Json,
 }
 
 #[derive(Debug, Args)]
@@ -239,6 +260,7 @@ pub enum ValidateOutput {
     Text,
     Json,
     Junit,
+    Yaml,
 }
 
 /// How to reach the cluster, with kubectl's flag names.
@@ -267,9 +289,13 @@ pub struct DiffArgs {
     /// Field manager of the server-side-apply dry run.
     #[arg(long, default_value = "kubectl-capz")]
     pub field_manager: String,
-    /// Force field-ownership conflicts in the dry run.
-    #[arg(long)]
+    /// Force field-ownership conflicts in the dry run (the default, as Flux's diff: a dry run takes
+    /// nothing over); other managers of changed fields are named in the output.
+    #[arg(long, overrides_with = "no_force_conflicts")]
     pub force_conflicts: bool,
+    /// Fail on field-ownership conflicts instead, like `kubectl diff --server-side`.
+    #[arg(long, overrides_with = "force_conflicts")]
+    pub no_force_conflicts: bool,
     /// Also report fields that CAPZ's mutators own in embedded ASO objects.
     #[arg(long)]
     pub include_capz_managed: bool,
@@ -288,6 +314,7 @@ pub struct DiffArgs {
 pub enum DiffOutput {
     Diff,
     Json,
+    Yaml,
 }
 
 #[derive(Debug, Args)]
@@ -311,13 +338,33 @@ pub struct PlanArgs {
     pub require_schemas: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    /// Output format of the planned objects (json: a v1 List, as `render -o json`).
+    #[arg(short = 'o', long, value_enum, default_value_t = RenderOutput::Yaml)]
+    pub output: RenderOutput,
 }
 
 #[derive(Debug, Args)]
 pub struct CompletionArgs {
-    /// Shell to generate completions for.
+    /// Shell to generate completions for; `kubectl` prints the kubectl_complete-capz helper.
     #[arg(value_enum)]
-    pub shell: clap_complete::Shell,
+    pub shell: CompletionShell,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompletionShell {
+    Bash,
+    Zsh,
+    Fish,
+    Elvish,
+    Powershell,
+    Kubectl,
+}
+
+#[derive(Debug, Args)]
+pub struct CompleteArgs {
+    /// The words after `kubectl capz`; the last is the word being completed ("" for a new one).
+    #[arg(num_args = 0.., trailing_var_arg = true, allow_hyphen_values = true)]
+    pub words: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -36,7 +36,7 @@ pub enum ClusterError {
     NotServed { api_version: String, kind: String, server: String },
     /// Server-side apply found fields owned by another field manager with other values.
     #[error(
-        "{what}: conflicts with other field managers (pass --force-conflicts to take them over, or --field-manager): {message}"
+        "{what}: conflicts with other field managers (the dry run did not force them: drop --no-force-conflicts, or use --field-manager): {message}"
     )]
     Conflict { what: String, message: String },
     /// The server refused the object (validation, admission, bad request).
@@ -165,7 +165,7 @@ mod tests {
         let err = cls(api(409, "Conflict", vec![cause]));
         assert!(matches!(err, ClusterError::Conflict { .. }));
         assert!(!err.is_retryable());
-        assert!(err.to_string().contains("--force-conflicts"), "{err}");
+        assert!(err.to_string().contains("drop --no-force-conflicts"), "{err}");
     }
 
     #[test]

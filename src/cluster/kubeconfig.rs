@@ -79,6 +79,13 @@ fn read(flag: Option<&Path>) -> Result<(Kubeconfig, KubeconfigSource), ClusterEr
     Ok((read_file(&path, &source)?, source))
 }
 
+/// The context names of the kubeconfig kubectl would read (`flag`, else `KUBECONFIG`, else
+/// `~/.kube/config`), in file order.
+pub fn context_names(flag: Option<&Path>) -> Result<Vec<String>, ClusterError> {
+    let (kubeconfig, _) = read(flag)?;
+    Ok(kubeconfig.contexts.iter().map(|c| c.name.clone()).collect())
+}
+
 pub(super) async fn load(flag: Option<&Path>, context: Option<&str>) -> Result<Loaded, ClusterError> {
     let (kubeconfig, source) = read(flag)?;
     let available = || {

@@ -18,7 +18,11 @@ use serde_json::Value;
 use tokio::sync::{OnceCell, Semaphore};
 
 pub use error::ClusterError;
-pub use kubeconfig::{KubeconfigSource, parse_duration};
+pub use kubeconfig::{KubeconfigSource, context_names, parse_duration};
+
+/// The `User-Agent` of every request: `kubectl-capz/<version>` (the server's audit log and the
+/// manager name it derives for non-apply requests show it).
+pub const USER_AGENT: &str = concat!("kubectl-capz/", env!("CARGO_PKG_VERSION"));
 
 /// Default bound on requests in flight at once.
 pub const DEFAULT_CONCURRENCY: usize = 8;
@@ -103,11 +107,8 @@ impl Cluster {
         let mut config = loaded.config;
         // Retries are ours (bounded, classified); a failed connect is reported, not retried.
         config.default_retry = false;
-        // The per-request timeout (connect included) is enforced around each request, so that it
-        // is reported as a timeout; kube's own connect timeout (30s) stays as a backstop.
-        if let Some(t) = timeout {
-            config.read_timeout = Some(t);
-        }
+        apply_timeouts(&mut config, timeout);
+        config.headers.push((http::header::USER_AGENT, http::HeaderValue::from_static(USER_AGENT)));
         let default_namespace = config.default_namespace.clone();
         let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
         let client = Client::try_from(config).map_err(|e| ClusterError::BadKubeconfig {
@@ -337,6 +338,20 @@ impl Cluster {
     }
 }
 
+/// One timeout per request, ours: with `--request-timeout` set, the whole request (connect, TLS,
+/// write, read) runs under [`with_timeout`] and kube's own connect/read/write timers are off, so
+/// the only way a slow request ends is [`ClusterError::Timeout`] with one message. (With kube's
+/// timers also armed, a short timeout raced them and surfaced as "cannot reach" or as a timeout
+/// depending on which timer fired first.) With no timeout (`0`), kube's connect timeout stays as
+/// the backstop against a server that never accepts.
+fn apply_timeouts(config: &mut kube::Config, timeout: Option<Duration>) {
+    if timeout.is_some() {
+        config.connect_timeout = None;
+        config.read_timeout = None;
+        config.write_timeout = None;
+    }
+}
+
 fn http_get(path: &str) -> Result<http::Request<Vec<u8>>, String> {
     http::Request::get(path).body(Vec::new()).map_err(|e| e.to_string())
 }
@@ -375,6 +390,22 @@ mod tests {
         assert_eq!(res("", true).collection_path(Some("ns")), "/api/v1/namespaces/ns/things");
         assert_eq!(res("x.io", true).collection_path(Some("ns")), "/apis/x.io/v1beta1/namespaces/ns/things");
         assert_eq!(res("x.io", false).collection_path(Some("ns")), "/apis/x.io/v1beta1/things");
+    }
+
+    #[test]
+    fn a_request_timeout_leaves_no_competing_timer() {
+        let mut config = kube::Config::new("https://127.0.0.1:6443".parse().unwrap());
+        config.read_timeout = Some(Duration::from_secs(1));
+        apply_timeouts(&mut config, Some(Duration::from_micros(1)));
+        assert_eq!((config.connect_timeout, config.read_timeout, config.write_timeout), (None, None, None));
+        let mut config = kube::Config::new("https://127.0.0.1:6443".parse().unwrap());
+        apply_timeouts(&mut config, None);
+        assert!(config.connect_timeout.is_some(), "no timeout: kube's connect timeout stays as the backstop");
+    }
+
+    #[test]
+    fn user_agent_names_the_plugin_and_its_version() {
+        assert_eq!(USER_AGENT, format!("kubectl-capz/{}", env!("CARGO_PKG_VERSION")));
     }
 
     #[test]

@@ -56,6 +56,9 @@ pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
         let mut stdout = std::io::stdout().lock();
         serde_json::to_writer_pretty(&mut stdout, &diff::json_report(&diffs))?;
         writeln!(stdout)?;
+    } else if args.output == DiffOutput::Yaml {
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(manifest::to_yaml(&diff::json_report(&diffs)).as_bytes())?;
     } else if let Some(external) = std::env::var("KUBECTL_EXTERNAL_DIFF").ok().filter(|v| !v.trim().is_empty()) {
         return run_external(&external, &diffs);
     } else {
@@ -110,6 +113,8 @@ fn check_document(doc: &Document) -> anyhow::Result<()> {
 struct Fetched {
     object: ObjectRef,
     aso_owner: Option<String>,
+    /// The field manager of the dry run (other managers of changed fields are named).
+    field_manager: String,
     live: Option<Value>,
     merged: Value,
 }
@@ -207,7 +212,19 @@ fn compare(fetched: Vec<Fetched>, diff_options: &DiffOptions) -> Vec<ObjectDiff>
         .map(|f| {
             let (group, version) = manifest::split_api_version(&f.object.api_version);
             let schema = registry.get(&Gvk::new(group, version, &f.object.kind)).ok().flatten();
-            diff::diff_object(f.object, f.aso_owner, f.live, f.merged, schema.as_ref().map(|s| &s.schema), diff_options)
+            let managed_fields = f.live.as_ref().and_then(|l| l.pointer("/metadata/managedFields")).cloned();
+            let mut d = diff::diff_object(
+                f.object,
+                f.aso_owner,
+                f.live,
+                f.merged,
+                schema.as_ref().map(|s| &s.schema),
+                diff_options,
+            );
+            if let Some(managed_fields) = managed_fields {
+                diff::name_other_managers(&mut d, &managed_fields, &f.field_manager);
+            }
+            d
         })
         .collect()
 }
@@ -284,10 +301,13 @@ async fn fetch_document(reader: &LiveReader<'_>, doc: &Document, args: &DiffArgs
         }
     }
     let ns = namespace.as_deref();
+    // Forced by default, as Flux's diff: a dry run takes nothing over, and an object another
+    // manager applied (Flux, `kubectl apply --server-side`, a patch) must not fail the diff.
+    // --no-force-conflicts gives `kubectl diff --server-side`'s conflict errors.
     let (field_manager, force) = if doc.origin.source.starts_with(PLANNED_PREFIX) {
         (TOPOLOGY_FIELD_MANAGER, true)
     } else {
-        (args.field_manager.as_str(), args.force_conflicts)
+        (args.field_manager.as_str(), !args.no_force_conflicts)
     };
     let (live, merged) = futures::try_join!(
         reader.get(&resource, ns, doc.name()),
@@ -300,7 +320,7 @@ async fn fetch_document(reader: &LiveReader<'_>, doc: &Document, args: &DiffArgs
         namespace: namespace.clone(),
         name: doc.name().to_string(),
     };
-    let mut out = vec![Fetched { object, aso_owner: None, live, merged }];
+    let mut out = vec![Fetched { object, aso_owner: None, field_manager: field_manager.to_string(), live, merged }];
 
     if args.aso_live && diff::is_aso_wrapper(&doc.value) {
         let owner_ns = namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
@@ -336,7 +356,13 @@ async fn fetch_document(reader: &LiveReader<'_>, doc: &Document, args: &DiffArgs
                     namespace: ns.map(str::to_string),
                     name: name.to_string(),
                 };
-                Ok(Fetched { object, aso_owner: Some(owner), live, merged })
+                Ok(Fetched {
+                    object,
+                    aso_owner: Some(owner),
+                    field_manager: CAPZ_FIELD_MANAGER.to_string(),
+                    live,
+                    merged,
+                })
             }
         });
         for result in futures::future::join_all(tasks).await {

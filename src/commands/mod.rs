@@ -30,6 +30,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Plan(args) => plan::run(args),
         Command::Version => version::run(),
         Command::Completion(args) => completion::run(args),
+        Command::Complete(args) => completion::complete(args),
         Command::ImportSchemas(args) => import_schemas::run(args),
     }
 }

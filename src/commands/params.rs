@@ -5,24 +5,46 @@ use std::io::Write;
 
 use anyhow::Context;
 
-use crate::cli::ParamsArgs;
+use crate::cli::{ParamsArgs, ParamsOutput};
 use crate::exit::ExitStatus;
+use crate::manifest;
 use crate::params::{self, ParamRow};
 use crate::render::{self, Engine};
 
 pub(crate) fn run(args: ParamsArgs) -> anyhow::Result<ExitStatus> {
     let text = if args.schema {
-        let mut text = serde_json::to_string_pretty(params::schema()).context("cannot serialize the schema")?;
-        text.push('\n');
-        text
+        if args.output == ParamsOutput::Yaml {
+            manifest::to_yaml(params::schema())
+        } else {
+            let mut text = serde_json::to_string_pretty(params::schema()).context("cannot serialize the schema")?;
+            text.push('\n');
+            text
+        }
     } else {
         let engine = Engine::new(args.flavor_dir.as_deref());
-        match &args.flavor {
-            Some(name) => {
-                let flavor = render::load_flavor(engine.source(), name)?;
-                flavor_listing(&flavor)
+        let flavor = match &args.flavor {
+            Some(name) => Some(render::load_flavor(engine.source(), name)?),
+            None => None,
+        };
+        match (args.output, &flavor) {
+            (ParamsOutput::Text, Some(flavor)) => flavor_listing(flavor),
+            (ParamsOutput::Text, None) => all_listing(&engine),
+            (format, _) => {
+                let data = match &flavor {
+                    Some(flavor) => flavor_data(flavor),
+                    None => serde_json::json!({
+                        "parameters": params::param_rows().iter().map(optional_data).collect::<Vec<_>>(),
+                        "flavors": engine.source().flavor_names(),
+                    }),
+                };
+                if format == ParamsOutput::Yaml {
+                    manifest::to_yaml(&data)
+                } else {
+                    let mut text = serde_json::to_string_pretty(&data).context("cannot serialize the parameters")?;
+                    text.push('\n');
+                    text
+                }
             }
-            None => all_listing(&engine),
         }
     };
     let mut stdout = std::io::stdout().lock();
@@ -76,6 +98,37 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// `-o json|yaml` of a flavor: the same rows as the tables, as data.
+fn flavor_data(flavor: &render::Flavor) -> serde_json::Value {
+    let rows = params::param_rows();
+    let required: Vec<serde_json::Value> = required_rows(flavor, &rows)
+        .into_iter()
+        .map(|[path, kind, required, env, description]| {
+            serde_json::json!({"path": path, "type": kind, "required": required,
+                "env": (env != "-").then_some(env), "description": description})
+        })
+        .collect();
+    serde_json::json!({
+        "flavor": flavor.name,
+        "description": flavor.description,
+        "upstream": flavor.upstream,
+        "required": required,
+        "optional": optional_rows(flavor, &rows).into_iter().map(optional_data).collect::<Vec<_>>(),
+    })
+}
+
+fn optional_data(row: &ParamRow) -> serde_json::Value {
+    serde_json::json!({"path": row.path, "type": row.kind, "default": row.default, "env": row.env,
+        "description": first_sentence(&row.doc)})
+}
+
+fn optional_rows<'a>(flavor: &render::Flavor, rows: &'a [ParamRow]) -> Vec<&'a ParamRow> {
+    rows.iter()
+        .filter(|r| !flavor.required.iter().any(|q| q.path == r.path))
+        .filter(|r| !flavor.unsupported.iter().any(|u| pattern_covers(u, &r.path)))
+        .collect()
+}
+
 fn flavor_listing(flavor: &render::Flavor) -> String {
     let rows = params::param_rows();
     let mut out = format!("Flavor {}: {}\n", flavor.name, flavor.description);
@@ -83,6 +136,18 @@ fn flavor_listing(flavor: &render::Flavor) -> String {
         out.push_str(&format!("Mirrors CAPZ's {upstream}.\n"));
     }
     out.push_str("\nRequired parameters:\n");
+    let required_rows: Vec<Vec<String>> = required_rows(flavor, &rows).into_iter().map(Vec::from).collect();
+    out.push_str(&table(&["PARAMETER", "TYPE", "REQUIRED", "ENV", "DESCRIPTION"], &required_rows));
+    out.push_str("\nOptional parameters:\n");
+    out.push_str(&optional_table(&optional_rows(flavor, &rows)));
+    out.push_str(
+        "\nPrecedence: defaults < environment < --values files (later wins) < --set < NAME, -n, --kubernetes-version.\n",
+    );
+    out
+}
+
+/// PARAMETER, TYPE, REQUIRED, ENV, DESCRIPTION of each required parameter of `flavor`.
+fn required_rows(flavor: &render::Flavor, rows: &[ParamRow]) -> Vec<[String; 5]> {
     let mut required_rows = Vec::new();
     for requirement in &flavor.required {
         let row = rows.iter().find(|r| r.path == requirement.path);
@@ -100,26 +165,9 @@ fn flavor_listing(flavor: &render::Flavor) -> String {
             Some(when) => format!("when {when}"),
             None => "yes".into(),
         };
-        required_rows.push(vec![
-            requirement.path.clone(),
-            row.map(|r| r.kind.clone()).unwrap_or_default(),
-            when,
-            env,
-            doc,
-        ]);
+        required_rows.push([requirement.path.clone(), row.map(|r| r.kind.clone()).unwrap_or_default(), when, env, doc]);
     }
-    out.push_str(&table(&["PARAMETER", "TYPE", "REQUIRED", "ENV", "DESCRIPTION"], &required_rows));
-    out.push_str("\nOptional parameters:\n");
-    let optional: Vec<&ParamRow> = rows
-        .iter()
-        .filter(|r| !flavor.required.iter().any(|q| q.path == r.path))
-        .filter(|r| !flavor.unsupported.iter().any(|u| pattern_covers(u, &r.path)))
-        .collect();
-    out.push_str(&optional_table(&optional));
-    out.push_str(
-        "\nPrecedence: defaults < environment < --values files (later wins) < --set < NAME, -n, --kubernetes-version.\n",
-    );
-    out
+    required_rows
 }
 
 fn optional_table(rows: &[&ParamRow]) -> String {

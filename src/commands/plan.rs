@@ -29,7 +29,8 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
         objects.iter().enumerate().map(|(i, v)| Document::from_value(v.clone(), &source, i)).collect();
 
     let mut out = std::io::stdout().lock();
-    std::io::Write::write_all(&mut out, manifest::to_yaml_documents(objects.iter()).as_bytes())?;
+    let values: Vec<&serde_json::Value> = objects.iter().collect();
+    std::io::Write::write_all(&mut out, super::render::format_documents(&values, args.output).as_bytes())?;
     std::io::Write::flush(&mut out)?;
 
     if args.no_validate {
@@ -103,6 +104,7 @@ async fn client(args: &crate::cli::ClusterArgs) -> anyhow::Result<kube::Client> 
         config.read_timeout = Some(timeout);
         config.write_timeout = Some(timeout);
     }
+    config.headers.push((http::header::USER_AGENT, http::HeaderValue::from_static(crate::cluster::USER_AGENT)));
     Ok(kube::Client::try_from(config)?)
 }
 

@@ -375,6 +375,9 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
             stdout.write_all(b"\n")?;
         }
         ValidateOutput::Junit => stdout.write_all(format_junit(&report).as_bytes())?,
+        ValidateOutput::Yaml => {
+            stdout.write_all(crate::manifest::to_yaml(&serde_json::to_value(&report)?).as_bytes())?
+        }
     }
     stdout.flush()?;
     anstream::eprint!("{}", format_summary(&report.summary));

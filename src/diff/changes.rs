@@ -15,6 +15,10 @@ pub struct Change {
     pub before: Option<Value>,
     /// Merged value; `None` when the field is removed.
     pub after: Option<Value>,
+    /// Field managers other than the diff's own that own this field (or an atomic ancestor, or a
+    /// field inside it) in the live object: applying for real would take it from them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub managers: Vec<String>,
 }
 
 /// All changes from `before` to `after`, in document order. `schema` (the kind's structural
@@ -40,7 +44,7 @@ fn items_schema(schema: Option<&Value>) -> Option<&Value> {
 }
 
 fn push(out: &mut Vec<Change>, path: &str, before: Option<&Value>, after: Option<&Value>) {
-    out.push(Change { path: path.to_string(), before: before.cloned(), after: after.cloned() });
+    out.push(Change { path: path.to_string(), before: before.cloned(), after: after.cloned(), managers: Vec::new() });
 }
 
 fn walk(before: &Value, after: &Value, schema: Option<&Value>, path: &mut String, out: &mut Vec<Change>) {
@@ -262,6 +266,7 @@ mod tests {
                 path: "spec.resources[ManagedCluster.containerservice.azure.com/c1].spec.dnsPrefix".into(),
                 before: Some(json!("a")),
                 after: Some(json!("b")),
+                managers: vec![],
             }]
         );
     }
@@ -306,8 +311,8 @@ mod tests {
     #[test]
     fn added_and_removed_fields() {
         let c = changes(&json!({"a": 1, "b": 2}), &json!({"b": 2, "c": 3}), None);
-        assert_eq!(c[0], Change { path: "a".into(), before: Some(json!(1)), after: None });
-        assert_eq!(c[1], Change { path: "c".into(), before: None, after: Some(json!(3)) });
+        assert_eq!(c[0], Change { path: "a".into(), before: Some(json!(1)), after: None, managers: vec![] });
+        assert_eq!(c[1], Change { path: "c".into(), before: None, after: Some(json!(3)), managers: vec![] });
     }
 
     #[test]

@@ -4,12 +4,14 @@
 //! apply (computed elsewhere with a dry run); this module never talks to a cluster.
 
 mod changes;
+mod managers;
 mod normalize;
 mod output;
 
 use serde_json::Value;
 
 pub use changes::{Change, align, changes};
+pub use managers::owners;
 pub use normalize::{
     LAST_APPLIED, RECONCILE_POLICY, REPLICAS_MANAGED_BY, capz_managed_paths, is_aso_wrapper, mask_secrets, remove_path,
     strip_capz_managed, strip_server_fields,
@@ -102,7 +104,8 @@ pub fn diff_object(
     }
     let (status, merged, changes) = match &live {
         None => {
-            let change = Change { path: String::new(), before: None, after: Some(merged.clone()) };
+            let change =
+                Change { path: String::new(), before: None, after: Some(merged.clone()), managers: Vec::new() };
             (Status::Created, merged, vec![change])
         }
         Some(l) => {
@@ -113,6 +116,22 @@ pub fn diff_object(
         }
     };
     ObjectDiff { object, aso_owner, status, live, merged, changes }
+}
+
+/// Names, on each change, the field managers other than `ours` that own the changed field in the
+/// live object (`managed_fields` is its `metadata.managedFields`, read before normalisation).
+pub fn name_other_managers(diff: &mut ObjectDiff, managed_fields: &Value, ours: &str) {
+    for change in &mut diff.changes {
+        change.managers = owners(managed_fields, &change.path, ours);
+    }
+}
+
+impl ObjectDiff {
+    /// Every manager named on a change, sorted, once.
+    pub fn other_managers(&self) -> Vec<String> {
+        let all: std::collections::BTreeSet<&String> = self.changes.iter().flat_map(|c| &c.managers).collect();
+        all.into_iter().cloned().collect()
+    }
 }
 
 /// The body CAPZ would server-side apply for an ASO object embedded in `spec.resources`: the

@@ -39,6 +39,9 @@ pub fn unified(diff: &ObjectDiff, color: bool) -> String {
     let merged = to_yaml(&diff.merged);
     let mut out = String::new();
     let _ = writeln!(out, "{bold}{}{reset}", header(diff));
+    for line in manager_notes(diff) {
+        let _ = writeln!(out, "{cyan}{line}{reset}");
+    }
     let name = file_name(diff);
     let live_name = if diff.live.is_some() { format!("live/{name}") } else { "/dev/null".to_string() };
     let _ = writeln!(out, "{bold}--- {live_name}{reset}");
@@ -66,6 +69,23 @@ pub fn unified(diff: &ObjectDiff, color: bool) -> String {
     out
 }
 
+/// `# also managed by M: path, path` for each other field manager owning a changed field (an
+/// apply for real would take these fields from it); information, not part of the unified diff.
+pub fn manager_notes(diff: &ObjectDiff) -> Vec<String> {
+    diff.other_managers()
+        .iter()
+        .map(|manager| {
+            let paths: Vec<&str> = diff
+                .changes
+                .iter()
+                .filter(|c| c.managers.contains(manager))
+                .map(|c| if c.path.is_empty() { "(object)" } else { c.path.as_str() })
+                .collect();
+            format!("# also managed by {manager}: {}", paths.join(", "))
+        })
+        .collect()
+}
+
 /// kubectl diff's file name for an object: `[group.]version.Kind.namespace.name`.
 pub fn file_name(diff: &ObjectDiff) -> String {
     let o = &diff.object;
@@ -89,6 +109,10 @@ pub fn json_report(diffs: &[ObjectDiff]) -> Value {
             });
             if let Some(owner) = &d.aso_owner {
                 entry["asoOwner"] = json!(owner);
+            }
+            let managers = d.other_managers();
+            if !managers.is_empty() {
+                entry["alsoManagedBy"] = json!(managers);
             }
             entry
         })
@@ -184,6 +208,20 @@ mod tests {
             text.starts_with("MachinePool team/p0\n--- live/cluster.x-k8s.io.v1beta1.MachinePool.team.p0\n"),
             "{text}"
         );
+        let mut owned = d.clone();
+        crate::diff::name_other_managers(
+            &mut owned,
+            &json!([{"manager": "capz-manager", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]),
+            "kubectl-capz",
+        );
+        let text = unified(&owned, false);
+        assert!(
+            text.starts_with("MachinePool team/p0\n# also managed by capz-manager: spec.replicas\n--- live/"),
+            "{text}"
+        );
+        let report = json_report(std::slice::from_ref(&owned));
+        assert_eq!(report["objects"][0]["alsoManagedBy"], json!(["capz-manager"]));
+        assert_eq!(report["objects"][0]["changes"][0]["managers"], json!(["capz-manager"]));
         let colored = unified(&d, true);
         assert!(colored.contains("\x1b[31m-  replicas: 2\x1b[0m"), "{colored}");
     }

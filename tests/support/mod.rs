@@ -80,6 +80,48 @@ pub fn apiserver() -> &'static ApiServer {
 }
 
 fn start() -> ApiServer {
+    start_from(None, Some(&crd_fixture_dir()))
+}
+
+/// A control plane of its own (no CRDs) whose kube-apiserver writes an audit log (level Metadata:
+/// user, verb, URI and user agent of every request), for tests about what requests carry.
+pub struct AuditedApiServer {
+    pub api: ApiServer,
+    /// The audit log: one JSON event per line.
+    pub audit_log: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// The audited control plane of this test binary, started on first use. kube-testenv runs the real
+/// kube-apiserver through a wrapper in a temporary bin directory that adds the audit flags.
+pub fn audited_apiserver() -> &'static AuditedApiServer {
+    static SERVER: OnceLock<AuditedApiServer> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        let real = repo_root().join("tools/kube-testenv/bin");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let policy = dir.path().join("audit-policy.yaml");
+        std::fs::write(&policy, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n").unwrap();
+        let audit_log = dir.path().join("audit.log");
+        let wrapper = format!(
+            "#!/bin/sh\nexec '{}' \"$@\" --audit-policy-file='{}' --audit-log-path='{}'\n",
+            real.join("kube-apiserver").display(),
+            policy.display(),
+            audit_log.display()
+        );
+        std::fs::write(bin.join("kube-apiserver"), wrapper).unwrap();
+        let mut perms = std::fs::metadata(bin.join("kube-apiserver")).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(bin.join("kube-apiserver"), perms).unwrap();
+        std::os::unix::fs::symlink(real.join("etcd"), bin.join("etcd")).unwrap();
+        let api = start_from(Some(&bin), None);
+        AuditedApiServer { api, audit_log, _dir: dir }
+    })
+}
+
+/// Starts kube-testenv (with `-bin-dir` when given, else its own directory) and waits for READY.
+fn start_from(bin_dir_override: Option<&Path>, crd_dir: Option<&Path>) -> ApiServer {
     let bin_dir = repo_root().join("tools/kube-testenv/bin");
     for name in ["kube-testenv", "kube-apiserver", "etcd"] {
         let path = bin_dir.join(name);
@@ -93,7 +135,12 @@ fn start() -> ApiServer {
     }
 
     let mut cmd = Command::new(bin_dir.join("kube-testenv"));
-    cmd.arg("-crd-dir").arg(crd_fixture_dir());
+    if let Some(dir) = crd_dir {
+        cmd.arg("-crd-dir").arg(dir);
+    }
+    if let Some(dir) = bin_dir_override {
+        cmd.arg("-bin-dir").arg(dir);
+    }
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
