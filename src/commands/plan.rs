@@ -24,14 +24,12 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
         let planned = crate::topology::plan_all(&documents).context("cannot plan the topology")?;
         planned.into_iter().flat_map(|p| p.objects).collect()
     };
-    let source: std::sync::Arc<str> = std::sync::Arc::from("<planned>");
-    let planned_docs: Vec<Document> =
-        objects.iter().enumerate().map(|(i, v)| Document::from_value(v.clone(), &source, i)).collect();
-
-    let mut out = std::io::stdout().lock();
     let values: Vec<&serde_json::Value> = objects.iter().collect();
-    std::io::Write::write_all(&mut out, super::render::format_documents(&values, args.output).as_bytes())?;
+    let printed = super::render::format_documents(&values, args.output);
+    let mut out = std::io::stdout().lock();
+    std::io::Write::write_all(&mut out, printed.as_bytes())?;
     std::io::Write::flush(&mut out)?;
+    drop(out);
 
     if args.no_validate {
         return Ok(ExitStatus::Success);
@@ -41,6 +39,15 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     for dir in &args.crds {
         registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;
     }
+    // Findings name lines of the plan as printed (YAML); with -o json, of the same plan printed as YAML.
+    let (yaml, label) = match args.output {
+        crate::cli::RenderOutput::Yaml => (printed, "<plan output>"),
+        crate::cli::RenderOutput::Json => {
+            (super::render::format_documents(&values, crate::cli::RenderOutput::Yaml), "<plan output as YAML>")
+        }
+    };
+    let planned_docs: Vec<Document> =
+        manifest::parse_documents(&yaml, label).context("cannot re-read the planned objects (a bug)")?;
     let options = crate::schema::ValidateOptions { ignore_missing_schemas: !args.require_schemas };
     // The other inputs (a credential Secret, an AzureClusterIdentity) go along, so cross-object
     // rules see them; the class, its templates and the topology Clusters are what was planned.
