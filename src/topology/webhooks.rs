@@ -317,7 +317,7 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
         }
     }
     for (path, _) in refs {
-        let pointer = format!("/{}", path.replace('.', "/").replace('[', "/").replace(']', ""));
+        let pointer = format!("/{}", path.replace(['.', '['], "/").replace(']', ""));
         let holder = class.pointer(&pointer);
         let (field, reference) = match holder {
             Some(h) if h.get("templateRef").is_some() => ("templateRef", h.get("templateRef")),
