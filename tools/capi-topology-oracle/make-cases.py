@@ -493,3 +493,28 @@ bad_schema("x59-schema-bad-cel", {"type": "string", "x-kubernetes-validations": 
 bad_schema("x60-schema-nested-default-invalid", {"type": "object", "properties": {"n": {"type": "integer", "default": "x"}}}, "a nested default that does not match its schema.")
 bad_schema("x61-schema-enum-default-not-in-enum", {"type": "string", "enum": ["a", "b"], "default": "c"}, "a default outside the enum.")
 print("ok6")
+
+# ---------- seventh round: patch order, builtins CAPI leaves empty, MachinePool overrides ----------
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("sku", {"type": "string", "default": "Standard_D2s_v3"})]
+c["spec"]["patches"] = [
+    patch("first", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/order", "value": "first"}, {"op": "add", "path": "/spec/template/spec/additionalTags/uid", "valueFrom": {"template": "[{{ .builtin.cluster.uid }}]"}}]),
+    patch("second", CP_SEL, [{"op": "replace", "path": "/spec/template/spec/additionalTags/order", "value": "second"}]),
+    patch("mp", MP_SEL, [{"op": "replace", "path": "/spec/template/spec/sku", "valueFrom": {"variable": "sku"}}, {"op": "add", "path": "/spec/template/spec/nodeLabels/replicas", "valueFrom": {"template": "'{{ .builtin.machinePool.replicas }}'"}}]),
+    patch("boot-both", sel(BOOT, "KubeadmConfigTemplate", machineDeploymentClass={"names": ["md"]}, machinePoolClass={"names": ["pool"]}), [{"op": "add", "path": "/spec/template/spec/preKubeadmCommands", "valueFrom": {"template": "- echo {{ if .builtin.machinePool }}pool {{ .builtin.machinePool.topologyName }}{{ else }}md {{ .builtin.machineDeployment.topologyName }}{{ end }}"}}]),
+]
+k["spec"]["topology"]["workers"]["machinePools"] = [
+    {"class": "pool", "name": "mp-0", "replicas": 2, "variables": {"overrides": [{"name": "sku", "value": "Standard_E8s_v3"}]}},
+    {"class": "pool", "name": "mp-1"}]
+write("v28-patch-order-and-pools", c, k, comment="later patches see earlier ones; uid CAPI leaves empty; MachinePool overrides and builtins; one selector for MD and MP bootstrap templates.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("enabled", {"type": "string", "default": "yes"}), var("num", {"type": "integer", "default": 0})]
+c["spec"]["patches"] = [
+    patch("yaml-yes", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/yes", "value": "1"}], enabledIf="{{ .enabled }}"),
+    patch("true-with-spaces", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/spaces", "value": "1"}], enabledIf="  true\n"),
+    patch("zero", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/zero", "value": "1"}], enabledIf="{{ .num }}"),
+    patch("True", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/capital", "value": "1"}], enabledIf="True"),
+]
+write("v29-enabled-if-yaml", c, k, comment="enabledIf outputs read as YAML: yes, True, padded true, 0.")
+print("ok7")
