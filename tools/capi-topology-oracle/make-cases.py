@@ -518,3 +518,35 @@ c["spec"]["patches"] = [
 ]
 write("v29-enabled-if-yaml", c, k, comment="enabledIf outputs read as YAML: yes, True, padded true, 0.")
 print("ok7")
+
+# ---------- eighth round ----------
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["class"] = "missing"
+write("x62-class-not-found", c, k, comment="the Cluster names a ClusterClass that is not there.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("cfg", {"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}, "ips": {"type": "array", "uniqueItems": True, "minItems": 2, "items": {"type": "string", "format": "ipv4"}}}})]
+k["spec"]["topology"]["variables"] = [{"name": "cfg", "value": {"ips": ["1.2.3.4", "1.2.3.4"]}}]
+write("x63-required-unique-minitems", c, k, comment="a missing required property, duplicate items.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("ip", {"type": "string", "format": "ipv4"}), var("port", {"x-kubernetes-int-or-string": True})]
+k["spec"]["topology"]["variables"] = [{"name": "ip", "value": "300.1.1.1"}, {"name": "port", "value": True}]
+write("x64-format-and-int-or-string", c, k, comment="an ipv4 that is not one; a boolean for int-or-string.")
+
+c = base_class(); k = base_cluster()
+k["metadata"]["annotations"] = {"topology.cluster.x-k8s.io/upgrade-concurrency": "0"}
+write("x65-upgrade-concurrency", c, k, comment="an upgrade concurrency below 1.")
+
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["metadata"] = {"annotations": {"cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "1", "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size": "3"}}
+write("x66-autoscaler-with-replicas", c, k, comment="autoscaler annotations together with replicas.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("port", {"x-kubernetes-int-or-string": True}), var("cidr", {"type": "string", "format": "cidr"})]
+c["spec"]["patches"] = [patch("p", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags", "valueFrom": {"template": "port: '{{ .port }}'\ncidr: '{{ .cidr }}'"}}])]
+k["spec"]["topology"]["variables"] = [{"name": "port", "value": "8080"}, {"name": "cidr", "value": "10.0.0.0/8"}]
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["metadata"] = {"annotations": {"cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "1", "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size": "3"}}
+del k["spec"]["topology"]["workers"]["machineDeployments"][0]["replicas"]
+write("v30-int-or-string-cidr-autoscaler", c, k, comment="int-or-string and cidr values; autoscaler annotations without replicas.")
+print("ok8")
