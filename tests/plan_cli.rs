@@ -226,7 +226,8 @@ fn duplicate_pool_names_are_rejected() {
     let dir = variant("cluster.yaml", "name: user-big", "name: system");
     let out = plan(&["-f", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("Cluster fleet/team-a is rejected by CAPI's webhook:\n  spec.topology.workers.machinePools[1].name: Invalid value: \"system\": name must be unique. MachinePool with name \"system\" is defined more than once"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("Cluster fleet/team-a is rejected by CAPI's webhook:\n  ")
+        && stderr(&out).contains("cluster.yaml:32: spec.topology.workers.machinePools[1].name: Invalid value: \"system\": name must be unique. MachinePool with name \"system\" is defined more than once"), "{}", stderr(&out));
 }
 
 #[test]

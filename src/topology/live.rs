@@ -224,7 +224,15 @@ pub async fn plan_against_live(
         Some(c) => super::plan::current_from_live(c, &live),
         None => super::plan::Current::default(),
     };
-    let planned = super::plan::plan(cluster, &all, &current)?;
+    let mut planned = super::plan::plan(cluster, &all, &current)?;
+    // CAPI's defaulting writes an empty `controlPlaneEndpoint` only into a Cluster that has none;
+    // on an existing Cluster the webhook sees (and keeps) the endpoint the provider set.
+    if let Some(endpoint) = live_cluster.as_ref().and_then(|c| c.pointer("/spec/controlPlaneEndpoint"))
+        && let Some(spec) = planned.objects.iter_mut().find(|o| o["kind"] == "Cluster").and_then(|c| c.get_mut("spec"))
+        && spec.get("controlPlaneEndpoint").is_some()
+    {
+        spec["controlPlaneEndpoint"] = endpoint.clone();
+    }
     // Only the live objects the plan speaks about: the Cluster and the objects it names.
     let wanted: Vec<(String, String)> = planned
         .objects

@@ -54,6 +54,9 @@ fn definition_text(definition: &Option<usize>, json_patch: &Option<usize>) -> St
     }
 }
 
+/// (item index, definition index, its JSON patches by index) of one patch.
+type PlannedOps = (usize, usize, Vec<(usize, Op)>);
+
 /// Applies every patch of `class` to `items`, in order; each patch sees the result of the ones
 /// before it. Only `spec` of a patched template is kept (CAPI ignores changes to metadata).
 pub fn apply(class: &Value, global: &BTreeMap<String, Value>, items: &mut [Item]) -> Result<(), PatchError> {
@@ -86,7 +89,7 @@ pub fn apply(class: &Value, global: &BTreeMap<String, Value>, items: &mut [Item]
         };
         let enabled_if = patch.get("enabledIf").and_then(Value::as_str);
         // Generate every JSON patch first (against the state before this patch), then apply.
-        let mut planned: Vec<(usize, usize, Vec<(usize, Op)>)> = Vec::new();
+        let mut planned: Vec<PlannedOps> = Vec::new();
         for (ii, item) in items.iter().enumerate() {
             let matching: Vec<(usize, &Value)> = definitions
                 .iter()

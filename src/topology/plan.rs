@@ -49,8 +49,8 @@ pub enum TopologyError {
     InvalidCluster { location: String, cluster: String, field: String, message: String },
     #[error("{location}: Cluster {cluster}: invalid variables:\n{}", errors.iter().map(|(at, e)| format!("  {at}: {e}")).collect::<Vec<_>>().join("\n"))]
     Variables { location: String, cluster: String, errors: Vec<(String, VariableError)> },
-    #[error("{location}: {object} is rejected by CAPI's webhook:\n{}", errors.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
-    Rejected { location: String, object: String, errors: Vec<FieldError> },
+    #[error("{location}: {object} is rejected by CAPI's webhook:\n{}", errors.iter().map(|(at, e)| format!("  {at}: {e}")).collect::<Vec<_>>().join("\n"))]
+    Rejected { location: String, object: String, errors: Vec<(String, FieldError)> },
     #[error(transparent)]
     Patch(#[from] PatchError),
 }
@@ -140,6 +140,46 @@ fn field_pointer(error: &VariableError) -> String {
         }
     }
     pointer
+}
+
+/// `file:line` of a CAPI field path (`spec.variables[name].schema`, `spec.patches[1].name`) in
+/// `doc`: `[key]` is the list item with that `name` (or `class`); a field that is not written
+/// (a default, a missing reference) points at the nearest one that is.
+fn locate(doc: &Document, path: &str) -> String {
+    let mut pointers = Vec::new();
+    let mut pointer = String::new();
+    let mut current = Some(&doc.value);
+    for segment in path.split('.') {
+        let (field, key) = match segment.split_once('[') {
+            Some((f, k)) => (f, Some(k.trim_end_matches(']'))),
+            None => (segment, None),
+        };
+        pointer.push('/');
+        pointer.push_str(&field.replace('~', "~0").replace('/', "~1"));
+        current = current.and_then(|c| c.get(field));
+        pointers.push(pointer.clone());
+        if let Some(key) = key {
+            let index = key.parse::<usize>().ok().or_else(|| {
+                current.and_then(Value::as_array).and_then(|items| {
+                    items.iter().position(|x| s(x, "/name") == Some(key) || s(x, "/class") == Some(key))
+                })
+            });
+            match index {
+                Some(i) => {
+                    pointer.push_str(&format!("/{i}"));
+                    current = current.and_then(|c| c.get(i));
+                }
+                // A map key (labels[key], properties[key]).
+                None => {
+                    pointer.push_str(&format!("/{}", key.replace('~', "~0").replace('/', "~1")));
+                    current = current.and_then(|c| c.get(key));
+                }
+            }
+            pointers.push(pointer.clone());
+        }
+    }
+    let found = pointers.iter().rev().find(|p| doc.value.pointer(p).is_some());
+    doc.location_of(found.map(String::as_str).unwrap_or(""))
 }
 
 fn s<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
@@ -579,7 +619,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         return Err(TopologyError::Rejected {
             location: class_doc.origin.to_string(),
             object: format!("ClusterClass {class_ns}/{class_name}"),
-            errors: class_errors,
+            errors: class_errors.into_iter().map(|e| (locate(class_doc, &e.path), e)).collect(),
         });
     }
     let defs = variables::definitions(class).map_err(|e| TopologyError::InvalidClass {
@@ -640,7 +680,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         return Err(TopologyError::Rejected {
             location: location.clone(),
             object: format!("Cluster {cluster_label}"),
-            errors: cluster_errors,
+            errors: cluster_errors.into_iter().map(|e| (locate(cluster_doc, &e.path), e)).collect(),
         });
     }
 

@@ -210,6 +210,13 @@ pub fn validate(value: &Value, schema: &Value, path: &str, errors: &mut Vec<Vari
         errors.push(invalid(format!("must be of type {ty}")));
         return;
     }
+    if schema.get("type").is_none()
+        && schema.get("x-kubernetes-int-or-string").and_then(Value::as_bool) == Some(true)
+        && !(value.is_string() || type_matches(value, "integer"))
+    {
+        errors.push(invalid("must be of type integer,string".into()));
+        return;
+    }
     if let Some(options) = schema.get("enum").and_then(Value::as_array)
         && !options.contains(value)
     {

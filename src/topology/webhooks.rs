@@ -317,7 +317,7 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
         }
     }
     for (path, _) in refs {
-        let pointer = format!("/{}", path.replace('.', "/").replace('[', "/").replace(']', ""));
+        let pointer = format!("/{}", path.replace(['.', '['], "/").replace(']', ""));
         let holder = class.pointer(&pointer);
         let (field, reference) = match holder {
             Some(h) if h.get("templateRef").is_some() => ("templateRef", h.get("templateRef")),
@@ -968,6 +968,24 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
             "version must be a valid semantic version",
         ));
     }
+    const CONCURRENCY: &str = "topology.cluster.x-k8s.io/upgrade-concurrency";
+    if let Some(value) = cluster.pointer("/metadata/annotations").and_then(|a| a.get(CONCURRENCY)) {
+        let text = value.as_str().unwrap_or("");
+        let path = format!("metadata.annotations.{CONCURRENCY}");
+        match text.parse::<i64>() {
+            Err(_) => errors.push(invalid(
+                path,
+                quoted(text),
+                format!(
+                    "could not parse the value of the annotation: strconv.Atoi: parsing {}: invalid syntax",
+                    quoted(text)
+                ),
+            )),
+            Ok(n) if n < 1 => errors.push(invalid(path, quoted(text), "value cannot be less than 1")),
+            Ok(_) => {}
+        }
+    }
+    validate_autoscaler_annotations(cluster, class, &mut errors);
     let cp_machine = template_ref(class, "/spec/controlPlane/machineInfrastructure").is_some();
     // v1beta1 `machineHealthCheck` with `enable`; v1beta2 `healthCheck` with `enabled`.
     let (mhc_key, switch) = if s(cluster, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
@@ -1041,6 +1059,47 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
         }
     }
     errors
+}
+
+/// `validateAutoscalerAnnotationsForCluster`: a MachineDeployment topology with `replicas` must
+/// not carry the autoscaler's min/max size annotations, nor may its class.
+fn validate_autoscaler_annotations(cluster: &Value, class: &Value, errors: &mut Vec<FieldError>) {
+    const SIZES: [&str; 2] = [
+        "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size",
+        "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size",
+    ];
+    let has_size = |annotations: Option<&Value>| {
+        annotations.and_then(Value::as_object).is_some_and(|a| a.keys().any(|k| SIZES.contains(&k.as_str())))
+    };
+    let cluster_name = s(cluster, "/metadata/name").unwrap_or("");
+    let namespace = s(cluster, "/metadata/namespace").unwrap_or("default");
+    let classes = class.pointer("/spec/workers/machineDeployments").and_then(Value::as_array);
+    for md in
+        cluster.pointer("/spec/topology/workers/machineDeployments").and_then(Value::as_array).into_iter().flatten()
+    {
+        let Some(replicas) = md.get("replicas") else { continue };
+        let name = md.get("name").and_then(Value::as_str).unwrap_or("");
+        let path = format!("spec.topology.workers.machineDeployments[{name}].replicas");
+        if has_size(md.pointer("/metadata/annotations")) {
+            errors.push(invalid(
+                path.clone(),
+                replicas.to_string(),
+                format!("cannot be set for cluster {cluster_name:?} in namespace {namespace:?} if the same MachineDeploymentTopology has autoscaler annotations"),
+            ));
+        }
+        let class_name = md.get("class").and_then(Value::as_str).unwrap_or("");
+        let class_def =
+            classes.into_iter().flatten().find(|c| c.get("class").and_then(Value::as_str) == Some(class_name));
+        if let Some(c) = class_def
+            && has_size(c.pointer("/template/metadata/annotations").or_else(|| c.pointer("/metadata/annotations")))
+        {
+            errors.push(invalid(
+                path,
+                replicas.to_string(),
+                format!("cannot be set for cluster {cluster_name:?} in namespace {namespace:?} if the source class {class_name:?} of this MachineDeploymentTopology has autoscaler annotations"),
+            ));
+        }
+    }
 }
 
 /// The checks of a MachineHealthCheck (`checks` / `unhealthyConditions`) besides the switch.

@@ -493,3 +493,60 @@ bad_schema("x59-schema-bad-cel", {"type": "string", "x-kubernetes-validations": 
 bad_schema("x60-schema-nested-default-invalid", {"type": "object", "properties": {"n": {"type": "integer", "default": "x"}}}, "a nested default that does not match its schema.")
 bad_schema("x61-schema-enum-default-not-in-enum", {"type": "string", "enum": ["a", "b"], "default": "c"}, "a default outside the enum.")
 print("ok6")
+
+# ---------- seventh round: patch order, builtins CAPI leaves empty, MachinePool overrides ----------
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("sku", {"type": "string", "default": "Standard_D2s_v3"})]
+c["spec"]["patches"] = [
+    patch("first", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/order", "value": "first"}, {"op": "add", "path": "/spec/template/spec/additionalTags/uid", "valueFrom": {"template": "[{{ .builtin.cluster.uid }}]"}}]),
+    patch("second", CP_SEL, [{"op": "replace", "path": "/spec/template/spec/additionalTags/order", "value": "second"}]),
+    patch("mp", MP_SEL, [{"op": "replace", "path": "/spec/template/spec/sku", "valueFrom": {"variable": "sku"}}, {"op": "add", "path": "/spec/template/spec/nodeLabels/replicas", "valueFrom": {"template": "'{{ .builtin.machinePool.replicas }}'"}}]),
+    patch("boot-both", sel(BOOT, "KubeadmConfigTemplate", machineDeploymentClass={"names": ["md"]}, machinePoolClass={"names": ["pool"]}), [{"op": "add", "path": "/spec/template/spec/preKubeadmCommands", "valueFrom": {"template": "- echo {{ if .builtin.machinePool }}pool {{ .builtin.machinePool.topologyName }}{{ else }}md {{ .builtin.machineDeployment.topologyName }}{{ end }}"}}]),
+]
+k["spec"]["topology"]["workers"]["machinePools"] = [
+    {"class": "pool", "name": "mp-0", "replicas": 2, "variables": {"overrides": [{"name": "sku", "value": "Standard_E8s_v3"}]}},
+    {"class": "pool", "name": "mp-1"}]
+write("v28-patch-order-and-pools", c, k, comment="later patches see earlier ones; uid CAPI leaves empty; MachinePool overrides and builtins; one selector for MD and MP bootstrap templates.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("enabled", {"type": "string", "default": "yes"}), var("num", {"type": "integer", "default": 0})]
+c["spec"]["patches"] = [
+    patch("yaml-yes", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/yes", "value": "1"}], enabledIf="{{ .enabled }}"),
+    patch("true-with-spaces", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/spaces", "value": "1"}], enabledIf="  true\n"),
+    patch("zero", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/zero", "value": "1"}], enabledIf="{{ .num }}"),
+    patch("True", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags/capital", "value": "1"}], enabledIf="True"),
+]
+write("v29-enabled-if-yaml", c, k, comment="enabledIf outputs read as YAML: yes, True, padded true, 0.")
+print("ok7")
+
+# ---------- eighth round ----------
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["class"] = "missing"
+write("x62-class-not-found", c, k, comment="the Cluster names a ClusterClass that is not there.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("cfg", {"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}, "ips": {"type": "array", "uniqueItems": True, "minItems": 2, "items": {"type": "string", "format": "ipv4"}}}})]
+k["spec"]["topology"]["variables"] = [{"name": "cfg", "value": {"ips": ["1.2.3.4", "1.2.3.4"]}}]
+write("x63-required-unique-minitems", c, k, comment="a missing required property, duplicate items.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("ip", {"type": "string", "format": "ipv4"}), var("port", {"x-kubernetes-int-or-string": True})]
+k["spec"]["topology"]["variables"] = [{"name": "ip", "value": "300.1.1.1"}, {"name": "port", "value": True}]
+write("x64-format-and-int-or-string", c, k, comment="an ipv4 that is not one; a boolean for int-or-string.")
+
+c = base_class(); k = base_cluster()
+k["metadata"]["annotations"] = {"topology.cluster.x-k8s.io/upgrade-concurrency": "0"}
+write("x65-upgrade-concurrency", c, k, comment="an upgrade concurrency below 1.")
+
+c = base_class(); k = base_cluster()
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["metadata"] = {"annotations": {"cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "1", "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size": "3"}}
+write("x66-autoscaler-with-replicas", c, k, comment="autoscaler annotations together with replicas.")
+
+c = base_class(); k = base_cluster()
+c["spec"]["variables"] = [var("port", {"x-kubernetes-int-or-string": True}), var("cidr", {"type": "string", "format": "cidr"})]
+c["spec"]["patches"] = [patch("p", CP_SEL, [{"op": "add", "path": "/spec/template/spec/additionalTags", "valueFrom": {"template": "port: '{{ .port }}'\ncidr: '{{ .cidr }}'"}}])]
+k["spec"]["topology"]["variables"] = [{"name": "port", "value": "8080"}, {"name": "cidr", "value": "10.0.0.0/8"}]
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["metadata"] = {"annotations": {"cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "1", "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size": "3"}}
+del k["spec"]["topology"]["workers"]["machineDeployments"][0]["replicas"]
+write("v30-int-or-string-cidr-autoscaler", c, k, comment="int-or-string and cidr values; autoscaler annotations without replicas.")
+print("ok8")
