@@ -121,6 +121,8 @@ fn own_bash_script_completes_after_every_subcommand() {
             "{sub}"
         );
     }
+    let set = complete("kubectl-capz render aks-aso demo --set pools");
+    assert!(set.contains(&"pools[0].replicas=".to_string()), "--set offers parameter paths: {set:?}");
     let flags = complete("kubectl-capz diff --for");
     assert_eq!(flags, ["--force-conflicts"]);
     let every = complete("kubectl-capz plan --");

@@ -143,13 +143,15 @@ async fn fetch_all(
 const LIST_THRESHOLD: usize = 3;
 
 type ListCell = Arc<OnceCell<Option<BTreeMap<String, Value>>>>;
+/// apiVersion, kind and namespace of one LIST.
+type ListKey = (String, String, Option<String>);
 
 /// Reads live objects: one LIST per namespace for kinds with many objects (falling back to GETs
 /// if the list is refused), a GET otherwise.
 struct LiveReader<'a> {
     cluster: &'a Cluster,
     batched: BTreeSet<(String, String)>,
-    lists: Mutex<BTreeMap<(String, String, Option<String>), ListCell>>,
+    lists: Mutex<BTreeMap<ListKey, ListCell>>,
 }
 
 impl<'a> LiveReader<'a> {

@@ -9,6 +9,7 @@ use clap::{Arg, ArgAction, Command};
 
 /// cobra's ShellCompDirective values (cobra/completions.go).
 pub const DIRECTIVE_DEFAULT: u32 = 0; // the shell completes file names
+pub const DIRECTIVE_NO_SPACE: u32 = 2;
 pub const DIRECTIVE_NO_FILE_COMP: u32 = 4;
 pub const DIRECTIVE_FILTER_DIRS: u32 = 16;
 
@@ -29,6 +30,8 @@ pub trait Lookup {
     fn contexts(&self, kubeconfig: Option<&std::path::Path>) -> Vec<String>;
     /// Namespaces of the cluster of that kubeconfig and context.
     fn namespaces(&self, kubeconfig: Option<&std::path::Path>, context: Option<&str>) -> Vec<String>;
+    /// Parameter paths for `--set` (`pools[0].replicas`).
+    fn parameters(&self) -> Vec<String>;
 }
 
 /// What the typed words said so far (flag values other completions depend on).
@@ -201,6 +204,11 @@ fn values(arg: &Arg, typed: &str, prefix: &str, seen: &Seen, lookup: &dyn Lookup
             "namespace" => {
                 (plain(lookup.namespaces(seen.kubeconfig.as_deref(), seen.context.as_deref())), DIRECTIVE_NO_FILE_COMP)
             }
+            // `path=`, the value typed next without a space.
+            "set" if !typed.contains('=') => (
+                plain(lookup.parameters().into_iter().map(|p| format!("{p}=")).collect()),
+                DIRECTIVE_NO_FILE_COMP | DIRECTIVE_NO_SPACE,
+            ),
             _ => {
                 let value_name = arg.get_value_names().map(|v| v.join(" ")).unwrap_or_default();
                 if value_name.contains("DIR") && !value_name.contains("FILE") {
@@ -256,6 +264,9 @@ mod tests {
         fn namespaces(&self, _: Option<&std::path::Path>, context: Option<&str>) -> Vec<String> {
             vec![format!("ns-of-{}", context.unwrap_or("current"))]
         }
+        fn parameters(&self) -> Vec<String> {
+            vec!["location".into(), "pools[0].replicas".into()]
+        }
     }
 
     fn values_of(words: &[&str]) -> (Vec<String>, u32) {
@@ -288,6 +299,8 @@ mod tests {
         assert_eq!(values_of(&["validate", "a.yaml", "-o", "j"]).0, ["json", "junit"]);
         assert_eq!(values_of(&["validate", ""]).1, DIRECTIVE_DEFAULT, "files");
         assert_eq!(values_of(&["render", "--out-dir", ""]).1, DIRECTIVE_FILTER_DIRS);
+        assert_eq!(values_of(&["render", "aks", "x", "--set", "po"]), (vec!["pools[0].replicas=".to_string()], 6));
+        assert_eq!(values_of(&["render", "--set", "location=w"]).0, Vec::<String>::new());
         let flags = values_of(&["diff", "--no-"]).0;
         assert!(flags.contains(&"--no-force-conflicts".to_string()), "{flags:?}");
     }

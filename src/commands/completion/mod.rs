@@ -65,6 +65,10 @@ impl engine::Lookup for PluginLookup {
         crate::cluster::context_names(kubeconfig).unwrap_or_default()
     }
 
+    fn parameters(&self) -> Vec<String> {
+        crate::params::param_rows().into_iter().map(|row| row.path.replace("[]", "[0]")).collect()
+    }
+
     fn namespaces(&self, kubeconfig: Option<&Path>, context: Option<&str>) -> Vec<String> {
         let options = ClusterOptions {
             kubeconfig: kubeconfig.map(Path::to_path_buf),
