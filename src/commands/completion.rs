@@ -13,7 +13,7 @@ pub(crate) fn run(args: CompletionArgs) -> anyhow::Result<ExitStatus> {
     // Generated into memory first: clap_complete panics on a write error (e.g. a closed pipe).
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "kubectl-capz", &mut script);
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = super::output::stdout();
     stdout.write_all(&script).context("cannot write to stdout")?;
     Ok(ExitStatus::Success)
 }

@@ -28,7 +28,7 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     let planned_docs: Vec<Document> =
         objects.iter().enumerate().map(|(i, v)| Document::from_value(v.clone(), &source, i)).collect();
 
-    let mut out = std::io::stdout().lock();
+    let mut out = super::output::stdout();
     std::io::Write::write_all(&mut out, manifest::to_yaml_documents(objects.iter()).as_bytes())?;
     std::io::Write::flush(&mut out)?;
 

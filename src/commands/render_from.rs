@@ -6,16 +6,14 @@
 //! the management cluster for the kubeconfig's current namespace; there is none here).
 //! The rendering itself is [`crate::render::from_template`], shared with `diff --from`.
 
-use std::io::Write;
-
-use anyhow::{Context, bail};
+use anyhow::bail;
 use serde_json::Value;
 
 use crate::cli::{CapiApi, RenderArgs, RenderInputArgs, RenderOutput};
 use crate::exit::ExitStatus;
 use crate::render::from_template::{self, TemplateRequest};
 
-use super::render::{format_documents, write_out_dir};
+use super::output::{format_documents, write_out_dir, write_stdout};
 
 pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
     let request = template_request(&args.input, || Ok("default".to_string()))?;
@@ -79,10 +77,4 @@ pub(crate) fn template_request(
         target_namespace,
         kubernetes_version: input.kubernetes_version.clone(),
     })
-}
-
-fn write_stdout(text: &str) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes()).context("cannot write to stdout")?;
-    stdout.flush().context("cannot write to stdout")
 }
