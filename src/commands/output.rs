@@ -83,7 +83,7 @@ pub(crate) fn format_documents(values: &[&Value], output: RenderOutput) -> Strin
 }
 
 /// `NN-<kind>-<name>.<ext>`: NN is the 1-based position (2 digits, more when needed), kind lowercased.
-pub(crate) fn file_name(index: usize, total: usize, value: &Value, ext: &str) -> String {
+fn file_name(index: usize, total: usize, value: &Value, ext: &str) -> String {
     let width = total.to_string().len().max(2);
     let kind = value.pointer("/kind").and_then(Value::as_str).unwrap_or("object").to_ascii_lowercase();
     let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("unnamed");

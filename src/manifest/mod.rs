@@ -215,9 +215,8 @@ impl FileWalk {
             std::fs::read_dir(path).map_err(read_error)?.filter_map(Result::ok).map(|entry| entry.path()).collect();
         entries.sort();
         for entry in entries {
-            if entry.is_dir() {
-                files.extend(self.files(&entry)?);
-            } else if matches!(entry.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
+            let is_manifest = matches!(entry.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json"));
+            if entry.is_dir() || is_manifest {
                 files.extend(self.files(&entry)?);
             }
         }
