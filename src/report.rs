@@ -26,7 +26,10 @@ pub struct Finding {
     pub source: String,
     /// 1-based line of the offending field (or of the document).
     pub line: usize,
-    /// `Kind/name` of the object.
+    /// 1-based column, where the problem is in the text itself (a YAML syntax error).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// `Kind/name` of the object ("" for text that could not be read into an object).
     pub object: String,
     /// JSON pointer of the offending field inside the object (`/spec/resources/0/spec/location`).
     pub path: String,

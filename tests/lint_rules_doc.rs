@@ -40,6 +40,16 @@ fn render() -> String {
             cell(rule.summary),
         ));
     }
+    out.push_str(
+        "\n## Rules of the reader and the schema checks\n\n\
+         Every finding of these is an error unless said otherwise. Text that cannot be read into objects \
+         (`yaml-syntax`, `yaml-duplicate-key`, `not-an-object`) is reported at file:line:col and validation goes \
+         on with every other document and file; these rules and `schema-missing` cannot be disabled.\n\n\
+         | id | what it checks |\n|---|---|\n",
+    );
+    for (id, summary) in capz::manifest::READ_RULES.iter().chain(capz::schema::validate::RULES) {
+        out.push_str(&format!("| `{id}` | {} |\n", cell(summary)));
+    }
     out
 }
 

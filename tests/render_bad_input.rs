@@ -248,3 +248,29 @@ fn bad_input_never_leaves_an_out_dir() {
     fails(ENV, &["render", "aks-aso", "--set", "pools[0].replicas=0", "--out-dir", "out"], Some(dir.path()));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn counts_above_int32_name_the_parameter() {
+    // The API fields are int32: anything above 2147483647 is rejected where it is set.
+    for (set, path) in [
+        ("pools[0].replicas=4294967296", "pools[0].replicas"),
+        ("pools[0].replicas=2147483648", "pools[0].replicas"),
+        ("poolDefaults.replicas=99999999999999999999", "poolDefaults.replicas"),
+        ("pools[0].autoscaling.maxCount=4294967295", "pools[0].autoscaling.maxCount"),
+    ] {
+        let stderr = fails(ENV, &["render", "aks-aso", "--set", set, "--set", "pools[0].autoscaling.minCount=1"], None);
+        assert!(stderr.contains(path), "{set}: {stderr}");
+        assert!(!stderr.contains("internal error"), "{set}: {stderr}");
+    }
+    let stderr = fails(ENV, &["render", "aks-aso", "--set", "pools[0].replicas=4294967296"], None);
+    insta::assert_snapshot!("replicas_above_int32", stderr);
+    // The largest int32 is accepted.
+    let output = Command::cargo_bin("kubectl-capz")
+        .unwrap()
+        .env_clear()
+        .envs(ENV.iter().copied())
+        .args(["render", "aks-aso", "--set", "pools[0].replicas=2147483647"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+}

@@ -128,3 +128,142 @@ fn an_invalid_crd_directory_is_an_input_error() {
     assert_eq!(code, 2);
     assert!(stderr.contains("no CustomResourceDefinitions"), "{stderr}");
 }
+
+/// A directory of manifests with every kind of unreadable text next to valid and invalid objects.
+const MIXED: &str = "tests/fixtures/validate/mixed";
+
+#[test]
+fn one_bad_file_never_hides_the_rest_json() {
+    let (code, stdout, stderr) = validate(&["-o", "json", MIXED]);
+    assert_eq!(code, 1, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("one complete JSON document");
+    let findings = report["findings"].as_array().unwrap();
+    let at = |f: &Value| {
+        format!(
+            "{}:{}:{} {} {}",
+            f["source"].as_str().unwrap().trim_start_matches("tests/fixtures/validate/mixed/"),
+            f["line"],
+            f.get("column").map_or("-".to_string(), Value::to_string),
+            f["rule"].as_str().unwrap(),
+            f["object"].as_str().unwrap()
+        )
+    };
+    let found: Vec<String> = findings.iter().map(at).collect();
+    let expected = [
+        "20-syntax.yaml:13:9 yaml-syntax ",
+        "20-syntax.yaml:20:- unknown-field ConfigMap/after-the-error",
+        "20-syntax.yaml:23:1 not-an-object ",
+        "20-syntax.yaml:25:1 not-an-object ",
+        "20-syntax.yaml:28:- schema-missing Gadget/no-schema",
+        "30-duplicate.yaml:5:3 yaml-duplicate-key ",
+        "40-invalid.yaml:6:- schema Cluster/demo",
+        "40-invalid.yaml:7:- unknown-field Cluster/demo",
+        "40-invalid.yaml:15:- schema AzureClusterIdentity/demo",
+        "40-invalid.yaml:27:- schema-missing Gadget/unknown",
+        "50-not-utf8.yaml:4:12 yaml-syntax ",
+    ];
+    assert_eq!(found, expected, "{stdout}");
+    for f in findings {
+        assert_eq!(f["severity"], "error");
+        let message = f["message"].as_str().unwrap();
+        assert!(!message.contains("Options") && !message.contains("DuplicateKeyPolicy"), "{message}");
+    }
+    // Every readable object of every file is a resource, the unreadable parts too, in file order.
+    let resources: Vec<(String, String)> = report["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["object"].as_str().unwrap().to_string(), r["status"].as_str().unwrap().to_string()))
+        .collect();
+    let resources: Vec<(&str, &str)> = resources.iter().map(|(o, s)| (o.as_str(), s.as_str())).collect();
+    assert_eq!(
+        resources,
+        [
+            ("ConfigMap/settings", "valid"),
+            ("Secret/token", "valid"),
+            ("ConfigMap/before-the-error", "valid"),
+            ("", "invalid"),
+            ("ConfigMap/after-the-error", "invalid"),
+            ("", "invalid"),
+            ("", "invalid"),
+            ("Gadget/no-schema", "invalid"),
+            ("", "invalid"),
+            ("ConfigMap/next-to-the-duplicate", "valid"),
+            ("Cluster/demo", "invalid"),
+            ("AzureClusterIdentity/demo", "invalid"),
+            ("ConfigMap/fine", "valid"),
+            ("Gadget/unknown", "invalid"),
+            ("", "invalid"),
+        ]
+    );
+    assert_eq!(report["summary"]["errors"], 11);
+    assert_eq!(stderr, "15 objects: 5 valid, 10 invalid, 0 skipped (11 errors, 0 warnings, 0 not checked)\n");
+    assert!(!stdout.contains("not-printed-anywhere"));
+}
+
+#[test]
+fn one_bad_file_never_hides_the_rest_text_and_junit() {
+    let (code, stdout, _) = validate(&[MIXED]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!("mixed_text", stdout);
+    let (code, stdout, _) = validate(&["-o", "junit", MIXED]);
+    assert_eq!(code, 1);
+    // Well formed enough for CI: every suite and case closed, one failure per error finding.
+    assert_eq!(stdout.matches("<testsuite ").count(), stdout.matches("</testsuite>").count());
+    assert_eq!(stdout.matches("<testcase ").count(), 15);
+    assert_eq!(stdout.matches("<testcase ").count(), stdout.matches("</testcase>").count());
+    assert_eq!(stdout.matches("<failure ").count(), 11);
+    assert!(stdout.ends_with("</testsuites>\n"));
+    insta::assert_snapshot!("mixed_junit", stdout);
+}
+
+#[test]
+fn reader_rules_cannot_be_disabled() {
+    let (code, _, stderr) = validate(&["--disable", "yaml-syntax", MIXED]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("cannot be disabled"), "{stderr}");
+}
+
+#[test]
+fn secret_values_never_show_whatever_the_shape_of_data() {
+    // Each shape the API server rejects, with a value that must never be printed.
+    let shapes = [
+        "data: scalar-secret-1\n",
+        "stringData: scalar-secret-2\n",
+        "data: [list-secret-3, list-secret-4]\n",
+        "stringData:\n  key: [list-secret-5]\n",
+        "data:\n  key:\n    nested: nested-secret-6\n",
+        "stringData:\n  key: {deeper: {deepest: nested-secret-7}}\n",
+        "data:\n  flag: true\n",
+        "stringData: true\n",
+        "data:\n  number: 987654321\n",
+        "data:\n  key: \"not base64 secret-8!\"\n",
+        "data: {key: \"long-secret-9-long-secret-9-long-secret-9-long-secret-9-long-secret-9-long-secret-9-long\"}\n",
+        "stringData: {\"bad key!\": secret-10}\n",
+    ];
+    let bundle: String = shapes
+        .iter()
+        .enumerate()
+        .map(|(i, shape)| {
+            format!("---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s{i}\n  namespace: default\n{shape}")
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("secrets.yaml");
+    std::fs::write(&file, &bundle).unwrap();
+    let file = file.display().to_string();
+    let secrets = ["secret-", "true", "987654321"];
+    for format in ["text", "json", "junit"] {
+        let (code, stdout, stderr) = validate(&["-o", format, &file]);
+        assert_eq!(code, 1, "{format}: every shape is an error\n{stdout}");
+        for secret in secrets {
+            assert!(!stdout.contains(secret), "{format} shows {secret}:\n{stdout}");
+            assert!(!stderr.contains(secret), "{format} shows {secret} on stderr:\n{stderr}");
+        }
+    }
+    // Every Secret has at least one finding (nothing was dropped to hide a value).
+    let (_, stdout, _) = validate(&["-o", "json", &file]);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let invalid = report["resources"].as_array().unwrap().iter().filter(|r| r["status"] == "invalid").count();
+    assert_eq!(invalid, shapes.len(), "{stdout}");
+}

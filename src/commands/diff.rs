@@ -53,7 +53,7 @@ pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
     }
 
     if args.output == DiffOutput::Json {
-        let mut stdout = std::io::stdout().lock();
+        let mut stdout = super::output::stdout();
         serde_json::to_writer_pretty(&mut stdout, &diff::json_report(&diffs))?;
         writeln!(stdout)?;
     } else if args.output == DiffOutput::Yaml {
@@ -62,7 +62,7 @@ pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
     } else if let Some(external) = std::env::var("KUBECTL_EXTERNAL_DIFF").ok().filter(|v| !v.trim().is_empty()) {
         return run_external(&external, &diffs);
     } else {
-        let mut stdout = anstream::stdout().lock();
+        let mut stdout = super::output::QuietPipe::new(anstream::stdout().lock());
         for d in &diffs {
             stdout.write_all(diff::unified(d, true).as_bytes())?;
         }

@@ -3,6 +3,7 @@
 mod completion;
 mod diff;
 mod import_schemas;
+mod output;
 mod params;
 mod plan;
 mod render;

@@ -47,7 +47,7 @@ pub(crate) fn run(args: ParamsArgs) -> anyhow::Result<ExitStatus> {
             }
         }
     };
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = super::output::stdout();
     stdout.write_all(text.as_bytes()).context("cannot write to stdout")?;
     stdout.flush().context("cannot write to stdout")?;
     Ok(ExitStatus::Success)

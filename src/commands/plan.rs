@@ -25,8 +25,8 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
         planned.into_iter().flat_map(|p| p.objects).collect()
     };
     let values: Vec<&serde_json::Value> = objects.iter().collect();
-    let printed = super::render::format_documents(&values, args.output);
-    let mut out = std::io::stdout().lock();
+    let printed = super::output::format_documents(&values, args.output);
+    let mut out = super::output::stdout();
     std::io::Write::write_all(&mut out, printed.as_bytes())?;
     std::io::Write::flush(&mut out)?;
     drop(out);
@@ -43,7 +43,7 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     let (yaml, label) = match args.output {
         crate::cli::RenderOutput::Yaml => (printed, "<plan output>"),
         crate::cli::RenderOutput::Json => {
-            (super::render::format_documents(&values, crate::cli::RenderOutput::Yaml), "<plan output as YAML>")
+            (super::output::format_documents(&values, crate::cli::RenderOutput::Yaml), "<plan output as YAML>")
         }
     };
     let planned_docs: Vec<Document> =

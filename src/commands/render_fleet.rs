@@ -58,7 +58,7 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
     };
     let tree = fleet::render_fleet(&fleet, &engine, &options)?;
     let plan = Plan::compute(out_dir, &tree).with_context(|| format!("cannot update `{}`", out_dir.display()))?;
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = super::output::stdout();
     if args.check {
         if plan.is_up_to_date() {
             eprintln!("{} is up to date ({} files)", out_dir.display(), tree.len());

@@ -7,16 +7,14 @@
 //! the management cluster for the kubeconfig's current namespace; there is none here).
 //! The rendering itself is [`crate::render::from_template`], shared with `diff --from`.
 
-use std::io::Write;
-
-use anyhow::{Context, bail};
+use anyhow::bail;
 use serde_json::Value;
 
 use crate::cli::{CapiApi, RenderArgs, RenderInputArgs, RenderOutput};
 use crate::exit::ExitStatus;
 use crate::render::from_template::{self, TemplateRequest};
 
-use super::render::{format_documents, write_out_dir};
+use super::output::{format_documents, write_out_dir, write_stdout};
 
 pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
     let request = template_request(&args.input, || Ok("default".to_string()))?;
@@ -92,10 +90,4 @@ pub(crate) fn template_request(
         control_plane_machine_count: input.control_plane_machine_count,
         worker_machine_count: input.worker_machine_count,
     })
-}
-
-fn write_stdout(text: &str) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes()).context("cannot write to stdout")?;
-    stdout.flush().context("cannot write to stdout")
 }

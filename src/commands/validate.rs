@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Write;
+use std::sync::Arc;
 
 use anyhow::{Context, anyhow, bail};
 use serde::Serialize;
@@ -12,13 +13,16 @@ use crate::cli::{ClusterArgs, ValidateArgs, ValidateOutput};
 use crate::cluster::Cluster;
 use crate::exit::ExitStatus;
 use crate::lint;
-use crate::manifest::{self, Document};
+use crate::manifest::{self, Document, READ_RULES, ReadProblem, SecretValues, is_secret_data_pointer};
 use crate::report::{Finding, Severity};
 use crate::schema::validate::RULES;
 use crate::schema::{ObjectStatus, Registry, ValidateOptions, Validator};
 
-/// Rule ids that cannot be turned off (use --ignore-missing-schemas for unknown kinds).
-const ALWAYS_ON: &[&str] = &["schema-missing"];
+/// Rule ids that cannot be turned off: the reader's (text that is not objects cannot be checked)
+/// and `schema-missing` (use --ignore-missing-schemas for unknown kinds).
+fn always_on(id: &str) -> bool {
+    id == "schema-missing" || READ_RULES.iter().any(|(known, _)| *known == id)
+}
 
 /// The verdict on one object.
 #[derive(Debug, Clone, Serialize)]
@@ -60,6 +64,73 @@ impl Report {
     pub(crate) fn exit_status(&self) -> ExitStatus {
         if self.summary.errors > 0 { ExitStatus::Findings } else { ExitStatus::Success }
     }
+
+    /// Recomputes the summary from the resources and findings.
+    fn count(&mut self) {
+        let summary = &mut self.summary;
+        *summary = Summary::default();
+        summary.resources = self.resources.len();
+        for resource in &self.resources {
+            match resource.status {
+                ObjectStatus::Valid => summary.valid += 1,
+                ObjectStatus::Invalid => summary.invalid += 1,
+                ObjectStatus::Skipped => summary.skipped += 1,
+            }
+        }
+        for finding in &self.findings {
+            match finding.severity {
+                Severity::Error => summary.errors += 1,
+                Severity::Warning => summary.warnings += 1,
+                Severity::NotChecked => summary.not_checked += 1,
+                Severity::Info => summary.info += 1,
+            }
+        }
+    }
+
+    /// Adds the parts of the text that could not be read into objects (syntax errors, duplicate
+    /// keys, documents that are not objects): each is an error finding and an invalid resource,
+    /// in its place among the others (`sources` in reading order).
+    fn add_read_problems(&mut self, problems: &[ReadProblem], sources: &[Arc<str>]) {
+        if problems.is_empty() {
+            return;
+        }
+        for problem in problems {
+            let finding = Finding {
+                rule: problem.kind.rule().to_string(),
+                severity: Severity::Error,
+                source: problem.source.to_string(),
+                line: problem.line,
+                column: Some(problem.column),
+                object: String::new(),
+                path: String::new(),
+                message: problem.message.clone(),
+            };
+            self.resources.push(ResourceResult {
+                source: problem.source.to_string(),
+                line: problem.line,
+                object: String::new(),
+                api_version: String::new(),
+                status: ObjectStatus::Invalid,
+                errors: vec![finding.clone()],
+            });
+            self.findings.push(finding);
+        }
+        let rank: HashMap<&str, usize> =
+            sources.iter().enumerate().rev().map(|(rank, source)| (source.as_ref(), rank)).collect();
+        let rank_of = |source: &str| rank.get(source).copied().unwrap_or(usize::MAX);
+        self.resources.sort_by_key(|r| (rank_of(&r.source), r.line));
+        sort_findings(&mut self.findings);
+        self.count();
+    }
+}
+
+/// Findings by file, line and column, then path, rule and message (duplicates removed).
+fn sort_findings(findings: &mut Vec<Finding>) {
+    findings.sort_by(|a, b| {
+        (&a.source, a.line, a.column, &a.path, &a.rule, &a.message)
+            .cmp(&(&b.source, b.line, b.column, &b.path, &b.rule, &b.message))
+    });
+    findings.dedup();
 }
 
 /// Which rules run: the schema rules of this module (all on by default) and the CAPZ rules of
@@ -74,8 +145,11 @@ impl RuleFilter {
     pub(crate) fn new(disable: &[String], enable: &[String]) -> anyhow::Result<Self> {
         let is_schema_rule = |id: &String| RULES.iter().any(|(known, _)| known == id);
         for id in disable.iter().chain(enable) {
-            if ALWAYS_ON.contains(&id.as_str()) {
+            if id == "schema-missing" {
                 bail!("rule `{id}` cannot be disabled; use --ignore-missing-schemas to skip objects without a schema");
+            }
+            if always_on(id) {
+                bail!("rule `{id}` cannot be disabled: a document that cannot be read cannot be checked");
             }
         }
         let lint_enable: Vec<String> = enable.iter().filter(|id| !is_schema_rule(id)).cloned().collect();
@@ -139,6 +213,7 @@ pub(crate) fn validate_documents(documents: &[Document], validator: &Validator, 
             (checked, lint.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
         })
     };
+    let lint_findings = mask_secret_values(documents, lint_findings);
     let mut report = Report::default();
     report.resources.reserve(checked.len());
     for (result, findings) in checked {
@@ -179,32 +254,33 @@ pub(crate) fn validate_documents(documents: &[Document], validator: &Validator, 
         }
     }
     report.findings.extend(lint_findings);
-    report.findings.sort_by(|a, b| {
-        (&a.source, a.line, &a.path, &a.rule, &a.message).cmp(&(&b.source, b.line, &b.path, &b.rule, &b.message))
-    });
-    report.findings.dedup();
+    sort_findings(&mut report.findings);
     for resource in &mut report.resources {
         resource.errors.sort_by(|a, b| (a.line, &a.path, &a.rule).cmp(&(b.line, &b.path, &b.rule)));
     }
-    let summary = &mut report.summary;
-    *summary = Summary::default();
-    summary.resources = report.resources.len();
-    for resource in &report.resources {
-        match resource.status {
-            ObjectStatus::Valid => summary.valid += 1,
-            ObjectStatus::Invalid => summary.invalid += 1,
-            ObjectStatus::Skipped => summary.skipped += 1,
-        }
-    }
-    for finding in &report.findings {
-        match finding.severity {
-            Severity::Error => summary.errors += 1,
-            Severity::Warning => summary.warnings += 1,
-            Severity::NotChecked => summary.not_checked += 1,
-            Severity::Info => summary.info += 1,
-        }
-    }
+    report.count();
     report
+}
+
+/// The CAPZ rules' findings on Secrets with every value of the Secret masked (the schema
+/// findings are masked by the validator): no output shows a Secret's data, whatever its shape.
+fn mask_secret_values(documents: &[Document], mut findings: Vec<Finding>) -> Vec<Finding> {
+    let mut secrets: HashMap<(&str, String), SecretValues> = HashMap::new();
+    for document in documents {
+        if let Some(values) = SecretValues::of(&document.value) {
+            let key = (document.origin.source.as_ref(), document.display_name());
+            secrets.entry(key).or_default().extend(values);
+        }
+    }
+    if secrets.is_empty() {
+        return findings;
+    }
+    for finding in &mut findings {
+        if let Some(values) = secrets.get(&(finding.source.as_str(), finding.object.clone())) {
+            finding.message = values.mask(&finding.message, is_secret_data_pointer(&finding.path));
+        }
+    }
+    findings
 }
 
 fn severity_name(severity: Severity) -> &'static str {
@@ -216,17 +292,25 @@ fn severity_name(severity: Severity) -> &'static str {
     }
 }
 
-/// `file:line: severity: Kind/name: /json/path: message [rule]`, one finding per line.
+/// `file:line[:column]`, the place of a finding.
+fn location(f: &Finding) -> String {
+    match f.column {
+        Some(column) => format!("{}:{}:{column}", f.source, f.line),
+        None => format!("{}:{}", f.source, f.line),
+    }
+}
+
+/// `file:line: severity: Kind/name: /json/path: message [rule]`, one finding per line (without
+/// the object and path for text that could not be read into an object).
 pub(crate) fn format_text(report: &Report) -> String {
     let mut out = String::new();
     for f in &report.findings {
+        let object = if f.object.is_empty() { String::new() } else { format!("{}: ", f.object) };
         let path = if f.path.is_empty() { String::new() } else { format!("{}: ", f.path) };
         out.push_str(&format!(
-            "{}:{}: {}: {}: {path}{} [{}]\n",
-            f.source,
-            f.line,
+            "{}: {}: {object}{path}{} [{}]\n",
+            location(f),
             severity_name(f.severity),
-            f.object,
             f.message,
             f.rule
         ));
@@ -288,10 +372,11 @@ pub(crate) fn format_junit(report: &Report) -> String {
             resources.len()
         ));
         for resource in &resources {
+            let object = if resource.object.is_empty() { "unreadable document" } else { &resource.object };
             out.push_str(&format!(
                 "    <testcase classname=\"{}\" name=\"{} (line {})\">",
                 xml_escape(source),
-                xml_escape(&resource.object),
+                xml_escape(object),
                 resource.line
             ));
             let errors = &resource.errors;
@@ -302,11 +387,10 @@ pub(crate) fn format_junit(report: &Report) -> String {
                     for f in errors {
                         let path = if f.path.is_empty() { String::new() } else { format!("{}: ", f.path) };
                         out.push_str(&format!(
-                            "      <failure type=\"{}\" message=\"{}\">{}:{}: {path}{}</failure>\n",
+                            "      <failure type=\"{}\" message=\"{}\">{}: {path}{}</failure>\n",
                             xml_escape(&f.rule),
                             xml_escape(&f.message),
-                            xml_escape(&f.source),
-                            f.line,
+                            xml_escape(&location(f)),
                             xml_escape(&f.message)
                         ));
                     }
@@ -363,11 +447,13 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
             registry.add_crd(crd, &format!("cluster CRD {name}"))?;
         }
     }
-    let documents = manifest::read_paths(&args.paths)?;
+    // Problems in the text are findings: every other document and file is still checked.
+    let read = manifest::read_paths_tolerant(&args.paths)?;
     let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas };
     let validator = Validator::new(&registry, options);
-    let report = validate_documents(&documents, &validator, &filter);
-    let mut stdout = std::io::stdout().lock();
+    let mut report = validate_documents(&read.documents, &validator, &filter);
+    report.add_read_problems(&read.problems, &read.sources);
+    let mut stdout = super::output::stdout();
     match args.output {
         ValidateOutput::Text => stdout.write_all(format_text(&report).as_bytes())?,
         ValidateOutput::Json => {
@@ -384,7 +470,7 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     let status = report.exit_status();
     // The process ends next: freeing thousands of objects one by one costs more than the OS
     // reclaiming the memory at exit.
-    std::mem::forget(documents);
+    std::mem::forget(read);
     std::mem::forget(report);
     Ok(status)
 }

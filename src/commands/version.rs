@@ -6,7 +6,7 @@ use crate::exit::ExitStatus;
 use crate::versions::{PLUGIN, UPSTREAMS};
 
 pub(crate) fn run() -> anyhow::Result<ExitStatus> {
-    let mut out = std::io::stdout().lock();
+    let mut out = super::output::stdout();
     writeln!(out, "kubectl-capz v{PLUGIN}")?;
     for upstream in UPSTREAMS {
         writeln!(out, "{}: {} (revision {})", upstream.project, upstream.version, upstream.revision)?;

@@ -131,6 +131,20 @@ pub fn mask_secrets(live: Option<&mut Value>, merged: &mut Value) {
     }
     let mut live = live;
     for field in ["data", "stringData"] {
+        // A field that is not a map (a scalar, a list) is masked whole.
+        let live_value = live.as_deref().and_then(|l| l.get(field)).cloned();
+        let merged_value = merged.get(field).cloned();
+        let changed = matches!((&live_value, &merged_value), (Some(l), Some(m)) if l != m);
+        if let (Some(l), Some(value)) = (live.as_deref_mut(), &live_value)
+            && !value.is_object()
+        {
+            l[field] = Value::from(if changed { "*** (before)" } else { "***" });
+        }
+        if let Some(value) = &merged_value
+            && !value.is_object()
+        {
+            merged[field] = Value::from(if changed { "*** (after)" } else { "***" });
+        }
         let live_map = live.as_deref().and_then(|l| l.get(field)).and_then(Value::as_object).cloned();
         let merged_map = merged.get(field).and_then(Value::as_object).cloned();
         if let (Some(l), Some(lm)) = (live.as_deref_mut(), &live_map) {
@@ -253,6 +267,19 @@ mod tests {
         for secret in ["YQ==", "Yg==", "ZA==", "clear"] {
             assert!(!text.contains(secret), "{secret} leaked: {text}");
         }
+    }
+
+    #[test]
+    fn secret_data_of_any_shape_is_masked() {
+        let mut live = json!({"apiVersion": "v1", "kind": "Secret", "data": "live-scalar", "stringData": [true]});
+        let mut merged = json!({"apiVersion": "v1", "kind": "Secret", "data": {"k": "new"}, "stringData": [true]});
+        mask_secrets(Some(&mut live), &mut merged);
+        assert_eq!(live["data"], json!("*** (before)"));
+        assert_eq!(merged["data"], json!({"k": "***"}));
+        assert_eq!((&live["stringData"], &merged["stringData"]), (&json!("***"), &json!("***")));
+        let mut alone = json!({"apiVersion": "v1", "kind": "Secret", "data": {"k": {"nested": "deep"}}});
+        mask_secrets(None, &mut alone);
+        assert_eq!(alone["data"], json!({"k": "***"}));
     }
 
     #[test]

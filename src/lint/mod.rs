@@ -458,6 +458,7 @@ impl Sink<'_> {
                 severity: info.severity,
                 source: document.origin.source.to_string(),
                 line: document.line_of(pointer),
+                column: None,
                 object: document.display_name(),
                 path: pointer.to_string(),
                 message,

@@ -35,13 +35,25 @@ fn indent(out: &mut String, n: usize) {
     out.extend(std::iter::repeat_n(' ', n));
 }
 
+/// Longer keys are written as explicit keys (`? key` then `: value` on the next line).
+const MAX_IMPLICIT_KEY_CHARS: usize = 1000;
+
 /// Writes a mapping at `level`; with `first_inline`, the first key follows a `- ` already written.
 fn write_map(out: &mut String, map: &Map<String, Value>, level: usize, first_inline: bool) {
     for (i, (key, value)) in map.iter().enumerate() {
         if i > 0 || !first_inline {
             indent(out, level);
         }
-        out.push_str(&scalar_string(key));
+        let key = scalar_string(key);
+        if key.chars().count() > MAX_IMPLICIT_KEY_CHARS {
+            // YAML allows at most 1024 characters before the `:` of an implicit key.
+            out.push_str("? ");
+            out.push_str(&key);
+            out.push('\n');
+            indent(out, level);
+        } else {
+            out.push_str(&key);
+        }
         out.push(':');
         write_value_after_key(out, value, level);
     }
@@ -257,6 +269,24 @@ mod tests {
             "empty": ""
         });
         assert_eq!(roundtrip(&value), value);
+    }
+
+    #[test]
+    fn keys_of_any_length_read_back() {
+        for length in [999, 1000, 1001, 1023, 1024, 1025, 2000, 5000] {
+            let plain = "k".repeat(length);
+            let quoted = format!("yes{}", "\"x\n".repeat(length / 3));
+            let value = serde_json::json!({
+                "a": {plain.clone(): "v", quoted.clone(): {"nested": [1, {plain.clone(): [quoted.clone()]}]}},
+                "list": [{plain.clone(): "first", "b": "second"}, {quoted.clone(): "multi\nline\n"}],
+                quoted.clone(): [1, 2],
+                "empty": {plain.clone(): {}}
+            });
+            assert_eq!(roundtrip(&value), value, "keys of {length} characters");
+        }
+        let long = "k".repeat(2000);
+        let text = to_yaml(&serde_json::json!({ long.clone(): "v" }));
+        assert_eq!(text, format!("? {long}\n: v\n"));
     }
 
     #[test]

@@ -3,6 +3,8 @@
 
 mod emit;
 mod parse;
+mod problem;
+mod secret;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -11,7 +13,12 @@ use std::sync::Arc;
 use serde_json::Value;
 
 pub use emit::{to_yaml, to_yaml_documents};
-pub use parse::{LineIndex, parse_documents, parse_plain_documents, parse_plain_value, parse_value};
+pub use parse::{
+    LineIndex, ReadOutcome, parse_documents, parse_documents_tolerant, parse_plain_documents, parse_plain_value,
+    parse_value,
+};
+pub use problem::{ProblemKind, READ_RULES, ReadProblem};
+pub use secret::{SecretValues, is_secret_data_pointer};
 
 /// Where a document came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,47 +121,148 @@ pub enum ManifestError {
     NotAnObject { location: String, message: String },
 }
 
-/// Reads every document of the given files, directories (recursively: *.yaml, *.yml, *.json,
-/// in sorted order) and `-` (stdin). A `kind: List` is expanded into its items.
-pub fn read_paths(paths: &[String]) -> Result<Vec<Document>, ManifestError> {
-    let mut documents = Vec::new();
-    for path in paths {
-        if path == "-" {
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-                .map_err(|source| ManifestError::Read { path: PathBuf::from("-"), source })?;
-            documents.extend(parse_documents(&text, "<stdin>")?);
-            continue;
-        }
-        for file in manifest_files(Path::new(path))? {
-            let text =
-                std::fs::read_to_string(&file).map_err(|source| ManifestError::Read { path: file.clone(), source })?;
-            documents.extend(parse_documents(&text, &file.display().to_string())?);
+impl From<ReadProblem> for ManifestError {
+    fn from(problem: ReadProblem) -> Self {
+        match problem.kind {
+            ProblemKind::NotAnObject => ManifestError::NotAnObject {
+                location: format!("{}:{}", problem.source, problem.line),
+                message: problem.message,
+            },
+            ProblemKind::Syntax | ProblemKind::DuplicateKey => ManifestError::Syntax {
+                source_name: problem.source.to_string(),
+                line: problem.line,
+                column: problem.column,
+                message: problem.message,
+            },
         }
     }
-    Ok(documents)
 }
 
-/// The manifest files below `path` (itself if it is a file), sorted for determinism.
-pub fn manifest_files(path: &Path) -> Result<Vec<PathBuf>, ManifestError> {
-    let metadata =
-        std::fs::metadata(path).map_err(|source| ManifestError::Read { path: path.to_path_buf(), source })?;
-    if !metadata.is_dir() {
-        return Ok(vec![path.to_path_buf()]);
+/// Reads every document of the given files, directories (recursively: *.yaml, *.yml, *.json,
+/// in sorted order) and `-` (stdin). A `kind: List` is expanded into its items. The first problem
+/// in the text is an error.
+pub fn read_paths(paths: &[String]) -> Result<Vec<Document>, ManifestError> {
+    let outcome = read_paths_tolerant(paths)?;
+    match outcome.problems.into_iter().next() {
+        Some(problem) => Err(problem.into()),
+        None => Ok(outcome.documents),
     }
-    let mut files = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(path)
-        .map_err(|source| ManifestError::Read { path: path.to_path_buf(), source })?
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .collect();
-    entries.sort();
-    for entry in entries {
-        if entry.is_dir() {
-            files.extend(manifest_files(&entry)?);
-        } else if matches!(entry.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
-            files.push(entry);
+}
+
+/// Like [`read_paths`], going on after problems in the text (syntax errors, duplicate keys,
+/// documents that are not objects, files that are not UTF-8): each is recorded and every other
+/// document of every file is still read. Errors are for paths that cannot be read at all.
+pub fn read_paths_tolerant(paths: &[String]) -> Result<ReadOutcome, ManifestError> {
+    let mut outcome = ReadOutcome::default();
+    let mut add = |bytes: Vec<u8>, source_name: &str| match String::from_utf8(bytes) {
+        Ok(text) => {
+            let read = parse_documents_tolerant(&text, source_name);
+            outcome.documents.extend(read.documents);
+            outcome.problems.extend(read.problems);
+            outcome.sources.extend(read.sources);
+        }
+        Err(err) => {
+            let source: Arc<str> = Arc::from(source_name);
+            outcome.problems.push(ReadProblem::not_utf8(&source, err.as_bytes(), &err.utf8_error()));
+            outcome.sources.push(source);
+        }
+    };
+    let mut walk = FileWalk::default();
+    for path in paths {
+        if path == "-" {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+                .map_err(|source| ManifestError::Read { path: PathBuf::from("-"), source })?;
+            add(bytes, "<stdin>");
+            continue;
+        }
+        for file in walk.files(Path::new(path))? {
+            let bytes = std::fs::read(&file).map_err(|source| ManifestError::Read { path: file.clone(), source })?;
+            add(bytes, &file.display().to_string());
         }
     }
-    Ok(files)
+    Ok(outcome)
+}
+
+/// The manifest files below `path` (itself if it is a file), sorted for determinism; each file
+/// once, directory loops (symlinks to a parent) walked once.
+pub fn manifest_files(path: &Path) -> Result<Vec<PathBuf>, ManifestError> {
+    FileWalk::default().files(path)
+}
+
+/// A walk over several paths that yields every file and enters every directory once, whatever
+/// symlinks lead to them again.
+#[derive(Debug, Default)]
+struct FileWalk {
+    /// Canonical paths of the files and directories met so far.
+    seen: std::collections::HashSet<PathBuf>,
+}
+
+impl FileWalk {
+    /// The files of `path` not yielded before (`path` itself if it is a file).
+    fn files(&mut self, path: &Path) -> Result<Vec<PathBuf>, ManifestError> {
+        let read_error = |source| ManifestError::Read { path: path.to_path_buf(), source };
+        let metadata = std::fs::metadata(path).map_err(read_error)?;
+        let canonical = std::fs::canonicalize(path).map_err(read_error)?;
+        if !self.seen.insert(canonical) {
+            return Ok(Vec::new());
+        }
+        if !metadata.is_dir() {
+            return Ok(vec![path.to_path_buf()]);
+        }
+        let mut files = Vec::new();
+        let mut entries: Vec<_> =
+            std::fs::read_dir(path).map_err(read_error)?.filter_map(Result::ok).map(|entry| entry.path()).collect();
+        entries.sort();
+        for entry in entries {
+            let is_manifest = matches!(entry.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json"));
+            if entry.is_dir() || is_manifest {
+                files.extend(self.files(&entry)?);
+            }
+        }
+        Ok(files)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONFIG_MAP: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n";
+
+    #[test]
+    fn directory_loops_and_links_are_walked_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/a.yaml"), CONFIG_MAP).unwrap();
+        // A loop back to the root, a second name for the same directory and for the same file.
+        std::os::unix::fs::symlink(root, root.join("sub/loop")).unwrap();
+        std::os::unix::fs::symlink(root.join("sub"), root.join("again")).unwrap();
+        std::os::unix::fs::symlink(root.join("sub/a.yaml"), root.join("b.yaml")).unwrap();
+        let files = manifest_files(root).unwrap();
+        assert_eq!(files.len(), 1, "{files:?}");
+        let root_text = root.display().to_string();
+        let read = read_paths_tolerant(&[root_text.clone(), root_text, root.join("sub/a.yaml").display().to_string()])
+            .unwrap();
+        assert_eq!(read.documents.len(), 1);
+        assert!(read.problems.is_empty());
+    }
+
+    #[test]
+    fn problems_of_one_file_leave_the_rest_and_the_strict_reader_reports_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("1.yaml"), format!("{CONFIG_MAP}---\nkey: [\n---\n{CONFIG_MAP}")).unwrap();
+        std::fs::write(dir.path().join("2.yaml"), b"kind: \xff\n").unwrap();
+        std::fs::write(dir.path().join("3.yaml"), CONFIG_MAP).unwrap();
+        let path = dir.path().display().to_string();
+        let read = read_paths_tolerant(std::slice::from_ref(&path)).unwrap();
+        assert_eq!(read.documents.len(), 3);
+        let kinds: Vec<(ProblemKind, usize, usize)> =
+            read.problems.iter().map(|p| (p.kind, p.line, p.column)).collect();
+        assert_eq!(kinds, [(ProblemKind::Syntax, 6, 6), (ProblemKind::Syntax, 1, 7)]);
+        assert_eq!(read.sources.len(), 3);
+        let err = read_paths(&[path]).unwrap_err().to_string();
+        assert!(err.contains("1.yaml:6:6: "), "{err}");
+    }
 }

@@ -9,6 +9,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use serde_saphyr::{DuplicateKeyPolicy, Options, Spanned};
 
+use super::problem::ReadProblem;
 use super::{Document, ManifestError, Origin};
 
 /// Lines of fields in one document.
@@ -141,6 +142,7 @@ fn node_lines_len() -> usize {
 struct LinedDocument {
     value: Value,
     line: usize,
+    column: usize,
     nodes: Vec<NodeLine>,
 }
 
@@ -149,9 +151,10 @@ impl<'de> Deserialize<'de> for LinedDocument {
         NODE_LINES.with_borrow_mut(Vec::clear);
         let root = Spanned::<LinedValue>::deserialize(deserializer)?;
         let line = root.referenced.line() as usize;
+        let column = root.referenced.column() as usize;
         set_last_line(line);
         let nodes = NODE_LINES.with_borrow_mut(std::mem::take);
-        Ok(LinedDocument { value: root.value.0, line, nodes })
+        Ok(LinedDocument { value: root.value.0, line, column, nodes })
     }
 }
 
@@ -368,11 +371,7 @@ fn pointer_lines(
 }
 
 fn syntax_error(err: serde_saphyr::Error, source_name: &str) -> ManifestError {
-    let (line, column) = err.location().map(|loc| (loc.line() as usize, loc.column() as usize)).unwrap_or((0, 0));
-    let message = err.to_string();
-    // serde-saphyr appends a snippet after the first line; keep the message itself.
-    let message = message.lines().next().unwrap_or("invalid YAML").trim().to_string();
-    ManifestError::Syntax { source_name: source_name.to_string(), line, column, message }
+    ReadProblem::from_yaml(&err, &Arc::from(source_name), 0).into()
 }
 
 /// Parses one YAML (or JSON) document into a value, without lines (for text the tool wrote
@@ -448,11 +447,8 @@ fn document_cuts(text: &str, parts: usize) -> Vec<usize> {
 
 /// Every document of the stream with its line records; large streams are cut at document markers
 /// and the parts read in parallel (lines shifted back to the whole text's).
-fn parse_lined_documents(text: &str, source_name: &str) -> Result<Vec<LinedDocument>, ManifestError> {
-    let serial = || {
-        serde_saphyr::from_multiple_with_options::<LinedDocument>(text, kubernetes_yaml_options())
-            .map_err(|err| syntax_error(err, source_name))
-    };
+fn parse_lined_documents(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr::Error> {
+    let serial = || serde_saphyr::from_multiple_with_options::<LinedDocument>(text, kubernetes_yaml_options());
     if text.len() < PARALLEL_PARSE_MIN_BYTES {
         return serial();
     }
@@ -461,28 +457,10 @@ fn parse_lined_documents(text: &str, source_name: &str) -> Result<Vec<LinedDocum
     if cuts.is_empty() {
         return serial();
     }
-    let mut bounds = vec![0];
-    bounds.extend(&cuts);
-    bounds.push(text.len());
-    let parts: Vec<(usize, &str)> =
-        bounds.windows(2).map(|w| (text[..w[0]].bytes().filter(|b| *b == b'\n').count(), &text[w[0]..w[1]])).collect();
     let results: Vec<Option<Vec<LinedDocument>>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = parts
-            .iter()
-            .map(|&(line_offset, part)| {
-                scope.spawn(move || {
-                    let mut documents =
-                        serde_saphyr::from_multiple_with_options::<LinedDocument>(part, kubernetes_yaml_options())
-                            .ok()?;
-                    for document in &mut documents {
-                        document.line += line_offset;
-                        for node in &mut document.nodes {
-                            node.line += line_offset as u32;
-                        }
-                    }
-                    Some(documents)
-                })
-            })
+        let workers: Vec<_> = split_at(text, &cuts)
+            .into_iter()
+            .map(|(line_offset, part)| scope.spawn(move || parse_part(part, line_offset).ok()))
             .collect();
         workers.into_iter().map(|worker| worker.join().ok().flatten()).collect()
     });
@@ -494,56 +472,157 @@ fn parse_lined_documents(text: &str, source_name: &str) -> Result<Vec<LinedDocum
     Ok(results.into_iter().flatten().flatten().collect())
 }
 
-/// Parses a multi-document manifest. Empty documents are dropped; `kind: List` is expanded.
-pub fn parse_documents(text: &str, source_name: &str) -> Result<Vec<Document>, ManifestError> {
-    let parsed = parse_lined_documents(text, source_name)?;
-    let source: Arc<str> = Arc::from(source_name);
-    let mut documents = Vec::new();
-    for LinedDocument { value, line, nodes } in parsed {
-        match &value {
-            Value::Null => continue,
-            Value::Object(map) if map.is_empty() => continue,
-            Value::Object(_) => {}
-            _ => {
-                return Err(ManifestError::NotAnObject {
-                    location: format!("{source_name}:{line}"),
-                    message: "a manifest document must be a mapping (a Kubernetes object)".into(),
-                });
-            }
+/// `text` cut at byte offsets `cuts`, each part with the number of lines before it.
+fn split_at<'t>(text: &'t str, cuts: &[usize]) -> Vec<(usize, &'t str)> {
+    let mut bounds = vec![0];
+    bounds.extend(cuts);
+    bounds.push(text.len());
+    let mut line_offset = 0;
+    bounds
+        .windows(2)
+        .map(|w| {
+            let part = &text[w[0]..w[1]];
+            let offset = line_offset;
+            line_offset += part.bytes().filter(|b| *b == b'\n').count();
+            (offset, part)
+        })
+        .collect()
+}
+
+/// The documents of one part of a stream, lines shifted by the `line_offset` lines before it.
+fn parse_part(part: &str, line_offset: usize) -> Result<Vec<LinedDocument>, serde_saphyr::Error> {
+    let mut documents = serde_saphyr::from_multiple_with_options::<LinedDocument>(part, kubernetes_yaml_options())?;
+    for document in &mut documents {
+        document.line += line_offset;
+        for node in &mut document.nodes {
+            node.line += line_offset as u32;
         }
-        let is_list = value.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List"))
-            && value.get("items").is_some_and(Value::is_array);
-        if is_list {
-            // The records of `items` and of each item are contiguous subtrees of the document's.
-            let items_position = value.as_object().and_then(|m| m.keys().position(|k| k == "items"));
-            let item_ranges = items_position
-                .and_then(|position| children(&nodes, nodes.len()).get(position).copied())
-                .map(|(_, items_end)| children(&nodes, items_end))
-                .unwrap_or_default();
-            let Value::Object(mut map) = value else { continue };
-            let items = match map.remove("items") {
-                Some(Value::Array(items)) => items,
-                _ => Vec::new(),
-            };
-            for (i, item) in items.into_iter().enumerate() {
-                let (item_nodes, item_line) = match item_ranges.get(i) {
-                    Some(&(start, end)) => (Arc::from(&nodes[start..end]), nodes[end - 1].line as usize),
-                    None => (Arc::from(Vec::new()), line),
-                };
-                let index = documents.len();
-                documents.push(Document {
-                    value: item,
-                    origin: Origin { source: source.clone(), index, line: item_line },
-                    lines: LineIndex { inner: Lines::Nodes(item_nodes) },
-                });
-            }
-            continue;
-        }
-        let index = documents.len();
-        let lines = LineIndex { inner: Lines::Nodes(Arc::from(nodes)) };
-        documents.push(Document { value, origin: Origin { source: source.clone(), index, line }, lines });
     }
     Ok(documents)
+}
+
+/// Byte offsets of every document marker line (`---` alone or followed by a space) after the
+/// first line. A marker at the start of a line always ends the document before it, even inside a
+/// block or quoted scalar, so the parts between them are documents that read on their own. None
+/// when the text has directives (`%YAML`, `%TAG`: they bind to the next document only).
+fn document_markers(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    if bytes.first() == Some(&b'%') || text.contains("\n%") {
+        return Vec::new();
+    }
+    let mut markers = Vec::new();
+    let mut from = 0;
+    while let Some(found) = text[from..].find("\n---") {
+        let start = from + found + 1;
+        if matches!(bytes.get(start + 3).copied(), None | Some(b'\n' | b'\r' | b' ' | b'\t')) {
+            markers.push(start);
+        }
+        from = start;
+    }
+    markers
+}
+
+/// Documents and problems of a stream, each document read on its own: one broken document
+/// (a syntax error, a duplicate key) costs only itself.
+fn parse_lined_documents_one_by_one(text: &str, source: &Arc<str>) -> (Vec<LinedDocument>, Vec<ReadProblem>) {
+    let mut documents = Vec::new();
+    let mut problems = Vec::new();
+    for (line_offset, part) in split_at(text, &document_markers(text)) {
+        match parse_part(part, line_offset) {
+            Ok(parsed) => documents.extend(parsed),
+            Err(err) => problems.push(ReadProblem::from_yaml(&err, source, line_offset)),
+        }
+    }
+    (documents, problems)
+}
+
+/// The documents of a stream and the problems of the parts that could not be read.
+#[derive(Debug, Default)]
+pub struct ReadOutcome {
+    /// Every object read, in order (`kind: List` expanded).
+    pub documents: Vec<Document>,
+    /// Syntax errors, duplicate keys, documents that are not mappings: reading went on after each.
+    pub problems: Vec<ReadProblem>,
+    /// Every source read, in reading order (also those without any object).
+    pub sources: Vec<Arc<str>>,
+}
+
+/// Parses a multi-document manifest, going on after a broken document: its problem is recorded
+/// and every other document is still read. Empty documents are dropped; `kind: List` is expanded.
+pub fn parse_documents_tolerant(text: &str, source_name: &str) -> ReadOutcome {
+    let source: Arc<str> = Arc::from(source_name);
+    let (parsed, mut problems) = match parse_lined_documents(text) {
+        Ok(parsed) => (parsed, Vec::new()),
+        Err(_) => parse_lined_documents_one_by_one(text, &source),
+    };
+    let mut outcome = ReadOutcome { sources: vec![source.clone()], ..ReadOutcome::default() };
+    for document in parsed {
+        push_document(document, &source, &mut outcome.documents, &mut problems);
+    }
+    problems.sort_by_key(|p| (p.line, p.column));
+    outcome.problems = problems;
+    outcome
+}
+
+/// Parses a multi-document manifest; the first problem is an error. Empty documents are
+/// dropped; `kind: List` is expanded.
+pub fn parse_documents(text: &str, source_name: &str) -> Result<Vec<Document>, ManifestError> {
+    let outcome = parse_documents_tolerant(text, source_name);
+    match outcome.problems.into_iter().next() {
+        Some(problem) => Err(problem.into()),
+        None => Ok(outcome.documents),
+    }
+}
+
+/// Adds one read document to `documents` (its items, for a `kind: List`), or a problem when it is
+/// not a mapping.
+fn push_document(
+    document: LinedDocument,
+    source: &Arc<str>,
+    documents: &mut Vec<Document>,
+    problems: &mut Vec<ReadProblem>,
+) {
+    let LinedDocument { value, line, column, nodes } = document;
+    match &value {
+        Value::Null => return,
+        Value::Object(map) if map.is_empty() => return,
+        Value::Object(_) => {}
+        _ => {
+            problems.push(ReadProblem::not_an_object(source, line, column));
+            return;
+        }
+    }
+    let is_list = value.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List"))
+        && value.get("items").is_some_and(Value::is_array);
+    if is_list {
+        // The records of `items` and of each item are contiguous subtrees of the document's.
+        let items_position = value.as_object().and_then(|m| m.keys().position(|k| k == "items"));
+        let item_ranges = items_position
+            .and_then(|position| children(&nodes, nodes.len()).get(position).copied())
+            .map(|(_, items_end)| children(&nodes, items_end))
+            .unwrap_or_default();
+        let Value::Object(mut map) = value else { return };
+        let items = match map.remove("items") {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        };
+        for (i, item) in items.into_iter().enumerate() {
+            let (item_nodes, item_line) = match item_ranges.get(i) {
+                Some(&(start, end)) => (Arc::from(&nodes[start..end]), nodes[end - 1].line as usize),
+                None => (Arc::from(Vec::new()), line),
+            };
+            let index = documents.len();
+            documents.push(Document {
+                value: item,
+                origin: Origin { source: source.clone(), index, line: item_line },
+                lines: LineIndex { inner: Lines::Nodes(item_nodes) },
+            });
+        }
+        return;
+    }
+    let index = documents.len();
+    let lines = LineIndex { inner: Lines::Nodes(Arc::from(nodes)) };
+    documents.push(Document { value, origin: Origin { source: source.clone(), index, line }, lines });
 }
 
 #[cfg(test)]

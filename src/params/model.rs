@@ -13,6 +13,9 @@ use serde_json::{Map, Value};
 /// `null` deletes) into a rendered object, e.g. `{spec: {sku: {tier: Standard}}}`.
 pub type Overlay = Map<String, Value>;
 
+/// The largest replica count or node count the APIs take: their fields are int32.
+pub const INT32_MAX: u32 = i32::MAX as u32;
+
 /// Parameters of the `aks` and `aks-aso` flavors and of the ClusterClasses and topology Clusters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
@@ -166,6 +169,7 @@ pub struct PoolDefaults {
     pub vm_size: Option<String>,
     /// Number of nodes of the pools (CAPZ's template renders 0 under clusterctl unless
     /// WORKER_MACHINE_COUNT is set; 2 here).
+    #[schemars(range(max = INT32_MAX))]
     pub replicas: u32,
 }
 
@@ -190,6 +194,7 @@ pub struct Pool {
     pub vm_size: Option<String>,
     /// Number of nodes (default: poolDefaults.replicas).
     #[serde(default)]
+    #[schemars(range(max = INT32_MAX))]
     pub replicas: Option<u32>,
     /// Cluster autoscaler bounds; replicas must lie within them.
     #[serde(default)]
@@ -265,8 +270,10 @@ pub enum OsType {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Autoscaling {
     /// Minimum number of nodes.
+    #[schemars(range(max = INT32_MAX))]
     pub min_count: u32,
     /// Maximum number of nodes.
+    #[schemars(range(max = INT32_MAX))]
     pub max_count: u32,
 }
 

@@ -10,7 +10,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use kube::core::cel::{CompiledSchema, ErrorKind, RootContext, Validator, compile_schema};
 use serde_json::Value;
 
-use super::validate::Issue;
+use super::issue::Issue;
 use super::{Gvk, KindSchema};
 use crate::report::Severity;
 

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Value, json};
 
-use super::validate::Issue;
+use super::issue::Issue;
 
 /// The structural schema of `metadata` (k8s.io/apimachinery ObjectMeta).
 pub(crate) static OBJECT_META: LazyLock<Value> = LazyLock::new(|| {

@@ -6,6 +6,7 @@ pub mod validate;
 
 mod cel;
 mod formats;
+mod issue;
 mod meta;
 
 use std::fmt;

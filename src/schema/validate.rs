@@ -13,28 +13,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::cel::CelChecker;
+use super::issue::Issue;
 use super::meta::{self, NameRule, escape};
 use super::{Gvk, Registry, formats};
-use crate::manifest::{Document, split_api_version};
+use crate::manifest::{Document, SecretValues, is_secret_data_pointer, split_api_version};
 use crate::report::{Finding, Severity};
-
-/// One problem at a JSON pointer, before it is tied to a document.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Issue {
-    pub rule: &'static str,
-    pub severity: Severity,
-    pub path: String,
-    pub message: String,
-}
-
-impl Issue {
-    pub(crate) fn new(rule: &'static str, severity: Severity, path: String, message: String) -> Self {
-        Issue { rule, severity, path, message }
-    }
-    pub(crate) fn error(rule: &'static str, path: String, message: String) -> Self {
-        Issue::new(rule, Severity::Error, path, message)
-    }
-}
 
 /// Ids of the findings this module produces.
 pub const RULES: &[(&str, &str)] = &[
@@ -162,9 +145,9 @@ impl<'r> Validator<'r> {
         let mut issues = Vec::new();
         let mut skipped = false;
         self.validate_object(&document.value, "", false, &mut issues, &mut skipped);
-        if document.group().is_empty() && document.kind() == "Secret" {
+        if let Some(secrets) = SecretValues::of(&document.value) {
             for issue in &mut issues {
-                mask_secret_value(&document.value, issue);
+                issue.message = secrets.mask(&issue.message, is_secret_data_pointer(&issue.path));
             }
         }
         let object = document.display_name();
@@ -175,6 +158,7 @@ impl<'r> Validator<'r> {
                 severity: issue.severity,
                 source: document.origin.source.to_string(),
                 line: document.line_of(&issue.path),
+                column: None,
                 object: object.clone(),
                 path: issue.path,
                 message: issue.message,
@@ -697,20 +681,6 @@ fn check_number(value: &Value, schema: &Map<String, Value>, path: &str, out: &mu
 
 /// Secret values never reach an output: a finding on a field of a Secret's `data` or `stringData`
 /// names the field, not its value.
-fn mask_secret_value(secret: &Value, issue: &mut Issue) {
-    if !(issue.path.starts_with("/data/") || issue.path.starts_with("/stringData/")) {
-        return;
-    }
-    let Some(value) = secret.pointer(&issue.path) else { return };
-    let shown = match value {
-        Value::String(s) if !s.is_empty() => format!("{s:?}"),
-        Value::Number(n) => format!("number {n}"),
-        _ => return,
-    };
-    let masked = if value.is_string() { "\"***\"".to_string() } else { "number ***".to_string() };
-    issue.message = issue.message.replace(&shown, &masked);
-}
-
 fn config_key_error(key: &str) -> Option<&'static str> {
     let valid_chars = key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
     if key.is_empty() || key.len() > 253 || !valid_chars {

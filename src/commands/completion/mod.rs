@@ -29,7 +29,7 @@ pub(crate) fn run(args: CompletionArgs) -> anyhow::Result<ExitStatus> {
         CompletionShell::Elvish => static_script(clap_complete::Shell::Elvish),
         CompletionShell::Powershell => static_script(clap_complete::Shell::PowerShell),
     };
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = super::output::stdout();
     stdout.write_all(&script).context("cannot write to stdout")?;
     Ok(ExitStatus::Success)
 }
@@ -48,7 +48,7 @@ pub(crate) fn complete(args: CompleteArgs) -> anyhow::Result<ExitStatus> {
     let mut root = Cli::command();
     root.build();
     let completions = engine::complete(&root, &args.words, &PluginLookup);
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = super::output::stdout();
     stdout.write_all(engine::cobra_output(&completions).as_bytes()).context("cannot write to stdout")?;
     Ok(ExitStatus::Success)
 }

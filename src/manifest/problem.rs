@@ -1,0 +1,140 @@
+//! What can be wrong with the text of a manifest (YAML syntax, duplicate keys, documents that are
+//! not objects), located at file:line:col and said in our words, never the YAML library's.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde_saphyr::{Error as YamlError, MessageFormatter, UserMessageFormatter};
+
+/// Which kind of problem: each is its own rule id of `validate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProblemKind {
+    /// The text is not YAML (or not UTF-8).
+    Syntax,
+    /// A mapping repeats a key.
+    DuplicateKey,
+    /// A document is a scalar or a list, not a mapping.
+    NotAnObject,
+}
+
+impl ProblemKind {
+    /// The rule id of findings of this kind.
+    pub fn rule(self) -> &'static str {
+        match self {
+            ProblemKind::Syntax => "yaml-syntax",
+            ProblemKind::DuplicateKey => "yaml-duplicate-key",
+            ProblemKind::NotAnObject => "not-an-object",
+        }
+    }
+}
+
+/// Rule ids of the problems found while reading manifests, with what they mean.
+pub const READ_RULES: &[(&str, &str)] = &[
+    ("yaml-syntax", "the text is not valid YAML (or not UTF-8): the document around the error is not checked"),
+    ("yaml-duplicate-key", "a mapping repeats a key (the API server rejects it): the document is not checked"),
+    ("not-an-object", "a document is a scalar or a list, not a Kubernetes object"),
+];
+
+/// One part of a manifest that could not be read into objects. Reading goes on after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadProblem {
+    pub kind: ProblemKind,
+    /// File path or `<stdin>`.
+    pub source: Arc<str>,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column (characters).
+    pub column: usize,
+    /// What is wrong, in one sentence.
+    pub message: String,
+}
+
+impl ReadProblem {
+    /// A document that is not a mapping.
+    pub(crate) fn not_an_object(source: &Arc<str>, line: usize, column: usize) -> Self {
+        ReadProblem {
+            kind: ProblemKind::NotAnObject,
+            source: source.clone(),
+            line,
+            column,
+            message: "a manifest document must be a mapping (a Kubernetes object)".into(),
+        }
+    }
+
+    /// Text that is not UTF-8: located at its first invalid byte.
+    pub(crate) fn not_utf8(source: &Arc<str>, bytes: &[u8], error: &std::str::Utf8Error) -> Self {
+        let valid = &bytes[..error.valid_up_to()];
+        let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
+        let line_start = valid.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&valid[line_start..]).chars().count() + 1;
+        ReadProblem {
+            kind: ProblemKind::Syntax,
+            source: source.clone(),
+            line,
+            column,
+            message: format!("not UTF-8 text: invalid byte 0x{:02x}", bytes[error.valid_up_to()]),
+        }
+    }
+
+    /// A YAML error of a part of `source` that starts after `line_offset` lines.
+    pub(crate) fn from_yaml(error: &YamlError, source: &Arc<str>, line_offset: usize) -> Self {
+        let (line, column) = error
+            .location()
+            .map(|location| (location.line() as usize, location.column() as usize))
+            .filter(|(line, _)| *line > 0)
+            .unwrap_or((1, 1));
+        let kind = match innermost(error) {
+            YamlError::DuplicateMappingKey { .. } => ProblemKind::DuplicateKey,
+            _ => ProblemKind::Syntax,
+        };
+        ReadProblem { kind, source: source.clone(), line: line + line_offset, column, message: yaml_message(error) }
+    }
+}
+
+/// The error itself, without the snippet and alias wrappers of the YAML library.
+fn innermost(error: &YamlError) -> &YamlError {
+    let mut error = error;
+    loop {
+        match error {
+            YamlError::WithSnippet { error: inner, .. } | YamlError::AliasError { error: inner, .. } => error = inner,
+            _ => return error,
+        }
+    }
+}
+
+/// Our words for the library's errors: no option names, no internals, one line.
+struct KubernetesWording;
+
+impl MessageFormatter for KubernetesWording {
+    fn format_message<'a>(&self, error: &'a YamlError) -> Cow<'a, str> {
+        match innermost(error) {
+            YamlError::DuplicateMappingKey { key: Some(key), .. } => Cow::Owned(format!(
+                "duplicate key `{key}`: a mapping may hold each key once (the API server rejects it)"
+            )),
+            YamlError::DuplicateMappingKey { key: None, .. } => {
+                Cow::Borrowed("duplicate key: a mapping may hold each key once (the API server rejects it)")
+            }
+            YamlError::Budget { .. }
+            | YamlError::AliasReplayCounterOverflow { .. }
+            | YamlError::AliasReplayLimitExceeded { .. }
+            | YamlError::AliasExpansionLimitExceeded { .. }
+            | YamlError::AliasReplayStackDepthExceeded { .. } => {
+                Cow::Borrowed("the document expands to too much data (aliases nested or repeated too often)")
+            }
+            YamlError::UnknownAnchor { .. } => {
+                Cow::Borrowed("an alias (*name) refers to an anchor (&name) not defined before it")
+            }
+            YamlError::InvalidUtf8Input => Cow::Borrowed("not UTF-8 text"),
+            YamlError::Eof { .. } => Cow::Borrowed("unexpected end of the text"),
+            inner => UserMessageFormatter.format_message(inner),
+        }
+    }
+}
+
+/// One line of our wording for `error`, control characters replaced.
+fn yaml_message(error: &YamlError) -> String {
+    let message = KubernetesWording.format_message(error);
+    let message: String = message.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let message = message.trim();
+    if message.is_empty() { "invalid YAML".to_string() } else { message.to_string() }
+}
