@@ -101,7 +101,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             }
         }
         security_profile(spec, &mut emit);
-        virtual_network(spec, &mut emit);
+        virtual_network(spec, is_template, &mut emit);
         extensions(spec, &mut emit);
     }
     for object in bundle.aso_objects() {
@@ -226,17 +226,21 @@ fn security_profile(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) 
     }
 }
 
-fn virtual_network(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) {
+fn virtual_network(spec: &serde_json::Map<String, Value>, is_template: bool, emit: &mut Emit<'_>) {
     let Some(vnet) = spec.get("virtualNetwork").and_then(Value::as_object).filter(|vnet| !vnet.is_empty()) else {
         return;
     };
-    // The CRD defaults both CIDRs before CAPZ's webhook sees them.
+    // The CRD defaults cidrBlock of each object that is present; a missing subnet is filled by CAPZ's defaulting
+    // (SetDefaultAzureManagedControlPlaneSubnet), which picks 10.224.0.0/16 for overlay on AzureManagedControlPlane.
     let vnet_cidr = vnet.get("cidrBlock").and_then(Value::as_str).unwrap_or("10.0.0.0/8");
-    let subnet_cidr = vnet
-        .get("subnet")
-        .and_then(|subnet| subnet.get("cidrBlock"))
-        .and_then(Value::as_str)
-        .unwrap_or("10.240.0.0/16");
+    let overlay = !is_template && spec.get("networkPluginMode").and_then(Value::as_str) == Some("overlay");
+    let subnet_default = match vnet.get("subnet") {
+        Some(subnet) if subnet.is_object() => "10.240.0.0/16",
+        _ if overlay => "10.224.0.0/16",
+        _ => "10.240.0.0/16",
+    };
+    let subnet_cidr =
+        vnet.get("subnet").and_then(|subnet| subnet.get("cidrBlock")).and_then(Value::as_str).unwrap_or(subnet_default);
     let parent = parse_cidr(vnet_cidr);
     if parent.is_none() {
         emit(
@@ -320,7 +324,16 @@ mod tests {
     fn findings(yaml: &str) -> Vec<Finding> {
         findings_among(
             yaml,
-            &[IDENTITY, SECURITY_PROFILE, DISABLE_LOCAL_ACCOUNTS, VIRTUAL_NETWORK, FLEETS_MEMBER_NAME, AKS_EXTENSIONS],
+            &[
+                IDENTITY,
+                SECURITY_PROFILE,
+                DISABLE_LOCAL_ACCOUNTS,
+                VIRTUAL_NETWORK,
+                FLEETS_MEMBER_NAME,
+                AKS_EXTENSIONS,
+                super::super::rules::twins::AKS_SECURITY_PROFILE,
+                super::super::rules::twins::AKS_DISABLE_LOCAL_ACCOUNTS,
+            ],
         )
     }
 
@@ -437,6 +450,6 @@ spec:
         let local = "      disableLocalAccounts: true\n";
         assert!(aso(&format!("{local}      aadProfile: {{managed: true, enableAzureRBAC: true}}\n")).is_empty());
         assert!(aso("      disableLocalAccounts: false\n").is_empty());
-        assert_eq!(ids(&aso(local)), [DISABLE_LOCAL_ACCOUNTS]);
+        assert_eq!(ids(&aso(local)), [super::super::rules::twins::AKS_DISABLE_LOCAL_ACCOUNTS]);
     }
 }

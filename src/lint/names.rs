@@ -92,7 +92,15 @@ mod tests {
     use crate::report::Finding;
 
     fn findings(yaml: &str) -> Vec<Finding> {
-        findings_among(yaml, &[DNS_PREFIX, RESERVED_NAME])
+        findings_among(
+            yaml,
+            &[
+                DNS_PREFIX,
+                RESERVED_NAME,
+                super::super::rules::twins::AKS_DNS_PREFIX,
+                super::super::rules::twins::AKS_RESERVED_NAME,
+            ],
+        )
     }
 
     fn amcp(name: &str, dns_prefix: Option<&str>) -> String {
@@ -163,7 +171,11 @@ spec:
       dnsPrefix: bad_prefix
 ";
         let found = findings(yaml);
-        assert_eq!(ids(&found), [RESERVED_NAME, DNS_PREFIX], "ordered by line");
+        assert_eq!(
+            ids(&found),
+            [super::super::rules::twins::AKS_RESERVED_NAME, super::super::rules::twins::AKS_DNS_PREFIX],
+            "ordered by line, AKS rules on ASO objects"
+        );
         let paths: Vec<_> = found.iter().map(|f| f.path.as_str()).collect();
         assert!(paths.contains(&"/spec/resources/0/spec/dnsPrefix"));
         assert!(paths.contains(&"/spec/resources/0/spec/azureName"));

@@ -1,6 +1,8 @@
 //! Cluster network and network plugin combinations: mirrors `validateManagedClusterNetwork`,
 //! `validateAzureManagedControlPlaneNetworkPluginMode`, `validateNetworkDataplane` and `validateNetworkPolicy`
-//! (internal/webhooks/azuremanagedcontrolplane_validation.go); the plugin rules also apply to ASO ManagedClusters.
+//! (internal/webhooks/azuremanagedcontrolplane_validation.go); the plugin rules also apply to ASO ManagedClusters
+//! (as `aks-network-plugin`). `validateManagedClusterNetwork` only runs once the object carries the cluster-name
+//! label, so its findings say when CAPZ rejects.
 
 use std::net::IpAddr;
 
@@ -8,11 +10,13 @@ use serde_json::Value;
 
 use super::Sink;
 use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, spec_root};
+use super::update_path::when_labelled;
 
 pub(crate) const CLUSTER_NETWORK_CIDRS: &str = "capz-cluster-network-cidrs";
 pub(crate) const DNS_SERVICE_IP: &str = "capz-dns-service-ip";
 pub(crate) const NETWORK_PLUGIN: &str = "capz-network-plugin";
 pub(crate) const TEMPLATE_VNET_NAME: &str = "capz-template-vnet-name";
+pub(crate) const TEMPLATE_INSTANCE: &str = "capz-template-instance";
 
 /// A parsed CIDR (`net.ParseCIDR`): the network address and prefix length.
 fn parse_cidr(text: &str) -> Option<(IpAddr, u8)> {
@@ -114,8 +118,9 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                         &format!("/spec/clusterNetwork/{network}/cidrBlocks"),
                         format!(
                             "{count} {network} cidrBlocks, but AKS (AzureManagedControlPlane {:?}) supports one; keep \
-                             a single CIDR",
-                            doc.name()
+                             a single CIDR. {}",
+                            doc.name(),
+                            when_labelled(doc)
                         ),
                     );
                 }
@@ -123,11 +128,11 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             if let Some(dns_service_ip) = doc.value.at("/spec/dnsServiceIP").and_then(Value::as_str)
                 && let Some(problem) = dns_service_ip_problem(dns_service_ip, &blocks("services"))
             {
-                sink.emit(DNS_SERVICE_IP, index, "/spec/dnsServiceIP", problem);
+                sink.emit(DNS_SERVICE_IP, index, "/spec/dnsServiceIP", format!("{problem}. {}", when_labelled(doc)));
             }
         }
     }
-    if sink.wants(&[NETWORK_PLUGIN]) {
+    if sink.wants(&[NETWORK_PLUGIN, TEMPLATE_INSTANCE]) {
         for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
             let root = spec_root(doc);
             let field = |name: &str| doc.value.at(&format!("{root}/{name}")).and_then(Value::as_str);
@@ -140,7 +145,17 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 policy_required: true,
             };
             for (name, message) in settings.problems() {
-                sink.emit(NETWORK_PLUGIN, index, &format!("{root}/{name}"), message);
+                // validateAzureManagedControlPlaneTemplate does not call validateAzureManagedControlPlaneNetworkPluginMode:
+                // the template is accepted and each AzureManagedControlPlane made from it is rejected.
+                if root != "/spec" && name == "networkPluginMode" {
+                    let message = format!(
+                        "{message}. CAPZ's template webhook accepts this, but rejects every AzureManagedControlPlane \
+                         the topology controller creates from the template"
+                    );
+                    sink.emit(TEMPLATE_INSTANCE, index, &format!("{root}/{name}"), message);
+                } else {
+                    sink.emit(NETWORK_PLUGIN, index, &format!("{root}/{name}"), message);
+                }
             }
         }
         for object in bundle.aso_objects() {
@@ -310,7 +325,7 @@ spec:
     spec:
       networkProfile: {networkPlugin: kubenet, networkPluginMode: overlay}
 ";
-        let found = findings_of(yaml, NETWORK_PLUGIN);
+        let found = findings_of(yaml, super::super::rules::twins::AKS_NETWORK_PLUGIN);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].path, "/spec/resources/0/spec/networkProfile/networkPluginMode");
         // AKS fills in the policy for the cilium dataplane itself, so ASO may leave it out.

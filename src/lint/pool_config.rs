@@ -125,12 +125,22 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
         kubelet_problems(kubelet, &mut found);
     }
     if let Some(linux) = spec.get("linuxOSConfig").and_then(Value::as_object) {
-        linux_problems(linux, kubelet, &mut found);
+        // CAPZ spells the sysctl `netIpv4IPLocalPortRange` (api/v1beta1 SysctlConfig), ASO `netIpv4IpLocalPortRange`.
+        let port_range_field = if shape == Shape::Aso { "netIpv4IpLocalPortRange" } else { "netIpv4IPLocalPortRange" };
+        linux_problems(linux, kubelet, port_range_field, &mut found);
     }
     found
 }
 
+/// CAPZ's `validateKubeletConfig` returns at its first problem: cpuCfsQuotaPeriod, the image GC thresholds, then
+/// the first disallowed sysctl.
 fn kubelet_problems(kubelet: &Map<String, Value>, found: &mut Vec<Problem>) {
+    let before = found.len();
+    kubelet_all_problems(kubelet, found);
+    found.truncate((before + 1).min(found.len()));
+}
+
+fn kubelet_all_problems(kubelet: &Map<String, Value>, found: &mut Vec<Problem>) {
     if let Some(period) = kubelet.get("cpuCfsQuotaPeriod").and_then(Value::as_str)
         && !period.ends_with("ms")
     {
@@ -171,7 +181,12 @@ fn kubelet_problems(kubelet: &Map<String, Value>, found: &mut Vec<Problem>) {
     }
 }
 
-fn linux_problems(linux: &Map<String, Value>, kubelet: Option<&Map<String, Value>>, found: &mut Vec<Problem>) {
+fn linux_problems(
+    linux: &Map<String, Value>,
+    kubelet: Option<&Map<String, Value>>,
+    port_range_field: &str,
+    found: &mut Vec<Problem>,
+) {
     let fail_swap_on = kubelet.and_then(|kubelet| kubelet.get("failSwapOn")).and_then(Value::as_bool).unwrap_or(true);
     if linux.get("swapFileSizeMB").is_some_and(|v| !v.is_null()) && fail_swap_on {
         found.push((
@@ -182,17 +197,18 @@ fn linux_problems(linux: &Map<String, Value>, kubelet: Option<&Map<String, Value
                 .to_string(),
         ));
     }
-    let Some(range) =
-        linux.get("sysctls").and_then(|sysctls| sysctls.get("netIpv4IpLocalPortRange")).and_then(Value::as_str)
+    let Some(range) = linux.get("sysctls").and_then(|sysctls| sysctls.get(port_range_field)).and_then(Value::as_str)
     else {
         return;
     };
-    let field = "linuxOSConfig/sysctls/netIpv4IpLocalPortRange".to_string();
+    let field = format!("linuxOSConfig/sysctls/{port_range_field}");
     if !PORT_RANGE.is_match(range) {
         found.push((
             LINUX_OS_CONFIG,
             field,
-            format!("netIpv4IpLocalPortRange {range:?} must be two port numbers separated by one space, e.g. \"32768 60999\""),
+            format!(
+                "{port_range_field} {range:?} must be two port numbers separated by one space, e.g. \"32768 60999\""
+            ),
         ));
         return;
     }
@@ -204,21 +220,21 @@ fn linux_problems(linux: &Map<String, Value>, kubelet: Option<&Map<String, Value
         found.push((
             LINUX_OS_CONFIG,
             field.clone(),
-            format!("the first port of netIpv4IpLocalPortRange ({first}) must be from 1024 to 60999"),
+            format!("the first port of {port_range_field} ({first}) must be from 1024 to 60999"),
         ));
     }
     if !(32768..=65000).contains(&last) {
         found.push((
             LINUX_OS_CONFIG,
             field.clone(),
-            format!("the last port of netIpv4IpLocalPortRange ({last}) must be from 32768 to 65000"),
+            format!("the last port of {port_range_field} ({last}) must be from 32768 to 65000"),
         ));
     }
     if first > last {
         found.push((
             LINUX_OS_CONFIG,
             field,
-            format!("netIpv4IpLocalPortRange starts at {first}, after its last port {last}"),
+            format!("{port_range_field} starts at {first}, after its last port {last}"),
         ));
     }
 }
@@ -257,7 +273,22 @@ mod tests {
     use crate::report::Finding;
 
     fn findings(yaml: &str) -> Vec<Finding> {
-        findings_among(yaml, &[MAX_PODS, NODE_LABELS, NODE_PUBLIC_IP, SUBNET_NAME, KUBELET_CONFIG, LINUX_OS_CONFIG])
+        findings_among(
+            yaml,
+            &[
+                MAX_PODS,
+                NODE_LABELS,
+                NODE_PUBLIC_IP,
+                SUBNET_NAME,
+                KUBELET_CONFIG,
+                LINUX_OS_CONFIG,
+                super::super::rules::twins::AKS_MAX_PODS,
+                super::super::rules::twins::AKS_NODE_LABELS,
+                super::super::rules::twins::AKS_NODE_PUBLIC_IP,
+                super::super::rules::twins::AKS_KUBELET_CONFIG,
+                super::super::rules::twins::AKS_LINUX_OS_CONFIG,
+            ],
+        )
     }
 
     fn ammp(fields: &str) -> String {
@@ -288,7 +319,7 @@ spec:
         assert!(findings(&ammp("  maxPods: 250\n")).is_empty());
         assert_eq!(paths(&findings(&ammp("  maxPods: 9\n"))), ["/spec/maxPods"]);
         let aso = findings(&agent_pool("      maxPods: 251\n"));
-        assert_eq!(ids(&aso), [MAX_PODS]);
+        assert_eq!(ids(&aso), [super::super::rules::twins::AKS_MAX_PODS]);
         assert_eq!(aso[0].path, "/spec/resources/0/spec/maxPods");
     }
 
@@ -297,7 +328,10 @@ spec:
         assert!(findings(&ammp("  nodeLabels: {team: a, azure.com/x: y}\n")).is_empty());
         let found = findings(&ammp("  nodeLabels: {kubernetes.azure.com/scalesetpriority: spot}\n"));
         assert_eq!(paths(&found), ["/spec/nodeLabels/kubernetes.azure.com~1scalesetpriority"]);
-        assert_eq!(ids(&findings(&agent_pool("      nodeLabels: {kubernetes.azure.comx: y}\n"))), [NODE_LABELS]);
+        assert_eq!(
+            ids(&findings(&agent_pool("      nodeLabels: {kubernetes.azure.comx: y}\n"))),
+            [super::super::rules::twins::AKS_NODE_LABELS]
+        );
     }
 
     #[test]
@@ -327,15 +361,23 @@ spec:
         let ok = "  kubeletConfig: {cpuCfsQuotaPeriod: 100ms, imageGcHighThreshold: 85, imageGcLowThreshold: 80, allowedUnsafeSysctls: [kernel.shmmax, kernel.sem, fs.mqueue.msg_max, net.core.somaxconn]}\n";
         assert!(findings(&ammp(ok)).is_empty());
         let bad = "  kubeletConfig: {cpuCfsQuotaPeriod: \"100\", imageGcHighThreshold: 70, imageGcLowThreshold: 80, allowedUnsafeSysctls: [kernel.sem, kernel.semx, vm.swappiness]}\n";
-        assert_eq!(
-            paths(&findings(&ammp(bad))),
-            [
-                "/spec/kubeletConfig/allowedUnsafeSysctls/1",
-                "/spec/kubeletConfig/allowedUnsafeSysctls/2",
-                "/spec/kubeletConfig/cpuCfsQuotaPeriod",
-                "/spec/kubeletConfig/imageGcLowThreshold",
-            ]
-        );
+        // validateKubeletConfig stops at its first problem.
+        assert_eq!(paths(&findings(&ammp(bad))), ["/spec/kubeletConfig/cpuCfsQuotaPeriod"]);
+        let sysctls = "  kubeletConfig: {imageGcHighThreshold: 70, imageGcLowThreshold: 80, allowedUnsafeSysctls: [kernel.semx, vm.swappiness]}\n";
+        assert_eq!(paths(&findings(&ammp(sysctls))), ["/spec/kubeletConfig/imageGcLowThreshold"]);
+        let sysctls = "  kubeletConfig: {allowedUnsafeSysctls: [kernel.sem, kernel.semx, vm.swappiness]}\n";
+        assert_eq!(paths(&findings(&ammp(sysctls))), ["/spec/kubeletConfig/allowedUnsafeSysctls/1"]);
+    }
+
+    #[test]
+    fn capz_port_range_sysctl_is_spelled_with_capital_ip() {
+        let capz = "  linuxOSConfig: {sysctls: {netIpv4IPLocalPortRange: \"1000 32000\"}}\n";
+        let found = findings(&ammp(capz));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found.iter().all(|f| f.path == "/spec/linuxOSConfig/sysctls/netIpv4IPLocalPortRange"));
+        // The ASO spelling is not a field of AzureManagedMachinePool (the schema reports it), so no CAPZ finding.
+        let aso_spelling = "  linuxOSConfig: {sysctls: {netIpv4IpLocalPortRange: \"1000 32000\"}}\n";
+        assert!(findings(&ammp(aso_spelling)).is_empty());
     }
 
     #[test]

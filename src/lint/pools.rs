@@ -11,8 +11,8 @@ use super::bundle::{AsoObject, At, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, N
 
 pub(crate) const POOL_NAME: &str = "capz-pool-name";
 pub(crate) const SYSTEM_POOL_LINUX: &str = "capz-system-pool-linux";
-pub(crate) const SYSTEM_POOL_REQUIRED: &str = "capz-system-pool-required";
-pub(crate) const SYSTEM_POOL_REPLICAS: &str = "capz-system-pool-replicas";
+pub(crate) const SYSTEM_POOL_REQUIRED: &str = "aks-system-pool-required";
+pub(crate) const SYSTEM_POOL_REPLICAS: &str = "aks-system-pool-replicas";
 
 const AKS_CONTROL_PLANES: &[&str] = &["AzureManagedControlPlane", "AzureASOManagedControlPlane"];
 const AKS_CONTROL_PLANE_TEMPLATES: &[&str] =
@@ -489,8 +489,14 @@ spec:
       mode: System
       owner: {name: c1}
 ";
-        assert!(findings_of(&yaml.replace("AZURENAME", "azureName: pool0"), POOL_NAME).is_empty());
-        let found = findings_of(&yaml.replace("AZURENAME", "type: VirtualMachineScaleSets"), POOL_NAME);
+        assert!(
+            findings_of(&yaml.replace("AZURENAME", "azureName: pool0"), super::super::rules::twins::AKS_POOL_NAME)
+                .is_empty()
+        );
+        let found = findings_of(
+            &yaml.replace("AZURENAME", "type: VirtualMachineScaleSets"),
+            super::super::rules::twins::AKS_POOL_NAME,
+        );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].path, "/spec/resources/0/metadata/name");
     }
