@@ -94,8 +94,8 @@ fn pool_name_problem(pool: &Pool) -> Option<String> {
         }
         _ => {}
     }
-    let mut chars = name.chars();
-    match chars.next() {
+    // validateNamePattern tests `rune((*name)[0])`: the first byte, read as a Latin-1 character.
+    match name.as_bytes().first().map(|&byte| char::from(byte)) {
         None => None,
         Some(first) if !first.is_lowercase() => Some(format!("{field} {name:?} must begin with a lowercase letter")),
         Some(_) if !name.chars().all(|c| c.is_lowercase() || c.is_numeric()) => {
