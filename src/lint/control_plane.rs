@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::Sink;
 use super::bundle::{At, Bundle, CONTAINERSERVICE_GROUP, spec_root};
+use super::network::TEMPLATE_INSTANCE;
 
 pub(crate) const IDENTITY: &str = "capz-identity";
 pub(crate) const SECURITY_PROFILE: &str = "capz-security-profile";
@@ -59,6 +60,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         VIRTUAL_NETWORK,
         FLEETS_MEMBER_NAME,
         AKS_EXTENSIONS,
+        TEMPLATE_INSTANCE,
     ]) {
         return;
     }
@@ -68,11 +70,25 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             continue;
         };
         let is_template = root != "/spec";
+        // validateAzureManagedControlPlaneTemplate skips the identity, local account and fleet member checks: the
+        // template is accepted and every AzureManagedControlPlane made from it is rejected.
         let mut emit = |rule: &'static str, field: &str, message: String| {
+            let (rule, message) = if is_template
+                && [IDENTITY, DISABLE_LOCAL_ACCOUNTS, FLEETS_MEMBER_NAME].contains(&rule)
+            {
+                let message = format!(
+                    "{message}. CAPZ's template webhook accepts this, but rejects every AzureManagedControlPlane the \
+                     topology controller creates from the template"
+                );
+                (TEMPLATE_INSTANCE, message)
+            } else {
+                (rule, message)
+            };
             sink.emit(rule, index, &format!("{root}/{field}"), message);
         };
-        if !is_template {
-            identity(spec, &mut emit);
+        {
+            let emit = &mut emit;
+            identity(spec, emit);
             if spec.get("disableLocalAccounts").is_some_and(|v| !v.is_null())
                 && spec.get("aadProfile").is_none_or(Value::is_null)
             {
@@ -451,5 +467,40 @@ spec:
         assert!(aso(&format!("{local}      aadProfile: {{managed: true, enableAzureRBAC: true}}\n")).is_empty());
         assert!(aso("      disableLocalAccounts: false\n").is_empty());
         assert_eq!(ids(&aso(local)), [super::super::rules::twins::AKS_DISABLE_LOCAL_ACCOUNTS]);
+    }
+}
+
+#[cfg(test)]
+mod template_instance_tests {
+    use super::super::test_support::{findings_of, paths};
+    use super::*;
+
+    #[test]
+    fn template_identity_local_accounts_and_fleet_member_fail_on_the_instance() {
+        let template = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlaneTemplate
+metadata: {name: t}
+spec:
+  template:
+    spec:
+      version: v1.33.2
+      identity: {type: UserAssigned}
+      disableLocalAccounts: true
+      fleetsMember: {managerName: m, managerResourceGroup: rg, name: Bad_Name}
+";
+        let mut found =
+            paths(&findings_of(template, TEMPLATE_INSTANCE)).into_iter().map(String::from).collect::<Vec<_>>();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                "/spec/template/spec/disableLocalAccounts",
+                "/spec/template/spec/fleetsMember/name",
+                "/spec/template/spec/identity/userAssignedIdentityResourceID",
+            ]
+        );
+        for rule in [IDENTITY, DISABLE_LOCAL_ACCOUNTS, FLEETS_MEMBER_NAME] {
+            assert!(findings_of(template, rule).is_empty(), "{rule}: the template webhook does not check it");
+        }
     }
 }

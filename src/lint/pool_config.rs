@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::Sink;
 use super::bundle::{At, Bundle, CONTAINERSERVICE_GROUP, spec_root};
+use super::network::TEMPLATE_INSTANCE;
 
 pub(crate) const MAX_PODS: &str = "capz-max-pods";
 pub(crate) const NODE_LABELS: &str = "capz-node-labels";
@@ -107,18 +108,27 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
             }
         }
     }
-    if shape == (Shape::Capz { template: false })
+    if let Shape::Capz { template } = shape
         && let Some(subnet) = spec.get("subnetName").and_then(Value::as_str)
         && !SUBNET.is_match(subnet)
     {
-        found.push((
-            SUBNET_NAME,
-            "subnetName".to_string(),
-            format!(
-                "subnetName {subnet:?} must be 2-80 letters, digits, '.', '_' or '-', starting with a letter or digit and \
-                 ending with a letter or digit"
-            ),
-        ));
+        let problem = format!(
+            "subnetName {subnet:?} must be 2-80 letters, digits, '.', '_' or '-', starting with a letter or digit and \
+             ending with a letter or digit"
+        );
+        // The template webhook does not call validateMPSubnetName; every pool made from the template fails it.
+        found.push(if template {
+            (
+                TEMPLATE_INSTANCE,
+                "subnetName".to_string(),
+                format!(
+                    "{problem}. CAPZ's template webhook accepts this, but rejects every AzureManagedMachinePool the \
+                     topology controller creates from the template"
+                ),
+            )
+        } else {
+            (SUBNET_NAME, "subnetName".to_string(), problem)
+        });
     }
     let kubelet = spec.get("kubeletConfig").and_then(Value::as_object);
     if let Some(kubelet) = kubelet {
@@ -240,7 +250,15 @@ fn linux_problems(
 }
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
-    if !sink.wants(&[MAX_PODS, NODE_LABELS, NODE_PUBLIC_IP, SUBNET_NAME, KUBELET_CONFIG, LINUX_OS_CONFIG]) {
+    if !sink.wants(&[
+        MAX_PODS,
+        NODE_LABELS,
+        NODE_PUBLIC_IP,
+        SUBNET_NAME,
+        KUBELET_CONFIG,
+        LINUX_OS_CONFIG,
+        TEMPLATE_INSTANCE,
+    ]) {
         return;
     }
     for (index, doc) in bundle.capz(&["AzureManagedMachinePool", "AzureManagedMachinePoolTemplate"]) {
@@ -399,5 +417,18 @@ spec:
         assert!(messages[0].contains("first port") && messages[1].contains("last port"));
         let reversed = range("60000 40000");
         assert!(reversed[0].contains("after its last port"), "{reversed:?}");
+    }
+}
+
+#[cfg(test)]
+mod template_instance_tests {
+    use super::super::test_support::{findings_of, paths};
+    use super::*;
+
+    #[test]
+    fn template_subnet_name_fails_on_the_instance() {
+        let template = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePoolTemplate\nmetadata: {name: t}\nspec:\n  template:\n    spec: {mode: User, subnetName: -bad}\n";
+        assert_eq!(paths(&findings_of(template, TEMPLATE_INSTANCE)), ["/spec/template/spec/subnetName"]);
+        assert!(findings_of(template, SUBNET_NAME).is_empty());
     }
 }
