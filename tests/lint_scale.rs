@@ -42,7 +42,7 @@ spec:
 ---
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
 kind: AzureManagedControlPlane
-metadata: {name: aks2-windows-@N@, namespace: @NS@}
+metadata: {name: aks2-windows-@N@, namespace: @NS@, labels: {cluster.x-k8s.io/cluster-name: gone-@N@}}
 spec:
   version: v1.33.2
   sshPublicKey: not-base64!

@@ -54,8 +54,9 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             }
             None | Some(Value::Null) => {
                 let name = doc.name();
+                // CAPZ's defaulting writes metadata.name into spec.dnsPrefix; the webhook reports that field.
                 if !name.is_empty() && !DNS_PREFIX_PATTERN.is_match(name) {
-                    sink.emit(DNS_PREFIX, index, "/metadata/name", dns_prefix_message(name, true));
+                    sink.emit(DNS_PREFIX, index, "/spec/dnsPrefix", dns_prefix_message(name, true));
                 }
             }
             Some(_) => {}
@@ -136,7 +137,7 @@ mod tests {
     fn dns_prefix_defaults_to_metadata_name() {
         let found = findings(&amcp("my.cluster", None));
         assert_eq!(ids(&found), [DNS_PREFIX]);
-        assert_eq!(found[0].path, "/metadata/name");
+        assert_eq!(found[0].path, "/spec/dnsPrefix", "the field CAPZ's defaulting fills and its webhook reports");
         assert!(found[0].message.contains("defaults dnsPrefix to metadata.name"));
         // An explicit, valid dnsPrefix makes the name irrelevant.
         assert!(findings(&amcp("my.cluster", Some("mycluster"))).is_empty());

@@ -109,17 +109,19 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                     .map(|items| items.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default()
             };
+            // CAPZ rejects the AzureManagedControlPlane (the Cluster itself is accepted); the message names the
+            // Cluster's field as CAPZ does (Cluster.spec.clusterNetwork.<network>.cidrBlocks).
             for network in ["services", "pods"] {
                 let count = blocks(network).len();
                 if count > 1 {
                     sink.emit(
                         CLUSTER_NETWORK_CIDRS,
-                        cluster,
-                        &format!("/spec/clusterNetwork/{network}/cidrBlocks"),
+                        index,
+                        "/metadata/name",
                         format!(
-                            "{count} {network} cidrBlocks, but AKS (AzureManagedControlPlane {:?}) supports one; keep \
-                             a single CIDR. {}",
-                            doc.name(),
+                            "Cluster {:?} has {count} spec.clusterNetwork.{network}.cidrBlocks, but AKS supports one; \
+                             keep a single CIDR. {}",
+                            cluster_doc.name(),
                             when_labelled(doc)
                         ),
                     );
@@ -279,13 +281,14 @@ spec:
     }
 
     #[test]
-    fn more_than_one_cidr_fires_on_the_cluster() {
+    fn more_than_one_cidr_rejects_the_control_plane() {
         let found = findings_of(&bundle("[10.0.0.0/16, 10.1.0.0/16]", "10.0.0.10"), CLUSTER_NETWORK_CIDRS);
         assert_eq!(ids(&found), [CLUSTER_NETWORK_CIDRS]);
         assert_eq!(
             (found[0].object.as_str(), found[0].path.as_str()),
-            ("Cluster/c1", "/spec/clusterNetwork/services/cidrBlocks")
+            ("AzureManagedControlPlane/c1", "/metadata/name")
         );
+        assert!(found[0].message.contains("spec.clusterNetwork.services.cidrBlocks"), "{}", found[0].message);
         assert!(findings_of(&bundle("[10.0.0.0/16]", "10.0.0.10"), CLUSTER_NETWORK_CIDRS).is_empty());
     }
 

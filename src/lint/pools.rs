@@ -44,12 +44,12 @@ fn capz_pools(bundle: &Bundle<'_>) -> Vec<Pool> {
 
 fn capz_pool(index: usize, doc: &crate::manifest::Document) -> Pool {
     let root = spec_root(doc);
-    let (name, name_pointer, name_field) = match string_at(&doc.value, &format!("{root}/name"))
-        .filter(|n| !n.is_empty())
-    {
-        Some(name) => (name, format!("{root}/name"), "spec.name"),
-        None => (doc.name().to_string(), "/metadata/name".to_string(), "metadata.name (used when spec.name is empty)"),
-    };
+    let (name, name_pointer, name_field) =
+        match string_at(&doc.value, &format!("{root}/name")).filter(|n| !n.is_empty()) {
+            Some(name) => (name, format!("{root}/name"), "spec.name"),
+            // CAPZ's defaulting copies metadata.name into spec.name, the field its webhook then reports.
+            None => (doc.name().to_string(), format!("{root}/name"), "spec.name (defaulted to metadata.name)"),
+        };
     Pool {
         doc: index,
         mode: string_at(&doc.value, &format!("{root}/mode")),
@@ -467,8 +467,8 @@ mod tests {
     fn pool_name_falls_back_to_metadata_name() {
         let found = findings_of(&ammp("c1-pool0", "  mode: User\n"), POOL_NAME);
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].path, "/metadata/name");
-        assert!(found[0].message.contains("metadata.name (used when spec.name is empty)"));
+        assert_eq!(found[0].path, "/spec/name", "the field CAPZ's defaulting fills and its webhook reports");
+        assert!(found[0].message.contains("spec.name (defaulted to metadata.name)"));
         // An empty spec.name falls back as well (the defaulting webhook treats "" as unset).
         assert_eq!(findings_of(&ammp("c1-pool0", "  mode: User\n  name: \"\"\n"), POOL_NAME).len(), 1);
         assert!(findings_of(&ammp("pool0", "  mode: User\n"), POOL_NAME).is_empty());

@@ -325,6 +325,13 @@ pub(crate) static RULES: &[RuleInfo] = &[
         "validateManagedClusterNetwork → validatePrivateEndpoints (internal/webhooks/azuremanagedcontrolplane_validation.go, azurecluster_validation.go)",
     ),
     rule(
+        update_path::LABELLED_CLUSTER_MISSING,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "An AzureManagedControlPlane[Template] that carries the cluster.x-k8s.io/cluster-name label needs that Cluster to exist when it is created: earlier in the bundle (apply order), same namespace.",
+        "validateManagedClusterNetwork: cli.Get of the labelled Cluster, an InternalError when it fails (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
         update_path::AAD_ADMIN_GROUPS,
         Severity::Error,
         Rejecter::CapzFirstUpdate,

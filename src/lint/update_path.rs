@@ -14,16 +14,21 @@ use serde_json::Value;
 
 use super::Sink;
 use super::bundle::{At, Bundle, CLUSTER_NAME_LABEL, spec_root};
+use super::control_plane::FLEETS_MEMBER_NAME;
 use crate::manifest::Document;
 
 pub(crate) const PRIVATE_ENDPOINTS: &str = "capz-private-endpoints";
 pub(crate) const AAD_ADMIN_GROUPS: &str = "capz-aad-admin-groups";
 pub(crate) const EXTENSION_SCOPE_UPDATE: &str = "capz-extension-scope-update";
 pub(crate) const RESOURCE_GROUP_UPDATE: &str = "capz-resource-group-update";
+pub(crate) const LABELLED_CLUSTER_MISSING: &str = "capz-labelled-cluster-missing";
 
 /// `privateEndpointRegex` (Go's `\w` is ASCII).
 static PRIVATE_ENDPOINT_NAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[-0-9A-Za-z_\._]+$").expect("valid regex"));
+/// `validateFleetsMember`'s pattern.
+static FLEETS_MEMBER_PATTERN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$").expect("valid regex"));
 /// `resourceIDPattern`.
 static RESOURCE_ID: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)subscriptions/(.+)/resourceGroups/(.+)/providers/(.+?)/(.+?)/(.+)").expect("valid regex")
@@ -80,7 +85,14 @@ fn contains((network, prefix): (IpAddr, u32), ip: IpAddr) -> bool {
 }
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
-    if !sink.wants(&[PRIVATE_ENDPOINTS, AAD_ADMIN_GROUPS, EXTENSION_SCOPE_UPDATE, RESOURCE_GROUP_UPDATE]) {
+    if !sink.wants(&[
+        PRIVATE_ENDPOINTS,
+        AAD_ADMIN_GROUPS,
+        EXTENSION_SCOPE_UPDATE,
+        RESOURCE_GROUP_UPDATE,
+        LABELLED_CLUSTER_MISSING,
+        FLEETS_MEMBER_NAME,
+    ]) {
         return;
     }
     for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
@@ -88,9 +100,11 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         let Some(spec) = doc.value.at(root).and_then(Value::as_object) else {
             continue;
         };
+        labelled_cluster(bundle, index, doc, sink);
         if doc.kind() == "AzureManagedControlPlane" {
             private_endpoints(doc, index, spec, sink);
             resource_group(doc, index, spec, sink);
+            fleets_member_from_cluster_name(bundle, index, doc, spec, sink);
         }
         if let Some(aad) = spec.get("aadProfile").filter(|aad| aad.is_object())
             && aad.get("adminGroupObjectIDs").and_then(Value::as_array).is_some_and(Vec::is_empty)
@@ -125,6 +139,70 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
+}
+
+/// `validateManagedClusterNetwork` gets the Cluster the cluster-name label names; on a labelled object it does so at
+/// create, and a Cluster that does not exist yet (not in the bundle, or later in apply order) is an internal error.
+fn labelled_cluster(bundle: &Bundle<'_>, index: usize, doc: &Document, sink: &mut Sink<'_>) {
+    let Some(label) = doc.value.at("/metadata/labels").and_then(|labels| labels.get(CLUSTER_NAME_LABEL)) else {
+        return;
+    };
+    let name = label.as_str().unwrap_or("");
+    let namespace = bundle.namespace(index);
+    let earlier = bundle.find_named("Cluster", name, namespace, |cluster| {
+        cluster < index && bundle.group(cluster) == super::bundle::CAPI_GROUP
+    });
+    if earlier.is_some() {
+        return;
+    }
+    let later = bundle
+        .find_named("Cluster", name, namespace, |cluster| bundle.group(cluster) == super::bundle::CAPI_GROUP)
+        .is_some();
+    let why = if later { "comes after it in apply order" } else { "is not in the bundle" };
+    let pointer = format!("/metadata/labels/{}", super::escape_segment(CLUSTER_NAME_LABEL));
+    sink.emit(
+        LABELLED_CLUSTER_MISSING,
+        index,
+        &pointer,
+        format!(
+            "the cluster-name label names Cluster {name:?}, which {why}: CAPZ's webhook looks the Cluster up at create \
+             and rejects the object (\"clusters.cluster.x-k8s.io {name:?} not found\"). Apply the Cluster first or \
+             drop the label (CAPI adds it)"
+        ),
+    );
+}
+
+/// A fleetsMember without a name gets the Cluster's name from the cluster-name label (`DefaultFleetsMember`), which
+/// `validateFleetsMember` then checks.
+fn fleets_member_from_cluster_name(
+    bundle: &Bundle<'_>,
+    index: usize,
+    doc: &Document,
+    spec: &serde_json::Map<String, Value>,
+    sink: &mut Sink<'_>,
+) {
+    let Some(member) = spec.get("fleetsMember").filter(|member| member.is_object()) else {
+        return;
+    };
+    if member.get("name").and_then(Value::as_str).is_some_and(|name| !name.is_empty()) {
+        return;
+    }
+    let Some(cluster) = bundle.cluster_name_of_control_plane(index) else {
+        return;
+    };
+    if FLEETS_MEMBER_PATTERN.is_match(cluster) {
+        return;
+    }
+    sink.emit(
+        FLEETS_MEMBER_NAME,
+        index,
+        "/spec/fleetsMember",
+        format!(
+            "fleetsMember.name is defaulted to the Cluster name {cluster:?}, which does not match \
+             ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$; {}. Set fleetsMember.name",
+            when_labelled(doc)
+        ),
+    );
 }
 
 /// `validatePrivateEndpoints` on the control plane's subnet, run by `validateManagedClusterNetwork` only when the
@@ -291,5 +369,32 @@ mod tests {
         let labelled = amcp("")
             .replace("metadata: {name: c1}", "metadata: {name: c1, labels: {cluster.x-k8s.io/cluster-name: c1}}");
         assert!(findings_of(&labelled, RESOURCE_GROUP_UPDATE).is_empty(), "defaulted from the label at create");
+    }
+
+    const CLUSTER: &str = "apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: c1}
+spec:
+  controlPlaneRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlane, name: c1}
+";
+
+    #[test]
+    fn labelled_control_plane_needs_its_cluster_first() {
+        let labelled = amcp(RG)
+            .replace("metadata: {name: c1}", "metadata: {name: c1, labels: {cluster.x-k8s.io/cluster-name: c1}}");
+        assert!(findings_of(&format!("{CLUSTER}---\n{labelled}"), LABELLED_CLUSTER_MISSING).is_empty());
+        let found = findings_of(&format!("{labelled}---\n{CLUSTER}"), LABELLED_CLUSTER_MISSING);
+        assert_eq!(paths(&found), ["/metadata/labels/cluster.x-k8s.io~1cluster-name"]);
+        assert!(found[0].message.contains("after it in apply order"), "{}", found[0].message);
+        assert_eq!(findings_of(&labelled, LABELLED_CLUSTER_MISSING).len(), 1);
+    }
+
+    #[test]
+    fn fleets_member_name_defaults_to_the_cluster_name() {
+        let member = amcp(&format!("{RG}  fleetsMember: {{managerName: m, managerResourceGroup: rg}}\n"));
+        assert!(findings_of(&format!("{CLUSTER}---\n{member}"), FLEETS_MEMBER_NAME).is_empty());
+        let odd = CLUSTER.replace("metadata: {name: c1}", "metadata: {name: C1}").replace("name: c1}", "name: c1}");
+        let found = findings_of(&format!("{odd}---\n{member}"), FLEETS_MEMBER_NAME);
+        assert_eq!(paths(&found), ["/spec/fleetsMember"]);
     }
 }
