@@ -295,18 +295,28 @@ fn resource_group(doc: &Document, index: usize, spec: &serde_json::Map<String, V
         .and_then(|vnet| vnet.get("resourceGroup"))
         .and_then(Value::as_str)
         .is_some_and(|group| !group.is_empty());
-    let also = if vnet_group_set { "" } else { " (and spec.virtualNetwork.resourceGroup, defaulted from it)" };
-    let pointer = if spec.contains_key("resourceGroupName") { "/spec/resourceGroupName" } else { "/spec" };
+    let when = first_update(doc);
     sink.emit(
         RESOURCE_GROUP_UPDATE,
         index,
-        pointer,
+        "/spec/resourceGroupName",
         format!(
-            "resourceGroupName is empty: {}; CAPZ's defaulting then sets it from the label and the immutable field \
-             changes{also}. Set spec.resourceGroupName",
-            first_update(doc)
+            "resourceGroupName is empty: {when}; CAPZ's defaulting then sets it from the label and the immutable \
+             field changes (\"field is immutable, unable to assign a value if it was already empty\"). Set \
+             spec.resourceGroupName"
         ),
     );
+    if !vnet_group_set {
+        sink.emit(
+            RESOURCE_GROUP_UPDATE,
+            index,
+            "/spec/virtualNetwork/resourceGroup",
+            format!(
+                "virtualNetwork.resourceGroup is defaulted from the empty resourceGroupName: {when}, \"Virtual Network \
+                 Resource Group is immutable\". Set spec.resourceGroupName"
+            ),
+        );
+    }
 }
 
 #[cfg(test)]
@@ -364,7 +374,12 @@ mod tests {
 
     #[test]
     fn empty_resource_group_without_label_fails_at_first_update() {
-        assert_eq!(paths(&findings_of(&amcp(""), RESOURCE_GROUP_UPDATE)), ["/spec"]);
+        assert_eq!(
+            paths(&findings_of(&amcp(""), RESOURCE_GROUP_UPDATE)),
+            ["/spec/resourceGroupName", "/spec/virtualNetwork/resourceGroup"]
+        );
+        let vnet_group = amcp("  virtualNetwork: {name: v, resourceGroup: net}\n");
+        assert_eq!(paths(&findings_of(&vnet_group, RESOURCE_GROUP_UPDATE)), ["/spec/resourceGroupName"]);
         assert!(findings_of(&amcp(RG), RESOURCE_GROUP_UPDATE).is_empty());
         let labelled = amcp("")
             .replace("metadata: {name: c1}", "metadata: {name: c1, labels: {cluster.x-k8s.io/cluster-name: c1}}");
