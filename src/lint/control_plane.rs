@@ -70,12 +70,10 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             continue;
         };
         let is_template = root != "/spec";
-        // validateAzureManagedControlPlaneTemplate skips the identity, local account and fleet member checks: the
+        // validateAzureManagedControlPlaneTemplate skips the identity and local account checks: the
         // template is accepted and every AzureManagedControlPlane made from it is rejected.
         let mut emit = |rule: &'static str, field: &str, message: String| {
-            let (rule, message) = if is_template
-                && [IDENTITY, DISABLE_LOCAL_ACCOUNTS, FLEETS_MEMBER_NAME].contains(&rule)
-            {
+            let (rule, message) = if is_template && [IDENTITY, DISABLE_LOCAL_ACCOUNTS].contains(&rule) {
                 let message = format!(
                     "{message}. CAPZ's template webhook accepts this, but rejects every AzureManagedControlPlane the \
                      topology controller creates from the template"
@@ -100,8 +98,10 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                         .to_string(),
                 );
             }
+            // The template's fleetsMember has no name field (FleetsMemberClassSpec): nothing to carry over.
             if let Some(name) = spec
                 .get("fleetsMember")
+                .filter(|_| !is_template)
                 .and_then(|member| member.get("name"))
                 .and_then(Value::as_str)
                 .filter(|name| !name.is_empty() && !FLEETS_MEMBER.is_match(name))
@@ -476,7 +476,7 @@ mod template_instance_tests {
     use super::*;
 
     #[test]
-    fn template_identity_local_accounts_and_fleet_member_fail_on_the_instance() {
+    fn template_identity_and_local_accounts_fail_on_the_instance() {
         let template = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
 kind: AzureManagedControlPlaneTemplate
 metadata: {name: t}
@@ -486,18 +486,13 @@ spec:
       version: v1.33.2
       identity: {type: UserAssigned}
       disableLocalAccounts: true
-      fleetsMember: {managerName: m, managerResourceGroup: rg, name: Bad_Name}
 ";
         let mut found =
             paths(&findings_of(template, TEMPLATE_INSTANCE)).into_iter().map(String::from).collect::<Vec<_>>();
         found.sort();
         assert_eq!(
             found,
-            [
-                "/spec/template/spec/disableLocalAccounts",
-                "/spec/template/spec/fleetsMember/name",
-                "/spec/template/spec/identity/userAssignedIdentityResourceID",
-            ]
+            ["/spec/template/spec/disableLocalAccounts", "/spec/template/spec/identity/userAssignedIdentityResourceID",]
         );
         for rule in [IDENTITY, DISABLE_LOCAL_ACCOUNTS, FLEETS_MEMBER_NAME] {
             assert!(findings_of(template, rule).is_empty(), "{rule}: the template webhook does not check it");
