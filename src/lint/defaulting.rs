@@ -23,6 +23,10 @@ pub fn apply(group: &str, version: &str, kind: &str, object: &mut Value) -> bool
         "AzureManagedControlPlane" => {
             let root = ensure_path(object, &["spec"]);
             round_trip_control_plane(root);
+            // clusterv1beta1.APIEndpoint, a struct: omitempty does not drop it.
+            let endpoint = struct_at(root, "controlPlaneEndpoint");
+            empty_string(endpoint, &["host"]);
+            zero(endpoint, "port", Value::from(0));
             default_control_plane(object);
         }
         "AzureManagedControlPlaneTemplate" => {
@@ -289,6 +293,7 @@ mod tests {
         assert_eq!(spec["dnsPrefix"], "c1");
         assert_eq!(spec["aadProfile"]["managed"], false);
         assert!(spec.get("identityRef").is_none(), "a nil pointer is not made up");
+        assert_eq!(spec["controlPlaneEndpoint"], json!({"host": "", "port": 0}));
     }
 
     #[test]
