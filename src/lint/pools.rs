@@ -297,7 +297,7 @@ fn check_cluster_has_system_pool(
 
 /// A topology Cluster: follow its machinePools' classes through the ClusterClass (if in the bundle).
 /// The ClusterClass of topology Cluster `cluster` when it is in the bundle and has an AKS control plane.
-fn aks_cluster_class(bundle: &Bundle<'_>, cluster: usize) -> Option<usize> {
+pub(crate) fn aks_cluster_class(bundle: &Bundle<'_>, cluster: usize) -> Option<usize> {
     let doc = &bundle.docs[cluster];
     let topology = &doc.value["spec"]["topology"];
     let (class_name, class_namespace) = match topology.get("classRef") {

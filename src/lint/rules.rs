@@ -356,8 +356,8 @@ pub(crate) static RULES: &[RuleInfo] = &[
         network::TEMPLATE_INSTANCE,
         Severity::Error,
         Rejecter::CapzTemplateInstance,
-        "AzureManaged*Template values the template webhook does not check but CAPZ rejects on every object the topology controller creates from the template: networkPluginMode overlay with kubenet, identity, disableLocalAccounts without aadProfile (control plane), subnetName (machine pool).",
-        "validateAzureManagedControlPlaneNetworkPluginMode, validateAzureManagedControlPlaneIdentity, validateAzureManagedControlPlaneDisableLocalAccounts, validateMPSubnetName: called by the AzureManagedControlPlane / AzureManagedMachinePool webhooks, not by validateAzureManagedControlPlaneTemplate or AzureManagedMachinePoolTemplateWebhook.ValidateCreate",
+        "AzureManaged*Template values the template webhook does not check but CAPZ rejects on every object the topology controller creates from the template: networkPluginMode overlay with kubenet, identity, disableLocalAccounts without aadProfile (control plane), subnetName (machine pool); and a topology Cluster whose name (the prefix of its control plane's name) holds `microsoft` or `windows`.",
+        "validateAzureManagedControlPlaneNetworkPluginMode, validateAzureManagedControlPlaneIdentity, validateAzureManagedControlPlaneDisableLocalAccounts, validateMPSubnetName, validateName: called by the AzureManagedControlPlane / AzureManagedMachinePool webhooks, not by validateAzureManagedControlPlaneTemplate or AzureManagedMachinePoolTemplateWebhook.ValidateCreate",
     ),
     rule(
         aso_resources::MANAGED_CLUSTER_COUNT,
