@@ -408,7 +408,7 @@ spec:
     fn fleets_member_name_defaults_to_the_cluster_name() {
         let member = amcp(&format!("{RG}  fleetsMember: {{managerName: m, managerResourceGroup: rg}}\n"));
         assert!(findings_of(&format!("{CLUSTER}---\n{member}"), FLEETS_MEMBER_NAME).is_empty());
-        let odd = CLUSTER.replace("metadata: {name: c1}", "metadata: {name: C1}").replace("name: c1}", "name: c1}");
+        let odd = CLUSTER.replace("metadata: {name: c1}", "metadata: {name: C1}");
         let found = findings_of(&format!("{odd}---\n{member}"), FLEETS_MEMBER_NAME);
         assert_eq!(paths(&found), ["/spec/fleetsMember"]);
     }
