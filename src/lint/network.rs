@@ -120,7 +120,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                         "/metadata/name",
                         format!(
                             "Cluster {:?} has {count} spec.clusterNetwork.{network}.cidrBlocks, but AKS supports one; \
-                             keep a single CIDR. {}",
+                             {}. Keep a single CIDR",
                             cluster_doc.name(),
                             when_labelled(doc)
                         ),
@@ -130,7 +130,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             if let Some(dns_service_ip) = doc.value.at("/spec/dnsServiceIP").and_then(Value::as_str)
                 && let Some(problem) = dns_service_ip_problem(dns_service_ip, &blocks("services"))
             {
-                sink.emit(DNS_SERVICE_IP, index, "/spec/dnsServiceIP", format!("{problem}. {}", when_labelled(doc)));
+                sink.emit(DNS_SERVICE_IP, index, "/spec/dnsServiceIP", format!("{problem}; {}", when_labelled(doc)));
             }
         }
     }

@@ -114,7 +114,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 index,
                 &format!("{root}/aadProfile/adminGroupObjectIDs"),
                 format!(
-                    "aadProfile.adminGroupObjectIDs is empty: {}, \"length of AADProfile.AdminGroupObjectIDs cannot be \
+                    "aadProfile.adminGroupObjectIDs is empty; {}, \"length of AADProfile.AdminGroupObjectIDs cannot be \
                      zero\". List at least one Entra ID group object id",
                     first_update(doc)
                 ),
@@ -129,7 +129,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                         index,
                         &format!("{root}/extensions/{i}/scope"),
                         format!(
-                            "extension {name:?} sets scope: {}, \"spec.extensions[{i}].scope: field is immutable\" \
+                            "extension {name:?} sets scope; {}, \"spec.extensions[{i}].scope: field is immutable\" \
                              even though nothing changed (CAPZ compares the scope pointers, not their values). \
                              Remove scope (AKS then uses the extension type's default scope)",
                             first_update(doc)
@@ -301,9 +301,9 @@ fn resource_group(doc: &Document, index: usize, spec: &serde_json::Map<String, V
         index,
         "/spec/resourceGroupName",
         format!(
-            "resourceGroupName is empty: {when}; CAPZ's defaulting then sets it from the label and the immutable \
-             field changes (\"field is immutable, unable to assign a value if it was already empty\"). Set \
-             spec.resourceGroupName"
+            "resourceGroupName is empty and there is no cluster-name label, so CAPZ's defaulting fills it from the \
+             label only when CAPI adds it, changing an immutable field; {when}, \"field is immutable, unable to \
+             assign a value if it was already empty\". Set spec.resourceGroupName"
         ),
     );
     if !vnet_group_set {
@@ -312,8 +312,9 @@ fn resource_group(doc: &Document, index: usize, spec: &serde_json::Map<String, V
             index,
             "/spec/virtualNetwork/resourceGroup",
             format!(
-                "virtualNetwork.resourceGroup is defaulted from the empty resourceGroupName: {when}, \"Virtual Network \
-                 Resource Group is immutable\". Set spec.resourceGroupName"
+                "virtualNetwork.resourceGroup is defaulted from resourceGroupName, which changes when CAPI adds the \
+                 cluster-name label; {when}, \"Virtual Network Resource Group is immutable\". Set \
+                 spec.resourceGroupName"
             ),
         );
     }
