@@ -82,6 +82,7 @@ spec:
   subnetName: -bad
   kubeletConfig: {cpuCfsQuotaPeriod: "100", failSwapOn: true}
   linuxOSConfig: {swapFileSizeMB: 512}
+  spotMaxPrice: cheap
 ---
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
 kind: AzureManagedMachinePool

@@ -9,7 +9,7 @@ use std::net::IpAddr;
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, spec_root};
+use super::bundle::{AsoObject, At, Bundle, CAPI_GROUP, CLUSTER_NAME_LABEL, CONTAINERSERVICE_GROUP, spec_root};
 use super::update_path::when_labelled;
 
 pub(crate) const CLUSTER_NETWORK_CIDRS: &str = "capz-cluster-network-cidrs";
@@ -96,10 +96,23 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         }
     }
     if sink.wants(&[CLUSTER_NETWORK_CIDRS, DNS_SERVICE_IP]) {
-        for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
-            let Some(cluster) = bundle.cluster_for_control_plane(index) else {
+        for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
+            // validateManagedClusterNetwork reads the Cluster the cluster-name label names; an unlabelled
+            // AzureManagedControlPlane gets its Cluster's name at CAPI's first update, a template never.
+            let label = doc.value.at("/metadata/labels").and_then(|labels| labels.get(CLUSTER_NAME_LABEL));
+            let cluster = match label {
+                Some(label) => {
+                    bundle.find_named("Cluster", label.as_str().unwrap_or(""), bundle.namespace(index), |c| {
+                        bundle.group(c) == CAPI_GROUP
+                    })
+                }
+                None if doc.kind() == "AzureManagedControlPlane" => bundle.cluster_for_control_plane(index),
+                None => None,
+            };
+            let Some(cluster) = cluster else {
                 continue;
             };
+            let root = spec_root(doc);
             let cluster_doc = &bundle.docs[cluster];
             let blocks = |network: &str| -> Vec<&str> {
                 cluster_doc
@@ -127,10 +140,11 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                     );
                 }
             }
-            if let Some(dns_service_ip) = doc.value.at("/spec/dnsServiceIP").and_then(Value::as_str)
+            let pointer = format!("{root}/dnsServiceIP");
+            if let Some(dns_service_ip) = doc.value.at(&pointer).and_then(Value::as_str)
                 && let Some(problem) = dns_service_ip_problem(dns_service_ip, &blocks("services"))
             {
-                sink.emit(DNS_SERVICE_IP, index, "/spec/dnsServiceIP", format!("{problem}; {}", when_labelled(doc)));
+                sink.emit(DNS_SERVICE_IP, index, &pointer, format!("{problem}; {}", when_labelled(doc)));
             }
         }
     }

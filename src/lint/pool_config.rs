@@ -19,6 +19,13 @@ pub(crate) const NODE_PUBLIC_IP: &str = "capz-node-public-ip";
 pub(crate) const SUBNET_NAME: &str = "capz-subnet-name";
 pub(crate) const KUBELET_CONFIG: &str = "capz-kubelet-config";
 pub(crate) const LINUX_OS_CONFIG: &str = "capz-linux-os-config";
+pub(crate) const SPOT_MAX_PRICE: &str = "capz-spot-max-price";
+
+/// resource.Quantity's grammar (k8s.io/apimachinery ParseQuantity), as the CRD's pattern writes it.
+static QUANTITY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
+        .expect("valid regex")
+});
 
 /// `azureutil.AzureSystemNodeLabelPrefix`: label keys AKS reserves for itself.
 const AZURE_SYSTEM_LABEL_PREFIX: &str = "kubernetes.azure.com";
@@ -129,6 +136,18 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
         } else {
             (SUBNET_NAME, "subnetName".to_string(), problem)
         });
+    }
+    // CAPZ's webhooks decode the object into Go types first: a spotMaxPrice that is no resource.Quantity fails
+    // there ("quantities must match the regular expression ..."), before any validator runs.
+    if let Shape::Capz { .. } = shape
+        && let Some(Value::String(price)) = spec.get("spotMaxPrice")
+        && !QUANTITY.is_match(price)
+    {
+        found.push((
+            SPOT_MAX_PRICE,
+            "spotMaxPrice".to_string(),
+            format!("spotMaxPrice {price:?} is not a Kubernetes quantity (e.g. \"0.05\" or \"-1\"); CAPZ's webhook cannot decode it"),
+        ));
     }
     let kubelet = spec.get("kubeletConfig").and_then(Value::as_object);
     if let Some(kubelet) = kubelet {
@@ -257,6 +276,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         SUBNET_NAME,
         KUBELET_CONFIG,
         LINUX_OS_CONFIG,
+        SPOT_MAX_PRICE,
         TEMPLATE_INSTANCE,
     ]) {
         return;
@@ -430,5 +450,24 @@ mod template_instance_tests {
         let template = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePoolTemplate\nmetadata: {name: t}\nspec:\n  template:\n    spec: {mode: User, subnetName: -bad}\n";
         assert_eq!(paths(&findings_of(template, TEMPLATE_INSTANCE)), ["/spec/template/spec/subnetName"]);
         assert!(findings_of(template, SUBNET_NAME).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod spot_price_tests {
+    use super::super::test_support::{findings_of, paths};
+    use super::*;
+
+    #[test]
+    fn spot_max_price_is_a_quantity() {
+        let pool = |price: &str| {
+            format!(
+                "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePool\nmetadata: {{name: pool0}}\nspec: {{mode: User, sku: s, spotMaxPrice: {price}}}\n"
+            )
+        };
+        for ok in ["\"0.05\"", "\"-1\"", "\"100m\"", "1"] {
+            assert!(findings_of(&pool(ok), SPOT_MAX_PRICE).is_empty(), "{ok}");
+        }
+        assert_eq!(paths(&findings_of(&pool("cheap"), SPOT_MAX_PRICE)), ["/spec/spotMaxPrice"]);
     }
 }

@@ -220,6 +220,13 @@ pub(crate) static RULES: &[RuleInfo] = &[
         "validateLinuxOSConfig (internal/webhooks/azuremanagedmachinepool_validation.go)",
     ),
     rule(
+        pool_config::SPOT_MAX_PRICE,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedMachinePool[Template] spotMaxPrice must be a Kubernetes quantity: CAPZ's webhooks decode the object into Go types before validating it.",
+        "resource.ParseQuantity while the webhooks decode AzureManagedMachinePool (admission decoder of AzureManagedMachinePoolWebhook / AzureManagedMachinePoolTemplateWebhook)",
+    ),
+    rule(
         control_plane::IDENTITY,
         Severity::Error,
         Rejecter::CapzCreate,

@@ -101,8 +101,12 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             continue;
         };
         labelled_cluster(bundle, index, doc, sink);
+        let labelled = doc.value.at("/metadata/labels").and_then(|labels| labels.get(CLUSTER_NAME_LABEL)).is_some();
+        // A template is checked only when it carries the label itself (nothing adds it later).
+        if doc.kind() == "AzureManagedControlPlane" || labelled {
+            private_endpoints(doc, index, root, spec, sink);
+        }
         if doc.kind() == "AzureManagedControlPlane" {
-            private_endpoints(doc, index, spec, sink);
             resource_group(doc, index, spec, sink);
             fleets_member_from_cluster_name(bundle, index, doc, spec, sink);
         }
@@ -196,7 +200,7 @@ fn fleets_member_from_cluster_name(
     sink.emit(
         FLEETS_MEMBER_NAME,
         index,
-        "/spec/fleetsMember",
+        "/spec/fleetsMember/name",
         format!(
             "fleetsMember.name is defaulted to the Cluster name {cluster:?}, which does not match \
              ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$; {}. Set fleetsMember.name",
@@ -207,7 +211,13 @@ fn fleets_member_from_cluster_name(
 
 /// `validatePrivateEndpoints` on the control plane's subnet, run by `validateManagedClusterNetwork` only when the
 /// object carries the cluster-name label.
-fn private_endpoints(doc: &Document, index: usize, spec: &serde_json::Map<String, Value>, sink: &mut Sink<'_>) {
+fn private_endpoints(
+    doc: &Document,
+    index: usize,
+    root: &str,
+    spec: &serde_json::Map<String, Value>,
+    sink: &mut Sink<'_>,
+) {
     let subnet = spec.get("virtualNetwork").and_then(|vnet| vnet.get("subnet"));
     let Some(endpoints) = subnet.and_then(|subnet| subnet.get("privateEndpoints")).and_then(Value::as_array) else {
         return;
@@ -216,7 +226,7 @@ fn private_endpoints(doc: &Document, index: usize, spec: &serde_json::Map<String
     let subnet_cidr =
         subnet.and_then(|subnet| subnet.get("cidrBlock")).and_then(Value::as_str).unwrap_or("10.240.0.0/16");
     let when = when_labelled(doc);
-    let base = "/spec/virtualNetwork/subnet/privateEndpoints";
+    let base = format!("{root}/virtualNetwork/subnet/privateEndpoints");
     let mut emit = |pointer: String, problem: String| {
         sink.emit(PRIVATE_ENDPOINTS, index, &pointer, format!("{problem}; {when}"));
     };
@@ -411,6 +421,6 @@ spec:
         assert!(findings_of(&format!("{CLUSTER}---\n{member}"), FLEETS_MEMBER_NAME).is_empty());
         let odd = CLUSTER.replace("metadata: {name: c1}", "metadata: {name: C1}");
         let found = findings_of(&format!("{odd}---\n{member}"), FLEETS_MEMBER_NAME);
-        assert_eq!(paths(&found), ["/spec/fleetsMember"]);
+        assert_eq!(paths(&found), ["/spec/fleetsMember/name"]);
     }
 }
