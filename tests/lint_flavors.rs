@@ -80,7 +80,7 @@ fn breaking_a_flavor_is_noticed() {
     let documents = capz::manifest::parse_documents(&text, "aks-aso-broken.yaml").unwrap();
     let findings = check(&documents, &RuleSelection::new(&[], &[]).unwrap());
     let errors: Vec<_> = findings.iter().filter(|f| f.severity == Severity::Error).map(|f| f.rule.as_str()).collect();
-    assert_eq!(errors, ["capz-system-pool-required"]);
+    assert_eq!(errors, ["aks-system-pool-required"]);
 }
 
 #[test]
@@ -97,5 +97,5 @@ fn breaking_a_cluster_class_is_noticed_through_the_topology() {
         .filter(|f| f.severity == Severity::Error)
         .map(|f| (f.rule.as_str(), f.object.as_str()))
         .collect();
-    assert_eq!(errors, [("capz-system-pool-required", "Cluster/my-cluster")]);
+    assert_eq!(errors, [("aks-system-pool-required", "Cluster/my-cluster")]);
 }

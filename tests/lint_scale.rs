@@ -42,10 +42,20 @@ spec:
 ---
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
 kind: AzureManagedControlPlane
-metadata: {name: aks2-@N@, namespace: @NS@}
+metadata: {name: aks2-windows-@N@, namespace: @NS@, labels: {cluster.x-k8s.io/cluster-name: gone-@N@}}
 spec:
   version: v1.33.2
   sshPublicKey: not-base64!
+  aadProfile: {managed: true, adminGroupObjectIDs: []}
+  extensions: [{name: flux, extensionType: microsoft.flux, scope: {scopeType: Cluster, releaseNamespace: flux}}]
+  virtualNetwork:
+    name: v
+    subnet: {name: s, privateEndpoints: [{name: pe, privateLinkServiceConnections: [{privateLinkServiceID: x}]}]}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureClusterIdentity
+metadata: {name: id-@N@, namespace: @NS@}
+spec: {type: WorkloadIdentity, clientID: c, tenantID: t, resourceID: /x}
 ---
 apiVersion: cluster.x-k8s.io/v1beta1
 kind: MachinePool
@@ -72,6 +82,7 @@ spec:
   subnetName: -bad
   kubeletConfig: {cpuCfsQuotaPeriod: "100", failSwapOn: true}
   linuxOSConfig: {swapFileSizeMB: 512}
+  spotMaxPrice: cheap
 ---
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
 kind: AzureManagedMachinePool
@@ -129,10 +140,15 @@ spec:
       name: aso-@N@
       annotations: {serviceoperator.azure.com/reconcile-policy: manage, serviceoperator.azure.com/credential-from: creds-@N@}
     spec:
-      dnsPrefix: aso-@N@
+      dnsPrefix: aso_@N@
       kubernetesVersion: 1.32.0
+      autoScalerProfile: {max-total-unready-percentage: "101"}
       owner: {name: rg-other-@N@}
-      networkProfile: {serviceCidr: 10.1.0.0/16, networkPlugin: kubenet, networkPluginMode: overlay}
+      networkProfile:
+        serviceCidr: 10.1.0.0/16
+        networkPlugin: kubenet
+        networkPluginMode: overlay
+        loadBalancerProfile: {managedOutboundIPs: {count: 1}, outboundIPs: {publicIPs: [{reference: {armId: /x}}]}}
       agentPoolProfiles: []
       securityProfile: {workloadIdentity: {enabled: true}}
       disableLocalAccounts: true
@@ -168,7 +184,18 @@ spec:
   - apiVersion: containerservice.azure.com/v1api20240901
     kind: ManagedClustersAgentPool
     metadata: {name: aso-@N@-mp0}
-    spec: {azureName: pool0, mode: User, owner: {name: aso-@N@}, orchestratorVersion: 1.32.0, enableAutoScaling: true, count: 3}
+    spec:
+      azureName: pool0
+      mode: User
+      owner: {name: aso-@N@}
+      orchestratorVersion: 1.32.0
+      enableAutoScaling: true
+      count: 3
+      maxPods: 5
+      nodeLabels: {kubernetes.azure.com/x: y}
+      nodePublicIPPrefixReference: {armId: /x}
+      kubeletConfig: {cpuCfsQuotaPeriod: "100"}
+      linuxOSConfig: {swapFileSizeMB: 1}
 ---
 apiVersion: cluster.x-k8s.io/v1beta1
 kind: MachinePool
@@ -195,7 +222,7 @@ spec:
   - apiVersion: containerservice.azure.com/v1api20240901
     kind: ManagedClustersAgentPool
     metadata: {name: aso-@N@-mp2}
-    spec: {mode: System, owner: {name: aso-@N@-missing}}
+    spec: {mode: System, osType: Windows, owner: {name: aso-@N@-missing}}
 ---
 apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
 kind: AzureASOManagedControlPlane
@@ -241,6 +268,8 @@ spec:
     spec:
       version: v1.33
       virtualNetwork: {name: shared-vnet, cidrBlock: 10.0.0.0/8}
+      networkPlugin: kubenet
+      networkPluginMode: overlay
 ---
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
 kind: AzureManagedMachinePoolTemplate

@@ -139,11 +139,10 @@ const ASO_EMBEDDING_KINDS: &[&str] = &[
 /// Why the API server does not see what this finding reports, or `None` when it must reject the object
 /// for it. Every allowed difference between our verdict and the server's is one of these reasons.
 fn not_the_servers_business(f: &Finding) -> Option<&'static str> {
-    if f.rule.starts_with("capz-") {
-        // CAPZ's rules restate CAPZ/CAPI webhooks and controller behaviour; the test server runs no
-        // webhooks (tools/kube-testenv/README.md), and a real cluster would reject some only in a webhook
-        // and others only at reconcile time.
-        return Some("CAPZ rule: webhook/controller behaviour, not the CRD schema");
+    if capz::lint::rules().iter().any(|rule| rule.id == f.rule) {
+        // The lint rules (capz-*, aks-*, aso-*, capi-*, clusterctl-*) restate CAPZ/CAPI webhooks and what AKS,
+        // ASO or CAPI reject at reconcile; the test server runs no webhooks (tools/kube-testenv/README.md).
+        return Some("lint rule: webhook/controller behaviour, not the CRD schema");
     }
     if ASO_EMBEDDING_KINDS.contains(&f.kind.as_str()) {
         let rest =
@@ -161,10 +160,25 @@ fn not_the_servers_business(f: &Finding) -> Option<&'static str> {
 }
 
 /// `kubectl create --dry-run=server --validate=strict` of one raw document in `namespace`.
+/// For the kinds with a CAPZ defaulting webhook (which the test server does not run), the object as that webhook
+/// returns it (`capz::lint::defaulting`, checked against CAPZ's recorded patches), so that the server's schema
+/// check sees what it sees in a real cluster; other objects unchanged.
+fn as_capz_defaults_it(doc: &str) -> String {
+    let Ok(parsed) = capz::manifest::parse_documents(doc, "doc") else { return doc.to_string() };
+    let [document] = parsed.as_slice() else { return doc.to_string() };
+    let (group, version) = capz::manifest::split_api_version(document.api_version());
+    let mut value = document.value.clone();
+    if capz::lint::defaulting::apply(group, version, document.kind(), &mut value) {
+        serde_json::to_string(&value).unwrap()
+    } else {
+        doc.to_string()
+    }
+}
+
 fn server_verdict(api: &support::ApiServer, doc: &str, namespace: &str) -> Result<(), String> {
     let out = api.kubectl_stdin(
         &["create", "--dry-run=server", "--validate=strict", "-n", namespace, "-o", "name", "-f", "-"],
-        &in_namespace(doc, namespace),
+        &as_capz_defaults_it(&in_namespace(doc, namespace)),
     );
     if out.status.success() { Ok(()) } else { Err(text(&out.stderr).trim().to_owned()) }
 }
@@ -601,7 +615,7 @@ fn embedded_aso_objects_get_the_api_servers_verdict_on_their_own() {
                 let prefix = format!("{pointer}/{i}");
                 let ours: Vec<&Finding> = ours
                     .iter()
-                    .filter(|f| !f.rule.starts_with("capz-"))
+                    .filter(|f| !capz::lint::rules().iter().any(|rule| rule.id == f.rule))
                     .filter(|f| f.path == prefix || f.path.starts_with(&format!("{prefix}/")))
                     .collect();
                 let json = serde_json::to_string(resource).unwrap();
@@ -680,7 +694,7 @@ fn server_side_apply_differs_from_create_only_where_listed() {
             let we_reject = ours.iter().any(|f| not_the_servers_business(f).is_none());
             let out = api.kubectl_stdin(
                 &["apply", "--server-side", "--dry-run=server", "--field-manager=capz-test", "-n", &ns, "-f", "-"],
-                &in_namespace(doc, &ns),
+                &as_capz_defaults_it(&in_namespace(doc, &ns)),
             );
             let message = text(&out.stderr);
             let listed = SERVER_SIDE_APPLY_REJECTS_TOO.iter().find(|(f, i, _, _)| *f == rel && *i == index);

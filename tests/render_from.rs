@@ -265,7 +265,7 @@ fn validate_flags_the_system_pool_clusterctl_scales_to_zero() {
         )),
         "{stderr}"
     );
-    assert_eq!(stderr.matches("[capz-system-pool-replicas]").count(), 1, "the User pool may have 0: {stderr}");
+    assert_eq!(stderr.matches("[aks-system-pool-replicas]").count(), 1, "the User pool may have 0: {stderr}");
 }
 
 #[test]

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::Sink;
 use super::bundle::{At, Bundle, CONTAINERSERVICE_GROUP, spec_root};
+use super::network::TEMPLATE_INSTANCE;
 
 pub(crate) const IDENTITY: &str = "capz-identity";
 pub(crate) const SECURITY_PROFILE: &str = "capz-security-profile";
@@ -59,6 +60,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         VIRTUAL_NETWORK,
         FLEETS_MEMBER_NAME,
         AKS_EXTENSIONS,
+        TEMPLATE_INSTANCE,
     ]) {
         return;
     }
@@ -68,11 +70,23 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             continue;
         };
         let is_template = root != "/spec";
+        // validateAzureManagedControlPlaneTemplate skips the identity and local account checks: the
+        // template is accepted and every AzureManagedControlPlane made from it is rejected.
         let mut emit = |rule: &'static str, field: &str, message: String| {
+            let (rule, message) = if is_template && [IDENTITY, DISABLE_LOCAL_ACCOUNTS].contains(&rule) {
+                let message = format!(
+                    "{message}. CAPZ's template webhook accepts this, but rejects every AzureManagedControlPlane the \
+                     topology controller creates from the template"
+                );
+                (TEMPLATE_INSTANCE, message)
+            } else {
+                (rule, message)
+            };
             sink.emit(rule, index, &format!("{root}/{field}"), message);
         };
-        if !is_template {
-            identity(spec, &mut emit);
+        {
+            let emit = &mut emit;
+            identity(spec, emit);
             if spec.get("disableLocalAccounts").is_some_and(|v| !v.is_null())
                 && spec.get("aadProfile").is_none_or(Value::is_null)
             {
@@ -84,8 +98,10 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                         .to_string(),
                 );
             }
+            // The template's fleetsMember has no name field (FleetsMemberClassSpec): nothing to carry over.
             if let Some(name) = spec
                 .get("fleetsMember")
+                .filter(|_| !is_template)
                 .and_then(|member| member.get("name"))
                 .and_then(Value::as_str)
                 .filter(|name| !name.is_empty() && !FLEETS_MEMBER.is_match(name))
@@ -101,7 +117,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             }
         }
         security_profile(spec, &mut emit);
-        virtual_network(spec, &mut emit);
+        virtual_network(spec, is_template, &mut emit);
         extensions(spec, &mut emit);
     }
     for object in bundle.aso_objects() {
@@ -226,17 +242,21 @@ fn security_profile(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) 
     }
 }
 
-fn virtual_network(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) {
+fn virtual_network(spec: &serde_json::Map<String, Value>, is_template: bool, emit: &mut Emit<'_>) {
     let Some(vnet) = spec.get("virtualNetwork").and_then(Value::as_object).filter(|vnet| !vnet.is_empty()) else {
         return;
     };
-    // The CRD defaults both CIDRs before CAPZ's webhook sees them.
+    // The CRD defaults cidrBlock of each object that is present; a missing subnet is filled by CAPZ's defaulting
+    // (SetDefaultAzureManagedControlPlaneSubnet), which picks 10.224.0.0/16 for overlay on AzureManagedControlPlane.
     let vnet_cidr = vnet.get("cidrBlock").and_then(Value::as_str).unwrap_or("10.0.0.0/8");
-    let subnet_cidr = vnet
-        .get("subnet")
-        .and_then(|subnet| subnet.get("cidrBlock"))
-        .and_then(Value::as_str)
-        .unwrap_or("10.240.0.0/16");
+    let overlay = !is_template && spec.get("networkPluginMode").and_then(Value::as_str) == Some("overlay");
+    let subnet_default = match vnet.get("subnet") {
+        Some(subnet) if subnet.is_object() => "10.240.0.0/16",
+        _ if overlay => "10.224.0.0/16",
+        _ => "10.240.0.0/16",
+    };
+    let subnet_cidr =
+        vnet.get("subnet").and_then(|subnet| subnet.get("cidrBlock")).and_then(Value::as_str).unwrap_or(subnet_default);
     let parent = parse_cidr(vnet_cidr);
     if parent.is_none() {
         emit(
@@ -320,7 +340,16 @@ mod tests {
     fn findings(yaml: &str) -> Vec<Finding> {
         findings_among(
             yaml,
-            &[IDENTITY, SECURITY_PROFILE, DISABLE_LOCAL_ACCOUNTS, VIRTUAL_NETWORK, FLEETS_MEMBER_NAME, AKS_EXTENSIONS],
+            &[
+                IDENTITY,
+                SECURITY_PROFILE,
+                DISABLE_LOCAL_ACCOUNTS,
+                VIRTUAL_NETWORK,
+                FLEETS_MEMBER_NAME,
+                AKS_EXTENSIONS,
+                super::super::rules::twins::AKS_SECURITY_PROFILE,
+                super::super::rules::twins::AKS_DISABLE_LOCAL_ACCOUNTS,
+            ],
         )
     }
 
@@ -437,6 +466,36 @@ spec:
         let local = "      disableLocalAccounts: true\n";
         assert!(aso(&format!("{local}      aadProfile: {{managed: true, enableAzureRBAC: true}}\n")).is_empty());
         assert!(aso("      disableLocalAccounts: false\n").is_empty());
-        assert_eq!(ids(&aso(local)), [DISABLE_LOCAL_ACCOUNTS]);
+        assert_eq!(ids(&aso(local)), [super::super::rules::twins::AKS_DISABLE_LOCAL_ACCOUNTS]);
+    }
+}
+
+#[cfg(test)]
+mod template_instance_tests {
+    use super::super::test_support::{findings_of, paths};
+    use super::*;
+
+    #[test]
+    fn template_identity_and_local_accounts_fail_on_the_instance() {
+        let template = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlaneTemplate
+metadata: {name: t}
+spec:
+  template:
+    spec:
+      version: v1.33.2
+      identity: {type: UserAssigned}
+      disableLocalAccounts: true
+";
+        let mut found =
+            paths(&findings_of(template, TEMPLATE_INSTANCE)).into_iter().map(String::from).collect::<Vec<_>>();
+        found.sort();
+        assert_eq!(
+            found,
+            ["/spec/template/spec/disableLocalAccounts", "/spec/template/spec/identity/userAssignedIdentityResourceID",]
+        );
+        for rule in [IDENTITY, DISABLE_LOCAL_ACCOUNTS, FLEETS_MEMBER_NAME] {
+            assert!(findings_of(template, rule).is_empty(), "{rule}: the template webhook does not check it");
+        }
     }
 }

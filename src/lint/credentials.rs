@@ -9,11 +9,11 @@ use serde_json::Value;
 use super::bundle::{At, Bundle, CONTAINERSERVICE_GROUP, CREDENTIAL_FROM};
 use super::{Sink, escape_segment};
 
-pub(crate) const CREDENTIAL_SECRET: &str = "capz-credential-secret";
-pub(crate) const USER_CREDENTIALS_NAME: &str = "capz-user-credentials-name";
+pub(crate) const CREDENTIAL_SECRET: &str = "aso-credential-secret";
+pub(crate) const USER_CREDENTIALS_NAME: &str = "aso-user-credentials-name";
 pub(crate) const EMPTY_SSH_KEY: &str = "capz-empty-ssh-key";
-pub(crate) const CREDENTIAL_SECRET_KEYS: &str = "capz-credential-secret-keys";
-pub(crate) const CREDENTIAL_SECRET_MOVE: &str = "capz-credential-secret-move";
+pub(crate) const CREDENTIAL_SECRET_KEYS: &str = "aso-credential-secret-keys";
+pub(crate) const CREDENTIAL_SECRET_MOVE: &str = "clusterctl-credential-secret-move";
 pub(crate) const SSH_PUBLIC_KEY: &str = "capz-ssh-public-key";
 
 /// Public key algorithms `ssh.ParseAuthorizedKey` knows, plain and as OpenSSH certificates.

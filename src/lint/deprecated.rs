@@ -5,7 +5,7 @@ use super::Sink;
 use super::bundle::{Bundle, CAPZ_GROUP};
 
 pub(crate) const DEPRECATED_API: &str = "capz-deprecated-api";
-pub(crate) const CAPI_V1BETA1: &str = "capz-capi-v1beta1";
+pub(crate) const CAPI_V1BETA1: &str = "capi-v1beta1";
 
 const CAPI_GROUPS: &[&str] =
     &["cluster.x-k8s.io", "bootstrap.cluster.x-k8s.io", "controlplane.cluster.x-k8s.io", "addons.cluster.x-k8s.io"];

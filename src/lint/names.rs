@@ -7,7 +7,8 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP};
+use super::bundle::{AsoObject, At, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP};
+use super::network::TEMPLATE_INSTANCE;
 
 pub(crate) const DNS_PREFIX: &str = "capz-dns-prefix";
 pub(crate) const RESERVED_NAME: &str = "capz-reserved-name";
@@ -36,7 +37,7 @@ fn reserved_message(what: &str, name: &str, word: &str) -> String {
 }
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
-    if !sink.wants(&[DNS_PREFIX, RESERVED_NAME]) {
+    if !sink.wants(&[DNS_PREFIX, RESERVED_NAME, TEMPLATE_INSTANCE]) {
         return;
     }
     for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
@@ -54,8 +55,9 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             }
             None | Some(Value::Null) => {
                 let name = doc.name();
+                // CAPZ's defaulting writes metadata.name into spec.dnsPrefix; the webhook reports that field.
                 if !name.is_empty() && !DNS_PREFIX_PATTERN.is_match(name) {
-                    sink.emit(DNS_PREFIX, index, "/metadata/name", dns_prefix_message(name, true));
+                    sink.emit(DNS_PREFIX, index, "/spec/dnsPrefix", dns_prefix_message(name, true));
                 }
             }
             Some(_) => {}
@@ -65,6 +67,49 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         if object.is(CONTAINERSERVICE_GROUP, "ManagedCluster") {
             check_managed_cluster(object, sink);
         }
+    }
+    if sink.wants(&[TEMPLATE_INSTANCE]) {
+        for (index, doc) in bundle.of_kind(CAPI_GROUP, &["Cluster"]) {
+            check_topology_control_plane_name(bundle, index, doc, sink);
+        }
+    }
+}
+
+/// CAPI's topology controller names the control plane `{{ .cluster.name }}-{{ .random }}` unless the ClusterClass
+/// sets a naming strategy; CAPZ's validateName then rejects an AzureManagedControlPlane whose name holds a reserved
+/// word, so a topology Cluster named that way never gets its control plane.
+fn check_topology_control_plane_name(
+    bundle: &Bundle<'_>,
+    index: usize,
+    doc: &crate::manifest::Document,
+    sink: &mut Sink<'_>,
+) {
+    let Some(class) = super::pools::aks_cluster_class(bundle, index) else {
+        return;
+    };
+    let class = &bundle.docs[class];
+    let kind = class
+        .value
+        .at("/spec/controlPlane/ref/kind")
+        .or_else(|| class.value.at("/spec/controlPlane/templateRef/kind"))
+        .and_then(Value::as_str);
+    if kind != Some("AzureManagedControlPlaneTemplate") || class.value.at("/spec/controlPlane/namingStrategy").is_some()
+    {
+        return;
+    }
+    if let Some(word) = reserved_word(doc.name()) {
+        sink.emit(
+            TEMPLATE_INSTANCE,
+            index,
+            "/metadata/name",
+            format!(
+                "topology Cluster {:?} contains {word:?}: CAPI names its AzureManagedControlPlane \"{}-<random>\", which \
+                 CAPZ's webhook rejects (validateName: no \"microsoft\" or \"windows\" in AKS cluster names). Rename the \
+                 Cluster or set the ClusterClass's controlPlane.namingStrategy",
+                doc.name(),
+                doc.name()
+            ),
+        );
     }
 }
 
@@ -92,7 +137,15 @@ mod tests {
     use crate::report::Finding;
 
     fn findings(yaml: &str) -> Vec<Finding> {
-        findings_among(yaml, &[DNS_PREFIX, RESERVED_NAME])
+        findings_among(
+            yaml,
+            &[
+                DNS_PREFIX,
+                RESERVED_NAME,
+                super::super::rules::twins::AKS_DNS_PREFIX,
+                super::super::rules::twins::AKS_RESERVED_NAME,
+            ],
+        )
     }
 
     fn amcp(name: &str, dns_prefix: Option<&str>) -> String {
@@ -128,7 +181,7 @@ mod tests {
     fn dns_prefix_defaults_to_metadata_name() {
         let found = findings(&amcp("my.cluster", None));
         assert_eq!(ids(&found), [DNS_PREFIX]);
-        assert_eq!(found[0].path, "/metadata/name");
+        assert_eq!(found[0].path, "/spec/dnsPrefix", "the field CAPZ's defaulting fills and its webhook reports");
         assert!(found[0].message.contains("defaults dnsPrefix to metadata.name"));
         // An explicit, valid dnsPrefix makes the name irrelevant.
         assert!(findings(&amcp("my.cluster", Some("mycluster"))).is_empty());
@@ -163,7 +216,11 @@ spec:
       dnsPrefix: bad_prefix
 ";
         let found = findings(yaml);
-        assert_eq!(ids(&found), [RESERVED_NAME, DNS_PREFIX], "ordered by line");
+        assert_eq!(
+            ids(&found),
+            [super::super::rules::twins::AKS_RESERVED_NAME, super::super::rules::twins::AKS_DNS_PREFIX],
+            "ordered by line, AKS rules on ASO objects"
+        );
         let paths: Vec<_> = found.iter().map(|f| f.path.as_str()).collect();
         assert!(paths.contains(&"/spec/resources/0/spec/dnsPrefix"));
         assert!(paths.contains(&"/spec/resources/0/spec/azureName"));
@@ -171,5 +228,34 @@ spec:
         assert!(findings(&good).is_empty());
         let single = yaml.replace("windows-c1", "c1").replace("bad_prefix", "x");
         assert!(findings(&single).is_empty(), "AKS accepts a one-character dnsPrefix");
+    }
+}
+
+#[cfg(test)]
+mod topology_tests {
+    use super::super::test_support::{findings_of, paths};
+    use super::*;
+
+    #[test]
+    fn topology_cluster_name_becomes_the_control_plane_name() {
+        let bundle = |cluster: &str| {
+            format!(
+                "apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {{name: {cluster}}}
+spec:
+  topology: {{class: aks, version: v1.33.2}}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: ClusterClass
+metadata: {{name: aks}}
+spec:
+  controlPlane:
+    ref: {{apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlaneTemplate, name: cp}}
+"
+            )
+        };
+        assert_eq!(paths(&findings_of(&bundle("team-windows"), TEMPLATE_INSTANCE)), ["/metadata/name"]);
+        assert!(findings_of(&bundle("team-a"), TEMPLATE_INSTANCE).is_empty());
     }
 }

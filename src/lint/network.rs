@@ -1,18 +1,22 @@
 //! Cluster network and network plugin combinations: mirrors `validateManagedClusterNetwork`,
 //! `validateAzureManagedControlPlaneNetworkPluginMode`, `validateNetworkDataplane` and `validateNetworkPolicy`
-//! (internal/webhooks/azuremanagedcontrolplane_validation.go); the plugin rules also apply to ASO ManagedClusters.
+//! (internal/webhooks/azuremanagedcontrolplane_validation.go); the plugin rules also apply to ASO ManagedClusters
+//! (as `aks-network-plugin`). `validateManagedClusterNetwork` only runs once the object carries the cluster-name
+//! label, so its findings say when CAPZ rejects.
 
 use std::net::IpAddr;
 
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, spec_root};
+use super::bundle::{AsoObject, At, Bundle, CAPI_GROUP, CLUSTER_NAME_LABEL, CONTAINERSERVICE_GROUP, spec_root};
+use super::update_path::when_labelled;
 
 pub(crate) const CLUSTER_NETWORK_CIDRS: &str = "capz-cluster-network-cidrs";
 pub(crate) const DNS_SERVICE_IP: &str = "capz-dns-service-ip";
 pub(crate) const NETWORK_PLUGIN: &str = "capz-network-plugin";
 pub(crate) const TEMPLATE_VNET_NAME: &str = "capz-template-vnet-name";
+pub(crate) const TEMPLATE_INSTANCE: &str = "capz-template-instance";
 
 /// A parsed CIDR (`net.ParseCIDR`): the network address and prefix length.
 fn parse_cidr(text: &str) -> Option<(IpAddr, u8)> {
@@ -92,10 +96,23 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         }
     }
     if sink.wants(&[CLUSTER_NETWORK_CIDRS, DNS_SERVICE_IP]) {
-        for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
-            let Some(cluster) = bundle.cluster_for_control_plane(index) else {
+        for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
+            // validateManagedClusterNetwork reads the Cluster the cluster-name label names; an unlabelled
+            // AzureManagedControlPlane gets its Cluster's name at CAPI's first update, a template never.
+            let label = doc.value.at("/metadata/labels").and_then(|labels| labels.get(CLUSTER_NAME_LABEL));
+            let cluster = match label {
+                Some(label) => {
+                    bundle.find_named("Cluster", label.as_str().unwrap_or(""), bundle.namespace(index), |c| {
+                        bundle.group(c) == CAPI_GROUP
+                    })
+                }
+                None if doc.kind() == "AzureManagedControlPlane" => bundle.cluster_for_control_plane(index),
+                None => None,
+            };
+            let Some(cluster) = cluster else {
                 continue;
             };
+            let root = spec_root(doc);
             let cluster_doc = &bundle.docs[cluster];
             let blocks = |network: &str| -> Vec<&str> {
                 cluster_doc
@@ -105,29 +122,33 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                     .map(|items| items.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default()
             };
+            // CAPZ rejects the AzureManagedControlPlane (the Cluster itself is accepted); the message names the
+            // Cluster's field as CAPZ does (Cluster.spec.clusterNetwork.<network>.cidrBlocks).
             for network in ["services", "pods"] {
                 let count = blocks(network).len();
                 if count > 1 {
                     sink.emit(
                         CLUSTER_NETWORK_CIDRS,
-                        cluster,
-                        &format!("/spec/clusterNetwork/{network}/cidrBlocks"),
+                        index,
+                        "/metadata/name",
                         format!(
-                            "{count} {network} cidrBlocks, but AKS (AzureManagedControlPlane {:?}) supports one; keep \
-                             a single CIDR",
-                            doc.name()
+                            "Cluster {:?} has {count} spec.clusterNetwork.{network}.cidrBlocks, but AKS supports one; \
+                             {}. Keep a single CIDR",
+                            cluster_doc.name(),
+                            when_labelled(doc)
                         ),
                     );
                 }
             }
-            if let Some(dns_service_ip) = doc.value.at("/spec/dnsServiceIP").and_then(Value::as_str)
+            let pointer = format!("{root}/dnsServiceIP");
+            if let Some(dns_service_ip) = doc.value.at(&pointer).and_then(Value::as_str)
                 && let Some(problem) = dns_service_ip_problem(dns_service_ip, &blocks("services"))
             {
-                sink.emit(DNS_SERVICE_IP, index, "/spec/dnsServiceIP", problem);
+                sink.emit(DNS_SERVICE_IP, index, &pointer, format!("{problem}; {}", when_labelled(doc)));
             }
         }
     }
-    if sink.wants(&[NETWORK_PLUGIN]) {
+    if sink.wants(&[NETWORK_PLUGIN, TEMPLATE_INSTANCE]) {
         for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
             let root = spec_root(doc);
             let field = |name: &str| doc.value.at(&format!("{root}/{name}")).and_then(Value::as_str);
@@ -140,7 +161,17 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 policy_required: true,
             };
             for (name, message) in settings.problems() {
-                sink.emit(NETWORK_PLUGIN, index, &format!("{root}/{name}"), message);
+                // validateAzureManagedControlPlaneTemplate does not call validateAzureManagedControlPlaneNetworkPluginMode:
+                // the template is accepted and each AzureManagedControlPlane made from it is rejected.
+                if root != "/spec" && name == "networkPluginMode" {
+                    let message = format!(
+                        "{message}. CAPZ's template webhook accepts this, but rejects every AzureManagedControlPlane \
+                         the topology controller creates from the template"
+                    );
+                    sink.emit(TEMPLATE_INSTANCE, index, &format!("{root}/{name}"), message);
+                } else {
+                    sink.emit(NETWORK_PLUGIN, index, &format!("{root}/{name}"), message);
+                }
             }
         }
         for object in bundle.aso_objects() {
@@ -264,13 +295,14 @@ spec:
     }
 
     #[test]
-    fn more_than_one_cidr_fires_on_the_cluster() {
+    fn more_than_one_cidr_rejects_the_control_plane() {
         let found = findings_of(&bundle("[10.0.0.0/16, 10.1.0.0/16]", "10.0.0.10"), CLUSTER_NETWORK_CIDRS);
         assert_eq!(ids(&found), [CLUSTER_NETWORK_CIDRS]);
         assert_eq!(
             (found[0].object.as_str(), found[0].path.as_str()),
-            ("Cluster/c1", "/spec/clusterNetwork/services/cidrBlocks")
+            ("AzureManagedControlPlane/c1", "/metadata/name")
         );
+        assert!(found[0].message.contains("spec.clusterNetwork.services.cidrBlocks"), "{}", found[0].message);
         assert!(findings_of(&bundle("[10.0.0.0/16]", "10.0.0.10"), CLUSTER_NETWORK_CIDRS).is_empty());
     }
 
@@ -310,7 +342,7 @@ spec:
     spec:
       networkProfile: {networkPlugin: kubenet, networkPluginMode: overlay}
 ";
-        let found = findings_of(yaml, NETWORK_PLUGIN);
+        let found = findings_of(yaml, super::super::rules::twins::AKS_NETWORK_PLUGIN);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].path, "/spec/resources/0/spec/networkProfile/networkPluginMode");
         // AKS fills in the policy for the cilium dataplane itself, so ASO may leave it out.

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::Sink;
 use super::bundle::{At, Bundle, CONTAINERSERVICE_GROUP, spec_root};
+use super::network::TEMPLATE_INSTANCE;
 
 pub(crate) const MAX_PODS: &str = "capz-max-pods";
 pub(crate) const NODE_LABELS: &str = "capz-node-labels";
@@ -18,6 +19,13 @@ pub(crate) const NODE_PUBLIC_IP: &str = "capz-node-public-ip";
 pub(crate) const SUBNET_NAME: &str = "capz-subnet-name";
 pub(crate) const KUBELET_CONFIG: &str = "capz-kubelet-config";
 pub(crate) const LINUX_OS_CONFIG: &str = "capz-linux-os-config";
+pub(crate) const SPOT_MAX_PRICE: &str = "capz-spot-max-price";
+
+/// resource.Quantity's grammar (k8s.io/apimachinery ParseQuantity), as the CRD's pattern writes it.
+static QUANTITY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
+        .expect("valid regex")
+});
 
 /// `azureutil.AzureSystemNodeLabelPrefix`: label keys AKS reserves for itself.
 const AZURE_SYSTEM_LABEL_PREFIX: &str = "kubernetes.azure.com";
@@ -107,17 +115,38 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
             }
         }
     }
-    if shape == (Shape::Capz { template: false })
+    if let Shape::Capz { template } = shape
         && let Some(subnet) = spec.get("subnetName").and_then(Value::as_str)
         && !SUBNET.is_match(subnet)
     {
+        let problem = format!(
+            "subnetName {subnet:?} must be 2-80 letters, digits, '.', '_' or '-', starting with a letter or digit and \
+             ending with a letter or digit"
+        );
+        // The template webhook does not call validateMPSubnetName; every pool made from the template fails it.
+        found.push(if template {
+            (
+                TEMPLATE_INSTANCE,
+                "subnetName".to_string(),
+                format!(
+                    "{problem}. CAPZ's template webhook accepts this, but rejects every AzureManagedMachinePool the \
+                     topology controller creates from the template"
+                ),
+            )
+        } else {
+            (SUBNET_NAME, "subnetName".to_string(), problem)
+        });
+    }
+    // CAPZ's webhooks decode the object into Go types first: a spotMaxPrice that is no resource.Quantity fails
+    // there ("quantities must match the regular expression ..."), before any validator runs.
+    if let Shape::Capz { .. } = shape
+        && let Some(Value::String(price)) = spec.get("spotMaxPrice")
+        && !QUANTITY.is_match(price)
+    {
         found.push((
-            SUBNET_NAME,
-            "subnetName".to_string(),
-            format!(
-                "subnetName {subnet:?} must be 2-80 letters, digits, '.', '_' or '-', starting with a letter or digit and \
-                 ending with a letter or digit"
-            ),
+            SPOT_MAX_PRICE,
+            "spotMaxPrice".to_string(),
+            format!("spotMaxPrice {price:?} is not a Kubernetes quantity (e.g. \"0.05\" or \"-1\"); CAPZ's webhook cannot decode it"),
         ));
     }
     let kubelet = spec.get("kubeletConfig").and_then(Value::as_object);
@@ -125,12 +154,22 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
         kubelet_problems(kubelet, &mut found);
     }
     if let Some(linux) = spec.get("linuxOSConfig").and_then(Value::as_object) {
-        linux_problems(linux, kubelet, &mut found);
+        // CAPZ spells the sysctl `netIpv4IPLocalPortRange` (api/v1beta1 SysctlConfig), ASO `netIpv4IpLocalPortRange`.
+        let port_range_field = if shape == Shape::Aso { "netIpv4IpLocalPortRange" } else { "netIpv4IPLocalPortRange" };
+        linux_problems(linux, kubelet, port_range_field, &mut found);
     }
     found
 }
 
+/// CAPZ's `validateKubeletConfig` returns at its first problem: cpuCfsQuotaPeriod, the image GC thresholds, then
+/// the first disallowed sysctl.
 fn kubelet_problems(kubelet: &Map<String, Value>, found: &mut Vec<Problem>) {
+    let before = found.len();
+    kubelet_all_problems(kubelet, found);
+    found.truncate((before + 1).min(found.len()));
+}
+
+fn kubelet_all_problems(kubelet: &Map<String, Value>, found: &mut Vec<Problem>) {
     if let Some(period) = kubelet.get("cpuCfsQuotaPeriod").and_then(Value::as_str)
         && !period.ends_with("ms")
     {
@@ -171,7 +210,12 @@ fn kubelet_problems(kubelet: &Map<String, Value>, found: &mut Vec<Problem>) {
     }
 }
 
-fn linux_problems(linux: &Map<String, Value>, kubelet: Option<&Map<String, Value>>, found: &mut Vec<Problem>) {
+fn linux_problems(
+    linux: &Map<String, Value>,
+    kubelet: Option<&Map<String, Value>>,
+    port_range_field: &str,
+    found: &mut Vec<Problem>,
+) {
     let fail_swap_on = kubelet.and_then(|kubelet| kubelet.get("failSwapOn")).and_then(Value::as_bool).unwrap_or(true);
     if linux.get("swapFileSizeMB").is_some_and(|v| !v.is_null()) && fail_swap_on {
         found.push((
@@ -182,17 +226,18 @@ fn linux_problems(linux: &Map<String, Value>, kubelet: Option<&Map<String, Value
                 .to_string(),
         ));
     }
-    let Some(range) =
-        linux.get("sysctls").and_then(|sysctls| sysctls.get("netIpv4IpLocalPortRange")).and_then(Value::as_str)
+    let Some(range) = linux.get("sysctls").and_then(|sysctls| sysctls.get(port_range_field)).and_then(Value::as_str)
     else {
         return;
     };
-    let field = "linuxOSConfig/sysctls/netIpv4IpLocalPortRange".to_string();
+    let field = format!("linuxOSConfig/sysctls/{port_range_field}");
     if !PORT_RANGE.is_match(range) {
         found.push((
             LINUX_OS_CONFIG,
             field,
-            format!("netIpv4IpLocalPortRange {range:?} must be two port numbers separated by one space, e.g. \"32768 60999\""),
+            format!(
+                "{port_range_field} {range:?} must be two port numbers separated by one space, e.g. \"32768 60999\""
+            ),
         ));
         return;
     }
@@ -204,27 +249,36 @@ fn linux_problems(linux: &Map<String, Value>, kubelet: Option<&Map<String, Value
         found.push((
             LINUX_OS_CONFIG,
             field.clone(),
-            format!("the first port of netIpv4IpLocalPortRange ({first}) must be from 1024 to 60999"),
+            format!("the first port of {port_range_field} ({first}) must be from 1024 to 60999"),
         ));
     }
     if !(32768..=65000).contains(&last) {
         found.push((
             LINUX_OS_CONFIG,
             field.clone(),
-            format!("the last port of netIpv4IpLocalPortRange ({last}) must be from 32768 to 65000"),
+            format!("the last port of {port_range_field} ({last}) must be from 32768 to 65000"),
         ));
     }
     if first > last {
         found.push((
             LINUX_OS_CONFIG,
             field,
-            format!("netIpv4IpLocalPortRange starts at {first}, after its last port {last}"),
+            format!("{port_range_field} starts at {first}, after its last port {last}"),
         ));
     }
 }
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
-    if !sink.wants(&[MAX_PODS, NODE_LABELS, NODE_PUBLIC_IP, SUBNET_NAME, KUBELET_CONFIG, LINUX_OS_CONFIG]) {
+    if !sink.wants(&[
+        MAX_PODS,
+        NODE_LABELS,
+        NODE_PUBLIC_IP,
+        SUBNET_NAME,
+        KUBELET_CONFIG,
+        LINUX_OS_CONFIG,
+        SPOT_MAX_PRICE,
+        TEMPLATE_INSTANCE,
+    ]) {
         return;
     }
     for (index, doc) in bundle.capz(&["AzureManagedMachinePool", "AzureManagedMachinePoolTemplate"]) {
@@ -257,7 +311,22 @@ mod tests {
     use crate::report::Finding;
 
     fn findings(yaml: &str) -> Vec<Finding> {
-        findings_among(yaml, &[MAX_PODS, NODE_LABELS, NODE_PUBLIC_IP, SUBNET_NAME, KUBELET_CONFIG, LINUX_OS_CONFIG])
+        findings_among(
+            yaml,
+            &[
+                MAX_PODS,
+                NODE_LABELS,
+                NODE_PUBLIC_IP,
+                SUBNET_NAME,
+                KUBELET_CONFIG,
+                LINUX_OS_CONFIG,
+                super::super::rules::twins::AKS_MAX_PODS,
+                super::super::rules::twins::AKS_NODE_LABELS,
+                super::super::rules::twins::AKS_NODE_PUBLIC_IP,
+                super::super::rules::twins::AKS_KUBELET_CONFIG,
+                super::super::rules::twins::AKS_LINUX_OS_CONFIG,
+            ],
+        )
     }
 
     fn ammp(fields: &str) -> String {
@@ -288,7 +357,7 @@ spec:
         assert!(findings(&ammp("  maxPods: 250\n")).is_empty());
         assert_eq!(paths(&findings(&ammp("  maxPods: 9\n"))), ["/spec/maxPods"]);
         let aso = findings(&agent_pool("      maxPods: 251\n"));
-        assert_eq!(ids(&aso), [MAX_PODS]);
+        assert_eq!(ids(&aso), [super::super::rules::twins::AKS_MAX_PODS]);
         assert_eq!(aso[0].path, "/spec/resources/0/spec/maxPods");
     }
 
@@ -297,7 +366,10 @@ spec:
         assert!(findings(&ammp("  nodeLabels: {team: a, azure.com/x: y}\n")).is_empty());
         let found = findings(&ammp("  nodeLabels: {kubernetes.azure.com/scalesetpriority: spot}\n"));
         assert_eq!(paths(&found), ["/spec/nodeLabels/kubernetes.azure.com~1scalesetpriority"]);
-        assert_eq!(ids(&findings(&agent_pool("      nodeLabels: {kubernetes.azure.comx: y}\n"))), [NODE_LABELS]);
+        assert_eq!(
+            ids(&findings(&agent_pool("      nodeLabels: {kubernetes.azure.comx: y}\n"))),
+            [super::super::rules::twins::AKS_NODE_LABELS]
+        );
     }
 
     #[test]
@@ -327,15 +399,23 @@ spec:
         let ok = "  kubeletConfig: {cpuCfsQuotaPeriod: 100ms, imageGcHighThreshold: 85, imageGcLowThreshold: 80, allowedUnsafeSysctls: [kernel.shmmax, kernel.sem, fs.mqueue.msg_max, net.core.somaxconn]}\n";
         assert!(findings(&ammp(ok)).is_empty());
         let bad = "  kubeletConfig: {cpuCfsQuotaPeriod: \"100\", imageGcHighThreshold: 70, imageGcLowThreshold: 80, allowedUnsafeSysctls: [kernel.sem, kernel.semx, vm.swappiness]}\n";
-        assert_eq!(
-            paths(&findings(&ammp(bad))),
-            [
-                "/spec/kubeletConfig/allowedUnsafeSysctls/1",
-                "/spec/kubeletConfig/allowedUnsafeSysctls/2",
-                "/spec/kubeletConfig/cpuCfsQuotaPeriod",
-                "/spec/kubeletConfig/imageGcLowThreshold",
-            ]
-        );
+        // validateKubeletConfig stops at its first problem.
+        assert_eq!(paths(&findings(&ammp(bad))), ["/spec/kubeletConfig/cpuCfsQuotaPeriod"]);
+        let sysctls = "  kubeletConfig: {imageGcHighThreshold: 70, imageGcLowThreshold: 80, allowedUnsafeSysctls: [kernel.semx, vm.swappiness]}\n";
+        assert_eq!(paths(&findings(&ammp(sysctls))), ["/spec/kubeletConfig/imageGcLowThreshold"]);
+        let sysctls = "  kubeletConfig: {allowedUnsafeSysctls: [kernel.sem, kernel.semx, vm.swappiness]}\n";
+        assert_eq!(paths(&findings(&ammp(sysctls))), ["/spec/kubeletConfig/allowedUnsafeSysctls/1"]);
+    }
+
+    #[test]
+    fn capz_port_range_sysctl_is_spelled_with_capital_ip() {
+        let capz = "  linuxOSConfig: {sysctls: {netIpv4IPLocalPortRange: \"1000 32000\"}}\n";
+        let found = findings(&ammp(capz));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found.iter().all(|f| f.path == "/spec/linuxOSConfig/sysctls/netIpv4IPLocalPortRange"));
+        // The ASO spelling is not a field of AzureManagedMachinePool (the schema reports it), so no CAPZ finding.
+        let aso_spelling = "  linuxOSConfig: {sysctls: {netIpv4IpLocalPortRange: \"1000 32000\"}}\n";
+        assert!(findings(&ammp(aso_spelling)).is_empty());
     }
 
     #[test]
@@ -357,5 +437,37 @@ spec:
         assert!(messages[0].contains("first port") && messages[1].contains("last port"));
         let reversed = range("60000 40000");
         assert!(reversed[0].contains("after its last port"), "{reversed:?}");
+    }
+}
+
+#[cfg(test)]
+mod template_instance_tests {
+    use super::super::test_support::{findings_of, paths};
+    use super::*;
+
+    #[test]
+    fn template_subnet_name_fails_on_the_instance() {
+        let template = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePoolTemplate\nmetadata: {name: t}\nspec:\n  template:\n    spec: {mode: User, subnetName: -bad}\n";
+        assert_eq!(paths(&findings_of(template, TEMPLATE_INSTANCE)), ["/spec/template/spec/subnetName"]);
+        assert!(findings_of(template, SUBNET_NAME).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod spot_price_tests {
+    use super::super::test_support::{findings_of, paths};
+    use super::*;
+
+    #[test]
+    fn spot_max_price_is_a_quantity() {
+        let pool = |price: &str| {
+            format!(
+                "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePool\nmetadata: {{name: pool0}}\nspec: {{mode: User, sku: s, spotMaxPrice: {price}}}\n"
+            )
+        };
+        for ok in ["\"0.05\"", "\"-1\"", "\"100m\"", "1"] {
+            assert!(findings_of(&pool(ok), SPOT_MAX_PRICE).is_empty(), "{ok}");
+        }
+        assert_eq!(paths(&findings_of(&pool("cheap"), SPOT_MAX_PRICE)), ["/spec/spotMaxPrice"]);
     }
 }

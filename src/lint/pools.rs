@@ -11,8 +11,8 @@ use super::bundle::{AsoObject, At, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, N
 
 pub(crate) const POOL_NAME: &str = "capz-pool-name";
 pub(crate) const SYSTEM_POOL_LINUX: &str = "capz-system-pool-linux";
-pub(crate) const SYSTEM_POOL_REQUIRED: &str = "capz-system-pool-required";
-pub(crate) const SYSTEM_POOL_REPLICAS: &str = "capz-system-pool-replicas";
+pub(crate) const SYSTEM_POOL_REQUIRED: &str = "aks-system-pool-required";
+pub(crate) const SYSTEM_POOL_REPLICAS: &str = "aks-system-pool-replicas";
 
 const AKS_CONTROL_PLANES: &[&str] = &["AzureManagedControlPlane", "AzureASOManagedControlPlane"];
 const AKS_CONTROL_PLANE_TEMPLATES: &[&str] =
@@ -44,12 +44,12 @@ fn capz_pools(bundle: &Bundle<'_>) -> Vec<Pool> {
 
 fn capz_pool(index: usize, doc: &crate::manifest::Document) -> Pool {
     let root = spec_root(doc);
-    let (name, name_pointer, name_field) = match string_at(&doc.value, &format!("{root}/name"))
-        .filter(|n| !n.is_empty())
-    {
-        Some(name) => (name, format!("{root}/name"), "spec.name"),
-        None => (doc.name().to_string(), "/metadata/name".to_string(), "metadata.name (used when spec.name is empty)"),
-    };
+    let (name, name_pointer, name_field) =
+        match string_at(&doc.value, &format!("{root}/name")).filter(|n| !n.is_empty()) {
+            Some(name) => (name, format!("{root}/name"), "spec.name"),
+            // CAPZ's defaulting copies metadata.name into spec.name, the field its webhook then reports.
+            None => (doc.name().to_string(), format!("{root}/name"), "spec.name (defaulted to metadata.name)"),
+        };
     Pool {
         doc: index,
         mode: string_at(&doc.value, &format!("{root}/mode")),
@@ -94,8 +94,8 @@ fn pool_name_problem(pool: &Pool) -> Option<String> {
         }
         _ => {}
     }
-    let mut chars = name.chars();
-    match chars.next() {
+    // validateNamePattern tests `rune((*name)[0])`: the first byte, read as a Latin-1 character.
+    match name.as_bytes().first().map(|&byte| char::from(byte)) {
         None => None,
         Some(first) if !first.is_lowercase() => Some(format!("{field} {name:?} must begin with a lowercase letter")),
         Some(_) if !name.chars().all(|c| c.is_lowercase() || c.is_numeric()) => {
@@ -297,7 +297,7 @@ fn check_cluster_has_system_pool(
 
 /// A topology Cluster: follow its machinePools' classes through the ClusterClass (if in the bundle).
 /// The ClusterClass of topology Cluster `cluster` when it is in the bundle and has an AKS control plane.
-fn aks_cluster_class(bundle: &Bundle<'_>, cluster: usize) -> Option<usize> {
+pub(crate) fn aks_cluster_class(bundle: &Bundle<'_>, cluster: usize) -> Option<usize> {
     let doc = &bundle.docs[cluster];
     let topology = &doc.value["spec"]["topology"];
     let (class_name, class_namespace) = match topology.get("classRef") {
@@ -467,8 +467,8 @@ mod tests {
     fn pool_name_falls_back_to_metadata_name() {
         let found = findings_of(&ammp("c1-pool0", "  mode: User\n"), POOL_NAME);
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].path, "/metadata/name");
-        assert!(found[0].message.contains("metadata.name (used when spec.name is empty)"));
+        assert_eq!(found[0].path, "/spec/name", "the field CAPZ's defaulting fills and its webhook reports");
+        assert!(found[0].message.contains("spec.name (defaulted to metadata.name)"));
         // An empty spec.name falls back as well (the defaulting webhook treats "" as unset).
         assert_eq!(findings_of(&ammp("c1-pool0", "  mode: User\n  name: \"\"\n"), POOL_NAME).len(), 1);
         assert!(findings_of(&ammp("pool0", "  mode: User\n"), POOL_NAME).is_empty());
@@ -489,8 +489,14 @@ spec:
       mode: System
       owner: {name: c1}
 ";
-        assert!(findings_of(&yaml.replace("AZURENAME", "azureName: pool0"), POOL_NAME).is_empty());
-        let found = findings_of(&yaml.replace("AZURENAME", "type: VirtualMachineScaleSets"), POOL_NAME);
+        assert!(
+            findings_of(&yaml.replace("AZURENAME", "azureName: pool0"), super::super::rules::twins::AKS_POOL_NAME)
+                .is_empty()
+        );
+        let found = findings_of(
+            &yaml.replace("AZURENAME", "type: VirtualMachineScaleSets"),
+            super::super::rules::twins::AKS_POOL_NAME,
+        );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].path, "/spec/resources/0/metadata/name");
     }

@@ -101,7 +101,8 @@ fn autoscaler_problems(profile: &Map<String, Value>, kebab: bool) -> Vec<Problem
     }
     let field = name("scaleDownUtilizationThreshold", "scale-down-utilization-threshold");
     if let Some(value) = text(field)
-        && value.parse::<f64>().map_or(true, |n| !(0.0..=1.0).contains(&n))
+        // Go's ParseFloat takes NaN, which compares false both ways: CAPZ accepts it.
+        && value.parse::<f64>().map_or(true, |n| !n.is_nan() && !(0.0..=1.0).contains(&n))
     {
         problems.push((
             field.to_string(),
@@ -310,7 +311,16 @@ mod tests {
     use crate::report::Finding;
 
     fn findings(yaml: &str) -> Vec<Finding> {
-        findings_among(yaml, &[LOAD_BALANCER_PROFILE, API_SERVER_ACCESS_PROFILE, AUTOSCALER_PROFILE])
+        findings_among(
+            yaml,
+            &[
+                LOAD_BALANCER_PROFILE,
+                API_SERVER_ACCESS_PROFILE,
+                AUTOSCALER_PROFILE,
+                super::super::rules::twins::AKS_LOAD_BALANCER_PROFILE,
+                super::super::rules::twins::AKS_AUTOSCALER_PROFILE,
+            ],
+        )
     }
 
     #[test]
@@ -367,7 +377,7 @@ spec:
         assert!(findings(&aso(one)).is_empty());
         let two = "      networkProfile:\n        loadBalancerProfile: {managedOutboundIPs: {count: 2}, outboundIPPrefixes: {publicIPPrefixes: [{reference: {armId: /x}}]}}\n";
         let found = findings(&aso(two));
-        assert_eq!(ids(&found), [LOAD_BALANCER_PROFILE]);
+        assert_eq!(ids(&found), [super::super::rules::twins::AKS_LOAD_BALANCER_PROFILE]);
         assert_eq!(found[0].path, "/spec/resources/0/spec/networkProfile/loadBalancerProfile");
     }
 

@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::Sink;
 use super::bundle::{AsoObject, At, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, ObjRef};
 
-pub(crate) const UNRESOLVED_REF: &str = "capz-unresolved-ref";
-pub(crate) const UNRESOLVED_OWNER: &str = "capz-unresolved-owner";
+pub(crate) const UNRESOLVED_REF: &str = "capi-unresolved-ref";
+pub(crate) const UNRESOLVED_OWNER: &str = "aso-unresolved-owner";
 
 /// Reference fields per CAPI kind (v1beta1 and v1beta2 shapes); `*` stands for every list item.
 const CLUSTER_REFS: &[&str] = &["/spec/controlPlaneRef", "/spec/infrastructureRef"];

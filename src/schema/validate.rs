@@ -246,6 +246,11 @@ impl<'r> Validator<'r> {
         // Strict field validation decodes the whole body first, status included: an undeclared field under
         // status is rejected even though status is dropped afterwards.
         walk.normalize(&mut object, &kind.schema, prefix, true, out);
+        // CAPZ's defaulting webhook runs next (admission order: structural defaults, mutating webhooks, then the
+        // schema); the API server prunes and defaults the webhook's result again.
+        if !embedded && crate::lint::defaulting::apply(&gvk.group, &gvk.version, &gvk.kind, &mut object) {
+            walk.normalize(&mut object, &kind.schema, prefix, true, &mut Vec::new());
+        }
         if kind.status_subresource
             && let Some(map) = object.as_object_mut()
         {
@@ -825,5 +830,35 @@ spec:
             errors(&format!("{WITH_STATUS}  ready: true\n  whatever: 1\n")),
             vec![("unknown-field".to_string(), "/status/whatever".to_string())]
         );
+    }
+
+    #[test]
+    fn capz_defaulting_runs_before_the_schema() {
+        // CAPZ's Default() fills the virtual network and subnet, and its Go round trip writes "" for location and
+        // resourceGroupName: none of them is a missing required field. identityRef (a nil pointer) still is.
+        let amcp = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata: {name: c1, namespace: default}
+spec:
+  version: v1.33.2
+";
+        assert_eq!(errors(amcp), [("schema".to_string(), "/spec/identityRef".to_string())]);
+        // A missing version becomes "", which the CRD's minLength rejects at the same path.
+        let no_version = amcp.replace("  version: v1.33.2\n", "  identityRef: {name: id}\n");
+        assert_eq!(errors(&no_version), [("schema".to_string(), "/spec/version".to_string())]);
+        // The pool's sku is written back as "" (accepted); mode "" fails the enum.
+        let pool = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePool
+metadata: {name: pool0}
+spec: {}
+";
+        assert_eq!(errors(pool), [("schema".to_string(), "/spec/mode".to_string())]);
+        // Kinds without a CAPZ defaulting webhook keep their required fields.
+        let identity = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureClusterIdentity
+metadata: {name: id}
+spec: {type: WorkloadIdentity, clientID: c}
+";
+        assert_eq!(errors(identity), [("schema".to_string(), "/spec/tenantID".to_string())]);
     }
 }

@@ -1,0 +1,624 @@
+//! The rule table: every rule's stable id, severity, who rejects what it finds (and when) and the upstream function
+//! it mirrors. Rule ids say who rejects: `capz-*` CAPZ's webhooks or mutators, `aks-*` the AKS API (through CAPZ or
+//! ASO, at reconcile), `aso-*` Azure Service Operator, `capi-*` Cluster API, `clusterctl-*` clusterctl.
+
+use super::{
+    aso_resources, cluster_identity, control_plane, credentials, deprecated, mutators, names, network, pool_config,
+    pools, profiles, refs, update_path, version,
+};
+use crate::report::Severity;
+
+/// Who rejects what a rule finds, and when: the column "rejected by" of docs/rules.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rejecter {
+    /// CAPZ's validating webhook, when the object is created.
+    CapzCreate,
+    /// CAPZ's validating webhook at create when the object carries the cluster-name label, otherwise at CAPI's
+    /// first update (which adds it).
+    CapzLabelled,
+    /// CAPZ's `ValidateUpdate`, at CAPI's first update (cluster-name label; owner reference on templates).
+    CapzFirstUpdate,
+    /// CAPZ's webhook at create of each object CAPI's topology controller makes from the template.
+    CapzTemplateInstance,
+    /// A CAPZ mutator of the ASO resources, at reconcile (the controller reports a terminal error).
+    CapzMutator,
+    /// Nobody: CAPZ's defaulting webhook changes or fills the value (a warning).
+    CapzDefaulting,
+    /// The AKS API, when CAPZ or ASO sends the object at reconcile.
+    Aks,
+    /// Azure Service Operator, at reconcile.
+    Aso,
+    /// Cluster API's controllers, at reconcile.
+    Capi,
+    /// `clusterctl move`.
+    Clusterctl,
+    /// The API server warns (deprecation); nothing is rejected.
+    ApiServer,
+}
+
+impl Rejecter {
+    /// The words docs/rules.md and `--help` use.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Rejecter::CapzCreate => "CAPZ webhook at create",
+            Rejecter::CapzLabelled => {
+                "CAPZ webhook at create if labelled cluster.x-k8s.io/cluster-name, else at CAPI's first update"
+            }
+            Rejecter::CapzFirstUpdate => "CAPZ webhook at update (CAPI's first update)",
+            Rejecter::CapzTemplateInstance => "CAPZ webhook at create of each object made from the template",
+            Rejecter::CapzMutator => "CAPZ mutator at reconcile",
+            Rejecter::CapzDefaulting => "nobody (CAPZ defaulting webhook rewrites it)",
+            Rejecter::Aks => "AKS at reconcile",
+            Rejecter::Aso => "ASO at reconcile",
+            Rejecter::Capi => "CAPI controllers at reconcile",
+            Rejecter::Clusterctl => "clusterctl move",
+            Rejecter::ApiServer => "nobody (API server warning)",
+        }
+    }
+}
+
+/// One rule: what `validate --disable/--enable` and `docs/rules.md` show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleInfo {
+    /// Stable id, kebab-case, prefixed by who rejects (`capz-`, `aks-`, `aso-`, `capi-`, `clusterctl-`).
+    pub id: &'static str,
+    /// Severity of every finding of this rule.
+    pub severity: Severity,
+    /// Who rejects what the rule finds, and when.
+    pub rejected_by: Rejecter,
+    /// What the rule checks, in one sentence.
+    pub summary: &'static str,
+    /// The CAPZ (or CAPI/ASO/AKS) function whose behaviour the rule reproduces offline.
+    pub mirrors: &'static str,
+    /// Whether the rule runs without `--enable`.
+    pub enabled_by_default: bool,
+}
+
+const fn rule(
+    id: &'static str,
+    severity: Severity,
+    rejected_by: Rejecter,
+    summary: &'static str,
+    mirrors: &'static str,
+) -> RuleInfo {
+    RuleInfo { id, severity, rejected_by, summary, mirrors, enabled_by_default: true }
+}
+
+/// The `aks-*` twins of CAPZ webhook rules: the same check on an ASO object embedded in an AzureASOManaged*, where
+/// no CAPZ webhook looks and AKS rejects it at reconcile.
+pub(crate) mod twins {
+    pub(crate) const AKS_DNS_PREFIX: &str = "aks-dns-prefix";
+    pub(crate) const AKS_RESERVED_NAME: &str = "aks-reserved-name";
+    pub(crate) const AKS_POOL_NAME: &str = "aks-pool-name";
+    pub(crate) const AKS_SYSTEM_POOL_LINUX: &str = "aks-system-pool-linux";
+    pub(crate) const AKS_MAX_PODS: &str = "aks-max-pods";
+    pub(crate) const AKS_NODE_LABELS: &str = "aks-node-labels";
+    pub(crate) const AKS_NODE_PUBLIC_IP: &str = "aks-node-public-ip";
+    pub(crate) const AKS_KUBELET_CONFIG: &str = "aks-kubelet-config";
+    pub(crate) const AKS_LINUX_OS_CONFIG: &str = "aks-linux-os-config";
+    pub(crate) const AKS_NETWORK_PLUGIN: &str = "aks-network-plugin";
+    pub(crate) const AKS_LOAD_BALANCER_PROFILE: &str = "aks-load-balancer-profile";
+    pub(crate) const AKS_AUTOSCALER_PROFILE: &str = "aks-autoscaler-profile";
+    pub(crate) const AKS_SECURITY_PROFILE: &str = "aks-security-profile";
+    pub(crate) const AKS_DISABLE_LOCAL_ACCOUNTS: &str = "aks-disable-local-accounts";
+}
+
+/// `(capz rule, its aks twin)`: a finding of the CAPZ rule inside an embedded ASO object is reported under the twin.
+pub(crate) const AKS_TWINS: &[(&str, &str)] = &[
+    (names::DNS_PREFIX, twins::AKS_DNS_PREFIX),
+    (names::RESERVED_NAME, twins::AKS_RESERVED_NAME),
+    (pools::POOL_NAME, twins::AKS_POOL_NAME),
+    (pools::SYSTEM_POOL_LINUX, twins::AKS_SYSTEM_POOL_LINUX),
+    (pool_config::MAX_PODS, twins::AKS_MAX_PODS),
+    (pool_config::NODE_LABELS, twins::AKS_NODE_LABELS),
+    (pool_config::NODE_PUBLIC_IP, twins::AKS_NODE_PUBLIC_IP),
+    (pool_config::KUBELET_CONFIG, twins::AKS_KUBELET_CONFIG),
+    (pool_config::LINUX_OS_CONFIG, twins::AKS_LINUX_OS_CONFIG),
+    (network::NETWORK_PLUGIN, twins::AKS_NETWORK_PLUGIN),
+    (profiles::LOAD_BALANCER_PROFILE, twins::AKS_LOAD_BALANCER_PROFILE),
+    (profiles::AUTOSCALER_PROFILE, twins::AKS_AUTOSCALER_PROFILE),
+    (control_plane::SECURITY_PROFILE, twins::AKS_SECURITY_PROFILE),
+    (control_plane::DISABLE_LOCAL_ACCOUNTS, twins::AKS_DISABLE_LOCAL_ACCOUNTS),
+];
+
+/// Former rule ids, still accepted by `--enable`/`--disable`: `(old id, ids it became)`.
+pub(crate) const RENAMED: &[(&str, &[&str])] = &[
+    ("capz-system-pool-required", &[pools::SYSTEM_POOL_REQUIRED]),
+    ("capz-system-pool-replicas", &[pools::SYSTEM_POOL_REPLICAS]),
+    ("capz-unresolved-ref", &[refs::UNRESOLVED_REF]),
+    ("capz-unresolved-owner", &[refs::UNRESOLVED_OWNER]),
+    ("capz-credential-secret", &[credentials::CREDENTIAL_SECRET]),
+    ("capz-credential-secret-keys", &[credentials::CREDENTIAL_SECRET_KEYS]),
+    ("capz-user-credentials-name", &[credentials::USER_CREDENTIALS_NAME]),
+    ("capz-credential-secret-move", &[credentials::CREDENTIAL_SECRET_MOVE]),
+    ("capz-capi-v1beta1", &[deprecated::CAPI_V1BETA1]),
+];
+
+pub(crate) static RULES: &[RuleInfo] = &[
+    rule(
+        version::VERSION_FORMAT,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane[Template] version (after the webhook adds a missing `v`) must match CAPZ's kubeSemver pattern.",
+        "validateVersion (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        version::VERSION_V_PREFIX,
+        Severity::Warning,
+        Rejecter::CapzDefaulting,
+        "AzureManagedControlPlane[Template] version without the leading `v`: the defaulting webhook adds it, so Git and the cluster differ forever.",
+        "NormalizeVersion (internal/api/v1beta1/util.go)",
+    ),
+    rule(
+        names::DNS_PREFIX,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane dnsPrefix (defaulted to metadata.name) must be 2-54 alphanumerics or hyphens, starting and ending alphanumeric.",
+        "validateAzureManagedControlPlaneDNSPrefix (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        names::RESERVED_NAME,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane[Template] metadata.name must not contain `microsoft` or `windows`.",
+        "validateName (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        pools::POOL_NAME,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedMachinePool[Template] pool name (spec.name, defaulted to metadata.name) must start with a lowercase letter, contain only lowercase alphanumerics and be at most 12 characters (Linux) or 6 (Windows).",
+        "validateMPName, validateNameLength, validateNamePattern (internal/webhooks/azuremanagedmachinepool_validation.go)",
+    ),
+    rule(
+        pools::SYSTEM_POOL_LINUX,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "An AzureManagedMachinePool[Template] with mode System must have osType Linux.",
+        "validateOSType (internal/webhooks/azuremanagedmachinepool_validation.go)",
+    ),
+    rule(
+        pool_config::MAX_PODS,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedMachinePool[Template] maxPods must be 10 to 250.",
+        "validateMaxPods (internal/webhooks/azuremanagedmachinepool_validation.go)",
+    ),
+    rule(
+        pool_config::NODE_LABELS,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedMachinePool[Template] nodeLabels keys must not start with `kubernetes.azure.com`, the prefix AKS reserves.",
+        "validateNodeLabels (internal/webhooks/azuremanagedmachinepool_validation.go); azureutil.IsAzureSystemNodeLabelKey",
+    ),
+    rule(
+        pool_config::NODE_PUBLIC_IP,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedMachinePool[Template] nodePublicIPPrefixID needs enableNodePublicIP: true and must be a publicIPPrefixes resource id.",
+        "validateNodePublicIPPrefixID, validateEnableNodePublicIP (internal/webhooks/azuremanagedmachinepool_validation.go)",
+    ),
+    rule(
+        pool_config::SUBNET_NAME,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedMachinePool subnetName must match ^[a-zA-Z0-9][a-zA-Z0-9._-]{0,78}[a-zA-Z0-9]$ (the template webhook does not check it).",
+        "validateMPSubnetName (internal/webhooks/azuremanagedmachinepool_validation.go)",
+    ),
+    rule(
+        pool_config::KUBELET_CONFIG,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedMachinePool[Template] kubeletConfig, first problem only as CAPZ: cpuCfsQuotaPeriod in ms, imageGcLowThreshold not above imageGcHighThreshold, allowedUnsafeSysctls only kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*, net.*.",
+        "validateKubeletConfig (internal/webhooks/azuremanagedmachinepool_validation.go)",
+    ),
+    rule(
+        pool_config::LINUX_OS_CONFIG,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedMachinePool[Template] linuxOSConfig: swapFileSizeMB needs kubeletConfig.failSwapOn false; sysctls.netIpv4IPLocalPortRange (CAPZ's spelling) `FIRST LAST` with FIRST 1024-60999, LAST 32768-65000, FIRST <= LAST.",
+        "validateLinuxOSConfig (internal/webhooks/azuremanagedmachinepool_validation.go)",
+    ),
+    rule(
+        pool_config::SPOT_MAX_PRICE,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedMachinePool[Template] spotMaxPrice must be a Kubernetes quantity: CAPZ's webhooks decode the object into Go types before validating it.",
+        "resource.ParseQuantity while the webhooks decode AzureManagedMachinePool (admission decoder of AzureManagedMachinePoolWebhook / AzureManagedMachinePoolTemplateWebhook)",
+    ),
+    rule(
+        control_plane::IDENTITY,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane identity: type UserAssigned needs userAssignedIdentityResourceID, any other type must leave it empty.",
+        "validateAzureManagedControlPlaneIdentity (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        control_plane::SECURITY_PROFILE,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane[Template] securityProfile: azureKeyVaultKms needs identity type UserAssigned, a keyVaultResourceID exactly when keyVaultNetworkAccess is Private; workloadIdentity needs oidcIssuerProfile.enabled.",
+        "validateAzureManagedControlPlaneClassSpecAzureKeyVaultKms, validateAzureManagedControlPlaneClassSpecWorkloadIdentity (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        control_plane::DISABLE_LOCAL_ACCOUNTS,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane disableLocalAccounts (any value) only with an aadProfile.",
+        "validateAzureManagedControlPlaneDisableLocalAccounts (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        control_plane::VIRTUAL_NETWORK,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane[Template] virtualNetwork: cidrBlock and subnet.cidrBlock (after the CRD defaults) valid CIDRs, the subnet inside the virtual network.",
+        "validateAMCPVirtualNetwork (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        control_plane::FLEETS_MEMBER_NAME,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane fleetsMember.name must match ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$.",
+        "validateFleetsMember (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        control_plane::AKS_EXTENSIONS,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane[Template] extensions: no version unless autoUpgradeMinorVersion is false; scopeType Cluster needs releaseNamespace and no targetNamespace, Namespace the reverse.",
+        "validateAKSExtensions (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        network::NETWORK_PLUGIN,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane[Template] network plugin combinations: overlay mode not with kubenet (AzureManagedControlPlane only); cilium dataplane needs overlay mode and cilium policy; cilium policy needs the cilium dataplane.",
+        "validateAzureManagedControlPlaneNetworkPluginMode, validateNetworkDataplane, validateNetworkPolicy (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        profiles::LOAD_BALANCER_PROFILE,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane[Template] loadBalancerProfile: managedOutboundIPs 1-100, allocatedOutboundPorts 0-64000, idleTimeoutInMinutes 4-120; at most one of managedOutboundIPs, outboundIPPrefixes and outboundIPs.",
+        "validateLoadBalancerProfile (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        profiles::API_SERVER_ACCESS_PROFILE,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane[Template] apiServerAccessProfile: authorizedIPRanges entries in CIDR format; privateDNSZone `System`, `None`, or a privateDnsZones resource id named private[link].<location>.azmk8s.io (optionally with a subzone) on a private cluster.",
+        "validateAPIServerAccessProfile (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        profiles::AUTOSCALER_PROFILE,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane[Template] autoscalerProfile values: bulk-delete, graceful-termination and ok-unready counts whole numbers >= 0, maxTotalUnreadyPercentage 0-100, scaleDownUtilizationThreshold 0-1, newPodScaleUpDelay a Go duration.",
+        "validateAutoScalerProfile (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        credentials::SSH_PUBLIC_KEY,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureManagedControlPlane sshPublicKey, when set, must be a base64-encoded OpenSSH public key line.",
+        "validateAzureManagedControlPlaneSSHKey, ValidateSSHKey (internal/webhooks/azuremanagedcontrolplane_validation.go, azuremachine_validation.go)",
+    ),
+    rule(
+        cluster_identity::CLUSTER_IDENTITY,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "AzureClusterIdentity: resourceID only with type UserAssignedMSI; userAssignedIdentityCredentialsPath/CloudType only with type UserAssignedIdentityCredential.",
+        "validateAzureClusterIdentity (internal/webhooks/azureclusteridentity_validation.go)",
+    ),
+    rule(
+        network::CLUSTER_NETWORK_CIDRS,
+        Severity::Error,
+        Rejecter::CapzLabelled,
+        "A Cluster whose control plane is an AzureManagedControlPlane may have at most one services and one pods cidrBlock.",
+        "validateManagedClusterNetwork (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        network::DNS_SERVICE_IP,
+        Severity::Error,
+        Rejecter::CapzLabelled,
+        "AzureManagedControlPlane dnsServiceIP must be a valid IP inside the Cluster's service CIDR and end in `.10`.",
+        "validateManagedClusterNetwork (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        update_path::PRIVATE_ENDPOINTS,
+        Severity::Error,
+        Rejecter::CapzLabelled,
+        "Private endpoints on the AzureManagedControlPlane subnet: a name matching ^[-\\w\\._]+$, at least one privateLinkServiceConnection with a resource-id privateLinkServiceID, privateIPAddresses inside the subnet CIDR.",
+        "validateManagedClusterNetwork → validatePrivateEndpoints (internal/webhooks/azuremanagedcontrolplane_validation.go, azurecluster_validation.go)",
+    ),
+    rule(
+        update_path::LABELLED_CLUSTER_MISSING,
+        Severity::Error,
+        Rejecter::CapzCreate,
+        "An AzureManagedControlPlane[Template] that carries the cluster.x-k8s.io/cluster-name label needs that Cluster to exist when it is created: earlier in the bundle (apply order), same namespace.",
+        "validateManagedClusterNetwork: cli.Get of the labelled Cluster, an InternalError when it fails (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        update_path::AAD_ADMIN_GROUPS,
+        Severity::Error,
+        Rejecter::CapzFirstUpdate,
+        "AzureManagedControlPlane[Template] aadProfile.adminGroupObjectIDs must not be empty: create accepts [], every update refuses it.",
+        "validateAzureManagedControlPlaneAADProfileUpdateAndLocalAccounts (internal/webhooks/azuremanagedcontrolplane_validation.go); AzureManagedControlPlaneTemplateWebhook.ValidateUpdate",
+    ),
+    rule(
+        update_path::EXTENSION_SCOPE_UPDATE,
+        Severity::Error,
+        Rejecter::CapzFirstUpdate,
+        "AzureManagedControlPlane[Template] extensions with a scope: CAPZ compares the old and new scope pointers, so every update reports the unchanged scope as changed.",
+        "validateAKSExtensionsUpdate (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        update_path::RESOURCE_GROUP_UPDATE,
+        Severity::Error,
+        Rejecter::CapzFirstUpdate,
+        "AzureManagedControlPlane without resourceGroupName and without the cluster-name label: the first update defaults it from the label and the immutable field changes.",
+        "SetDefaultAzureManagedControlPlaneResourceGroupName (internal/api/v1beta1/azuremanagedcontrolplane_default.go) + ValidateImmutable in AzureManagedControlPlaneWebhook.ValidateUpdate",
+    ),
+    rule(
+        network::TEMPLATE_INSTANCE,
+        Severity::Error,
+        Rejecter::CapzTemplateInstance,
+        "AzureManaged*Template values the template webhook does not check but CAPZ rejects on every object the topology controller creates from the template: networkPluginMode overlay with kubenet, identity, disableLocalAccounts without aadProfile (control plane), subnetName (machine pool); and a topology Cluster whose name (the prefix of its control plane's name) holds `microsoft` or `windows`.",
+        "validateAzureManagedControlPlaneNetworkPluginMode, validateAzureManagedControlPlaneIdentity, validateAzureManagedControlPlaneDisableLocalAccounts, validateMPSubnetName, validateName: called by the AzureManagedControlPlane / AzureManagedMachinePool webhooks, not by validateAzureManagedControlPlaneTemplate or AzureManagedMachinePoolTemplateWebhook.ValidateCreate",
+    ),
+    rule(
+        aso_resources::MANAGED_CLUSTER_COUNT,
+        Severity::Error,
+        Rejecter::CapzMutator,
+        "An AzureASOManagedControlPlane's spec.resources must hold exactly one containerservice.azure.com ManagedCluster.",
+        "SetManagedClusterDefaults / ErrNoManagedClusterDefined (pkg/mutators/azureasomanagedcontrolplane.go)",
+    ),
+    rule(
+        aso_resources::AGENT_POOL_RESOURCE_COUNT,
+        Severity::Error,
+        Rejecter::CapzMutator,
+        "An AzureASOManagedMachinePool's spec.resources must hold exactly one containerservice.azure.com ManagedClustersAgentPool.",
+        "SetAgentPoolDefaults / ErrNoManagedClustersAgentPoolDefined (pkg/mutators/azureasomanagedmachinepool.go)",
+    ),
+    rule(
+        aso_resources::AGENT_POOL_PROFILES,
+        Severity::Error,
+        Rejecter::CapzMutator,
+        "The ManagedCluster embedded in an AzureASOManagedControlPlane must not set spec.agentPoolProfiles; pools come from AzureASOManagedMachinePools.",
+        "setManagedClusterAgentPoolProfiles (pkg/mutators/azureasomanagedcontrolplane.go)",
+    ),
+    rule(
+        aso_resources::RECONCILE_POLICY,
+        Severity::Error,
+        Rejecter::CapzMutator,
+        "An embedded ASO resource's serviceoperator.azure.com/reconcile-policy annotation must be absent or `skip`, otherwise pausing the Cluster (clusterctl move) fails.",
+        "Pause (pkg/mutators/mutator.go)",
+    ),
+    rule(
+        mutators::KUBERNETES_VERSION_MISMATCH,
+        Severity::Error,
+        Rejecter::CapzMutator,
+        "The embedded ManagedCluster's kubernetesVersion, if set, must equal the AzureASOManagedControlPlane's spec.version without the leading `v`.",
+        "setManagedClusterKubernetesVersion (pkg/mutators/azureasomanagedcontrolplane.go)",
+    ),
+    rule(
+        mutators::ORCHESTRATOR_VERSION_MISMATCH,
+        Severity::Error,
+        Rejecter::CapzMutator,
+        "The embedded ManagedClustersAgentPool's orchestratorVersion, if set, must equal its MachinePool's spec.template.spec.version without the leading `v`.",
+        "setAgentPoolOrchestratorVersion (pkg/mutators/azureasomanagedmachinepool.go)",
+    ),
+    rule(
+        mutators::NETWORK_CIDR_MISMATCH,
+        Severity::Error,
+        Rejecter::CapzMutator,
+        "The embedded ManagedCluster's networkProfile.serviceCidr/podCidr, if set, must equal the Cluster's first services/pods cidrBlock.",
+        "setManagedClusterServiceCIDR, setManagedClusterPodCIDR (pkg/mutators/azureasomanagedcontrolplane.go)",
+    ),
+    rule(
+        mutators::AGENT_POOL_COUNT_MISMATCH,
+        Severity::Error,
+        Rejecter::CapzMutator,
+        "The embedded ManagedClustersAgentPool's count, if set, must equal its MachinePool's spec.replicas (autoscaled pools: see capz-autoscaled-pool-count).",
+        "setAgentPoolCount (pkg/mutators/azureasomanagedmachinepool.go)",
+    ),
+    rule(
+        mutators::AUTOSCALED_POOL_COUNT,
+        Severity::Warning,
+        Rejecter::CapzMutator,
+        "An autoscaled agent pool's count, if set, should equal its MachinePool's spec.replicas: CAPZ still enforces it until the agent pool exists.",
+        "setAgentPoolCount (pkg/mutators/azureasomanagedmachinepool.go)",
+    ),
+    rule(
+        mutators::AUTOSCALING_REPLICAS_MANAGER,
+        Severity::Error,
+        Rejecter::CapzMutator,
+        "An agent pool with enableAutoScaling needs its MachinePool's cluster.x-k8s.io/replicas-managed-by annotation absent or `aks`.",
+        "reconcileAutoscaling (pkg/mutators/azureasomanagedmachinepool.go)",
+    ),
+    rule(
+        credentials::EMPTY_SSH_KEY,
+        Severity::Warning,
+        Rejecter::CapzDefaulting,
+        "AzureManagedControlPlane sshPublicKey set to \"\": the webhook generates a random key into an immutable field, so the Git value never applies again.",
+        "SetDefaultAzureManagedControlPlaneSSHPublicKey (internal/api/v1beta1/azuremanagedcontrolplane_default.go)",
+    ),
+    rule(
+        network::TEMPLATE_VNET_NAME,
+        Severity::Warning,
+        Rejecter::CapzDefaulting,
+        "AzureManagedControlPlaneTemplate must not name its virtual network: every Cluster of the class would share the name.",
+        "setDefaultAzureManagedControlPlaneTemplateVirtualNetwork (internal/api/v1beta1/azuremanagedcontrolplanetemplate_default.go)",
+    ),
+    rule(
+        twins::AKS_DNS_PREFIX,
+        Severity::Error,
+        Rejecter::Aks,
+        "ASO ManagedCluster dnsPrefix: 1-54 alphanumerics or hyphens, starting and ending alphanumeric.",
+        "validateAzureManagedControlPlaneDNSPrefix (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+    ),
+    rule(
+        twins::AKS_RESERVED_NAME,
+        Severity::Error,
+        Rejecter::Aks,
+        "ASO ManagedCluster name (azureName, else metadata.name) must not contain `microsoft` or `windows`.",
+        "validateName (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+    ),
+    rule(
+        twins::AKS_POOL_NAME,
+        Severity::Error,
+        Rejecter::Aks,
+        "ASO ManagedClustersAgentPool name (azureName, else metadata.name): lowercase letter first, lowercase alphanumerics, at most 12 characters (Linux) or 6 (Windows).",
+        "validateMPName, validateNameLength, validateNamePattern (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+    ),
+    rule(
+        twins::AKS_SYSTEM_POOL_LINUX,
+        Severity::Error,
+        Rejecter::Aks,
+        "An ASO ManagedClustersAgentPool with mode System must have osType Linux.",
+        "validateOSType (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+    ),
+    rule(
+        twins::AKS_MAX_PODS,
+        Severity::Error,
+        Rejecter::Aks,
+        "ASO ManagedClustersAgentPool maxPods must be 10 to 250.",
+        "validateMaxPods (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+    ),
+    rule(
+        twins::AKS_NODE_LABELS,
+        Severity::Error,
+        Rejecter::Aks,
+        "ASO ManagedClustersAgentPool nodeLabels keys must not start with `kubernetes.azure.com`.",
+        "validateNodeLabels (internal/webhooks/azuremanagedmachinepool_validation.go); azureutil.IsAzureSystemNodeLabelKey; the AKS API rule behind it",
+    ),
+    rule(
+        twins::AKS_NODE_PUBLIC_IP,
+        Severity::Error,
+        Rejecter::Aks,
+        "ASO ManagedClustersAgentPool nodePublicIPPrefixReference needs enableNodePublicIP: true.",
+        "validateNodePublicIPPrefixID, validateEnableNodePublicIP (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+    ),
+    rule(
+        twins::AKS_KUBELET_CONFIG,
+        Severity::Error,
+        Rejecter::Aks,
+        "ASO ManagedClustersAgentPool kubeletConfig: cpuCfsQuotaPeriod in ms, imageGcLowThreshold not above imageGcHighThreshold, allowed unsafe sysctls.",
+        "validateKubeletConfig (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+    ),
+    rule(
+        twins::AKS_LINUX_OS_CONFIG,
+        Severity::Error,
+        Rejecter::Aks,
+        "ASO ManagedClustersAgentPool linuxOSConfig: swapFileSizeMB needs failSwapOn false; sysctls.netIpv4IpLocalPortRange (ASO's spelling) ranges.",
+        "validateLinuxOSConfig (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+    ),
+    rule(
+        twins::AKS_NETWORK_PLUGIN,
+        Severity::Error,
+        Rejecter::Aks,
+        "ASO ManagedCluster networkProfile: overlay mode not with kubenet; cilium dataplane needs overlay mode; cilium policy needs the cilium dataplane.",
+        "validateAzureManagedControlPlaneNetworkPluginMode, validateNetworkDataplane, validateNetworkPolicy (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+    ),
+    rule(
+        twins::AKS_LOAD_BALANCER_PROFILE,
+        Severity::Error,
+        Rejecter::Aks,
+        "ASO ManagedCluster loadBalancerProfile: at most one of managedOutboundIPs, outboundIPPrefixes and outboundIPs.",
+        "validateLoadBalancerProfile (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+    ),
+    rule(
+        twins::AKS_AUTOSCALER_PROFILE,
+        Severity::Error,
+        Rejecter::Aks,
+        "ASO ManagedCluster autoScalerProfile values (kebab-case keys): the ranges and formats CAPZ checks on AzureManagedControlPlane.",
+        "validateAutoScalerProfile (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+    ),
+    rule(
+        twins::AKS_SECURITY_PROFILE,
+        Severity::Error,
+        Rejecter::Aks,
+        "ASO ManagedCluster securityProfile.workloadIdentity.enabled needs oidcIssuerProfile.enabled.",
+        "validateAzureManagedControlPlaneClassSpecAzureKeyVaultKms, validateAzureManagedControlPlaneClassSpecWorkloadIdentity (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+    ),
+    rule(
+        twins::AKS_DISABLE_LOCAL_ACCOUNTS,
+        Severity::Error,
+        Rejecter::Aks,
+        "ASO ManagedCluster disableLocalAccounts: true only with an aadProfile.",
+        "validateAzureManagedControlPlaneDisableLocalAccounts (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+    ),
+    rule(
+        pools::SYSTEM_POOL_REQUIRED,
+        Severity::Error,
+        Rejecter::Aks,
+        "Every AKS Cluster needs at least one MachinePool whose agent pool has mode System (AKS refuses to create the cluster; CAPZ's webhook only guards the last System pool on update and delete).",
+        "AKS system pool requirement; validateLastSystemNodePool (internal/webhooks/azuremanagedmachinepool_validation.go) on update/delete only",
+    ),
+    rule(
+        pools::SYSTEM_POOL_REPLICAS,
+        Severity::Error,
+        Rejecter::Aks,
+        "A System agent pool needs at least one node: its MachinePool's spec.replicas, or a topology Cluster's machinePools[].replicas for a System pool class, must not be 0 (unless AKS autoscales the pool), and an autoscaled System pool's minCount (scaling.minSize) must be at least 1.",
+        "AKS system pool minimum (learn.microsoft.com/azure/aks/use-system-pools); CAPZ copies MachinePool replicas into the agent pool count (setAgentPoolCount, pkg/mutators/azureasomanagedmachinepool.go; ManagedMachinePoolScope.AgentPoolSpec, azure/scope/managedmachinepool.go)",
+    ),
+    rule(
+        refs::UNRESOLVED_REF,
+        Severity::Error,
+        Rejecter::Capi,
+        "controlPlaneRef, infrastructureRef, MachinePool infrastructureRef/configRef and ClusterClass template references must name an object in the bundle.",
+        "external.Get in the CAPI Cluster, MachinePool and ClusterClass reconcilers",
+    ),
+    rule(
+        refs::UNRESOLVED_OWNER,
+        Severity::Error,
+        Rejecter::Aso,
+        "An ASO resource's spec.owner.name must name an ASO object of the owner kind in the same namespace of the bundle.",
+        "ASO owner resolution of the resources CAPZ applies (controllers/resource_reconciler.go reconcile)",
+    ),
+    rule(
+        credentials::CREDENTIAL_SECRET,
+        Severity::Warning,
+        Rejecter::Aso,
+        "The Secret named by serviceoperator.azure.com/credential-from should be in the bundle, in the same namespace (clusterctl templates do not ship it).",
+        "ASO credential lookup (serviceoperator.azure.com/credential-from); templates/flavors/aks-aso/credentials.yaml",
+    ),
+    rule(
+        credentials::CREDENTIAL_SECRET_KEYS,
+        Severity::Error,
+        Rejecter::Aso,
+        "An ASO credential Secret in the bundle must hold AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID and AZURE_CLIENT_ID (data or stringData).",
+        "newCredentialFromSecret (ASO v2/internal/identity/credential_provider.go)",
+    ),
+    rule(
+        credentials::USER_CREDENTIALS_NAME,
+        Severity::Error,
+        Rejecter::Aso,
+        "The embedded ManagedCluster's operatorSpec.secrets.userCredentials must not be named `<cluster>-kubeconfig`: CAPZ writes that Secret itself, so the two overwrite each other.",
+        "docs/book/src/managed/asomanagedcluster.md; setManagedClusterCredentials (pkg/mutators/azureasomanagedcontrolplane.go) leaves user credentials alone",
+    ),
+    rule(
+        credentials::CREDENTIAL_SECRET_MOVE,
+        Severity::Warning,
+        Rejecter::Clusterctl,
+        "An ASO credential Secret in the bundle should carry the clusterctl.cluster.x-k8s.io/move label, or clusterctl move leaves it behind.",
+        "clusterctl move object graph (ClusterctlMoveLabel, cmd/clusterctl/client/cluster/objectgraph.go); CAPZ#6657",
+    ),
+    rule(
+        deprecated::DEPRECATED_API,
+        Severity::Info,
+        Rejecter::ApiServer,
+        "Deprecated CAPZ APIs: AzureManaged* (migrate to AzureASOManaged* v1beta1) and AzureASOManaged* v1alpha1 (move to v1beta1).",
+        "deprecatedversion markers (api/v1beta1/azuremanaged*_types.go, api/v1alpha1/azureasomanaged*_types.go)",
+    ),
+    RuleInfo {
+        enabled_by_default: false,
+        ..rule(
+            deprecated::CAPI_V1BETA1,
+            Severity::Info,
+            Rejecter::ApiServer,
+            "CAPI v1beta1 objects (Cluster, MachinePool, ClusterClass, KubeadmConfigTemplate, ...): v1beta2 is the served storage version; off by default because CAPZ's own templates still use v1beta1.",
+            "CAPI v1beta1 deprecation (api/core/v1beta1, api/bootstrap/kubeadm/v1beta1)",
+        )
+    },
+];
