@@ -441,8 +441,7 @@ func (r *caseRun) admit(op string, obj, old map[string]any) (Verdict, map[string
 func deny(v Verdict, stage, hook string, resp admission.Response) Verdict {
 	v.Allowed = false
 	v.Stage = stage
-	v.Webhook = hook
-	v.Patch = nil
+	v.Webhook = hook // v.Patch stays: what admission had changed before the denial
 	if resp.Result != nil {
 		v.Message = resp.Result.Message
 		if resp.Result.Details != nil {
