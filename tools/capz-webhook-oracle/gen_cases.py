@@ -564,6 +564,14 @@ case("ammpt-kubelet-cfs-no-ms", "template cpuCfsQuotaPeriod without ms", AKS_CC,
 case("ammpt-max-pods-251", "template maxPods 251", AKS_CC, put(AMMPT, "spec.template.spec.maxPods", 251, POOL1))
 case("ammpt-windows-name-7", "template Windows pool name 7 chars", AKS_CC, put(AMMPT, "spec.template.spec.osType", "Windows", POOL1), put(AMMPT, "spec.template.spec.name", "winpool", POOL1))
 
+case("cc-with-topology-cluster", "aks-clusterclass plus the aks-topology Cluster that uses it", AKS_CC + AKS_TOPO)
+case("amcpt-dns-ip-labelled-outside", "template labelled with a cluster-name (by hand) and a dnsServiceIP outside that Cluster's service CIDR (Cluster applied first)", AKS_TOPO + AKS_CC, put(CLUSTER, "spec.clusterNetwork.services.cidrBlocks", ["10.96.0.0/16"]), put(AMCPT, "spec.template.spec.dnsServiceIP", "10.0.0.10"), label(AMCPT, "cluster.x-k8s.io/cluster-name", "ref-aks"))
+case("amcpt-dns-ip-labelled-no-cluster", "template labelled with a cluster-name whose Cluster is not in the bundle", AKS_CC, label(AMCPT, "cluster.x-k8s.io/cluster-name", "ref-aks"))
+case("amcpt-private-endpoint-labelled", "template labelled, private endpoint IP outside its subnet (Cluster applied first)", AKS_TOPO + AKS_CC, label(AMCPT, "cluster.x-k8s.io/cluster-name", "ref-aks"), put(AMCPT, "spec.template.spec.virtualNetwork", {"cidrBlock": "10.10.0.0/16", "subnet": {"name": "nodes", "cidrBlock": "10.10.1.0/24", "privateEndpoints": [{"name": "pe1", "privateLinkServiceConnections": [{"privateLinkServiceID": PLS}], "privateIPAddresses": ["10.99.1.5"]}]}}))
+case("amcp-private-endpoint-labelled-at-create", "private endpoint IP outside the subnet, cluster-name label set by the user", AKS_KEYED, label(AMCP, "cluster.x-k8s.io/cluster-name", "ref-aks"), put(AMCP, "spec.virtualNetwork", {**VNET, "subnet": {**VNET["subnet"], "privateEndpoints": [{"name": "pe1", "privateLinkServiceConnections": [{"privateLinkServiceID": PLS}], "privateIPAddresses": ["10.99.1.5"]}]}}))
+case("amcp-aad-empty-admin-groups-rendered", "rendered bundle with aadProfile and no admin groups", RENDERED_AKS, put(AMCP, "spec.aadProfile", {"managed": True, "adminGroupObjectIDs": []}))
+case("amcp-extension-scope-rendered", "rendered bundle with a cluster-scoped extension", RENDERED_AKS, put(AMCP, "spec.extensions", [{**EXT, "scope": {"scopeType": "Cluster", "releaseNamespace": "flux-system"}}]))
+
 # --- aks-aso ------------------------------------------------------------------------------------------------------------------------
 AAMCP = "AzureASOManagedControlPlane"
 AAMMP = "AzureASOManagedMachinePool"
