@@ -7,7 +7,8 @@ base plus a few edits aimed at one check of CAPZ's webhooks (or at something CAP
 wrong). The verdicts are NOT written here: tools/capz-webhook-oracle/regen.sh asks CAPZ's webhook code.
 
 Usage: tools/capz-webhook-oracle/gen_cases.py [REFERENCE_TEMPLATES_DIR] [RENDERED_AKS_BUNDLE]
-  REFERENCE_TEMPLATES_DIR  CAPZ's templates/ (default /work/shared/reference/capz-templates)
+  REFERENCE_TEMPLATES_DIR  CAPZ's templates/ at the targeted revision 69ec3a40a (default: the copies in
+                           tests/fixtures/capz-webhooks/sources/capz-templates)
   RENDERED_AKS_BUNDLE      output of `kubectl capz render aks --values examples/aks.values.yaml`
                            (default tests/fixtures/capz-webhooks/sources/rendered-aks.yaml)
 Needs PyYAML. The cases it writes are committed; re-running it rewrites them all.
@@ -22,7 +23,7 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(ROOT, "tests/fixtures/capz-webhooks/cases")
-REF = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/reference/capz-templates"
+REF = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "tests/fixtures/capz-webhooks/sources/capz-templates")
 RENDERED = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "tests/fixtures/capz-webhooks/sources/rendered-aks.yaml")
 
 VARS = {
