@@ -33,7 +33,15 @@ struct Recordings {
 #[derive(Debug, Deserialize)]
 struct RecordedCase {
     case: String,
+    /// FNV-1a 64-bit hash of the case file the verdicts were recorded from.
+    input_fnv1a64: String,
     objects: Vec<RecordedObject>,
+}
+
+fn fnv1a64(bytes: &[u8]) -> String {
+    let hash =
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    format!("{hash:016x}")
 }
 
 #[derive(Debug, Deserialize)]
@@ -365,6 +373,12 @@ fn validate_agrees_with_capz_webhooks() {
         let file = PathBuf::from(FIXTURES).join("cases").join(format!("{}.yaml", case.case));
         let ours = run_validate(&file);
         let text = std::fs::read_to_string(root.join(&file)).unwrap();
+        assert_eq!(
+            fnv1a64(text.as_bytes()),
+            case.input_fnv1a64,
+            "{} changed since it was recorded: run tools/capz-webhook-oracle/regen.sh",
+            file.display()
+        );
         let cluster_objects: Vec<String> = capz::manifest::parse_documents(&text, "case")
             .unwrap()
             .iter()

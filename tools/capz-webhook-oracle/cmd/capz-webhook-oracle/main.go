@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"os"
@@ -274,8 +275,11 @@ type ObjectRecord struct {
 
 // CaseRecord is one bundle.
 type CaseRecord struct {
-	Case    string         `json:"case"`
-	Objects []ObjectRecord `json:"objects"`
+	Case string `json:"case"`
+	// InputFNV1a64 is the FNV-1a 64-bit hash of the case file's bytes (hex), so that the replay test
+	// notices a case edited without re-recording.
+	InputFNV1a64 string         `json:"input_fnv1a64"`
+	Objects      []ObjectRecord `json:"objects"`
 }
 
 // Recordings is the whole output.
@@ -867,8 +871,13 @@ func main() {
 	for _, f := range files {
 		docs, err := readDocs(f)
 		must(err)
+		raw, err := os.ReadFile(f)
+		must(err)
+		hash := fnv.New64a()
+		_, _ = hash.Write(raw)
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		rec, err := h.runCase(name, docs)
+		rec.InputFNV1a64 = fmt.Sprintf("%016x", hash.Sum64())
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "case %s: %v\n", name, err)
 			os.Exit(1)
