@@ -76,10 +76,17 @@ pub fn crd_fixture_names() -> Vec<String> {
 /// The shared API server of this test binary, started on first use.
 pub fn apiserver() -> &'static ApiServer {
     static SERVER: OnceLock<ApiServer> = OnceLock::new();
-    SERVER.get_or_init(start)
+    SERVER.get_or_init(|| start(&[]))
 }
 
-fn start() -> ApiServer {
+/// An API server with the CRDs of [`crd_fixture_dir`] and also those of `extra_crd_dir`, started on first
+/// use (one per test binary: later calls get the first server, whatever directory they name).
+pub fn apiserver_with_crds(extra_crd_dir: &Path) -> &'static ApiServer {
+    static SERVER: OnceLock<ApiServer> = OnceLock::new();
+    SERVER.get_or_init(|| start(&[extra_crd_dir.to_path_buf()]))
+}
+
+fn start(extra_crd_dirs: &[PathBuf]) -> ApiServer {
     let bin_dir = repo_root().join("tools/kube-testenv/bin");
     for name in ["kube-testenv", "kube-apiserver", "etcd"] {
         let path = bin_dir.join(name);
@@ -94,6 +101,9 @@ fn start() -> ApiServer {
 
     let mut cmd = Command::new(bin_dir.join("kube-testenv"));
     cmd.arg("-crd-dir").arg(crd_fixture_dir());
+    for dir in extra_crd_dirs {
+        cmd.arg("-crd-dir").arg(dir);
+    }
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
