@@ -250,6 +250,19 @@ fn colliding_gitops_names_are_an_error_naming_both() {
     // Without GitOps objects the two clusters live in distinct directories.
     let fleet = write(work.path(), &format!("{HEAD}{clusters}"));
     assert_eq!(render(&fleet, &out, &[]).status.code(), Some(0));
+
+    // Flux writes the Kustomization's name into a label on every object it applies: at most 63 characters.
+    let long = "clusters:\n- name: a-cluster-with-a-long-name-of-40-chars\n  namespace: a-namespace-of-twenty-six\n  flavor: aks-aso\n";
+    let fleet = write(work.path(), &format!("{HEAD}{long}{FLUX}"));
+    let output = render(&fleet, &work.path().join("long"), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains(
+            "fleet.yaml:11: cluster `a-namespace-of-twenty-six/a-cluster-with-a-long-name-of-40-chars`: its Flux Kustomization would be named"
+        ) && stderr(&output).contains("(72 characters)"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 /// Settings of the wrong kind, a missing repoUrl and bad durations: exit 2 at the line of the setting.
@@ -271,6 +284,16 @@ fn gitops_settings_are_checked_with_their_line() {
             "gitops.interval: `10 minutes` is not a duration",
         ),
         ("gitops:\n  kind: flux\n  prnue: true\n", base + 3, "unknown field `prnue` (did you mean `prune`?)"),
+        (
+            "gitops:\n  kind: argocd\n  repoUrl: https://x\n  createProject: true\n",
+            base + 4,
+            "`createProject` needs `project` naming a project other than Argo CD's built-in `default`",
+        ),
+        (
+            "gitops:\n  kind: argocd\n  repoUrl: https://x\n  destination:\n    server: https://a\n    name: b\n",
+            base + 4,
+            "gitops.destination: set exactly one of `server` and `name`",
+        ),
     ];
     for (gitops, line, expected) in cases {
         let fleet = write(
