@@ -328,6 +328,13 @@ fn gitops_objects_are_valid_for_the_real_crds_and_kustomize_builds_every_directo
     for namespace in ["flux-system", "argocd"] {
         api.kubectl_ok(&["create", "namespace", namespace]);
     }
+    // The server knows the CRDs and rejects what they do not allow (strict field validation).
+    let wrong = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: x, namespace: flux-system}\nspec:\n  interval: 10m\n  prune: true\n  sourceRef: {kind: GitRepository, name: s, namespaceX: n}\n";
+    let result = api.kubectl_stdin(&["create", "--dry-run=server", "-f", "-"], wrong);
+    assert!(!result.status.success() && stderr(&result).contains("namespaceX"), "{}", stderr(&result));
+    let wrong = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: x, namespace: argocd}\nspec:\n  project: default\n  destination: {server: https://s}\n  source: {repoURL: https://r, path: p}\n  syncPolicy: {retry: {backoff: {factor: two}}}\n";
+    let result = api.kubectl_stdin(&["create", "--dry-run=server", "-f", "-"], wrong);
+    assert!(!result.status.success() && stderr(&result).contains("factor"), "{}", stderr(&result));
     let mut checked = BTreeMap::<String, usize>::new();
     for gitops in [FLUX, ARGOCD] {
         let work = tempfile::tempdir().unwrap();
