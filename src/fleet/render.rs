@@ -97,12 +97,14 @@ fn all_namespaces(fleet: &Fleet) -> BTreeSet<String> {
         .collect()
 }
 
+/// Whether the tree writes the Namespace object of `namespace`, one of the fleet's namespaces.
+fn writes_namespace(fleet: &Fleet, namespace: &str) -> bool {
+    fleet.spec.namespaces == NamespacePolicy::Create && !gitops::is_builtin_namespace(namespace)
+}
+
 /// The namespaces the tree writes a Namespace object for.
 fn managed_namespaces(fleet: &Fleet) -> BTreeSet<String> {
-    if fleet.spec.namespaces == NamespacePolicy::Existing {
-        return BTreeSet::new();
-    }
-    all_namespaces(fleet).into_iter().filter(|ns| !gitops::is_builtin_namespace(ns)).collect()
+    all_namespaces(fleet).into_iter().filter(|ns| writes_namespace(fleet, ns)).collect()
 }
 
 /// `namespaces/<namespace>/` for each managed namespace, with its GitOps object.
@@ -142,7 +144,7 @@ fn check_names(fleet: &Fleet) -> Result<(), FleetError> {
     for (i, cluster) in spec.clusters.iter().enumerate() {
         entries.push((Role::Cluster, &cluster.namespace, &cluster.name, format!("/clusters/{i}")));
     }
-    let mut seen: BTreeMap<String, (Role, String, String)> = BTreeMap::new();
+    let mut seen: BTreeMap<String, (String, String)> = BTreeMap::new();
     for (role, namespace, name, pointer) in entries {
         let object = gitops::object_name(role, namespace, name);
         let location = fleet.location(&pointer);
@@ -158,7 +160,7 @@ fn check_names(fleet: &Fleet) -> Result<(), FleetError> {
             });
         }
         let this = format!("{} `{namespace}/{name}`", role.what());
-        if let Some((_, first, first_location)) = seen.get(&object) {
+        if let Some((first, first_location)) = seen.get(&object) {
             return Err(FleetError::GitopsName {
                 location,
                 message: format!(
@@ -166,7 +168,7 @@ fn check_names(fleet: &Fleet) -> Result<(), FleetError> {
                 ),
             });
         }
-        seen.insert(object, (role, this, location));
+        seen.insert(object, (this, location));
     }
     Ok(())
 }
@@ -248,13 +250,12 @@ fn render_class(
     let dir = PathBuf::from("clusterclasses").join(&class.namespace).join(&class.name);
     let mut files = manifests_and_kustomization(&dir, "clusterclass.yaml", &documents);
     if let Some(kind) = fleet.spec.gitops.kind {
-        let namespaces = managed_namespaces(fleet);
         let unit = gitops::Unit {
             role: Role::ClusterClass,
             namespace: &class.namespace,
             name: &class.name,
             dir: &dir,
-            depends_on: namespace_dependency(&namespaces, &class.namespace),
+            depends_on: namespace_dependency(fleet, &class.namespace),
             documents: &documents,
         };
         files.push(gitops::object(&fleet.spec.gitops, kind, &unit));
@@ -311,8 +312,7 @@ fn render_cluster(
     let dir = PathBuf::from("clusters").join(&cluster.namespace).join(&cluster.name);
     let mut files = manifests_and_kustomization(&dir, "cluster.yaml", &documents);
     if let Some(kind) = kind {
-        let namespaces = managed_namespaces(fleet);
-        let mut depends_on = namespace_dependency(&namespaces, &cluster.namespace);
+        let mut depends_on = namespace_dependency(fleet, &cluster.namespace);
         if let Some(class) = class {
             depends_on.push((Role::ClusterClass, class.namespace.as_str(), class.name.as_str()));
         }
@@ -392,8 +392,8 @@ fn manifests_and_kustomization(dir: &Path, file: &str, documents: &[Document]) -
 }
 
 /// The namespace's GitOps object, when the tree writes the namespace.
-fn namespace_dependency<'a>(namespaces: &BTreeSet<String>, namespace: &'a str) -> Vec<(Role, &'a str, &'a str)> {
-    if namespaces.contains(namespace) { vec![(Role::Namespace, namespace, namespace)] } else { Vec::new() }
+fn namespace_dependency<'a>(fleet: &Fleet, namespace: &'a str) -> Vec<(Role, &'a str, &'a str)> {
+    if writes_namespace(fleet, namespace) { vec![(Role::Namespace, namespace, namespace)] } else { Vec::new() }
 }
 
 /// A kustomization in each GitOps folder listing its objects, so one entry point applies them all.
