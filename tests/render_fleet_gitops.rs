@@ -445,18 +445,7 @@ fn ignore_differences_remove_what_controllers_write() {
         };
         let Some(expressions) = entry["jqPathExpressions"].as_array() else { continue };
         // What CAPZ's mutators and a paused Cluster write into the embedded objects.
-        let mut live = object.value.clone();
-        for item in live["spec"]["resources"].as_array_mut().unwrap() {
-            item["metadata"]["annotations"]["serviceoperator.azure.com/reconcile-policy"] = "skip".into();
-            match item["kind"].as_str() {
-                Some("ManagedCluster") => item["spec"]["kubernetesVersion"] = "1.33.2".into(),
-                Some("ManagedClustersAgentPool") => {
-                    item["spec"]["orchestratorVersion"] = "1.33.2".into();
-                    item["spec"]["count"] = 3.into();
-                }
-                _ => {}
-            }
-        }
+        let live = live_object(&object.value);
         assert_ne!(live, object.value);
         let program: Vec<String> = expressions.iter().map(|e| format!("del({})", e.as_str().unwrap())).collect();
         assert_eq!(jq(&program.join(" | "), &live), object.value, "{} {}", object.kind(), object.name());
@@ -469,4 +458,96 @@ fn ignore_differences_remove_what_controllers_write() {
     let pools: Vec<&serde_json::Value> = entries.iter().filter(|e| e["kind"] == "MachinePool").collect();
     assert_eq!(pools.len(), 1, "{entries:?}");
     assert_eq!(pools[0]["name"], "b2-work");
+}
+
+/// What the controllers write into a cluster's objects once they run: CAPZ's mutator fields and ASO's
+/// reconcile policy in the embedded ASO objects; on an autoscaled pool's MachinePool the replicas and
+/// the annotation saying AKS manages them; and, as the case that must stay visible, replicas changed by
+/// hand on a pool that does not scale itself.
+fn live_object(object: &serde_json::Value) -> serde_json::Value {
+    let mut live = object.clone();
+    if let Some(items) = live.pointer_mut("/spec/resources").and_then(|r| r.as_array_mut()) {
+        for item in items {
+            item["metadata"]["annotations"]["serviceoperator.azure.com/reconcile-policy"] = "skip".into();
+            match item["kind"].as_str() {
+                Some("ManagedCluster") => {
+                    item["spec"]["kubernetesVersion"] = "1.33.2".into();
+                    item["spec"]["networkProfile"]["podCidr"] = "10.244.0.0/16".into();
+                    item["spec"]["networkProfile"]["serviceCidr"] = "10.0.0.0/16".into();
+                    item["spec"]["operatorSpec"]["secrets"]["adminCredentials"] =
+                        serde_json::json!({"name": "b2-kubeconfig", "key": "value"});
+                }
+                Some("ManagedClustersAgentPool") => {
+                    item["spec"]["orchestratorVersion"] = "1.33.2".into();
+                    item["spec"]["count"] = 3.into();
+                }
+                _ => {}
+            }
+        }
+    }
+    if live["kind"] == "MachinePool" {
+        live["spec"]["replicas"] = 4.into();
+        if live["metadata"]["name"] == "b2-work" {
+            live["metadata"]["annotations"] = serde_json::json!({"cluster.x-k8s.io/replicas-managed-by": "aks"});
+        }
+    }
+    live
+}
+
+/// The cases of the Argo CD normalizer recording: every object of cluster team-b/b2 that the controllers
+/// write into, with the Application's ignoreDifferences, its Git and its live form.
+fn argocd_normalizer_cases() -> serde_json::Value {
+    let work = tempfile::tempdir().unwrap();
+    let fleet = write(work.path(), &format!("{HEAD}{CLUSTERS}{ARGOCD}"));
+    let out = work.path().join("repo");
+    assert_eq!(render(&fleet, &out, &[]).status.code(), Some(0));
+    let read = |p: &str| std::fs::read_to_string(out.join(p)).unwrap();
+    let app = capz::manifest::parse_plain_value(&read("argocd/clusters/team-b-b2.yaml"), "app").unwrap();
+    let objects = capz::manifest::parse_plain_documents(&read("clusters/team-b/b2/cluster.yaml"), "cluster").unwrap();
+    let cases: Vec<serde_json::Value> = objects
+        .iter()
+        .filter(|o| live_object(&o.value) != o.value)
+        .map(|o| {
+            serde_json::json!({
+                "name": format!("{} {}", o.kind(), o.name()),
+                "ignoreDifferences": app["spec"]["ignoreDifferences"],
+                "objects": {"git": o.value, "live": live_object(&o.value)},
+            })
+        })
+        .collect();
+    serde_json::json!({ "cases": cases })
+}
+
+/// Argo CD's own normalizer (recorded by tools/argocd-normalizer-oracle from Argo CD v3.2.12) reduces the
+/// live objects to their Git form through our ignoreDifferences: no OutOfSync from controller-written
+/// fields, while a hand-made change on a pool that does not autoscale still shows.
+/// `REGEN_ARGOCD_NORMALIZER_INPUT=FILE` writes the cases for the oracle instead (regen.sh does).
+#[test]
+fn argocd_normalizer_ignores_exactly_the_controller_fields() {
+    let cases = argocd_normalizer_cases();
+    if let Some(path) = std::env::var_os("REGEN_ARGOCD_NORMALIZER_INPUT") {
+        std::fs::write(path, serde_json::to_string_pretty(&cases).unwrap()).unwrap();
+        return;
+    }
+    let path = support::repo_root().join("tests/fixtures/argocd-normalizer/recording.json");
+    let recording: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let recorded = recording["cases"].as_array().unwrap();
+    let current = cases["cases"].as_array().unwrap();
+    assert_eq!(recorded.len(), current.len(), "stale recording: run tools/argocd-normalizer-oracle/regen.sh");
+    let mut visible = Vec::new();
+    for (recorded, current) in recorded.iter().zip(current) {
+        for field in ["name", "ignoreDifferences", "objects"] {
+            assert_eq!(
+                recorded[field], current[field],
+                "{}: stale recording: run tools/argocd-normalizer-oracle/regen.sh",
+                current["name"]
+            );
+        }
+        let normalized = &recorded["normalized"];
+        if normalized["git"] != normalized["live"] {
+            visible.push(current["name"].as_str().unwrap().to_string());
+        }
+    }
+    // Only the hand-scaled pool differs once Argo CD has normalized both sides.
+    assert_eq!(visible, ["MachinePool b2-system"], "{recording:#}");
 }

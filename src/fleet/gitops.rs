@@ -333,11 +333,6 @@ fn jq_path(path: &[&str]) -> String {
         .collect()
 }
 
-/// A path of field names as a JSON pointer.
-fn json_pointer(path: &[&str]) -> String {
-    path.iter().map(|segment| format!("/{}", segment.replace('~', "~0").replace('/', "~1"))).collect()
-}
-
 /// Whether the infrastructure pool of a MachinePool scales itself: an embedded ASO agent pool with
 /// `enableAutoScaling`, or an AzureManagedMachinePool with `scaling`. CAPZ then owns the replicas.
 fn autoscaled(machine_pool: &Document, documents: &[Document]) -> bool {
@@ -352,14 +347,43 @@ fn autoscaled(machine_pool: &Document, documents: &[Document]) -> bool {
     })
 }
 
-/// The jq path expressions and JSON pointers of one `ignoreDifferences` entry.
-type IgnoredPaths = (BTreeSet<String>, BTreeSet<String>);
+/// The jq path expressions of one `ignoreDifferences` entry: the fields, then the objects their removal
+/// may leave empty (deepest first), so that as in `diff` an emptied map is gone on both sides.
+#[derive(Default)]
+struct IgnoredPaths {
+    fields: Vec<String>,
+    emptied: Vec<(usize, String)>,
+}
+
+impl IgnoredPaths {
+    /// Adds the field at `path` below the objects `prefix` selects (`""`: the object itself).
+    fn add(&mut self, prefix: &str, path: &[&str]) {
+        let join = |rest: String| if prefix.is_empty() { rest } else { format!("{prefix} | {rest}") };
+        self.fields.push(join(jq_path(path)));
+        // Parents below the top level (`spec`, `metadata` never end up empty).
+        for depth in (2..path.len()).rev() {
+            let parent = jq_path(&path[..depth]);
+            self.emptied.push((depth, join(format!("select({parent} == {{}}) | {parent}"))));
+        }
+    }
+
+    fn expressions(mut self) -> Vec<String> {
+        self.emptied.sort_by(|a, b| b.0.cmp(&a.0));
+        let mut seen = BTreeSet::new();
+        self.fields
+            .into_iter()
+            .chain(self.emptied.into_iter().map(|(_, expression)| expression))
+            .filter(|expression| seen.insert(expression.clone()))
+            .collect()
+    }
+}
 
 /// Argo CD `ignoreDifferences` for the fields controllers write into `documents`, from the list `diff`
 /// leaves out ([`crate::controller_fields`]): CAPZ's mutator fields of the ASO objects embedded in
-/// AzureASOManaged* objects (and of plain ASO objects), and an autoscaled MachinePool's replicas.
+/// AzureASOManaged* objects (and of plain ASO objects), and an autoscaled MachinePool's replicas. Argo CD
+/// runs each expression as `del(EXPR)`, in order, on the Git and the live form of each matching object.
 pub fn ignore_differences(documents: &[Document]) -> Vec<Value> {
-    // (group, kind, name) -> (jqPathExpressions, jsonPointers); name empty for every object of the kind.
+    // (group, kind, name) -> expressions; name empty for every object of the kind.
     let mut entries: BTreeMap<(String, String, String), IgnoredPaths> = BTreeMap::new();
     for doc in documents {
         let (group, kind) = (doc.group(), doc.kind());
@@ -369,38 +393,36 @@ pub fn ignore_differences(documents: &[Document]) -> Vec<Value> {
                 let api_version = item.get("apiVersion").and_then(Value::as_str).unwrap_or("");
                 let (item_group, _) = manifest::split_api_version(api_version);
                 let item_kind = item.get("kind").and_then(Value::as_str).unwrap_or("");
+                let prefix = format!(
+                    ".spec.resources[] | select(.apiVersion | startswith({})) | select(.kind == {})",
+                    json!(format!("{item_group}/")),
+                    json!(item_kind)
+                );
+                let entry = entries.entry((group.into(), kind.into(), String::new())).or_default();
                 for path in capz_managed_paths(item_group, item_kind, false) {
-                    let expression = format!(
-                        ".spec.resources[] | select(.apiVersion | startswith({})) | select(.kind == {}) | {}",
-                        json!(format!("{item_group}/")),
-                        json!(item_kind),
-                        jq_path(path)
-                    );
-                    entries.entry((group.into(), kind.into(), String::new())).or_default().0.insert(expression);
+                    entry.add(&prefix, path);
                 }
             }
         } else if group == "cluster.x-k8s.io" && kind == "MachinePool" && autoscaled(doc, documents) {
             let entry = entries.entry((group.into(), kind.into(), doc.name().into())).or_default();
-            entry.1.extend(AUTOSCALED_MACHINE_POOL_PATHS.iter().map(|path| json_pointer(path)));
+            for path in AUTOSCALED_MACHINE_POOL_PATHS {
+                entry.add("", path);
+            }
         } else {
             for path in capz_managed_paths(group, kind, false) {
-                entries.entry((group.into(), kind.into(), String::new())).or_default().1.insert(json_pointer(path));
+                entries.entry((group.into(), kind.into(), String::new())).or_default().add("", path);
             }
         }
     }
     entries
         .into_iter()
-        .map(|((group, kind, name), (jq, pointers))| {
+        .filter(|(_, paths)| !paths.fields.is_empty())
+        .map(|((group, kind, name), paths)| {
             let mut entry = json!({"group": group, "kind": kind});
             if !name.is_empty() {
                 entry["name"] = json!(name);
             }
-            if !pointers.is_empty() {
-                entry["jsonPointers"] = json!(pointers);
-            }
-            if !jq.is_empty() {
-                entry["jqPathExpressions"] = json!(jq);
-            }
+            entry["jqPathExpressions"] = json!(paths.expressions());
             entry
         })
         .collect()
@@ -421,7 +443,6 @@ mod tests {
             jq_path(&["metadata", "annotations", "serviceoperator.azure.com/reconcile-policy"]),
             ".metadata.annotations[\"serviceoperator.azure.com/reconcile-policy\"]"
         );
-        assert_eq!(json_pointer(&["metadata", "annotations", "a/b~c"]), "/metadata/annotations/a~1b~0c");
     }
 
     #[test]
@@ -431,20 +452,37 @@ mod tests {
         );
         let ignore = ignore_differences(&docs);
         let control_plane = ignore.iter().find(|e| e["kind"] == "AzureASOManagedControlPlane").unwrap();
-        let expressions = control_plane["jqPathExpressions"].as_array().unwrap();
-        // Every path of the shared list, nothing else.
-        assert_eq!(expressions.len(), capz_managed_paths("containerservice.azure.com", "ManagedCluster", false).len());
-        assert!(expressions.iter().any(|e| e
-            == ".spec.resources[] | select(.apiVersion | startswith(\"containerservice.azure.com/\")) | select(.kind == \"ManagedCluster\") | .spec.kubernetesVersion"));
+        let expressions: Vec<&str> =
+            control_plane["jqPathExpressions"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect();
+        let prefix = ".spec.resources[] | select(.apiVersion | startswith(\"containerservice.azure.com/\")) | select(.kind == \"ManagedCluster\")";
+        // Every path of the shared list, in its order, then the objects they may empty, deepest first.
+        let mut expected: Vec<String> = capz_managed_paths("containerservice.azure.com", "ManagedCluster", false)
+            .iter()
+            .map(|path| format!("{prefix} | {}", jq_path(path)))
+            .collect();
+        expected.extend(
+            [".operatorSpec.secrets", ".spec.networkProfile", ".spec.operatorSpec", ".metadata.annotations"]
+                .iter()
+                .map(|parent| {
+                    let parent =
+                        if parent.starts_with(".operatorSpec") { format!(".spec{parent}") } else { parent.to_string() };
+                    format!("{prefix} | select({parent} == {{}}) | {parent}")
+                }),
+        );
+        assert_eq!(expressions, expected);
         let pools: Vec<&Value> = ignore.iter().filter(|e| e["kind"] == "MachinePool").collect();
         assert_eq!(pools.len(), 1, "only the autoscaled pool: {ignore:?}");
         assert_eq!(pools[0]["name"], "c-p1");
         assert_eq!(
-            pools[0]["jsonPointers"],
-            json!(["/metadata/annotations/cluster.x-k8s.io~1replicas-managed-by", "/spec/replicas"])
+            pools[0]["jqPathExpressions"],
+            json!([
+                ".spec.replicas",
+                ".metadata.annotations[\"cluster.x-k8s.io/replicas-managed-by\"]",
+                "select(.metadata.annotations == {}) | .metadata.annotations"
+            ])
         );
         let agent_pool = ignore.iter().find(|e| e["kind"] == "AzureASOManagedMachinePool").unwrap();
-        assert_eq!(agent_pool["jqPathExpressions"].as_array().unwrap().len(), 3);
+        assert_eq!(agent_pool["jqPathExpressions"].as_array().unwrap().len(), 4, "3 fields and the annotations");
     }
 
     #[test]
