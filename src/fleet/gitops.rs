@@ -368,7 +368,7 @@ impl IgnoredPaths {
     }
 
     fn expressions(mut self) -> Vec<String> {
-        self.emptied.sort_by(|a, b| b.0.cmp(&a.0));
+        self.emptied.sort_by_key(|(depth, _)| std::cmp::Reverse(*depth));
         let mut seen = BTreeSet::new();
         self.fields
             .into_iter()
