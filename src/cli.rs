@@ -63,7 +63,7 @@ const RENDER_EXAMPLES: &str = "Examples:
   kubectl capz render --from cluster-template-aks.yaml demo -n team-a
 
   # A whole fleet into a GitOps repository, then check it is up to date in CI
-  kubectl capz render --fleet fleet.yaml --out-dir clusters-repo --gitops flux
+  kubectl capz render --fleet fleet.yaml --out-dir clusters-repo
   kubectl capz render --fleet fleet.yaml --out-dir clusters-repo --check";
 
 const PARAMS_EXAMPLES: &str = "Examples:
@@ -183,12 +183,17 @@ pub struct RenderArgs {
     /// Render every cluster of a fleet file into --out-dir as a GitOps repository tree.
     #[arg(long, value_name = "FLEET.yaml", requires = "out_dir")]
     pub fleet: Option<PathBuf>,
-    /// With --fleet: write nothing; exit 1 and list the files when the tree is not up to date.
+    /// With --fleet: write nothing; exit 1 and list the files when the tree is not up to date
+    /// (deletions listed after the other changes).
     #[arg(long, requires = "fleet")]
     pub check: bool,
-    /// With --fleet: also write a Flux Kustomization or an Argo CD Application per cluster.
+    /// With --fleet: confirm the fleet file's `gitops.kind` (the file decides; a different value is an error).
     #[arg(long, value_enum, requires = "fleet")]
     pub gitops: Option<GitopsKind>,
+    /// With --fleet: let the run remove clusters, ClusterClasses, namespaces, their objects and their
+    /// GitOps objects from the tree (without it such a run exits 2 and changes nothing).
+    #[arg(long, requires = "fleet")]
+    pub allow_deletions: bool,
     /// With --fleet: do not validate the rendered clusters.
     #[arg(long, requires = "fleet")]
     pub no_validate: bool,

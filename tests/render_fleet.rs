@@ -56,7 +56,8 @@ fn two_hundred_clusters_deterministic_and_checkable() {
     capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
     let first = snapshot_tree(&out);
     assert_eq!(first.keys().filter(|p| p.ends_with("cluster.yaml")).count(), 200);
-    assert_eq!(first.keys().filter(|p| p.ends_with("kustomization.yaml")).count(), 200);
+    assert_eq!(first.keys().filter(|p| p.starts_with("clusters") && p.ends_with("kustomization.yaml")).count(), 200);
+    assert_eq!(first.keys().filter(|p| p.ends_with("namespace.yaml")).count(), 4, "one Namespace per namespace");
 
     std::fs::write(out.join("README.md"), "user readme").unwrap();
     std::fs::write(out.join("clusters/team-1/c0001/NOTES.md"), "user notes").unwrap();
@@ -82,7 +83,7 @@ fn two_hundred_clusters_deterministic_and_checkable() {
     assert_eq!(before, snapshot_tree(&out), "--check writes nothing");
 }
 
-/// Clusters dropped from the fleet disappear; directories holding user files stay.
+/// Clusters dropped from the fleet disappear with --allow-deletions; directories holding user files stay.
 #[test]
 fn removed_clusters_are_pruned_but_user_files_stay() {
     let work = tempfile::tempdir().unwrap();
@@ -91,7 +92,7 @@ fn removed_clusters_are_pruned_but_user_files_stay() {
     capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
     std::fs::write(out.join("clusters/team-2/c0002/mine.txt"), "keep").unwrap();
     let fleet = write_fleet(work.path(), 1, "");
-    capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    capz().args(["render", "--allow-deletions", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
     assert!(out.join("clusters/team-0/c0000/cluster.yaml").exists());
     assert!(!out.join("clusters/team-1").exists(), "dropped cluster directory removed");
     assert!(!out.join("clusters/team-2/c0002/cluster.yaml").exists());
@@ -169,19 +170,27 @@ fn out_dir_conflicts() {
     assert!(!out.join("clusters/team-0").exists(), "nothing written either");
 }
 
-/// The shipped example fleet with Flux and Argo CD objects.
+/// The shipped example fleet (Argo CD) and the same fleet with Flux: listing, one object, the index.
 #[test]
 fn example_fleet_with_gitops_objects() {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fleet/fleet.yaml");
+    let example_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fleet");
+    let example = std::fs::read_to_string(example_dir.join("fleet.yaml")).unwrap();
+    let gitops_block = example.find("gitops:\n").expect("the example has a gitops block");
     for (kind, file) in [
         ("flux", "flux/clusters/payments-payments-prod-weu.yaml"),
         ("argocd", "argocd/clusters/payments-payments-prod-weu.yaml"),
     ] {
         let work = tempfile::tempdir().unwrap();
+        let text = match kind {
+            "flux" => format!("{}gitops:\n  kind: flux\n", &example[..gitops_block]),
+            _ => example.clone(),
+        };
+        std::fs::write(work.path().join("fleet.yaml"), text).unwrap();
+        std::fs::copy(example_dir.join("production.values.yaml"), work.path().join("production.values.yaml")).unwrap();
         let out = work.path().join("repo");
         capz()
             .args(["render", "--gitops", kind, "--fleet"])
-            .arg(&example)
+            .arg(work.path().join("fleet.yaml"))
             .arg("--out-dir")
             .arg(&out)
             .assert()
@@ -200,7 +209,13 @@ fn example_fleet_with_gitops_objects() {
     }
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("repo");
-    capz().args(["render", "--fleet"]).arg(&example).arg("--out-dir").arg(&out).assert().success();
+    capz()
+        .args(["render", "--fleet"])
+        .arg(example_dir.join("fleet.yaml"))
+        .arg("--out-dir")
+        .arg(&out)
+        .assert()
+        .success();
     insta::assert_snapshot!(
         "example_fleet_prod_cluster",
         std::fs::read_to_string(out.join("clusters/payments/payments-prod-weu/cluster.yaml")).unwrap()
@@ -235,7 +250,7 @@ fn fleet_with_a_cluster_class() {
     let fleet = work.path().join("fleet.yaml");
     std::fs::write(
         &fleet,
-        "apiVersion: kubectl-capz/v1alpha1\nkind: Fleet\ndefaults:\n  kubernetesVersion: v1.33.2\n  location: westeurope\n  asoCredentialSecret:\n    name: aso-credentials\n  poolDefaults:\n    vmSize: Standard_D4s_v5\nclusterClasses:\n- name: standard\n  namespace: capz-classes\n  class: aks-aso\nclusters:\n- name: a1\n  namespace: team-a\n  class: standard\n- name: a2\n  namespace: capz-classes\n  class: standard\n",
+        "apiVersion: kubectl-capz/v1alpha1\nkind: Fleet\ndefaults:\n  kubernetesVersion: v1.33.2\n  location: westeurope\n  asoCredentialSecret:\n    name: aso-credentials\n  poolDefaults:\n    vmSize: Standard_D4s_v5\nclusterClasses:\n- name: standard\n  namespace: capz-classes\n  class: aks-aso\nclusters:\n- name: a1\n  namespace: team-a\n  class: standard\n- name: a2\n  namespace: capz-classes\n  class: standard\ngitops:\n  kind: flux\n",
     )
     .unwrap();
     let out = work.path().join("repo");
@@ -253,5 +268,10 @@ fn fleet_with_a_cluster_class() {
     let a2 = String::from_utf8(tree[Path::new("clusters/capz-classes/a2/cluster.yaml")].clone()).unwrap();
     assert!(!a2.contains("classNamespace"), "same namespace needs no classNamespace: {a2}");
     let flux = String::from_utf8(tree[Path::new("flux/clusters/team-a-a1.yaml")].clone()).unwrap();
-    assert!(flux.contains("dependsOn:\n  - name: clusterclass-capz-classes-standard\n"), "{flux}");
+    assert!(
+        flux.contains(
+            "dependsOn:\n  - name: namespace-team-a\n    namespace: flux-system\n  - name: clusterclass-capz-classes-standard\n    namespace: flux-system\n"
+        ),
+        "{flux}"
+    );
 }

@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 
 use crate::cli::{CapiApi, GitopsKind, RenderArgs};
 use crate::exit::ExitStatus;
-use crate::fleet::{self, Fleet, FleetOptions, Gitops, Plan, Validator};
+use crate::fleet::{self, Change, Deletion, Fleet, FleetOptions, Plan, Validator};
 use crate::schema::{Registry, ValidateOptions, Validator as SchemaValidator};
 
 use super::validate::{RuleFilter, validate_documents};
@@ -30,11 +30,12 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         );
     }
     let fleet = Fleet::read(fleet_path)?;
+    confirm_gitops_flag(&fleet, args.gitops)?;
     let engine = Engine::new(args.input.flavor_dir.as_deref());
     let total = fleet::unit_count(&fleet);
     let show_progress = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none() && total >= 20;
     let progress = |done: usize| {
-        if show_progress && (done == total || done % 10 == 0) {
+        if show_progress && (done == total || done.is_multiple_of(10)) {
             let width = 30;
             let filled = done * width / total.max(1);
             eprint!("\r[{}{}] {done}/{total} rendered", "#".repeat(filled), " ".repeat(width - filled));
@@ -49,26 +50,50 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
             CapiApi::V1beta1 => CapiVersion::V1beta1,
             CapiApi::V1beta2 => CapiVersion::V1beta2,
         },
-        gitops: args.gitops.map(|kind| match kind {
-            GitopsKind::Flux => Gitops::Flux,
-            GitopsKind::Argocd => Gitops::ArgoCd,
-        }),
         validator: validator.as_deref(),
         progress: &progress,
     };
     let tree = fleet::render_fleet(&fleet, &engine, &options)?;
     let plan = Plan::compute(out_dir, &tree).with_context(|| format!("cannot update `{}`", out_dir.display()))?;
+    let deletions = fleet::guard::deletions(out_dir, &plan, &tree);
     let mut stdout = super::output::stdout();
     if args.check {
         if plan.is_up_to_date() {
             eprintln!("{} is up to date ({} files)", out_dir.display(), tree.len());
             return Ok(ExitStatus::Success);
         }
-        for change in plan.changes() {
+        for change in plan.changes().iter().filter(|c| !matches!(c, Change::Delete(_))) {
             writeln!(stdout, "{} {}", change.verb(), out_dir.join(change.path()).display())?;
         }
-        eprintln!("{} is not up to date: {} files would change", out_dir.display(), plan.changes().len());
+        for deletion in &deletions {
+            writeln!(stdout, "{}", deletion_line(out_dir, deletion))?;
+        }
+        let changed = plan.changes().len() - plan.changes().iter().filter(|c| matches!(c, Change::Delete(_))).count();
+        eprintln!(
+            "{} is not up to date: {changed} files would be written, {} deletions{}",
+            out_dir.display(),
+            deletions.len(),
+            if deletions.is_empty() { "" } else { " (need --allow-deletions)" }
+        );
         return Ok(ExitStatus::Findings);
+    }
+    if !deletions.is_empty() && !args.allow_deletions {
+        let listing: Vec<String> = deletions.iter().map(|d| format!("  {}", deletion_line(out_dir, d))).collect();
+        let hint = if fleet.spec.gitops.kind.is_none() && deletions.iter().any(Deletion::is_gitops_object) {
+            format!(
+                "\n{} sets no `gitops.kind`, so this run writes no GitOps objects; if the tree should keep them, \
+                 set `kind:` under `gitops:` in the fleet file",
+                fleet.file.display()
+            )
+        } else {
+            String::new()
+        };
+        bail!(
+            "this run would delete from `{}` (GitOps tools prune what leaves Git); nothing was written. \
+             Re-run with --allow-deletions to delete:\n{}{hint}",
+            out_dir.display(),
+            listing.join("\n")
+        );
     }
     plan.apply().with_context(|| format!("cannot update `{}`", out_dir.display()))?;
     for change in plan.changes() {
@@ -82,6 +107,42 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         plan.changes().len()
     );
     Ok(ExitStatus::Success)
+}
+
+/// The fleet file decides the GitOps kind; `--gitops` may only repeat it.
+fn confirm_gitops_flag(fleet: &Fleet, flag: Option<GitopsKind>) -> anyhow::Result<()> {
+    let Some(flag) = flag else { return Ok(()) };
+    let wanted = match flag {
+        GitopsKind::Flux => fleet::GitopsKind::Flux,
+        GitopsKind::Argocd => fleet::GitopsKind::Argocd,
+    };
+    match fleet.spec.gitops.kind {
+        Some(kind) if kind == wanted => Ok(()),
+        Some(kind) => bail!(
+            "--gitops {} contradicts {}: gitops.kind: {} (the fleet file decides; drop --gitops or change the file)",
+            wanted.name(),
+            fleet.location_of_setting("/gitops/kind"),
+            kind.name()
+        ),
+        None => bail!(
+            "--gitops {} but {} sets no gitops.kind: the fleet file decides the GitOps objects, so every run \
+             writes the same tree; add `kind: {}` under `gitops:` there",
+            wanted.name(),
+            fleet.location_of_setting("/gitops"),
+            wanted.name()
+        ),
+    }
+}
+
+/// `delete PATH (objects)` or `remove OBJECT from PATH`.
+fn deletion_line(out_dir: &std::path::Path, deletion: &Deletion) -> String {
+    match deletion {
+        Deletion::File { path, objects } if objects.is_empty() => format!("delete {}", out_dir.join(path).display()),
+        Deletion::File { path, objects } => {
+            format!("delete {} ({})", out_dir.join(path).display(), objects.join(", "))
+        }
+        Deletion::Object { path, object } => format!("remove {object} from {}", out_dir.join(path).display()),
+    }
 }
 
 /// The checks run on every rendered cluster: the `validate` engine (schemas, CEL, CAPZ's rules).

@@ -5,14 +5,12 @@ use serde_json::{Map, Value};
 
 /// kubectl's client-side-apply annotation: noisy, and it can hold Secret data in clear.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
-/// ASO's reconcile-policy annotation, which CAPZ sets to `skip` while a Cluster is paused.
-pub const RECONCILE_POLICY: &str = "serviceoperator.azure.com/reconcile-policy";
-/// CAPI's annotation saying an external autoscaler owns a MachinePool's replicas.
-pub const REPLICAS_MANAGED_BY: &str = "cluster.x-k8s.io/replicas-managed-by";
 
-const INFRA_GROUP: &str = "infrastructure.cluster.x-k8s.io";
-const ASO_WRAPPERS: &[&str] = &["AzureASOManagedCluster", "AzureASOManagedControlPlane", "AzureASOManagedMachinePool"];
-const CONTAINERSERVICE: &str = "containerservice.azure.com";
+// The list of controller-owned fields is shared with the fleet's GitOps objects.
+#[cfg(test)]
+use crate::controller_fields::CONTAINERSERVICE;
+use crate::controller_fields::{AUTOSCALED_MACHINE_POOL_PATHS, is_aso_wrapper_kind};
+pub use crate::controller_fields::{RECONCILE_POLICY, REPLICAS_MANAGED_BY, capz_managed_paths};
 
 /// Drops what the server maintains and a diff should not show: `status`, and from `metadata`
 /// managedFields, resourceVersion, uid, generation, creationTimestamp, selfLink and the
@@ -44,33 +42,7 @@ fn kind_of(object: &Value) -> &str {
 /// Whether `object` is a CAPZ AzureASOManaged{Cluster,ControlPlane,MachinePool}, whose
 /// `spec.resources` embed ASO objects.
 pub fn is_aso_wrapper(object: &Value) -> bool {
-    group_of(object) == INFRA_GROUP && ASO_WRAPPERS.contains(&kind_of(object))
-}
-
-/// The fields of an ASO object that CAPZ's mutators write (`pkg/mutators`): the ManagedCluster's
-/// kubernetesVersion, service/pod CIDRs and admin-credentials Secret, an agent pool's
-/// orchestratorVersion and count. `live_aso` adds agentPoolProfiles, which CAPZ fills in only on
-/// the live ManagedCluster it creates (in Git it must stay unset).
-pub fn capz_managed_paths(group: &str, kind: &str, live_aso: bool) -> Vec<&'static [&'static str]> {
-    let mut paths: Vec<&'static [&'static str]> = Vec::new();
-    if group == CONTAINERSERVICE && kind == "ManagedCluster" {
-        paths.extend([
-            &["spec", "kubernetesVersion"][..],
-            &["spec", "networkProfile", "serviceCidr"][..],
-            &["spec", "networkProfile", "podCidr"][..],
-            &["spec", "operatorSpec", "secrets", "adminCredentials"][..],
-        ]);
-        if live_aso {
-            paths.push(&["spec", "agentPoolProfiles"][..]);
-        }
-    }
-    if group == CONTAINERSERVICE && kind == "ManagedClustersAgentPool" {
-        paths.extend([&["spec", "orchestratorVersion"][..], &["spec", "count"][..]]);
-    }
-    if group.ends_with(".azure.com") {
-        paths.push(&["metadata", "annotations", RECONCILE_POLICY][..]);
-    }
-    paths
+    is_aso_wrapper_kind(group_of(object), kind_of(object))
 }
 
 /// Removes the field at `path`, then the objects on the path that this left empty.
@@ -116,8 +88,9 @@ pub fn strip_capz_managed(live: Option<&mut Value>, merged: &mut Value, live_aso
                 }
             }
         } else if autoscaled {
-            remove_path(side, &["spec", "replicas"]);
-            remove_path(side, &["metadata", "annotations", REPLICAS_MANAGED_BY]);
+            for path in AUTOSCALED_MACHINE_POOL_PATHS {
+                remove_path(side, path);
+            }
         }
     }
 }

@@ -1,9 +1,12 @@
 //! Fleets: many clusters rendered into a GitOps repository tree, deterministically and atomically.
 
+pub mod gitops;
+pub mod guard;
 pub mod render;
 pub mod spec;
 pub mod tree;
 
-pub use render::{FleetOptions, Gitops, Validator, render_fleet, unit_count};
-pub use spec::{Fleet, FleetError};
+pub use guard::Deletion;
+pub use render::{FleetOptions, Validator, render_fleet, unit_count};
+pub use spec::{Fleet, FleetError, GitopsKind};
 pub use tree::{Change, DesiredTree, Plan, TreeError};

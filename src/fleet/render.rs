@@ -1,27 +1,19 @@
 //! Rendering a whole fleet into the files of its repository tree.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 
-use super::spec::{ClusterEntry, Fleet, FleetError};
+use super::gitops::{self, Role};
+use super::spec::{ClusterEntry, Fleet, FleetError, GitopsKind, NamespacePolicy};
 use super::tree::DesiredTree;
 use crate::manifest::{self, Document};
 use crate::params::{self, InlineValues, Inputs};
 use crate::render::{self, CapiVersion, Engine, Flavor};
 use crate::report::{Finding, Severity};
-
-/// Which GitOps objects to write beside the manifests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Gitops {
-    /// A Flux `Kustomization` per cluster and ClusterClass, under `flux/`.
-    Flux,
-    /// An Argo CD `Application` per cluster and ClusterClass, under `argocd/`.
-    ArgoCd,
-}
 
 /// Checks run on every rendered cluster (the `validate` engine), returning its findings.
 pub type Validator<'a> = dyn Fn(&[Document]) -> Vec<Finding> + Sync + 'a;
@@ -30,8 +22,6 @@ pub type Validator<'a> = dyn Fn(&[Document]) -> Vec<Finding> + Sync + 'a;
 pub struct FleetOptions<'a> {
     /// CAPI API version of the rendered objects.
     pub capi: CapiVersion,
-    /// GitOps objects to add.
-    pub gitops: Option<Gitops>,
     /// Validation of every rendered cluster; `None` skips it.
     pub validator: Option<&'a Validator<'a>>,
     /// Called after each cluster or class is rendered, with the number done so far.
@@ -43,6 +33,9 @@ pub fn unit_count(fleet: &Fleet) -> usize {
     fleet.spec.clusters.len() + fleet.spec.cluster_classes.len()
 }
 
+/// Files of the tree: relative path and content.
+type Files = Vec<(PathBuf, Vec<u8>)>;
+
 enum Unit<'f> {
     Class(usize),
     Cluster(usize, &'f ClusterEntry),
@@ -52,12 +45,13 @@ enum Unit<'f> {
 /// nothing. The first failing entry (in file order) is the error.
 pub fn render_fleet(fleet: &Fleet, engine: &Engine, options: &FleetOptions) -> Result<DesiredTree, FleetError> {
     let spec = &fleet.spec;
+    check_names(fleet)?;
     let mut units: Vec<Unit> = (0..spec.cluster_classes.len()).map(Unit::Class).collect();
     units.extend(spec.clusters.iter().enumerate().map(|(i, c)| Unit::Cluster(i, c)));
 
     let flavors: Mutex<BTreeMap<String, Flavor>> = Mutex::new(BTreeMap::new());
     let done = AtomicUsize::new(0);
-    let render_unit = |unit: &Unit| -> Result<Vec<(PathBuf, Vec<u8>)>, FleetError> {
+    let render_unit = |unit: &Unit| -> Result<Files, FleetError> {
         let files = match unit {
             Unit::Class(i) => render_class(fleet, *i, engine, options, &flavors),
             Unit::Cluster(i, cluster) => render_cluster(fleet, *i, cluster, engine, options, &flavors),
@@ -68,7 +62,7 @@ pub fn render_fleet(fleet: &Fleet, engine: &Engine, options: &FleetOptions) -> R
 
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(units.len().max(1));
     let chunk = units.len().div_ceil(threads).max(1);
-    let results: Vec<Result<Vec<(PathBuf, Vec<u8>)>, FleetError>> = std::thread::scope(|scope| {
+    let results: Vec<Result<Files, FleetError>> = std::thread::scope(|scope| {
         let handles: Vec<_> =
             units.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(&render_unit).collect::<Vec<_>>())).collect();
         handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
@@ -80,17 +74,106 @@ pub fn render_fleet(fleet: &Fleet, engine: &Engine, options: &FleetOptions) -> R
             tree.insert(path, content);
         }
     }
-    if let Some(kind) = options.gitops {
+    for (path, content) in namespace_files(fleet) {
+        tree.insert(path, content);
+    }
+    if let Some(kind) = spec.gitops.kind {
+        if kind == GitopsKind::Argocd && spec.gitops.create_project == Some(true) {
+            let (path, content) = gitops::argocd_project(&spec.gitops, &all_namespaces(fleet));
+            tree.insert(path, content);
+        }
         add_gitops_index(&mut tree, kind);
     }
     Ok(tree)
 }
 
-fn flavor<'a>(
-    engine: &Engine,
-    name: &str,
-    cache: &Mutex<BTreeMap<String, Flavor>>,
-) -> Result<Flavor, render::RenderError> {
+/// Every namespace of the fleet's clusters and classes.
+fn all_namespaces(fleet: &Fleet) -> BTreeSet<String> {
+    let spec = &fleet.spec;
+    spec.clusters
+        .iter()
+        .map(|c| c.namespace.clone())
+        .chain(spec.cluster_classes.iter().map(|c| c.namespace.clone()))
+        .collect()
+}
+
+/// Whether the tree writes the Namespace object of `namespace`, one of the fleet's namespaces.
+fn writes_namespace(fleet: &Fleet, namespace: &str) -> bool {
+    fleet.spec.namespaces == NamespacePolicy::Create && !gitops::is_builtin_namespace(namespace)
+}
+
+/// The namespaces the tree writes a Namespace object for.
+fn managed_namespaces(fleet: &Fleet) -> BTreeSet<String> {
+    all_namespaces(fleet).into_iter().filter(|ns| writes_namespace(fleet, ns)).collect()
+}
+
+/// `namespaces/<namespace>/` for each managed namespace, with its GitOps object.
+fn namespace_files(fleet: &Fleet) -> Vec<(PathBuf, Vec<u8>)> {
+    let kind = fleet.spec.gitops.kind;
+    let mut files = Vec::new();
+    for namespace in managed_namespaces(fleet) {
+        let dir = PathBuf::from("namespaces").join(&namespace);
+        let object = gitops::namespace_object(&namespace, kind);
+        let documents = vec![Document::from_value(object, &std::sync::Arc::from("namespace.yaml"), 0)];
+        files.extend(manifests_and_kustomization(&dir, "namespace.yaml", &documents));
+        if let Some(kind) = kind {
+            let unit = gitops::Unit {
+                role: Role::Namespace,
+                namespace: &namespace,
+                name: &namespace,
+                dir: &dir,
+                depends_on: Vec::new(),
+                documents: &documents,
+            };
+            files.push(gitops::object(&fleet.spec.gitops, kind, &unit));
+        }
+    }
+    files
+}
+
+/// The names and files of the GitOps objects are `<role>-<namespace>-<name>`, which two entries can
+/// share (`team-a`/`c` and `team`/`a-c`): such a pair is an error naming both. Flux also writes the
+/// name into a label on every object it applies, so a Flux name is at most 63 characters.
+fn check_names(fleet: &Fleet) -> Result<(), FleetError> {
+    let Some(kind) = fleet.spec.gitops.kind else { return Ok(()) };
+    let spec = &fleet.spec;
+    let mut entries: Vec<(Role, &str, &str, String)> = Vec::new();
+    for (i, class) in spec.cluster_classes.iter().enumerate() {
+        entries.push((Role::ClusterClass, &class.namespace, &class.name, format!("/clusterClasses/{i}")));
+    }
+    for (i, cluster) in spec.clusters.iter().enumerate() {
+        entries.push((Role::Cluster, &cluster.namespace, &cluster.name, format!("/clusters/{i}")));
+    }
+    let mut seen: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for (role, namespace, name, pointer) in entries {
+        let object = gitops::object_name(role, namespace, name);
+        let location = fleet.location(&pointer);
+        if kind == GitopsKind::Flux && object.len() > 63 {
+            return Err(FleetError::GitopsName {
+                location,
+                message: format!(
+                    "{} `{namespace}/{name}`: its Flux Kustomization would be named `{object}` ({} characters); Flux \
+                     labels every object it applies with that name, and a label value has at most 63",
+                    role.what(),
+                    object.len()
+                ),
+            });
+        }
+        let this = format!("{} `{namespace}/{name}`", role.what());
+        if let Some((first, first_location)) = seen.get(&object) {
+            return Err(FleetError::GitopsName {
+                location,
+                message: format!(
+                    "{this} and {first} (at {first_location}) would both get the GitOps object `{object}`; rename one"
+                ),
+            });
+        }
+        seen.insert(object, (this, location));
+    }
+    Ok(())
+}
+
+fn flavor(engine: &Engine, name: &str, cache: &Mutex<BTreeMap<String, Flavor>>) -> Result<Flavor, render::RenderError> {
     if let Some(found) = cache.lock().ok().and_then(|c| c.get(name).cloned()) {
         return Ok(found);
     }
@@ -166,8 +249,16 @@ fn render_class(
     check(fleet, &pointer, &what, &documents, options)?;
     let dir = PathBuf::from("clusterclasses").join(&class.namespace).join(&class.name);
     let mut files = manifests_and_kustomization(&dir, "clusterclass.yaml", &documents);
-    if let Some(kind) = options.gitops {
-        files.push(gitops_object(fleet, kind, "clusterclass", &class.namespace, &class.name, &dir, None)?);
+    if let Some(kind) = fleet.spec.gitops.kind {
+        let unit = gitops::Unit {
+            role: Role::ClusterClass,
+            namespace: &class.namespace,
+            name: &class.name,
+            dir: &dir,
+            depends_on: namespace_dependency(fleet, &class.namespace),
+            documents: &documents,
+        };
+        files.push(gitops::object(&fleet.spec.gitops, kind, &unit));
     }
     Ok(files)
 }
@@ -214,11 +305,26 @@ fn render_cluster(
         point_at_class_namespace(&mut documents, &class.namespace);
     }
     check(fleet, &pointer, &what, &documents, options)?;
+    let kind = fleet.spec.gitops.kind;
+    if kind == Some(GitopsKind::Argocd) {
+        gitops::order_for_argocd(&mut documents);
+    }
     let dir = PathBuf::from("clusters").join(&cluster.namespace).join(&cluster.name);
     let mut files = manifests_and_kustomization(&dir, "cluster.yaml", &documents);
-    if let Some(kind) = options.gitops {
-        let depends_on = class.map(|c| (c.namespace.as_str(), c.name.as_str()));
-        files.push(gitops_object(fleet, kind, "cluster", &cluster.namespace, &cluster.name, &dir, depends_on)?);
+    if let Some(kind) = kind {
+        let mut depends_on = namespace_dependency(fleet, &cluster.namespace);
+        if let Some(class) = class {
+            depends_on.push((Role::ClusterClass, class.namespace.as_str(), class.name.as_str()));
+        }
+        let unit = gitops::Unit {
+            role: Role::Cluster,
+            namespace: &cluster.namespace,
+            name: &cluster.name,
+            dir: &dir,
+            depends_on,
+            documents: &documents,
+        };
+        files.push(gitops::object(&fleet.spec.gitops, kind, &unit));
     }
     Ok(files)
 }
@@ -285,79 +391,14 @@ fn manifests_and_kustomization(dir: &Path, file: &str, documents: &[Document]) -
     vec![(dir.join(file), manifests.into_bytes()), (dir.join("kustomization.yaml"), kustomization.into_bytes())]
 }
 
-fn repo_path(fleet: &Fleet, dir: &Path) -> String {
-    let prefix = fleet.spec.gitops.path_prefix.as_deref().unwrap_or(".").trim_end_matches('/');
-    format!("{prefix}/{}", dir.display())
-}
-
-fn gitops_object(
-    fleet: &Fleet,
-    kind: Gitops,
-    role: &str,
-    namespace: &str,
-    name: &str,
-    dir: &Path,
-    depends_on_class: Option<(&str, &str)>,
-) -> Result<(PathBuf, Vec<u8>), FleetError> {
-    let settings = &fleet.spec.gitops;
-    let object_name = format!("{role}-{namespace}-{name}");
-    let (folder, object) = match kind {
-        Gitops::Flux => {
-            let mut spec = json!({
-                "interval": "10m",
-                "path": repo_path(fleet, dir),
-                "prune": true,
-                "sourceRef": {"kind": "GitRepository", "name": settings.source_name.as_deref().unwrap_or("flux-system")},
-            });
-            if let Some((class_ns, class_name)) = depends_on_class {
-                spec["dependsOn"] = json!([{"name": format!("clusterclass-{class_ns}-{class_name}")}]);
-            }
-            let object = json!({
-                "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
-                "kind": "Kustomization",
-                "metadata": {"name": object_name, "namespace": settings.namespace.as_deref().unwrap_or("flux-system")},
-                "spec": spec,
-            });
-            ("flux", object)
-        }
-        Gitops::ArgoCd => {
-            let Some(repo_url) = &settings.repo_url else {
-                return Err(FleetError::Invalid {
-                    file: fleet.file.display().to_string(),
-                    line: 1,
-                    path: "gitops.repoUrl".into(),
-                    message: "`--gitops argocd` needs `gitops.repoUrl` (the repository Argo CD reads)".into(),
-                });
-            };
-            let object = json!({
-                "apiVersion": "argoproj.io/v1alpha1",
-                "kind": "Application",
-                "metadata": {"name": object_name, "namespace": settings.namespace.as_deref().unwrap_or("argocd")},
-                "spec": {
-                    "project": "default",
-                    "source": {
-                        "repoURL": repo_url,
-                        "targetRevision": settings.revision.as_deref().unwrap_or("HEAD"),
-                        "path": repo_path(fleet, dir).trim_start_matches("./"),
-                    },
-                    "destination": {"server": "https://kubernetes.default.svc", "namespace": namespace},
-                    "syncPolicy": {"automated": {"prune": true}},
-                },
-            });
-            ("argocd", object)
-        }
-    };
-    let subfolder = if role == "clusterclass" { "clusterclasses" } else { "clusters" };
-    let path = PathBuf::from(folder).join(subfolder).join(format!("{namespace}-{name}.yaml"));
-    Ok((path, manifest::to_yaml(&object).into_bytes()))
+/// The namespace's GitOps object, when the tree writes the namespace.
+fn namespace_dependency<'a>(fleet: &Fleet, namespace: &'a str) -> Vec<(Role, &'a str, &'a str)> {
+    if writes_namespace(fleet, namespace) { vec![(Role::Namespace, namespace, namespace)] } else { Vec::new() }
 }
 
 /// A kustomization in each GitOps folder listing its objects, so one entry point applies them all.
-fn add_gitops_index(tree: &mut DesiredTree, kind: Gitops) {
-    let folder = match kind {
-        Gitops::Flux => "flux",
-        Gitops::ArgoCd => "argocd",
-    };
+fn add_gitops_index(tree: &mut DesiredTree, kind: GitopsKind) {
+    let folder = kind.name();
     let resources: Vec<String> =
         tree.files().filter_map(|(path, _)| path.strip_prefix(folder).ok().map(|p| p.display().to_string())).collect();
     if resources.is_empty() {

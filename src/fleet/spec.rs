@@ -27,9 +27,12 @@ pub struct FleetSpec {
     /// The clusters, each written to `clusters/<namespace>/<name>/`.
     #[serde(default)]
     pub clusters: Vec<ClusterEntry>,
-    /// Settings of the optional Flux Kustomization / Argo CD Application per cluster.
+    /// The GitOps objects of the tree (Flux Kustomizations or Argo CD Applications), if any.
     #[serde(default)]
     pub gitops: GitopsSettings,
+    /// `create` (default): the tree holds a Namespace object for each namespace; `existing`: it does not.
+    #[serde(default)]
+    pub namespaces: NamespacePolicy,
 }
 
 /// One ClusterClass to publish.
@@ -71,25 +74,135 @@ pub struct ClusterEntry {
     pub values: Value,
 }
 
-/// Where the GitOps objects point.
+/// Which GitOps objects the tree holds beside the manifests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GitopsKind {
+    /// A Flux `Kustomization` per cluster, ClusterClass and namespace, under `flux/`.
+    Flux,
+    /// An Argo CD `Application` per cluster, ClusterClass and namespace, under `argocd/`.
+    Argocd,
+}
+
+impl GitopsKind {
+    /// The name the fleet file and `--gitops` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            GitopsKind::Flux => "flux",
+            GitopsKind::Argocd => "argocd",
+        }
+    }
+}
+
+/// Whether the tree holds the Namespace objects of the clusters' and classes' namespaces.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NamespacePolicy {
+    /// Write a Namespace object for every namespace (except `default` and `kube-*`), never pruned.
+    #[default]
+    Create,
+    /// The namespaces exist already: write none.
+    Existing,
+}
+
+/// The GitOps objects of the tree: which kind and how they are set up. The fleet file alone decides
+/// them; `--gitops` can only confirm `kind`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct GitopsSettings {
-    /// Git repository URL (Argo CD `spec.source.repoURL`).
+    /// `flux` or `argocd`; absent: no GitOps objects.
     #[serde(default)]
-    pub repo_url: Option<String>,
-    /// Revision to track (Argo CD `targetRevision`; default `HEAD`).
-    #[serde(default)]
-    pub revision: Option<String>,
-    /// Flux GitRepository name (default `flux-system`).
-    #[serde(default)]
-    pub source_name: Option<String>,
+    pub kind: Option<GitopsKind>,
     /// Namespace of the Flux Kustomizations / Argo CD Applications (default `flux-system` / `argocd`).
     #[serde(default)]
     pub namespace: Option<String>,
     /// Path of the output directory inside the repository (default `.`).
     #[serde(default)]
     pub path_prefix: Option<String>,
+    /// Whether objects removed from Git are deleted from the management cluster (default true).
+    #[serde(default)]
+    pub prune: Option<bool>,
+    /// Flux: reconcile interval (default `10m`).
+    #[serde(default)]
+    pub interval: Option<String>,
+    /// Flux: interval between retries of a failed reconciliation (Flux's default: `interval`).
+    #[serde(default)]
+    pub retry_interval: Option<String>,
+    /// Flux: timeout of apply and health checks (Flux's default: `interval`).
+    #[serde(default)]
+    pub timeout: Option<String>,
+    /// Flux: wait for every applied object to be ready (then the per-object health checks are not written).
+    #[serde(default)]
+    pub wait: Option<bool>,
+    /// Flux: name of the GitRepository (default `flux-system`).
+    #[serde(default)]
+    pub source_name: Option<String>,
+    /// Flux: namespace of the GitRepository (default: `namespace`).
+    #[serde(default)]
+    pub source_namespace: Option<String>,
+    /// Argo CD: Git repository URL (`spec.source.repoURL`); required for `kind: argocd`.
+    #[serde(default)]
+    pub repo_url: Option<String>,
+    /// Argo CD: revision to track (default `HEAD`).
+    #[serde(default)]
+    pub revision: Option<String>,
+    /// Argo CD: project of the Applications (default `default`).
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Argo CD: also write the AppProject (source: `repoUrl`; destinations: the fleet's namespaces).
+    #[serde(default)]
+    pub create_project: Option<bool>,
+    /// Argo CD: where the objects are applied (default server `https://kubernetes.default.svc`).
+    #[serde(default)]
+    pub destination: Option<Destination>,
+    /// Argo CD: sync option `CreateNamespace=true` (Argo CD creates each destination namespace).
+    #[serde(default)]
+    pub create_namespace: Option<bool>,
+    /// Argo CD: automated sync reverts changes made in the cluster (`selfHeal`).
+    #[serde(default)]
+    pub self_heal: Option<bool>,
+    /// Argo CD: retry of failed syncs (default limit 5, backoff 5s, factor 2, at most 3m).
+    #[serde(default)]
+    pub retry: Option<Retry>,
+}
+
+/// An Argo CD destination: a cluster by URL or by name.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Destination {
+    /// API server URL of the management cluster.
+    #[serde(default)]
+    pub server: Option<String>,
+    /// Name of the management cluster as Argo CD knows it.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// Argo CD's retry of failed syncs.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Retry {
+    /// Number of retries (default 5; negative: unlimited).
+    #[serde(default)]
+    pub limit: Option<i64>,
+    /// Backoff between retries.
+    #[serde(default)]
+    pub backoff: Option<Backoff>,
+}
+
+/// Argo CD's retry backoff.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Backoff {
+    /// First wait (default `5s`).
+    #[serde(default)]
+    pub duration: Option<String>,
+    /// Factor applied to the wait after each failure (default 2).
+    #[serde(default)]
+    pub factor: Option<i64>,
+    /// Longest wait (default `3m`).
+    #[serde(default)]
+    pub max_duration: Option<String>,
 }
 
 fn default_namespace() -> String {
@@ -116,6 +229,9 @@ pub enum FleetError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// Two entries would get the same GitOps object, or a name is too long for its GitOps tool.
+    #[error("{location}: {message}")]
+    GitopsName { location: String, message: String },
     /// A values file of a cluster cannot be read.
     #[error("{file}:{line}: cluster `{cluster}`: cannot read values file `{values_file}`: {reason}")]
     ValuesFile { file: String, line: usize, cluster: String, values_file: String, reason: String },
@@ -217,7 +333,22 @@ impl Fleet {
                 _ => {}
             }
         }
+        check_gitops(&spec.gitops).map_err(|(pointer, message)| invalid(&pointer, message))?;
         Ok(Fleet { spec, file: path.to_path_buf(), lines: Arc::new(lines) })
+    }
+
+    /// `file:line` of a JSON pointer into the fleet file (the line of its closest ancestor present).
+    pub fn location_of_setting(&self, pointer: &str) -> String {
+        let mut current = pointer;
+        loop {
+            if let Some(line) = self.lines.line_of(current) {
+                return format!("{}:{line}", self.file.display());
+            }
+            match current.rsplit_once('/') {
+                Some((parent, _)) if !parent.is_empty() => current = parent,
+                _ => return format!("{}:1", self.file.display()),
+            }
+        }
     }
 
     /// `file:line` of an entry, e.g. `/clusters/3` or `/clusters/3/values`.
@@ -239,6 +370,97 @@ impl Fleet {
     pub fn resolve(&self, relative: &Path) -> PathBuf {
         self.file.parent().unwrap_or(Path::new(".")).join(relative)
     }
+}
+
+/// Flux's and Argo CD's duration syntax (Flux's CRD pattern): `10m`, `1h30m`, `500ms`.
+fn is_duration(text: &str) -> bool {
+    static PATTERN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    PATTERN
+        .get_or_init(|| regex::Regex::new(r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$").expect("duration pattern"))
+        .is_match(text)
+}
+
+/// The GitOps settings agree with their kind: no Flux setting for Argo CD or the reverse, the
+/// settings a kind needs are there, durations are durations. Errors are (JSON pointer, message).
+fn check_gitops(gitops: &GitopsSettings) -> Result<(), (String, String)> {
+    let flux_only = [
+        ("interval", gitops.interval.is_some()),
+        ("retryInterval", gitops.retry_interval.is_some()),
+        ("timeout", gitops.timeout.is_some()),
+        ("wait", gitops.wait.is_some()),
+        ("sourceName", gitops.source_name.is_some()),
+        ("sourceNamespace", gitops.source_namespace.is_some()),
+    ];
+    let argocd_only = [
+        ("repoUrl", gitops.repo_url.is_some()),
+        ("revision", gitops.revision.is_some()),
+        ("project", gitops.project.is_some()),
+        ("createProject", gitops.create_project.is_some()),
+        ("destination", gitops.destination.is_some()),
+        ("createNamespace", gitops.create_namespace.is_some()),
+        ("selfHeal", gitops.self_heal.is_some()),
+        ("retry", gitops.retry.is_some()),
+    ];
+    let misplaced = |keys: &[(&str, bool)], owner: &str, kind: GitopsKind| {
+        keys.iter().find(|(_, set)| *set).map(|(key, _)| {
+            (
+                format!("/gitops/{key}"),
+                format!("`{key}` is a {owner} setting, but this fleet has `kind: {}`", kind.name()),
+            )
+        })
+    };
+    match gitops.kind {
+        Some(GitopsKind::Flux) => {
+            if let Some(error) = misplaced(&argocd_only, "Argo CD", GitopsKind::Flux) {
+                return Err(error);
+            }
+        }
+        Some(GitopsKind::Argocd) => {
+            if let Some(error) = misplaced(&flux_only, "Flux", GitopsKind::Argocd) {
+                return Err(error);
+            }
+            if gitops.repo_url.is_none() {
+                return Err((
+                    "/gitops/kind".into(),
+                    "`kind: argocd` needs `repoUrl` (the Git repository Argo CD reads this tree from)".into(),
+                ));
+            }
+        }
+        None => {}
+    }
+    let mut durations = vec![
+        ("/gitops/interval", gitops.interval.as_deref()),
+        ("/gitops/retryInterval", gitops.retry_interval.as_deref()),
+        ("/gitops/timeout", gitops.timeout.as_deref()),
+    ];
+    if let Some(backoff) = gitops.retry.as_ref().and_then(|r| r.backoff.as_ref()) {
+        durations.push(("/gitops/retry/backoff/duration", backoff.duration.as_deref()));
+        durations.push(("/gitops/retry/backoff/maxDuration", backoff.max_duration.as_deref()));
+        if let Some(factor) = backoff.factor
+            && factor < 1
+        {
+            return Err(("/gitops/retry/backoff/factor".into(), format!("factor must be at least 1, got {factor}")));
+        }
+    }
+    for (pointer, value) in durations {
+        if let Some(text) = value
+            && !is_duration(text)
+        {
+            return Err((pointer.into(), format!("`{text}` is not a duration (like `30s`, `10m`, `1h30m`)")));
+        }
+    }
+    if gitops.create_project == Some(true) && gitops.project.as_deref().unwrap_or("default") == "default" {
+        return Err((
+            "/gitops/createProject".into(),
+            "`createProject` needs `project` naming a project other than Argo CD's built-in `default`".into(),
+        ));
+    }
+    if let Some(destination) = &gitops.destination
+        && destination.server.is_some() == destination.name.is_some()
+    {
+        return Err(("/gitops/destination".into(), "set exactly one of `server` and `name`".into()));
+    }
+    Ok(())
 }
 
 /// serde's "unknown field `x`, expected one of `a`, `b`" with the closest known field named.

@@ -57,6 +57,10 @@ impl DesiredTree {
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
+    /// The content of a file, if the tree has it.
+    pub fn get(&self, path: &Path) -> Option<&Vec<u8>> {
+        self.files.get(path)
+    }
     /// The files, sorted by path.
     pub fn files(&self) -> impl Iterator<Item = (&PathBuf, &Vec<u8>)> {
         self.files.iter()

@@ -76,11 +76,20 @@ pub fn crd_fixture_names() -> Vec<String> {
 /// The shared API server of this test binary, started on first use.
 pub fn apiserver() -> &'static ApiServer {
     static SERVER: OnceLock<ApiServer> = OnceLock::new();
-    SERVER.get_or_init(start)
+    SERVER.get_or_init(|| start(&[]))
 }
 
-fn start() -> ApiServer {
-    start_from(None, Some(&crd_fixture_dir()))
+fn start(extra_crd_dirs: &[PathBuf]) -> ApiServer {
+    let mut crd_dirs = vec![crd_fixture_dir()];
+    crd_dirs.extend(extra_crd_dirs.iter().cloned());
+    start_from(None, &crd_dirs)
+}
+
+/// An API server with the CRDs of [`crd_fixture_dir`] and also those of `extra_crd_dir`, started on first
+/// use (one per test binary: later calls get the first server, whatever directory they name).
+pub fn apiserver_with_crds(extra_crd_dir: &Path) -> &'static ApiServer {
+    static SERVER: OnceLock<ApiServer> = OnceLock::new();
+    SERVER.get_or_init(|| start(&[extra_crd_dir.to_path_buf()]))
 }
 
 /// A control plane of its own (no CRDs) whose kube-apiserver writes an audit log (level Metadata:
@@ -115,13 +124,13 @@ pub fn audited_apiserver() -> &'static AuditedApiServer {
         std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
         std::fs::set_permissions(bin.join("kube-apiserver"), perms).unwrap();
         std::os::unix::fs::symlink(real.join("etcd"), bin.join("etcd")).unwrap();
-        let api = start_from(Some(&bin), None);
+        let api = start_from(Some(&bin), &[]);
         AuditedApiServer { api, audit_log, _dir: dir }
     })
 }
 
 /// Starts kube-testenv (with `-bin-dir` when given, else its own directory) and waits for READY.
-fn start_from(bin_dir_override: Option<&Path>, crd_dir: Option<&Path>) -> ApiServer {
+fn start_from(bin_dir_override: Option<&Path>, crd_dirs: &[PathBuf]) -> ApiServer {
     let bin_dir = repo_root().join("tools/kube-testenv/bin");
     for name in ["kube-testenv", "kube-apiserver", "etcd"] {
         let path = bin_dir.join(name);
@@ -135,7 +144,7 @@ fn start_from(bin_dir_override: Option<&Path>, crd_dir: Option<&Path>) -> ApiSer
     }
 
     let mut cmd = Command::new(bin_dir.join("kube-testenv"));
-    if let Some(dir) = crd_dir {
+    for dir in crd_dirs {
         cmd.arg("-crd-dir").arg(dir);
     }
     if let Some(dir) = bin_dir_override {
