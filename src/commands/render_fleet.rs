@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 
 use crate::cli::{CapiApi, GitopsKind, RenderArgs};
 use crate::exit::ExitStatus;
-use crate::fleet::{self, Fleet, FleetOptions, Gitops, Plan, Validator};
+use crate::fleet::{self, Fleet, FleetOptions, Gitops, OutDir, Plan, Recovery, Validator};
 use crate::schema::{Registry, ValidateOptions, Validator as SchemaValidator};
 
 use super::validate::{RuleFilter, validate_documents};
@@ -54,9 +54,20 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         progress: &progress,
     };
     let tree = fleet::render_fleet(&fleet, &engine, &options)?;
-    let plan = Plan::compute(out_dir, &tree).with_context(|| format!("cannot update `{}`", out_dir.display()))?;
+    let cannot = || format!("cannot update `{}`", out_dir.display());
     let mut stdout = std::io::stdout().lock();
     if args.check {
+        let (_lock, unfinished) = fleet::tree::inspect(out_dir).with_context(cannot)?;
+        if let Some(state) = unfinished {
+            eprintln!(
+                "{} is not up to date: an earlier `render --fleet` was {} ({})",
+                out_dir.display(),
+                state.describe(),
+                out_dir.join(fleet::tree::JOURNAL_NAME).display()
+            );
+            return Ok(ExitStatus::Findings);
+        }
+        let plan = Plan::compute(out_dir, &tree).with_context(cannot)?;
         if plan.is_up_to_date() {
             eprintln!("{} is up to date ({} files)", out_dir.display(), tree.len());
             return Ok(ExitStatus::Success);
@@ -64,12 +75,46 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         for change in plan.changes() {
             writeln!(stdout, "{} {}", change.verb(), out_dir.join(change.path()).display())?;
         }
-        eprintln!("{} is not up to date: {} files would change", out_dir.display(), plan.changes().len());
+        for leftover in plan.leftovers() {
+            writeln!(stdout, "leftover {}", out_dir.join(leftover).display())?;
+        }
+        eprintln!(
+            "{} is not up to date: {} files would change{}",
+            out_dir.display(),
+            plan.changes().len(),
+            match plan.leftovers().len() {
+                0 => String::new(),
+                n => format!(", {n} leftover files of an interrupted run would be removed"),
+            }
+        );
         return Ok(ExitStatus::Findings);
     }
-    plan.apply().with_context(|| format!("cannot update `{}`", out_dir.display()))?;
+    let held = OutDir::open(out_dir).with_context(cannot)?;
+    match held.recovery() {
+        Some(Recovery::Completed) => {
+            eprintln!("{}: completed the switch of an interrupted earlier run", out_dir.display())
+        }
+        Some(Recovery::RolledBack(_)) => {
+            eprintln!("{}: rolled back an interrupted earlier run (the tree is as it was before it)", out_dir.display())
+        }
+        None => {}
+    }
+    let plan = match Plan::compute(out_dir, &tree).and_then(|plan| plan.apply().map(|()| plan)) {
+        Ok(plan) => plan,
+        Err(err) => {
+            held.discard_if_created();
+            return Err(err).with_context(cannot);
+        }
+    };
     for change in plan.changes() {
         writeln!(stdout, "{} {}", change.verb(), out_dir.join(change.path()).display())?;
+    }
+    if !plan.leftovers().is_empty() {
+        eprintln!(
+            "{}: removed {} leftover files of an interrupted earlier run",
+            out_dir.display(),
+            plan.leftovers().len()
+        );
     }
     eprintln!(
         "{}: {} clusters, {} files written, {} changed",
