@@ -53,10 +53,10 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         validator: validator.as_deref(),
         progress: &progress,
     };
-    let tree = fleet::render_fleet(&fleet, &engine, &options)?;
     let cannot = || format!("cannot update `{}`", out_dir.display());
     let mut stdout = std::io::stdout().lock();
     if args.check {
+        // An interrupted run is reported before rendering: the answer does not depend on the fleet.
         let (_lock, unfinished) = fleet::tree::inspect(out_dir).with_context(cannot)?;
         if let Some(state) = unfinished {
             eprintln!(
@@ -67,6 +67,7 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
             );
             return Ok(ExitStatus::Findings);
         }
+        let tree = fleet::render_fleet(&fleet, &engine, &options)?;
         let plan = Plan::compute(out_dir, &tree).with_context(cannot)?;
         if plan.is_up_to_date() {
             eprintln!("{} is up to date ({} files)", out_dir.display(), tree.len());
@@ -89,6 +90,7 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         );
         return Ok(ExitStatus::Findings);
     }
+    let tree = fleet::render_fleet(&fleet, &engine, &options)?;
     let held = OutDir::open(out_dir).with_context(cannot)?;
     match held.recovery() {
         Some(Recovery::Completed) => {
