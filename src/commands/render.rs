@@ -158,13 +158,11 @@ pub(crate) fn write_out_dir(dir: &Path, values: &[&Value], output: RenderOutput)
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => false,
         Err(err) => return Err(err).with_context(|| format!("cannot read --out-dir {}", dir.display())),
     };
-    if exists {
-        if let Some(name) = foreign_entry(dir)? {
-            bail!(
-                "--out-dir {}: contains `{name}`, which is not a file an earlier render wrote; choose an empty or new directory",
-                dir.display()
-            );
-        }
+    if exists && let Some(name) = foreign_entry(dir)? {
+        bail!(
+            "--out-dir {}: contains `{name}`, which is not a file an earlier render wrote; choose an empty or new directory",
+            dir.display()
+        );
     }
     let base = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
     remove_leftover_staging(&parent, &base)?;
