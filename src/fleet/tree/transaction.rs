@@ -118,8 +118,8 @@ fn stage(
     }
     let stage_one = |op: &Op, content: Option<&[u8]>| -> Result<(), TreeError> {
         let dir = root.join(op.dir());
-        if let (Op::Write { temp, .. }, Some(content)) = (op, content) {
-            write_new(&dir.join(temp), content)?;
+        if let (Op::Write { temp, name, .. }, Some(content)) = (op, content) {
+            write_new(&dir.join(temp), &dir.join(name), content)?;
         }
         if let Some(backup) = op.backup() {
             let (original, link) = (dir.join(op.name()), dir.join(backup));
@@ -152,15 +152,16 @@ fn stage(
     Ok(true)
 }
 
-/// A new file with `content`, readable like any other file of a repository.
-fn write_new(path: &Path, content: &[u8]) -> Result<(), TreeError> {
+/// A new file at `path` (the temporary name of `target`, which errors name) with `content`, readable like
+/// any other file of a repository.
+fn write_new(path: &Path, target: &Path, content: &[u8]) -> Result<(), TreeError> {
     use std::io::Write;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
-    let mut file = options.open(path).map_err(io("create", path.to_path_buf()))?;
-    file.write_all(content).map_err(io("write", path.to_path_buf()))
+    let mut file = options.open(path).map_err(io("create a temporary file for", target.to_path_buf()))?;
+    file.write_all(content).map_err(io("write", target.to_path_buf()))
 }
 
 /// Removes the backups, the directories the run emptied, then the journal.
