@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 
 use crate::cli::{CapiApi, GitopsKind, RenderArgs};
 use crate::exit::ExitStatus;
-use crate::fleet::{self, Change, Deletion, Fleet, FleetOptions, Plan, Validator};
+use crate::fleet::{self, Change, Deletion, Fleet, FleetOptions, OutDir, Plan, Recovery, Validator};
 use crate::schema::{Registry, ValidateOptions, Validator as SchemaValidator};
 
 use super::validate::{RuleFilter, validate_documents};
@@ -53,11 +53,23 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         validator: validator.as_deref(),
         progress: &progress,
     };
-    let tree = fleet::render_fleet(&fleet, &engine, &options)?;
-    let plan = Plan::compute(out_dir, &tree).with_context(|| format!("cannot update `{}`", out_dir.display()))?;
-    let deletions = fleet::guard::deletions(out_dir, &plan, &tree);
+    let cannot = || format!("cannot update `{}`", out_dir.display());
     let mut stdout = super::output::stdout();
     if args.check {
+        // An interrupted run is reported before rendering: the answer does not depend on the fleet.
+        let (_lock, unfinished) = fleet::tree::inspect(out_dir).with_context(cannot)?;
+        if let Some(state) = unfinished {
+            eprintln!(
+                "{} is not up to date: an earlier `render --fleet` was {} ({})",
+                out_dir.display(),
+                state.describe(),
+                out_dir.join(fleet::tree::JOURNAL_NAME).display()
+            );
+            return Ok(ExitStatus::Findings);
+        }
+        let tree = fleet::render_fleet(&fleet, &engine, &options)?;
+        let plan = Plan::compute(out_dir, &tree).with_context(cannot)?;
+        let deletions = fleet::guard::deletions(out_dir, &plan, &tree);
         if plan.is_up_to_date() {
             eprintln!("{} is up to date ({} files)", out_dir.display(), tree.len());
             return Ok(ExitStatus::Success);
@@ -68,16 +80,43 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         for deletion in &deletions {
             writeln!(stdout, "{}", deletion_line(out_dir, deletion))?;
         }
-        let changed = plan.changes().len() - plan.changes().iter().filter(|c| matches!(c, Change::Delete(_))).count();
+        for leftover in plan.leftovers() {
+            writeln!(stdout, "leftover {}", out_dir.join(leftover).display())?;
+        }
+        let changed = plan.changes().iter().filter(|c| !matches!(c, Change::Delete(_))).count();
         eprintln!(
-            "{} is not up to date: {changed} files would be written, {} deletions{}",
+            "{} is not up to date: {changed} files would be written, {} deletions{}{}",
             out_dir.display(),
             deletions.len(),
-            if deletions.is_empty() { "" } else { " (need --allow-deletions)" }
+            if deletions.is_empty() { "" } else { " (need --allow-deletions)" },
+            match plan.leftovers().len() {
+                0 => String::new(),
+                n => format!(", {n} leftover files of an interrupted run would be removed"),
+            }
         );
         return Ok(ExitStatus::Findings);
     }
+    let tree = fleet::render_fleet(&fleet, &engine, &options)?;
+    let held = OutDir::open(out_dir).with_context(cannot)?;
+    match held.recovery() {
+        Some(Recovery::Completed) => {
+            eprintln!("{}: completed the switch of an interrupted earlier run", out_dir.display())
+        }
+        Some(Recovery::RolledBack(_)) => {
+            eprintln!("{}: rolled back an interrupted earlier run (the tree is as it was before it)", out_dir.display())
+        }
+        None => {}
+    }
+    let plan = match Plan::compute(out_dir, &tree) {
+        Ok(plan) => plan,
+        Err(err) => {
+            held.discard_if_created();
+            return Err(err).with_context(cannot);
+        }
+    };
+    let deletions = fleet::guard::deletions(out_dir, &plan, &tree);
     if !deletions.is_empty() && !args.allow_deletions {
+        held.discard_if_created();
         let listing: Vec<String> = deletions.iter().map(|d| format!("  {}", deletion_line(out_dir, d))).collect();
         let hint = if fleet.spec.gitops.kind.is_none() && deletions.iter().any(Deletion::is_gitops_object) {
             format!(
@@ -95,9 +134,19 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
             listing.join("\n")
         );
     }
-    plan.apply().with_context(|| format!("cannot update `{}`", out_dir.display()))?;
+    if let Err(err) = plan.apply() {
+        held.discard_if_created();
+        return Err(err).with_context(cannot);
+    }
     for change in plan.changes() {
         writeln!(stdout, "{} {}", change.verb(), out_dir.join(change.path()).display())?;
+    }
+    if !plan.leftovers().is_empty() {
+        eprintln!(
+            "{}: removed {} leftover files of an interrupted earlier run",
+            out_dir.display(),
+            plan.leftovers().len()
+        );
     }
     eprintln!(
         "{}: {} clusters, {} files written, {} changed",

@@ -2,6 +2,7 @@
 
 pub mod gitops;
 pub mod guard;
+mod names;
 pub mod render;
 pub mod spec;
 pub mod tree;
@@ -9,4 +10,4 @@ pub mod tree;
 pub use guard::Deletion;
 pub use render::{FleetOptions, Validator, render_fleet, unit_count};
 pub use spec::{Fleet, FleetError, GitopsKind};
-pub use tree::{Change, DesiredTree, Plan, TreeError};
+pub use tree::{Change, DesiredTree, OutDir, Plan, Recovery, TreeError};

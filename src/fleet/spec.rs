@@ -283,6 +283,9 @@ impl Fleet {
         if spec.kind != "Fleet" {
             return Err(invalid("/kind", format!("expected `Fleet`, got `{}`", spec.kind)));
         }
+        if let Some((pointer, message)) = super::names::first_bad_name(&spec) {
+            return Err(invalid(&pointer, message));
+        }
         let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
         for (i, class) in spec.cluster_classes.iter().enumerate() {
             let pointer = format!("/clusterClasses/{i}");
