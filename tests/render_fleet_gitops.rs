@@ -380,7 +380,7 @@ fn gitops_objects_order_and_settings() {
     let cluster = text("clusters/team-b/b2/cluster.yaml");
     assert!(
         cluster.contains(
-            "kind: Secret\nmetadata:\n  name: aso-credentials\n  namespace: team-b\n  annotations:\n    argocd.argoproj.io/sync-wave: \"-1\"\n"
+            "kind: Secret\nmetadata:\n  labels:\n    clusterctl.cluster.x-k8s.io/move: \"true\"\n  name: aso-credentials\n  namespace: team-b\n  annotations:\n    argocd.argoproj.io/sync-wave: \"-1\"\n"
         ),
         "credential Secret first: {cluster}"
     );
