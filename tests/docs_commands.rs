@@ -304,3 +304,23 @@ fn cargo_lock_is_current() {
         .unwrap();
     assert!(out.status.success(), "Cargo.lock is stale: {}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// The README's fleet excerpt works as pasted: saved as fleet.yaml beside the example's values file,
+/// it renders (exit 0) into a tree with its Argo CD objects.
+#[test]
+fn readme_fleet_excerpt_renders_as_pasted() {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let start = readme.find("# examples/fleet/fleet.yaml (abridged)\n").expect("the README shows the fleet excerpt");
+    let body = &readme[start..];
+    let excerpt = &body[..body.find("```").expect("the excerpt's block ends")];
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = dir.path().join("fleet");
+    std::fs::create_dir_all(&fleet).unwrap();
+    std::fs::copy(Path::new(ROOT).join("examples/fleet/production.values.yaml"), fleet.join("production.values.yaml"))
+        .unwrap();
+    std::fs::write(fleet.join("fleet.yaml"), excerpt).unwrap();
+    let (code, output) = run_in_bash("kubectl capz render --fleet fleet/fleet.yaml --out-dir repo", dir.path());
+    assert_eq!(code, 0, "{output}");
+    assert!(dir.path().join("repo/clusters/payments/payments-prod-weu/cluster.yaml").is_file(), "{output}");
+    assert!(dir.path().join("repo/argocd").is_dir(), "{output}");
+}
