@@ -144,6 +144,12 @@ fn not_the_servers_business(f: &Finding) -> Option<&'static str> {
         // ASO or CAPI reject at reconcile; the test server runs no webhooks (tools/kube-testenv/README.md).
         return Some("lint rule: webhook/controller behaviour, not the CRD schema");
     }
+    if f.rule == "yaml-duplicate-key" {
+        // kubectl's YAML decoding silently keeps the last of two equal keys, so the server never sees the
+        // duplicate; we report it on purpose (the first value is lost). yaml-syntax and not-an-object are
+        // rejected by kubectl too and are compared like any other verdict.
+        return Some("reader rule: kubectl keeps the last duplicate before any request");
+    }
     if ASO_EMBEDDING_KINDS.contains(&f.kind.as_str()) {
         let rest =
             f.path.strip_prefix("/spec/template/spec/resources/").or_else(|| f.path.strip_prefix("/spec/resources/"));

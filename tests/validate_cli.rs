@@ -267,3 +267,30 @@ fn secret_values_never_show_whatever_the_shape_of_data() {
     let invalid = report["resources"].as_array().unwrap().iter().filter(|r| r["status"] == "invalid").count();
     assert_eq!(invalid, shapes.len(), "{stdout}");
 }
+
+/// Our own default output (CAPI v1beta1, as CAPZ's templates) draws no deprecation warnings: the API
+/// server's `deprecated-api` for CAPI v1beta1 is shown with `capi-v1beta1`, which is off by default.
+#[test]
+fn rendered_default_output_has_no_capi_deprecation_warnings_unless_asked() {
+    let rendered = Command::cargo_bin("kubectl-capz")
+        .unwrap()
+        .args(["render", "aks-aso", "demo", "--values", "examples/aks-aso.values.yaml"])
+        .output()
+        .unwrap();
+    assert!(rendered.status.success());
+    let run = |extra: &[&str]| {
+        let out = Command::cargo_bin("kubectl-capz")
+            .unwrap()
+            .args(["validate", "-", "-o", "json"])
+            .args(extra)
+            .write_stdin(rendered.stdout.clone())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let default = run(&[]);
+    assert!(!default.contains("deprecated-api") && !default.contains("capi-v1beta1"), "{default}");
+    let enabled = run(&["--enable", "capi-v1beta1"]);
+    assert!(enabled.contains("\"deprecated-api\"") && enabled.contains("\"capi-v1beta1\""), "{enabled}");
+}

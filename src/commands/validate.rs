@@ -172,7 +172,14 @@ const PARALLEL_MIN_DOCUMENTS: usize = 64;
 /// Schema findings of one document, filtered, with its verdict.
 fn check_document(document: &Document, validator: &Validator, filter: &RuleFilter) -> (ResourceResult, Vec<Finding>) {
     let outcome = validator.validate_document(document);
-    let findings: Vec<Finding> = outcome.findings.into_iter().filter(|f| filter.allows(&f.rule)).collect();
+    // The API server's deprecation warning for CAPI v1beta1 says what the rule `capi-v1beta1` says; like
+    // that rule it is shown only when enabled (CAPZ's own templates still use v1beta1).
+    let capi_v1beta1_hidden = lint::is_capi_v1beta1(document) && !filter.lint.is_enabled("capi-v1beta1");
+    let findings: Vec<Finding> = outcome
+        .findings
+        .into_iter()
+        .filter(|f| filter.allows(&f.rule) && !(capi_v1beta1_hidden && f.rule == "deprecated-api"))
+        .collect();
     let status = match outcome.status {
         ObjectStatus::Skipped => ObjectStatus::Skipped,
         _ if findings.iter().any(|f| f.severity == Severity::Error) => ObjectStatus::Invalid,

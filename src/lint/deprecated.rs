@@ -7,6 +7,12 @@ use super::bundle::{Bundle, CAPZ_GROUP};
 pub(crate) const DEPRECATED_API: &str = "capz-deprecated-api";
 pub(crate) const CAPI_V1BETA1: &str = "capi-v1beta1";
 
+/// Whether `doc` is a CAPI object in v1beta1: what `capi-v1beta1` reports (and the API server's
+/// `deprecated-api` warning says too, which `validate` shows only when that rule is enabled).
+pub(crate) fn is_capi_v1beta1(doc: &crate::manifest::Document) -> bool {
+    CAPI_GROUPS.contains(&doc.group()) && doc.version() == "v1beta1"
+}
+
 const CAPI_GROUPS: &[&str] =
     &["cluster.x-k8s.io", "bootstrap.cluster.x-k8s.io", "controlplane.cluster.x-k8s.io", "addons.cluster.x-k8s.io"];
 

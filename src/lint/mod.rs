@@ -35,6 +35,11 @@ use bundle::Bundle;
 use rules::{AKS_TWINS, RENAMED, RULES};
 pub use rules::{Rejecter, RuleInfo};
 
+/// Whether `doc` is a CAPI v1beta1 object (the subject of the off-by-default rule `capi-v1beta1`).
+pub fn is_capi_v1beta1(doc: &crate::manifest::Document) -> bool {
+    deprecated::is_capi_v1beta1(doc)
+}
+
 /// Every CAPZ rule, in the order of `docs/rules.md`.
 pub fn rules() -> &'static [RuleInfo] {
     RULES

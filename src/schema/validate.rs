@@ -27,7 +27,10 @@ pub const RULES: &[(&str, &str)] = &[
     ("cel", "an x-kubernetes-validations CEL rule fails (or could not be evaluated: not-checked)"),
     ("api-version", "the apiVersion is not served for this kind by the bundled CRDs"),
     ("schema-missing", "no schema for this apiVersion/kind"),
-    ("deprecated-api", "the apiVersion is deprecated (the API server would warn)"),
+    (
+        "deprecated-api",
+        "the apiVersion is deprecated (the API server would warn); for CAPI v1beta1 objects shown only with `--enable capi-v1beta1`, which says the same",
+    ),
 ];
 
 /// Options of a validation run.
