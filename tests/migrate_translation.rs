@@ -73,9 +73,9 @@ fn translation_matches_capz_recordings() {
         match (recording.get("error").and_then(Value::as_str), result) {
             (Some(capz_error), Err(our_error)) => {
                 // A patch error names the same index as CAPZ's, when CAPZ's names one.
-                if let TranslateError::Patch { source, .. } = &our_error
+                if let TranslateError::Patch { error, .. } = &our_error
                     && capz_error.contains("at index ")
-                    && !capz_error.contains(&format!("at index {}", source.index()))
+                    && !capz_error.contains(&format!("at index {}", error.index()))
                 {
                     failures.push(format!("{case}: CAPZ says {capz_error:?}, we say {our_error}"));
                 } else {

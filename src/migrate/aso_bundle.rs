@@ -1,6 +1,12 @@
-//! The AzureASOManaged* bundle that adopts what CAPZ created for a classic cluster: the Cluster and MachinePools
-//! with their references switched, and AzureASOManagedCluster / ControlPlane / MachinePools embedding the
-//! translated ResourceGroup, ManagedCluster (with the adopt annotation and `agentPoolProfiles`) and agent pools.
+//! The AzureASOManaged* bundle for a classic cluster: the Cluster and MachinePools with their references
+//! switched, and AzureASOManagedCluster / ControlPlane / MachinePools embedding the translated ResourceGroup,
+//! ManagedCluster and agent pools; plus the standalone ASO objects CAPZ's adoption takes (the ManagedCluster with
+//! the adopt annotation and `agentPoolProfiles`, the agent pools with the adopt annotation).
+//!
+//! The embedded ManagedCluster carries no `agentPoolProfiles`: CAPZ's AzureASOManagedControlPlane mutator
+//! (`setManagedClusterAgentPoolProfiles`) rejects them as Incompatible and fills them itself, and its adoption
+//! controller strips them too. The standalone ManagedCluster for adoption keeps them, because AKS needs the pools
+//! in the request that (re)creates the cluster.
 
 use serde_json::{Map, Value, json};
 
@@ -20,7 +26,12 @@ pub struct MigrateOptions {
 #[derive(Debug, Clone, PartialEq)]
 pub struct AsoBundle {
     pub cluster_name: String,
+    /// Cluster, AzureASOManagedCluster, AzureASOManagedControlPlane, then each MachinePool and its
+    /// AzureASOManagedMachinePool: what goes into the GitOps repository.
     pub objects: Vec<Value>,
+    /// ResourceGroup(s), the ManagedCluster and the agent pools as standalone ASO objects in the target namespace,
+    /// annotated for CAPZ's adoption, in the order they are adopted.
+    pub adopt: Vec<Value>,
 }
 
 /// Annotations and labels CAPZ's classic reconciler manages on the ASO objects; the ASO API's reconciler sets
@@ -55,14 +66,10 @@ fn embeddable(object: &Value) -> Value {
     object
 }
 
-/// The ManagedCluster for the ASO API: adopted, and with the kubeconfig Secrets the ASO API's mutator expects
-/// (it writes `adminCredentials` itself and rejects a different one; `userCredentials` is
-/// `<cluster>-user-kubeconfig`).
-fn adoptable_managed_cluster(object: &Value, cluster_name: &str) -> Value {
+/// The ManagedCluster for the ASO API, with the kubeconfig Secrets the ASO API's mutator expects (it writes
+/// `adminCredentials` itself and rejects a different one; `userCredentials` is `<cluster>-user-kubeconfig`).
+fn aso_api_managed_cluster(object: &Value, cluster_name: &str) -> Value {
     let mut object = embeddable(object);
-    let metadata = object["metadata"].as_object_mut().expect("metadata");
-    let annotations = metadata.entry("annotations").or_insert_with(|| json!({}));
-    annotations[ADOPT] = json!("true");
     if let Some(secrets) = object.pointer_mut("/spec/operatorSpec/secrets").and_then(Value::as_object_mut) {
         secrets.remove("adminCredentials");
         if secrets.contains_key("userCredentials") {
@@ -72,6 +79,26 @@ fn adoptable_managed_cluster(object: &Value, cluster_name: &str) -> Value {
             );
         }
     }
+    if let Some(operator) = object.pointer_mut("/spec/operatorSpec").and_then(Value::as_object_mut) {
+        if operator.get("secrets").and_then(Value::as_object).is_some_and(Map::is_empty) {
+            operator.remove("secrets");
+        }
+    }
+    if object.pointer("/spec/operatorSpec").and_then(Value::as_object).is_some_and(Map::is_empty)
+        && let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut)
+    {
+        spec.remove("operatorSpec");
+    }
+    object
+}
+
+/// A standalone ASO object for CAPZ's adoption controllers, in the target namespace, annotated for adoption.
+fn for_adoption(object: &Value, namespace: &str) -> Value {
+    let mut object = object.clone();
+    let metadata = object["metadata"].as_object_mut().expect("metadata");
+    metadata.insert("namespace".into(), json!(namespace));
+    let annotations = metadata.entry("annotations").or_insert_with(|| json!({}));
+    annotations[ADOPT] = json!("true");
     object
 }
 
@@ -152,10 +179,18 @@ pub fn to_aso_bundle(classic: &ClassicCluster, options: &MigrateOptions) -> Resu
         let version = if version.starts_with('v') { version.to_string() } else { format!("v{version}") };
         cp_spec.insert("version".into(), json!(version));
     }
-    cp_spec.insert("resources".into(), json!([adoptable_managed_cluster(&managed_cluster, &cluster_name)]));
+    let aso_managed_cluster = aso_api_managed_cluster(&managed_cluster, &cluster_name);
+    let mut embedded_managed_cluster = aso_managed_cluster.clone();
+    if let Some(spec) = embedded_managed_cluster.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.remove("agentPoolProfiles");
+    }
+    cp_spec.insert("resources".into(), json!([embedded_managed_cluster]));
     let control_plane =
         wrapper("AzureASOManagedControlPlane", &classic.control_plane.value, &namespace, Value::Object(cp_spec));
 
+    let mut adopt: Vec<Value> = resource_groups.iter().map(|rg| for_adoption(&embeddable(rg), &namespace)).collect();
+    adopt.push(for_adoption(&aso_managed_cluster, &namespace));
+    adopt.extend(agent_pools.iter().map(|pool| for_adoption(&embeddable(pool), &namespace)));
     let mut objects = vec![cluster, infra, control_plane];
     for ((machine_pool, pool), agent_pool) in classic.pools.iter().zip(&agent_pools) {
         let mut new_machine_pool = capi_object(&machine_pool.value, &namespace);
@@ -168,5 +203,5 @@ pub fn to_aso_bundle(classic: &ClassicCluster, options: &MigrateOptions) -> Resu
             json!({"resources": [embeddable(agent_pool)]}),
         ));
     }
-    Ok(AsoBundle { cluster_name, objects })
+    Ok(AsoBundle { cluster_name, objects, adopt })
 }

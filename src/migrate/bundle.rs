@@ -36,11 +36,6 @@ fn find<'a>(documents: &'a [Document], kind: &str, name: &str, namespace: &str) 
     documents.iter().find(|doc| doc.kind() == kind && doc.name() == name && same_namespace(doc, namespace))
 }
 
-/// Whether a Cluster is drawn from a ClusterClass (`spec.topology`).
-pub fn is_topology_cluster(cluster: &Document) -> bool {
-    cluster.value.pointer("/spec/topology").is_some_and(|t| !t.is_null())
-}
-
 /// Every Cluster in `documents` whose `controlPlaneRef` is an AzureManagedControlPlane, with its objects.
 pub fn find_classic_clusters(documents: &[Document]) -> Result<Vec<ClassicCluster>, TranslateError> {
     let mut found = Vec::new();

@@ -50,12 +50,8 @@ pub enum TranslateError {
     #[error("{location}: no AzureManagedMachinePool with mode: System; CAPZ requires at least 1 system node pool")]
     NoSystemPool { location: String },
     /// A patch in `asoManagedClusterPatches` / `asoManagedClustersAgentPoolPatches` CAPZ cannot apply.
-    #[error("{location}: {source}")]
-    Patch {
-        location: String,
-        #[source]
-        source: PatchError,
-    },
+    #[error("{location}: {error}")]
+    Patch { location: String, error: PatchError },
 }
 
 /// Translates one classic cluster as CAPZ's controllers do on the first reconcile.
