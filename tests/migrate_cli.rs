@@ -94,6 +94,21 @@ fn bundles_capz_cannot_translate_exit_2_with_where() {
 }
 
 #[test]
+fn an_empty_ssh_key_is_live_state_and_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(case("22-ssh-key-tags-dnsprefix")).unwrap();
+    let (start, _) = text.split_once("sshPublicKey: ").unwrap();
+    let rest = &text[start.len() + "sshPublicKey: ".len()..];
+    let line_end = rest.find('\n').unwrap();
+    let edited = format!("{start}sshPublicKey: \"\"{}", &rest[line_end..]);
+    let file = dir.path().join("empty-key.yaml");
+    std::fs::write(&file, edited).unwrap();
+    let out = migrate(&["-f", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("sshPublicKey is empty"), "{}", stderr(&out));
+}
+
+#[test]
 fn cluster_class_clusters_and_empty_inputs_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let topology = dir.path().join("topology.yaml");

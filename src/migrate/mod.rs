@@ -9,7 +9,8 @@
 //! Assumed (the translation is offline, with no live state): the objects are created for the first time (no
 //! existing ASO object, so no Azure-assigned values such as `status.currentKubernetesVersion` or
 //! `status.agentPoolProfiles` are folded in), `status.autoUpgradeVersion` of the control plane is empty, and
-//! every AzureManagedMachinePool referenced by a MachinePool of the Cluster belongs to it.
+//! every AzureManagedMachinePool referenced by a MachinePool of the Cluster belongs to it. An empty
+//! `sshPublicKey` (for which CAPZ generated a random key) is an error: only the live cluster knows that key.
 
 mod agent_pool;
 mod aso_bundle;
@@ -65,6 +66,14 @@ pub fn translate(cluster: &ClassicCluster) -> Result<Translation, TranslateError
                  cluster.x-k8s.io/cluster-name label to default it from; CAPZ cannot name the ResourceGroup",
                 cluster.control_plane.name()
             ),
+        });
+    }
+    if str_at(&cluster.control_plane.value, "/spec/sshPublicKey") == Some("") {
+        return Err(TranslateError::Incomplete {
+            location: cluster.control_plane.location_of("/spec/sshPublicKey"),
+            message: "spec.sshPublicKey is empty: CAPZ's webhook generated a random key when the object was created, \
+                      which only the live cluster knows; put it (base64) in spec.sshPublicKey"
+                .into(),
         });
     }
     let pools = agent_pool::build_all(&defaulted)?;
