@@ -4,6 +4,7 @@
 //! [`check`] runs the selected rules over a bundle of documents and returns findings in input order.
 //! Cross-object rules match objects by namespace and name (see [`bundle`]).
 
+mod aso_patches;
 mod aso_resources;
 mod bundle;
 mod control_plane;
@@ -333,6 +334,18 @@ static RULES: &[RuleInfo] = &[
             "CAPI v1beta1 deprecation (api/core/v1beta1, api/bootstrap/kubeadm/v1beta1)",
         )
     },
+    rule(
+        aso_patches::PATCH_BROKEN,
+        Severity::Error,
+        "An asoManagedClusterPatches / asoManagedClustersAgentPoolPatches entry CAPZ cannot apply: not YAML, or the merged object no longer decodes as the ASO kind (a list or scalar patch, a value of the wrong type).",
+        "aso.PatchedParameters / applyPatches (azure/services/aso/aso.go)",
+    ),
+    rule(
+        aso_patches::PATCH_NO_OP,
+        Severity::Warning,
+        "An asoManagedClusterPatches / asoManagedClustersAgentPoolPatches entry that changes nothing in the ASO object CAPZ generates (it sets what CAPZ already sets, or fields the ASO type lacks, which CAPZ's decode drops).",
+        "aso.PatchedParameters (azure/services/aso/aso.go) on ManagedClusterSpec / AgentPoolSpec.Parameters",
+    ),
 ];
 
 /// Every CAPZ rule, in the order of `docs/rules.md`.
@@ -428,6 +441,7 @@ pub fn check(documents: &[Document], selection: &RuleSelection) -> Vec<Finding> 
     control_plane::check(&bundle, &mut sink);
     pool_config::check(&bundle, &mut sink);
     deprecated::check(&bundle, &mut sink);
+    aso_patches::check(documents, &mut sink);
     sink.finish()
 }
 

@@ -195,6 +195,11 @@ fn patch_list(object: &Value, pointer: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The agent pools as CAPZ generates them, before patches.
+pub(super) fn build_unpatched(defaulted: &Defaulted<'_>) -> Result<Vec<Value>, TranslateError> {
+    Ok(defaulted.pools.iter().map(|pool| parameters(defaulted, pool)).collect())
+}
+
 /// Every agent pool of the cluster, patched and finished, in MachinePool order.
 pub(super) fn build_all(defaulted: &Defaulted<'_>) -> Result<Vec<BuiltPool>, TranslateError> {
     let mut built = Vec::new();

@@ -79,10 +79,10 @@ fn aso_api_managed_cluster(object: &Value, cluster_name: &str) -> Value {
             );
         }
     }
-    if let Some(operator) = object.pointer_mut("/spec/operatorSpec").and_then(Value::as_object_mut) {
-        if operator.get("secrets").and_then(Value::as_object).is_some_and(Map::is_empty) {
-            operator.remove("secrets");
-        }
+    if let Some(operator) = object.pointer_mut("/spec/operatorSpec").and_then(Value::as_object_mut)
+        && operator.get("secrets").and_then(Value::as_object).is_some_and(Map::is_empty)
+    {
+        operator.remove("secrets");
     }
     if object.pointer("/spec/operatorSpec").and_then(Value::as_object).is_some_and(Map::is_empty)
         && let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut)

@@ -375,6 +375,14 @@ fn check_pools(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<(), Tra
     Ok(())
 }
 
+/// The ManagedCluster as CAPZ generates it, before its own patches (the pools' patches are in its
+/// `agentPoolProfiles`).
+pub(super) fn build_unpatched(defaulted: &Defaulted<'_>) -> Result<Value, TranslateError> {
+    let pools = super::agent_pool::build_all(defaulted)?;
+    check_pools(defaulted, &pools)?;
+    parameters(defaulted, &pools)
+}
+
 /// The ManagedCluster, patched and finished.
 pub(super) fn build(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, TranslateError> {
     check_pools(defaulted, pools)?;

@@ -17,6 +17,7 @@ mod aso_bundle;
 mod bundle;
 mod defaults;
 mod managed_cluster;
+mod patch_check;
 mod patches;
 mod reconcile;
 mod resource_group;
@@ -25,6 +26,7 @@ use serde_json::Value;
 
 pub use aso_bundle::{AsoBundle, MigrateOptions, to_aso_bundle};
 pub use bundle::{ClassicCluster, find_classic_clusters};
+pub use patch_check::{PatchFinding, PatchVerdict, check_patches};
 pub use patches::{PatchError, apply_merge_patches};
 
 /// What CAPZ creates for one classic cluster on its first reconcile.

@@ -189,8 +189,8 @@ pub fn apply_merge_patches(object: &Value, patches: &[String]) -> Result<Value, 
     let mut merged = object.clone();
     let mut last_non_object: Option<usize> = None;
     for (index, text) in patches.iter().enumerate() {
-        let patch = parse_plain_value(text, &format!("patch {index}"))
-            .map_err(|e| PatchError::NotYaml { index, message: e.to_string() })?;
+        let patch =
+            parse_plain_value(text, "the patch").map_err(|e| PatchError::NotYaml { index, message: e.to_string() })?;
         merge(&mut merged, &patch);
         if !merged.is_object() && last_non_object.is_none() {
             last_non_object = Some(index);
