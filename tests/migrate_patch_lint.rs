@@ -51,3 +51,21 @@ fn no_op_patches_are_warnings_and_real_patches_are_quiet() {
         assert_eq!(code, 0, "{case}: {text}");
     }
 }
+
+#[test]
+fn patches_of_fields_capz_owns_are_warnings() {
+    for (case, field) in
+        [("47-cp-patch-agentpoolprofiles", "/spec/agentPoolProfiles"), ("56-pool-patch-owner", "/spec/owner")]
+    {
+        let (code, text) = validate(case);
+        let owned = lines_with(&text, "[capz-aso-patch-owned-field]");
+        assert_eq!(owned.len(), 1, "{case}: {text}");
+        assert!(owned[0].contains(field) && owned[0].contains("index 0"), "{case}: {}", owned[0]);
+        assert_eq!(code, 0, "{case}: a warning only: {text}");
+    }
+    let (_, text) = validate("46-cp-patch-metadata");
+    assert!(
+        lines_with(&text, "[capz-aso-patch-owned-field]").is_empty(),
+        "team label and example.com annotation are the user's: {text}"
+    );
+}

@@ -1,7 +1,8 @@
 //! `asoManagedClusterPatches` / `asoManagedClustersAgentPoolPatches` checked offline: each patch is applied as
 //! CAPZ's `aso.PatchedParameters` applies it to the object CAPZ generates (src/migrate), and a patch CAPZ cannot
 //! apply (not YAML, or an object that no longer decodes as the ASO kind) or one that changes nothing is reported
-//! at the patch's file:line. Templates and control planes outside a full classic cluster get the YAML check only.
+//! at the patch's file:line, as is a patch that changes a field CAPZ owns. Templates and control planes outside a
+//! full classic cluster get the YAML and owned-field checks only.
 
 use crate::manifest::{Document, parse_plain_value};
 use crate::migrate::{PatchVerdict, check_patches, find_classic_clusters};
@@ -10,6 +11,40 @@ use super::Sink;
 
 pub(crate) const PATCH_BROKEN: &str = "capz-aso-patch-broken";
 pub(crate) const PATCH_NO_OP: &str = "capz-aso-patch-no-op";
+pub(crate) const PATCH_OWNED_FIELD: &str = "capz-aso-patch-owned-field";
+
+/// Fields of the generated object CAPZ owns: it overwrites them after the patches (metadata), derives them
+/// itself (agentPoolProfiles, the agent pool's name), or a change breaks what CAPZ relies on (owner, the
+/// kubeconfig Secrets in operatorSpec).
+const OWNED: &[(&str, &str)] = &[
+    ("/metadata/name", "CAPZ sets the name after the patches"),
+    ("/metadata/namespace", "CAPZ sets the namespace after the patches"),
+    ("/metadata/ownerReferences", "CAPZ sets the controller owner reference after the patches"),
+    ("/metadata/labels/cluster.x-k8s.io~1cluster-name", "CAPZ sets this label after the patches"),
+    (
+        "/metadata/annotations/serviceoperator.azure.com~1reconcile-policy",
+        "CAPZ sets this annotation after the patches",
+    ),
+    ("/metadata/annotations/serviceoperator.azure.com~1credential-from", "CAPZ sets this annotation after the patches"),
+    ("/apiVersion", "CAPZ cannot decode the object as another version"),
+    ("/kind", "CAPZ cannot decode the object as another kind"),
+    ("/spec/owner", "CAPZ points the owner at the ResourceGroup / ManagedCluster it creates"),
+    ("/spec/azureName", "CAPZ derives the Azure name (and the pool's agentPoolProfiles name) itself"),
+    ("/spec/operatorSpec", "CAPZ reads the kubeconfig Secrets and the OIDC ConfigMap it names here"),
+    ("/spec/agentPoolProfiles", "CAPZ builds agentPoolProfiles from the AzureManagedMachinePools"),
+];
+
+/// The JSON pointers a merge patch touches (its leaves, and nulls).
+fn touched(value: &serde_json::Value, prefix: &str, out: &mut Vec<String>) {
+    match value.as_object() {
+        Some(map) if !map.is_empty() => {
+            for (key, child) in map {
+                touched(child, &format!("{prefix}/{}", super::escape_segment(key)), out);
+            }
+        }
+        _ => out.push(prefix.to_string()),
+    }
+}
 
 const PATCH_FIELDS: &[(&str, &str)] = &[
     ("AzureManagedControlPlane", "/spec/asoManagedClusterPatches"),
@@ -19,7 +54,7 @@ const PATCH_FIELDS: &[(&str, &str)] = &[
 ];
 
 pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
-    if !sink.wants(&[PATCH_BROKEN, PATCH_NO_OP]) {
+    if !sink.wants(&[PATCH_BROKEN, PATCH_NO_OP, PATCH_OWNED_FIELD]) {
         return;
     }
     let mut judged = std::collections::BTreeSet::new();
@@ -54,12 +89,29 @@ pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
         let Some(patches) = document.value.pointer(pointer).and_then(|v| v.as_array()) else { continue };
         for (index, patch) in patches.iter().enumerate() {
             let at = format!("{pointer}/{index}");
-            if judged.contains(&(doc, at.clone())) {
-                continue;
-            }
             let text = patch.as_str().unwrap_or("");
-            if let Err(error) = parse_plain_value(text, &format!("patch {index}")) {
-                sink.emit(PATCH_BROKEN, doc, &at, format!("patch at index {index} is not valid YAML: {error}"));
+            match parse_plain_value(text, "the patch") {
+                Err(error) => {
+                    if !judged.contains(&(doc, at.clone())) {
+                        sink.emit(PATCH_BROKEN, doc, &at, format!("patch at index {index} is not valid YAML: {error}"));
+                    }
+                }
+                Ok(value) => {
+                    let mut paths = Vec::new();
+                    touched(&value, "", &mut paths);
+                    for path in paths {
+                        if let Some((field, why)) =
+                            OWNED.iter().find(|(owned, _)| path == *owned || path.starts_with(&format!("{owned}/")))
+                        {
+                            sink.emit(
+                                PATCH_OWNED_FIELD,
+                                doc,
+                                &at,
+                                format!("patch at index {index} changes {field}, which CAPZ owns: {why}"),
+                            );
+                        }
+                    }
+                }
             }
         }
     }

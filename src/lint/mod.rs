@@ -346,6 +346,12 @@ static RULES: &[RuleInfo] = &[
         "An asoManagedClusterPatches / asoManagedClustersAgentPoolPatches entry that changes nothing in the ASO object CAPZ generates (it sets what CAPZ already sets, or fields the ASO type lacks, which CAPZ's decode drops).",
         "aso.PatchedParameters (azure/services/aso/aso.go) on ManagedClusterSpec / AgentPoolSpec.Parameters",
     ),
+    rule(
+        aso_patches::PATCH_OWNED_FIELD,
+        Severity::Warning,
+        "An asoManagedClusterPatches / asoManagedClustersAgentPoolPatches entry that changes a field CAPZ owns: metadata it sets after the patches, owner, azureName, operatorSpec, agentPoolProfiles.",
+        "CreateOrUpdateResource (azure/services/aso/aso.go), ManagedClusterSpec.Parameters (azure/services/managedclusters/spec.go)",
+    ),
 ];
 
 /// Every CAPZ rule, in the order of `docs/rules.md`.
