@@ -5,13 +5,16 @@
 //! full classic cluster get the YAML and owned-field checks only.
 
 use crate::manifest::{Document, parse_plain_value};
-use crate::migrate::{PatchVerdict, check_patches, find_classic_clusters};
+use crate::migrate::{ClassicCluster, PatchVerdict, check_patches, find_classic_clusters, translate};
+use crate::report::Severity;
+use crate::schema::{ObjectStatus, Registry, ValidateOptions, Validator};
 
 use super::Sink;
 
 pub(crate) const PATCH_BROKEN: &str = "capz-aso-patch-broken";
 pub(crate) const PATCH_NO_OP: &str = "capz-aso-patch-no-op";
 pub(crate) const PATCH_OWNED_FIELD: &str = "capz-aso-patch-owned-field";
+pub(crate) const PATCH_SCHEMA: &str = "capz-aso-patch-schema";
 
 /// Fields of the generated object CAPZ owns: it overwrites them after the patches (metadata), derives them
 /// itself (agentPoolProfiles, the agent pool's name), or a change breaks what CAPZ relies on (owner, the
@@ -54,12 +57,13 @@ const PATCH_FIELDS: &[(&str, &str)] = &[
 ];
 
 pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
-    if !sink.wants(&[PATCH_BROKEN, PATCH_NO_OP, PATCH_OWNED_FIELD]) {
+    if !sink.wants(&[PATCH_BROKEN, PATCH_NO_OP, PATCH_OWNED_FIELD, PATCH_SCHEMA]) {
         return;
     }
     let mut judged = std::collections::BTreeSet::new();
     if let Ok(clusters) = find_classic_clusters(documents) {
         for cluster in &clusters {
+            check_patched_schemas(documents, cluster, sink);
             for finding in check_patches(cluster) {
                 let Some(doc) = documents.iter().position(|d| d.origin == finding.origin) else { continue };
                 judged.insert((doc, finding.pointer.clone()));
@@ -113,6 +117,59 @@ pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
                     }
                 }
             }
+        }
+    }
+}
+
+fn patch_count(document: &Document, pointer: &str) -> usize {
+    document.value.pointer(pointer).and_then(|v| v.as_array()).map_or(0, Vec::len)
+}
+
+/// The patched ManagedCluster / agent pools validated with the ASO schema of their apiVersion; an error is
+/// reported at the last patch of the object. A version our schemas lack is not checked (no finding).
+fn check_patched_schemas(documents: &[Document], cluster: &ClassicCluster, sink: &mut Sink<'_>) {
+    let Ok(translation) = translate(cluster) else { return };
+    let mut targets = Vec::new();
+    let cp_patches = patch_count(&cluster.control_plane, "/spec/asoManagedClusterPatches");
+    if cp_patches > 0 {
+        targets.push((
+            &cluster.control_plane,
+            "/spec/asoManagedClusterPatches",
+            cp_patches,
+            &translation.managed_cluster,
+        ));
+    }
+    for ((_, pool), object) in cluster.pools.iter().zip(&translation.agent_pools) {
+        let count = patch_count(pool, "/spec/asoManagedClustersAgentPoolPatches");
+        if count > 0 {
+            targets.push((pool, "/spec/asoManagedClustersAgentPoolPatches", count, object));
+        }
+    }
+    if targets.is_empty() {
+        return;
+    }
+    let registry = Registry::embedded();
+    let validator = Validator::new(&registry, ValidateOptions::default());
+    for (document, field, count, object) in targets {
+        let Some(doc) = documents.iter().position(|d| d.origin == document.origin) else { continue };
+        let patched = Document::from_value(object.clone(), &document.origin.source, document.origin.index);
+        let outcome = validator.validate_document(&patched);
+        if outcome.status != ObjectStatus::Invalid {
+            continue;
+        }
+        let kind = patched.kind().to_string();
+        for finding in outcome.findings.iter().filter(|f| f.severity == Severity::Error) {
+            sink.emit(
+                PATCH_SCHEMA,
+                doc,
+                &format!("{field}/{}", count - 1),
+                format!(
+                    "with the patches applied, the {kind} CAPZ creates fails ASO's schema ({}) at {}: {}",
+                    patched.api_version(),
+                    finding.path,
+                    finding.message
+                ),
+            );
         }
     }
 }

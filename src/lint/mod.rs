@@ -347,6 +347,12 @@ static RULES: &[RuleInfo] = &[
         "aso.PatchedParameters (azure/services/aso/aso.go) on ManagedClusterSpec / AgentPoolSpec.Parameters",
     ),
     rule(
+        aso_patches::PATCH_SCHEMA,
+        Severity::Error,
+        "With asoManagedClusterPatches / asoManagedClustersAgentPoolPatches applied, the ManagedCluster / ManagedClustersAgentPool CAPZ creates fails ASO's schema for its apiVersion (reported at the last patch; a version our schemas lack is not checked).",
+        "aso.PatchedParameters (azure/services/aso/aso.go), then the ASO CRD's validation at create",
+    ),
+    rule(
         aso_patches::PATCH_OWNED_FIELD,
         Severity::Warning,
         "An asoManagedClusterPatches / asoManagedClustersAgentPoolPatches entry that changes a field CAPZ owns: metadata it sets after the patches, owner, azureName, operatorSpec, agentPoolProfiles.",
