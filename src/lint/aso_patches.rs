@@ -7,7 +7,7 @@
 use crate::manifest::{Document, parse_plain_value};
 use crate::migrate::{ClassicCluster, PatchVerdict, check_patches, find_classic_clusters, translate};
 use crate::report::Severity;
-use crate::schema::{ObjectStatus, Registry, ValidateOptions, Validator};
+use crate::schema::{ObjectStatus, ValidateOptions, Validator};
 
 use super::Sink;
 
@@ -148,8 +148,7 @@ fn check_patched_schemas(documents: &[Document], cluster: &ClassicCluster, sink:
     if targets.is_empty() {
         return;
     }
-    let registry = Registry::embedded();
-    let validator = Validator::new(&registry, ValidateOptions::default());
+    let validator = Validator::new(crate::migrate::schemas(), ValidateOptions::default());
     for (document, field, count, object) in targets {
         let Some(doc) = documents.iter().position(|d| d.origin == document.origin) else { continue };
         let patched = Document::from_value(object.clone(), &document.origin.source, document.origin.index);

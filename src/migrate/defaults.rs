@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::manifest::Document;
-use crate::schema::{Gvk, registry::Registry};
+use crate::schema::Gvk;
 
 use super::{ClassicCluster, str_at};
 
@@ -31,8 +31,7 @@ pub(super) struct DefaultedPool<'a> {
 const INFRA_GROUP: &str = "infrastructure.cluster.x-k8s.io";
 
 fn crd_schema(kind: &str) -> Option<Value> {
-    let registry = Registry::embedded();
-    let schema = registry.get(&Gvk::new(INFRA_GROUP, "v1beta1", kind)).ok().flatten()?;
+    let schema = super::schemas().get(&Gvk::new(INFRA_GROUP, "v1beta1", kind)).ok().flatten()?;
     Some(schema.schema.clone())
 }
 

@@ -88,6 +88,13 @@ pub fn translate(cluster: &ClassicCluster) -> Result<Translation, TranslateError
     })
 }
 
+/// The built-in schemas, parsed once per process (the translation reads the classic CRDs' defaults and the ASO
+/// schemas for every object).
+pub(crate) fn schemas() -> &'static crate::schema::Registry {
+    static REGISTRY: std::sync::OnceLock<crate::schema::Registry> = std::sync::OnceLock::new();
+    REGISTRY.get_or_init(crate::schema::Registry::embedded)
+}
+
 fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
     value.pointer(pointer).and_then(Value::as_str)
 }

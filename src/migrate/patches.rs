@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use crate::manifest::parse_plain_value;
-use crate::schema::{Gvk, registry::Registry};
+use crate::schema::Gvk;
 
 /// A patch CAPZ cannot apply, with the index CAPZ's error names.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -88,7 +88,7 @@ fn merge_maps(target: &mut Map<String, Value>, patch: &Map<String, Value>) {
 
 fn kind_schema(api_version: &str, kind: &str) -> Option<Value> {
     let (group, version) = crate::manifest::split_api_version(api_version);
-    let schema = Registry::embedded().get(&Gvk::new(group, version, kind)).ok().flatten()?;
+    let schema = super::schemas().get(&Gvk::new(group, version, kind)).ok().flatten()?;
     Some(schema.schema.clone())
 }
 
