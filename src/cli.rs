@@ -34,6 +34,9 @@ pub enum Command {
     /// Print the objects a ClusterClass topology produces for a topology Cluster.
     #[command(after_help = PLAN_EXAMPLES)]
     Plan(PlanArgs),
+    /// Turn classic AzureManagedControlPlane clusters into AzureASOManaged* manifests (offline).
+    #[command(after_help = MIGRATE_EXAMPLES)]
+    Migrate(MigrateArgs),
     /// Print the plugin version and the CAPI, CAPZ and ASO versions it targets.
     #[command(after_help = "Example:\n  kubectl capz version")]
     Version,
@@ -65,6 +68,13 @@ const RENDER_EXAMPLES: &str = "Examples:
   # A whole fleet into a GitOps repository, then check it is up to date in CI
   kubectl capz render --fleet fleet.yaml --out-dir clusters-repo
   kubectl capz render --fleet fleet.yaml --out-dir clusters-repo --check";
+
+const MIGRATE_EXAMPLES: &str = "Examples:
+  kubectl capz migrate -f clusters/prod/ -o yaml > prod-aso.yaml
+  kubectl capz migrate -f classic.yaml --to-namespace prod-aso --out-dir migrated/
+
+Exit status: 0 written, 1 the result fails validation, 2 usage or input error (also a bundle CAPZ cannot
+translate: a broken patch, no System pool). See docs/migrate.md.";
 
 const PARAMS_EXAMPLES: &str = "Examples:
   kubectl capz params aks-aso
@@ -380,4 +390,26 @@ pub struct ImportSchemasArgs {
     /// Directory to write the schemas into.
     #[arg(long, value_name = "DIR", default_value = "schemas")]
     pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    /// Classic manifests: files or directories (*.yaml, *.yml, *.json), or - for stdin.
+    #[arg(short = 'f', long = "filename", value_name = "DIR|FILE", required = true)]
+    pub files: Vec<String>,
+    /// Namespace of the new objects (default: each classic cluster's namespace).
+    #[arg(long, value_name = "NS")]
+    pub to_namespace: Option<String>,
+    /// Output format on stdout.
+    #[arg(short = 'o', long, value_enum, default_value_t = MigrateOutput::Yaml)]
+    pub output: MigrateOutput,
+    /// Write <DIR>/<cluster>/aso-managed.yaml and <DIR>/<cluster>/adopt.yaml instead of printing.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MigrateOutput {
+    Yaml,
+    Json,
 }

@@ -12,6 +12,7 @@ pub mod exit;
 pub mod fleet;
 pub mod lint;
 pub mod manifest;
+pub mod migrate;
 pub mod params;
 pub mod render;
 pub mod report;

@@ -51,11 +51,48 @@ spec:
   virtualNetwork:
     name: v
     subnet: {name: s, privateEndpoints: [{name: pe, privateLinkServiceConnections: [{privateLinkServiceID: x}]}]}
+  asoManagedClusterPatches: ["spec: ["]
 ---
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
 kind: AzureClusterIdentity
 metadata: {name: id-@N@, namespace: @NS@}
 spec: {type: WorkloadIdentity, clientID: c, tenantID: t, resourceID: /x}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: pat-@N@, namespace: @NS@}
+spec:
+  controlPlaneRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlane, name: pat-@N@}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata: {name: pat-@N@, namespace: @NS@}
+spec:
+  version: v1.33.2
+  location: westeurope
+  resourceGroupName: rg-pat-@N@
+  subscriptionID: 00000000-0000-0000-0000-000000000000
+  asoManagedClusterPatches:
+  - '{"spec": {}}'
+  - '{"spec": {"networkProfile": {"networkPlugin": "weird"}}}'
+  - '{"spec": {"owner": {"name": "x"}}}'
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: pat-@N@-sys, namespace: @NS@}
+spec:
+  clusterName: pat-@N@
+  replicas: 1
+  template:
+    spec:
+      clusterName: pat-@N@
+      bootstrap: {dataSecretName: ""}
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePool, name: pat-@N@-sys}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePool
+metadata: {name: pat-@N@-sys, namespace: @NS@}
+spec: {mode: System, name: sys, sku: Standard_D2s_v3}
 ---
 apiVersion: cluster.x-k8s.io/v1beta1
 kind: MachinePool

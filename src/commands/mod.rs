@@ -4,6 +4,7 @@ mod completion;
 mod diff;
 mod import_schemas;
 mod output;
+mod migrate;
 mod params;
 mod plan;
 mod render;
@@ -29,6 +30,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Validate(args) => validate::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Plan(args) => plan::run(args),
+        Command::Migrate(args) => migrate::run(args),
         Command::Version => version::run(),
         Command::Completion(args) => completion::run(args),
         Command::Complete(args) => completion::complete(args),

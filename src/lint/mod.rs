@@ -5,6 +5,7 @@
 //! [`check`] runs the selected rules over a bundle of documents and returns findings in input order.
 //! Cross-object rules match objects by namespace and name (see [`bundle`]).
 
+mod aso_patches;
 mod aso_resources;
 mod bundle;
 mod cluster_identity;
@@ -140,6 +141,7 @@ pub fn check(documents: &[Document], selection: &RuleSelection) -> Vec<Finding> 
     control_plane::check(&bundle, &mut sink);
     pool_config::check(&bundle, &mut sink);
     deprecated::check(&bundle, &mut sink);
+    aso_patches::check(documents, &mut sink);
     sink.finish()
 }
 

@@ -3,7 +3,7 @@
 //! ASO, at reconcile), `aso-*` Azure Service Operator, `capi-*` Cluster API, `clusterctl-*` clusterctl.
 
 use super::{
-    aso_resources, cluster_identity, control_plane, credentials, deprecated, mutators, names, network, pool_config,
+    aso_patches, aso_resources, cluster_identity, control_plane, credentials, deprecated, mutators, names, network, pool_config,
     pools, profiles, refs, update_path, version,
 };
 use crate::report::Severity;
@@ -34,6 +34,8 @@ pub enum Rejecter {
     Clusterctl,
     /// The API server warns (deprecation); nothing is rejected.
     ApiServer,
+    /// Nobody: what was written has no effect (a warning).
+    NoEffect,
 }
 
 impl Rejecter {
@@ -53,6 +55,7 @@ impl Rejecter {
             Rejecter::Capi => "CAPI controllers at reconcile",
             Rejecter::Clusterctl => "clusterctl move",
             Rejecter::ApiServer => "nobody (API server warning)",
+            Rejecter::NoEffect => "nobody (it has no effect)",
         }
     }
 }
@@ -621,4 +624,32 @@ pub(crate) static RULES: &[RuleInfo] = &[
             "CAPI v1beta1 deprecation (api/core/v1beta1, api/bootstrap/kubeadm/v1beta1)",
         )
     },
+    rule(
+        aso_patches::PATCH_BROKEN,
+        Severity::Error,
+        Rejecter::CapzMutator,
+        "An asoManagedClusterPatches / asoManagedClustersAgentPoolPatches entry CAPZ cannot apply: not YAML, or the merged object no longer decodes as the ASO kind (a list or scalar patch, a value of the wrong type).",
+        "aso.PatchedParameters / applyPatches (azure/services/aso/aso.go)",
+    ),
+    rule(
+        aso_patches::PATCH_NO_OP,
+        Severity::Warning,
+        Rejecter::NoEffect,
+        "An asoManagedClusterPatches / asoManagedClustersAgentPoolPatches entry that changes nothing in the ASO object CAPZ generates (it sets what CAPZ already sets, or fields the ASO type lacks, which CAPZ's decode drops).",
+        "aso.PatchedParameters (azure/services/aso/aso.go) on ManagedClusterSpec / AgentPoolSpec.Parameters",
+    ),
+    rule(
+        aso_patches::PATCH_SCHEMA,
+        Severity::Error,
+        Rejecter::Aso,
+        "With asoManagedClusterPatches / asoManagedClustersAgentPoolPatches applied, the ManagedCluster / ManagedClustersAgentPool CAPZ creates fails ASO's schema for its apiVersion (reported at the last patch; a version our schemas lack is not checked).",
+        "aso.PatchedParameters (azure/services/aso/aso.go), then the ASO CRD's validation at create",
+    ),
+    rule(
+        aso_patches::PATCH_OWNED_FIELD,
+        Severity::Warning,
+        Rejecter::CapzMutator,
+        "An asoManagedClusterPatches / asoManagedClustersAgentPoolPatches entry that changes a field CAPZ owns: metadata it sets after the patches, owner, azureName, operatorSpec, agentPoolProfiles.",
+        "CreateOrUpdateResource (azure/services/aso/aso.go), ManagedClusterSpec.Parameters (azure/services/managedclusters/spec.go)",
+    ),
 ];

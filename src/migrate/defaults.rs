@@ -1,0 +1,212 @@
+//! The classic objects as CAPZ's controllers read them: the CRD defaults (applied by the API server before and
+//! after the mutating webhooks) and CAPZ's defaulting webhooks (`AzureManagedControlPlaneWebhook.Default`,
+//! `AzureManagedMachinePoolWebhook.Default`).
+
+use serde_json::{Map, Value, json};
+
+use crate::manifest::Document;
+use crate::schema::Gvk;
+
+use super::{ClassicCluster, str_at};
+
+/// A classic cluster after defaulting.
+#[derive(Debug, Clone)]
+pub(super) struct Defaulted<'a> {
+    pub source: &'a ClassicCluster,
+    pub cluster_name: String,
+    pub namespace: String,
+    /// The AzureManagedControlPlane.
+    pub control_plane: Value,
+    /// Each MachinePool with its AzureManagedMachinePool (defaulted) and the document it came from.
+    pub pools: Vec<DefaultedPool<'a>>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct DefaultedPool<'a> {
+    pub machine_pool: &'a Document,
+    pub document: &'a Document,
+    pub pool: Value,
+}
+
+const INFRA_GROUP: &str = "infrastructure.cluster.x-k8s.io";
+
+fn crd_schema(kind: &str) -> Option<Value> {
+    let schema = super::schemas().get(&Gvk::new(INFRA_GROUP, "v1beta1", kind)).ok().flatten()?;
+    Some(schema.schema.clone())
+}
+
+/// The API server's structural defaulting: a missing (or null) property whose schema has a default gets it;
+/// present objects and arrays are walked.
+fn apply_crd_defaults(value: &mut Value, schema: &Value) {
+    match value {
+        Value::Object(map) => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            if let Some(properties) = properties {
+                for (key, child) in properties {
+                    if let Some(default) = child.get("default")
+                        && map.get(key).is_none_or(Value::is_null)
+                    {
+                        map.insert(key.clone(), default.clone());
+                    }
+                }
+            }
+            for (key, child) in map.iter_mut() {
+                if let Some(child_schema) = properties.and_then(|p| p.get(key)) {
+                    apply_crd_defaults(child, child_schema);
+                } else if let Some(additional) = schema.get("additionalProperties").filter(|a| a.is_object()) {
+                    apply_crd_defaults(child, additional);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for item in items {
+                    apply_crd_defaults(item, item_schema);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn spec_mut(object: &mut Value) -> &mut Map<String, Value> {
+    if !object.get("spec").is_some_and(Value::is_object) {
+        object["spec"] = json!({});
+    }
+    object["spec"].as_object_mut().expect("spec is an object")
+}
+
+fn is_empty_str(value: Option<&Value>) -> bool {
+    value.is_none_or(|v| v.is_null() || v.as_str() == Some(""))
+}
+
+/// `AzureManagedControlPlaneWebhook.Default` (internal/api/v1beta1/azuremanagedcontrolplane_default.go).
+fn default_control_plane(cp: &mut Value) {
+    let name = str_at(cp, "/metadata/name").unwrap_or("").to_string();
+    let cluster_label = str_at(cp, "/metadata/labels/cluster.x-k8s.io~1cluster-name").map(str::to_string);
+    let spec = spec_mut(cp);
+    if let Some(version) = spec.get("version").and_then(Value::as_str)
+        && !version.is_empty()
+        && !version.starts_with('v')
+    {
+        spec.insert("version".into(), json!(format!("v{version}")));
+    }
+    match spec.get("sku").filter(|s| !s.is_null()) {
+        None => {
+            spec.insert("sku".into(), json!({"tier": "Free"}));
+        }
+        Some(sku) if sku.get("tier").and_then(Value::as_str) == Some("Paid") => {
+            spec.insert("sku".into(), json!({"tier": "Standard"}));
+        }
+        Some(_) => {}
+    }
+    if let Some(fleets) = spec.get_mut("fleetsMember").and_then(Value::as_object_mut)
+        && let Some(label) = &cluster_label
+        && is_empty_str(fleets.get("name"))
+    {
+        fleets.insert("name".into(), json!(label));
+    }
+    if is_empty_str(spec.get("resourceGroupName"))
+        && let Some(label) = &cluster_label
+    {
+        spec.insert("resourceGroupName".into(), json!(label));
+    }
+    let rg = spec.get("resourceGroupName").and_then(Value::as_str).unwrap_or("").to_string();
+    let location = spec.get("location").and_then(Value::as_str).unwrap_or("").to_string();
+    if is_empty_str(spec.get("nodeResourceGroupName")) {
+        spec.insert("nodeResourceGroupName".into(), json!(format!("MC_{rg}_{name}_{location}")));
+    }
+    let overlay = spec.get("networkPluginMode").and_then(Value::as_str) == Some("overlay");
+    if !spec.get("virtualNetwork").is_some_and(Value::is_object) {
+        spec.insert("virtualNetwork".into(), json!({}));
+    }
+    let vnet = spec["virtualNetwork"].as_object_mut().expect("object");
+    if is_empty_str(vnet.get("name")) {
+        vnet.insert("name".into(), json!(name));
+    }
+    if is_empty_str(vnet.get("cidrBlock")) {
+        vnet.insert("cidrBlock".into(), json!(if overlay { "10.224.0.0/12" } else { "10.0.0.0/8" }));
+    }
+    if is_empty_str(vnet.get("resourceGroup")) {
+        vnet.insert("resourceGroup".into(), json!(rg));
+    }
+    if !vnet.get("subnet").is_some_and(Value::is_object) {
+        vnet.insert("subnet".into(), json!({}));
+    }
+    let subnet = vnet["subnet"].as_object_mut().expect("object");
+    if is_empty_str(subnet.get("name")) {
+        subnet.insert("name".into(), json!(name));
+    }
+    if is_empty_str(subnet.get("cidrBlock")) {
+        subnet.insert("cidrBlock".into(), json!(if overlay { "10.224.0.0/16" } else { "10.240.0.0/16" }));
+    }
+    if spec.get("oidcIssuerProfile").is_none_or(Value::is_null) {
+        spec.insert("oidcIssuerProfile".into(), json!({}));
+    }
+    if spec.get("dnsPrefix").is_none_or(Value::is_null) {
+        spec.insert("dnsPrefix".into(), json!(name));
+    }
+    if let Some(extensions) = spec.get_mut("extensions").and_then(Value::as_array_mut) {
+        for extension in extensions {
+            let product = str_at(extension, "/plan/product").unwrap_or("").to_string();
+            if let Some(plan) = extension.get_mut("plan").and_then(Value::as_object_mut)
+                && is_empty_str(plan.get("name"))
+            {
+                plan.insert("name".into(), json!(format!("{name}-{product}")));
+            }
+        }
+    }
+}
+
+/// `AzureManagedMachinePoolWebhook.Default`.
+fn default_pool(pool: &mut Value) {
+    let name = str_at(pool, "/metadata/name").unwrap_or("").to_string();
+    let mode = str_at(pool, "/spec/mode").unwrap_or("").to_string();
+    if !pool.get("metadata").is_some_and(Value::is_object) {
+        pool["metadata"] = json!({});
+    }
+    let metadata = pool["metadata"].as_object_mut().expect("object");
+    if !metadata.get("labels").is_some_and(Value::is_object) {
+        metadata.insert("labels".into(), json!({}));
+    }
+    metadata["labels"]["azuremanagedmachinepool.infrastructure.cluster.x-k8s.io/agentpoolmode"] = json!(mode);
+    let spec = spec_mut(pool);
+    if is_empty_str(spec.get("name")) {
+        spec.insert("name".into(), json!(name));
+    }
+    if spec.get("osType").is_none_or(Value::is_null) {
+        spec.insert("osType".into(), json!("Linux"));
+    }
+}
+
+fn defaulted(document: &Document, kind: &str, webhook: fn(&mut Value)) -> Value {
+    let mut value = document.value.clone();
+    let schema = crd_schema(kind);
+    if let Some(schema) = &schema {
+        apply_crd_defaults(&mut value, schema);
+    }
+    webhook(&mut value);
+    if let Some(schema) = &schema {
+        apply_crd_defaults(&mut value, schema);
+    }
+    value
+}
+
+/// The classic objects as the API server stores them after creation.
+pub(super) fn apply(cluster: &ClassicCluster) -> Defaulted<'_> {
+    Defaulted {
+        source: cluster,
+        cluster_name: cluster.name().to_string(),
+        namespace: cluster.namespace().to_string(),
+        control_plane: defaulted(&cluster.control_plane, "AzureManagedControlPlane", default_control_plane),
+        pools: cluster
+            .pools
+            .iter()
+            .map(|(machine_pool, document)| DefaultedPool {
+                machine_pool,
+                document,
+                pool: defaulted(document, "AzureManagedMachinePool", default_pool),
+            })
+            .collect(),
+    }
+}

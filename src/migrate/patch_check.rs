@@ -1,0 +1,91 @@
+//! Patch by patch, what `asoManagedClusterPatches` / `asoManagedClustersAgentPoolPatches` do to the object CAPZ
+//! generates: a patch CAPZ cannot apply, and a patch that changes nothing (it sets only what CAPZ already set,
+//! or fields the ASO type does not have, which CAPZ's decode drops).
+
+use serde_json::Value;
+
+use crate::manifest::Origin;
+
+use super::defaults::{self, Defaulted};
+use super::patches::{PatchError, apply_merge_patches};
+use super::{ClassicCluster, agent_pool, managed_cluster};
+
+/// What one patch does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PatchVerdict {
+    /// CAPZ fails on it.
+    Broken(PatchError),
+    /// The object is the same with and without it.
+    NoOp,
+}
+
+/// One patch that is broken or does nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatchFinding {
+    /// The document (AzureManagedControlPlane or AzureManagedMachinePool) holding the patch.
+    pub origin: Origin,
+    /// JSON pointer of the patch (`/spec/asoManagedClusterPatches/1`).
+    pub pointer: String,
+    pub index: usize,
+    pub verdict: PatchVerdict,
+}
+
+fn patch_list(object: &Value, pointer: &str) -> Vec<String> {
+    object
+        .pointer(pointer)
+        .and_then(Value::as_array)
+        .map(|items| items.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// Judges each patch of `list` on `generated`, in order, as CAPZ applies them.
+fn judge(generated: &Value, list: &[String], origin: &Origin, field: &str, out: &mut Vec<PatchFinding>) {
+    let decoded = |patches: &[String]| {
+        let mut all = vec!["{}".to_string()];
+        all.extend_from_slice(patches);
+        apply_merge_patches(generated, &all)
+    };
+    let Ok(mut before) = decoded(&[]) else { return };
+    for index in 0..list.len() {
+        let pointer = format!("/spec/{field}/{index}");
+        match decoded(&list[..=index]) {
+            Err(error) => {
+                let error = renumber(error, index);
+                out.push(PatchFinding { origin: origin.clone(), pointer, index, verdict: PatchVerdict::Broken(error) });
+                return;
+            }
+            Ok(after) => {
+                if after == before {
+                    out.push(PatchFinding { origin: origin.clone(), pointer, index, verdict: PatchVerdict::NoOp });
+                }
+                before = after;
+            }
+        }
+    }
+}
+
+/// The error of the list `["{}", patches[..=index]]` names `index + 1`; give back the patch's own index.
+fn renumber(error: PatchError, index: usize) -> PatchError {
+    match error {
+        PatchError::NotYaml { message, .. } => PatchError::NotYaml { index, message },
+        PatchError::Undecodable { kind, message, .. } => PatchError::Undecodable { index, kind, message },
+    }
+}
+
+/// Every broken or no-op patch of a classic cluster's control plane and pools.
+pub fn check_patches(cluster: &ClassicCluster) -> Vec<PatchFinding> {
+    let defaulted: Defaulted<'_> = defaults::apply(cluster);
+    let mut out = Vec::new();
+    let Ok(pools) = agent_pool::build_unpatched(&defaulted) else { return out };
+    for (pool, generated) in defaulted.pools.iter().zip(&pools) {
+        let list = patch_list(&pool.pool, "/spec/asoManagedClustersAgentPoolPatches");
+        judge(generated, &list, &pool.document.origin, "asoManagedClustersAgentPoolPatches", &mut out);
+    }
+    let list = patch_list(&defaulted.control_plane, "/spec/asoManagedClusterPatches");
+    if !list.is_empty()
+        && let Ok(generated) = managed_cluster::build_unpatched(&defaulted)
+    {
+        judge(&generated, &list, &cluster.control_plane.origin, "asoManagedClusterPatches", &mut out);
+    }
+    out
+}
