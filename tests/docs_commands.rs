@@ -137,7 +137,7 @@ fn is_synopsis(command: &str) -> bool {
     let placeholder = |word: &str| {
         let bare = word.trim_matches(|c: char| "()`.,;:'\"".contains(c));
         let stem = bare.split(['.', '=']).next().unwrap_or("");
-        stem.len() > 0
+        !stem.is_empty()
             && stem.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
             && stem.chars().any(|c| c.is_ascii_uppercase())
     };

@@ -235,7 +235,7 @@ fn out_dir_writes_one_file_per_object_and_replaces_an_earlier_render() {
         ]
     );
     // Only our files and the output directory exist beside it: the staging directory is gone.
-    assert_eq!(listing(&dir.parent().unwrap().to_path_buf()), ["demo"]);
+    assert_eq!(listing(dir.parent().unwrap()), ["demo"]);
     // JSON files with -o json.
     let json_dir = tmp.path().join("json");
     stdout_of(capz(DOCS_ENV).args(["render", "aks", "-o", "json", "--out-dir"]).arg(&json_dir));

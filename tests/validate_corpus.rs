@@ -4,6 +4,7 @@
 //! - `# expect: <rule-id> [<json-pointer>]` (one line per expected error finding): each appears as
 //!   an error with that rule (and path, when given), no other error appears, exit 1;
 //! - `# expect: input-error`: exit 2 (the file cannot be read as Kubernetes would read it).
+//!
 //! An optional `# args: ...` line adds command-line flags.
 
 use std::path::{Path, PathBuf};

@@ -3,8 +3,8 @@
 mod completion;
 mod diff;
 mod import_schemas;
-mod output;
 mod migrate;
+mod output;
 mod params;
 mod plan;
 mod render;

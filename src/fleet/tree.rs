@@ -619,8 +619,11 @@ mod safety_tests {
         }
     }
 
+    /// File contents by path.
+    type Files = BTreeMap<PathBuf, Vec<u8>>;
+
     /// An old tree with user files, a file to update, one to delete, a directory to drop and one to add.
-    fn old_and_new(root: &Path) -> (DesiredTree, BTreeMap<PathBuf, Vec<u8>>, BTreeMap<PathBuf, Vec<u8>>) {
+    fn old_and_new(root: &Path) -> (DesiredTree, Files, Files) {
         let old = tree(&[("c/a/x.yaml", "x1"), ("c/a/gone.yaml", "g"), ("c/b/y.yaml", "y"), ("c/k/same.yaml", "s")]);
         Plan::compute(root, &old).unwrap().apply().unwrap();
         std::fs::write(root.join("README.md"), "user").unwrap();

@@ -3,8 +3,8 @@
 //! ASO, at reconcile), `aso-*` Azure Service Operator, `capi-*` Cluster API, `clusterctl-*` clusterctl.
 
 use super::{
-    aso_patches, aso_resources, cluster_identity, control_plane, credentials, deprecated, mutators, names, network, pool_config,
-    pools, profiles, refs, update_path, version,
+    aso_patches, aso_resources, cluster_identity, control_plane, credentials, deprecated, mutators, names, network,
+    pool_config, pools, profiles, refs, update_path, version,
 };
 use crate::report::Severity;
 

@@ -107,13 +107,13 @@ pub enum TemplateError {
     SetEmptyName(String),
     /// Bad options or values file, or a template whose variables cannot be listed.
     #[error(transparent)]
-    Clusterctl(#[from] ClusterctlError),
+    Clusterctl(#[from] Box<ClusterctlError>),
     /// Substitution, parsing or namespacing of the template failed.
     #[error("cannot render {source_name}")]
     Render {
         source_name: String,
         #[source]
-        source: ClusterctlError,
+        source: Box<ClusterctlError>,
     },
     /// The printed objects do not read back (a bug if it happens: they were just printed).
     #[error("cannot re-read the objects rendered from {source_name}")]
@@ -122,6 +122,12 @@ pub enum TemplateError {
         #[source]
         source: Box<ManifestError>,
     },
+}
+
+impl From<ClusterctlError> for TemplateError {
+    fn from(err: ClusterctlError) -> Self {
+        TemplateError::Clusterctl(Box::new(err))
+    }
 }
 
 /// A template with its variables gathered and the options injected, ready to render or to list
@@ -203,7 +209,10 @@ impl PreparedTemplate {
     pub fn render(&self) -> Result<RenderedTemplate, TemplateError> {
         let generated =
             clusterctl::generate(&self.text, &self.source_name, &self.options.target_namespace, &self.variables)
-                .map_err(|source| TemplateError::Render { source_name: self.source_name.clone(), source })?;
+                .map_err(|source| TemplateError::Render {
+                    source_name: self.source_name.clone(),
+                    source: Box::new(source),
+                })?;
         let yaml = clusterctl::to_yaml(&generated.objects);
         Ok(RenderedTemplate { source_name: self.source_name.clone(), objects: generated.objects, yaml })
     }

@@ -14,13 +14,16 @@ use crate::manifest;
 
 static EMBEDDED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/schemas/gvk");
 
+/// Parsed embedded schemas by GVK and whether `status` was left out (`None`: no schema).
+type SchemaCache = HashMap<(Gvk, bool), Option<Arc<KindSchema>>>;
+
 /// Where schemas come from; lookups are cached, so each GVK is parsed at most once.
 #[derive(Default)]
 pub struct Registry {
     user: BTreeMap<Gvk, Arc<KindSchema>>,
     no_embedded: bool,
     /// Embedded schemas by GVK and whether `status` was left out.
-    cache: RwLock<HashMap<(Gvk, bool), Option<Arc<KindSchema>>>>,
+    cache: RwLock<SchemaCache>,
 }
 
 impl std::fmt::Debug for Registry {
