@@ -812,10 +812,11 @@ fn call_unchecked(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
             let re = regex(&s(&args[0])?)?;
             let text = s(&args[1])?;
             let repl = s(&args[2])?;
-            let matches = re.find_iter(&text).count();
-            // `$1`-style expansion is at most as long as the text per group; bound it before building.
-            let per_match = if name == "regexReplaceAll" { repl.len().max(1) * (text.len() + 1) } else { repl.len() };
-            limits::repeated_len(name, per_match.min(limits::MAX_STRING_BYTES + 1), matches)?;
+            // Each `$1`-style reference expands to at most the whole match: bound the result first.
+            let (matches, longest) = re.find_iter(&text).fold((0, 0), |(n, longest), m| (n + 1, m.len().max(longest)));
+            let per_match = if name == "regexReplaceAll" { repl.len() * longest.max(1) } else { repl.len() };
+            let replaced = limits::repeated_len(name, per_match.min(limits::MAX_STRING_BYTES + 1), matches)?;
+            limits::check_len(name, replaced + text.len())?;
             V::Str(if name == "regexReplaceAll" {
                 re.replace_all(&text, repl.as_str()).into_owned()
             } else {
