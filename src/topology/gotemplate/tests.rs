@@ -169,7 +169,13 @@ fn self_holding_maps_and_deep_values_are_errors() {
     };
     assert_eq!(run_plain(&format!("{}done", chain(200_000))).unwrap(), "done");
     let chain = chain(500);
-    for print in ["{{ $root }}", "{{ toJson $root }}", "{{ printf \"%v\" $root }}", "{{ deepCopy $root }}"] {
+    for print in [
+        "{{ $root }}",
+        "{{ toJson $root }}",
+        "{{ printf \"%v\" $root }}",
+        "{{ deepCopy $root }}",
+        "{{ toString $root }}",
+    ] {
         let err = run_plain(&format!("{chain}{print}")).unwrap_err();
         assert!(err.contains("more than 100 deep"), "{print}: {err}");
     }
