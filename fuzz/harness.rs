@@ -15,8 +15,11 @@ use capz::schema::{Registry, ValidateOptions, Validator};
 use capz::topology::gotemplate::{self, GoValue};
 use serde_json::{Value, json};
 
+/// A target's body: any bytes in, no panic out.
+pub type Target = fn(&[u8]);
+
 /// Every target, by the name of its fuzz binary and regressions directory.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("envsubst", envsubst),
     ("manifest_roundtrip", manifest_roundtrip),
     ("params", params),

@@ -38,7 +38,8 @@ for target in "${targets[@]}"; do
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -artifact_prefix="artifacts/$target/" -print_final_stats=1 "${dict[@]}" \
     -jobs="$jobs" -workers="$jobs" >"$log" 2>&1 || echo "!! $target stopped with a finding: see $log"
-  grep -h "stat::number_of_executed_units" "$log" fuzz-*.log 2>/dev/null \
+  # The workers' logs (fuzz-N.log) are copied into $log at the end: count the stats there once.
+  grep -h "stat::number_of_executed_units" "$log" \
     | awk -v t="$target" '{s+=$2} END {print "   " t ": " s " executions"}'
   rm -f fuzz-*.log
 done

@@ -414,7 +414,12 @@ impl Walker<'_> {
         }
         let mut text = value.to_string();
         if text.len() > 60 {
-            text.truncate(57);
+            // At a character boundary: the value may hold multi-byte characters.
+            let mut end = 57;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
             text.push_str("...");
         }
         format!("{kind} {text}")

@@ -4,6 +4,7 @@ use super::functions::call_function;
 use super::lexer::{col_of, line_of};
 use super::limits::{self, MAX_RANGE_ITERATIONS, MAX_STRING_BYTES, MAX_TEMPLATE_CALLS};
 use super::parser::{Command, Node, Operand, Pipeline, Template};
+use super::printf::go_quote;
 use super::{GoValue, TemplateError};
 
 impl Template {
@@ -373,7 +374,14 @@ impl State<'_> {
                         format!("nil pointer evaluating interface {{}}.{field}"),
                     ));
                 }
-                GoValue::Map(map) => map.get(field).unwrap_or(GoValue::Missing),
+                GoValue::Map(map) => match map.get(field) {
+                    Some(found) => found,
+                    None if self.tpl.options.missing_key_error => {
+                        let msg = format!("map has no entry for key {}", go_quote(field));
+                        return Err(self.exec_err(tpl_name, field_pos, &at, msg));
+                    }
+                    None => GoValue::Missing,
+                },
                 other => {
                     let type_name = if from_lookup { "interface {}" } else { other.type_name() };
                     return Err(self.exec_err(

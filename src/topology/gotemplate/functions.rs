@@ -697,19 +697,20 @@ fn call_unchecked(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
         "quote" => V::Str(
             args.iter()
                 .filter(|a| !matches!(a, V::Missing | V::Nil))
-                .map(|a| go_quote(&strval(a)))
-                .collect::<Vec<_>>()
+                .map(|a| Ok(go_quote(&strval(a)?)))
+                .collect::<Result<Vec<_>, String>>()?
                 .join(" "),
         ),
         "squote" => V::Str(
             args.iter()
                 .filter(|a| !matches!(a, V::Missing | V::Nil))
-                .map(|a| format!("'{}'", strval(a)))
-                .collect::<Vec<_>>()
+                .map(|a| Ok(format!("'{}'", strval(a)?)))
+                .collect::<Result<Vec<_>, String>>()?
                 .join(" "),
         ),
         "cat" => {
-            V::Str(args.iter().filter(|a| !matches!(a, V::Missing | V::Nil)).map(strval).collect::<Vec<_>>().join(" "))
+            let parts = args.iter().filter(|a| !matches!(a, V::Missing | V::Nil)).map(strval);
+            V::Str(parts.collect::<Result<Vec<_>, _>>()?.join(" "))
         }
         "indent" | "nindent" => {
             want_args(name, &args, 2)?;
@@ -760,23 +761,23 @@ fn call_unchecked(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
             want_args(name, &args, 2)?;
             let sep = s(&args[0])?;
             let items: Vec<String> = match &args[1] {
-                V::List(l) => l.iter().map(strval).collect(),
+                V::List(l) => l.iter().map(strval).collect::<Result<_, _>>()?,
                 V::Str(st) => vec![st.clone()],
-                other => vec![strval(other)],
+                other => vec![strval(other)?],
             };
             V::Str(items.join(&sep))
         }
         "toString" => {
             want_args(name, &args, 1)?;
-            V::Str(strval(&args[0]))
+            V::Str(strval(&args[0])?)
         }
         "toStrings" => {
             want_args(name, &args, 1)?;
-            V::List(as_list(&args[0], name)?.iter().map(|v| V::Str(strval(v))).collect())
+            V::List(as_list(&args[0], name)?.iter().map(|v| strval(v).map(V::Str)).collect::<Result<_, _>>()?)
         }
         "sortAlpha" => {
             want_args(name, &args, 1)?;
-            let mut items: Vec<String> = as_list(&args[0], name)?.iter().map(strval).collect();
+            let mut items: Vec<String> = as_list(&args[0], name)?.iter().map(strval).collect::<Result<_, _>>()?;
             items.sort();
             V::List(items.into_iter().map(V::Str).collect())
         }
@@ -812,10 +813,11 @@ fn call_unchecked(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
             let re = regex(&s(&args[0])?)?;
             let text = s(&args[1])?;
             let repl = s(&args[2])?;
-            let matches = re.find_iter(&text).count();
-            // `$1`-style expansion is at most as long as the text per group; bound it before building.
-            let per_match = if name == "regexReplaceAll" { repl.len().max(1) * (text.len() + 1) } else { repl.len() };
-            limits::repeated_len(name, per_match.min(limits::MAX_STRING_BYTES + 1), matches)?;
+            // Each `$1`-style reference expands to at most the whole match: bound the result first.
+            let (matches, longest) = re.find_iter(&text).fold((0, 0), |(n, longest), m| (n + 1, m.len().max(longest)));
+            let per_match = if name == "regexReplaceAll" { repl.len() * longest.max(1) } else { repl.len() };
+            let replaced = limits::repeated_len(name, per_match.min(limits::MAX_STRING_BYTES + 1), matches)?;
+            limits::check_len(name, replaced + text.len())?;
             V::Str(if name == "regexReplaceAll" {
                 re.replace_all(&text, repl.as_str()).into_owned()
             } else {
@@ -1068,7 +1070,7 @@ fn call_unchecked(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
         "dict" => {
             let mut map = BTreeMap::new();
             for pair in args.chunks(2) {
-                let key = strval(&pair[0]);
+                let key = strval(&pair[0])?;
                 map.insert(key, pair.get(1).cloned().unwrap_or(V::Str(String::new())));
             }
             V::Map(GoMap::new(map))
@@ -1109,7 +1111,7 @@ fn call_unchecked(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
         "pick" | "omit" => {
             want_min_args(name, &args, 1)?;
             let map = as_map(&args[0])?;
-            let names: Vec<String> = args[1..].iter().map(strval).collect();
+            let names: Vec<String> = args[1..].iter().map(strval).collect::<Result<_, _>>()?;
             V::Map(map.entries().into_iter().filter(|(k, _)| names.contains(k) == (name == "pick")).collect())
         }
         "merge" => {
@@ -1317,7 +1319,7 @@ fn call_unchecked(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
         }
         "toDecimal" => {
             want_args(name, &args, 1)?;
-            V::Int(i64::from_str_radix(&strval(&args[0]), 8).unwrap_or(0))
+            V::Int(i64::from_str_radix(&strval(&args[0])?, 8).unwrap_or(0))
         }
         "typeIsLike" => {
             want_args(name, &args, 2)?;

@@ -20,7 +20,7 @@ mod tests;
 mod value;
 
 pub use functions::FUNCTIONS;
-pub use parser::Template;
+pub use parser::{Options, Template};
 pub use printf::sprintf;
 pub use value::{GoMap, GoValue, format_float_g};
 

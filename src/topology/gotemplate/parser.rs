@@ -55,7 +55,24 @@ pub struct Template {
     pub(super) src: String,
     pub(super) root: Vec<Node>,
     pub(super) defines: BTreeMap<String, Vec<Node>>,
+    pub(super) options: Options,
 }
+
+/// How CAPI sets up a template: patches use sprig and print a missing key as `<no value>`;
+/// naming templates (`internal/topology/names`) have Go's builtins only and `missingkey=error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Options {
+    /// Go's builtin functions only (no `Funcs(...)`): any other function fails to parse.
+    pub go_builtins_only: bool,
+    /// `Option("missingkey=error")`: a missing map key is an execution error.
+    pub missing_key_error: bool,
+}
+
+/// Go's own template functions (`text/template`'s builtins).
+const GO_BUILTINS: &[&str] = &[
+    "and", "call", "html", "index", "slice", "js", "len", "not", "or", "print", "printf", "println", "urlquery", "eq",
+    "ge", "gt", "le", "lt", "ne",
+];
 
 pub(super) struct Parser<'a> {
     pub(super) tokens: Vec<Token>,
@@ -66,6 +83,7 @@ pub(super) struct Parser<'a> {
     pub(super) vars: Vec<Vec<String>>,
     /// Blocks and parenthesised pipelines open around the current token.
     pub(super) depth: usize,
+    pub(super) go_builtins_only: bool,
 }
 
 pub(super) enum ListEnd {
@@ -358,7 +376,8 @@ impl<'a> Parser<'a> {
         let tok = self.next();
         Ok(match tok.tok {
             Tok::Ident(name) => {
-                if !FUNCTIONS.contains(&name.as_str()) {
+                let known = if self.go_builtins_only { GO_BUILTINS } else { FUNCTIONS };
+                if !known.contains(&name.as_str()) {
                     return Err(parse_error(
                         self.name,
                         line_of(self.src, tok.pos),
@@ -443,16 +462,30 @@ pub(super) fn parse_number(text: &str) -> Option<GoValue> {
 }
 
 impl Template {
-    /// Parses `src` as template `name` (CAPI uses "tpl").
+    /// Parses `src` as template `name` (CAPI uses "tpl") with the hermetic sprig functions.
     pub fn parse(name: &str, src: &str) -> Result<Template, TemplateError> {
+        Template::parse_with(name, src, Options::default())
+    }
+
+    /// Parses `src` as template `name` set up as `options` say.
+    pub fn parse_with(name: &str, src: &str, options: Options) -> Result<Template, TemplateError> {
         let tokens = Lexer { src, name, pos: 0, tokens: Vec::new() }.run()?;
-        let mut parser = Parser { tokens, i: 0, src, name, defines: BTreeMap::new(), vars: vec![Vec::new()], depth: 0 };
+        let mut parser = Parser {
+            tokens,
+            i: 0,
+            src,
+            name,
+            defines: BTreeMap::new(),
+            vars: vec![Vec::new()],
+            depth: 0,
+            go_builtins_only: options.go_builtins_only,
+        };
         let (root, end) = parser.parse_list()?;
         match end {
             ListEnd::Eof => {}
             ListEnd::End => return Err(parse_error(name, line_of(src, parser.pos()), "unexpected {{end}}")),
             ListEnd::Else(pos) => return Err(parse_error(name, line_of(src, pos), "unexpected {{else}}")),
         }
-        Ok(Template { name: name.to_string(), src: src.to_string(), root, defines: parser.defines })
+        Ok(Template { name: name.to_string(), src: src.to_string(), root, defines: parser.defines, options })
     }
 }

@@ -169,7 +169,13 @@ fn self_holding_maps_and_deep_values_are_errors() {
     };
     assert_eq!(run_plain(&format!("{}done", chain(200_000))).unwrap(), "done");
     let chain = chain(500);
-    for print in ["{{ $root }}", "{{ toJson $root }}", "{{ printf \"%v\" $root }}", "{{ deepCopy $root }}"] {
+    for print in [
+        "{{ $root }}",
+        "{{ toJson $root }}",
+        "{{ printf \"%v\" $root }}",
+        "{{ deepCopy $root }}",
+        "{{ toString $root }}",
+    ] {
         let err = run_plain(&format!("{chain}{print}")).unwrap_err();
         assert!(err.contains("more than 100 deep"), "{print}: {err}");
     }
@@ -190,4 +196,23 @@ fn integer_functions_wrap_like_go_instead_of_panicking() {
     ] {
         assert_eq!(run_plain(src).unwrap(), want, "{src}");
     }
+}
+
+/// CAPI's naming templates: no sprig, `missingkey=error` (messages recorded from CAPI v1.10.10 by
+/// the plan referee, /work/scratch/plan/gotemplate-needs.md).
+#[test]
+fn naming_template_options() {
+    let naming = Options { go_builtins_only: true, missing_key_error: true };
+    let data = GoValue::from_json(&json!({"cluster": {"name": "c1"}, "machineDeployment": {"topologyName": "md"}}));
+    let name = "template name generator";
+    let tpl = Template::parse_with(name, "{{ .cluster.name }}-{{ .machineDeployment.nope }}", naming).unwrap();
+    assert_eq!(
+        tpl.execute(&data).unwrap_err().message,
+        "template: template name generator:1:41: executing \"template name generator\" at <.machineDeployment.nope>: \
+         map has no entry for key \"nope\""
+    );
+    let err = Template::parse_with(name, "{{ .cluster.name | upper }}", naming).unwrap_err();
+    assert_eq!(err.message, "template: template name generator:1: function \"upper\" not defined");
+    let ok = Template::parse_with(name, "{{ printf \"%s-x\" .cluster.name }}", naming).unwrap();
+    assert_eq!(ok.execute(&data).unwrap(), "c1-x");
 }

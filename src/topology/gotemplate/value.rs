@@ -379,12 +379,12 @@ pub(super) fn as_str(v: &GoValue) -> Result<String, String> {
     }
 }
 
-/// sprig's `toString` (`strval`).
-pub(super) fn strval(v: &GoValue) -> String {
+/// sprig's `toString` (`strval`); an error past the engine's limits.
+pub(super) fn strval(v: &GoValue) -> Result<String, String> {
     match v {
-        GoValue::Str(s) => s.clone(),
-        GoValue::Missing | GoValue::Nil => "<nil>".into(),
-        other => other.sprint(),
+        GoValue::Str(s) => Ok(s.clone()),
+        GoValue::Missing | GoValue::Nil => Ok("<nil>".into()),
+        other => other.try_sprint(),
     }
 }
 
