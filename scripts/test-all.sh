@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one command that runs every test of kubectl-capz, locally and in CI:
-#   0. checks the formatting (`cargo fmt --check`, when rustfmt is installed);
+#   0. checks the formatting (`cargo fmt --check`) and the lints (`cargo clippy --all-targets -- -D warnings`),
+#      when rustfmt and clippy are installed;
 #   1. builds the real kube-apiserver + etcd for the live tests (tools/kube-testenv/build.sh; a no-op
 #      when they are up to date, 5-20 minutes the very first time on 2 cores);
 #   2. builds krew v0.5.0 and its manifest validator for tests/krew.rs (tools/krew/build.sh; seconds when warm);
@@ -17,6 +18,13 @@ if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --check
 else
   echo "rustfmt is not installed: formatting not checked" >&2
+fi
+
+if cargo clippy --version >/dev/null 2>&1; then
+  step "cargo clippy --all-targets -- -D warnings"
+  cargo clippy --all-targets -- -D warnings
+else
+  echo "clippy is not installed: lints not checked" >&2
 fi
 
 step "kube-testenv: real kube-apiserver + etcd for live tests"
