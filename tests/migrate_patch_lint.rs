@@ -74,12 +74,12 @@ fn patches_of_fields_capz_owns_are_warnings() {
 fn a_patched_object_asos_schema_rejects_is_an_error() {
     let out = Command::cargo_bin("kubectl-capz")
         .unwrap()
-        .args(["validate", "tests/corpus/invalid/capz-aso-patch-schema-enum.yaml"])
+        .args(["validate", "tests/corpus/invalid/aso-patched-object-schema-enum.yaml"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    let schema = lines_with(&text, "[capz-aso-patch-schema]");
+    let schema = lines_with(&text, "[aso-patched-object-schema]");
     assert_eq!(schema.len(), 1, "{text}");
     assert!(schema[0].contains("/spec/networkProfile/networkPlugin"), "{}", schema[0]);
     assert!(schema[0].contains("/spec/asoManagedClusterPatches/0"), "{}", schema[0]);

@@ -14,7 +14,7 @@ use super::Sink;
 pub(crate) const PATCH_BROKEN: &str = "capz-aso-patch-broken";
 pub(crate) const PATCH_NO_OP: &str = "capz-aso-patch-no-op";
 pub(crate) const PATCH_OWNED_FIELD: &str = "capz-aso-patch-owned-field";
-pub(crate) const PATCH_SCHEMA: &str = "capz-aso-patch-schema";
+pub(crate) const PATCH_SCHEMA: &str = "aso-patched-object-schema";
 
 /// Fields of the generated object CAPZ owns: it overwrites them after the patches (metadata), derives them
 /// itself (agentPoolProfiles, the agent pool's name), or a change breaks what CAPZ relies on (owner, the
