@@ -14,39 +14,12 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-capz_module="sigs.k8s.io/cluster-api-provider-azure"
-capz_version="v1.26.0"
 fixtures="$root/tests/fixtures/capz-translation"
+# shellcheck source=../capz-module/build.sh
+. "$root/tools/capz-module/build.sh"
+capz_module_build capz-translation-oracle "$here"
 
-work="${CAPZ_ORACLE_WORKDIR:-}"
-if [[ -z "$work" ]]; then
-  work="$(mktemp -d)"
-  trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-fi
-mkdir -p "$work"
-
-# 1. The module source, as the proxy serves it.
-src_dir="$(cd "$work" && GOFLAGS=-mod=mod go mod download -json "$capz_module@$capz_version" \
-  | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-if [[ -z "$src_dir" || ! -f "$src_dir/go.mod" ]]; then
-  echo "regen.sh: go mod download $capz_module@$capz_version gave no module directory" >&2
-  exit 2
-fi
-
-# 2. A writable copy with our package added.
-copy="$work/capz"
-if [[ ! -f "$copy/go.mod" ]]; then
-  rm -rf "$copy"
-  cp -r "$src_dir/." "$copy"
-  chmod -R u+w "$copy"
-fi
-mkdir -p "$copy/cmd/capz-translation-oracle"
-cp "$here/cmd/capz-translation-oracle/main.go" "$copy/cmd/capz-translation-oracle/main.go"
-
-# 3. Build inside the module (its go.mod/go.sum pin every dependency).
-(cd "$copy" && go build -o "$work/capz-translation-oracle" ./cmd/capz-translation-oracle)
-
-# 4. Record.
+# Record.
 "$work/capz-translation-oracle" -module "$copy" -cases "$fixtures/cases" > "$fixtures/recordings.json.tmp"
 mv "$fixtures/recordings.json.tmp" "$fixtures/recordings.json"
 echo "wrote $fixtures/recordings.json ($(grep -c '"case":' "$fixtures/recordings.json") cases)"
