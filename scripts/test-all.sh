@@ -13,6 +13,20 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
+# The completion tests run kubectl's bash completion (bash-completion) and the fish script in a real fish.
+missing=()
+[ -e /usr/share/bash-completion/bash_completion ] || missing+=(bash-completion)
+command -v fish >/dev/null || missing+=(fish)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    step "apt-get install ${missing[*]} (for the completion tests)"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+  else
+    echo "warning: ${missing[*]} missing: install them, or tests/completion.rs fails" >&2
+  fi
+fi
+
 if cargo fmt --version >/dev/null 2>&1; then
   step "cargo fmt --check (rustfmt.toml)"
   cargo fmt --check
