@@ -1,32 +1,10 @@
 //! `render --fleet`: deterministic, atomic GitOps trees that never touch a user's files.
 
-use std::collections::BTreeMap;
+mod cli_runner;
+
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
-
-fn capz() -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
-    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
-    cmd
-}
-
-/// Every file below `dir` with its bytes.
-fn snapshot_tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(current) = stack.pop() {
-        for entry in std::fs::read_dir(&current).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    files
-}
+use cli_runner::{capz, snapshot_tree};
 
 /// A fleet of `n` aks-aso clusters over 4 namespaces; cluster `bad` gets `bad_values` if given.
 fn write_fleet(dir: &Path, n: usize, extra: &str) -> PathBuf {
@@ -53,7 +31,7 @@ fn two_hundred_clusters_deterministic_and_checkable() {
     let work = tempfile::tempdir().unwrap();
     let fleet = write_fleet(work.path(), 200, "");
     let out = work.path().join("repo");
-    capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    capz(&[]).args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
     let first = snapshot_tree(&out);
     assert_eq!(first.keys().filter(|p| p.ends_with("cluster.yaml")).count(), 200);
     assert_eq!(first.keys().filter(|p| p.starts_with("clusters") && p.ends_with("kustomization.yaml")).count(), 200);
@@ -61,18 +39,19 @@ fn two_hundred_clusters_deterministic_and_checkable() {
 
     std::fs::write(out.join("README.md"), "user readme").unwrap();
     std::fs::write(out.join("clusters/team-1/c0001/NOTES.md"), "user notes").unwrap();
-    capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    capz(&[]).args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
     let mut second = snapshot_tree(&out);
     assert_eq!(second.remove(Path::new("README.md")).as_deref(), Some(&b"user readme"[..]));
     assert_eq!(second.remove(Path::new("clusters/team-1/c0001/NOTES.md")).as_deref(), Some(&b"user notes"[..]));
     assert_eq!(first, second, "second run is byte-identical");
 
-    capz().args(["render", "--check", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().code(0);
+    capz(&[]).args(["render", "--check", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().code(0);
 
     let text = std::fs::read_to_string(&fleet).unwrap().replacen("replicas: 2\n", "replicas: 5\n", 1);
     std::fs::write(&fleet, text).unwrap();
     let before = snapshot_tree(&out);
-    let output = capz().args(["render", "--check", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
+    let output =
+        capz(&[]).args(["render", "--check", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
     assert_eq!(output.status.code(), Some(1));
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
@@ -89,10 +68,16 @@ fn removed_clusters_are_pruned_but_user_files_stay() {
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("repo");
     let fleet = write_fleet(work.path(), 3, "");
-    capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    capz(&[]).args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
     std::fs::write(out.join("clusters/team-2/c0002/mine.txt"), "keep").unwrap();
     let fleet = write_fleet(work.path(), 1, "");
-    capz().args(["render", "--allow-deletions", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    capz(&[])
+        .args(["render", "--allow-deletions", "--fleet"])
+        .arg(&fleet)
+        .arg("--out-dir")
+        .arg(&out)
+        .assert()
+        .success();
     assert!(out.join("clusters/team-0/c0000/cluster.yaml").exists());
     assert!(!out.join("clusters/team-1").exists(), "dropped cluster directory removed");
     assert!(!out.join("clusters/team-2/c0002/cluster.yaml").exists());
@@ -105,14 +90,14 @@ fn failing_cluster_leaves_the_tree_unchanged() {
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("repo");
     let fleet = write_fleet(work.path(), 5, "");
-    capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    capz(&[]).args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
     let before = snapshot_tree(&out);
     let fleet = write_fleet(
         work.path(),
         5,
         "- name: broken\n  namespace: team-0\n  flavor: aks-aso\n  values:\n    pools:\n    - name: Not_Valid\n      mode: System\n",
     );
-    let output = capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
+    let output = capz(&[]).args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("fleet.yaml:41: cluster `team-0/broken`"), "{stderr}");
@@ -140,7 +125,7 @@ fn bad_fleet_files() {
         let head = "apiVersion: kubectl-capz/v1alpha1\nkind: Fleet\ndefaults:\n  kubernetesVersion: v1.33.2\n  location: westeurope\n  asoCredentialSecret:\n    name: aso-credentials\n  poolDefaults:\n    vmSize: Standard_D4s_v5\n";
         let fleet = work.path().join("fleet.yaml");
         std::fs::write(&fleet, format!("{head}{body}")).unwrap();
-        let output = capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
+        let output = capz(&[]).args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
         assert_eq!(output.status.code(), Some(2), "{body}");
         let stderr = String::from_utf8(output.stderr).unwrap();
         assert!(stderr.contains(expected), "expected {expected:?} in {stderr}");
@@ -156,14 +141,14 @@ fn out_dir_conflicts() {
     let fleet = write_fleet(work.path(), 2, "");
     let file = work.path().join("file");
     std::fs::write(&file, "x").unwrap();
-    let output = capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&file).output().unwrap();
+    let output = capz(&[]).args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&file).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("is not a directory"));
 
     let out = work.path().join("repo");
     std::fs::create_dir_all(out.join("clusters/team-1/c0001")).unwrap();
     std::fs::write(out.join("clusters/team-1/c0001/cluster.yaml"), "hand-written").unwrap();
-    let output = capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
+    let output = capz(&[]).args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("was not written by kubectl-capz"));
     assert_eq!(std::fs::read_to_string(out.join("clusters/team-1/c0001/cluster.yaml")).unwrap(), "hand-written");
@@ -188,7 +173,7 @@ fn example_fleet_with_gitops_objects() {
         std::fs::write(work.path().join("fleet.yaml"), text).unwrap();
         std::fs::copy(example_dir.join("production.values.yaml"), work.path().join("production.values.yaml")).unwrap();
         let out = work.path().join("repo");
-        capz()
+        capz(&[])
             .args(["render", "--gitops", kind, "--fleet"])
             .arg(work.path().join("fleet.yaml"))
             .arg("--out-dir")
@@ -209,7 +194,7 @@ fn example_fleet_with_gitops_objects() {
     }
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("repo");
-    capz()
+    capz(&[])
         .args(["render", "--fleet"])
         .arg(example_dir.join("fleet.yaml"))
         .arg("--out-dir")
@@ -233,12 +218,12 @@ fn clusters_are_validated_unless_no_validate() {
         2,
         "- name: odd\n  namespace: team-0\n  flavor: aks-aso\n  values:\n    managedCluster:\n      spec:\n        notAnAksField: true\n",
     );
-    let output = capz().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
+    let output = capz(&[]).args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("cluster `team-0/odd`") && stderr.contains("notAnAksField"), "{stderr}");
     assert!(!out.exists());
-    capz().args(["render", "--no-validate", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    capz(&[]).args(["render", "--no-validate", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
     assert!(out.join("clusters/team-0/odd/cluster.yaml").exists());
 }
 
@@ -254,7 +239,7 @@ fn fleet_with_a_cluster_class() {
     )
     .unwrap();
     let out = work.path().join("repo");
-    capz().args(["render", "--gitops", "flux", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
+    capz(&[]).args(["render", "--gitops", "flux", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().success();
     let tree = snapshot_tree(&out);
     let listing: Vec<String> =
         tree.keys().map(|p| p.display().to_string()).filter(|p| !p.ends_with(".kubectl-capz-owned")).collect();

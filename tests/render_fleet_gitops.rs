@@ -3,23 +3,18 @@
 //! valid for the real CRDs (installed into a real kube-apiserver) and every directory builds with
 //! `kubectl kustomize`.
 
+mod cli_runner;
 mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Output};
 
-use assert_cmd::Command;
-
-fn capz() -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
-    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
-    cmd
-}
+use cli_runner::{capz, snapshot_tree};
 
 /// `render --fleet FLEET --out-dir OUT EXTRA...`.
 fn render(fleet: &Path, out: &Path, extra: &[&str]) -> Output {
-    capz().arg("render").args(extra).arg("--fleet").arg(fleet).arg("--out-dir").arg(out).output().unwrap()
+    capz(&[]).arg("render").args(extra).arg("--fleet").arg(fleet).arg("--out-dir").arg(out).output().unwrap()
 }
 
 fn stderr(output: &Output) -> String {
@@ -28,23 +23,6 @@ fn stderr(output: &Output) -> String {
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-/// Every file below `dir` with its bytes.
-fn snapshot_tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(current) = stack.pop() {
-        for entry in std::fs::read_dir(&current).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    files
 }
 
 const HEAD: &str = "apiVersion: kubectl-capz/v1alpha1\nkind: Fleet\ndefaults:\n  kubernetesVersion: v1.33.2\n  location: westeurope\n  asoCredentialSecret:\n    name: aso-credentials\n  poolDefaults:\n    vmSize: Standard_D4s_v5\n";

@@ -42,3 +42,20 @@ pub fn run_err(env: &[(&str, &str)], args: &[&str]) -> String {
 pub fn values(yaml: &str) -> Vec<Value> {
     parse_documents(yaml, "<rendered>").unwrap().into_iter().map(|d| d.value).collect()
 }
+
+/// Every file below `dir` with its bytes, by path relative to `dir`.
+pub fn snapshot_tree(dir: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        for entry in std::fs::read_dir(&current).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
