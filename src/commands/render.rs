@@ -116,7 +116,9 @@ pub fn render_input(input: &RenderInputArgs) -> anyhow::Result<Vec<Document>> {
         CapiApi::V1beta2 => CapiVersion::V1beta2,
     };
     let Some(class_flavor) = &class_flavor else {
-        return Ok(render::render_flavor(&engine, &flavor, &params, capi)?);
+        let documents = render::render_flavor(&engine, &flavor, &params, capi)?;
+        params::check_rendered_patches(&params, &layered, &documents)?;
+        return Ok(documents);
     };
     // ClusterClass and templates first, then the Cluster, indexed as one bundle.
     let mut values: Vec<Value> =

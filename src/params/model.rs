@@ -60,6 +60,11 @@ pub struct Params {
     pub disable_local_accounts: bool,
     /// aks: overlay deep-merged into the AzureManagedControlPlane (e.g. `{spec: {sku: {tier: Standard}}}`).
     pub control_plane: Overlay,
+    /// aks: the AzureManagedControlPlane's `spec.asoManagedClusterPatches`: JSON merge patches (each a YAML or
+    /// JSON string) CAPZ applies, in order, to the ASO ManagedCluster it creates, e.g.
+    /// `'{"spec": {"nodeProvisioningProfile": {"mode": "Auto"}}}'`. Checked at render: a patch CAPZ cannot apply
+    /// is an error; one that changes nothing or changes a field CAPZ owns is a finding of `--validate`.
+    pub aso_managed_cluster_patches: Vec<String>,
     /// aks-aso: overlay deep-merged into the embedded ASO ManagedCluster
     /// (e.g. `{spec: {autoUpgradeProfile: {upgradeChannel: stable}}}`).
     pub managed_cluster: Overlay,
@@ -88,6 +93,7 @@ impl Default for Params {
             pools: vec![Pool::named("pool0", PoolMode::System), Pool::named("pool1", PoolMode::User)],
             disable_local_accounts: false,
             control_plane: Overlay::new(),
+            aso_managed_cluster_patches: Vec::new(),
             managed_cluster: Overlay::new(),
             resource_group: Overlay::new(),
             maintenance: Maintenance::default(),
@@ -221,6 +227,11 @@ pub struct Pool {
     /// aks: overlay deep-merged into the AzureManagedMachinePool (e.g. `{spec: {osDiskSizeGB: 64}}`).
     #[serde(default)]
     pub managed_machine_pool: Overlay,
+    /// aks: the AzureManagedMachinePool's `spec.asoManagedClustersAgentPoolPatches`: JSON merge patches (each a
+    /// YAML or JSON string) CAPZ applies, in order, to the ASO ManagedClustersAgentPool it creates, e.g.
+    /// `'{"spec": {"messageOfTheDay": "aGk="}}'`. Checked at render as asoManagedClusterPatches.
+    #[serde(default)]
+    pub aso_managed_clusters_agent_pool_patches: Vec<String>,
 }
 
 fn default_pool_mode() -> PoolMode {
@@ -247,6 +258,7 @@ impl Pool {
             taints: Vec::new(),
             agent_pool: Overlay::new(),
             managed_machine_pool: Overlay::new(),
+            aso_managed_clusters_agent_pool_patches: Vec::new(),
         }
     }
 }

@@ -8,7 +8,10 @@
 mod patched;
 
 use crate::manifest::{Document, Origin, parse_plain_value};
-use crate::migrate::{ClassicCluster, PatchVerdict, check_patches, clusters_from_templates, find_classic_clusters};
+use crate::migrate::{
+    ClassicCluster, PatchVerdict, check_patches, clusters_from_templates, find_classic_clusters,
+    with_placeholder_ssh_key,
+};
 
 use super::Sink;
 
@@ -79,7 +82,7 @@ pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
     let mut clusters = find_classic_clusters(documents).unwrap_or_default();
     clusters.extend(clusters_from_templates(documents));
     for cluster in &clusters {
-        patched::check(documents, cluster, sink);
+        patched::check(documents, &with_placeholder_ssh_key(cluster), sink);
         judge_patches(documents, cluster, sink, &mut judged);
     }
     check_texts(documents, sink, &judged);
