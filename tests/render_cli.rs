@@ -334,6 +334,16 @@ fn a_patch_capz_cannot_apply_is_a_parameter_error() {
     assert!(stderr.contains("invalid parameter asoManagedClusterPatches[1]:"), "{stderr}");
     assert!(stderr.contains("spec.enableRBAC: cannot put a string into a field of type boolean"), "{stderr}");
 
+    // Both at once: every broken patch is named.
+    let (code, _, stderr) = render_failing(&[&example[..], &["--values", &file, "--set", set]].concat());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("2 invalid parameters"), "{stderr}");
+    assert!(
+        stderr.contains("asoManagedClusterPatches[1]")
+            && stderr.contains("pools[1].asoManagedClustersAgentPoolPatches[0]"),
+        "{stderr}"
+    );
+
     let overlay = "controlPlane.spec.asoManagedClusterPatches=[\"[1, 2]\"]";
     let (code, _, stderr) = render_failing(&[&example[..], &["--set", overlay]].concat());
     assert_eq!(code, Some(2), "{stderr}");
