@@ -383,11 +383,43 @@ fn the_patched_managed_cluster_is_checked_at_render_even_without_an_ssh_key() {
 }
 
 #[test]
-fn aso_patches_are_parameters_of_the_aks_flavor_only() {
+fn aks_topology_carries_the_patches_in_the_class_escape_hatches_and_checks_them() {
+    let out = render(&[], &["aks-topology", "--values", "examples/aks-patches.values.yaml", "--with-class"]);
+    let docs = parse_documents(&out, "<rendered>").unwrap();
+    let planned = capz::topology::plan_all(&docs).unwrap();
+    let objects = &planned[0].objects;
+    let control_plane = objects.iter().find(|o| o["kind"] == "AzureManagedControlPlane").unwrap();
+    assert_eq!(control_plane["spec"]["asoManagedClusterPatches"].as_array().unwrap().len(), 2, "{control_plane}");
+    let batch =
+        objects.iter().find(|o| o["kind"] == "AzureManagedMachinePool" && o["spec"]["name"] == "batch").unwrap();
+    assert_eq!(batch["spec"]["asoManagedClustersAgentPoolPatches"].as_array().unwrap().len(), 1, "{batch}");
+    let system =
+        objects.iter().find(|o| o["kind"] == "AzureManagedMachinePool" && o["spec"]["name"] == "system").unwrap();
+    assert!(system["spec"].get("asoManagedClustersAgentPoolPatches").is_none(), "{system}");
+
+    // Checked on the objects the topology controller makes from the class, named by parameter.
+    let set = "asoManagedClusterPatches[1]={\"spec\": {\"enableRBAC\": \"yes\"}}";
+    let (code, stdout, stderr) =
+        render_failing(&["aks-topology", "--values", "examples/aks-patches.values.yaml", "--set", set]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("invalid parameter asoManagedClusterPatches[1]:"), "{stderr}");
+    assert!(stderr.contains("spec.enableRBAC"), "{stderr}");
+    let set = "pools[1].asoManagedClustersAgentPoolPatches=[\"spec: [\"]";
+    let (code, _, stderr) =
+        render_failing(&["aks-topology", "--values", "examples/aks-patches.values.yaml", "--set", set]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("pools[1].asoManagedClustersAgentPoolPatches[0]") && stderr.contains("not valid YAML"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn aso_patches_are_not_parameters_of_the_aso_flavors() {
     for (flavor, values, set) in [
         ("aks-aso", "examples/aks-aso.values.yaml", "asoManagedClusterPatches[0]={}"),
-        ("aks-topology", "examples/aks.values.yaml", "asoManagedClusterPatches[0]={}"),
-        ("aks-topology", "examples/aks.values.yaml", "pools[0].asoManagedClustersAgentPoolPatches=[\"{}\"]"),
+        ("aks-aso-topology", "examples/aks-aso.values.yaml", "pools[0].asoManagedClustersAgentPoolPatches=[\"{}\"]"),
     ] {
         let (code, _, stderr) = render_failing(&[flavor, "--values", values, "--set", set]);
         assert_eq!(code, Some(2), "{flavor}: {stderr}");

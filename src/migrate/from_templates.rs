@@ -4,11 +4,10 @@
 //! The Cluster is not in the input, so what it gives is assumed: the Cluster, the control plane and each
 //! MachinePool are named after the template (CAPI names them `<cluster>-<random>`), in the template's namespace,
 //! with one replica; a pool template is paired with the bundle's one AzureManagedControlPlaneTemplate of its
-//! namespace (without that template's patches), else with a placeholder control plane (location `placeholder`, subscription
-//! 00000000-0000-0000-0000-000000000000);
-//! a User pool, or a control plane template alone, gets a placeholder System pool `placeholder`
-//! (Standard_D2s_v3), since CAPZ needs one. The objects built from the template carry the template's origin;
-//! the placeholders carry the origin `<placeholder>`.
+//! namespace (without that template's patches), else with a placeholder control plane (location `placeholder`,
+//! subscription 00000000-0000-0000-0000-000000000000); a User pool, or a control plane template alone, gets a
+//! placeholder System pool `placeholder` (Standard_D2s_v3), since CAPZ needs one. The objects built from the
+//! template carry the template's origin; the placeholders carry the origin `<placeholder>`.
 
 use std::sync::Arc;
 

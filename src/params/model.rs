@@ -60,10 +60,11 @@ pub struct Params {
     pub disable_local_accounts: bool,
     /// aks: overlay deep-merged into the AzureManagedControlPlane (e.g. `{spec: {sku: {tier: Standard}}}`).
     pub control_plane: Overlay,
-    /// aks: the AzureManagedControlPlane's `spec.asoManagedClusterPatches`: JSON merge patches (each a YAML or
-    /// JSON string) CAPZ applies, in order, to the ASO ManagedCluster it creates, e.g.
+    /// aks, aks-topology: the AzureManagedControlPlane's `spec.asoManagedClusterPatches`: JSON merge patches
+    /// (each a YAML or JSON string) CAPZ applies, in order, to the ASO ManagedCluster it creates, e.g.
     /// `'{"spec": {"nodeProvisioningProfile": {"mode": "Auto"}}}'`. Checked at render: a patch CAPZ cannot apply
     /// is an error; one that changes nothing or changes a field CAPZ owns is a finding of `--validate`.
+    /// aks-topology passes them in the class variable controlPlaneSpec.
     pub aso_managed_cluster_patches: Vec<String>,
     /// aks-aso: overlay deep-merged into the embedded ASO ManagedCluster
     /// (e.g. `{spec: {autoUpgradeProfile: {upgradeChannel: stable}}}`).
@@ -227,9 +228,10 @@ pub struct Pool {
     /// aks: overlay deep-merged into the AzureManagedMachinePool (e.g. `{spec: {osDiskSizeGB: 64}}`).
     #[serde(default)]
     pub managed_machine_pool: Overlay,
-    /// aks: the AzureManagedMachinePool's `spec.asoManagedClustersAgentPoolPatches`: JSON merge patches (each a
-    /// YAML or JSON string) CAPZ applies, in order, to the ASO ManagedClustersAgentPool it creates, e.g.
-    /// `'{"spec": {"messageOfTheDay": "aGk="}}'`. Checked at render as asoManagedClusterPatches.
+    /// aks, aks-topology: the AzureManagedMachinePool's `spec.asoManagedClustersAgentPoolPatches`: JSON merge
+    /// patches (each a YAML or JSON string) CAPZ applies, in order, to the ASO ManagedClustersAgentPool it
+    /// creates, e.g. `'{"spec": {"messageOfTheDay": "aGk="}}'`. Checked at render as asoManagedClusterPatches
+    /// (aks-topology: in the pool's machinePoolSpec variable).
     #[serde(default)]
     pub aso_managed_clusters_agent_pool_patches: Vec<String>,
 }
