@@ -182,3 +182,77 @@ pub fn with_placeholder_ssh_key(cluster: &ClassicCluster) -> ClassicCluster {
     }
     cluster
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::parse_documents;
+
+    const TEMPLATES: &str = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlaneTemplate
+metadata: {name: cp, namespace: ns}
+spec:
+  template:
+    spec:
+      location: westeurope
+      version: v1.33.2
+      asoManagedClusterPatches: ['{\"spec\": {\"disableLocalAccounts\": false}}']
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePoolTemplate
+metadata: {name: workers, namespace: ns}
+spec:
+  template:
+    spec:
+      mode: User
+      name: workers
+      sku: Standard_D2s_v3
+      asoManagedClustersAgentPoolPatches: ['{\"spec\": {\"maxPods\": 50}}']
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePoolTemplate
+metadata: {name: no-patches, namespace: ns}
+spec: {template: {spec: {mode: System, name: sys, sku: Standard_D2s_v3}}}
+";
+
+    #[test]
+    fn one_cluster_per_template_with_patches_named_after_it() {
+        let documents = parse_documents(TEMPLATES, "t.yaml").unwrap();
+        let clusters = clusters_from_templates(&documents);
+        assert_eq!(clusters.len(), 2, "the template without patches makes no cluster");
+
+        let control_plane = &clusters[0];
+        assert_eq!((control_plane.name(), control_plane.namespace()), ("cp", "ns"));
+        assert_eq!(control_plane.control_plane.origin, documents[0].origin, "findings go to the template");
+        assert_eq!(control_plane.control_plane.value["spec"]["location"], "westeurope");
+        assert_eq!(control_plane.pools.len(), 1);
+        assert_eq!(control_plane.pools[0].1.value["spec"]["mode"], "System", "a placeholder System pool");
+        assert_eq!(&*control_plane.pools[0].1.origin.source, "<placeholder>");
+
+        let pool = &clusters[1];
+        assert_eq!(pool.name(), "workers");
+        assert_eq!(
+            pool.control_plane.value["spec"]["location"], "westeurope",
+            "paired with the namespace's cp template"
+        );
+        assert!(pool.control_plane.value["spec"].get("asoManagedClusterPatches").is_none());
+        assert_eq!(&*pool.control_plane.origin.source, "<placeholder>");
+        assert_eq!(pool.pools.len(), 2, "a User pool gets a placeholder System pool");
+        assert_eq!(pool.pools[1].1.origin, documents[1].origin);
+        assert_eq!(pool.pools[1].0.value["spec"]["template"]["spec"]["version"], "v1.33.2");
+        assert!(crate::migrate::translate(pool).is_ok(), "{:?}", crate::migrate::translate(pool));
+    }
+
+    #[test]
+    fn without_patches_and_the_placeholder_key() {
+        let documents = parse_documents(TEMPLATES, "t.yaml").unwrap();
+        let mut cluster = clusters_from_templates(&documents).remove(1);
+        cluster.control_plane.value["spec"]["sshPublicKey"] = json!("");
+        let stripped = without_patches(&cluster);
+        assert!(stripped.pools[1].1.value["spec"].get("asoManagedClustersAgentPoolPatches").is_none());
+        let keyed = with_placeholder_ssh_key(&cluster);
+        assert_eq!(keyed.control_plane.value["spec"]["sshPublicKey"], "c3NoLXJzYSBwbGFjZWhvbGRlcg==");
+        assert!(crate::migrate::translate(&cluster).is_err(), "an empty key is an error of the translation");
+        assert!(crate::migrate::translate(&keyed).is_ok());
+    }
+}
