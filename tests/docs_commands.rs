@@ -40,6 +40,11 @@ const CONCRETE: &[(&str, Check)] = &[
         Check::RunBy { file: "tests/krew.rs", contains: "install" },
     ),
     ("kubectl capz version", Check::Run { exit: 0, output_contains: "kubectl-capz" }),
+    ("kubectl capz params aks", Check::Run { exit: 0, output_contains: "asoManagedClusterPatches" }),
+    (
+        "kubectl capz render aks --values examples/aks-patches.values.yaml --validate",
+        Check::Run { exit: 0, output_contains: "asoManagedClustersAgentPoolPatches:" },
+    ),
     ("kubectl capz completion kubectl", Check::Run { exit: 0, output_contains: "kubectl-capz" }),
     ("kubectl capz params --schema", Check::Run { exit: 0, output_contains: "\"$schema\"" }),
     ("kubectl-capz import-schemas --from ../shared/crds --out schemas", Check::Run { exit: 0, output_contains: "" }),

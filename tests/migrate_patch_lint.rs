@@ -45,11 +45,19 @@ fn no_op_patches_are_warnings_and_real_patches_are_quiet() {
     let no_op = lines_with(&text, "[capz-aso-patch-no-op]");
     assert_eq!(no_op.len(), 1, "{text}");
     assert!(no_op[0].contains("/spec/asoManagedClustersAgentPoolPatches/0"), "{}", no_op[0]);
-    for case in ["40-cp-patch-single", "42-cp-patch-order", "50-pool-patch-single", "58-pool-patch-both-kinds"] {
+    for case in ["42-cp-patch-order", "50-pool-patch-single", "58-pool-patch-both-kinds"] {
         let (code, text) = validate(case);
         assert!(lines_with(&text, "capz-aso-patch").is_empty(), "{case}: {text}");
         assert_eq!(code, 0, "{case}: {text}");
     }
+    // CAPZ applies case 40's patch, but the ManagedCluster it creates has disableLocalAccounts without an
+    // aadProfile, which AKS rejects: the embedded-object rule reports it at the patch.
+    let (code, text) = validate("40-cp-patch-single");
+    assert!(lines_with(&text, "capz-aso-patch").is_empty(), "{text}");
+    let local = lines_with(&text, "[aks-disable-local-accounts]");
+    assert_eq!(local.len(), 1, "{text}");
+    assert!(local[0].contains("/spec/asoManagedClusterPatches/0") && local[0].contains("index 0"), "{}", local[0]);
+    assert_eq!(code, 1, "{text}");
 }
 
 #[test]
@@ -61,7 +69,16 @@ fn patches_of_fields_capz_owns_are_warnings() {
         let owned = lines_with(&text, "[capz-aso-patch-owned-field]");
         assert_eq!(owned.len(), 1, "{case}: {text}");
         assert!(owned[0].contains(field) && owned[0].contains("index 0"), "{case}: {}", owned[0]);
-        assert_eq!(code, 0, "{case}: a warning only: {text}");
+        // The pool's owner now names a ManagedCluster the bundle does not have: ASO waits for it forever.
+        let unresolved = lines_with(&text, "[aso-unresolved-owner]");
+        if case.starts_with("56") {
+            assert_eq!(unresolved.len(), 1, "{text}");
+            assert!(unresolved[0].contains("/spec/asoManagedClustersAgentPoolPatches/0"), "{}", unresolved[0]);
+            assert_eq!(code, 1, "{case}: {text}");
+        } else {
+            assert!(unresolved.is_empty(), "{text}");
+            assert_eq!(code, 0, "{case}: a warning only: {text}");
+        }
     }
     let (_, text) = validate("46-cp-patch-metadata");
     assert!(
@@ -83,4 +100,81 @@ fn a_patched_object_asos_schema_rejects_is_an_error() {
     assert_eq!(schema.len(), 1, "{text}");
     assert!(schema[0].contains("/spec/networkProfile/networkPlugin"), "{}", schema[0]);
     assert!(schema[0].contains("/spec/asoManagedClusterPatches/0"), "{}", schema[0]);
+}
+
+const PATCH_LINT: &str = "tests/fixtures/patch-lint";
+
+fn validate_file(path: &str) -> (i32, String) {
+    let out = Command::cargo_bin("kubectl-capz").unwrap().args(["validate", path]).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn the_patched_managed_cluster_goes_through_the_embedded_aso_rules() {
+    let path = format!("{PATCH_LINT}/cp-patch-dns-prefix.yaml");
+    let (code, text) = validate_file(&path);
+    assert_eq!(code, 1, "{text}");
+    let dns = lines_with(&text, "[aks-dns-prefix]");
+    assert_eq!(dns.len(), 1, "{text}");
+    assert!(dns[0].starts_with(&format!("{path}:33: error:")), "at the second patch's line: {}", dns[0]);
+    assert!(dns[0].contains("/spec/asoManagedClusterPatches/1") && dns[0].contains("index 1"), "{}", dns[0]);
+    assert!(dns[0].contains("/spec/dnsPrefix"), "names the field of the patched object: {}", dns[0]);
+}
+
+#[test]
+fn the_patched_agent_pool_goes_through_the_embedded_aso_rules() {
+    let path = format!("{PATCH_LINT}/pool-patch-max-pods.yaml");
+    let (code, text) = validate_file(&path);
+    assert_eq!(code, 1, "{text}");
+    let max_pods = lines_with(&text, "[aks-max-pods]");
+    assert_eq!(max_pods.len(), 1, "{text}");
+    assert!(max_pods[0].starts_with(&format!("{path}:99: error:")), "{}", max_pods[0]);
+    assert!(max_pods[0].contains("AzureManagedMachinePool/c40-pool1"), "{}", max_pods[0]);
+    assert!(max_pods[0].contains("/spec/asoManagedClustersAgentPoolPatches/0"), "{}", max_pods[0]);
+}
+
+#[test]
+fn a_version_without_a_bundled_schema_is_not_checked_and_said_so() {
+    let path = format!("{PATCH_LINT}/preview-unchecked.yaml");
+    let (code, text) = validate_file(&path);
+    let unchecked = lines_with(&text, "[aso-patched-object-unchecked]");
+    assert_eq!(unchecked.len(), 2, "the ManagedCluster and the patched pool: {text}");
+    for line in &unchecked {
+        assert!(line.contains(": info:"), "{line}");
+        assert!(
+            line.contains("not checked: ASO schema for containerservice.azure.com/v20251002preview is not bundled"),
+            "{line}"
+        );
+    }
+    assert!(unchecked[0].contains("/spec/asoManagedClusterPatches/0"), "{}", unchecked[0]);
+    assert!(unchecked[1].contains("/spec/asoManagedClustersAgentPoolPatches/0"), "{}", unchecked[1]);
+    assert!(lines_with(&text, "[aso-patched-object-schema]").is_empty(), "{text}");
+    assert_eq!(code, 0, "an info finding only: {text}");
+}
+
+#[test]
+fn template_patches_get_every_check() {
+    let path = format!("{PATCH_LINT}/templates.yaml");
+    let (code, text) = validate_file(&path);
+    assert_eq!(code, 1, "{text}");
+    let broken = lines_with(&text, "[capz-aso-patch-broken]");
+    assert_eq!(broken.len(), 1, "{text}");
+    assert!(broken[0].starts_with(&format!("{path}:22: error:")), "{}", broken[0]);
+    assert!(broken[0].contains("/spec/template/spec/asoManagedClusterPatches/1"), "{}", broken[0]);
+    assert!(broken[0].contains("spec.enableRBAC"), "{}", broken[0]);
+
+    let schema = lines_with(&text, "[aso-patched-object-schema]");
+    assert_eq!(schema.len(), 1, "{text}");
+    assert!(schema[0].contains("AzureManagedControlPlaneTemplate/aks-control-plane-enum"), "{}", schema[0]);
+    assert!(schema[0].contains("/spec/template/spec/asoManagedClusterPatches/0"), "{}", schema[0]);
+    assert!(schema[0].contains("/spec/networkProfile/networkPlugin"), "{}", schema[0]);
+
+    let no_op = lines_with(&text, "[capz-aso-patch-no-op]");
+    assert_eq!(no_op.len(), 1, "{text}");
+    assert!(no_op[0].contains("/spec/template/spec/asoManagedClustersAgentPoolPatches/0"), "{}", no_op[0]);
+
+    let max_pods = lines_with(&text, "[aks-max-pods]");
+    assert_eq!(max_pods.len(), 1, "{text}");
+    assert!(max_pods[0].contains("/spec/template/spec/asoManagedClustersAgentPoolPatches/1"), "{}", max_pods[0]);
 }

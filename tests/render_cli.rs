@@ -277,6 +277,158 @@ fn flavor_dir_overrides_a_flavor() {
 }
 
 #[test]
+fn aks_with_aso_patches_from_the_shipped_example() {
+    let out = render(&[], &["aks", "--values", "examples/aks-patches.values.yaml"]);
+    assert_lint_clean(&out);
+    let docs = parse_documents(&out, "<rendered>").unwrap();
+    let control_plane = docs.iter().find(|d| d.kind() == "AzureManagedControlPlane").unwrap();
+    let patches = control_plane.value.pointer("/spec/asoManagedClusterPatches").unwrap().as_array().unwrap();
+    assert_eq!(patches.len(), 2);
+    assert!(patches[1].as_str().unwrap().contains("nodeOSUpgradeChannel: SecurityPatch"), "{patches:?}");
+    let batch = docs.iter().find(|d| d.name() == "payments-prod-batch" && d.kind() == "AzureManagedMachinePool");
+    let pool_patches = batch.unwrap().value.pointer("/spec/asoManagedClustersAgentPoolPatches").unwrap();
+    assert_eq!(pool_patches.as_array().unwrap().len(), 1);
+    let system = docs.iter().find(|d| d.name() == "payments-prod-system" && d.kind() == "AzureManagedMachinePool");
+    assert!(system.unwrap().value.pointer("/spec/asoManagedClustersAgentPoolPatches").is_none());
+    // --validate runs the patch rules on the output: the example's patches are clean.
+    let validated = capz(&[])
+        .args(["render", "aks", "--values", "examples/aks-patches.values.yaml", "--validate"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&validated.stderr);
+    assert_eq!(validated.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("capz-aso-patch") && !stderr.contains("aso-patched-object"), "{stderr}");
+    insta::assert_snapshot!(out);
+}
+
+fn render_failing(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = capz(&[]).arg("render").args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_patch_capz_cannot_apply_is_a_parameter_error() {
+    let values = tempfile::tempdir().unwrap();
+    let file = values.path().join("bad.values.yaml");
+    std::fs::write(
+        &file,
+        "pools:\n- name: system\n  mode: System\n- name: batch\n  asoManagedClustersAgentPoolPatches:\n  - 'spec: ['\n",
+    )
+    .unwrap();
+    let file = file.display().to_string();
+    let example = ["aks", "--values", "examples/aks-patches.values.yaml"];
+
+    let (code, stdout, stderr) = render_failing(&[&example[..], &["--values", &file]].concat());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "nothing is printed: {stdout}");
+    assert!(stderr.contains("pools[1].asoManagedClustersAgentPoolPatches[0]"), "{stderr}");
+    assert!(stderr.contains("is not valid YAML") && stderr.contains(&format!("(from {file}:6)")), "{stderr}");
+
+    let set = "asoManagedClusterPatches[1]={\"spec\": {\"enableRBAC\": \"yes\"}}";
+    let (code, _, stderr) = render_failing(&[&example[..], &["--set", set]].concat());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("invalid parameter asoManagedClusterPatches[1]:"), "{stderr}");
+    assert!(stderr.contains("spec.enableRBAC: cannot put a string into a field of type boolean"), "{stderr}");
+
+    // Both at once: every broken patch is named.
+    let (code, _, stderr) = render_failing(&[&example[..], &["--values", &file, "--set", set]].concat());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("2 invalid parameters"), "{stderr}");
+    assert!(
+        stderr.contains("asoManagedClusterPatches[1]")
+            && stderr.contains("pools[1].asoManagedClustersAgentPoolPatches[0]"),
+        "{stderr}"
+    );
+
+    let overlay = "controlPlane.spec.asoManagedClusterPatches=[\"[1, 2]\"]";
+    let (code, _, stderr) = render_failing(&[&example[..], &["--set", overlay]].concat());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("controlPlane.spec.asoManagedClusterPatches[0]"), "{stderr}");
+}
+
+#[test]
+fn no_op_and_owned_field_patches_are_findings_of_validate() {
+    let set_no_op = "asoManagedClusterPatches[0]={\"spec\": {\"location\": \"westeurope\"}}";
+    let set_owned = "asoManagedClusterPatches[1]={\"spec\": {\"agentPoolProfiles\": []}}";
+    let args =
+        ["aks", "--values", "examples/aks-patches.values.yaml", "--set", set_no_op, "--set", set_owned, "--validate"];
+    let (code, stdout, stderr) = render_failing(&args);
+    assert!(stdout.contains("asoManagedClusterPatches"), "the manifest is printed: {stdout}");
+    let no_op: Vec<&str> = stderr.lines().filter(|l| l.contains("[capz-aso-patch-no-op]")).collect();
+    assert_eq!(no_op.len(), 1, "{stderr}");
+    assert!(no_op[0].contains("/spec/asoManagedClusterPatches/0"), "{}", no_op[0]);
+    let owned: Vec<&str> = stderr.lines().filter(|l| l.contains("[capz-aso-patch-owned-field]")).collect();
+    assert_eq!(owned.len(), 1, "{stderr}");
+    assert!(
+        owned[0].contains("/spec/asoManagedClusterPatches/1") && owned[0].contains("agentPoolProfiles"),
+        "{stderr}"
+    );
+    assert_eq!(code, Some(0), "warnings only: {stderr}");
+}
+
+#[test]
+fn the_patched_managed_cluster_is_checked_at_render_even_without_an_ssh_key() {
+    // The aks flavor renders sshPublicKey "" (CAPZ generates a key); the patched ManagedCluster is still checked.
+    let set = "asoManagedClusterPatches[0]={\"spec\": {\"dnsPrefix\": \"-bad-\"}}";
+    let args = ["aks", "--values", "examples/aks-patches.values.yaml", "--set", set, "--validate"];
+    let (code, _, stderr) = render_failing(&args);
+    let dns: Vec<&str> = stderr.lines().filter(|l| l.contains("[aks-dns-prefix]")).collect();
+    assert_eq!(dns.len(), 1, "{stderr}");
+    assert!(dns[0].contains("/spec/asoManagedClusterPatches/0") && dns[0].contains("/spec/dnsPrefix"), "{stderr}");
+    assert_eq!(code, Some(1), "{stderr}");
+}
+
+#[test]
+fn aks_topology_carries_the_patches_in_the_class_escape_hatches_and_checks_them() {
+    let out = render(&[], &["aks-topology", "--values", "examples/aks-patches.values.yaml", "--with-class"]);
+    let docs = parse_documents(&out, "<rendered>").unwrap();
+    let planned = capz::topology::plan_all(&docs).unwrap();
+    let objects = &planned[0].objects;
+    let control_plane = objects.iter().find(|o| o["kind"] == "AzureManagedControlPlane").unwrap();
+    assert_eq!(control_plane["spec"]["asoManagedClusterPatches"].as_array().unwrap().len(), 2, "{control_plane}");
+    let batch =
+        objects.iter().find(|o| o["kind"] == "AzureManagedMachinePool" && o["spec"]["name"] == "batch").unwrap();
+    assert_eq!(batch["spec"]["asoManagedClustersAgentPoolPatches"].as_array().unwrap().len(), 1, "{batch}");
+    let system =
+        objects.iter().find(|o| o["kind"] == "AzureManagedMachinePool" && o["spec"]["name"] == "system").unwrap();
+    assert!(system["spec"].get("asoManagedClustersAgentPoolPatches").is_none(), "{system}");
+
+    // Checked on the objects the topology controller makes from the class, named by parameter.
+    let set = "asoManagedClusterPatches[1]={\"spec\": {\"enableRBAC\": \"yes\"}}";
+    let (code, stdout, stderr) =
+        render_failing(&["aks-topology", "--values", "examples/aks-patches.values.yaml", "--set", set]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("invalid parameter asoManagedClusterPatches[1]:"), "{stderr}");
+    assert!(stderr.contains("spec.enableRBAC"), "{stderr}");
+    let set = "pools[1].asoManagedClustersAgentPoolPatches=[\"spec: [\"]";
+    let (code, _, stderr) =
+        render_failing(&["aks-topology", "--values", "examples/aks-patches.values.yaml", "--set", set]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("pools[1].asoManagedClustersAgentPoolPatches[0]") && stderr.contains("not valid YAML"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn aso_patches_are_not_parameters_of_the_aso_flavors() {
+    for (flavor, values, set) in [
+        ("aks-aso", "examples/aks-aso.values.yaml", "asoManagedClusterPatches[0]={}"),
+        ("aks-aso-topology", "examples/aks-aso.values.yaml", "pools[0].asoManagedClustersAgentPoolPatches=[\"{}\"]"),
+    ] {
+        let (code, _, stderr) = render_failing(&[flavor, "--values", values, "--set", set]);
+        assert_eq!(code, Some(2), "{flavor}: {stderr}");
+        let path = set.split_once('=').unwrap().0.trim_end_matches("[0]");
+        assert!(stderr.contains(&format!("{path}: not used by flavor {flavor}")), "{flavor}: {stderr}");
+    }
+}
+
+#[test]
 fn params_listing_per_flavor() {
     insta::assert_snapshot!("params_aks", stdout_of(capz(&[]).args(["params", "aks"])));
     insta::assert_snapshot!("params_aks_aso", stdout_of(capz(&[]).args(["params", "aks-aso"])));
@@ -288,7 +440,7 @@ fn params_schema_is_a_json_schema_that_accepts_the_examples() {
     assert_eq!(schema["additionalProperties"], false);
     assert!(schema["properties"]["pools"].is_object());
     let validator = jsonschema::validator_for(&schema).unwrap();
-    for example in ["examples/aks.values.yaml", "examples/aks-aso.values.yaml"] {
+    for example in ["examples/aks.values.yaml", "examples/aks-aso.values.yaml", "examples/aks-patches.values.yaml"] {
         let text = std::fs::read_to_string(example).unwrap();
         let (value, _) = capz::manifest::parse_value(&text, example).unwrap();
         let errors: Vec<String> = validator.iter_errors(&value).map(|e| e.to_string()).collect();

@@ -260,3 +260,38 @@ fn fleet_with_a_cluster_class() {
         "{flux}"
     );
 }
+
+/// A fleet entry of flavor aks with a patch CAPZ cannot apply fails like `render aks`: exit 2, the entry and the
+/// parameter named, nothing written.
+#[test]
+fn a_broken_aso_patch_in_a_fleet_entry_names_the_entry_and_the_parameter() {
+    let work = tempfile::tempdir().unwrap();
+    let fleet = work.path().join("fleet.yaml");
+    std::fs::write(
+        &fleet,
+        "apiVersion: kubectl-capz/v1alpha1
+kind: Fleet
+clusters:
+- name: classic
+  namespace: team-0
+  flavor: aks
+  values:
+    kubernetesVersion: v1.33.2
+    location: westeurope
+    subscriptionId: 00000000-0000-0000-0000-000000000001
+    tenantId: 00000000-0000-0000-0000-000000000002
+    identity: {name: id, clientId: 00000000-0000-0000-0000-000000000003}
+    poolDefaults: {vmSize: Standard_D4s_v5}
+    asoManagedClusterPatches:
+    - '{\"spec\": {\"enableRBAC\": \"yes\"}}'
+",
+    )
+    .unwrap();
+    let out = work.path().join("repo");
+    let output = capz(&[]).args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("team-0/classic"), "{stderr}");
+    assert!(stderr.contains("asoManagedClusterPatches[0]") && stderr.contains("spec.enableRBAC"), "{stderr}");
+    assert!(!out.exists(), "nothing written");
+}

@@ -115,15 +115,64 @@ pub fn render_input(input: &RenderInputArgs) -> anyhow::Result<Vec<Document>> {
         CapiApi::V1beta1 => CapiVersion::V1beta1,
         CapiApi::V1beta2 => CapiVersion::V1beta2,
     };
-    let Some(class_flavor) = &class_flavor else {
-        return Ok(render::render_flavor(&engine, &flavor, &params, capi)?);
+    let documents = match &class_flavor {
+        None => render::render_flavor(&engine, &flavor, &params, capi)?,
+        Some(class_flavor) => with_class(&engine, class_flavor, &flavor, &params, capi)?,
     };
-    // ClusterClass and templates first, then the Cluster, indexed as one bundle.
+    check_patches(&engine, &flavor, &params, &layered, capi, &documents)?;
+    Ok(documents)
+}
+
+/// The ClusterClass and templates first, then the Cluster, indexed as one bundle.
+fn with_class(
+    engine: &Engine,
+    class_flavor: &render::Flavor,
+    flavor: &render::Flavor,
+    params: &params::Params,
+    capi: CapiVersion,
+) -> anyhow::Result<Vec<Document>> {
     let mut values: Vec<Value> =
-        render::render_flavor(&engine, class_flavor, &params, capi)?.into_iter().map(|d| d.value).collect();
-    values.extend(render::render_flavor(&engine, &flavor, &params, capi)?.into_iter().map(|d| d.value));
+        render::render_flavor(engine, class_flavor, params, capi)?.into_iter().map(|d| d.value).collect();
+    values.extend(render::render_flavor(engine, flavor, params, capi)?.into_iter().map(|d| d.value));
     let label: std::sync::Arc<str> = std::sync::Arc::from(format!("<rendered {} --with-class>", flavor.name));
     Ok(values.into_iter().enumerate().map(|(i, value)| Document::from_value(value, &label, i)).collect())
+}
+
+/// `asoManagedClusterPatches` and the pools' patches checked as CAPZ applies them, on the classic objects: the
+/// flavor's own, or for a topology flavor the objects CAPI's topology controller makes from its class (rendered
+/// with the same parameters) and the Cluster.
+fn check_patches(
+    engine: &Engine,
+    flavor: &render::Flavor,
+    params: &params::Params,
+    layered: &params::Layered,
+    capi: CapiVersion,
+    documents: &[Document],
+) -> anyhow::Result<()> {
+    let Some(class) = &flavor.class else {
+        return Ok(params::check_rendered_patches(params, layered, documents)?);
+    };
+    let has = |overlay: &params::Overlay, field: &str| overlay.get("spec").and_then(|s| s.get(field)).is_some();
+    let any_patch = !params.aso_managed_cluster_patches.is_empty()
+        || has(&params.control_plane, "asoManagedClusterPatches")
+        || params.pools.iter().any(|pool| {
+            !pool.aso_managed_clusters_agent_pool_patches.is_empty()
+                || has(&pool.managed_machine_pool, "asoManagedClustersAgentPoolPatches")
+        });
+    if !any_patch {
+        return Ok(());
+    }
+    let bundle = with_class(engine, &render::load_flavor(engine.source(), class)?, flavor, params, capi)?;
+    // A Cluster the planner rejects is reported by `plan` / `validate`; its patches cannot be placed.
+    let Ok(planned) = crate::topology::plan_all(&bundle) else { return Ok(()) };
+    let label: std::sync::Arc<str> = std::sync::Arc::from(format!("<planned {}>", flavor.name));
+    let objects: Vec<Document> = planned
+        .into_iter()
+        .flat_map(|p| p.objects)
+        .enumerate()
+        .map(|(i, value)| Document::from_value(value, &label, i))
+        .collect();
+    Ok(params::check_rendered_patches(params, layered, &objects)?)
 }
 
 /// Flavors that have a ClusterClass (`class:` in flavor.yaml), for the `--with-class` error.

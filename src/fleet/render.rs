@@ -354,7 +354,9 @@ fn render_with(
 ) -> Result<Vec<Document>, Box<dyn std::error::Error + Send + Sync>> {
     let layered = params::merge(inputs)?;
     let resolved = params::resolve(&layered, &flavor.name, &flavor.required, &flavor.unsupported)?;
-    Ok(render::render_flavor(engine, flavor, &resolved, capi)?)
+    let documents = render::render_flavor(engine, flavor, &resolved, capi)?;
+    params::check_rendered_patches(&resolved, &layered, &documents)?;
+    Ok(documents)
 }
 
 fn check(

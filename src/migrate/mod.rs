@@ -16,6 +16,7 @@ mod agent_pool;
 mod aso_bundle;
 mod bundle;
 mod defaults;
+mod from_templates;
 mod managed_cluster;
 mod patch_check;
 mod patches;
@@ -26,6 +27,10 @@ use serde_json::Value;
 
 pub use aso_bundle::{AsoBundle, MigrateOptions, to_aso_bundle};
 pub use bundle::{ClassicCluster, find_classic_clusters};
+pub use from_templates::{
+    CONTROL_PLANE_TEMPLATE_PATCHES, POOL_TEMPLATE_PATCHES, clusters_from_templates, with_placeholder_ssh_key,
+    without_patches,
+};
 pub use patch_check::{PatchFinding, PatchVerdict, check_patches};
 pub use patches::{PatchError, apply_merge_patches};
 

@@ -72,6 +72,16 @@ fn renumber(error: PatchError, index: usize) -> PatchError {
     }
 }
 
+fn without_pool_patches(cluster: &ClassicCluster) -> ClassicCluster {
+    let mut cluster = cluster.clone();
+    for (_, pool) in &mut cluster.pools {
+        if let Some(spec) = pool.value.get_mut("spec").and_then(Value::as_object_mut) {
+            spec.remove("asoManagedClustersAgentPoolPatches");
+        }
+    }
+    cluster
+}
+
 /// Every broken or no-op patch of a classic cluster's control plane and pools.
 pub fn check_patches(cluster: &ClassicCluster) -> Vec<PatchFinding> {
     let defaulted: Defaulted<'_> = defaults::apply(cluster);
@@ -82,8 +92,14 @@ pub fn check_patches(cluster: &ClassicCluster) -> Vec<PatchFinding> {
         judge(generated, &list, &pool.document.origin, "asoManagedClustersAgentPoolPatches", &mut out);
     }
     let list = patch_list(&defaulted.control_plane, "/spec/asoManagedClusterPatches");
+    // A broken pool patch stops CAPZ before the ManagedCluster too; its own patches are judged on the
+    // ManagedCluster CAPZ builds once the pools are fixed (here: without their patches).
+    let generated = || {
+        managed_cluster::build_unpatched(&defaulted)
+            .or_else(|_| managed_cluster::build_unpatched(&defaults::apply(&without_pool_patches(cluster))))
+    };
     if !list.is_empty()
-        && let Ok(generated) = managed_cluster::build_unpatched(&defaulted)
+        && let Ok(generated) = generated()
     {
         judge(&generated, &list, &cluster.control_plane.origin, "asoManagedClusterPatches", &mut out);
     }

@@ -219,7 +219,7 @@ pub fn fallback_of(path: &str) -> Option<&'static str> {
 
 /// Where the value at `pointer` came from; for a key created by a deeper `--set`, the first
 /// source below it.
-fn source_label(layered: &Layered, pointer: &str) -> Option<String> {
+pub(super) fn source_label(layered: &Layered, pointer: &str) -> Option<String> {
     match layered.source_of(pointer) {
         Source::Default => layered
             .sources_under(pointer)

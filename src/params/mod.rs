@@ -2,6 +2,7 @@
 
 mod check;
 mod model;
+mod patches;
 mod sources;
 mod table;
 
@@ -9,6 +10,7 @@ use std::fmt;
 
 pub use check::{Requirement, fallback_of, resolve};
 pub use model::*;
+pub use patches::check_rendered_patches;
 pub use sources::{
     ENV_ALIASES, InlineValues, Inputs, Layered, Source, display_path, env_alias, merge, parse_path, pointer_of,
     set_value,

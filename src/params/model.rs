@@ -60,6 +60,12 @@ pub struct Params {
     pub disable_local_accounts: bool,
     /// aks: overlay deep-merged into the AzureManagedControlPlane (e.g. `{spec: {sku: {tier: Standard}}}`).
     pub control_plane: Overlay,
+    /// aks, aks-topology: the AzureManagedControlPlane's `spec.asoManagedClusterPatches`: JSON merge patches
+    /// (each a YAML or JSON string) CAPZ applies, in order, to the ASO ManagedCluster it creates, e.g.
+    /// `'{"spec": {"nodeProvisioningProfile": {"mode": "Auto"}}}'`. Checked at render: a patch CAPZ cannot apply
+    /// is an error; one that changes nothing or changes a field CAPZ owns is a finding of `--validate`.
+    /// aks-topology passes them in the class variable controlPlaneSpec.
+    pub aso_managed_cluster_patches: Vec<String>,
     /// aks-aso: overlay deep-merged into the embedded ASO ManagedCluster
     /// (e.g. `{spec: {autoUpgradeProfile: {upgradeChannel: stable}}}`).
     pub managed_cluster: Overlay,
@@ -88,6 +94,7 @@ impl Default for Params {
             pools: vec![Pool::named("pool0", PoolMode::System), Pool::named("pool1", PoolMode::User)],
             disable_local_accounts: false,
             control_plane: Overlay::new(),
+            aso_managed_cluster_patches: Vec::new(),
             managed_cluster: Overlay::new(),
             resource_group: Overlay::new(),
             maintenance: Maintenance::default(),
@@ -221,6 +228,12 @@ pub struct Pool {
     /// aks: overlay deep-merged into the AzureManagedMachinePool (e.g. `{spec: {osDiskSizeGB: 64}}`).
     #[serde(default)]
     pub managed_machine_pool: Overlay,
+    /// aks, aks-topology: the AzureManagedMachinePool's `spec.asoManagedClustersAgentPoolPatches`: JSON merge
+    /// patches (each a YAML or JSON string) CAPZ applies, in order, to the ASO ManagedClustersAgentPool it
+    /// creates, e.g. `'{"spec": {"messageOfTheDay": "aGk="}}'`. Checked at render as asoManagedClusterPatches
+    /// (aks-topology: in the pool's machinePoolSpec variable).
+    #[serde(default)]
+    pub aso_managed_clusters_agent_pool_patches: Vec<String>,
 }
 
 fn default_pool_mode() -> PoolMode {
@@ -247,6 +260,7 @@ impl Pool {
             taints: Vec::new(),
             agent_pool: Overlay::new(),
             managed_machine_pool: Overlay::new(),
+            aso_managed_clusters_agent_pool_patches: Vec::new(),
         }
     }
 }

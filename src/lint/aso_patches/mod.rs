@@ -1,0 +1,152 @@
+//! `asoManagedClusterPatches` / `asoManagedClustersAgentPoolPatches` checked offline, on AzureManagedControlPlanes
+//! and AzureManagedMachinePools of a classic cluster and on their Templates (judged on a cluster made up from the
+//! template, see `migrate::clusters_from_templates`): each patch is applied as CAPZ's `aso.PatchedParameters`
+//! applies it to the object CAPZ generates (src/migrate), and a patch CAPZ cannot apply (not YAML, or an object
+//! that no longer decodes as the ASO kind), one that changes nothing and one that changes a field CAPZ owns are
+//! reported at the patch's file:line, as is what the patched object fails ([`patched`]).
+
+mod patched;
+
+use crate::manifest::{Document, Origin, parse_plain_value};
+use crate::migrate::{
+    ClassicCluster, PatchVerdict, check_patches, clusters_from_templates, find_classic_clusters,
+    with_placeholder_ssh_key,
+};
+
+use super::Sink;
+
+pub(crate) const PATCH_BROKEN: &str = "capz-aso-patch-broken";
+pub(crate) const PATCH_NO_OP: &str = "capz-aso-patch-no-op";
+pub(crate) const PATCH_OWNED_FIELD: &str = "capz-aso-patch-owned-field";
+pub(crate) const PATCH_SCHEMA: &str = "aso-patched-object-schema";
+pub(crate) const PATCH_UNCHECKED: &str = "aso-patched-object-unchecked";
+/// The rules of this module (the embedded-object rules run on the patched objects without them).
+const PATCH_RULES: &[&str] = &[PATCH_BROKEN, PATCH_NO_OP, PATCH_OWNED_FIELD, PATCH_SCHEMA, PATCH_UNCHECKED];
+
+/// Fields of the generated object CAPZ owns: it overwrites them after the patches (metadata), derives them
+/// itself (agentPoolProfiles, the agent pool's name), or a change breaks what CAPZ relies on (owner, the
+/// kubeconfig Secrets in operatorSpec).
+const OWNED: &[(&str, &str)] = &[
+    ("/metadata/name", "CAPZ sets the name after the patches"),
+    ("/metadata/namespace", "CAPZ sets the namespace after the patches"),
+    ("/metadata/ownerReferences", "CAPZ sets the controller owner reference after the patches"),
+    ("/metadata/labels/cluster.x-k8s.io~1cluster-name", "CAPZ sets this label after the patches"),
+    (
+        "/metadata/annotations/serviceoperator.azure.com~1reconcile-policy",
+        "CAPZ sets this annotation after the patches",
+    ),
+    ("/metadata/annotations/serviceoperator.azure.com~1credential-from", "CAPZ sets this annotation after the patches"),
+    ("/apiVersion", "CAPZ cannot decode the object as another version"),
+    ("/kind", "CAPZ cannot decode the object as another kind"),
+    ("/spec/owner", "CAPZ points the owner at the ResourceGroup / ManagedCluster it creates"),
+    ("/spec/azureName", "CAPZ derives the Azure name (and the pool's agentPoolProfiles name) itself"),
+    ("/spec/operatorSpec", "CAPZ reads the kubeconfig Secrets and the OIDC ConfigMap it names here"),
+    ("/spec/agentPoolProfiles", "CAPZ builds agentPoolProfiles from the AzureManagedMachinePools"),
+];
+
+/// The JSON pointers a merge patch touches (its leaves, and nulls).
+pub(super) fn touched(value: &serde_json::Value, prefix: &str, out: &mut Vec<String>) {
+    match value.as_object() {
+        Some(map) if !map.is_empty() => {
+            for (key, child) in map {
+                touched(child, &format!("{prefix}/{}", super::escape_segment(key)), out);
+            }
+        }
+        _ => out.push(prefix.to_string()),
+    }
+}
+
+const PATCH_FIELDS: &[(&str, &str)] = &[
+    ("AzureManagedControlPlane", "/spec/asoManagedClusterPatches"),
+    ("AzureManagedMachinePool", "/spec/asoManagedClustersAgentPoolPatches"),
+    ("AzureManagedControlPlaneTemplate", "/spec/template/spec/asoManagedClusterPatches"),
+    ("AzureManagedMachinePoolTemplate", "/spec/template/spec/asoManagedClustersAgentPoolPatches"),
+];
+
+/// The input document holding the patches of `origin` and the pointer of `pointer` in it: a Template holds the
+/// spec of the object CAPZ reads under `/spec/template`.
+fn locate(documents: &[Document], origin: &Origin, pointer: &str) -> Option<(usize, String)> {
+    let doc = documents.iter().position(|d| d.origin == *origin)?;
+    if documents[doc].kind().ends_with("Template") {
+        Some((doc, format!("/spec/template{pointer}")))
+    } else {
+        Some((doc, pointer.to_string()))
+    }
+}
+
+pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
+    if !sink.wants(PATCH_RULES) {
+        return;
+    }
+    let mut judged = std::collections::BTreeSet::new();
+    let mut clusters = find_classic_clusters(documents).unwrap_or_default();
+    clusters.extend(clusters_from_templates(documents));
+    for cluster in &clusters {
+        patched::check(documents, &with_placeholder_ssh_key(cluster), sink);
+        judge_patches(documents, cluster, sink, &mut judged);
+    }
+    check_texts(documents, sink, &judged);
+}
+
+/// Broken and no-op patches of one cluster; `judged` gets the patches reported.
+fn judge_patches(
+    documents: &[Document],
+    cluster: &ClassicCluster,
+    sink: &mut Sink<'_>,
+    judged: &mut std::collections::BTreeSet<(usize, String)>,
+) {
+    for finding in check_patches(cluster) {
+        let Some((doc, pointer)) = locate(documents, &finding.origin, &finding.pointer) else { continue };
+        judged.insert((doc, pointer.clone()));
+        match finding.verdict {
+            PatchVerdict::Broken(error) => {
+                sink.emit(PATCH_BROKEN, doc, &pointer, format!("{error}; CAPZ fails to reconcile with this patch"))
+            }
+            PatchVerdict::NoOp => sink.emit(
+                PATCH_NO_OP,
+                doc,
+                &pointer,
+                format!(
+                    "patch at index {} changes nothing in the object CAPZ generates: it sets only what CAPZ already \
+                     sets, or fields the ASO type does not have (CAPZ drops them)",
+                    finding.index
+                ),
+            ),
+        }
+    }
+}
+
+/// Every patch of every document on its own: not YAML (unless judged already), or touching a field CAPZ owns.
+fn check_texts(documents: &[Document], sink: &mut Sink<'_>, judged: &std::collections::BTreeSet<(usize, String)>) {
+    for (doc, document) in documents.iter().enumerate() {
+        let Some((_, pointer)) = PATCH_FIELDS.iter().find(|(kind, _)| *kind == document.kind()) else { continue };
+        let Some(patches) = document.value.pointer(pointer).and_then(|v| v.as_array()) else { continue };
+        for (index, patch) in patches.iter().enumerate() {
+            let at = format!("{pointer}/{index}");
+            let text = patch.as_str().unwrap_or("");
+            match parse_plain_value(text, "the patch") {
+                Err(error) => {
+                    if !judged.contains(&(doc, at.clone())) {
+                        sink.emit(PATCH_BROKEN, doc, &at, format!("patch at index {index} is not valid YAML: {error}"));
+                    }
+                }
+                Ok(value) => {
+                    let mut paths = Vec::new();
+                    touched(&value, "", &mut paths);
+                    for path in paths {
+                        if let Some((field, why)) =
+                            OWNED.iter().find(|(owned, _)| path == *owned || path.starts_with(&format!("{owned}/")))
+                        {
+                            sink.emit(
+                                PATCH_OWNED_FIELD,
+                                doc,
+                                &at,
+                                format!("patch at index {index} changes {field}, which CAPZ owns: {why}"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! The ManagedCluster and ManagedClustersAgentPools CAPZ creates with the patches applied, checked as ASO objects
+//! embedded in AzureASOManaged*.spec.resources are: ASO's schema of their apiVersion (or "not checked" when
+//! schemas/ lacks that version), then every lint rule on the AzureASOManaged* bundle of the cluster (`migrate`'s),
+//! with and without the patches; what only the patched bundle fails is reported at the patch that caused it.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::manifest::{Document, parse_plain_value, split_api_version};
+use crate::migrate::{ClassicCluster, MigrateOptions, Translation, to_aso_bundle, translate, without_patches};
+use crate::report::{Finding, Severity};
+use crate::schema::{Gvk, ObjectStatus, ValidateOptions, Validator};
+
+use super::super::{RuleSelection, Sink, rule_info};
+use super::{PATCH_RULES, PATCH_SCHEMA, PATCH_UNCHECKED, locate, touched};
+
+const CP_FIELD: &str = "asoManagedClusterPatches";
+const POOL_FIELD: &str = "asoManagedClustersAgentPoolPatches";
+
+/// One object with patches: the classic document holding them, their field, and the object CAPZ creates.
+struct Target<'a> {
+    holder: &'a Document,
+    field: &'static str,
+    patches: Vec<String>,
+    object: &'a Value,
+    /// What CAPZ creates without any patch of the cluster.
+    unpatched: Option<&'a Value>,
+}
+
+impl Target<'_> {
+    fn pointer(&self, index: usize) -> String {
+        format!("/spec/{}/{index}", self.field)
+    }
+}
+
+fn patch_texts(holder: &Document, field: &str) -> Vec<String> {
+    holder
+        .value
+        .pointer(&format!("/spec/{field}"))
+        .and_then(Value::as_array)
+        .map(|list| list.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
+        .unwrap_or_default()
+}
+
+fn targets<'a>(
+    cluster: &'a ClassicCluster,
+    translation: &'a Translation,
+    unpatched: Option<&'a Translation>,
+) -> Vec<Target<'a>> {
+    let mut out = Vec::new();
+    let patches = patch_texts(&cluster.control_plane, CP_FIELD);
+    if !patches.is_empty() {
+        out.push(Target {
+            holder: &cluster.control_plane,
+            field: CP_FIELD,
+            patches,
+            object: &translation.managed_cluster,
+            unpatched: unpatched.map(|t| &t.managed_cluster),
+        });
+    }
+    for (index, ((_, pool), object)) in cluster.pools.iter().zip(&translation.agent_pools).enumerate() {
+        let patches = patch_texts(pool, POOL_FIELD);
+        if !patches.is_empty() {
+            let unpatched = unpatched.and_then(|t| t.agent_pools.get(index));
+            out.push(Target { holder: pool, field: POOL_FIELD, patches, object, unpatched });
+        }
+    }
+    out
+}
+
+pub(super) fn check(documents: &[Document], cluster: &ClassicCluster, sink: &mut Sink<'_>) {
+    let Ok(translation) = translate(cluster) else { return };
+    let unpatched = translate(&without_patches(cluster)).ok();
+    let targets = targets(cluster, &translation, unpatched.as_ref());
+    if targets.is_empty() {
+        return;
+    }
+    check_schemas(documents, &targets, sink);
+    check_embedded_rules(documents, cluster, &targets, sink);
+}
+
+/// The schema errors of `object` as `(path, message)`.
+fn schema_errors(validator: &Validator<'_>, object: &Value, holder: &Document) -> Vec<(String, String)> {
+    let document = Document::from_value(object.clone(), &holder.origin.source, 0);
+    let outcome = validator.validate_document(&document);
+    if outcome.status != ObjectStatus::Invalid {
+        return Vec::new();
+    }
+    outcome
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .map(|f| (f.path.clone(), f.message.clone()))
+        .collect()
+}
+
+/// ASO's schema of the patched object's apiVersion; an error the object without patches does not have is reported
+/// at the last patch of the object.
+fn check_schemas(documents: &[Document], targets: &[Target<'_>], sink: &mut Sink<'_>) {
+    let validator = Validator::new(crate::migrate::schemas(), ValidateOptions::default());
+    for target in targets {
+        let Some((doc, pointer)) = locate(documents, &target.holder.origin, &target.pointer(target.patches.len() - 1))
+        else {
+            continue;
+        };
+        let patched = Document::from_value(target.object.clone(), &target.holder.origin.source, 0);
+        let api_version = patched.api_version().to_string();
+        let kind = patched.kind().to_string();
+        let (group, version) = split_api_version(&api_version);
+        if !matches!(crate::migrate::schemas().get(&Gvk::new(group, version, &kind)), Ok(Some(_))) {
+            let why = if version.contains("preview") {
+                " (CAPZ uses this preview version because enablePreviewFeatures is true)"
+            } else {
+                ""
+            };
+            sink.emit(
+                PATCH_UNCHECKED,
+                doc,
+                &pointer,
+                format!(
+                    "not checked: ASO schema for {api_version} is not bundled{why}; the {kind} CAPZ creates with the \
+                     patches applied is neither validated against ASO's schema nor known to be valid"
+                ),
+            );
+            continue;
+        }
+        let before = target.unpatched.map(|u| schema_errors(&validator, u, target.holder)).unwrap_or_default();
+        for (path, message) in schema_errors(&validator, target.object, target.holder) {
+            if before.contains(&(path.clone(), message.clone())) {
+                continue;
+            }
+            sink.emit(
+                PATCH_SCHEMA,
+                doc,
+                &pointer,
+                format!(
+                    "with the patches applied, the {kind} CAPZ creates fails ASO's schema ({api_version}) at {path}: \
+                     {message}"
+                ),
+            );
+        }
+    }
+}
+
+/// The lint findings of the AzureASOManaged* bundle of `cluster`; each finding's `source` is its object's index.
+fn bundle_findings(cluster: &ClassicCluster, selection: &RuleSelection) -> Option<Vec<Finding>> {
+    let bundle = to_aso_bundle(cluster, &MigrateOptions::default()).ok()?;
+    let documents: Vec<Document> = bundle
+        .objects
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| Document::from_value(value, &Arc::from(i.to_string()), i))
+        .collect();
+    Some(super::super::check(&documents, selection))
+}
+
+/// The target a finding on object `index` of the bundle (Cluster, AzureASOManagedCluster, control plane, then a
+/// MachinePool and its AzureASOManagedMachinePool per pool) belongs to: the object's own patches, else the only
+/// object of the cluster with patches.
+fn target_of<'t, 'a>(index: usize, cluster: &ClassicCluster, targets: &'t [Target<'a>]) -> Option<&'t Target<'a>> {
+    let own = match index {
+        0..=2 => Some(&cluster.control_plane),
+        _ => cluster.pools.get((index - 3) / 2).map(|(_, pool)| pool),
+    };
+    own.and_then(|holder| targets.iter().find(|t| std::ptr::eq(t.holder, holder))).or(if let [only] = targets {
+        Some(only)
+    } else {
+        None
+    })
+}
+
+/// The last patch that touches `inner` (a pointer in the patched object), or one of its parents or children;
+/// else the last patch.
+fn culprit(target: &Target<'_>, inner: Option<&str>) -> usize {
+    let last = target.patches.len() - 1;
+    let Some(inner) = inner else { return last };
+    let related =
+        |path: &str| path == inner || inner.starts_with(&format!("{path}/")) || path.starts_with(&format!("{inner}/"));
+    (0..target.patches.len())
+        .rev()
+        .find(|&i| {
+            let Ok(patch) = parse_plain_value(&target.patches[i], "the patch") else { return false };
+            let mut paths = Vec::new();
+            touched(&patch, "", &mut paths);
+            paths.iter().any(|p| related(p))
+        })
+        .unwrap_or(last)
+}
+
+/// The rules of ASO objects embedded in AzureASOManaged*.spec.resources (and every other rule of the bundle),
+/// on the bundle with and without the patches.
+fn check_embedded_rules(documents: &[Document], cluster: &ClassicCluster, targets: &[Target<'_>], sink: &mut Sink<'_>) {
+    let selection = RuleSelection {
+        enabled: sink.selection.enabled.iter().copied().filter(|id| !PATCH_RULES.contains(id)).collect(),
+    };
+    let Some(patched) = bundle_findings(cluster, &selection) else { return };
+    let Some(unpatched) = bundle_findings(&without_patches(cluster), &selection) else { return };
+    let same = |a: &Finding, b: &Finding| {
+        a.rule == b.rule && a.source == b.source && a.path == b.path && a.message == b.message
+    };
+    for finding in patched.iter().filter(|f| !unpatched.iter().any(|u| same(f, u))) {
+        let Some(rule) = rule_info(&finding.rule) else { continue };
+        let Ok(index) = finding.source.parse::<usize>() else { continue };
+        let Some(target) = target_of(index, cluster, targets) else { continue };
+        let inner = finding.path.strip_prefix("/spec/resources/0").filter(|p| p.is_empty() || p.starts_with('/'));
+        let culprit = culprit(target, inner);
+        let Some((doc, pointer)) = locate(documents, &target.holder.origin, &target.pointer(culprit)) else {
+            continue;
+        };
+        let kind = target.object.get("kind").and_then(Value::as_str).unwrap_or("object");
+        let place = match inner {
+            Some(inner) => format!("the {kind} CAPZ creates, at {}", if inner.is_empty() { "/" } else { inner }),
+            None => format!("{} of the AzureASOManaged* bundle of this cluster, at {}", finding.object, finding.path),
+        };
+        sink.emit(
+            rule.id,
+            doc,
+            &pointer,
+            format!("patch at index {culprit}: with the patches applied, {place}: {}", finding.message),
+        );
+    }
+}
