@@ -16,6 +16,7 @@ mod agent_pool;
 mod aso_bundle;
 mod bundle;
 mod defaults;
+pub mod live;
 mod managed_cluster;
 mod patch_check;
 mod patches;
