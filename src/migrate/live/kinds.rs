@@ -67,6 +67,14 @@ impl Target {
     pub fn new(kind: Kind, namespace: &str, name: &str) -> Target {
         Target { kind, namespace: Some(namespace.to_string()), name: name.to_string() }
     }
+    /// The target of an object to create.
+    pub fn of(kind: Kind, object: &serde_json::Value) -> Target {
+        let name = object.pointer("/metadata/name").and_then(serde_json::Value::as_str).unwrap_or("");
+        match object.pointer("/metadata/namespace").and_then(serde_json::Value::as_str) {
+            Some(ns) => Target::new(kind, ns, name),
+            None => Target { kind, namespace: None, name: name.to_string() },
+        }
+    }
     pub fn namespace(name: &str) -> Target {
         Target { kind: NAMESPACE, namespace: None, name: name.to_string() }
     }

@@ -6,9 +6,9 @@ use serde_json::{Map, Value, json};
 use super::names::Names;
 use super::{ADOPT, CREDENTIAL_FROM, MIGRATION, RECONCILE_POLICY};
 
-/// Read-only fields of `status.agentPoolProfiles` that the spec does not have.
+/// Read-only fields of `status.agentPoolProfiles` that the spec does not have (ASO v1api20250801's schema).
 const STATUS_ONLY_PROFILE_FIELDS: &[&str] =
-    &["currentOrchestratorVersion", "eTag", "nodeImageVersion", "powerState", "provisioningState"];
+    &["currentOrchestratorVersion", "eTag", "nodeImageVersion", "provisioningState", "status"];
 /// ARM id fields of a status profile and the spec reference each one becomes.
 const PROFILE_REFERENCES: &[(&str, &str)] = &[
     ("vnetSubnetID", "vnetSubnetReference"),
@@ -129,6 +129,11 @@ pub fn managed_cluster(old: &Value, names: &Names) -> Value {
             operator.remove("secrets");
         }
     }
+    if object.pointer("/spec/operatorSpec").and_then(Value::as_object).is_some_and(Map::is_empty)
+        && let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut)
+    {
+        spec.remove("operatorSpec");
+    }
     object
 }
 
@@ -183,7 +188,7 @@ mod tests {
             "provisioningState": "Succeeded", "powerState": {"code": "Running"}, "vnetSubnetID": "/subscriptions/x"});
         assert_eq!(
             spec_profile(&status),
-            json!({"name": "pool0", "count": 2, "mode": "System", "vmSize": "Standard_D2s_v3",
+            json!({"name": "pool0", "count": 2, "mode": "System", "vmSize": "Standard_D2s_v3", "powerState": {"code": "Running"},
                 "vnetSubnetReference": {"armId": "/subscriptions/x"}})
         );
     }

@@ -110,12 +110,7 @@ impl Action {
             Action::RemoveFinalizers { target } => {
                 format!("remove the finalizers of {target} (merge): {}", json!({"metadata": {"finalizers": null}}))
             }
-            Action::Create { kind, object } => format!(
-                "create {} {}/{}",
-                kind.kind,
-                object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or(""),
-                object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")
-            ),
+            Action::Create { kind, object } => format!("create {}", Target::of(*kind, object)),
             Action::Delete { target } => format!("delete {target} (no wait)"),
             Action::WaitAnnotationGone { targets, annotation } => {
                 format!("wait until {annotation} is gone from {}", list(targets))

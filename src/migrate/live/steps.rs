@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::guard::{self, Facts, Scope, Write};
 use super::kinds::{self, Target};
@@ -114,7 +114,7 @@ impl Executor<'_> {
                 self.api.merge_patch(target, &json!({"metadata": {"finalizers": null}})).await.map(drop)
             }
             Action::Create { kind, object } => {
-                let target = target_of(*kind, object);
+                let target = Target::of(*kind, object);
                 if self.api.get(&target).await?.is_some() {
                     return Ok(());
                 }
@@ -198,13 +198,5 @@ impl Executor<'_> {
             observer.waiting(what, elapsed);
             tokio::time::sleep(self.options.poll).await;
         }
-    }
-}
-
-fn target_of(kind: kinds::Kind, object: &Value) -> Target {
-    let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-    match object.pointer("/metadata/namespace").and_then(Value::as_str) {
-        Some(ns) => Target::new(kind, ns, name),
-        None => Target::namespace(name),
     }
 }
