@@ -34,8 +34,7 @@ pub enum Command {
     /// Print the objects a ClusterClass topology produces for a topology Cluster.
     #[command(after_help = PLAN_EXAMPLES)]
     Plan(PlanArgs),
-    /// Turn classic AzureManagedControlPlane clusters into AzureASOManaged* manifests (offline, -f), or migrate
-    /// a live classic cluster to the ASO API (CLUSTER; a dry run unless --execute).
+    /// Move classic AzureManagedControlPlane clusters to the ASO API: manifests (-f) or a live cluster.
     #[command(after_help = MIGRATE_EXAMPLES)]
     Migrate(MigrateArgs),
     /// Print the plugin version and the CAPI, CAPZ and ASO versions it targets.

@@ -738,3 +738,50 @@ fn a_rearmed_old_aso_object_stops_the_run_and_changes_nothing() {
     let out = fixture.run(&[]);
     assert_eq!(out.status.code(), Some(2), "stdout: {}", text(&out.stdout));
 }
+
+#[test]
+fn out_dir_gets_the_offline_migration_of_the_live_objects() {
+    let fixture = Fixture::new("mig-out");
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("repo");
+    let before = fixture.resource_versions();
+    let out = fixture.run(&["--out-dir", out_dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    assert_eq!(fixture.resource_versions(), before, "--out-dir changed the cluster");
+    let manifests = std::fs::read_to_string(out_dir.join("c1/aso-managed.yaml")).unwrap();
+    let documents = capz::manifest::parse_documents(&manifests, "aso-managed.yaml").unwrap();
+    let kinds: Vec<String> =
+        documents.iter().map(|d| format!("{} {}", d.kind(), d.namespace().unwrap_or(""))).collect();
+    let new = &fixture.new;
+    assert_eq!(
+        kinds,
+        [
+            format!("Cluster {new}"),
+            format!("AzureASOManagedCluster {new}"),
+            format!("AzureASOManagedControlPlane {new}"),
+            format!("MachinePool {new}"),
+            format!("AzureASOManagedMachinePool {new}"),
+            format!("MachinePool {new}"),
+            format!("AzureASOManagedMachinePool {new}"),
+        ]
+    );
+    assert!(!manifests.contains("resourceVersion") && !manifests.contains("uid:"), "{manifests}");
+    // Never overwritten: a second run refuses.
+    let out = fixture.run(&["--out-dir", out_dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("does not overwrite"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn cluster_and_filename_are_mutually_exclusive_and_cluster_needs_to_namespace() {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_kubectl-capz")).args(["migrate", "c1", "-f", "x.yaml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot be used with"), "{}", text(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-capz")).args(["migrate"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--filename") || text(&out.stderr).contains("CLUSTER"), "{}", text(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-capz")).args(["migrate", "c1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--to-namespace NEW is required"), "{}", text(&out.stderr));
+}
