@@ -785,3 +785,108 @@ fn cluster_and_filename_are_mutually_exclusive_and_cluster_needs_to_namespace() 
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--to-namespace NEW is required"), "{}", text(&out.stderr));
 }
+
+/// An observer that runs a hook before each action (to change the cluster behind the migration's back).
+struct Saboteur<F: FnMut(&capz::migrate::live::Action)> {
+    before_action: F,
+}
+
+impl<F: FnMut(&capz::migrate::live::Action)> capz::migrate::live::Observer for Saboteur<F> {
+    fn confirm(&mut self, _: &capz::migrate::live::Step) -> bool {
+        true
+    }
+    fn skipped(&mut self, _: &capz::migrate::live::Step) {}
+    fn started(&mut self, _: &capz::migrate::live::Step) {}
+    fn action(&mut self, action: &capz::migrate::live::Action) {
+        (self.before_action)(action);
+    }
+    fn waiting(&mut self, _: &str, _: Duration) {}
+    fn done(&mut self, _: &capz::migrate::live::Step) {}
+}
+
+/// Runs the plan in-process with `hook` called before every action; returns the error it stopped with.
+fn run_with_hook(fixture: &Fixture, hook: impl FnMut(&capz::migrate::live::Action)) -> capz::migrate::live::LiveError {
+    use capz::migrate::live::{Api, Names, RunOptions, run_plan};
+    let options = capz::cluster::ClusterOptions {
+        kubeconfig: Some(support::apiserver().kubeconfig.clone()),
+        ..Default::default()
+    };
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap().block_on(async {
+        let api = Api::new(capz::cluster::Cluster::connect(&options).await.unwrap());
+        let names = Names::discover(&api, &fixture.old, "c1", &fixture.new).await.unwrap();
+        let options = RunOptions { timeout: Duration::from_secs(60), poll: Duration::from_millis(100) };
+        let mut observer = Saboteur { before_action: hook };
+        // The hook's blocking kubectl calls hold one worker; the runtime has another.
+        run_plan(&api, &names, options, &mut observer).await.expect_err("the guard stops the run")
+    })
+}
+
+#[test]
+fn the_guard_refuses_to_strip_an_old_aso_object_rearmed_mid_step() {
+    let fixture = Fixture::new("mig-guard-skip");
+    let _controllers = Controllers::start(&fixture);
+    let old = fixture.old.clone();
+    let error = run_with_hook(&fixture, |action| {
+        if action.describe().starts_with(&format!("remove the finalizers of ManagedCluster {old}/c1")) {
+            // Between the skip patch and the finalizer removal, someone sets the policy back to manage.
+            support::apiserver().kubectl_ok(&[
+                "annotate",
+                "--overwrite",
+                "managedclusters.containerservice.azure.com",
+                "c1",
+                "-n",
+                &old,
+                &format!("{SKIP}=manage"),
+            ]);
+        }
+    });
+    let message = error.to_string();
+    assert!(
+        message.contains(&format!("refused to remove the finalizers of ManagedCluster {old}/c1"))
+            && message.contains("reconcile-policy: skip"),
+        "{message}"
+    );
+    let mc = support::apiserver().kubectl_ok(&[
+        "get",
+        "managedclusters.containerservice.azure.com",
+        "c1",
+        "-n",
+        &old,
+        "-o",
+        "jsonpath={.metadata.finalizers}",
+    ]);
+    assert!(mc.contains("serviceoperator.azure.com/finalizer"), "the finalizer stayed: {mc}");
+}
+
+#[test]
+fn the_guard_refuses_to_delete_old_objects_when_the_new_cluster_is_not_available() {
+    let fixture = Fixture::new("mig-guard-avail");
+    let controllers = Controllers::start(&fixture);
+    let (new, old) = (fixture.new.clone(), fixture.old.clone());
+    let error = run_with_hook(&fixture, |action| {
+        if action.describe().starts_with(&format!("delete Cluster {old}/c1")) {
+            // Right before the first deletion the new Cluster stops being Available (controllers held back).
+            controllers.set_level(4);
+            support::apiserver().kubectl_ok(&[
+                "patch", "clusters.cluster.x-k8s.io", "c1", "-n", &new, "--subresource", "status", "--type", "merge",
+                "-p", r#"{"status":{"v1beta2":{"conditions":[{"type":"Available","status":"False","reason":"Down","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}}"#,
+            ]);
+        }
+    });
+    let message = error.to_string();
+    assert!(
+        message.contains(&format!("refused to delete Cluster {old}/c1"))
+            && message.contains("before the new Cluster is Available"),
+        "{message}"
+    );
+    let cluster = support::apiserver().kubectl_ok(&[
+        "get",
+        "clusters.cluster.x-k8s.io",
+        "c1",
+        "-n",
+        &old,
+        "-o",
+        "jsonpath={.metadata.deletionTimestamp}",
+    ]);
+    assert_eq!(cluster, "", "the old Cluster was not deleted");
+}
