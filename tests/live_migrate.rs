@@ -890,3 +890,74 @@ fn the_guard_refuses_to_delete_old_objects_when_the_new_cluster_is_not_available
     ]);
     assert_eq!(cluster, "", "the old Cluster was not deleted");
 }
+
+/// Runs `migrate --execute` (no --yes) on a pseudo-terminal (util-linux `script`), answering `answers`.
+fn run_on_terminal(fixture: &Fixture, answers: &str) -> (Option<i32>, String) {
+    let quoted: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_kubectl-capz").to_string())
+        .chain(fixture.args(&["--execute"]))
+        .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
+        .collect();
+    let mut child = Command::new("script")
+        .args(["-qec", &quoted.join(" "), "/dev/null"])
+        .env_remove("KUBECONFIG")
+        .env("TERM", "dumb")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux `script` runs the command on a pseudo-terminal");
+    let mut stdin = child.stdin.take().unwrap();
+    let answers = answers.to_string();
+    // One answer per prompt, slowly enough that each is read by its own prompt.
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        for line in answers.lines() {
+            std::thread::sleep(Duration::from_millis(1500));
+            let _ = writeln!(stdin, "{line}");
+        }
+        std::thread::sleep(Duration::from_millis(3000));
+    });
+    let out = child.wait_with_output().unwrap();
+    let _ = writer.join();
+    (out.status.code(), text(&out.stdout))
+}
+
+#[test]
+fn on_a_terminal_each_step_asks_and_a_no_stops_the_run_there() {
+    let fixture = Fixture::new("mig-tty");
+    let controllers = Controllers::start(&fixture);
+    // CAPZ held back, so step 2 is still to do when asked: yes to step 1, no to step 2.
+    controllers.set_level(0);
+    let (code, screen) = run_on_terminal(&fixture, "y\nn\n");
+    assert!(screen.contains("Run step 1? [y/N]"), "{screen}");
+    assert!(screen.contains("Run step 2? [y/N]"), "{screen}");
+    assert!(screen.contains("step 2 not confirmed"), "{screen}");
+    assert_eq!(code, Some(2), "{screen}");
+    let server = support::apiserver();
+    let paused = server.kubectl_ok(&[
+        "get",
+        "clusters.cluster.x-k8s.io",
+        "c1",
+        "-n",
+        &fixture.old,
+        "-o",
+        "jsonpath={.spec.paused}",
+    ]);
+    assert_eq!(paused, "true");
+    let policy = server.kubectl_ok(&[
+        "get",
+        "managedclusters.containerservice.azure.com",
+        "c1",
+        "-n",
+        &fixture.old,
+        "-o",
+        "jsonpath={.metadata.annotations.serviceoperator\\.azure\\.com/reconcile-policy}",
+    ]);
+    assert_eq!(policy, "", "step 3 did not run");
+    // The run resumes from step 2.
+    controllers.set_level(ALL_LEVELS);
+    let out = fixture.run(&["--execute", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("step 1: pause the old Cluster: already done"), "{}", text(&out.stderr));
+    assert_migrated(&fixture);
+}
