@@ -642,6 +642,28 @@ fn unmet_preconditions_exit_2_naming_the_object() {
         "{}",
         text(&out.stderr)
     );
+    // A new namespace that already holds an object of a kind the migration creates: a name-clash risk.
+    let server = support::apiserver();
+    server.kubectl_ok(&["create", "namespace", &fixture.new]);
+    server.kubectl_stdin_ok(
+        &["create", "-f", "-"],
+        &format!(
+            "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nmetadata: {{name: c1, namespace: {}}}\n",
+            fixture.new
+        ),
+    );
+    server.kubectl_stdin_ok(
+        &["create", "-f", "-"],
+        &format!("apiVersion: v1\nkind: Secret\nmetadata: {{name: aso-credentials, namespace: {}}}\n", fixture.old),
+    );
+    let out = fixture.run(&[]);
+    assert_eq!(out.status.code(), Some(2), "stdout: {}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains(&format!("Namespace {0} is not empty: Cluster {0}/c1 exists", fixture.new)),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).contains("Preconditions NOT met"), "{}", text(&out.stdout));
     // --execute without --yes and without a terminal.
     let out = fixture.run(&["--execute"]);
     assert_eq!(out.status.code(), Some(2));
@@ -694,6 +716,7 @@ fn a_run_killed_after_each_step_resumes_and_finishes() {
             assert!(!log.contains("Error") && !log.contains("error:"), "step {step}:\n{log}");
         }
     }
+    eprintln!("{killed} of {} runs were killed right after doing their step", steps.len());
     // A step followed by a wait the controllers do not serve yet always ends with a kill right after it (1, 5,
     // 6a, 6b, 6c); elsewhere a run may find its step already done (the controllers served the wait before
     // the run reached it, or the previous kill landed one step late) and is killed there.

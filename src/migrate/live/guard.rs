@@ -5,9 +5,9 @@
 
 use serde_json::{Value, json};
 
-use super::RECONCILE_POLICY;
 use super::kinds::{self, Kind, Target};
 use super::objects::is_skipped;
+use super::{MIGRATION, RECONCILE_POLICY};
 
 /// A write the migration wants to make.
 #[derive(Debug, Clone)]
@@ -62,6 +62,16 @@ pub struct GuardError {
     pub rule: String,
 }
 
+/// Whether `patch` only sets the [`MIGRATION`] annotation (the patch of an existing, empty new namespace).
+fn is_record_patch(patch: &Value) -> bool {
+    patch.as_object().is_some_and(|p| p.len() == 1)
+        && patch.pointer("/metadata").and_then(Value::as_object).is_some_and(|m| m.len() == 1)
+        && patch
+            .pointer("/metadata/annotations")
+            .and_then(Value::as_object)
+            .is_some_and(|a| a.len() == 1 && a.get(MIGRATION).is_some_and(Value::is_string))
+}
+
 /// The only patch the migration sends to an old ASO object.
 pub fn disarm_patch() -> Value {
     json!({"metadata": {"annotations": {RECONCILE_POLICY: "skip"}}})
@@ -87,9 +97,14 @@ pub fn check(scope: &Scope, write: &Write, facts: &Facts) -> Result<(), GuardErr
     };
     // Only the management cluster's objects of the kinds the migration owns, in its two namespaces.
     if kind == kinds::NAMESPACE {
-        if name != scope.new_namespace || !matches!(write, Write::Create { .. } | Write::Patch { .. }) {
+        let allowed = match write {
+            Write::Create { .. } => true,
+            Write::Patch { patch, .. } => is_record_patch(patch),
+            _ => false,
+        };
+        if name != scope.new_namespace || !allowed {
             return refuse(format!(
-                "the only namespace the migration may write is {} (create or annotate)",
+                "the only namespace the migration writes is {}: it creates it, or adds its {MIGRATION} annotation",
                 scope.new_namespace
             ));
         }
@@ -226,6 +241,12 @@ mod tests {
         assert!(err.rule.contains("neither"), "{err}");
         let other = Target::namespace("old");
         assert!(check(&scope(), &Write::Delete { target: &other }, &Facts::default()).is_err());
+        let new = Target::namespace("new");
+        let record = json!({"metadata": {"annotations": {MIGRATION: "{}"}}});
+        assert!(check(&scope(), &Write::Patch { target: &new, patch: &record }, &Facts::default()).is_ok());
+        let labels = json!({"metadata": {"labels": {"x": "y"}}});
+        assert!(check(&scope(), &Write::Patch { target: &new, patch: &labels }, &Facts::default()).is_err());
+        assert!(check(&scope(), &Write::Delete { target: &new }, &Facts::default()).is_err());
         let deployment = Kind { api_version: "apps/v1", kind: "Deployment" };
         let target = Target::new(deployment, "old", "capz-controller-manager");
         assert!(check(&scope(), &Write::Delete { target: &target }, &facts(json!({}), true)).is_err());
