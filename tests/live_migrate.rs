@@ -984,3 +984,30 @@ fn on_a_terminal_each_step_asks_and_a_no_stops_the_run_there() {
     assert!(text(&out.stderr).contains("step 1: pause the old Cluster: already done"), "{}", text(&out.stderr));
     assert_migrated(&fixture);
 }
+
+#[test]
+fn a_secret_copy_with_other_data_stops_the_run_and_changes_nothing() {
+    let fixture = Fixture::new("mig-secret");
+    let controllers = Controllers::start(&fixture);
+    controllers.set_level(1);
+    let (killed, log) = fixture.run_until_done("5");
+    assert!(killed, "{log}");
+    support::apiserver().kubectl_ok(&[
+        "patch",
+        "secret",
+        "aso-credentials",
+        "-n",
+        &fixture.new,
+        "--type",
+        "merge",
+        "-p",
+        r#"{"stringData":{"AZURE_CLIENT_SECRET":"another"}}"#,
+    ]);
+    let before = fixture.resource_versions();
+    let out = fixture.run(&["--execute", "--yes"]);
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains(&format!("Secret {}/aso-credentials exists with other data", fixture.new)), "{stderr}");
+    assert!(!stderr.contains("another"), "{stderr}");
+    assert_eq!(fixture.resource_versions(), before, "the stopped run changed something");
+}

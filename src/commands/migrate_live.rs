@@ -88,8 +88,8 @@ async fn migrate(
     let names = names(api, namespace, cluster, to_namespace).await?;
     let state = LiveState::read(api, &names).await?;
     let failures = preconditions(api, &names, &state).await?;
-    let unexpected = state.unexpected(&names);
     let plan = Plan::build(&names, &state)?;
+    let unexpected = state.unexpected(&names).or_else(|| plan.unexpected());
     if !args.execute {
         let mut stdout = std::io::stdout().lock();
         let _ =

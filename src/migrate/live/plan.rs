@@ -167,6 +167,16 @@ impl Plan {
         Ok(Plan { names: names.clone(), steps })
     }
 
+    /// The first step whose state the plan does not expect, as a message naming the step.
+    pub fn unexpected(&self) -> Option<String> {
+        self.steps.iter().find_map(|step| match &step.status {
+            StepStatus::Unexpected(message) => {
+                Some(format!("step {} ({}): {message}", step.id.number(), step.id.title()))
+            }
+            _ => None,
+        })
+    }
+
     pub fn step(&self, id: StepId) -> &Step {
         self.steps.iter().find(|s| s.id == id).expect("every step is planned")
     }

@@ -64,6 +64,10 @@ pub async fn run_plan(
             return Err(LiveError::Unexpected(message));
         }
         let plan = Plan::build(names, &state)?;
+        // Any step in a state the plan does not expect stops the run before this step changes anything.
+        if let Some(message) = plan.unexpected() {
+            return Err(LiveError::Unexpected(message));
+        }
         let step = plan.step(id);
         match &step.status {
             StepStatus::Done => {
