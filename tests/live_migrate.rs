@@ -243,13 +243,17 @@ spec: {{mode: {mode}, sku: Standard_D2s_v3, name: {pool}}}
     }
 
     fn args<'a>(&'a self, extra: &[&'a str]) -> Vec<String> {
+        self.args_with_timeout("60s", extra)
+    }
+
+    fn args_with_timeout(&self, timeout: &str, extra: &[&str]) -> Vec<String> {
         let server = support::apiserver();
         let mut args: Vec<String> = ["migrate", "c1", "-n", &self.old, "--to-namespace", &self.new, "--kubeconfig"]
             .iter()
             .map(|s| s.to_string())
             .collect();
         args.push(server.kubeconfig.display().to_string());
-        args.extend(["--timeout", "60s", "--poll-interval", "100ms"].iter().map(|s| s.to_string()));
+        args.extend(["--timeout", timeout, "--poll-interval", "100ms"].iter().map(|s| s.to_string()));
         args.extend(extra.iter().map(|s| s.to_string()));
         args
     }
@@ -915,9 +919,9 @@ fn the_guard_refuses_to_delete_old_objects_when_the_new_cluster_is_not_available
 }
 
 /// Runs `migrate --execute` (no --yes) on a pseudo-terminal (util-linux `script`), answering `answers`.
-fn run_on_terminal(fixture: &Fixture, answers: &str) -> (Option<i32>, String) {
+fn run_on_terminal(fixture: &Fixture, timeout: &str, answers: &str) -> (Option<i32>, String) {
     let quoted: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_kubectl-capz").to_string())
-        .chain(fixture.args(&["--execute"]))
+        .chain(fixture.args_with_timeout(timeout, &["--execute"]))
         .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
         .collect();
     let mut child = Command::new("script")
@@ -951,7 +955,7 @@ fn on_a_terminal_each_step_asks_and_a_no_stops_the_run_there() {
     let controllers = Controllers::start(&fixture);
     // CAPZ held back, so step 2 is still to do when asked: yes to step 1, no to step 2.
     controllers.set_level(0);
-    let (code, screen) = run_on_terminal(&fixture, "y\nn\n");
+    let (code, screen) = run_on_terminal(&fixture, "60s", "y\nn\n");
     assert!(screen.contains("Run step 1? [y/N]"), "{screen}");
     assert!(screen.contains("Run step 2? [y/N]"), "{screen}");
     assert!(screen.contains("step 2 not confirmed"), "{screen}");
@@ -1010,4 +1014,27 @@ fn a_secret_copy_with_other_data_stops_the_run_and_changes_nothing() {
     assert!(stderr.contains(&format!("Secret {}/aso-credentials exists with other data", fixture.new)), "{stderr}");
     assert!(!stderr.contains("another"), "{stderr}");
     assert_eq!(fixture.resource_versions(), before, "the stopped run changed something");
+}
+
+#[test]
+fn a_wait_shows_its_progress_on_a_terminal_and_times_out_with_exit_2() {
+    let fixture = Fixture::new("mig-wait");
+    let controllers = Controllers::start(&fixture);
+    // CAPZ never clears block-move: step 2 waits until --timeout.
+    controllers.set_level(0);
+    let (code, screen) = run_on_terminal(&fixture, "2s", "y\ny\n");
+    assert_eq!(code, Some(2), "{screen}");
+    assert!(
+        screen.contains(&format!(
+            "waiting 1s: wait until {BLOCK_MOVE} is gone from AzureManagedControlPlane {}/c1",
+            fixture.old
+        )),
+        "{screen}"
+    );
+    assert!(screen.contains(&format!("timed out after 2s waiting for wait until {BLOCK_MOVE} is gone")), "{screen}");
+    // Resumable: with CAPZ back, the same command finishes.
+    controllers.set_level(ALL_LEVELS);
+    let out = fixture.run(&["--execute", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_migrated(&fixture);
 }
