@@ -25,6 +25,7 @@ mod resource_group;
 
 use serde_json::Value;
 
+pub(crate) use aso_bundle::use_aso_api_kubeconfig_secrets;
 pub use aso_bundle::{AsoBundle, MigrateOptions, to_aso_bundle};
 pub use bundle::{ClassicCluster, find_classic_clusters};
 pub use patch_check::{PatchFinding, PatchVerdict, check_patches};

@@ -114,26 +114,8 @@ pub fn managed_cluster(old: &Value, names: &Names) -> Value {
         .map(|items| items.iter().map(spec_profile).collect())
         .unwrap_or_default();
     object["spec"]["agentPoolProfiles"] = Value::Array(profiles);
-    if let Some(secrets) = object.pointer_mut("/spec/operatorSpec/secrets").and_then(Value::as_object_mut) {
-        // The ASO API's control plane writes `<cluster>-kubeconfig` from adminCredentials itself.
-        secrets.remove("adminCredentials");
-        if secrets.contains_key("userCredentials") {
-            secrets.insert(
-                "userCredentials".into(),
-                json!({"name": format!("{}-user-kubeconfig", names.managed_cluster), "key": "value"}),
-            );
-        }
-        if secrets.is_empty()
-            && let Some(operator) = object.pointer_mut("/spec/operatorSpec").and_then(Value::as_object_mut)
-        {
-            operator.remove("secrets");
-        }
-    }
-    if object.pointer("/spec/operatorSpec").and_then(Value::as_object).is_some_and(Map::is_empty)
-        && let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut)
-    {
-        spec.remove("operatorSpec");
-    }
+    // The same kubeconfig Secrets as the offline translation (the ASO API writes `<cluster>-kubeconfig`).
+    crate::migrate::use_aso_api_kubeconfig_secrets(&mut object, &names.managed_cluster);
     object
 }
 
