@@ -622,6 +622,20 @@ fn dry_run_prints_the_plan_with_real_names_and_changes_nothing() {
     assert_eq!(fixture.resource_versions(), before, "the dry run changed a resourceVersion");
     let stdout = text(&out.stdout);
     assert!(!stdout.contains(SECRET_VALUE) && !stdout.contains("czNjcjN0"), "a Secret value leaked:\n{stdout}");
+    // The same through the real kubectl's plugin mechanism (`kubectl capz`), the binary on PATH.
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_kubectl-capz")).parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let args = fixture.args(&[]);
+    let through_kubectl = Command::new(support::kubectl_program())
+        .arg("capz")
+        .args(&args)
+        .env("PATH", path)
+        .env_remove("KUBECONFIG")
+        .output()
+        .unwrap();
+    assert_eq!(through_kubectl.status.code(), Some(0), "{}", text(&through_kubectl.stderr));
+    assert_eq!(text(&through_kubectl.stdout), stdout);
+    assert_eq!(fixture.resource_versions(), before, "the dry run through kubectl changed a resourceVersion");
     insta::with_settings!({filters => vec![(fixture.new.as_str(), "NEW_NS"), (fixture.old.as_str(), "OLD_NS")]}, {
         insta::assert_snapshot!("migrate_live_dry_run", stdout);
     });
