@@ -34,7 +34,7 @@ pub enum Command {
     /// Print the objects a ClusterClass topology produces for a topology Cluster.
     #[command(after_help = PLAN_EXAMPLES)]
     Plan(PlanArgs),
-    /// Turn classic AzureManagedControlPlane clusters into AzureASOManaged* manifests (offline).
+    /// Move classic AzureManagedControlPlane clusters to the ASO API: manifests (-f) or a live cluster.
     #[command(after_help = MIGRATE_EXAMPLES)]
     Migrate(MigrateArgs),
     /// Print the plugin version and the CAPI, CAPZ and ASO versions it targets.
@@ -73,8 +73,14 @@ const MIGRATE_EXAMPLES: &str = "Examples:
   kubectl capz migrate -f clusters/prod/ -o yaml > prod-aso.yaml
   kubectl capz migrate -f classic.yaml --to-namespace prod-aso --out-dir migrated/
 
-Exit status: 0 written, 1 the result fails validation, 2 usage or input error (also a bundle CAPZ cannot
-translate: a broken patch, no System pool). See docs/migrate.md.";
+  # A live cluster: print the plan (changes nothing), then run it step by step
+  kubectl capz migrate prod -n clusters --to-namespace clusters-aso --context mgmt
+  kubectl capz migrate prod -n clusters --to-namespace clusters-aso --context mgmt --execute
+
+Exit status (-f): 0 written, 1 the result fails validation, 2 usage or input error (also a bundle CAPZ cannot
+translate: a broken patch, no System pool).
+Exit status (CLUSTER): 0 migrated, or dry run with every precondition met; 2 a precondition not met, a state
+the plan does not expect, a timeout or a cluster error. See docs/migrate.md.";
 
 const PARAMS_EXAMPLES: &str = "Examples:
   kubectl capz params aks-aso
@@ -394,10 +400,30 @@ pub struct ImportSchemasArgs {
 
 #[derive(Debug, Args)]
 pub struct MigrateArgs {
+    /// A live classic Cluster to migrate (instead of -f): dry run unless --execute.
+    #[arg(value_name = "CLUSTER", conflicts_with = "files", required_unless_present = "files")]
+    pub cluster: Option<String>,
     /// Classic manifests: files or directories (*.yaml, *.yml, *.json), or - for stdin.
-    #[arg(short = 'f', long = "filename", value_name = "DIR|FILE", required = true)]
+    #[arg(short = 'f', long = "filename", value_name = "DIR|FILE")]
     pub files: Vec<String>,
-    /// Namespace of the new objects (default: each classic cluster's namespace).
+    /// With CLUSTER: its namespace (default: the kubeconfig context's).
+    #[arg(short = 'n', long, value_name = "NS", conflicts_with = "files")]
+    pub namespace: Option<String>,
+    #[command(flatten)]
+    pub cluster_args: ClusterArgs,
+    /// With CLUSTER: run the plan (default: print it and change nothing).
+    #[arg(long, conflicts_with = "files")]
+    pub execute: bool,
+    /// With --execute: do not ask before each step.
+    #[arg(long, requires = "execute")]
+    pub yes: bool,
+    /// With --execute: how long each wait may take, e.g. 30m or 90s.
+    #[arg(long, value_name = "DURATION", default_value = "30m", conflicts_with = "files")]
+    pub timeout: String,
+    /// How often a wait re-reads the cluster.
+    #[arg(long, value_name = "DURATION", default_value = "2s", hide = true)]
+    pub poll_interval: String,
+    /// Namespace of the new objects (default with -f: each classic cluster's namespace; required with CLUSTER).
     #[arg(long, value_name = "NS")]
     pub to_namespace: Option<String>,
     /// Output format on stdout.

@@ -51,7 +51,7 @@ fn render(objects: &[Value], output: MigrateOutput) -> String {
 }
 
 /// Validates the migrated objects as `kubectl capz validate` would; prints findings on stderr.
-fn validate(bundles: &[AsoBundle]) -> anyhow::Result<ExitStatus> {
+pub(super) fn validate(bundles: &[AsoBundle]) -> anyhow::Result<ExitStatus> {
     let text = manifest::to_yaml_documents(bundles.iter().flat_map(|b| b.objects.iter().chain(&b.adopt)));
     let documents = manifest::parse_documents(&text, "<migrated>").context("cannot re-read the migrated objects")?;
     let registry = Registry::embedded();
@@ -68,7 +68,7 @@ fn validate(bundles: &[AsoBundle]) -> anyhow::Result<ExitStatus> {
 
 /// Writes every file into a fresh temporary directory next to `out_dir`, then moves each cluster's directory
 /// into place, so a failure leaves no half-written output.
-fn write_out_dir(out_dir: &Path, bundles: &[AsoBundle], output: MigrateOutput) -> anyhow::Result<()> {
+pub(super) fn write_out_dir(out_dir: &Path, bundles: &[AsoBundle], output: MigrateOutput) -> anyhow::Result<()> {
     std::fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
     let extension = if output == MigrateOutput::Json { "json" } else { "yaml" };
     for bundle in bundles {
@@ -95,6 +95,9 @@ fn write_out_dir(out_dir: &Path, bundles: &[AsoBundle], output: MigrateOutput) -
 }
 
 pub(crate) fn run(args: MigrateArgs) -> anyhow::Result<ExitStatus> {
+    if args.cluster.is_some() {
+        return super::migrate_live::run(args);
+    }
     let documents = manifest::read_paths(&args.files)?;
     refuse_topologies(&documents)?;
     let clusters = find_classic_clusters(&documents)?;

@@ -4,6 +4,7 @@ mod completion;
 mod diff;
 mod import_schemas;
 mod migrate;
+mod migrate_live;
 mod output;
 mod params;
 mod plan;

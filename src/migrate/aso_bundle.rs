@@ -66,10 +66,17 @@ fn embeddable(object: &Value) -> Value {
     object
 }
 
-/// The ManagedCluster for the ASO API, with the kubeconfig Secrets the ASO API's mutator expects (it writes
-/// `adminCredentials` itself and rejects a different one; `userCredentials` is `<cluster>-user-kubeconfig`).
+/// The ManagedCluster for the ASO API, with the kubeconfig Secrets the ASO API's mutator expects.
 fn aso_api_managed_cluster(object: &Value, cluster_name: &str) -> Value {
     let mut object = embeddable(object);
+    use_aso_api_kubeconfig_secrets(&mut object, cluster_name);
+    object
+}
+
+/// Sets a ManagedCluster's `operatorSpec.secrets` as the ASO API's mutator expects them: no `adminCredentials`
+/// (it writes `<cluster>-kubeconfig` itself and rejects a different one), `userCredentials` renamed to
+/// `<cluster>-user-kubeconfig`; an `operatorSpec` left empty is removed.
+pub(crate) fn use_aso_api_kubeconfig_secrets(object: &mut Value, cluster_name: &str) {
     if let Some(secrets) = object.pointer_mut("/spec/operatorSpec/secrets").and_then(Value::as_object_mut) {
         secrets.remove("adminCredentials");
         if secrets.contains_key("userCredentials") {
@@ -89,7 +96,6 @@ fn aso_api_managed_cluster(object: &Value, cluster_name: &str) -> Value {
     {
         spec.remove("operatorSpec");
     }
-    object
 }
 
 /// A standalone ASO object for CAPZ's adoption controllers, in the target namespace, annotated for adoption.

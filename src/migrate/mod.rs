@@ -17,6 +17,7 @@ mod aso_bundle;
 mod bundle;
 mod defaults;
 mod from_templates;
+pub mod live;
 mod managed_cluster;
 mod patch_check;
 mod patches;
@@ -25,6 +26,7 @@ mod resource_group;
 
 use serde_json::Value;
 
+pub(crate) use aso_bundle::use_aso_api_kubeconfig_secrets;
 pub use aso_bundle::{AsoBundle, MigrateOptions, to_aso_bundle};
 pub use bundle::{ClassicCluster, find_classic_clusters};
 pub use from_templates::{
