@@ -13,6 +13,8 @@
 //
 // Usage: capi-conversion-oracle CORPUS_DIR CAPZ_CRD_DIR > recorded.json
 //
+//	capi-conversion-oracle -dropped CORPUS_DIR > dropped.json   (dropped.go)
+//
 // Output (stable bytes, keys sorted, two-space indent):
 //
 //	{"generator": "tools/capi-conversion-oracle", "capi": "v1.14.2", "capz": "v1.26.0",
@@ -81,15 +83,9 @@ type recording struct {
 // capiWebhook builds the conversion webhook handler of CAPI's managers: the scheme holds the v1beta1 and v1beta2
 // types of the three API groups, the registry the converters their admission packages pass to WithConverter.
 func capiWebhook() (http.Handler, error) {
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clusterv1beta1.AddToScheme, clusterv1.AddToScheme,
-		bootstrapv1beta1.AddToScheme, bootstrapv1.AddToScheme,
-		controlplanev1beta1.AddToScheme, controlplanev1.AddToScheme,
-	} {
-		if err := add(scheme); err != nil {
-			return nil, err
-		}
+	scheme, err := capiScheme()
+	if err != nil {
+		return nil, err
 	}
 	registry := conversion.NewRegistry()
 	converters := []struct {
@@ -119,6 +115,21 @@ func capiWebhook() (http.Handler, error) {
 		}
 	}
 	return conversion.NewWebhookHandler(scheme, registry), nil
+}
+
+// capiScheme holds the v1beta1 and v1beta2 types of CAPI's core, kubeadm bootstrap and kubeadm control plane groups.
+func capiScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clusterv1beta1.AddToScheme, clusterv1.AddToScheme,
+		bootstrapv1beta1.AddToScheme, bootstrapv1.AddToScheme,
+		controlplanev1beta1.AddToScheme, controlplanev1.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
+	}
+	return scheme, nil
 }
 
 // convertWithWebhook posts one object to the webhook handler, as the API server does, and returns the converted
@@ -334,6 +345,13 @@ func run(corpusDir, crdDir string) error {
 }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "-dropped" {
+		if err := runDropped(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "capi-conversion-oracle:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: capi-conversion-oracle CORPUS_DIR CAPZ_CRD_DIR > recorded.json")
 		os.Exit(2)

@@ -5,7 +5,9 @@
 #     core/, bootstrap/kubeadm/ and controlplane/kubeadm/ webhooks/conversion), v1beta1 -> v1beta2;
 #   - the API server's CR converter (k8s.io/apiextensions-apiserver v0.36.3) built from CAPZ v1.26.0's own
 #     AzureASOManaged* CRDs (conversion strategy None), v1alpha1 -> v1beta1.
-# Then checks that the recording is stable: a second run must give the same bytes.
+# Also writes tests/fixtures/capi-conversion/dropped.json (the -dropped report: v1beta1 fields that do not survive
+# v1beta1 -> v1beta2 -> v1beta1; see dropped.go and NOTES.md).
+# Then checks that the outputs are stable: a second run must give the same bytes.
 # Needs Go and the Go module proxy. Usage: tools/capi-conversion-oracle/regen.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -33,5 +35,12 @@ if ! cmp -s "$tmp/recorded.json" "$tmp/recorded-again.json"; then
   diff "$tmp/recorded.json" "$tmp/recorded-again.json" | head -20 >&2
   exit 1
 fi
+"$tmp/capi-conversion-oracle" -dropped "$fixtures/corpus" > "$tmp/dropped.json"
+"$tmp/capi-conversion-oracle" -dropped "$fixtures/corpus" > "$tmp/dropped-again.json"
+if ! cmp -s "$tmp/dropped.json" "$tmp/dropped-again.json"; then
+  echo "regen.sh: two -dropped runs gave different reports; not written" >&2
+  exit 1
+fi
 cp "$tmp/recorded.json" "$fixtures/recorded.json"
-echo "wrote $fixtures/recorded.json ($(ls "$fixtures"/corpus/*.yaml | wc -l) cases, $(grep -c '^      "error": "' "$fixtures/recorded.json") errors)"
+cp "$tmp/dropped.json" "$fixtures/dropped.json"
+echo "wrote $fixtures/recorded.json ($(ls "$fixtures"/corpus/*.yaml | wc -l) cases, $(grep -c '^      "error": "' "$fixtures/recorded.json") errors) and dropped.json"
