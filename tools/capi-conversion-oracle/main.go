@@ -49,6 +49,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 	"sigs.k8s.io/yaml"
 
+	addonsv1beta1 "sigs.k8s.io/cluster-api/api/addons/v1beta1"
+	addonsv1 "sigs.k8s.io/cluster-api/api/addons/v1beta2"
 	bootstrapv1beta1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta1"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	controlplanev1beta1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta1"
@@ -100,6 +102,8 @@ func capiWebhook() (http.Handler, error) {
 		{clusterv1.GroupVersion.WithKind("MachinePool").GroupKind(), coreconversion.MachinePool},
 		{clusterv1.GroupVersion.WithKind("MachineHealthCheck").GroupKind(), coreconversion.MachineHealthCheck},
 		{clusterv1.GroupVersion.WithKind("MachineDrainRule").GroupKind(), coreconversion.MachineDrainRule},
+		{addonsv1.GroupVersion.WithKind("ClusterResourceSet").GroupKind(), coreconversion.ClusterResourceSet},
+		{addonsv1.GroupVersion.WithKind("ClusterResourceSetBinding").GroupKind(), coreconversion.ClusterResourceSetBinding},
 		{bootstrapv1.GroupVersion.WithKind("KubeadmConfig").GroupKind(), bootstrapconversion.KubeadmConfig},
 		{bootstrapv1.GroupVersion.WithKind("KubeadmConfigTemplate").GroupKind(), bootstrapconversion.KubeadmConfigTemplate},
 		{controlplanev1.GroupVersion.WithKind("KubeadmControlPlane").GroupKind(), controlplaneconversion.KubeadmControlPlane},
@@ -117,13 +121,15 @@ func capiWebhook() (http.Handler, error) {
 	return conversion.NewWebhookHandler(scheme, registry), nil
 }
 
-// capiScheme holds the v1beta1 and v1beta2 types of CAPI's core, kubeadm bootstrap and kubeadm control plane groups.
+// capiScheme holds the v1beta1 and v1beta2 types of CAPI's core, kubeadm bootstrap, kubeadm control plane and addons
+// groups.
 func capiScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		clusterv1beta1.AddToScheme, clusterv1.AddToScheme,
 		bootstrapv1beta1.AddToScheme, bootstrapv1.AddToScheme,
 		controlplanev1beta1.AddToScheme, controlplanev1.AddToScheme,
+		addonsv1beta1.AddToScheme, addonsv1.AddToScheme,
 	} {
 		if err := add(scheme); err != nil {
 			return nil, err
@@ -243,6 +249,7 @@ var capiGroups = map[string]bool{
 	clusterv1.GroupVersion.Group:      true,
 	bootstrapv1.GroupVersion.Group:    true,
 	controlplanev1.GroupVersion.Group: true,
+	addonsv1.GroupVersion.Group:       true,
 }
 
 func convertCase(webhook http.Handler, capz map[string]runtime.ObjectConvertor, input []byte) (interface{}, *string, error) {
