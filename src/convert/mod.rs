@@ -11,6 +11,7 @@
 pub mod capi;
 pub mod capz;
 pub mod edit;
+pub mod files;
 
 use serde_json::Value;
 
