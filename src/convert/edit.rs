@@ -112,9 +112,31 @@ impl Editor {
                 message: "keys written in a form the editor does not read".into(),
             });
         }
+        // Comments above (and at the end of) an entry that goes are kept where it was: before
+        // what is written in its place.
+        let surviving: Vec<bool> = entries.iter().map(|e| new.contains_key(&e.key)).collect();
+        let mut cursor = 0;
+        let mut pending_comment = String::new();
+        let flush_removed = |cursor: &mut usize, until: usize, out: &mut Vec<String>, pending: &mut String| {
+            while *cursor < until {
+                if !surviving[*cursor] {
+                    let entry = &entries[*cursor];
+                    out.extend(lines[entry.lead..entry.key_line].iter().cloned());
+                    let (_, comment) = split_comment(&lines[entry.key_line][entry.after_colon..]);
+                    if pending.is_empty() {
+                        pending.push_str(comment);
+                    }
+                }
+                *cursor += 1;
+            }
+        };
         for (key, new_value) in new {
-            match entries.iter().find(|e| &e.key == key) {
-                Some(entry) => {
+            match entries.iter().position(|e| &e.key == key) {
+                Some(index) => {
+                    flush_removed(&mut cursor, index, out, &mut pending_comment);
+                    pending_comment.clear();
+                    cursor = index + 1;
+                    let entry = &entries[index];
                     out.extend(lines[entry.lead..entry.key_line].iter().cloned());
                     let old_value = &old[key];
                     if old_value == new_value {
@@ -123,9 +145,19 @@ impl Editor {
                         self.entry(lines, base, indent, entry, old_value, new_value, out)?;
                     }
                 }
-                None => out.extend(self.render_entry(&render_key(key), new_value, indent)),
+                None => {
+                    let next_surviving = (cursor..entries.len()).find(|&i| surviving[i]).unwrap_or(entries.len());
+                    flush_removed(&mut cursor, next_surviving, out, &mut pending_comment);
+                    let mut rendered = self.render_entry(&render_key(key), new_value, indent);
+                    if !pending_comment.is_empty() {
+                        rendered[0].push_str(&pending_comment);
+                        pending_comment.clear();
+                    }
+                    out.extend(rendered);
+                }
             }
         }
+        flush_removed(&mut cursor, entries.len(), out, &mut pending_comment);
         let tail = entries.last().map_or(0, |e| e.end);
         out.extend(lines[tail..].iter().cloned());
         Ok(())

@@ -40,6 +40,8 @@ pub enum LeftAlone {
     KustomizePatch,
     /// A `kind: List` or a document the splitter cannot place.
     Unsplittable,
+    /// A kustomization.yaml itself (not an object).
+    Kustomization,
 }
 
 impl FileOutcome {
@@ -104,12 +106,12 @@ fn split_chunks(text: &str) -> Vec<Chunk> {
 /// A file read into chunks, or why it is left alone.
 enum Read {
     Chunks(Vec<Chunk>),
-    Skipped(LeftAlone, Note),
+    Skipped(LeftAlone, Option<Note>),
 }
 
 fn read(file: &SourceFile) -> Read {
     let skipped = |why: LeftAlone, line: usize, message: String| {
-        Read::Skipped(why, Note { line, severity: Severity::Skipped, message })
+        Read::Skipped(why, Some(Note { line, severity: Severity::Skipped, message }))
     };
     if let Err(err) = manifest::parse_plain_documents(&file.text, &file.name) {
         let (line, detail) = match &err {
@@ -118,6 +120,10 @@ fn read(file: &SourceFile) -> Read {
         };
         let template = if file.text.contains("{{") { " (a template?)" } else { "" };
         return skipped(LeftAlone::NotYaml, line, format!("not YAML{template}, left alone: {detail}"));
+    }
+    let base_name = file.name.rsplit('/').next().unwrap_or(&file.name);
+    if matches!(base_name, "kustomization.yaml" | "kustomization.yml" | "Kustomization") {
+        return Read::Skipped(LeftAlone::Kustomization, None);
     }
     if file.kustomize_patch {
         return skipped(
@@ -165,7 +171,7 @@ pub fn convert_files(files: &[SourceFile], target: TargetVersion) -> Vec<FileOut
             Read::Chunks(chunks) => read_files.push(Some(chunks)),
             Read::Skipped(why, note) => {
                 outcome.left_alone = Some(why);
-                outcome.notes.push(note);
+                outcome.notes.extend(note);
                 read_files.push(None);
             }
         }
@@ -244,10 +250,19 @@ pub fn convert_files(files: &[SourceFile], target: TargetVersion) -> Vec<FileOut
                 chunk.new_value = Some(value);
             }
         }
+        let changed = chunks
+            .iter()
+            .any(|c| c.new_value.as_ref().is_some_and(|v| c.document.as_ref().is_some_and(|d| d.value != *v)));
+        if !changed {
+            continue;
+        }
         let text = rewrite(file, chunks, outcome);
         if text != file.text {
             outcome.converted = Some(text);
         }
+    }
+    for outcome in &mut outcomes {
+        outcome.notes.sort_by_key(|note| note.line);
     }
     outcomes
 }

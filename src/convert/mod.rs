@@ -85,6 +85,13 @@ pub fn convert_object(object: &Value, target: TargetVersion) -> Result<Option<Co
     }
 }
 
+/// Whether `convert` upgrades objects of this group, version and kind (what `validate`'s
+/// deprecation findings point to).
+pub fn converts_api_version(group: &str, version: &str, kind: &str) -> bool {
+    (group == capz::GROUP && version == "v1alpha1" && capz::is_aso_managed_kind(kind))
+        || (version == "v1beta1" && capi::converts(group, kind))
+}
+
 /// A CAPI template converted to v1beta2 in this run, which ClusterClass references follow.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConvertedTemplate {

@@ -242,7 +242,14 @@ impl<'r> Validator<'r> {
             }
         };
         if let Some(warning) = &kind.deprecation_warning {
-            out.push(Issue::new("deprecated-api", Severity::Warning, format!("{prefix}/apiVersion"), warning.clone()));
+            let convertible = crate::convert::converts_api_version(&gvk.group, &gvk.version, &gvk.kind);
+            let fix = if convertible { " (fix: `kubectl capz convert -w FILE|DIR`)" } else { "" };
+            out.push(Issue::new(
+                "deprecated-api",
+                Severity::Warning,
+                format!("{prefix}/apiVersion"),
+                format!("{warning}{fix}"),
+            ));
         }
         let mut object = value.clone();
         let walk = Walk { validator: self, typed: kind.typed };
