@@ -242,7 +242,14 @@ impl<'r> Validator<'r> {
             }
         };
         if let Some(warning) = &kind.deprecation_warning {
-            let convertible = crate::convert::converts_api_version(&gvk.group, &gvk.version, &gvk.kind);
+            // What `kubectl capz convert` upgrades (kept here, not imported: convert depends on schema's
+            // neighbours, not the reverse).
+            let convertible = (gvk.group.ends_with("cluster.x-k8s.io")
+                && gvk.version == "v1beta1"
+                && gvk.group != "infrastructure.cluster.x-k8s.io")
+                || (gvk.group == "infrastructure.cluster.x-k8s.io"
+                    && gvk.version == "v1alpha1"
+                    && gvk.kind.starts_with("AzureASOManaged"));
             let fix = if convertible { " (fix: `kubectl capz convert -w FILE|DIR`)" } else { "" };
             out.push(Issue::new(
                 "deprecated-api",

@@ -67,14 +67,30 @@ fn drop_type_meta(context: &mut Context, map: &mut Object, pointer: &str) {
     }
 }
 
-fn component(map: &mut Object, key: &str, pointer: &str) -> Result<(), ConvertError> {
+fn component(context: &Context, map: &mut Object, key: &str, pointer: &str) -> Result<(), ConvertError> {
     let Some(component) = object_mut(map, key) else { return Ok(()) };
     let pointer = format!("{pointer}/{key}");
     args_to_list(component, "extraArgs", &pointer)?;
+    let restored_volumes = context.restored_at(&format!("{pointer}/extraVolumes")).cloned();
     for (_, volume) in items_mut(component, "extraVolumes") {
-        drop_false(volume, "readOnly");
+        let restored = matching(restored_volumes.as_ref(), "hostPath", volume.get("hostPath"));
+        keep_restored_false(volume, "readOnly", restored.and_then(|v| v.get("readOnly")));
     }
     Ok(())
+}
+
+/// The item of a restored list whose `key` equals `value`.
+fn matching<'a>(list: Option<&'a Value>, key: &str, value: Option<&Value>) -> Option<&'a Value> {
+    list?.as_array()?.iter().find(|item| item.get(key) == value)
+}
+
+/// `Convert_bool_To_Pointer_bool`: a false stays only when the restored value is an explicit false.
+fn keep_restored_false(map: &mut Object, key: &str, restored: Option<&Value>) {
+    if restored == Some(&Value::Bool(false)) && !matches!(map.get(key), Some(Value::Bool(true))) {
+        map.insert(key.to_string(), Value::Bool(false));
+    } else {
+        drop_false(map, key);
+    }
 }
 
 fn node_registration(map: &mut Object, pointer: &str) -> Result<(), ConvertError> {
@@ -113,9 +129,9 @@ pub(crate) fn kubeadm_config_spec(context: &mut Context, spec: &mut Object, poin
             control_plane_timeout =
                 Some(context.seconds(&timeout, &format!("{pointer}/apiServer/timeoutForControlPlane"))?);
         }
-        component(cluster, "apiServer", &pointer)?;
-        component(cluster, "controllerManager", &pointer)?;
-        component(cluster, "scheduler", &pointer)?;
+        component(context, cluster, "apiServer", &pointer)?;
+        component(context, cluster, "controllerManager", &pointer)?;
+        component(context, cluster, "scheduler", &pointer)?;
         if let Some(etcd) = object_mut(cluster, "etcd")
             && let Some(local) = object_mut(etcd, "local")
         {
@@ -142,31 +158,58 @@ pub(crate) fn kubeadm_config_spec(context: &mut Context, spec: &mut Object, poin
             if let Some((_, timeout)) = take_some(discovery, "timeout") {
                 tls_bootstrap_timeout = Some(context.seconds(&timeout, &format!("{pointer}/discovery/timeout"))?);
             }
+            let restored = |path: &str| context.restored_at(&format!("{pointer}/discovery/{path}")).cloned();
             if let Some(token) = object_mut(discovery, "bootstrapToken") {
-                drop_false(token, "unsafeSkipCAVerification");
+                keep_restored_false(
+                    token,
+                    "unsafeSkipCAVerification",
+                    restored("bootstrapToken/unsafeSkipCAVerification").as_ref(),
+                );
             }
             if let Some(kubeconfig) = object_mut(discovery, "file").and_then(|f| object_mut(f, "kubeConfig")) {
                 if let Some(cluster) = object_mut(kubeconfig, "cluster") {
-                    drop_false(cluster, "insecureSkipTLSVerify");
+                    let value = restored("file/kubeConfig/cluster/insecureSkipTLSVerify");
+                    keep_restored_false(cluster, "insecureSkipTLSVerify", value.as_ref());
                 }
                 if let Some(exec) = object_mut(kubeconfig, "user").and_then(|u| object_mut(u, "exec")) {
-                    drop_false(exec, "provideClusterInfo");
+                    let value = restored("file/kubeConfig/user/exec/provideClusterInfo");
+                    keep_restored_false(exec, "provideClusterInfo", value.as_ref());
                 }
             }
         }
     }
-    if let Some(seconds) = control_plane_timeout {
-        put_timeout(spec, "initConfiguration", "controlPlaneComponentHealthCheckSeconds", seconds.clone());
-        put_timeout(spec, "joinConfiguration", "controlPlaneComponentHealthCheckSeconds", seconds);
+    // RestoreKubeadmConfigSpec: the v1beta2-only timeouts come back from the conversion data,
+    // then ConvertKubeadmConfigSpecV1Beta1ToHub overrides the two v1beta1 keeps elsewhere.
+    for configuration in ["initConfiguration", "joinConfiguration"] {
+        let restored = context.restored_at(&format!("{pointer}/{configuration}/timeouts")).cloned();
+        if let Some(timeouts) = restored.filter(|t| t.as_object().is_some_and(|t| !t.is_empty())) {
+            let end = spec.len();
+            put(spec, end, &[configuration, "timeouts"], timeouts);
+        }
     }
-    if let Some(seconds) = tls_bootstrap_timeout {
-        put_timeout(spec, "joinConfiguration", "tlsBootstrapSeconds", seconds);
+    if let Some(seconds) = control_plane_timeout.clone() {
+        put_timeout(spec, "initConfiguration", "controlPlaneComponentHealthCheckSeconds", seconds);
+    }
+    if control_plane_timeout.is_some() || tls_bootstrap_timeout.is_some() {
+        match control_plane_timeout {
+            Some(seconds) => put_timeout(spec, "joinConfiguration", "controlPlaneComponentHealthCheckSeconds", seconds),
+            None => {
+                if let Some(timeouts) = object_mut(spec, "joinConfiguration").and_then(|j| object_mut(j, "timeouts")) {
+                    timeouts.shift_remove("controlPlaneComponentHealthCheckSeconds");
+                }
+            }
+        }
+        if let Some(seconds) = tls_bootstrap_timeout {
+            put_timeout(spec, "joinConfiguration", "tlsBootstrapSeconds", seconds);
+        }
     }
     for key in ["initConfiguration", "joinConfiguration"] {
         drop_if_empty(spec, key);
     }
+    let restored_files = context.restored_at(&format!("{pointer}/files")).cloned();
     for (_, file) in items_mut(spec, "files") {
-        drop_false(file, "append");
+        let restored = matching(restored_files.as_ref(), "path", file.get("path"));
+        keep_restored_false(file, "append", restored.and_then(|f| f.get("append")));
     }
     for (_, user) in items_mut(spec, "users") {
         for key in ["gecos", "groups", "homeDir", "shell", "passwd", "primaryGroup", "sudo"] {
@@ -184,7 +227,8 @@ pub(crate) fn kubeadm_config_spec(context: &mut Context, spec: &mut Object, poin
         }
     }
     if let Some(config) = object_mut(spec, "ignition").and_then(|i| object_mut(i, "containerLinuxConfig")) {
-        drop_false(config, "strict");
+        let restored = context.restored_at(&format!("{pointer}/ignition/containerLinuxConfig/strict")).cloned();
+        keep_restored_false(config, "strict", restored.as_ref());
     }
     if let Some((_, retry)) = take(spec, "useExperimentalRetryJoin")
         && retry == Value::Bool(true)

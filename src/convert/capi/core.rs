@@ -29,21 +29,6 @@ pub(crate) fn deletion_timeouts(context: &mut Context, map: &mut Object, pointer
 pub(super) fn cluster(context: &mut Context, object: &mut Object) -> Result<(), ConvertError> {
     if let Some(spec) = object_mut(object, "spec") {
         context.bool_intent(spec, "paused", "/spec/paused");
-        if let Some(network) = object_mut(spec, "clusterNetwork") {
-            if matches!(network.get("apiServerPort"), Some(Value::Number(n)) if n.as_i64() == Some(0)) {
-                network.shift_remove("apiServerPort");
-            }
-            for ranges in ["services", "pods"] {
-                if let Some(object) = object_mut(network, ranges)
-                    && object.get("cidrBlocks").and_then(Value::as_array).is_none_or(Vec::is_empty)
-                {
-                    object.shift_remove("cidrBlocks");
-                }
-                drop_if_empty(network, ranges);
-            }
-            drop_empty_string(network, "serviceDomain");
-        }
-        drop_if_empty(spec, "clusterNetwork");
         for key in ["infrastructureRef", "controlPlaneRef"] {
             if let Some((position, reference)) = take_some(spec, key) {
                 let converted =
@@ -74,6 +59,7 @@ fn topology(context: &mut Context, topology: &mut Object) -> Result<(), ConvertE
         let pointer = "/spec/topology/controlPlane";
         health_check_move(context, control_plane, pointer, HealthCheckKind::Topology)?;
         deletion_timeouts(context, control_plane, pointer)?;
+        overrides_definition_from(context, control_plane, pointer);
         drop_if_empty(control_plane, "metadata");
     }
     drop_if_empty(topology, "controlPlane");
@@ -82,11 +68,14 @@ fn topology(context: &mut Context, topology: &mut Object) -> Result<(), ConvertE
             let pointer = format!("/spec/topology/workers/machineDeployments/{index}");
             health_check_move(context, deployment, &pointer, HealthCheckKind::Topology)?;
             deletion_timeouts(context, deployment, &pointer)?;
+            overrides_definition_from(context, deployment, &pointer);
             strategy_move(deployment, &["healthCheck", "remediation", "maxInFlight"]);
             drop_empty_string(deployment, "failureDomain");
         }
         for (index, pool) in items_mut(workers, "machinePools") {
-            deletion_timeouts(context, pool, &format!("/spec/topology/workers/machinePools/{index}"))?;
+            let pointer = format!("/spec/topology/workers/machinePools/{index}");
+            deletion_timeouts(context, pool, &pointer)?;
+            overrides_definition_from(context, pool, &pointer);
         }
     }
     drop_if_empty(topology, "workers");
@@ -101,6 +90,21 @@ fn topology(context: &mut Context, topology: &mut Object) -> Result<(), ConvertE
         }
     }
     Ok(())
+}
+
+/// `variables.overrides[].definitionFrom` has no v1beta2 place.
+fn overrides_definition_from(context: &mut Context, topology: &mut Object, pointer: &str) {
+    let Some(variables) = object_mut(topology, "variables") else { return };
+    for (index, variable) in items_mut(variables, "overrides") {
+        if let Some((_, from)) = take(variable, "definitionFrom")
+            && from.as_str().is_some_and(|s| !s.is_empty())
+        {
+            context.dropped(
+                &format!("{pointer}/variables/overrides/{index}/definitionFrom"),
+                "v1beta2 variables have no definitionFrom",
+            );
+        }
+    }
 }
 
 /// Which v1beta1 health check shape is converted (the topology one has `enable`).
@@ -149,6 +153,9 @@ fn checks_and_remediation(context: &mut Context, check: &mut Object, pointer: &s
         ("unhealthyMachineConditions", "unhealthyMachineConditions"),
     ] {
         let Some((_, Value::Array(conditions))) = take_some(check, from) else { continue };
+        if conditions.is_empty() {
+            continue;
+        }
         let mut out = Vec::new();
         for (index, condition) in conditions.iter().enumerate() {
             let mut converted = Object::new();
@@ -476,11 +483,19 @@ fn class_variable(context: &mut Context, variable: &mut Object, index: usize) {
             put(variable, position, &["deprecatedV1Beta1Metadata"], Value::Object(out));
         }
     }
-    let _ = (context, index);
+    let restored = context
+        .restored
+        .as_ref()
+        .and_then(|r| r.pointer("/spec/variables"))
+        .and_then(Value::as_array)
+        .and_then(|vars| vars.iter().find(|v| v.get("name") == variable.get("name")))
+        .and_then(|v| v.pointer("/schema/openAPIV3Schema"))
+        .cloned();
+    let _ = index;
     if let Some(schema) =
         variable.get_mut("schema").and_then(|s| s.get_mut("openAPIV3Schema")).and_then(Value::as_object_mut)
     {
-        json_schema(schema, false);
+        json_schema(schema, restored.as_ref());
     }
 }
 
@@ -493,35 +508,36 @@ const SCHEMA_BOOLS: [&str; 5] = [
     "x-kubernetes-int-or-string",
 ];
 
-/// A variable schema: its bools are `*bool` in v1beta2; CAPI restores false to unset everywhere
-/// but below `not`, where the generic conversion writes an explicit false.
-fn json_schema(schema: &mut Object, explicit_false: bool) {
+/// A variable schema: its bools are `*bool` in v1beta2; CAPI keeps a false only when the restored
+/// hub schema (conversion data) had an explicit false there.
+fn json_schema(schema: &mut Object, restored: Option<&Value>) {
     for key in SCHEMA_BOOLS {
-        if explicit_false {
-            default_false(schema, key);
-        } else {
+        let restored_false = restored.and_then(|r| r.get(key)) == Some(&Value::Bool(false));
+        if !restored_false {
             drop_false(schema, key);
+        } else if schema.get(key) != Some(&Value::Bool(true)) {
+            schema.insert(key.to_string(), Value::Bool(false));
         }
     }
-    if let Some(metadata) = object_mut(schema, "x-metadata") {
-        for key in ["labels", "annotations"] {
-            drop_if_empty(metadata, key);
-        }
-    }
-    drop_if_empty(schema, "x-metadata");
     for key in ["items", "additionalProperties", "not"] {
+        let restored_child = restored.and_then(|r| r.get(key)).filter(|_| key != "not");
         if let Some(child) = object_mut(schema, key) {
-            json_schema(child, explicit_false || key == "not");
+            json_schema(child, restored_child);
         }
     }
     if let Some(properties) = object_mut(schema, "properties") {
-        for property in properties.values_mut().filter_map(Value::as_object_mut) {
-            json_schema(property, explicit_false);
+        for (name, property) in properties.iter_mut() {
+            let restored_child = restored
+                .and_then(|r| r.pointer(&format!("/properties/{}", name.replace('~', "~0").replace('/', "~1"))));
+            if let Some(property) = property.as_object_mut() {
+                json_schema(property, restored_child);
+            }
         }
     }
     for key in ["allOf", "oneOf", "anyOf"] {
-        for (_, child) in items_mut(schema, key) {
-            json_schema(child, explicit_false);
+        for (index, child) in items_mut(schema, key) {
+            let restored_child = restored.and_then(|r| r.get(key)).and_then(|r| r.get(index));
+            json_schema(child, restored_child);
         }
     }
 }

@@ -1,5 +1,5 @@
-//! Cluster API v1beta1 → v1beta2 for the core, kubeadm bootstrap and kubeadm control plane
-//! groups, field by field as CAPI v1.14.2's conversion webhooks do it (the generated functions
+//! Cluster API v1beta1 → v1beta2 for the core, addons, kubeadm bootstrap and kubeadm control
+//! plane groups, field by field as CAPI v1.14.2's conversion webhooks do it (the generated functions
 //! of sigs.k8s.io/cluster-api/api plus the converters under */webhooks/conversion).
 
 mod bootstrap;
@@ -7,6 +7,7 @@ mod controlplane;
 mod core;
 pub(crate) mod fields;
 mod status;
+mod typed;
 
 use serde_json::{Map, Value};
 
@@ -19,6 +20,7 @@ pub const CONVERSION_DATA_ANNOTATION: &str = "cluster.x-k8s.io/conversion-data";
 pub const CORE_GROUP: &str = "cluster.x-k8s.io";
 pub const BOOTSTRAP_GROUP: &str = "bootstrap.cluster.x-k8s.io";
 pub const CONTROL_PLANE_GROUP: &str = "controlplane.cluster.x-k8s.io";
+pub const ADDONS_GROUP: &str = "addons.cluster.x-k8s.io";
 
 /// Whether `group`/`kind` at v1beta1 is converted to v1beta2 here.
 pub fn converts(group: &str, kind: &str) -> bool {
@@ -36,6 +38,7 @@ pub fn converts(group: &str, kind: &str) -> bool {
         ),
         BOOTSTRAP_GROUP => matches!(kind, "KubeadmConfig" | "KubeadmConfigTemplate"),
         CONTROL_PLANE_GROUP => matches!(kind, "KubeadmControlPlane" | "KubeadmControlPlaneTemplate"),
+        ADDONS_GROUP => matches!(kind, "ClusterResourceSet" | "ClusterResourceSetBinding"),
         _ => false,
     }
 }
@@ -83,7 +86,13 @@ pub(crate) fn convert(object: &Value) -> Result<(Value, Vec<Warning>), ConvertEr
     let kind = map.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
     let namespace = map.pointer_str("/metadata/namespace");
     let mut context = Context { namespace, restored: None, warnings: Vec::new() };
+    typed::decode_v1beta1(&mut context, &mut value, &group, &kind)?;
+    let map = value.as_object_mut().expect("checked above");
     context.restored = take_conversion_data(map)?;
+    if let Some(restored) = &context.restored {
+        let pointer = format!("/metadata/annotations/{}", CONVERSION_DATA_ANNOTATION.replace('/', "~1"));
+        typed::check_v1beta2(restored, &group, &kind, &pointer)?;
+    }
     map.insert("apiVersion".into(), Value::String(format!("{group}/v1beta2")));
     match kind.as_str() {
         "Cluster" => core::cluster(&mut context, map)?,
@@ -93,7 +102,8 @@ pub(crate) fn convert(object: &Value) -> Result<(Value, Vec<Warning>), ConvertEr
         "MachineDeployment" => core::machine_deployment(&mut context, map)?,
         "MachinePool" => core::machine_pool(&mut context, map)?,
         "MachineHealthCheck" => core::machine_health_check(&mut context, map)?,
-        "MachineDrainRule" => {}
+        "MachineDrainRule" | "ClusterResourceSetBinding" => {}
+        "ClusterResourceSet" => status::cluster_resource_set(&mut context, map)?,
         "KubeadmConfig" => bootstrap::kubeadm_config(&mut context, map)?,
         "KubeadmConfigTemplate" => bootstrap::kubeadm_config_template(&mut context, map)?,
         "KubeadmControlPlane" => controlplane::kubeadm_control_plane(&mut context, map)?,

@@ -143,3 +143,7 @@ pub(super) fn kubeadm_control_plane(context: &mut Context, object: &mut Object) 
         deprecate_and_promote(status, &REPLICA_COUNTERS);
     })
 }
+
+pub(super) fn cluster_resource_set(_: &mut Context, object: &mut Object) -> Result<(), ConvertError> {
+    with_status(object, |status| deprecate_and_promote(status, &[]))
+}
