@@ -37,7 +37,7 @@ pub enum Command {
     /// Turn classic AzureManagedControlPlane clusters into AzureASOManaged* manifests (offline).
     #[command(after_help = MIGRATE_EXAMPLES)]
     Migrate(MigrateArgs),
-    /// Upgrade manifests in place: CAPI v1beta1 -> v1beta2, AzureASOManaged* v1alpha1 -> v1beta1.
+    /// Convert files to CAPI v1beta2 / AzureASOManaged* v1beta1, comments kept.
     #[command(after_help = CONVERT_EXAMPLES)]
     Convert(ConvertArgs),
     /// Print the plugin version and the CAPI, CAPZ and ASO versions it targets.

@@ -148,7 +148,12 @@ impl Context {
     }
 
     /// A duration as seconds.
+    /// A clusterctl variable (`${NODE_DRAIN_TIMEOUT}`) is carried over as it is: CAPI never sees
+    /// unrendered templates, so there is no conversion to follow for it.
     pub(crate) fn seconds(&mut self, value: &Value, pointer: &str) -> Result<Value, ConvertError> {
+        if value.as_str().is_some_and(super::typed::is_clusterctl_variable) {
+            return Ok(value.clone());
+        }
         let text = value
             .as_str()
             .ok_or_else(|| ConvertError::invalid(pointer, "a duration must be a string such as \"10m\""))?;

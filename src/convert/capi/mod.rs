@@ -88,7 +88,15 @@ pub(crate) fn convert(object: &Value) -> Result<(Value, Vec<Warning>), ConvertEr
     let mut context = Context { namespace, restored: None, warnings: Vec::new() };
     typed::decode_v1beta1(&mut context, &mut value, &group, &kind)?;
     let map = value.as_object_mut().expect("checked above");
-    context.restored = take_conversion_data(map)?;
+    // The converters that call `UnmarshalData` consume the annotation; the MachineSet,
+    // MachineDrainRule and addons converters leave it in place.
+    let consumes = !matches!(
+        kind.as_str(),
+        "MachineSet" | "MachineDrainRule" | "ClusterResourceSet" | "ClusterResourceSetBinding"
+    );
+    if consumes {
+        context.restored = take_conversion_data(map)?;
+    }
     if let Some(restored) = &context.restored {
         let pointer = format!("/metadata/annotations/{}", CONVERSION_DATA_ANNOTATION.replace('/', "~1"));
         typed::check_v1beta2(restored, &group, &kind, &pointer)?;

@@ -63,7 +63,7 @@ pub(crate) fn check_v1beta2(restored: &Value, group: &str, kind: &str, pointer: 
 
 /// A whole value that is a clusterctl variable (`${WORKER_MACHINE_COUNT:=2}`): templates in Git
 /// carry them where numbers and booleans go; they are left for clusterctl to fill in.
-fn is_clusterctl_variable(text: &str) -> bool {
+pub(crate) fn is_clusterctl_variable(text: &str) -> bool {
     text.starts_with("${") && text.ends_with('}') && text[2..].find('}') == Some(text.len() - 3)
 }
 
