@@ -330,3 +330,20 @@ fn rendered_flavors_convert_to_what_render_writes_for_v1beta2_and_validate_clean
         assert_eq!(output.status.code(), Some(0), "{what}");
     }
 }
+
+const LAYOUTS: &str = "tests/fixtures/convert/layouts.yaml";
+
+#[test]
+fn flow_maps_blank_lines_document_markers_and_crlf_keep_their_layout() {
+    let source = std::fs::read_to_string(LAYOUTS).unwrap();
+    let (code, converted, stderr) = convert(&[LAYOUTS]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    insta::assert_snapshot!(changed_lines(&source, &converted));
+    // The same file with CRLF line ends converts to the same lines with CRLF line ends.
+    let dir = tempfile::tempdir().unwrap();
+    let crlf = dir.path().join("crlf.yaml");
+    std::fs::write(&crlf, source.replace('\n', "\r\n")).unwrap();
+    let (code, converted_crlf, stderr) = convert(&[crlf.to_str().unwrap()]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(converted_crlf, converted.replace('\n', "\r\n"));
+}

@@ -33,7 +33,12 @@ pub fn edit_document(text: &str, old: &Value, new: &Value) -> Result<String> {
         return Ok(text.to_string());
     }
     let crlf = text.contains("\r\n");
-    let lines: Vec<String> = text.lines().map(|l| l.trim_end_matches('\r').to_string()).collect();
+    let mut lines: Vec<String> = text.lines().map(|l| l.trim_end_matches('\r').to_string()).collect();
+    // A document end marker (`...`) and what follows it are not part of the mapping.
+    let trailer = match lines.iter().position(|l| l == "..." || l.starts_with("... ")) {
+        Some(at) => lines.split_off(at),
+        None => Vec::new(),
+    };
     let (Value::Object(old), Value::Object(new)) = (old, new) else {
         return Err(EditError { line: 1, message: "the document is not a mapping".into() });
     };
@@ -41,6 +46,7 @@ pub fn edit_document(text: &str, old: &Value, new: &Value) -> Result<String> {
     let mut out = Vec::new();
     editor.mapping(&lines, 0, 0, old, new, &mut out)?;
     let newline = if crlf { "\r\n" } else { "\n" };
+    out.extend(trailer);
     let mut edited = out.join(newline);
     if text.ends_with('\n') || !edited.is_empty() {
         edited.push_str(newline);

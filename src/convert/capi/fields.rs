@@ -257,9 +257,8 @@ const PLAIN_INT_KEYS: [&str; 8] = [
 /// Drops what Go's typed round trip drops, as `encoding/json` marshals the v1beta2 types: nulls,
 /// empty strings (`omitempty`, but not `*string`), empty lists (`omitempty` slices), empty maps,
 /// and structs (`omitzero`) whose every field is the zero value — a struct holding a list, even an
-/// empty one, is not zero and stays as `{}`. Raw JSON values are kept as written. A kubeadm
-/// `nodeRegistration.taints` is a `*[]Taint`: an empty list (no taints, not even kubeadm's
-/// default one) stays. `metadata` of the object always stays.
+/// empty one, is not zero and stays as `{}`. Raw JSON values are kept as written, and so are
+/// empty `*[]T` lists ([`is_pointer_to_list`]). `metadata` of the object always stays.
 pub(crate) fn prune_empty(value: &mut Value) {
     if let Value::Object(map) = value {
         prune_struct(map, "");
@@ -280,7 +279,7 @@ fn prune_struct(map: &mut Map<String, Value>, parent_key: &str) {
             Value::String(s) => s.is_empty() && !POINTER_STRING_KEYS.contains(&key.as_str()),
             Value::Number(n) => PLAIN_INT_KEYS.contains(&key.as_str()) && n.as_f64() == Some(0.0),
             Value::Bool(_) => false,
-            Value::Array(items) => items.is_empty() && !(key == "taints" && parent_key == "nodeRegistration"),
+            Value::Array(items) => items.is_empty() && !is_pointer_to_list(&key, parent_key),
             Value::Object(object) if MAP_KEYS.contains(&key.as_str()) => object.is_empty(),
             Value::Object(_) if pointer_struct || (key == "metadata" && parent_key.is_empty()) => false,
             Value::Object(_) => is_zero(child, &key),
@@ -303,6 +302,12 @@ fn prune_struct(map: &mut Map<String, Value>, parent_key: &str) {
             _ => {}
         }
     }
+}
+
+/// The `*[]T` fields of the v1beta2 types: an empty list is not the same as none and stays
+/// (kubeadm `nodeRegistration.taints: []` means no taints at all, not even kubeadm's default).
+fn is_pointer_to_list(key: &str, parent_key: &str) -> bool {
+    (key == "taints" && parent_key == "nodeRegistration") || key == "extraEnvs"
 }
 
 /// Whether `value` (at `key`) is a Go zero value: a struct whose fields are all zero.
