@@ -204,14 +204,19 @@ fn stdin_streams_and_input_errors_exit_2() {
     assert_eq!(convert(&[helm.to_str().unwrap()]).0, 2);
 }
 
-/// Validates `yaml` with every rule (CAPI v1beta1 findings included): exit 0 and no deprecation.
+/// Validates `yaml` with every rule (CAPI v1beta1 findings included): exit 0 and no deprecated
+/// API version. (The classic `aks` flavors' AzureManaged* kinds stay deprecated as kinds: that is
+/// `migrate`'s business, reported by `capz-deprecated-api` with `/kind`.)
 fn assert_validates_clean(yaml: &str, what: &str) {
     let output = capz(&[]).args(["validate", "-", "--enable", "capi-v1beta1"]).write_stdin(yaml).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{what}:\n{stdout}\n{stderr}");
-    for rule in ["deprecated-api", "capi-v1beta1", "capz-deprecated-api"] {
-        assert!(!stdout.contains(rule) && !stderr.contains(rule), "{what}: {rule}\n{stdout}\n{stderr}");
+    let text = format!("{stdout}{stderr}");
+    for line in text.lines() {
+        let about_versions = line.contains("[deprecated-api]") || line.contains("[capi-v1beta1]");
+        let aso_version = line.contains("[capz-deprecated-api]") && !line.contains("is deprecated; migrate to");
+        assert!(!about_versions && !aso_version, "{what}: {line}");
     }
 }
 
@@ -322,9 +327,7 @@ fn rendered_flavors_convert_to_what_render_writes_for_v1beta2_and_validate_clean
             without_empty_kubeadm_template_spec(values(&v1beta2)),
             "{what}"
         );
-        if !what.starts_with("aks ") && !what.starts_with("aks-topology") && what != "aks-clusterclass" {
-            assert_validates_clean(&converted, &what);
-        }
+        assert_validates_clean(&converted, &what);
         // The v1beta2 rendering has nothing left to convert.
         let output = capz(&[]).args(["convert", "-", "--check"]).write_stdin(v1beta2.clone()).output().unwrap();
         assert_eq!(output.status.code(), Some(0), "{what}");
