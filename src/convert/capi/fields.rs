@@ -260,19 +260,24 @@ const PLAIN_INT_KEYS: [&str; 8] = [
 /// empty one, is not zero and stays as `{}`. Raw JSON values are kept as written, and so are
 /// empty `*[]T` lists ([`is_pointer_to_list`]). `metadata` of the object always stays.
 pub(crate) fn prune_empty(value: &mut Value) {
+    let drain_rule = value.get("kind").and_then(Value::as_str) == Some("MachineDrainRule");
     if let Value::Object(map) = value {
-        prune_struct(map, "");
+        prune_struct(map, "", drain_rule);
     }
 }
 
-fn prune_struct(map: &mut Map<String, Value>, parent_key: &str) {
+/// MachineDrainRule's label selectors are `*metav1.LabelSelector`: an empty one (match all) stays.
+const DRAIN_RULE_POINTER_KEYS: [&str; 3] = ["selector", "clusterSelector", "namespaceSelector"];
+
+fn prune_struct(map: &mut Map<String, Value>, parent_key: &str, drain_rule: bool) {
     let keys: Vec<String> = map.keys().cloned().collect();
     for key in keys {
         if RAW_JSON_KEYS.contains(&key.as_str()) {
             continue;
         }
-        let pointer_struct =
-            POINTER_STRUCT_KEYS.contains(&key.as_str()) || (key == "controlPlane" && parent_key == "joinConfiguration");
+        let pointer_struct = POINTER_STRUCT_KEYS.contains(&key.as_str())
+            || (key == "controlPlane" && parent_key == "joinConfiguration")
+            || (drain_rule && DRAIN_RULE_POINTER_KEYS.contains(&key.as_str()));
         let child = &map[&key];
         let drop = match child {
             Value::Null => true,
@@ -290,13 +295,13 @@ fn prune_struct(map: &mut Map<String, Value>, parent_key: &str) {
         }
         match map.get_mut(&key) {
             Some(Value::Object(object)) if key == "properties" => {
-                object.values_mut().filter_map(Value::as_object_mut).for_each(|schema| prune_struct(schema, ""));
+                object.values_mut().filter_map(Value::as_object_mut).for_each(|schema| prune_struct(schema, "", false));
             }
             Some(Value::Object(_)) if MAP_KEYS.contains(&key.as_str()) => {}
-            Some(Value::Object(object)) => prune_struct(object, &key),
+            Some(Value::Object(object)) => prune_struct(object, &key, drain_rule),
             Some(Value::Array(items)) => {
                 for item in items.iter_mut().filter_map(Value::as_object_mut) {
-                    prune_struct(item, "");
+                    prune_struct(item, "", drain_rule);
                 }
             }
             _ => {}
