@@ -8,3 +8,5 @@ test -d "$module_dir" || { echo "cannot download sigs.k8s.io/cluster-api@v1.14.2
 cd "$here"
 go run . "$module_dir" > "$here/../../src/convert/capi/types.json"
 echo "wrote src/convert/capi/types.json from $module_dir"
+go run ./marshal > "$here/../../src/convert/capi/marshal.json"
+echo "wrote src/convert/capi/marshal.json"

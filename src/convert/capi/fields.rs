@@ -226,107 +226,6 @@ pub(crate) fn api_group(api_version: &str) -> Option<&str> {
     }
 }
 
-/// Keys whose values are raw JSON in the Go types (`apiextensionsv1.JSON`: variable values,
-/// schema defaults, examples and enums, JSON patch values) or `*string` (kubeadm arg values):
-/// kept exactly as written.
-const RAW_JSON_KEYS: [&str; 4] = ["value", "default", "example", "enum"];
-
-/// Go maps (`map[string]…`): present means non-nil, their entries are data.
-const MAP_KEYS: [&str; 8] =
-    ["annotations", "attributes", "config", "featureGates", "labels", "properties", "settings", "matchLabels"];
-
-/// Pointers to structs in the v1beta2 types: present means non-nil, written even when empty.
-const POINTER_STRUCT_KEYS: [&str; 7] =
-    ["additionalProperties", "items", "not", "external", "machineDeploymentClass", "machinePoolClass", "valueFrom"];
-
-/// `*string` fields of the v1beta2 types: an empty string is kept.
-const POINTER_STRING_KEYS: [&str; 2] = ["dataSecretName", "failureMessage"];
-
-/// The integers of the v1beta2 spec types that are not pointers: 0 is their zero value.
-const PLAIN_INT_KEYS: [&str; 8] = [
-    "apiServerPort",
-    "bindPort",
-    "caCertificateValidityPeriodDays",
-    "certificateValidityPeriodDays",
-    "certificatesExpiryDays",
-    "percentage",
-    "port",
-    "observedGeneration",
-];
-
-/// Drops what Go's typed round trip drops, as `encoding/json` marshals the v1beta2 types: nulls,
-/// empty strings (`omitempty`, but not `*string`), empty lists (`omitempty` slices), empty maps,
-/// and structs (`omitzero`) whose every field is the zero value — a struct holding a list, even an
-/// empty one, is not zero and stays as `{}`. Raw JSON values are kept as written, and so are
-/// empty `*[]T` lists ([`is_pointer_to_list`]). `metadata` of the object always stays.
-pub(crate) fn prune_empty(value: &mut Value) {
-    let drain_rule = value.get("kind").and_then(Value::as_str) == Some("MachineDrainRule");
-    if let Value::Object(map) = value {
-        prune_struct(map, "", drain_rule);
-    }
-}
-
-/// MachineDrainRule's label selectors are `*metav1.LabelSelector`: an empty one (match all) stays.
-const DRAIN_RULE_POINTER_KEYS: [&str; 3] = ["selector", "clusterSelector", "namespaceSelector"];
-
-fn prune_struct(map: &mut Map<String, Value>, parent_key: &str, drain_rule: bool) {
-    let keys: Vec<String> = map.keys().cloned().collect();
-    for key in keys {
-        if RAW_JSON_KEYS.contains(&key.as_str()) {
-            continue;
-        }
-        let pointer_struct = POINTER_STRUCT_KEYS.contains(&key.as_str())
-            || (key == "controlPlane" && parent_key == "joinConfiguration")
-            || (drain_rule && DRAIN_RULE_POINTER_KEYS.contains(&key.as_str()));
-        let child = &map[&key];
-        let drop = match child {
-            Value::Null => true,
-            Value::String(s) => s.is_empty() && !POINTER_STRING_KEYS.contains(&key.as_str()),
-            Value::Number(n) => PLAIN_INT_KEYS.contains(&key.as_str()) && n.as_f64() == Some(0.0),
-            Value::Bool(_) => false,
-            Value::Array(items) => items.is_empty() && !is_pointer_to_list(&key, parent_key),
-            Value::Object(object) if MAP_KEYS.contains(&key.as_str()) => object.is_empty(),
-            Value::Object(_) if pointer_struct || (key == "metadata" && parent_key.is_empty()) => false,
-            Value::Object(_) => is_zero(child, &key),
-        };
-        if drop {
-            map.shift_remove(&key);
-            continue;
-        }
-        match map.get_mut(&key) {
-            Some(Value::Object(object)) if key == "properties" => {
-                object.values_mut().filter_map(Value::as_object_mut).for_each(|schema| prune_struct(schema, "", false));
-            }
-            Some(Value::Object(_)) if MAP_KEYS.contains(&key.as_str()) => {}
-            Some(Value::Object(object)) => prune_struct(object, &key, drain_rule),
-            Some(Value::Array(items)) => {
-                for item in items.iter_mut().filter_map(Value::as_object_mut) {
-                    prune_struct(item, "", drain_rule);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The `*[]T` fields of the v1beta2 types: an empty list is not the same as none and stays
-/// (kubeadm `nodeRegistration.taints: []` means no taints at all, not even kubeadm's default).
-fn is_pointer_to_list(key: &str, parent_key: &str) -> bool {
-    (key == "taints" && parent_key == "nodeRegistration") || key == "extraEnvs"
-}
-
-/// Whether `value` (at `key`) is a Go zero value: a struct whose fields are all zero.
-fn is_zero(value: &Value, key: &str) -> bool {
-    match value {
-        Value::Null => true,
-        Value::String(s) => s.is_empty() && !POINTER_STRING_KEYS.contains(&key),
-        Value::Number(n) => PLAIN_INT_KEYS.contains(&key) && n.as_f64() == Some(0.0),
-        Value::Bool(_) | Value::Array(_) => false,
-        Value::Object(_) if MAP_KEYS.contains(&key) || POINTER_STRUCT_KEYS.contains(&key) => false,
-        Value::Object(map) => map.iter().all(|(k, v)| !RAW_JSON_KEYS.contains(&k.as_str()) && is_zero(v, k)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,19 +249,5 @@ mod tests {
         let mut map: Map<String, Value> = serde_json::from_str(r#"{"a":1,"old":"10s","b":2}"#).unwrap();
         rename(&mut map, "old", &["new", "inner"]);
         assert_eq!(serde_json::to_string(&map).unwrap(), r#"{"a":1,"new":{"inner":"10s"},"b":2}"#);
-    }
-
-    #[test]
-    fn pruning_follows_go_omitempty_and_omitzero() {
-        let mut value: Value = serde_json::from_str(
-            r#"{"metadata":{},"spec":{"a":"","b":null,"c":[],"d":{"e":""},"f":{"g":[]},"labels":{},
-               "dataSecretName":"","port":0,"replicas":0,"value":{}}}"#,
-        )
-        .unwrap();
-        prune_empty(&mut value);
-        assert_eq!(
-            serde_json::to_string(&value).unwrap(),
-            r#"{"metadata":{},"spec":{"f":{},"dataSecretName":"","replicas":0,"value":{}}}"#
-        );
     }
 }

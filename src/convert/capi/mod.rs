@@ -6,6 +6,7 @@ mod bootstrap;
 mod controlplane;
 mod core;
 pub(crate) mod fields;
+mod marshal;
 mod status;
 mod typed;
 
@@ -118,7 +119,7 @@ pub(crate) fn convert(object: &Value) -> Result<(Value, Vec<Warning>), ConvertEr
         "KubeadmControlPlaneTemplate" => controlplane::kubeadm_control_plane_template(&mut context, map)?,
         _ => unreachable!("checked by converts"),
     }
-    fields::prune_empty(&mut value);
+    marshal::write(&mut value, &group, &kind);
     Ok((value, context.warnings))
 }
 
