@@ -118,12 +118,13 @@ fn a_directory_converts_its_objects_and_reports_templates_and_kustomize_patches(
     std::fs::write(root.join("helm.yaml"), HELM).unwrap();
     std::fs::write(root.join("partial.yaml"), PARTIAL).unwrap();
     std::fs::write(root.join("README.md"), "not a manifest\n").unwrap();
+    std::fs::write(root.join("binary.yaml"), b"kind: \xff\n").unwrap();
     let before = cli_runner::snapshot_tree(root);
     let (code, stdout, stderr) = convert(&[root.to_str().unwrap(), "-w"]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout, "");
     let after = cli_runner::snapshot_tree(root);
-    for unchanged in ["kustomization.yaml", "patch.yaml", "helm.yaml", "partial.yaml", "README.md"] {
+    for unchanged in ["kustomization.yaml", "patch.yaml", "helm.yaml", "partial.yaml", "README.md", "binary.yaml"] {
         assert_eq!(after[Path::new(unchanged)], before[Path::new(unchanged)], "{unchanged} changed");
     }
     assert_ne!(after[Path::new("cluster.yaml")], before[Path::new("cluster.yaml")]);

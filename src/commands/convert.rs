@@ -21,18 +21,20 @@ fn read_inputs(paths: &[String]) -> anyhow::Result<Vec<(SourceFile, bool)>> {
         if path == "-" {
             let mut text = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).context("cannot read stdin as UTF-8")?;
-            inputs.push((SourceFile { name: "<stdin>".into(), text, kustomize_patch: false }, true));
+            inputs.push((SourceFile { name: "<stdin>".into(), text, kustomize_patch: false, not_utf8: false }, true));
             continue;
         }
         let named = !Path::new(path).is_dir();
         for file in manifest::manifest_files(Path::new(path))? {
             let bytes = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            let Ok(text) = String::from_utf8(bytes) else {
-                bail!("{}: not UTF-8 text", file.display());
+            let (text, not_utf8) = match String::from_utf8(bytes) {
+                Ok(text) => (text, false),
+                Err(_) => (String::new(), true),
             };
             let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
-            let patch = kustomize_patches(&dir).iter().any(|p| same_file(p, &file));
-            inputs.push((SourceFile { name: file.display().to_string(), text, kustomize_patch: patch }, named));
+            let kustomize_patch = kustomize_patches(&dir).iter().any(|p| same_file(p, &file));
+            let source = SourceFile { name: file.display().to_string(), text, kustomize_patch, not_utf8 };
+            inputs.push((source, named));
         }
     }
     Ok(inputs)

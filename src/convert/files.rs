@@ -18,6 +18,8 @@ pub struct SourceFile {
     pub text: String,
     /// Named as a patch by a kustomization.yaml next to it.
     pub kustomize_patch: bool,
+    /// The bytes are not UTF-8 (`text` is empty).
+    pub not_utf8: bool,
 }
 
 /// What happened to one file.
@@ -113,13 +115,20 @@ fn read(file: &SourceFile) -> Read {
     let skipped = |why: LeftAlone, line: usize, message: String| {
         Read::Skipped(why, Some(Note { line, severity: Severity::Skipped, message }))
     };
+    if file.not_utf8 {
+        return skipped(LeftAlone::NotYaml, 1, "not UTF-8 text, left alone".into());
+    }
     if let Err(err) = manifest::parse_plain_documents(&file.text, &file.name) {
-        let (line, detail) = match &err {
-            manifest::ManifestError::Syntax { line, message, .. } => (*line, message.clone()),
-            other => (1, other.to_string()),
-        };
         let template = if file.text.contains("{{") { " (a template?)" } else { "" };
-        return skipped(LeftAlone::NotYaml, line, format!("not YAML{template}, left alone: {detail}"));
+        let (line, what) = match &err {
+            manifest::ManifestError::Syntax { line, message, .. } => (*line, format!("not YAML{template}: {message}")),
+            manifest::ManifestError::NotAnObject { location, message } => {
+                let line = location.rsplit(':').next().and_then(|l| l.parse().ok()).unwrap_or(1);
+                (line, format!("not Kubernetes objects: {message}"))
+            }
+            other => (1, format!("not YAML{template}: {other}")),
+        };
+        return skipped(LeftAlone::NotYaml, line, format!("{what}; left alone"));
     }
     let base_name = file.name.rsplit('/').next().unwrap_or(&file.name);
     if matches!(base_name, "kustomization.yaml" | "kustomization.yml" | "Kustomization") {
