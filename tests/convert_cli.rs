@@ -351,3 +351,91 @@ fn flow_maps_blank_lines_document_markers_and_crlf_keep_their_layout() {
     assert_eq!((code, stderr.as_str()), (0, ""));
     assert_eq!(converted_crlf, converted.replace('\n', "\r\n"));
 }
+
+const CLASS: &str = "apiVersion: cluster.x-k8s.io/v1beta1
+kind: ClusterClass
+metadata:
+  name: cc
+  namespace: team-a
+spec:
+  controlPlane:
+    ref:
+      apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
+      kind: AzureASOManagedControlPlaneTemplate
+      name: cc
+  infrastructure:
+    ref:
+      apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
+      kind: AzureASOManagedClusterTemplate
+      name: cc
+  workers:
+    machinePools:
+    - class: converted
+      template:
+        bootstrap:
+          ref:
+            apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+            kind: KubeadmConfigTemplate
+            name: in-this-run
+        infrastructure:
+          ref:
+            apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
+            kind: AzureASOManagedMachinePoolTemplate
+            name: pool
+    - class: elsewhere
+      template:
+        bootstrap:
+          ref:
+            apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+            kind: KubeadmConfigTemplate
+            name: not-in-this-run
+        infrastructure:
+          ref:
+            apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
+            kind: AzureASOManagedMachinePoolTemplate
+            name: pool
+";
+
+const TEMPLATE: &str = "apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+kind: KubeadmConfigTemplate
+metadata:
+  name: in-this-run
+  namespace: team-a
+spec:
+  template:
+    spec:
+      format: cloud-config
+";
+
+#[test]
+fn class_references_follow_the_templates_converted_in_the_same_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("class.yaml"), CLASS).unwrap();
+    std::fs::write(dir.path().join("template.yaml"), TEMPLATE).unwrap();
+    let (code, _, stderr) = convert(&[dir.path().to_str().unwrap(), "-w"]);
+    assert_eq!(code, 0, "{stderr}");
+    let class = values(&std::fs::read_to_string(dir.path().join("class.yaml")).unwrap()).remove(0);
+    let pools = &class["spec"]["workers"]["machinePools"];
+    // Converted in this run: followed to v1beta2. Not in this run: left as written (CAPI reports
+    // RefVersionsUpToDate=False until it is converted too).
+    assert_eq!(pools[0]["bootstrap"]["templateRef"]["apiVersion"], "bootstrap.cluster.x-k8s.io/v1beta2");
+    assert_eq!(pools[1]["bootstrap"]["templateRef"]["apiVersion"], "bootstrap.cluster.x-k8s.io/v1beta1");
+    // AzureASOManaged* references always move to v1beta1 (CAPZ's migration instructions).
+    for pointer in ["/spec/controlPlane/templateRef", "/spec/infrastructure/templateRef"] {
+        assert_eq!(class.pointer(pointer).unwrap()["apiVersion"], "infrastructure.cluster.x-k8s.io/v1beta1");
+    }
+    assert_eq!(pools[1]["infrastructure"]["templateRef"]["apiVersion"], "infrastructure.cluster.x-k8s.io/v1beta1");
+
+    // With --to-version v1beta1 only the AzureASOManaged* references move; CAPI stays at v1beta1.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("class.yaml"), CLASS).unwrap();
+    let (code, stdout, _) = convert(&[dir.path().join("class.yaml").to_str().unwrap(), "--to-version", "v1beta1"]);
+    assert_eq!(code, 0);
+    let class = values(&stdout).remove(0);
+    assert_eq!(class["apiVersion"], "cluster.x-k8s.io/v1beta1");
+    assert_eq!(class["spec"]["controlPlane"]["ref"]["apiVersion"], "infrastructure.cluster.x-k8s.io/v1beta1");
+    assert_eq!(
+        class["spec"]["workers"]["machinePools"][0]["template"]["bootstrap"]["ref"]["apiVersion"],
+        "bootstrap.cluster.x-k8s.io/v1beta1"
+    );
+}
