@@ -1,12 +1,10 @@
-//! cluster.x-k8s.io v1beta1 → v1beta2: Cluster, ClusterClass, Machine, MachineSet,
+//! cluster.x-k8s.io v1beta1 → v1beta2: Cluster, Machine, MachineSet,
 //! MachineDeployment, MachinePool, MachineHealthCheck (MachineDrainRule has the same shape).
 
 use serde_json::{Map, Value};
 
 use super::Context;
-use super::fields::{
-    default_false, drop_empty_string, drop_false, drop_if_empty, items_mut, object_mut, put, rename, take, take_some,
-};
+use super::fields::{drop_empty_string, drop_if_empty, items_mut, object_mut, put, rename, take, take_some};
 use super::status;
 use crate::convert::ConvertError;
 
@@ -109,13 +107,13 @@ fn overrides_definition_from(context: &mut Context, topology: &mut Object, point
 
 /// Which v1beta1 health check shape is converted (the topology one has `enable`).
 #[derive(Clone, Copy, PartialEq)]
-enum HealthCheckKind {
+pub(super) enum HealthCheckKind {
     Topology,
     Class,
 }
 
 /// `machineHealthCheck` → `healthCheck` in place.
-fn health_check_move(
+pub(super) fn health_check_move(
     context: &mut Context,
     map: &mut Object,
     pointer: &str,
@@ -220,7 +218,7 @@ fn checks_and_remediation(context: &mut Context, check: &mut Object, pointer: &s
 
 /// A MachineDeployment `strategy` → `rollout.strategy`, `deletion.order` and the remediation's
 /// `maxInFlight` at `max_in_flight_path`.
-fn strategy_move(map: &mut Object, max_in_flight_path: &[&str]) {
+pub(super) fn strategy_move(map: &mut Object, max_in_flight_path: &[&str]) {
     let Some((position, strategy)) = take_some(map, "strategy") else { return };
     let mut strategy = strategy.as_object().cloned().unwrap_or_default();
     let mut rollout_strategy = Object::new();
@@ -322,7 +320,7 @@ pub(super) fn machine_set(context: &mut Context, object: &mut Object) -> Result<
 }
 
 /// `…NamingStrategy: {template}` → `…Naming: {template}` (an empty template is dropped).
-fn naming_move(map: &mut Object, from: &str, to: &str) {
+pub(super) fn naming_move(map: &mut Object, from: &str, to: &str) {
     if let Some((position, naming)) = take_some(map, from)
         && let Some(template) = naming.get("template").filter(|t| t.as_str().is_some_and(|s| !s.is_empty()))
     {
@@ -386,192 +384,4 @@ pub(super) fn machine_health_check(context: &mut Context, object: &mut Object) -
         }
     }
     status::machine_health_check(context, object)
-}
-
-pub(super) fn cluster_class(context: &mut Context, object: &mut Object) -> Result<(), ConvertError> {
-    let namespace = context.namespace.clone();
-    if let Some(spec) = object_mut(object, "spec") {
-        if let Some((position, infrastructure)) = take_some(spec, "infrastructure") {
-            let mut out = Object::new();
-            if let Some(reference) = context.template_ref(&infrastructure, "/spec/infrastructure", &namespace) {
-                out.insert("templateRef".into(), reference);
-            }
-            put(spec, position, &["infrastructure"], Value::Object(out));
-        }
-        if let Some((position, naming)) = take_some(spec, "infrastructureNamingStrategy")
-            && let Some(template) = naming.get("template").filter(|t| t.as_str().is_some_and(|s| !s.is_empty()))
-        {
-            put(spec, position, &["infrastructure", "naming", "template"], template.clone());
-        }
-        drop_if_empty(spec, "infrastructure");
-        if let Some(control_plane) = object_mut(spec, "controlPlane") {
-            let pointer = "/spec/controlPlane";
-            if let Some(reference) = context.template_ref(&Value::Object(control_plane.clone()), pointer, &namespace) {
-                let (position, _) = take(control_plane, "ref").expect("template_ref found it");
-                put(control_plane, position, &["templateRef"], reference);
-            } else {
-                take(control_plane, "ref");
-            }
-            if let Some((position, machine)) = take_some(control_plane, "machineInfrastructure")
-                && let Some(reference) =
-                    context.template_ref(&machine, &format!("{pointer}/machineInfrastructure"), &namespace)
-            {
-                put(control_plane, position, &["machineInfrastructure", "templateRef"], reference);
-            }
-            health_check_move(context, control_plane, pointer, HealthCheckKind::Class)?;
-            naming_move(control_plane, "namingStrategy", "naming");
-            deletion_timeouts(context, control_plane, pointer)?;
-            drop_if_empty(control_plane, "metadata");
-        }
-        drop_if_empty(spec, "controlPlane");
-        if let Some(workers) = object_mut(spec, "workers") {
-            for (index, class) in items_mut(workers, "machineDeployments") {
-                let pointer = format!("/spec/workers/machineDeployments/{index}");
-                class_template(context, class, &pointer, &namespace);
-                health_check_move(context, class, &pointer, HealthCheckKind::Class)?;
-                drop_empty_string(class, "failureDomain");
-                naming_move(class, "namingStrategy", "naming");
-                deletion_timeouts(context, class, &pointer)?;
-                strategy_move(class, &["healthCheck", "remediation", "maxInFlight"]);
-            }
-            for (index, class) in items_mut(workers, "machinePools") {
-                let pointer = format!("/spec/workers/machinePools/{index}");
-                class_template(context, class, &pointer, &namespace);
-                naming_move(class, "namingStrategy", "naming");
-                deletion_timeouts(context, class, &pointer)?;
-            }
-        }
-        drop_if_empty(spec, "workers");
-        for (index, variable) in items_mut(spec, "variables") {
-            class_variable(context, variable, index);
-        }
-        for (index, patch) in items_mut(spec, "patches") {
-            class_patch(context, patch, index);
-        }
-    }
-    status::cluster_class(context, object)
-}
-
-/// A worker class's `template: {metadata, bootstrap: {ref}, infrastructure: {ref}}` flattened to
-/// `metadata`, `bootstrap.templateRef`, `infrastructure.templateRef`.
-fn class_template(context: &mut Context, class: &mut Object, pointer: &str, namespace: &str) {
-    let Some((mut position, template)) = take_some(class, "template") else { return };
-    let pointer = format!("{pointer}/template");
-    if let Some(metadata) = template.get("metadata").filter(|m| m.as_object().is_some_and(|m| !m.is_empty())) {
-        put(class, position, &["metadata"], metadata.clone());
-        position += 1;
-    }
-    for key in ["bootstrap", "infrastructure"] {
-        let Some(local) = template.get(key) else { continue };
-        if let Some(reference) = context.template_ref(local, &format!("{pointer}/{key}"), namespace) {
-            put(class, position, &[key, "templateRef"], reference);
-            position += 1;
-        }
-    }
-}
-
-fn class_variable(context: &mut Context, variable: &mut Object, index: usize) {
-    default_false(variable, "required");
-    if let Some((position, metadata)) = take_some(variable, "metadata") {
-        let mut out = Object::new();
-        for key in ["labels", "annotations"] {
-            if let Some(map) = metadata.get(key).filter(|m| m.as_object().is_some_and(|m| !m.is_empty())) {
-                out.insert(key.into(), map.clone());
-            }
-        }
-        if !out.is_empty() {
-            put(variable, position, &["deprecatedV1Beta1Metadata"], Value::Object(out));
-        }
-    }
-    let restored = context
-        .restored
-        .as_ref()
-        .and_then(|r| r.pointer("/spec/variables"))
-        .and_then(Value::as_array)
-        .and_then(|vars| vars.iter().find(|v| v.get("name") == variable.get("name")))
-        .and_then(|v| v.pointer("/schema/openAPIV3Schema"))
-        .cloned();
-    let _ = index;
-    if let Some(schema) =
-        variable.get_mut("schema").and_then(|s| s.get_mut("openAPIV3Schema")).and_then(Value::as_object_mut)
-    {
-        json_schema(schema, restored.as_ref());
-    }
-}
-
-/// The schema bools that become `*bool`.
-const SCHEMA_BOOLS: [&str; 5] = [
-    "uniqueItems",
-    "exclusiveMaximum",
-    "exclusiveMinimum",
-    "x-kubernetes-preserve-unknown-fields",
-    "x-kubernetes-int-or-string",
-];
-
-/// A variable schema: its bools are `*bool` in v1beta2; CAPI keeps a false only when the restored
-/// hub schema (conversion data) had an explicit false there.
-fn json_schema(schema: &mut Object, restored: Option<&Value>) {
-    for key in SCHEMA_BOOLS {
-        let restored_false = restored.and_then(|r| r.get(key)) == Some(&Value::Bool(false));
-        if !restored_false {
-            drop_false(schema, key);
-        } else if schema.get(key) != Some(&Value::Bool(true)) {
-            schema.insert(key.to_string(), Value::Bool(false));
-        }
-    }
-    for key in ["items", "additionalProperties", "not"] {
-        let restored_child = restored.and_then(|r| r.get(key)).filter(|_| key != "not");
-        if let Some(child) = object_mut(schema, key) {
-            json_schema(child, restored_child);
-        }
-    }
-    if let Some(properties) = object_mut(schema, "properties") {
-        for (name, property) in properties.iter_mut() {
-            let restored_child = restored
-                .and_then(|r| r.pointer(&format!("/properties/{}", name.replace('~', "~0").replace('/', "~1"))));
-            if let Some(property) = property.as_object_mut() {
-                json_schema(property, restored_child);
-            }
-        }
-    }
-    for key in ["allOf", "oneOf", "anyOf"] {
-        for (index, child) in items_mut(schema, key) {
-            let restored_child = restored.and_then(|r| r.get(key)).and_then(|r| r.get(index));
-            json_schema(child, restored_child);
-        }
-    }
-}
-
-fn class_patch(context: &mut Context, patch: &mut Object, index: usize) {
-    drop_empty_string(patch, "enabledIf");
-    let name = patch.get("name").and_then(Value::as_str).unwrap_or("").to_string();
-    for (definition_index, definition) in items_mut(patch, "definitions") {
-        if let Some(matches) =
-            definition.get_mut("selector").and_then(|s| s.get_mut("matchResources")).and_then(Value::as_object_mut)
-        {
-            for key in ["controlPlane", "infrastructureCluster"] {
-                let restored =
-                    format!("/spec/patches/{index}/definitions/{definition_index}/selector/matchResources/{key}");
-                let restored_name = context.restored_at(&format!("/spec/patches/{index}/name")).and_then(Value::as_str);
-                if restored_name == Some(name.as_str()) {
-                    context.bool_intent(matches, key, &restored);
-                } else {
-                    drop_false(matches, key);
-                }
-            }
-        }
-        for (_, json_patch) in items_mut(definition, "jsonPatches") {
-            if let Some(value_from) = object_mut(json_patch, "valueFrom") {
-                drop_empty_string(value_from, "variable");
-                drop_empty_string(value_from, "template");
-            }
-        }
-    }
-    if let Some(external) = object_mut(patch, "external") {
-        rename(external, "generateExtension", &["generatePatchesExtension"]);
-        rename(external, "validateExtension", &["validateTopologyExtension"]);
-        for key in ["generatePatchesExtension", "validateTopologyExtension", "discoverVariablesExtension"] {
-            drop_empty_string(external, key);
-        }
-    }
 }

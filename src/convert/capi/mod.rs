@@ -3,6 +3,7 @@
 //! of sigs.k8s.io/cluster-api/api plus the converters under */webhooks/conversion).
 
 mod bootstrap;
+mod class;
 mod controlplane;
 mod core;
 pub(crate) mod fields;
@@ -105,7 +106,7 @@ pub(crate) fn convert(object: &Value) -> Result<(Value, Vec<Warning>), ConvertEr
     map.insert("apiVersion".into(), Value::String(format!("{group}/v1beta2")));
     match kind.as_str() {
         "Cluster" => core::cluster(&mut context, map)?,
-        "ClusterClass" => core::cluster_class(&mut context, map)?,
+        "ClusterClass" => class::cluster_class(&mut context, map)?,
         "Machine" => core::machine(&mut context, map)?,
         "MachineSet" => core::machine_set(&mut context, map)?,
         "MachineDeployment" => core::machine_deployment(&mut context, map)?,
