@@ -120,10 +120,10 @@ pub(super) fn machine(context: &mut Context, object: &mut Object) -> Result<(), 
     with_status(object, |status| {
         initialization(context, status, "bootstrapReady", "bootstrapDataSecretCreated");
         initialization(context, status, "infrastructureReady", "infrastructureProvisioned");
-        if let Some((position, node_ref)) = take_some(status, "nodeRef") {
-            if let Some(name) = node_ref.get("name").filter(|n| n.as_str().is_some_and(|s| !s.is_empty())) {
-                put(status, position, &["nodeRef", "name"], name.clone());
-            }
+        if let Some((position, node_ref)) = take_some(status, "nodeRef")
+            && let Some(name) = node_ref.get("name").filter(|n| n.as_str().is_some_and(|s| !s.is_empty()))
+        {
+            put(status, position, &["nodeRef", "name"], name.clone());
         }
         let v1beta2 = take_v1beta2(status);
         let mut deprecated = Deprecated::default();
