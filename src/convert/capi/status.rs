@@ -281,3 +281,37 @@ pub(super) fn cluster_resource_set(_: &mut Context, object: &mut Object) -> Resu
         deprecated.write(status, false);
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn machine_deployment_status_moves_v1beta1_counters_and_lifts_v1beta2() {
+        let object = json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachineDeployment",
+            "metadata": {"name": "md"}, "spec": {"clusterName": "c", "template": {"spec": {"clusterName": "c"}}},
+            "status": {"replicas": 3, "readyReplicas": 2, "phase": "Running",
+                "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2024-01-01T00:00:00Z"}],
+                "v1beta2": {"availableReplicas": 1}}});
+        let (converted, _) = super::super::convert(&object).unwrap();
+        assert_eq!(
+            converted["status"],
+            json!({"replicas": 3, "phase": "Running", "availableReplicas": 1, "deprecated": {"v1beta1": {
+                "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2024-01-01T00:00:00Z"}],
+                "availableReplicas": 0, "unavailableReplicas": 0, "updatedReplicas": 0, "readyReplicas": 2}}})
+        );
+    }
+
+    #[test]
+    fn cluster_status_readiness_and_failure_domains() {
+        let object = json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "metadata": {"name": "c"},
+            "status": {"infrastructureReady": true, "controlPlaneReady": false,
+                "failureDomains": {"2": {"controlPlane": true}, "1": {}}}});
+        let (converted, _) = super::super::convert(&object).unwrap();
+        assert_eq!(
+            converted["status"],
+            json!({"initialization": {"infrastructureProvisioned": true},
+                "failureDomains": [{"name": "1", "controlPlane": false}, {"name": "2", "controlPlane": true}]})
+        );
+    }
+}
