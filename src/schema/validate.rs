@@ -29,7 +29,7 @@ pub const RULES: &[(&str, &str)] = &[
     ("schema-missing", "no schema for this apiVersion/kind"),
     (
         "deprecated-api",
-        "the apiVersion is deprecated (the API server would warn); for CAPI v1beta1 objects shown only with `--enable capi-v1beta1`, which says the same",
+        "the apiVersion is deprecated (the API server would warn; for the CAPI and AzureASOManaged* versions `kubectl capz convert` is the fix); for CAPI v1beta1 objects shown only with `--enable capi-v1beta1`, which says the same",
     ),
 ];
 
