@@ -125,6 +125,10 @@ pub(crate) fn duration_seconds(text: &str) -> Option<i64> {
         rest = &rest[unit_end..];
         nanos += number.parse::<f64>().ok()? * scale;
     }
+    // time.ParseDuration refuses what does not fit an int64 of nanoseconds (about 292 years).
+    if nanos > i64::MAX as f64 {
+        return None;
+    }
     let seconds = (nanos / 1e9).trunc();
     let seconds = if negative { -seconds } else { seconds };
     Some((seconds as i64).clamp(i64::from(i32::MIN), i64::from(i32::MAX)))
@@ -239,6 +243,9 @@ mod tests {
         assert_eq!(duration_seconds("0"), Some(0));
         assert_eq!(duration_seconds("0s"), Some(0));
         assert_eq!(duration_seconds("1000000h"), Some(i64::from(i32::MAX)));
+        assert_eq!(duration_seconds("-5s"), Some(-5));
+        assert_eq!(duration_seconds(".5s"), Some(0));
+        assert_eq!(duration_seconds("3000000h"), None, "beyond an int64 of nanoseconds");
         assert_eq!(duration_seconds("10"), None);
         assert_eq!(duration_seconds("m"), None);
         assert_eq!(duration_seconds(""), None);
