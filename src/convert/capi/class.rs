@@ -68,11 +68,11 @@ pub(super) fn cluster_class(context: &mut Context, object: &mut Object) -> Resul
             }
         }
         drop_if_empty(spec, "workers");
-        for (index, variable) in items_mut(spec, "variables") {
-            class_variable(context, variable, index);
+        for (_, variable) in items_mut(spec, "variables") {
+            class_variable(context, variable);
         }
-        for (index, patch) in items_mut(spec, "patches") {
-            class_patch(context, patch, index);
+        for (_, patch) in items_mut(spec, "patches") {
+            class_patch(context, patch);
         }
     }
     status::cluster_class(context, object)
@@ -96,7 +96,7 @@ fn class_template(context: &mut Context, class: &mut Object, pointer: &str, name
     }
 }
 
-fn class_variable(context: &mut Context, variable: &mut Object, index: usize) {
+fn class_variable(context: &mut Context, variable: &mut Object) {
     default_false(variable, "required");
     if let Some((position, metadata)) = take_some(variable, "metadata") {
         let mut out = Object::new();
@@ -117,7 +117,6 @@ fn class_variable(context: &mut Context, variable: &mut Object, index: usize) {
         .and_then(|vars| vars.iter().find(|v| v.get("name") == variable.get("name")))
         .and_then(|v| v.pointer("/schema/openAPIV3Schema"))
         .cloned();
-    let _ = index;
     if let Some(schema) =
         variable.get_mut("schema").and_then(|s| s.get_mut("openAPIV3Schema")).and_then(Value::as_object_mut)
     {
@@ -168,21 +167,36 @@ fn json_schema(schema: &mut Object, restored: Option<&Value>) {
     }
 }
 
-fn class_patch(context: &mut Context, patch: &mut Object, index: usize) {
+fn class_patch(context: &mut Context, patch: &mut Object) {
     drop_empty_string(patch, "enabledIf");
-    let name = patch.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+    let name = patch.get("name").cloned();
+    let definition_count = patch.get("definitions").and_then(Value::as_array).map_or(0, Vec::len);
+    // The restored patch of the same name, its definitions used when there are as many (as CAPI).
+    let restored_definitions = context
+        .restored
+        .as_ref()
+        .and_then(|r| r.pointer("/spec/patches"))
+        .and_then(Value::as_array)
+        .and_then(|patches| patches.iter().find(|p| p.get("name") == name.as_ref()))
+        .and_then(|p| p.get("definitions"))
+        .and_then(Value::as_array)
+        .filter(|definitions| definitions.len() == definition_count)
+        .cloned();
     for (definition_index, definition) in items_mut(patch, "definitions") {
         if let Some(matches) =
             definition.get_mut("selector").and_then(|s| s.get_mut("matchResources")).and_then(Value::as_object_mut)
         {
             for key in ["controlPlane", "infrastructureCluster"] {
-                let restored =
-                    format!("/spec/patches/{index}/definitions/{definition_index}/selector/matchResources/{key}");
-                let restored_name = context.restored_at(&format!("/spec/patches/{index}/name")).and_then(Value::as_str);
-                if restored_name == Some(name.as_str()) {
-                    context.bool_intent(matches, key, &restored);
-                } else {
-                    drop_false(matches, key);
+                let restored = restored_definitions
+                    .as_ref()
+                    .and_then(|d| d.get(definition_index))
+                    .and_then(|d| d.pointer(&format!("/selector/matchResources/{key}")));
+                match (matches.get(key), restored) {
+                    (Some(Value::Bool(true)), _) => {}
+                    (_, Some(Value::Bool(false))) => {
+                        matches.insert(key.to_string(), Value::Bool(false));
+                    }
+                    _ => drop_false(matches, key),
                 }
             }
         }
