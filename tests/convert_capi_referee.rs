@@ -119,3 +119,58 @@ fn differences_at(pointer: &str, theirs: &Value, ours: &Value, out: &mut Vec<Str
         _ => {}
     }
 }
+
+/// Whether a value carries information (not a zero value Go would drop anyway).
+fn informative(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(items) => items.iter().any(informative),
+        Value::Object(map) => map.values().any(informative),
+    }
+}
+
+/// dropped.json (tools/capi-conversion-oracle -dropped) lists, per corpus case, the fields the real
+/// conversion loses (v1beta1 → v1beta2 → v1beta1 through the same webhook). Every one that held
+/// information must be named by one of our warnings (the warning's field or a parent of it); and
+/// every warning must name a field the real conversion loses, or a field v1beta1 does not know.
+#[test]
+fn warnings_name_every_field_the_real_conversion_loses() {
+    let text = std::fs::read_to_string(format!("{DIR}/dropped.json")).expect("dropped.json");
+    let dropped: Value = serde_json::from_str(&text).expect("dropped.json is JSON");
+    let covers = |warning: &str, path: &str| {
+        path == warning || path.starts_with(&format!("{warning}.")) || path.starts_with(&format!("{warning}["))
+    };
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for case in dropped["cases"].as_array().expect("cases") {
+        let name = case["name"].as_str().expect("name");
+        let bytes = std::fs::read(format!("{DIR}/corpus/{name}.yaml")).expect("corpus file");
+        let text = String::from_utf8(bytes).unwrap();
+        let input = parse_documents(&text, name).unwrap().remove(0).value;
+        let Ok(Some(conversion)) = convert_object(&input, TargetVersion::V1beta2) else { continue };
+        let warned: Vec<(String, String)> = conversion
+            .warnings
+            .iter()
+            .map(|w| (capz::convert::files::field_path(&w.pointer), w.message.clone()))
+            .collect();
+        let lost: Vec<&str> = case["dropped"].as_array().unwrap().iter().filter_map(|d| d["path"].as_str()).collect();
+        for entry in case["dropped"].as_array().unwrap() {
+            let path = entry["path"].as_str().unwrap();
+            if informative(&entry["before"]) && !warned.iter().any(|(w, _)| covers(w, path)) {
+                failures.push(format!("{name}: no warning for {path} (was {})", entry["before"]));
+            }
+            checked += 1;
+        }
+        for (field, message) in &warned {
+            let unknown = message.contains("(a typo?)");
+            if !unknown && !lost.iter().any(|path| covers(field, path) || covers(path, field)) {
+                failures.push(format!("{name}: warning about {field}, which the real conversion keeps"));
+            }
+        }
+    }
+    assert!(checked >= 10, "too few dropped fields recorded: {checked}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -93,13 +93,27 @@ pub(crate) fn default_false(map: &mut Map<String, Value>, key: &str) {
 
 /// Parses a Go duration (`1h30m`, `90s`, `1.5s`, `300ms`) into whole seconds, as
 /// `metav1.Duration` and `ConvertToSeconds` do (truncated, capped at the int32 maximum).
+#[cfg(test)]
 pub(crate) fn duration_seconds(text: &str) -> Option<i64> {
+    duration_nanos(text).map(|nanos| seconds_of(nanos).0)
+}
+
+/// Whole seconds of a duration in nanoseconds, as `ConvertToSeconds` does (truncated, capped at
+/// the int32 maximum), and whether the cap applied.
+fn seconds_of(nanos: f64) -> (i64, bool) {
+    let seconds = (nanos / 1e9).trunc() as i64;
+    let capped = seconds.clamp(i64::from(i32::MIN), i64::from(i32::MAX));
+    (capped, capped != seconds)
+}
+
+/// A Go duration in nanoseconds (signed), None when `time.ParseDuration` refuses it.
+fn duration_nanos(text: &str) -> Option<f64> {
     let (negative, mut rest) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
     if rest == "0" {
-        return Some(0);
+        return Some(0.0);
     }
     if rest.is_empty() {
         return None;
@@ -129,9 +143,7 @@ pub(crate) fn duration_seconds(text: &str) -> Option<i64> {
     if nanos > i64::MAX as f64 {
         return None;
     }
-    let seconds = (nanos / 1e9).trunc();
-    let seconds = if negative { -seconds } else { seconds };
-    Some((seconds as i64).clamp(i64::from(i32::MIN), i64::from(i32::MAX)))
+    Some(if negative { -nanos } else { nanos })
 }
 
 impl Context {
@@ -161,8 +173,15 @@ impl Context {
         let text = value
             .as_str()
             .ok_or_else(|| ConvertError::invalid(pointer, "a duration must be a string such as \"10m\""))?;
-        let seconds = duration_seconds(text)
+        let nanos = duration_nanos(text)
             .ok_or_else(|| ConvertError::invalid(pointer, &format!("`{text}` is not a duration such as \"10m\"")))?;
+        let (seconds, capped) = seconds_of(nanos);
+        let fraction = nanos.abs() % 1e9;
+        if fraction > 0.5 && fraction < 1e9 - 0.5 {
+            self.dropped(pointer, &format!("v1beta2 counts whole seconds: `{text}` becomes {seconds}"));
+        } else if capped {
+            self.dropped(pointer, &format!("v1beta2 counts seconds in an int32: `{text}` becomes {seconds}"));
+        }
         Ok(Value::Number(Number::from(seconds)))
     }
 
