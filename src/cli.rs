@@ -37,6 +37,9 @@ pub enum Command {
     /// Move classic AzureManagedControlPlane clusters to the ASO API: manifests (-f) or a live cluster.
     #[command(after_help = MIGRATE_EXAMPLES)]
     Migrate(MigrateArgs),
+    /// Convert files to CAPI v1beta2 / AzureASOManaged* v1beta1, comments kept.
+    #[command(after_help = CONVERT_EXAMPLES)]
+    Convert(ConvertArgs),
     /// Print the plugin version and the CAPI, CAPZ and ASO versions it targets.
     #[command(after_help = "Example:\n  kubectl capz version")]
     Version,
@@ -68,6 +71,15 @@ const RENDER_EXAMPLES: &str = "Examples:
   # A whole fleet into a GitOps repository, then check it is up to date in CI
   kubectl capz render --fleet fleet.yaml --out-dir clusters-repo
   kubectl capz render --fleet fleet.yaml --out-dir clusters-repo --check";
+
+const CONVERT_EXAMPLES: &str = "Examples:
+  kubectl capz convert clusters/prod/ --check
+  kubectl capz convert clusters/prod/ -w
+  kubectl capz convert cluster.yaml --to-version v1beta1 > cluster-aso-v1beta1.yaml
+
+Exit status: 0 converted (or nothing to convert), 1 --check found files that would change,
+2 usage or input error (also an object CAPI would refuse to convert; its file is left alone).
+See docs/convert.md.";
 
 const MIGRATE_EXAMPLES: &str = "Examples:
   kubectl capz migrate -f clusters/prod/ -o yaml > prod-aso.yaml
@@ -438,4 +450,21 @@ pub struct MigrateArgs {
 pub enum MigrateOutput {
     Yaml,
     Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// Manifests: files or directories (*.yaml, *.yml, *.json, recursively), or - for stdin.
+    #[arg(value_name = "FILE|DIR|-", required = true)]
+    pub paths: Vec<String>,
+    /// The Cluster API version to reach: v1beta2 (also AzureASOManaged* to v1beta1), or v1beta1
+    /// (only AzureASOManaged* and the references to them move to v1beta1).
+    #[arg(long, value_name = "VERSION", default_value = "v1beta2", value_parser = ["v1beta2", "v1beta1"])]
+    pub to_version: String,
+    /// Rewrite the files in place (atomically) instead of printing the converted stream.
+    #[arg(short = 'w', long, conflicts_with = "check")]
+    pub write: bool,
+    /// Write nothing; list the files that would change and exit 1 if there are any.
+    #[arg(long)]
+    pub check: bool,
 }

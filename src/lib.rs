@@ -7,6 +7,7 @@ pub mod cli;
 pub mod cluster;
 pub mod commands;
 pub mod controller_fields;
+pub mod convert;
 pub mod diff;
 pub mod exit;
 pub mod fleet;

@@ -57,6 +57,11 @@ const CONCRETE: &[(&str, Check)] = &[
         Check::RunBy { file: "tests/live_plan.rs", contains: "--from-cluster" },
     ),
     ("kubectl capz plan --require-schemas -f dir/", Check::Run { exit: 1, output_contains: "KubeadmConfig" }),
+    ("kubectl capz convert clusterclass.yaml --check", Check::Run { exit: 1, output_contains: "clusterclass.yaml" }),
+    (
+        "kubectl capz convert cluster.yaml",
+        Check::Run { exit: 0, output_contains: "apiVersion: cluster.x-k8s.io/v1beta2" },
+    ),
 ];
 
 /// A command as the docs show it, and where.

@@ -1,6 +1,7 @@
 //! One module per subcommand: each resolves its flags, calls the domain modules and prints.
 
 mod completion;
+mod convert;
 mod diff;
 mod import_schemas;
 mod migrate;
@@ -32,6 +33,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Diff(args) => diff::run(args),
         Command::Plan(args) => plan::run(args),
         Command::Migrate(args) => migrate::run(args),
+        Command::Convert(args) => convert::run(args),
         Command::Version => version::run(),
         Command::Completion(args) => completion::run(args),
         Command::Complete(args) => completion::complete(args),

@@ -7,6 +7,9 @@ use super::bundle::{Bundle, CAPZ_GROUP};
 pub(crate) const DEPRECATED_API: &str = "capz-deprecated-api";
 pub(crate) const CAPI_V1BETA1: &str = "capi-v1beta1";
 
+/// The command that fixes these findings (docs/convert.md).
+pub(crate) const CONVERT_FIX: &str = "kubectl capz convert -w FILE|DIR";
+
 /// Whether `doc` is a CAPI object in v1beta1: what `capi-v1beta1` reports (and the API server's
 /// `deprecated-api` warning says too, which `validate` shows only when that rule is enabled).
 pub(crate) fn is_capi_v1beta1(doc: &crate::manifest::Document) -> bool {
@@ -48,7 +51,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                     "/apiVersion",
                     format!(
                         "{CAPZ_GROUP}/v1alpha1 {} is deprecated; change apiVersion to {CAPZ_GROUP}/v1beta1 (same \
-                         fields), also in the references to it",
+                         fields), also in the references to it: `{CONVERT_FIX} --to-version v1beta1` does both",
                         doc.kind()
                     ),
                 );
@@ -60,7 +63,8 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 "/apiVersion",
                 format!(
                     "{}/v1beta1 is deprecated in favour of {}/v1beta2 (references become apiGroup + kind + name, \
-                     ClusterClass refs become templateRef); convert when your CAPI and CAPZ versions serve v1beta2",
+                     ClusterClass refs become templateRef); when your CAPI and CAPZ versions serve v1beta2, \
+                     `{CONVERT_FIX}` converts the files in place",
                     doc.group(),
                     doc.group()
                 ),
@@ -97,6 +101,7 @@ mod tests {
         );
         assert_eq!(ids(&found), [DEPRECATED_API]);
         assert!(found[0].message.contains("v1beta1"));
+        assert!(found[0].message.contains("`kubectl capz convert -w FILE|DIR --to-version v1beta1`"));
         assert!(findings("apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureASOManagedCluster\nmetadata: {name: c}\n").is_empty());
         assert!(
             findings(
@@ -112,6 +117,7 @@ mod tests {
             "apiVersion: bootstrap.cluster.x-k8s.io/v1beta1\nkind: KubeadmConfigTemplate\nmetadata: {name: c}\n",
         );
         assert_eq!(ids(&found), [CAPI_V1BETA1]);
+        assert!(found[0].message.contains("`kubectl capz convert -w FILE|DIR`"), "{}", found[0].message);
         assert!(findings("apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: c}\n").is_empty());
     }
 }

@@ -611,7 +611,7 @@ pub(crate) static RULES: &[RuleInfo] = &[
         deprecated::DEPRECATED_API,
         Severity::Info,
         Rejecter::ApiServer,
-        "Deprecated CAPZ APIs: AzureManaged* (migrate to AzureASOManaged* v1beta1) and AzureASOManaged* v1alpha1 (move to v1beta1).",
+        "Deprecated CAPZ APIs: AzureManaged* (migrate to AzureASOManaged* v1beta1: `kubectl capz migrate`) and AzureASOManaged* v1alpha1 (move to v1beta1: `kubectl capz convert`).",
         "deprecatedversion markers (api/v1beta1/azuremanaged*_types.go, api/v1alpha1/azureasomanaged*_types.go)",
     ),
     RuleInfo {
@@ -620,7 +620,7 @@ pub(crate) static RULES: &[RuleInfo] = &[
             deprecated::CAPI_V1BETA1,
             Severity::Info,
             Rejecter::ApiServer,
-            "CAPI v1beta1 objects (Cluster, MachinePool, ClusterClass, KubeadmConfigTemplate, ...): v1beta2 is the served storage version; off by default because CAPZ's own templates still use v1beta1.",
+            "CAPI v1beta1 objects (Cluster, MachinePool, ClusterClass, KubeadmConfigTemplate, ...): v1beta2 is the served storage version (`kubectl capz convert` upgrades the files); off by default because CAPZ's own templates still use v1beta1.",
             "CAPI v1beta1 deprecation (api/core/v1beta1, api/bootstrap/kubeadm/v1beta1)",
         )
     },

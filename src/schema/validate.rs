@@ -29,7 +29,7 @@ pub const RULES: &[(&str, &str)] = &[
     ("schema-missing", "no schema for this apiVersion/kind"),
     (
         "deprecated-api",
-        "the apiVersion is deprecated (the API server would warn); for CAPI v1beta1 objects shown only with `--enable capi-v1beta1`, which says the same",
+        "the apiVersion is deprecated (the API server would warn; for the CAPI and AzureASOManaged* versions `kubectl capz convert` is the fix); for CAPI v1beta1 objects shown only with `--enable capi-v1beta1`, which says the same",
     ),
 ];
 
@@ -242,7 +242,21 @@ impl<'r> Validator<'r> {
             }
         };
         if let Some(warning) = &kind.deprecation_warning {
-            out.push(Issue::new("deprecated-api", Severity::Warning, format!("{prefix}/apiVersion"), warning.clone()));
+            // What `kubectl capz convert` upgrades (kept here, not imported: convert depends on schema's
+            // neighbours, not the reverse).
+            let convertible = (gvk.group.ends_with("cluster.x-k8s.io")
+                && gvk.version == "v1beta1"
+                && gvk.group != "infrastructure.cluster.x-k8s.io")
+                || (gvk.group == "infrastructure.cluster.x-k8s.io"
+                    && gvk.version == "v1alpha1"
+                    && gvk.kind.starts_with("AzureASOManaged"));
+            let fix = if convertible { " (fix: `kubectl capz convert -w FILE|DIR`)" } else { "" };
+            out.push(Issue::new(
+                "deprecated-api",
+                Severity::Warning,
+                format!("{prefix}/apiVersion"),
+                format!("{warning}{fix}"),
+            ));
         }
         let mut object = value.clone();
         let walk = Walk { validator: self, typed: kind.typed };

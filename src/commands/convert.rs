@@ -1,0 +1,143 @@
+//! `kubectl capz convert`: API version upgrades of manifest files, comments and layout kept;
+//! the converted stream on stdout, `-w` in place (atomically), `--check` for CI; exit 0 done,
+//! 1 `--check` found files to convert, 2 usage or input error.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+use crate::cli::ConvertArgs;
+use crate::convert::TargetVersion;
+use crate::convert::files::{FileOutcome, LeftAlone, Severity, SourceFile, convert_files, kustomize_patches};
+use crate::exit::ExitStatus;
+use crate::manifest;
+
+/// The files to convert, with whether each was named on the command line (not found in a
+/// directory).
+fn read_inputs(paths: &[String]) -> anyhow::Result<Vec<(SourceFile, bool)>> {
+    let mut inputs = Vec::new();
+    for path in paths {
+        if path == "-" {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).context("cannot read stdin as UTF-8")?;
+            inputs.push((SourceFile { name: "<stdin>".into(), text, kustomize_patch: false, not_utf8: false }, true));
+            continue;
+        }
+        let named = !Path::new(path).is_dir();
+        for file in manifest::manifest_files(Path::new(path))? {
+            let bytes = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let (text, not_utf8) = match String::from_utf8(bytes) {
+                Ok(text) => (text, false),
+                Err(_) => (String::new(), true),
+            };
+            let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+            let kustomize_patch = kustomize_patches(&dir).iter().any(|p| same_file(p, &file));
+            let source = SourceFile { name: file.display().to_string(), text, kustomize_patch, not_utf8 };
+            inputs.push((source, named));
+        }
+    }
+    Ok(inputs)
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// Replaces `path` by `text` through a temporary file in the same directory, keeping the
+/// file's permissions.
+fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let permissions = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?.permissions();
+    let mut temp = tempfile::Builder::new()
+        .prefix(".capz-convert-")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot write in {}", dir.display()))?;
+    temp.write_all(text.as_bytes())?;
+    temp.as_file().sync_all()?;
+    std::fs::set_permissions(temp.path(), permissions)?;
+    temp.persist(path).map_err(|err| err.error).with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(())
+}
+
+fn print_notes(outcomes: &[FileOutcome]) -> anyhow::Result<()> {
+    let mut stderr = anstream::stderr().lock();
+    for outcome in outcomes {
+        for note in &outcome.notes {
+            let label = match note.severity {
+                Severity::Warning => "warning",
+                Severity::Skipped => "skipped",
+                Severity::Error => "error",
+            };
+            writeln!(stderr, "{}:{}: {label}: {}", outcome.name, note.line, note.message)?;
+        }
+    }
+    Ok(())
+}
+
+/// The converted stream: every file that was read, `---` between files.
+fn stream(inputs: &[(SourceFile, bool)], outcomes: &[FileOutcome]) -> String {
+    let mut out = String::new();
+    for ((source, _), outcome) in inputs.iter().zip(outcomes) {
+        if outcome.left_alone.is_some() {
+            continue;
+        }
+        let text = outcome.text(source);
+        if text.trim().is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+            if !text.starts_with("---") {
+                out.push_str("---\n");
+            }
+        }
+        out.push_str(text);
+    }
+    out
+}
+
+pub(crate) fn run(args: ConvertArgs) -> anyhow::Result<ExitStatus> {
+    let target = TargetVersion::parse(&args.to_version).expect("clap checks the values");
+    if args.write && args.paths.iter().any(|p| p == "-") {
+        bail!("--write cannot rewrite stdin; drop -w to print the converted stream");
+    }
+    let inputs = read_inputs(&args.paths)?;
+    let sources: Vec<SourceFile> = inputs.iter().map(|(s, _)| s.clone()).collect();
+    let outcomes = convert_files(&sources, target);
+    print_notes(&outcomes)?;
+    // A file named on the command line that is not YAML is an input error; in a directory it is
+    // reported and skipped.
+    let errors = outcomes.iter().any(|o| o.notes.iter().any(|n| n.severity == Severity::Error))
+        || inputs.iter().zip(&outcomes).any(|((_, named), o)| *named && o.left_alone == Some(LeftAlone::NotYaml));
+    let changed: Vec<&FileOutcome> = outcomes.iter().filter(|o| o.converted.is_some()).collect();
+    if args.check {
+        let mut stdout = std::io::stdout().lock();
+        for outcome in &changed {
+            writeln!(stdout, "{}", outcome.name)?;
+        }
+        if errors {
+            return Ok(ExitStatus::Error);
+        }
+        return Ok(if changed.is_empty() { ExitStatus::Success } else { ExitStatus::Findings });
+    }
+    if args.write {
+        let mut stderr = anstream::stderr().lock();
+        for outcome in &changed {
+            let text = outcome.converted.as_deref().expect("changed files have text");
+            write_atomically(&PathBuf::from(&outcome.name), text)?;
+            writeln!(stderr, "converted {}", outcome.name)?;
+        }
+        if changed.is_empty() {
+            writeln!(stderr, "nothing to convert")?;
+        }
+    } else {
+        std::io::stdout().lock().write_all(stream(&inputs, &outcomes).as_bytes())?;
+    }
+    Ok(if errors { ExitStatus::Error } else { ExitStatus::Success })
+}

@@ -1,0 +1,164 @@
+//! API version upgrades of Kubernetes objects as JSON (CAPI v1beta1 → v1beta2, CAPZ
+//! AzureASOManaged* v1alpha1 → v1beta1) and their format-preserving application to YAML text.
+//!
+//! [`convert_object`] is the semantic conversion of one object, exactly what CAPI v1.14.2's
+//! conversion webhooks (and CAPZ v1.26.0's API) produce; [`follow_references`] is our own pass
+//! over all objects of one run: references to AzureASOManaged* kinds at v1alpha1 move to
+//! v1beta1 (CAPZ's migration instructions), and a ClusterClass's template references follow
+//! the CAPI templates converted in the same run to v1beta2 (CAPI itself leaves them and reports
+//! `RefVersionsUpToDate=False` until the class is edited). [`edit`] rewrites a file's text.
+
+pub mod capi;
+pub mod capz;
+pub mod edit;
+pub mod files;
+
+use serde_json::Value;
+
+/// The CAPI API version to reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetVersion {
+    /// CAPI v1beta2 (and AzureASOManaged* v1beta1).
+    V1beta2,
+    /// Keep CAPI at v1beta1; only AzureASOManaged* move to v1beta1 (with their references).
+    V1beta1,
+}
+
+impl TargetVersion {
+    /// Parses `v1beta2` / `v1beta1`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "v1beta2" => Some(TargetVersion::V1beta2),
+            "v1beta1" => Some(TargetVersion::V1beta1),
+            _ => None,
+        }
+    }
+}
+
+/// Something the conversion dropped or decided, at a JSON pointer of the source object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// Where in the source object (the v1beta1 field).
+    pub pointer: String,
+    pub message: String,
+}
+
+/// An object the conversion cannot read, as CAPI would reject it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{pointer}: {message}")]
+pub struct ConvertError {
+    /// Where in the source object.
+    pub pointer: String,
+    pub message: String,
+}
+
+impl ConvertError {
+    pub(crate) fn invalid(pointer: &str, message: &str) -> Self {
+        ConvertError { pointer: if pointer.is_empty() { "/".into() } else { pointer.into() }, message: message.into() }
+    }
+}
+
+/// One converted object.
+#[derive(Debug, Clone)]
+pub struct Conversion {
+    pub value: Value,
+    pub warnings: Vec<Warning>,
+}
+
+/// Converts one object to `target`; `None` when there is nothing to convert (another kind, or
+/// already at the target version).
+pub fn convert_object(object: &Value, target: TargetVersion) -> Result<Option<Conversion>, ConvertError> {
+    if capz::converts(object) {
+        return Ok(Some(Conversion { value: capz::convert(object), warnings: Vec::new() }));
+    }
+    if target == TargetVersion::V1beta1 {
+        return Ok(None);
+    }
+    let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
+    match api_version.split_once('/') {
+        Some((group, "v1beta1")) if capi::converts(group, kind) => {
+            let (value, warnings) = capi::convert(object)?;
+            Ok(Some(Conversion { value, warnings }))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Whether `convert` upgrades objects of this group, version and kind (what `validate`'s
+/// deprecation findings point to).
+pub fn converts_api_version(group: &str, version: &str, kind: &str) -> bool {
+    (group == capz::GROUP && version == "v1alpha1" && capz::is_aso_managed_kind(kind))
+        || (version == "v1beta1" && capi::converts(group, kind))
+}
+
+/// A CAPI template converted to v1beta2 in this run, which ClusterClass references follow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConvertedTemplate {
+    pub group: String,
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
+}
+
+impl ConvertedTemplate {
+    /// The template an object is, when it is a CAPI template at v1beta2.
+    pub fn of(object: &Value) -> Option<Self> {
+        let (group, version) = object.get("apiVersion")?.as_str()?.split_once('/')?;
+        let kind = object.get("kind")?.as_str()?;
+        let is_template = matches!(kind, "KubeadmConfigTemplate" | "KubeadmControlPlaneTemplate");
+        (version == "v1beta2" && is_template).then(|| ConvertedTemplate {
+            group: group.to_string(),
+            kind: kind.to_string(),
+            name: object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string(),
+            namespace: object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string(),
+        })
+    }
+}
+
+/// Our pass over the objects of one run (see the module doc): AzureASOManaged* references to
+/// v1beta1, ClusterClass template references to the templates converted to v1beta2. Returns
+/// whether `object` changed.
+pub fn follow_references(object: &mut Value, converted_templates: &[ConvertedTemplate]) -> bool {
+    let mut changed = capz::update_references(object);
+    let is_class = object.get("kind").and_then(Value::as_str) == Some("ClusterClass")
+        && object.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("cluster.x-k8s.io/"));
+    if is_class {
+        let namespace = object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string();
+        if let Some(spec) = object.get_mut("spec") {
+            changed |= follow_template_refs(spec, &namespace, converted_templates);
+        }
+    }
+    changed
+}
+
+fn follow_template_refs(value: &mut Value, namespace: &str, templates: &[ConvertedTemplate]) -> bool {
+    let mut changed = false;
+    match value {
+        Value::Object(map) => {
+            let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+            let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
+            let name = map.get("name").and_then(Value::as_str).unwrap_or("");
+            if let Some((group, "v1beta1")) = api_version.split_once('/') {
+                let followed = templates
+                    .iter()
+                    .any(|t| t.group == group && t.kind == kind && t.name == name && t.namespace == namespace);
+                if followed {
+                    let new = format!("{group}/v1beta2");
+                    map.insert("apiVersion".into(), Value::String(new));
+                    changed = true;
+                }
+            }
+            for child in map.values_mut() {
+                changed |= follow_template_refs(child, namespace, templates);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                changed |= follow_template_refs(item, namespace, templates);
+            }
+        }
+        _ => {}
+    }
+    changed
+}
