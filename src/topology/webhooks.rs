@@ -13,6 +13,16 @@ use serde_json::{Map, Value, json};
 use super::gotemplate;
 use super::variables::{self, VariableDefinition};
 
+/// CAPI v1.14 validates v1beta1 objects after converting them to v1beta2, so its messages name the
+/// v1beta2 fields: for a v1beta1 path whose v1beta2 spelling differs, ` (v1beta2: PATH)`, else "".
+pub fn v1beta2_path_hint(path: &str) -> String {
+    let v1beta2 = path
+        .replace("infrastructureNamingStrategy.", "infrastructure.naming.")
+        .replace(".namingStrategy.", ".naming.")
+        .replace(".machineHealthCheck", ".healthCheck");
+    if v1beta2 == path { String::new() } else { format!(" (v1beta2: {v1beta2})") }
+}
+
 /// One rejected field, as Kubernetes' `field.Error` prints it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{path}{}: {kind}{}: {detail}", .context.as_ref().map(|c| format!(" ({c})")).unwrap_or_default(), .value.as_ref().map(|v| format!(": {v}")).unwrap_or_default())]
@@ -244,7 +254,8 @@ fn check_template(
         data.insert(key.to_string(), map(&[("topologyName", topology)]));
     }
     let data = gotemplate::GoValue::Map(gotemplate::GoMap::new(data));
-    match gotemplate::Template::parse("template name generator", template) {
+    let naming = gotemplate::Options { go_builtins_only: true, missing_key_error: true };
+    match gotemplate::Template::parse_with("template name generator", template, naming) {
         Err(e) => errors.push(invalid(
             path,
             quoted(template),
@@ -298,7 +309,6 @@ fn validate_naming(class: &Value, errors: &mut Vec<FieldError>) {
 
 /// CAPI's `LocalObjectTemplateIsValid` for every template reference of the class.
 fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
-    let class_ns = s(class, "/metadata/namespace").unwrap_or("default");
     let mut refs: Vec<(String, bool)> = vec![("spec.infrastructure".into(), true), ("spec.controlPlane".into(), true)];
     if class.pointer("/spec/controlPlane/machineInfrastructure").is_some() {
         refs.push(("spec.controlPlane.machineInfrastructure".into(), true));
@@ -344,17 +354,8 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
                 detail: "template name must be defined".into(),
             });
         }
-        if field == "ref" {
-            // The ClusterClass defaulting webhook fills an empty namespace first.
-            let ns = s(reference, "/namespace").filter(|n| !n.is_empty()).unwrap_or(class_ns);
-            if ns != class_ns {
-                errors.push(invalid(
-                    format!("{at}.namespace"),
-                    quoted(ns),
-                    format!("template must be in the same namespace as the ClusterClass ({class_ns})"),
-                ));
-            }
-        }
+        // No namespace check: CAPI v1.14 converts a v1beta1 `ref` to a v1beta2 `templateRef`, which has no
+        // namespace (the class's is used), so a ref to another namespace is accepted (v1.10 rejected it).
         let kind = s(reference, "/kind").unwrap_or("");
         if kind.len() <= "Template".len() || !kind.ends_with("Template") {
             errors.push(invalid(
