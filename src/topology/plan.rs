@@ -468,7 +468,18 @@ fn set_control_plane_machine_fields(
                 let text = webhooks::format_go_duration(seconds * 1_000_000_000);
                 set_pointer(control_plane, &format!("/spec/machineTemplate/{field}"), json!(text));
             }
-            (false, _) => {
+            (false, true) => {
+                // v1.14 converts the v1beta1 duration to v1beta2 whole seconds before computing the
+                // control plane, whose v1beta2 contract takes `deletion.*Seconds`.
+                let nanos = value.as_str().and_then(webhooks::parse_go_duration).unwrap_or(0);
+                let seconds = (nanos / 1_000_000_000) as i64;
+                set_pointer(
+                    control_plane,
+                    &format!("/spec/machineTemplate/spec/deletion/{field}Seconds"),
+                    json!(seconds),
+                )
+            }
+            (false, false) => {
                 webhooks::canonical_duration(&mut value);
                 set_pointer(control_plane, &format!("/spec/machineTemplate/{field}"), value);
             }

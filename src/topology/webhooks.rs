@@ -98,6 +98,14 @@ pub fn validate_class(class: &Value) -> Vec<FieldError> {
     validate_variable_definitions(class, &mut errors);
     validate_patches(class, &mut errors);
     validate_class_metadata(class, &mut errors);
+    validate_taints(class.pointer("/spec/controlPlane/taints"), "spec.controlPlane.taints", &mut errors);
+    for key in ["machineDeployments", "machinePools"] {
+        for item in class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array).into_iter().flatten() {
+            let name = item.get("class").and_then(Value::as_str).unwrap_or("");
+            validate_taints(item.get("taints"), &format!("spec.workers.{key}[{name}].taints"), &mut errors);
+        }
+    }
+    validate_kubernetes_versions(class, &mut errors);
     errors
 }
 
@@ -398,6 +406,79 @@ fn validate_class_metadata(class: &Value, errors: &mut Vec<FieldError>) {
             };
             validate_metadata(item.pointer(ptr), &format!("spec.workers.{key}[{name}].{field}"), errors);
         }
+    }
+}
+
+/// `taints.ValidateMachineTaints` with CAPI v1.14's default feature gates: `MachineTaintPropagation`
+/// is off, so any taint is refused.
+fn validate_taints(taints: Option<&Value>, path: &str, errors: &mut Vec<FieldError>) {
+    if taints.and_then(Value::as_array).is_some_and(|t| !t.is_empty()) {
+        errors.push(FieldError {
+            path: path.to_string(),
+            context: None,
+            kind: "Forbidden",
+            value: None,
+            detail: "taints are not allowed to be set when the feature gate MachineTaintPropagation is disabled".into(),
+        });
+    }
+}
+
+/// A Kubernetes version as blang/semver's `ParseTolerant` reads it (a leading `v`, `major.minor` allowed):
+/// (major, minor, patch, pre-release/build rest).
+fn parse_tolerant(version: &str) -> Option<(u64, u64, u64, String)> {
+    let v = version.trim().strip_prefix('v').unwrap_or(version.trim());
+    let end = v.find(['-', '+']).unwrap_or(v.len());
+    let (core, rest) = v.split_at(end);
+    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
+    let major = parts.next()??;
+    let minor = parts.next().unwrap_or(Some(0))?;
+    let patch = parts.next().unwrap_or(Some(0))?;
+    if parts.next().is_some() {
+        return None;
+    }
+    Some((major, minor, patch, rest.to_string()))
+}
+
+/// `validateKubernetesVersions` (v1.14's `spec.kubernetesVersions`): valid versions, increasing, no
+/// minor skipped (CAPI's field path says `kubernetesVersion`).
+fn validate_kubernetes_versions(class: &Value, errors: &mut Vec<FieldError>) {
+    let mut previous: Option<(u64, u64, u64, String)> = None;
+    for (i, item) in
+        class.pointer("/spec/kubernetesVersions").and_then(Value::as_array).into_iter().flatten().enumerate()
+    {
+        let text = item.as_str().unwrap_or("");
+        let path = format!("spec.kubernetesVersion[{i}]");
+        let Some(version) = parse_tolerant(text) else {
+            errors.push(invalid(path, quoted(text), "version must be a valid semantic version"));
+            continue;
+        };
+        if let Some(prev) = &previous {
+            // Same major.minor.patch with other build tags is tolerated.
+            let (a, b) = ((version.0, version.1, version.2), (prev.0, prev.1, prev.2));
+            if a < b || (a == b && version.3.is_empty() && prev.3.is_empty()) {
+                errors.push(invalid(
+                    path.clone(),
+                    quoted(text),
+                    format!("version must be greater than v{}.{}.{}{}", prev.0, prev.1, prev.2, prev.3),
+                ));
+            }
+            if prev.1 != version.1 && prev.1 + 1 != version.1 {
+                errors.push(invalid(
+                    path,
+                    quoted(text),
+                    format!(
+                        "expecting a version with minor {} or {}, found version {}.{}.{}{}",
+                        prev.1,
+                        prev.1 + 1,
+                        version.0,
+                        version.1,
+                        version.2,
+                        version.3
+                    ),
+                ));
+            }
+        }
+        previous = Some(version);
     }
 }
 
@@ -853,7 +934,11 @@ pub fn default_cluster(cluster: &mut Value, defs: &[VariableDefinition]) {
             }
         }
     };
-    if let Some(cp) = topology.entry("controlPlane").or_insert_with(|| json!({})).as_object_mut() {
+    // The typed v1beta1 Cluster always has a control plane topology; v1beta2 leaves it out when unset.
+    if v1beta1 {
+        topology.entry("controlPlane").or_insert_with(|| json!({}));
+    }
+    if let Some(cp) = topology.get_mut("controlPlane").and_then(Value::as_object_mut) {
         default_section(cp);
     }
     if let Some(workers) = topology.get_mut("workers").and_then(Value::as_object_mut) {
@@ -987,6 +1072,21 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
         }
     }
     validate_autoscaler_annotations(cluster, class, &mut errors);
+    if let Some(versions) = class.pointer("/spec/kubernetesVersions").and_then(Value::as_array)
+        && !versions.is_empty()
+        && !versions.iter().any(|v| v.as_str() == Some(version))
+    {
+        errors.push(invalid(
+            "spec.topology.version".into(),
+            quoted(version),
+            "version must match one of the versions defined in the ClusterClass",
+        ));
+    }
+    validate_taints(
+        cluster.pointer("/spec/topology/controlPlane/taints"),
+        "spec.topology.controlPlane.taints",
+        &mut errors,
+    );
     let cp_machine = template_ref(class, "/spec/controlPlane/machineInfrastructure").is_some();
     // v1beta1 `machineHealthCheck` with `enable`; v1beta2 `healthCheck` with `enabled`.
     let (mhc_key, switch) = if s(cluster, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
@@ -1024,6 +1124,7 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
                 &format!("spec.topology.workers.{key}[{name}].metadata"),
                 &mut errors,
             );
+            validate_taints(item.get("taints"), &format!("spec.topology.workers.{key}[{name}].taints"), &mut errors);
             if !is_label_value(name) {
                 errors.push(invalid(
                     format!("spec.topology.workers.{key}[{i}].name"),
@@ -1127,6 +1228,48 @@ fn check_mhc_enable(mhc: &Value, switch: &str, class_has_mhc: bool, path: &str, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kubernetes_versions_must_increase_without_skipping_a_minor() {
+        let class = |versions: Value| json!({"spec": {"kubernetesVersions": versions}});
+        let mut errors = Vec::new();
+        validate_kubernetes_versions(&class(json!(["v1.30.5", "v1.31.0", "1.31.2", "v1.32"])), &mut errors);
+        assert!(errors.is_empty(), "{errors:?}");
+        validate_kubernetes_versions(&class(json!(["v1.30.5", "v1.32.0", "v1.32.0", "nope"])), &mut errors);
+        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            messages,
+            [
+                "spec.kubernetesVersion[1]: Invalid value: \"v1.32.0\": expecting a version with minor 30 or 31, found version 1.32.0",
+                "spec.kubernetesVersion[2]: Invalid value: \"v1.32.0\": version must be greater than v1.32.0",
+                "spec.kubernetesVersion[3]: Invalid value: \"nope\": version must be a valid semantic version",
+            ]
+        );
+    }
+
+    #[test]
+    fn taints_are_refused_while_the_feature_gate_is_off() {
+        let mut errors = Vec::new();
+        validate_taints(Some(&json!([])), "spec.controlPlane.taints", &mut errors);
+        assert!(errors.is_empty());
+        validate_taints(Some(&json!([{"key": "a", "effect": "NoSchedule"}])), "spec.controlPlane.taints", &mut errors);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].path, "spec.controlPlane.taints");
+        assert_eq!(errors[0].kind, "Forbidden");
+    }
+
+    #[test]
+    fn v1beta1_paths_name_their_v1beta2_spelling() {
+        assert_eq!(
+            v1beta2_path_hint("spec.workers.machineDeployments[md].namingStrategy.template"),
+            " (v1beta2: spec.workers.machineDeployments[md].naming.template)"
+        );
+        assert_eq!(
+            v1beta2_path_hint("spec.topology.controlPlane.machineHealthCheck"),
+            " (v1beta2: spec.topology.controlPlane.healthCheck)"
+        );
+        assert_eq!(v1beta2_path_hint("spec.topology.version"), "");
+    }
 
     #[test]
     fn durations_print_as_go_does() {

@@ -21,6 +21,7 @@ pub const DIR: &str = "tests/fixtures/capi-topology";
 /// One way we differ from CAPI on a case. `key` is stable (roles, not our generated names) so a list of known
 /// differences can name it; `kind` and `pointer` are set for a field of a planned object.
 #[derive(Debug, Clone)]
+#[allow(dead_code)] // `kind` and `pointer` are read by plan_capi_referee.rs only
 pub struct Problem {
     pub key: String,
     pub kind: Option<String>,
