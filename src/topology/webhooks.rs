@@ -112,7 +112,18 @@ pub fn validate_class(class: &Value) -> Vec<FieldError> {
 fn validate_variable_definitions(class: &Value, errors: &mut Vec<FieldError>) {
     let Some(items) = class.pointer("/spec/variables").and_then(Value::as_array) else { return };
     let mut seen = BTreeSet::new();
-    for item in items {
+    // The v1beta2 CRD schema makes `required` a required field of every variable (v1beta1: optional).
+    let v1beta2 = s(class, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2");
+    for (index, item) in items.iter().enumerate() {
+        if v1beta2 && item.get("required").is_none() {
+            errors.push(FieldError {
+                path: format!("spec.variables[{index}].required"),
+                context: None,
+                kind: "Required value",
+                value: None,
+                detail: "a v1beta2 ClusterClass variable must say whether it is required (true or false)".into(),
+            });
+        }
         let name = item.get("name").and_then(Value::as_str).unwrap_or("");
         let path = format!("spec.variables[{name}]");
         if name == variables::BUILTIN {

@@ -2,7 +2,8 @@
 //! v1.14.2): replays one recorded case against `capz::topology` and lists how we differ.
 //!
 //! - CAPI rejected it: we reject it too, and our message names every field path CAPI names (patch,
-//!   definition and JSON patch index; a `[name]` key of CAPI may be our `[index]` plus the name).
+//!   definition and JSON patch index; a `[name]` key of CAPI may be our `[index]` plus the name, and
+//!   an `[index]` of CAPI our `[name]` of that item).
 //! - CAPI planned it: we plan the same objects (matched by role, since names end in random
 //!   characters) with the same fields, and the Cluster as CAPI's defaulting webhook and the
 //!   topology reconciler leave it. Not compared: owner references and CAPI's "shim" Secret (both
@@ -139,8 +140,8 @@ fn capi_field_paths(error: &str) -> Vec<String> {
     paths
 }
 
-/// CAPI's path with `[name]` list keys (variables, topologies by name) as `[index]` of the
-/// object the path is in (the Cluster for `spec.topology...`, else the ClusterClass): every
+/// CAPI's path with `[name]` list keys (variables, topologies by name) as `[index]` (and an
+/// `[index]` as `[name]`, for items with a name) of the object the path is in (the Cluster for `spec.topology...`, else the ClusterClass): every
 /// spelling, when a name is in the list more than once.
 fn indexed_paths(path: &str, object: &Value) -> Vec<String> {
     let mut spellings = vec![(String::new(), Some(object))];
@@ -175,7 +176,12 @@ fn indexed_paths(path: &str, object: &Value) -> Vec<String> {
                 next.push((format!("{out}[{key}]"), None));
             }
             for n in indexes {
-                next.push((format!("{out}[{n}]"), current.and_then(|c| c.get(n))));
+                let item = current.and_then(|c| c.get(n));
+                next.push((format!("{out}[{n}]"), item));
+                // CAPI's `[index]` (a CRD schema error) may be our `[name]` of the same item.
+                if let Some(name) = item.and_then(|i| i.get("name")).and_then(Value::as_str) {
+                    next.push((format!("{out}[{name}]"), item));
+                }
             }
         }
         spellings = next;

@@ -123,7 +123,7 @@ write("v114-07-v1beta2-health-checks-from-topology", c, k, t, comment="v1beta2 t
 c = aks_class(); k = cluster()
 c["spec"]["variables"] = [
     {"name": "location", "required": True, "schema": {"openAPIV3Schema": {"type": "string", "minLength": 1}}},
-    {"name": "vmSize", "schema": {"openAPIV3Schema": {"type": "string", "default": "Standard_D2s_v3"}}}]
+    {"name": "vmSize", "required": False, "schema": {"openAPIV3Schema": {"type": "string", "default": "Standard_D2s_v3"}}}]
 CP_SEL = {"apiVersion": INFRA, "kind": "AzureManagedControlPlaneTemplate", "matchResources": {"controlPlane": True}}
 MD_SEL = {"apiVersion": INFRA, "kind": "AzureMachineTemplate", "matchResources": {"machineDeploymentClass": {"names": ["md"]}}}
 c["spec"]["patches"] = [
@@ -198,4 +198,7 @@ write("x114-03-naming-missing-key", c, k, comment="a v1beta2 MachinePool naming 
 c = aks_class(); k = cluster()
 k["spec"]["topology"]["classRef"]["namespace"] = "other"
 write("x114-04-class-in-other-namespace-missing", c, k, comment="classRef.namespace names a namespace where the class is not.")
+c = aks_class(); k = cluster()
+c["spec"]["variables"] = [{"name": "vmSize", "schema": {"openAPIV3Schema": {"type": "string", "default": "Standard_D2s_v3"}}}]
+write("x114-08-v1beta2-variable-without-required", c, k, comment="a v1beta2 class variable without `required` (the v1beta2 CRD schema requires the field).")
 print("ok")

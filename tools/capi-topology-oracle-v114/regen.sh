@@ -44,6 +44,6 @@ cp "$root"/tests/fixtures/capi-topology/cases/*.yaml "$cases/"
 if compgen -G "$root/tests/fixtures/capi-topology/cases-v1.14/*.yaml" > /dev/null; then
   cp "$root"/tests/fixtures/capi-topology/cases-v1.14/*.yaml "$cases/"
 fi
-"$work/capi-topology-oracle-v114" "$cases" "$capz_dir/config/crd/patches" \
+"$work/capi-topology-oracle-v114" "$cases" "$capz_dir/config/crd/patches" "$copy/core/config/crd/bases" \
   > "$root/tests/fixtures/capi-topology/recordings-v1.14.2.json"
 echo "wrote $root/tests/fixtures/capi-topology/recordings-v1.14.2.json ($(ls "$cases"/*.yaml | wc -l) cases)"

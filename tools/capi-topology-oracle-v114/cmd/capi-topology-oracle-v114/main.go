@@ -4,14 +4,15 @@
 // the contract helpers live in internal/ and the topology reconciler's steps are unexported (regen.sh adds
 // zz_oracle_export.go to core/reconcilers/topology/cluster to call them).
 //
-// Usage: capi-topology-oracle-v114 CASES_DIR CAPZ_CRD_PATCHES_DIR > recordings-v1.14.2.json
+// Usage: capi-topology-oracle-v114 CASES_DIR CAPZ_CRD_PATCHES_DIR CAPI_CRD_DIR > recordings-v1.14.2.json
 //
 // Per case, what a v1.14.2 management cluster does when the case is applied (the order of
 // clusterctl's planner): a v1beta1 ClusterClass / Cluster is converted to v1beta2 by CAPI's conversion
 // webhook (core/webhooks/conversion, posted as a ConversionReview, as the API server does); the
-// ClusterClass validating webhook (core/webhooks/admission); the ClusterClass reconciler
+// ClusterClass's CRD schema and CEL rules (of the version sent, as the API server checks them) and
+// validating webhook (core/webhooks/admission); the ClusterClass reconciler
 // (core/reconcilers/clusterclass, twice: the first pass only sets the paused condition); the Cluster
-// defaulting and validating webhooks; then the topology reconciler's steps up to the desired state
+// defaulting webhook, its CRD schema and CEL rules, its validating webhook; then the topology reconciler's steps up to the desired state
 // (exp/topology/desiredstate Generate). For a new Cluster the reconciler creates exactly the desired
 // objects and merge-patches the Cluster into the desired Cluster; those are recorded. The client is
 // controller-runtime's fake client holding the case's templates and one CustomResourceDefinition (metadata
@@ -47,7 +48,12 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
+	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apixv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -238,6 +244,64 @@ func clean(o map[string]interface{}) map[string]interface{} {
 type planner struct {
 	scheme  *runtime.Scheme
 	webhook http.Handler
+	// CRD schemas of Cluster and ClusterClass, per version (CAPI v1.14.2's core/config/crd/bases).
+	schemas map[string]map[string]*versionSchema
+}
+
+type versionSchema struct {
+	validator  apiservervalidation.SchemaValidator
+	structural *structuralschema.Structural
+}
+
+// loadSchemas reads the CRDs of Cluster and ClusterClass as the API server holds them: OpenAPI schema and CEL
+// rules per served version.
+func loadSchemas(dir string) (map[string]map[string]*versionSchema, error) {
+	out := map[string]map[string]*versionSchema{}
+	for kind, file := range map[string]string{"Cluster": "cluster.x-k8s.io_clusters.yaml", "ClusterClass": "cluster.x-k8s.io_clusterclasses.yaml"} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			return nil, err
+		}
+		crd := &apixv1.CustomResourceDefinition{}
+		if err := yaml.Unmarshal(data, crd); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		out[kind] = map[string]*versionSchema{}
+		for _, v := range crd.Spec.Versions {
+			internal := &apiextensionsinternal.JSONSchemaProps{}
+			if err := apixv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, internal, nil); err != nil {
+				return nil, err
+			}
+			validator, _, err := apiservervalidation.NewSchemaValidator(internal)
+			if err != nil {
+				return nil, err
+			}
+			structural, err := structuralschema.NewStructural(internal)
+			if err != nil {
+				return nil, err
+			}
+			out[kind][v.Name] = &versionSchema{validator: validator, structural: structural}
+		}
+	}
+	return out, nil
+}
+
+// validateSchema is the API server's validation of a custom resource against the CRD schema of the version it
+// was sent in (OpenAPI, then CEL x-kubernetes-validations), run between mutating and validating admission.
+func (p *planner) validateSchema(ctx context.Context, o map[string]interface{}) error {
+	u := unstructured.Unstructured{Object: o}
+	gvk := u.GroupVersionKind()
+	vs := p.schemas[gvk.Kind][gvk.Version]
+	if vs == nil {
+		return fmt.Errorf("no CRD schema for %s", gvk)
+	}
+	errs := apiservervalidation.ValidateCustomResource(nil, o, vs.validator)
+	celErrs, _ := cel.NewValidator(vs.structural, true, celconfig.PerCallLimit).Validate(ctx, nil, vs.structural, o, nil, celconfig.RuntimeCELCostBudget)
+	errs = append(errs, celErrs...)
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(gvk.GroupKind(), u.GetName(), errs)
 }
 
 // view: the object as a client of apiVersion `view` (v1beta1 or v1beta2 of cluster.x-k8s.io) reads it.
@@ -393,7 +457,11 @@ func (p *planner) plan(ctx context.Context, path string) (r row) {
 		WithStatusSubresource(&clusterv1.ClusterClass{}, &clusterv1.Cluster{}).Build()
 	caseClient = c
 
-	// The ClusterClass validating webhook (v1.14.2 has no ClusterClass defaulter).
+	// The API server: the ClusterClass as sent against its CRD schema (no mutating webhook for it), then the
+	// ClusterClass validating webhook (v1.14.2 has no ClusterClass defaulter).
+	if err := p.validateSchema(ctx, classU.DeepCopy().Object); err != nil {
+		return fail(fmt.Errorf("failed schema validation of ClusterClass %s/%s: %w", class.Namespace, class.Name, err))
+	}
 	if _, err := (&coreadmission.ClusterClass{Client: c}).ValidateCreate(ctx, class.DeepCopy()); err != nil {
 		return fail(fmt.Errorf("failed validation of ClusterClass %s/%s: %w", class.Namespace, class.Name, err))
 	}
@@ -409,6 +477,20 @@ func (p *planner) plan(ctx context.Context, path string) (r row) {
 	clusterWebhook := &coreadmission.Cluster{Client: c}
 	if err := clusterWebhook.Default(ctx, cluster); err != nil {
 		return fail(fmt.Errorf("failed defaulting of Cluster %s/%s: %w", cluster.Namespace, cluster.Name, err))
+	}
+	// The defaulted Cluster, in the version it was sent in, against its CRD schema.
+	defaulted, err := toMap(p.scheme, cluster)
+	if err != nil {
+		return fail(err)
+	}
+	if v1beta1View {
+		if defaulted, err = convert(p.webhook, defaulted, clusterv1beta1.GroupVersion.String()); err != nil {
+			return fail(err)
+		}
+	}
+	delete(defaulted, "status")
+	if err := p.validateSchema(ctx, defaulted); err != nil {
+		return fail(fmt.Errorf("failed schema validation of Cluster %s/%s: %w", cluster.Namespace, cluster.Name, err))
 	}
 	if _, err := clusterWebhook.ValidateCreate(ctx, cluster); err != nil {
 		return fail(fmt.Errorf("failed validation of Cluster %s/%s: %w", cluster.Namespace, cluster.Name, err))
@@ -515,8 +597,8 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: capi-topology-oracle-v114 CASES_DIR CAPZ_CRD_PATCHES_DIR > recordings-v1.14.2.json")
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: capi-topology-oracle-v114 CASES_DIR CAPZ_CRD_PATCHES_DIR CAPI_CRD_DIR > recordings-v1.14.2.json")
 		os.Exit(2)
 	}
 	log.SetLogger(logr.Discard())
@@ -531,7 +613,12 @@ func main() {
 	coreconversion.SetAPIVersionGetter(func(ctx context.Context, gk schema.GroupKind) (string, error) {
 		return contract.GetAPIVersion(ctx, caseClient, gk)
 	})
-	p := &planner{scheme: coreScheme(), webhook: conversionWebhook()}
+	schemas, err := loadSchemas(os.Args[3])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	p := &planner{scheme: coreScheme(), webhook: conversionWebhook(), schemas: schemas}
 	paths, err := filepath.Glob(filepath.Join(os.Args[1], "*.yaml"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
