@@ -106,6 +106,7 @@ pub fn validate_class(class: &Value) -> Vec<FieldError> {
         }
     }
     validate_kubernetes_versions(class, &mut errors);
+    reserved_machine_condition_types(class.get("spec").unwrap_or(&Value::Null), "spec", &mut errors);
     errors
 }
 
@@ -417,6 +418,44 @@ fn validate_class_metadata(class: &Value, errors: &mut Vec<FieldError>) {
             };
             validate_metadata(item.pointer(ptr), &format!("spec.workers.{key}[{name}].{field}"), errors);
         }
+    }
+}
+
+/// The CEL rule CAPI v1.14's CRDs put on every `unhealthyMachineConditions[].type` (class and topology
+/// health checks, both API versions): conditions CAPI itself sets cannot be health checks. Paths with
+/// list indexes, as the API server reports schema errors.
+fn reserved_machine_condition_types(value: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    const RESERVED: [&str; 5] =
+        ["Ready", "Available", "HealthCheckSucceeded", "OwnerRemediated", "ExternallyRemediated"];
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let at = format!("{path}.{key}");
+                if key == "unhealthyMachineConditions"
+                    && let Some(items) = child.as_array()
+                {
+                    for (i, item) in items.iter().enumerate() {
+                        if let Some(kind) = item.get("type").and_then(Value::as_str)
+                            && RESERVED.contains(&kind)
+                        {
+                            errors.push(invalid(
+                                format!("{at}[{i}].type"),
+                                quoted(kind),
+                                "type must not be one of: Ready, Available, HealthCheckSucceeded, OwnerRemediated, ExternallyRemediated",
+                            ));
+                        }
+                    }
+                } else {
+                    reserved_machine_condition_types(child, &at, errors);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                reserved_machine_condition_types(item, &format!("{path}[{i}]"), errors);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -1093,6 +1132,11 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
             "version must match one of the versions defined in the ClusterClass",
         ));
     }
+    reserved_machine_condition_types(
+        cluster.pointer("/spec/topology").unwrap_or(&Value::Null),
+        "spec.topology",
+        &mut errors,
+    );
     validate_taints(
         cluster.pointer("/spec/topology/controlPlane/taints"),
         "spec.topology.controlPlane.taints",
@@ -1255,6 +1299,19 @@ mod tests {
                 "spec.kubernetesVersion[2]: Invalid value: \"v1.32.0\": version must be greater than v1.32.0",
                 "spec.kubernetesVersion[3]: Invalid value: \"nope\": version must be a valid semantic version",
             ]
+        );
+    }
+
+    #[test]
+    fn health_checks_on_conditions_capi_sets_are_refused() {
+        let spec = json!({"workers": {"machineDeployments": [{"healthCheck": {"checks": {"unhealthyMachineConditions": [
+            {"type": "EtcdPodHealthy"}, {"type": "Ready"}]}}}]}});
+        let mut errors = Vec::new();
+        reserved_machine_condition_types(&spec, "spec", &mut errors);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(
+            errors[0].path,
+            "spec.workers.machineDeployments[0].healthCheck.checks.unhealthyMachineConditions[1].type"
         );
     }
 

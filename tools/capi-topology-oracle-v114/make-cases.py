@@ -201,4 +201,31 @@ write("x114-04-class-in-other-namespace-missing", c, k, comment="classRef.namesp
 c = aks_class(); k = cluster()
 c["spec"]["variables"] = [{"name": "vmSize", "schema": {"openAPIV3Schema": {"type": "string", "default": "Standard_D2s_v3"}}}]
 write("x114-08-v1beta2-variable-without-required", c, k, comment="a v1beta2 class variable without `required` (the v1beta2 CRD schema requires the field).")
+c = aks_class(); k = cluster()
+c["spec"]["controlPlane"].update({"deletion": {"nodeDrainTimeoutSeconds": 90}, "readinessGates": [{"conditionType": "CpClassGate"}]})
+k["spec"]["topology"]["controlPlane"] = {"deletion": {"nodeDeletionTimeoutSeconds": 3600, "nodeVolumeDetachTimeoutSeconds": 45}, "readinessGates": [{"conditionType": "CpTopoGate"}]}
+write("v114-14-v1beta2-aks-control-plane-deletion", c, k, comment="v1beta2 control plane deletion timeouts and readinessGates on a v1beta1-contract control plane (AzureManagedControlPlane).")
+
+c = aks_class(); k = cluster()
+c["spec"]["controlPlane"]["metadata"] = {"labels": {"cp-class": "x", "shared": "class"}, "annotations": {"cp-ann": "class"}}
+c["spec"]["workers"]["machineDeployments"][0]["metadata"] = {"labels": {"md-class": "x", "shared": "class"}}
+c["spec"]["workers"]["machinePools"][0]["metadata"] = {"annotations": {"mp-class": "x"}}
+c["spec"]["patches"] = [{"name": "meta", "definitions": [
+    {"selector": {"apiVersion": INFRA, "kind": "AzureManagedControlPlaneTemplate", "matchResources": {"controlPlane": True}},
+     "jsonPatches": [{"op": "add", "path": "/spec/template/spec/additionalTags/cp", "valueFrom": {"template": "{{ .builtin.controlPlane.metadata.labels | toJson }}"}}]},
+    {"selector": {"apiVersion": INFRA, "kind": "AzureMachineTemplate", "matchResources": {"machineDeploymentClass": {"names": ["md"]}}},
+     "jsonPatches": [{"op": "add", "path": "/spec/template/spec/additionalTags", "valueFrom": {"template": "md: '{{ .builtin.machineDeployment.metadata.labels | toJson }}'"}}]}]}]
+k["metadata"]["labels"] = {"env": "prod"}
+k["spec"]["topology"]["controlPlane"] = {"metadata": {"labels": {"shared": "topo"}}}
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["metadata"] = {"labels": {"shared": "topo"}, "annotations": {"md-ann": "t"}}
+write("v114-15-v1beta2-class-and-topology-metadata", c, k, comment="v1beta2 class metadata (no template: wrapper) merged with topology metadata; builtin metadata in patches.")
+
+c, t = kcp_class(); k = cluster()
+c["spec"]["workers"]["machineDeployments"][0]["healthCheck"] = {"checks": {"nodeStartupTimeoutSeconds": 600, "unhealthyMachineConditions": [{"type": "Ready", "status": "False", "timeoutSeconds": 300}]},
+    "remediation": {"templateRef": {"apiVersion": INFRA, "kind": "AzureMachineRemediationTemplate", "name": "remediate"}}}
+k["spec"]["topology"]["controlPlane"] = {"replicas": 1}
+write("x114-09-reserved-machine-condition-type", c, k, t, comment="a health check on the machine condition Ready, which CAPI sets itself (a CEL rule of the v1beta2 CRD).")
+c = copy.deepcopy(c)
+c["spec"]["workers"]["machineDeployments"][0]["healthCheck"]["checks"]["unhealthyMachineConditions"][0]["type"] = "EtcdPodHealthy"
+write("v114-16-v1beta2-remediation-template-and-machine-conditions", c, k, t, comment="v1beta2 health check with unhealthyMachineConditions and a remediation templateRef from the class.")
 print("ok")
