@@ -107,6 +107,9 @@ pub fn validate_class(class: &Value) -> Vec<FieldError> {
     }
     validate_kubernetes_versions(class, &mut errors);
     reserved_machine_condition_types(class.get("spec").unwrap_or(&Value::Null), "spec", &mut errors);
+    if s(class, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
+        negative_seconds(class.get("spec").unwrap_or(&Value::Null), "spec", &mut errors);
+    }
     errors
 }
 
@@ -453,6 +456,35 @@ fn reserved_machine_condition_types(value: &Value, path: &str, errors: &mut Vec<
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 reserved_machine_condition_types(item, &format!("{path}[{i}]"), errors);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The pattern of the v1beta2 CRD schema for worker topology names.
+const DNS1123_SUBDOMAIN_PATTERN: &str = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+
+/// The v1beta2 CRD schemas give every `...Seconds` field `minimum: 0` (deletion timeouts, health check
+/// timeouts, `minReadySeconds`); the API server reports the path with list indexes.
+fn negative_seconds(value: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let at = format!("{path}.{key}");
+                match child.as_i64() {
+                    Some(n) if key.ends_with("Seconds") && n < 0 => errors.push(invalid(
+                        at.clone(),
+                        n.to_string(),
+                        format!("{at} in body should be greater than or equal to 0"),
+                    )),
+                    _ => negative_seconds(child, &at, errors),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                negative_seconds(item, &format!("{path}[{i}]"), errors);
             }
         }
         _ => {}
@@ -1137,6 +1169,10 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
         "spec.topology",
         &mut errors,
     );
+    let v1beta2 = s(cluster, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2");
+    if v1beta2 {
+        negative_seconds(cluster.pointer("/spec/topology").unwrap_or(&Value::Null), "spec.topology", &mut errors);
+    }
     validate_taints(
         cluster.pointer("/spec/topology/controlPlane/taints"),
         "spec.topology.controlPlane.taints",
@@ -1180,7 +1216,16 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
                 &mut errors,
             );
             validate_taints(item.get("taints"), &format!("spec.topology.workers.{key}[{name}].taints"), &mut errors);
-            if !is_label_value(name) {
+            // The v1beta2 CRD schema: worker topology names are DNS-1123 subdomains of at most 63 characters.
+            if v1beta2 && !name.is_empty() && (name.len() > 63 || !is_dns1123_subdomain(name)) {
+                let path = format!("spec.topology.workers.{key}[{i}].name");
+                let rule = if name.len() > 63 {
+                    "may not be more than 63 bytes".to_string()
+                } else {
+                    format!("should match '{DNS1123_SUBDOMAIN_PATTERN}'")
+                };
+                errors.push(invalid(path.clone(), quoted(name), format!("{path} in body {rule}")));
+            } else if !is_label_value(name) {
                 errors.push(invalid(
                     format!("spec.topology.workers.{key}[{i}].name"),
                     quoted(name),

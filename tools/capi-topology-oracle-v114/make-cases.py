@@ -228,4 +228,22 @@ write("x114-09-reserved-machine-condition-type", c, k, t, comment="a health chec
 c = copy.deepcopy(c)
 c["spec"]["workers"]["machineDeployments"][0]["healthCheck"]["checks"]["unhealthyMachineConditions"][0]["type"] = "EtcdPodHealthy"
 write("v114-16-v1beta2-remediation-template-and-machine-conditions", c, k, t, comment="v1beta2 health check with unhealthyMachineConditions and a remediation templateRef from the class.")
+c = aks_class(); k = cluster()
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["name"] = "MD0"
+k["spec"]["topology"]["workers"]["machinePools"][0]["name"] = "p" * 64
+write("x114-10-v1beta2-worker-names-not-dns", c, k, comment="v1beta2 worker topology names the v1beta2 CRD schema refuses (upper case; more than 63 characters).")
+
+c = aks_class(); k = cluster()
+c["spec"]["workers"]["machineDeployments"][0]["deletion"] = {"nodeDrainTimeoutSeconds": -1}
+write("x114-11-v1beta2-class-negative-seconds", c, k, comment="a negative timeout in a v1beta2 class (the CRD schema's minimum 0).")
+
+c = aks_class(); k = cluster()
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["minReadySeconds"] = -5
+write("x114-12-v1beta2-topology-negative-seconds", c, k, comment="a negative minReadySeconds in a v1beta2 topology (the CRD schema's minimum 0).")
+
+c = aks_class(); k = cluster()
+k["spec"]["topology"]["version"] = "1.31.2"
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["deletion"] = {"order": "Random"}
+del k["spec"]["topology"]["workers"]["machinePools"]
+write("v114-17-v1beta2-version-without-v-no-pools", c, k, comment="a version without its v (defaulted), deletion order Random, no MachinePool topologies.")
 print("ok")
