@@ -951,13 +951,16 @@ fn fraction(value: u128, div: u128) -> String {
     format!("{whole}.{}", digits.trim_end_matches('0'))
 }
 
-/// Rewrites a `metav1.Duration` field in Go's canonical form; a value Go cannot parse is left
+/// Rewrites a `metav1.Duration` field in Go's canonical form, in whole seconds; a value Go cannot parse is left
 /// alone (the schema check reports it).
 pub fn canonical_duration(value: &mut Value) {
     if let Some(text) = value.as_str()
         && let Some(ns) = parse_go_duration(text)
     {
-        *value = Value::String(format_go_duration(ns));
+        // CAPI v1.14 stores these durations as v1beta2 whole seconds (`...Seconds`, int32, truncated),
+        // so a v1beta1 client reads `1500ms` back as `1s` (v1.10 kept `1.5s`).
+        let whole_seconds = ns / 1_000_000_000 * 1_000_000_000;
+        *value = Value::String(format_go_duration(whole_seconds));
     }
 }
 

@@ -246,4 +246,26 @@ k["spec"]["topology"]["version"] = "1.31.2"
 k["spec"]["topology"]["workers"]["machineDeployments"][0]["deletion"] = {"order": "Random"}
 del k["spec"]["topology"]["workers"]["machinePools"]
 write("v114-17-v1beta2-version-without-v-no-pools", c, k, comment="a version without its v (defaulted), deletion order Random, no MachinePool topologies.")
+# v1beta1 inputs whose meaning changed because v1.14 stores v1beta2
+V1 = "cluster.x-k8s.io/v1beta1"
+def v1beta1_aks_class():
+    return {"apiVersion": V1, "kind": "ClusterClass", "metadata": {"name": "demo", "namespace": NS},
+      "spec": {"controlPlane": ref(INFRA, "AzureManagedControlPlaneTemplate", "demo-cp"), "infrastructure": ref(INFRA, "AzureManagedClusterTemplate", "demo-infra"),
+        "workers": {"machineDeployments": [{"class": "md", "template": {"bootstrap": ref(BOOT1, "KubeadmConfigTemplate", "demo-md-bootstrap"), "infrastructure": ref(INFRA, "AzureMachineTemplate", "demo-md-infra")}}],
+                    "machinePools": [{"class": "pool", "template": {"bootstrap": ref(BOOT1, "KubeadmConfigTemplate", "demo-pool-bootstrap"), "infrastructure": ref(INFRA, "AzureManagedMachinePoolTemplate", "demo-pool")}}]}}}
+def v1beta1_cluster():
+    return {"apiVersion": V1, "kind": "Cluster", "metadata": {"name": "c1", "namespace": NS},
+      "spec": {"topology": {"class": "demo", "version": "v1.31.2",
+        "workers": {"machineDeployments": [{"class": "md", "name": "md-0", "replicas": 2}], "machinePools": [{"class": "pool", "name": "mp-0", "replicas": 1}]}}}}
+
+c = v1beta1_aks_class(); k = v1beta1_cluster()
+k["spec"]["topology"]["workers"]["machineDeployments"][0].update({"nodeDrainTimeout": "1500ms", "nodeDeletionTimeout": "1m30.5s",
+    "machineHealthCheck": {"enable": True, "unhealthyConditions": [{"type": "Ready", "status": "False", "timeout": "90.5s"}], "nodeStartupTimeout": "0s", "maxUnhealthy": 2}})
+k["spec"]["topology"]["workers"]["machinePools"][0]["nodeDrainTimeout"] = "0.25s"
+write("v114-18-v1beta1-subsecond-durations", c, k, aks_templates(BOOT1), comment="v1beta1 durations with fractions of a second: v1.14 stores whole seconds, so they come back truncated.")
+
+c = v1beta1_aks_class(); k = v1beta1_cluster()
+c["spec"]["workers"]["machineDeployments"][0].update({"strategy": {"type": "RollingUpdate", "rollingUpdate": {"deletePolicy": "Newest", "maxSurge": "20%"}}, "nodeDrainTimeout": "45s", "minReadySeconds": 7})
+c["spec"]["workers"]["machinePools"][0].update({"nodeDeletionTimeout": "2m", "minReadySeconds": 3})
+write("v114-19-v1beta1-class-level-worker-fields", c, k, aks_templates(BOOT1), comment="v1beta1 class-level MachineDeployment / MachinePool fields through v1.14's v1beta2 storage.")
 print("ok")
