@@ -359,14 +359,27 @@ fn sorted(map: Map<String, Value>) -> Map<String, Value> {
 /// `MachineHealthCheckClass` of CAPI's blueprint): the topology's own checks, else the class's;
 /// none when neither has checks or the topology disables it. v1beta1: `machineHealthCheck` with
 /// `enable`; v1beta2: `healthCheck` with `enabled`.
-fn health_check_class(topology: Option<&Value>, class: Option<&Value>, v1beta2: bool) -> Option<Value> {
+///
+/// `defined_by_remediation`: a v1beta1 MachineDeployment topology with `strategy.remediation.maxInFlight`.
+/// CAPI v1.14 converts it to v1beta2 `healthCheck.remediation.maxInFlight`, which makes the topology's
+/// health check "defined": it replaces the class's, with no checks of its own.
+fn health_check_class(
+    topology: Option<&Value>,
+    class: Option<&Value>,
+    v1beta2: bool,
+    defined_by_remediation: bool,
+) -> Option<Value> {
     let switch = if v1beta2 { "enabled" } else { "enable" };
     let own = topology.and_then(Value::as_object).map(|m| {
         let mut m = m.clone();
         m.remove(switch);
         m
     });
-    let own = own.filter(|m| !m.is_empty()).map(Value::Object);
+    let own = match own.filter(|m| !m.is_empty()) {
+        Some(m) => Some(Value::Object(m)),
+        None if defined_by_remediation => Some(json!({})),
+        None => None,
+    };
     let class = class.filter(|c| c.as_object().is_some_and(|m| m.keys().any(|k| k != switch)));
     if own.is_none() && class.is_none() {
         return None;
@@ -990,6 +1003,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
             cluster.pointer(&format!("/spec/topology/controlPlane/{key}")),
             class.pointer(&format!("/spec/controlPlane/{key}")),
             v1beta2,
+            false,
         )
     });
     if let Some(machine) = cp_machine {
@@ -1008,7 +1022,14 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
             .then(|| {
                 let topo = cluster.pointer(&format!("/spec/topology/workers/machineDeployments/{}", w.index));
                 let key = if v1beta2 { "healthCheck" } else { "machineHealthCheck" };
-                health_check_class(topo.and_then(|t| t.get(key)), w.class_health_check.as_ref(), v1beta2)
+                let by_remediation =
+                    !v1beta2 && topo.and_then(|t| t.pointer("/strategy/remediation/maxInFlight")).is_some();
+                health_check_class(
+                    topo.and_then(|t| t.get(key)),
+                    w.class_health_check.as_ref(),
+                    v1beta2,
+                    by_remediation,
+                )
             })
             .flatten()
             .map(|check| {

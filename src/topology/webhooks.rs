@@ -1057,6 +1057,10 @@ pub fn default_cluster(cluster: &mut Value, defs: &[VariableDefinition]) {
     if !given.is_empty() {
         topology.insert("variables".into(), Value::Array(given));
     }
+    // v1beta2 has no `spec.topology.rolloutAfter`: v1.14's conversion drops it (v1.10 kept it).
+    if v1beta1 && let Some(topology) = cluster.pointer_mut("/spec/topology").and_then(Value::as_object_mut) {
+        topology.remove("rolloutAfter");
+    }
     if v1beta1 && let Some(spec) = cluster.pointer_mut("/spec").and_then(Value::as_object_mut) {
         spec.entry("controlPlaneEndpoint").or_insert_with(|| json!({"host": "", "port": 0}));
     }

@@ -268,4 +268,38 @@ c = v1beta1_aks_class(); k = v1beta1_cluster()
 c["spec"]["workers"]["machineDeployments"][0].update({"strategy": {"type": "RollingUpdate", "rollingUpdate": {"deletePolicy": "Newest", "maxSurge": "20%"}}, "nodeDrainTimeout": "45s", "minReadySeconds": 7})
 c["spec"]["workers"]["machinePools"][0].update({"nodeDeletionTimeout": "2m", "minReadySeconds": 3})
 write("v114-19-v1beta1-class-level-worker-fields", c, k, aks_templates(BOOT1), comment="v1beta1 class-level MachineDeployment / MachinePool fields through v1.14's v1beta2 storage.")
+c = v1beta1_aks_class(); k = v1beta1_cluster()
+k["spec"]["clusterNetwork"] = {"pods": {"cidrBlocks": ["192.168.0.0/16"]}, "apiServerPort": 6443, "serviceDomain": "cluster.local"}
+k["spec"]["controlPlaneEndpoint"] = {"host": "example.com", "port": 443}
+k["metadata"]["annotations"] = {"team": "a"}
+write("v114-20-v1beta1-cluster-network-and-endpoint", c, k, aks_templates(BOOT1), comment="v1beta1 clusterNetwork fields and a controlPlaneEndpoint through v1.14's v1beta2 storage.")
+
+c = v1beta1_aks_class(); k = v1beta1_cluster()
+c["spec"]["variables"] = [{"name": "v", "required": False, "metadata": {"labels": {"l": "ex"}, "annotations": {"a": "why"}},
+    "schema": {"openAPIV3Schema": {"type": "string", "default": "d", "description": "a variable", "example": "e"}}}]
+write("v114-21-v1beta1-variable-metadata", c, k, aks_templates(BOOT1), comment="v1beta1 variable metadata, description and example (v1beta2: deprecatedV1Beta1Metadata).")
+
+c = v1beta1_aks_class(); k = v1beta1_cluster()
+k["spec"]["topology"]["controlPlane"] = {"replicas": 0}
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["replicas"] = 0
+k["spec"]["topology"]["workers"]["machinePools"][0]["replicas"] = 0
+write("v114-22-v1beta1-zero-replicas", c, k, aks_templates(BOOT1), comment="zero replicas everywhere.")
+
+c = v1beta1_aks_class(); k = v1beta1_cluster()
+k["spec"]["topology"]["rolloutAfter"] = "2030-01-01T00:00:00Z"
+write("v114-23-v1beta1-rollout-after-dropped", c, k, aks_templates(BOOT1), comment="v1beta1 spec.topology.rolloutAfter: v1beta2 has no such field, v1.14's conversion drops it.")
+
+c = v1beta1_aks_class(); k = v1beta1_cluster()
+k["spec"]["topology"]["workers"]["machineDeployments"] = [
+    {"class": "md", "name": "md-0", "replicas": 2, "strategy": {"type": "RollingUpdate", "remediation": {"maxInFlight": 3}}},
+    {"class": "md", "name": "md-1", "replicas": 2}]
+write("v114-24-v1beta1-remediation-max-in-flight", c, k, aks_templates(BOOT1), comment="v1beta1 strategy.remediation.maxInFlight becomes v1beta2 healthCheck.remediation.maxInFlight: a health check without checks is created.")
+
+c = v1beta1_aks_class(); k = v1beta1_cluster()
+c["spec"]["workers"]["machineDeployments"][0]["machineHealthCheck"] = {"unhealthyConditions": [{"type": "Ready", "status": "False", "timeout": "5m"}], "maxUnhealthy": "40%"}
+k["spec"]["topology"]["workers"]["machineDeployments"] = [
+    {"class": "md", "name": "md-0", "replicas": 2, "strategy": {"remediation": {"maxInFlight": "50%"}}},
+    {"class": "md", "name": "md-1", "replicas": 2, "machineHealthCheck": {"enable": False}},
+    {"class": "md", "name": "md-2", "replicas": 2}]
+write("v114-25-v1beta1-remediation-replaces-class-health-check", c, k, aks_templates(BOOT1), comment="with a class health check: maxInFlight in the topology replaces it (v1.14), enable false disables it, md-2 gets the class's.")
 print("ok")
