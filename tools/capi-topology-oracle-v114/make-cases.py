@@ -302,4 +302,30 @@ k["spec"]["topology"]["workers"]["machineDeployments"] = [
     {"class": "md", "name": "md-1", "replicas": 2, "machineHealthCheck": {"enable": False}},
     {"class": "md", "name": "md-2", "replicas": 2}]
 write("v114-25-v1beta1-remediation-replaces-class-health-check", c, k, aks_templates(BOOT1), comment="with a class health check: maxInFlight in the topology replaces it (v1.14), enable false disables it, md-2 gets the class's.")
+c = aks_class(); k = cluster()
+c["spec"]["workers"]["machineDeployments"][0]["healthCheck"] = {"checks": {"unhealthyNodeConditions": [{"type": "Ready", "status": "False", "timeoutSeconds": 300}]}}
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["healthCheck"] = {"remediation": {"maxInFlight": 2}}
+write("v114-26-v1beta2-max-in-flight-replaces-class-check", c, k, comment="a v1beta2 topology health check with only remediation.maxInFlight replaces the class's checks.")
+
+c = aks_class(); k = cluster()
+c["spec"]["workers"]["machineDeployments"][0]["deletion"] = {"order": "Newest"}
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["rollout"] = {"strategy": {"type": "OnDelete"}}
+write("v114-27-v1beta2-on-delete-and-class-deletion-order", c, k, comment="v1beta2 OnDelete rollout from the topology, deletion order from the class.")
+
+c = aks_class(); k = cluster()
+k["spec"]["controlPlaneEndpoint"] = {"host": "x.example.com", "port": 443}
+k["spec"]["clusterNetwork"].update({"serviceDomain": "corp.local", "apiServerPort": 6443})
+k["spec"]["topology"]["controlPlane"] = {"metadata": {"labels": {"a": "b1"}}}
+write("v114-28-v1beta2-endpoint-and-network", c, k, comment="a v1beta2 Cluster with controlPlaneEndpoint, clusterNetwork fields and control plane metadata.")
+
+c, t = kcp_class(); k = cluster()
+k["spec"]["topology"]["controlPlane"] = {"replicas": 3, "healthCheck": {"checks": {"unhealthyNodeConditions": [{"type": "Ready", "status": "Unknown", "timeoutSeconds": 100}]},
+    "remediation": {"triggerIf": {"unhealthyInRange": "[1-3]"}, "templateRef": {"apiVersion": INFRA, "kind": "AzureMachineRemediationTemplate", "name": "r"}}}}
+write("v114-29-v1beta2-control-plane-health-check-range-and-template", c, k, t, comment="a v1beta2 control plane health check with unhealthyInRange and a remediation templateRef.")
+
+c = aks_class(); k = cluster()
+del k["spec"]["topology"]["workers"]["machinePools"][0]["replicas"]
+del k["spec"]["topology"]["workers"]["machineDeployments"][0]["replicas"]
+k["spec"]["topology"]["workers"]["machineDeployments"][0]["metadata"] = {"annotations": {"cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "1", "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size": "5"}}
+write("v114-30-v1beta2-replicas-unset-autoscaler", c, k, comment="v1beta2 worker topologies without replicas; autoscaler annotations.")
 print("ok")
