@@ -24,7 +24,7 @@ use sha2::Digest as _;
 use super::gotemplate::{self, GoValue};
 use super::patches::{self, Holder, Item, PatchError};
 use super::variables::{self, VariableError};
-use super::webhooks::{self, FieldError};
+use super::webhooks::{self, FieldError, v1beta2_path_hint};
 use crate::manifest::{Document, split_api_version};
 
 pub const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
@@ -49,7 +49,7 @@ pub enum TopologyError {
     InvalidCluster { location: String, cluster: String, field: String, message: String },
     #[error("{location}: Cluster {cluster}: invalid variables:\n{}", errors.iter().map(|(at, e)| format!("  {at}: {e}")).collect::<Vec<_>>().join("\n"))]
     Variables { location: String, cluster: String, errors: Vec<(String, VariableError)> },
-    #[error("{location}: {object} is rejected by CAPI's webhook:\n{}", errors.iter().map(|(at, e)| format!("  {at}: {e}")).collect::<Vec<_>>().join("\n"))]
+    #[error("{location}: {object} is rejected by CAPI's webhook:\n{}", errors.iter().map(|(at, e)| format!("  {at}: {e}{}", v1beta2_path_hint(&e.path))).collect::<Vec<_>>().join("\n"))]
     Rejected { location: String, object: String, errors: Vec<(String, FieldError)> },
     #[error(transparent)]
     Patch(#[from] PatchError),
@@ -207,7 +207,9 @@ fn read_ref(class: &Value, base: &str, class_ns: &str) -> Option<TemplateRef> {
                 api_version: s(r, "/apiVersion").unwrap_or("").to_string(),
                 kind: s(r, "/kind").unwrap_or("").to_string(),
                 name: s(r, "/name").unwrap_or("").to_string(),
-                namespace: s(r, "/namespace").filter(|n| !n.is_empty()).unwrap_or(class_ns).to_string(),
+                // CAPI v1.14 reads templates in the class's namespace: a v1beta1 `ref.namespace` is
+                // dropped by the conversion to v1beta2 (`templateRef` has none).
+                namespace: class_ns.to_string(),
                 field: format!("{}.{field_suffix}", base.trim_start_matches('/').replace('/', ".")),
             });
         }
@@ -315,8 +317,20 @@ impl Ctx<'_> {
         if self.v1beta2 {
             json!({"apiGroup": split_api_version(api_version).0, "kind": s(obj, "/kind"), "name": s(obj, "/metadata/name")})
         } else {
-            json!({"apiVersion": api_version, "kind": s(obj, "/kind"), "name": s(obj, "/metadata/name"), "namespace": self.namespace})
+            json!({"apiVersion": v1beta1_view_api_version(api_version), "kind": s(obj, "/kind"), "name": s(obj, "/metadata/name"), "namespace": self.namespace})
         }
+    }
+}
+
+/// The apiVersion a v1beta1 client reads in a reference of a core CAPI object. CAPI v1.14 stores
+/// references as `apiGroup` + kind (v1beta2) and its conversion webhook writes back the CRD's
+/// latest version for the current contract (`contract.GetAPIVersion`): `v1beta2` for CAPI's own
+/// kubeadm bootstrap and control plane kinds, whatever version the template used; the version of the
+/// reference otherwise (CAPZ's CRDs declare the v1beta1 contract only).
+fn v1beta1_view_api_version(api_version: &str) -> String {
+    match split_api_version(api_version).0 {
+        group @ ("bootstrap.cluster.x-k8s.io" | "controlplane.cluster.x-k8s.io") => format!("{group}/v1beta2"),
+        _ => api_version.to_string(),
     }
 }
 
@@ -345,14 +359,27 @@ fn sorted(map: Map<String, Value>) -> Map<String, Value> {
 /// `MachineHealthCheckClass` of CAPI's blueprint): the topology's own checks, else the class's;
 /// none when neither has checks or the topology disables it. v1beta1: `machineHealthCheck` with
 /// `enable`; v1beta2: `healthCheck` with `enabled`.
-fn health_check_class(topology: Option<&Value>, class: Option<&Value>, v1beta2: bool) -> Option<Value> {
+///
+/// `defined_by_remediation`: a v1beta1 MachineDeployment topology with `strategy.remediation.maxInFlight`.
+/// CAPI v1.14 converts it to v1beta2 `healthCheck.remediation.maxInFlight`, which makes the topology's
+/// health check "defined": it replaces the class's, with no checks of its own.
+fn health_check_class(
+    topology: Option<&Value>,
+    class: Option<&Value>,
+    v1beta2: bool,
+    defined_by_remediation: bool,
+) -> Option<Value> {
     let switch = if v1beta2 { "enabled" } else { "enable" };
     let own = topology.and_then(Value::as_object).map(|m| {
         let mut m = m.clone();
         m.remove(switch);
         m
     });
-    let own = own.filter(|m| !m.is_empty()).map(Value::Object);
+    let own = match own.filter(|m| !m.is_empty()) {
+        Some(m) => Some(Value::Object(m)),
+        None if defined_by_remediation => Some(json!({})),
+        None => None,
+    };
     let class = class.filter(|c| c.as_object().is_some_and(|m| m.keys().any(|k| k != switch)));
     if own.is_none() && class.is_none() {
         return None;
@@ -454,7 +481,18 @@ fn set_control_plane_machine_fields(
                 let text = webhooks::format_go_duration(seconds * 1_000_000_000);
                 set_pointer(control_plane, &format!("/spec/machineTemplate/{field}"), json!(text));
             }
-            (false, _) => {
+            (false, true) => {
+                // v1.14 converts the v1beta1 duration to v1beta2 whole seconds before computing the
+                // control plane, whose v1beta2 contract takes `deletion.*Seconds`.
+                let nanos = value.as_str().and_then(webhooks::parse_go_duration).unwrap_or(0);
+                let seconds = (nanos / 1_000_000_000) as i64;
+                set_pointer(
+                    control_plane,
+                    &format!("/spec/machineTemplate/spec/deletion/{field}Seconds"),
+                    json!(seconds),
+                )
+            }
+            (false, false) => {
                 webhooks::canonical_duration(&mut value);
                 set_pointer(control_plane, &format!("/spec/machineTemplate/{field}"), value);
             }
@@ -506,7 +544,10 @@ fn template_to_object(
     meta.insert("labels".into(), Value::Object(sorted(all_labels)));
     meta.insert("annotations".into(), Value::Object(sorted(all_annotations)));
     obj.insert("metadata".into(), Value::Object(meta));
-    obj.insert("spec".into(), inner.get("spec").cloned().unwrap_or(json!({})));
+    // v1.14's external.GenerateTemplate copies `spec.template` as it is: an empty spec stays `spec: {}`.
+    if let Some(spec) = inner.get("spec") {
+        obj.insert("spec".into(), spec.clone());
+    }
     Value::Object(obj)
 }
 
@@ -962,6 +1003,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
             cluster.pointer(&format!("/spec/topology/controlPlane/{key}")),
             class.pointer(&format!("/spec/controlPlane/{key}")),
             v1beta2,
+            false,
         )
     });
     if let Some(machine) = cp_machine {
@@ -980,7 +1022,14 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
             .then(|| {
                 let topo = cluster.pointer(&format!("/spec/topology/workers/machineDeployments/{}", w.index));
                 let key = if v1beta2 { "healthCheck" } else { "machineHealthCheck" };
-                health_check_class(topo.and_then(|t| t.get(key)), w.class_health_check.as_ref(), v1beta2)
+                let by_remediation =
+                    !v1beta2 && topo.and_then(|t| t.pointer("/strategy/remediation/maxInFlight")).is_some();
+                health_check_class(
+                    topo.and_then(|t| t.get(key)),
+                    w.class_health_check.as_ref(),
+                    v1beta2,
+                    by_remediation,
+                )
             })
             .flatten()
             .map(|check| {
@@ -990,14 +1039,6 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
             });
         objects.push(w.object);
         objects.extend(mhc);
-    }
-    for object in &mut objects[1..] {
-        // CAPI leaves out a spec the template does not have or leaves empty.
-        if let Some(map) = object.as_object_mut()
-            && map.get("spec").is_some_and(|s| s.as_object().is_some_and(Map::is_empty))
-        {
-            map.remove("spec");
-        }
     }
     Ok(Planned { cluster_name, namespace, objects })
 }

@@ -13,6 +13,16 @@ use serde_json::{Map, Value, json};
 use super::gotemplate;
 use super::variables::{self, VariableDefinition};
 
+/// CAPI v1.14 validates v1beta1 objects after converting them to v1beta2, so its messages name the
+/// v1beta2 fields: for a v1beta1 path whose v1beta2 spelling differs, ` (v1beta2: PATH)`, else "".
+pub fn v1beta2_path_hint(path: &str) -> String {
+    let v1beta2 = path
+        .replace("infrastructureNamingStrategy.", "infrastructure.naming.")
+        .replace(".namingStrategy.", ".naming.")
+        .replace(".machineHealthCheck", ".healthCheck");
+    if v1beta2 == path { String::new() } else { format!(" (v1beta2: {v1beta2})") }
+}
+
 /// One rejected field, as Kubernetes' `field.Error` prints it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{path}{}: {kind}{}: {detail}", .context.as_ref().map(|c| format!(" ({c})")).unwrap_or_default(), .value.as_ref().map(|v| format!(": {v}")).unwrap_or_default())]
@@ -88,13 +98,36 @@ pub fn validate_class(class: &Value) -> Vec<FieldError> {
     validate_variable_definitions(class, &mut errors);
     validate_patches(class, &mut errors);
     validate_class_metadata(class, &mut errors);
+    validate_taints(class.pointer("/spec/controlPlane/taints"), "spec.controlPlane.taints", &mut errors);
+    for key in ["machineDeployments", "machinePools"] {
+        for item in class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array).into_iter().flatten() {
+            let name = item.get("class").and_then(Value::as_str).unwrap_or("");
+            validate_taints(item.get("taints"), &format!("spec.workers.{key}[{name}].taints"), &mut errors);
+        }
+    }
+    validate_kubernetes_versions(class, &mut errors);
+    reserved_machine_condition_types(class.get("spec").unwrap_or(&Value::Null), "spec", &mut errors);
+    if s(class, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
+        negative_seconds(class.get("spec").unwrap_or(&Value::Null), "spec", &mut errors);
+    }
     errors
 }
 
 fn validate_variable_definitions(class: &Value, errors: &mut Vec<FieldError>) {
     let Some(items) = class.pointer("/spec/variables").and_then(Value::as_array) else { return };
     let mut seen = BTreeSet::new();
-    for item in items {
+    // The v1beta2 CRD schema makes `required` a required field of every variable (v1beta1: optional).
+    let v1beta2 = s(class, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2");
+    for (index, item) in items.iter().enumerate() {
+        if v1beta2 && item.get("required").is_none() {
+            errors.push(FieldError {
+                path: format!("spec.variables[{index}].required"),
+                context: None,
+                kind: "Required value",
+                value: None,
+                detail: "a v1beta2 ClusterClass variable must say whether it is required (true or false)".into(),
+            });
+        }
         let name = item.get("name").and_then(Value::as_str).unwrap_or("");
         let path = format!("spec.variables[{name}]");
         if name == variables::BUILTIN {
@@ -244,7 +277,8 @@ fn check_template(
         data.insert(key.to_string(), map(&[("topologyName", topology)]));
     }
     let data = gotemplate::GoValue::Map(gotemplate::GoMap::new(data));
-    match gotemplate::Template::parse("template name generator", template) {
+    let naming = gotemplate::Options { go_builtins_only: true, missing_key_error: true };
+    match gotemplate::Template::parse_with("template name generator", template, naming) {
         Err(e) => errors.push(invalid(
             path,
             quoted(template),
@@ -298,7 +332,6 @@ fn validate_naming(class: &Value, errors: &mut Vec<FieldError>) {
 
 /// CAPI's `LocalObjectTemplateIsValid` for every template reference of the class.
 fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
-    let class_ns = s(class, "/metadata/namespace").unwrap_or("default");
     let mut refs: Vec<(String, bool)> = vec![("spec.infrastructure".into(), true), ("spec.controlPlane".into(), true)];
     if class.pointer("/spec/controlPlane/machineInfrastructure").is_some() {
         refs.push(("spec.controlPlane.machineInfrastructure".into(), true));
@@ -344,17 +377,8 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
                 detail: "template name must be defined".into(),
             });
         }
-        if field == "ref" {
-            // The ClusterClass defaulting webhook fills an empty namespace first.
-            let ns = s(reference, "/namespace").filter(|n| !n.is_empty()).unwrap_or(class_ns);
-            if ns != class_ns {
-                errors.push(invalid(
-                    format!("{at}.namespace"),
-                    quoted(ns),
-                    format!("template must be in the same namespace as the ClusterClass ({class_ns})"),
-                ));
-            }
-        }
+        // No namespace check: CAPI v1.14 converts a v1beta1 `ref` to a v1beta2 `templateRef`, which has no
+        // namespace (the class's is used), so a ref to another namespace is accepted (v1.10 rejected it).
         let kind = s(reference, "/kind").unwrap_or("");
         if kind.len() <= "Template".len() || !kind.ends_with("Template") {
             errors.push(invalid(
@@ -397,6 +421,146 @@ fn validate_class_metadata(class: &Value, errors: &mut Vec<FieldError>) {
             };
             validate_metadata(item.pointer(ptr), &format!("spec.workers.{key}[{name}].{field}"), errors);
         }
+    }
+}
+
+/// The CEL rule CAPI v1.14's CRDs put on every `unhealthyMachineConditions[].type` (class and topology
+/// health checks, both API versions): conditions CAPI itself sets cannot be health checks. Paths with
+/// list indexes, as the API server reports schema errors.
+fn reserved_machine_condition_types(value: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    const RESERVED: [&str; 5] =
+        ["Ready", "Available", "HealthCheckSucceeded", "OwnerRemediated", "ExternallyRemediated"];
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let at = format!("{path}.{key}");
+                if key == "unhealthyMachineConditions"
+                    && let Some(items) = child.as_array()
+                {
+                    for (i, item) in items.iter().enumerate() {
+                        if let Some(kind) = item.get("type").and_then(Value::as_str)
+                            && RESERVED.contains(&kind)
+                        {
+                            errors.push(invalid(
+                                format!("{at}[{i}].type"),
+                                quoted(kind),
+                                "type must not be one of: Ready, Available, HealthCheckSucceeded, OwnerRemediated, ExternallyRemediated",
+                            ));
+                        }
+                    }
+                } else {
+                    reserved_machine_condition_types(child, &at, errors);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                reserved_machine_condition_types(item, &format!("{path}[{i}]"), errors);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The pattern of the v1beta2 CRD schema for worker topology names.
+const DNS1123_SUBDOMAIN_PATTERN: &str = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+
+/// The v1beta2 CRD schemas give every `...Seconds` field `minimum: 0` (deletion timeouts, health check
+/// timeouts, `minReadySeconds`); the API server reports the path with list indexes.
+fn negative_seconds(value: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let at = format!("{path}.{key}");
+                match child.as_i64() {
+                    Some(n) if key.ends_with("Seconds") && n < 0 => errors.push(invalid(
+                        at.clone(),
+                        n.to_string(),
+                        format!("{at} in body should be greater than or equal to 0"),
+                    )),
+                    _ => negative_seconds(child, &at, errors),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                negative_seconds(item, &format!("{path}[{i}]"), errors);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `taints.ValidateMachineTaints` with CAPI v1.14's default feature gates: `MachineTaintPropagation`
+/// is off, so any taint is refused.
+fn validate_taints(taints: Option<&Value>, path: &str, errors: &mut Vec<FieldError>) {
+    if taints.and_then(Value::as_array).is_some_and(|t| !t.is_empty()) {
+        errors.push(FieldError {
+            path: path.to_string(),
+            context: None,
+            kind: "Forbidden",
+            value: None,
+            detail: "taints are not allowed to be set when the feature gate MachineTaintPropagation is disabled".into(),
+        });
+    }
+}
+
+/// A Kubernetes version as blang/semver's `ParseTolerant` reads it (a leading `v`, `major.minor` allowed):
+/// (major, minor, patch, pre-release/build rest).
+fn parse_tolerant(version: &str) -> Option<(u64, u64, u64, String)> {
+    let v = version.trim().strip_prefix('v').unwrap_or(version.trim());
+    let end = v.find(['-', '+']).unwrap_or(v.len());
+    let (core, rest) = v.split_at(end);
+    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
+    let major = parts.next()??;
+    let minor = parts.next().unwrap_or(Some(0))?;
+    let patch = parts.next().unwrap_or(Some(0))?;
+    if parts.next().is_some() {
+        return None;
+    }
+    Some((major, minor, patch, rest.to_string()))
+}
+
+/// `validateKubernetesVersions` (v1.14's `spec.kubernetesVersions`): valid versions, increasing, no
+/// minor skipped (CAPI's field path says `kubernetesVersion`).
+fn validate_kubernetes_versions(class: &Value, errors: &mut Vec<FieldError>) {
+    let mut previous: Option<(u64, u64, u64, String)> = None;
+    for (i, item) in
+        class.pointer("/spec/kubernetesVersions").and_then(Value::as_array).into_iter().flatten().enumerate()
+    {
+        let text = item.as_str().unwrap_or("");
+        let path = format!("spec.kubernetesVersion[{i}]");
+        let Some(version) = parse_tolerant(text) else {
+            errors.push(invalid(path, quoted(text), "version must be a valid semantic version"));
+            continue;
+        };
+        if let Some(prev) = &previous {
+            // Same major.minor.patch with other build tags is tolerated.
+            let (a, b) = ((version.0, version.1, version.2), (prev.0, prev.1, prev.2));
+            if a < b || (a == b && version.3.is_empty() && prev.3.is_empty()) {
+                errors.push(invalid(
+                    path.clone(),
+                    quoted(text),
+                    format!("version must be greater than v{}.{}.{}{}", prev.0, prev.1, prev.2, prev.3),
+                ));
+            }
+            if prev.1 != version.1 && prev.1 + 1 != version.1 {
+                errors.push(invalid(
+                    path,
+                    quoted(text),
+                    format!(
+                        "expecting a version with minor {} or {}, found version {}.{}.{}{}",
+                        prev.1,
+                        prev.1 + 1,
+                        version.0,
+                        version.1,
+                        version.2,
+                        version.3
+                    ),
+                ));
+            }
+        }
+        previous = Some(version);
     }
 }
 
@@ -787,13 +951,16 @@ fn fraction(value: u128, div: u128) -> String {
     format!("{whole}.{}", digits.trim_end_matches('0'))
 }
 
-/// Rewrites a `metav1.Duration` field in Go's canonical form; a value Go cannot parse is left
+/// Rewrites a `metav1.Duration` field in Go's canonical form, in whole seconds; a value Go cannot parse is left
 /// alone (the schema check reports it).
 pub fn canonical_duration(value: &mut Value) {
     if let Some(text) = value.as_str()
         && let Some(ns) = parse_go_duration(text)
     {
-        *value = Value::String(format_go_duration(ns));
+        // CAPI v1.14 stores these durations as v1beta2 whole seconds (`...Seconds`, int32, truncated),
+        // so a v1beta1 client reads `1500ms` back as `1s` (v1.10 kept `1.5s`).
+        let whole_seconds = ns / 1_000_000_000 * 1_000_000_000;
+        *value = Value::String(format_go_duration(whole_seconds));
     }
 }
 
@@ -852,7 +1019,11 @@ pub fn default_cluster(cluster: &mut Value, defs: &[VariableDefinition]) {
             }
         }
     };
-    if let Some(cp) = topology.entry("controlPlane").or_insert_with(|| json!({})).as_object_mut() {
+    // The typed v1beta1 Cluster always has a control plane topology; v1beta2 leaves it out when unset.
+    if v1beta1 {
+        topology.entry("controlPlane").or_insert_with(|| json!({}));
+    }
+    if let Some(cp) = topology.get_mut("controlPlane").and_then(Value::as_object_mut) {
         default_section(cp);
     }
     if let Some(workers) = topology.get_mut("workers").and_then(Value::as_object_mut) {
@@ -885,6 +1056,10 @@ pub fn default_cluster(cluster: &mut Value, defs: &[VariableDefinition]) {
     }
     if !given.is_empty() {
         topology.insert("variables".into(), Value::Array(given));
+    }
+    // v1beta2 has no `spec.topology.rolloutAfter`: v1.14's conversion drops it (v1.10 kept it).
+    if v1beta1 && let Some(topology) = cluster.pointer_mut("/spec/topology").and_then(Value::as_object_mut) {
+        topology.remove("rolloutAfter");
     }
     if v1beta1 && let Some(spec) = cluster.pointer_mut("/spec").and_then(Value::as_object_mut) {
         spec.entry("controlPlaneEndpoint").or_insert_with(|| json!({"host": "", "port": 0}));
@@ -986,6 +1161,30 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
         }
     }
     validate_autoscaler_annotations(cluster, class, &mut errors);
+    if let Some(versions) = class.pointer("/spec/kubernetesVersions").and_then(Value::as_array)
+        && !versions.is_empty()
+        && !versions.iter().any(|v| v.as_str() == Some(version))
+    {
+        errors.push(invalid(
+            "spec.topology.version".into(),
+            quoted(version),
+            "version must match one of the versions defined in the ClusterClass",
+        ));
+    }
+    reserved_machine_condition_types(
+        cluster.pointer("/spec/topology").unwrap_or(&Value::Null),
+        "spec.topology",
+        &mut errors,
+    );
+    let v1beta2 = s(cluster, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2");
+    if v1beta2 {
+        negative_seconds(cluster.pointer("/spec/topology").unwrap_or(&Value::Null), "spec.topology", &mut errors);
+    }
+    validate_taints(
+        cluster.pointer("/spec/topology/controlPlane/taints"),
+        "spec.topology.controlPlane.taints",
+        &mut errors,
+    );
     let cp_machine = template_ref(class, "/spec/controlPlane/machineInfrastructure").is_some();
     // v1beta1 `machineHealthCheck` with `enable`; v1beta2 `healthCheck` with `enabled`.
     let (mhc_key, switch) = if s(cluster, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
@@ -1023,7 +1222,17 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
                 &format!("spec.topology.workers.{key}[{name}].metadata"),
                 &mut errors,
             );
-            if !is_label_value(name) {
+            validate_taints(item.get("taints"), &format!("spec.topology.workers.{key}[{name}].taints"), &mut errors);
+            // The v1beta2 CRD schema: worker topology names are DNS-1123 subdomains of at most 63 characters.
+            if v1beta2 && !name.is_empty() && (name.len() > 63 || !is_dns1123_subdomain(name)) {
+                let path = format!("spec.topology.workers.{key}[{i}].name");
+                let rule = if name.len() > 63 {
+                    "may not be more than 63 bytes".to_string()
+                } else {
+                    format!("should match '{DNS1123_SUBDOMAIN_PATTERN}'")
+                };
+                errors.push(invalid(path.clone(), quoted(name), format!("{path} in body {rule}")));
+            } else if !is_label_value(name) {
                 errors.push(invalid(
                     format!("spec.topology.workers.{key}[{i}].name"),
                     quoted(name),
@@ -1126,6 +1335,61 @@ fn check_mhc_enable(mhc: &Value, switch: &str, class_has_mhc: bool, path: &str, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kubernetes_versions_must_increase_without_skipping_a_minor() {
+        let class = |versions: Value| json!({"spec": {"kubernetesVersions": versions}});
+        let mut errors = Vec::new();
+        validate_kubernetes_versions(&class(json!(["v1.30.5", "v1.31.0", "1.31.2", "v1.32"])), &mut errors);
+        assert!(errors.is_empty(), "{errors:?}");
+        validate_kubernetes_versions(&class(json!(["v1.30.5", "v1.32.0", "v1.32.0", "nope"])), &mut errors);
+        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            messages,
+            [
+                "spec.kubernetesVersion[1]: Invalid value: \"v1.32.0\": expecting a version with minor 30 or 31, found version 1.32.0",
+                "spec.kubernetesVersion[2]: Invalid value: \"v1.32.0\": version must be greater than v1.32.0",
+                "spec.kubernetesVersion[3]: Invalid value: \"nope\": version must be a valid semantic version",
+            ]
+        );
+    }
+
+    #[test]
+    fn health_checks_on_conditions_capi_sets_are_refused() {
+        let spec = json!({"workers": {"machineDeployments": [{"healthCheck": {"checks": {"unhealthyMachineConditions": [
+            {"type": "EtcdPodHealthy"}, {"type": "Ready"}]}}}]}});
+        let mut errors = Vec::new();
+        reserved_machine_condition_types(&spec, "spec", &mut errors);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(
+            errors[0].path,
+            "spec.workers.machineDeployments[0].healthCheck.checks.unhealthyMachineConditions[1].type"
+        );
+    }
+
+    #[test]
+    fn taints_are_refused_while_the_feature_gate_is_off() {
+        let mut errors = Vec::new();
+        validate_taints(Some(&json!([])), "spec.controlPlane.taints", &mut errors);
+        assert!(errors.is_empty());
+        validate_taints(Some(&json!([{"key": "a", "effect": "NoSchedule"}])), "spec.controlPlane.taints", &mut errors);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].path, "spec.controlPlane.taints");
+        assert_eq!(errors[0].kind, "Forbidden");
+    }
+
+    #[test]
+    fn v1beta1_paths_name_their_v1beta2_spelling() {
+        assert_eq!(
+            v1beta2_path_hint("spec.workers.machineDeployments[md].namingStrategy.template"),
+            " (v1beta2: spec.workers.machineDeployments[md].naming.template)"
+        );
+        assert_eq!(
+            v1beta2_path_hint("spec.topology.controlPlane.machineHealthCheck"),
+            " (v1beta2: spec.topology.controlPlane.healthCheck)"
+        );
+        assert_eq!(v1beta2_path_hint("spec.topology.version"), "");
+    }
 
     #[test]
     fn durations_print_as_go_does() {
