@@ -2,9 +2,11 @@
 //! every document and every field traced back to its file:line.
 
 mod emit;
+mod input;
 mod parse;
 mod problem;
 mod secret;
+mod stream;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -13,12 +15,15 @@ use std::sync::Arc;
 use serde_json::Value;
 
 pub use emit::{to_yaml, to_yaml_documents};
+pub use input::{MAX_INPUT_FILE_BYTES, read_input_file, read_input_stdin};
 pub use parse::{
     LineIndex, ReadOutcome, parse_documents, parse_documents_tolerant, parse_plain_documents, parse_plain_value,
     parse_value,
 };
-pub use problem::{ProblemKind, READ_RULES, ReadProblem};
+pub(crate) use parse::{document_markers, parse_documents_tolerant_at, split_at};
+pub use problem::{MAX_DOCUMENT_BYTES, ProblemKind, READ_RULES, ReadProblem};
 pub use secret::{SecretValues, is_secret_data_pointer};
+pub use stream::{BATCH_BYTES, Batch, stream_paths};
 
 /// Where a document came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,12 +124,19 @@ pub enum ManifestError {
     /// A document is not a Kubernetes object.
     #[error("{location}: {message}")]
     NotAnObject { location: String, message: String },
+    /// A document is larger than [`MAX_DOCUMENT_BYTES`].
+    #[error("{location}: {message}")]
+    TooLarge { location: String, message: String },
 }
 
 impl From<ReadProblem> for ManifestError {
     fn from(problem: ReadProblem) -> Self {
         match problem.kind {
             ProblemKind::NotAnObject => ManifestError::NotAnObject {
+                location: format!("{}:{}", problem.source, problem.line),
+                message: problem.message,
+            },
+            ProblemKind::TooLarge => ManifestError::TooLarge {
                 location: format!("{}:{}", problem.source, problem.line),
                 message: problem.message,
             },
