@@ -257,7 +257,7 @@ pub(crate) fn validate_stream(
         let documents = &batch.outcome.documents;
         checked.extend(check_documents(documents, validator, filter));
         secrets.add(documents);
-        bundle.add(&batch.text, batch.line_offset, documents);
+        bundle.add(documents);
         problems.extend(batch.outcome.problems);
     })?;
     let lint_findings = bundle.check(&filter.lint);

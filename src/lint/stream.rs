@@ -1,6 +1,8 @@
-//! The rules over a stream of documents without holding the stream: what each document needs for the rules is
-//! kept as its text (a fraction of the size of its JSON values) with its namespaces, and at the end the rules run
-//! over one group of related documents at a time, read again from that text.
+//! The rules over a stream of documents without holding the stream: each document is kept as compact JSON text
+//! with its line records and namespaces (a fraction of the size of its values), and at the end the rules run over
+//! one group of related documents at a time, turned back into values (serde_json reads what it wrote exactly:
+//! same keys in the same order, same strings and integers, so the same lines; a document with a float is kept as
+//! its value, since serde_json's default float reading is not exact to the last bit).
 //!
 //! Groups are exact for the bundle rules: they relate objects only by namespace and name, an object to others of
 //! its own namespace or of a namespace it names (`namespace`, `classNamespace`, ... anywhere in it), and an object
@@ -10,13 +12,12 @@
 //! them) are kept whole, the only documents held as values.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::bundle::At;
 use super::{RuleSelection, Sink, aso_patches, check_bundle_rules};
-use crate::manifest::{self, Document};
+use crate::manifest::{Document, LineIndex, Origin};
 use crate::report::Finding;
 
 /// Kinds the ASO patch rules read (see `migrate::find_classic_clusters` and `aso_patches::PATCH_FIELDS`).
@@ -51,13 +52,6 @@ impl Namespaces {
         names.dedup();
         Namespaces { unbounded, names }
     }
-
-    fn extend(&mut self, other: Namespaces) {
-        self.unbounded |= other.unbounded;
-        self.names.extend(other.names);
-        self.names.sort();
-        self.names.dedup();
-    }
 }
 
 /// Every string under a key that ends in `namespace` (any case), anywhere in `value`.
@@ -78,85 +72,78 @@ fn named_namespaces(value: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// Consecutive documents of one source kept as their text.
+/// A document as the rules will need it: compact JSON (or its value, when it holds a float), with its origin, lines
+/// and namespaces.
 #[derive(Debug)]
-struct Run {
-    source: Arc<str>,
-    text: Box<str>,
-    line_offset: usize,
-    first_index: usize,
+struct Kept {
+    body: Body,
+    origin: Origin,
+    lines: LineIndex,
     namespaces: Namespaces,
 }
 
-impl Run {
-    fn read(&self) -> Vec<Document> {
-        manifest::parse_documents_tolerant_at(&self.text, &self.source, self.line_offset, self.first_index).documents
+#[derive(Debug)]
+enum Body {
+    Json(Box<str>),
+    Value(Value),
+}
+
+impl Kept {
+    fn new(document: &Document) -> Self {
+        let body = match has_float(&document.value) {
+            true => Body::Value(document.value.clone()),
+            false => Body::Json(document.value.to_string().into_boxed_str()),
+        };
+        Kept {
+            body,
+            origin: document.origin.clone(),
+            lines: document.lines.clone(),
+            namespaces: Namespaces::of(document),
+        }
+    }
+
+    fn document(&self) -> Document {
+        let value = match &self.body {
+            // Text this process wrote from a value: it reads back (a failure would be a serde_json bug).
+            Body::Json(json) => serde_json::from_str(json).unwrap_or(Value::Null),
+            Body::Value(value) => value.clone(),
+        };
+        Document { value, origin: self.origin.clone(), lines: self.lines.clone() }
+    }
+}
+
+fn has_float(value: &Value) -> bool {
+    match value {
+        Value::Number(number) => number.is_f64(),
+        Value::Object(map) => map.values().any(has_float),
+        Value::Array(items) => items.iter().any(has_float),
+        _ => false,
     }
 }
 
 /// A bundle fed batch by batch ([`StreamedBundle::add`]) and checked at the end ([`StreamedBundle::check`]).
 #[derive(Debug, Default)]
 pub struct StreamedBundle {
-    runs: Vec<Run>,
+    kept: Vec<Kept>,
     patch_documents: Vec<Document>,
 }
 
 impl StreamedBundle {
-    /// Keeps what the rules need of `documents`, read from `text` (lines `line_offset + 1..` of their source).
-    pub fn add(&mut self, text: &str, line_offset: usize, documents: &[Document]) {
-        let Some(first) = documents.first() else { return };
-        let source = first.origin.source.clone();
+    /// Keeps what the rules need of `documents`.
+    pub fn add(&mut self, documents: &[Document]) {
         for document in documents {
             if wanted_by_patch_rules(document) {
                 self.patch_documents.push(document.clone());
             }
+            self.kept.push(Kept::new(document));
         }
-        // The parts of `text` between markers, with the documents read from each.
-        let parts = manifest::split_at(text, &manifest::document_markers(text));
-        let starts: Vec<usize> = parts.iter().map(|(offset, _)| line_offset + offset + 1).collect();
-        let mut per_part: Vec<Option<(usize, Namespaces)>> = vec![None; parts.len()];
-        for document in documents {
-            let part = starts.partition_point(|start| *start <= document.origin.line).saturating_sub(1);
-            let namespaces = Namespaces::of(document);
-            match &mut per_part[part] {
-                Some((_, kept)) => kept.extend(namespaces),
-                slot @ None => *slot = Some((document.origin.index, namespaces)),
-            }
-        }
-        // Runs of consecutive parts with documents and the same namespaces.
-        let mut current: Option<(usize, usize, usize, Namespaces)> = None; // (first part, end part, first index, ns)
-        let close = |run: Option<(usize, usize, usize, Namespaces)>, runs: &mut Vec<Run>| {
-            if let Some((first_part, end_part, first_index, namespaces)) = run {
-                let start = parts[first_part].1.as_ptr() as usize - text.as_ptr() as usize;
-                let end =
-                    parts[end_part - 1].1.as_ptr() as usize - text.as_ptr() as usize + parts[end_part - 1].1.len();
-                runs.push(Run {
-                    source: source.clone(),
-                    text: text[start..end].into(),
-                    line_offset: line_offset + parts[first_part].0,
-                    first_index,
-                    namespaces,
-                });
-            }
-        };
-        for (part, slot) in per_part.into_iter().enumerate() {
-            match (slot, &mut current) {
-                (None, _) => close(current.take(), &mut self.runs),
-                (Some((_, namespaces)), Some((_, end, _, kept))) if *end == part && *kept == namespaces => *end += 1,
-                (Some((first_index, namespaces)), _) => {
-                    close(current.take(), &mut self.runs);
-                    current = Some((part, part + 1, first_index, namespaces));
-                }
-            }
-        }
-        close(current.take(), &mut self.runs);
     }
 
     /// Runs the selected rules over everything added; findings as [`super::check`] gives them for each group.
     pub fn check(self, selection: &RuleSelection) -> Vec<Finding> {
         let mut found = Vec::new();
         for group in self.groups() {
-            let documents = read_runs(&group);
+            let documents = read_kept(&group);
             let mut sink = Sink { selection, documents: &documents, found: Vec::new() };
             check_bundle_rules(&documents, &mut sink);
             found.extend(sink.finish());
@@ -167,10 +154,10 @@ impl StreamedBundle {
         found
     }
 
-    /// The runs in groups of connected namespaces (each group in input order; groups by their first run).
-    fn groups(&self) -> Vec<Vec<&Run>> {
-        if self.runs.iter().any(|run| run.namespaces.unbounded) {
-            return vec![self.runs.iter().collect()];
+    /// The documents in groups of connected namespaces (each group in input order; groups by their first document).
+    fn groups(&self) -> Vec<Vec<&Kept>> {
+        if self.kept.iter().any(|kept| kept.namespaces.unbounded) {
+            return vec![self.kept.iter().collect()];
         }
         let mut ids: HashMap<&str, usize> = HashMap::new();
         let mut parent: Vec<usize> = Vec::new();
@@ -181,10 +168,10 @@ impl StreamedBundle {
             }
             id
         }
-        let mut firsts = Vec::with_capacity(self.runs.len());
-        for run in &self.runs {
+        let mut firsts = Vec::with_capacity(self.kept.len());
+        for kept in &self.kept {
             let mut first = None;
-            for name in &run.namespaces.names {
+            for name in &kept.namespaces.names {
                 let id = *ids.entry(name).or_insert_with(|| {
                     parent.push(parent.len());
                     parent.len() - 1
@@ -200,13 +187,13 @@ impl StreamedBundle {
             firsts.push(first.unwrap_or(0));
         }
         let mut group_of_root: HashMap<usize, usize> = HashMap::new();
-        let mut groups: Vec<Vec<&Run>> = Vec::new();
-        for (run, first) in self.runs.iter().zip(firsts) {
+        let mut groups: Vec<Vec<&Kept>> = Vec::new();
+        for (kept, first) in self.kept.iter().zip(firsts) {
             let group = *group_of_root.entry(root(&mut parent, first)).or_insert_with(|| {
                 groups.push(Vec::new());
                 groups.len() - 1
             });
-            groups[group].push(run);
+            groups[group].push(kept);
         }
         groups
     }
@@ -222,17 +209,17 @@ fn wanted_by_patch_rules(document: &Document) -> bool {
     }
 }
 
-/// The documents of `runs`, in order, read on every core.
-fn read_runs(runs: &[&Run]) -> Vec<Document> {
+/// The documents of `kept`, in order, read on every core.
+fn read_kept(kept: &[&Kept]) -> Vec<Document> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
-    if runs.len() < 2 * threads {
-        return runs.iter().flat_map(|run| run.read()).collect();
+    if kept.len() < 64 * threads {
+        return kept.iter().map(|kept| kept.document()).collect();
     }
-    let chunk = runs.len().div_ceil(threads);
+    let chunk = kept.len().div_ceil(threads);
     std::thread::scope(|scope| {
-        let workers: Vec<_> = runs
+        let workers: Vec<_> = kept
             .chunks(chunk)
-            .map(|chunk| scope.spawn(move || chunk.iter().flat_map(|run| run.read()).collect::<Vec<_>>()))
+            .map(|chunk| scope.spawn(move || chunk.iter().map(|kept| kept.document()).collect::<Vec<_>>()))
             .collect();
         workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     })

@@ -20,7 +20,6 @@ pub use parse::{
     LineIndex, ReadOutcome, parse_documents, parse_documents_tolerant, parse_plain_documents, parse_plain_value,
     parse_value,
 };
-pub(crate) use parse::{document_markers, parse_documents_tolerant_at, split_at};
 pub use problem::{MAX_DOCUMENT_BYTES, ProblemKind, READ_RULES, ReadProblem};
 pub use secret::{SecretValues, is_secret_data_pointer};
 pub use stream::{BATCH_BYTES, Batch, stream_paths};

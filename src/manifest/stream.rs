@@ -19,10 +19,6 @@ pub const BATCH_BYTES: usize = 4 * 1024 * 1024;
 pub struct Batch {
     /// The documents and problems of this piece (`sources` is empty: see [`stream_paths`]).
     pub outcome: ReadOutcome,
-    /// The text they were read from (empty for a batch that holds only a problem).
-    pub text: String,
-    /// Lines of the source before `text`.
-    pub line_offset: usize,
 }
 
 /// Reads the files, directories and `-` of `paths` as [`super::read_paths_tolerant`] does, handing the documents to
@@ -71,17 +67,17 @@ fn stream_bytes(bytes: Vec<u8>, source: Arc<str>, batch_bytes: usize, on_batch: 
     }
     let mut first_index = 0;
     for (line_offset, piece) in split_at(&text, &cuts) {
-        let batch = read_batch(piece.to_string(), &source, line_offset, first_index);
+        let batch = read_batch(piece, &source, line_offset, first_index);
         first_index += batch.outcome.documents.len();
         on_batch(batch);
     }
     source
 }
 
-fn read_batch(text: String, source: &Arc<str>, line_offset: usize, first_index: usize) -> Batch {
+fn read_batch(text: &str, source: &Arc<str>, line_offset: usize, first_index: usize) -> Batch {
     let mut outcome = parse_documents_tolerant_at(&text, source, line_offset, first_index);
     outcome.sources.clear();
-    Batch { outcome, text, line_offset }
+    Batch { outcome }
 }
 
 /// Whether `line` is a document marker: `---` alone or followed by a space.
@@ -107,7 +103,7 @@ fn can_stream(file: &Path, batch_bytes: usize) -> std::io::Result<bool> {
 }
 
 fn problem_batch(problem: ReadProblem) -> Batch {
-    Batch { outcome: ReadOutcome { problems: vec![problem], ..Default::default() }, ..Default::default() }
+    Batch { outcome: ReadOutcome { problems: vec![problem], ..Default::default() } }
 }
 
 /// Reads `text` (lines `line_offset + 1..` of `source`) as one batch, unless it is empty.
@@ -119,7 +115,8 @@ fn flush(
     on_batch: &mut dyn FnMut(Batch),
 ) {
     if !text.is_empty() {
-        let batch = read_batch(std::mem::take(text), source, line_offset, *first_index);
+        let batch = read_batch(text, source, line_offset, *first_index);
+        text.clear();
         *first_index += batch.outcome.documents.len();
         on_batch(batch);
     }
