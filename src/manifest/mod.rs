@@ -276,4 +276,18 @@ mod tests {
         let err = read_paths(&[path]).unwrap_err().to_string();
         assert!(err.contains("1.yaml:6:6: "), "{err}");
     }
+
+    #[test]
+    fn a_document_over_the_limit_is_a_problem_at_its_line_and_the_others_are_read() {
+        let big = format!("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: {}\n", "x".repeat(MAX_DOCUMENT_BYTES));
+        let text = format!("{CONFIG_MAP}---\n{big}---\n{CONFIG_MAP}");
+        let read = parse_documents_tolerant(&text, "big.yaml");
+        assert_eq!(read.documents.len(), 2);
+        assert_eq!(read.documents[1].origin.line, 11);
+        let problems: Vec<(ProblemKind, usize)> = read.problems.iter().map(|p| (p.kind, p.line)).collect();
+        assert_eq!(problems, [(ProblemKind::TooLarge, 6)]);
+        // Strict readers (migrate, plan, diff) stop there, naming the file, the line and the limit.
+        let err = parse_documents(&text, "big.yaml").unwrap_err().to_string();
+        assert!(err.starts_with("big.yaml:6: the document is 16.1 MiB of YAML, over the limit of 16 MiB"), "{err}");
+    }
 }
