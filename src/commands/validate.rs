@@ -369,17 +369,24 @@ fn location(f: &Finding) -> String {
 pub(crate) fn format_text(report: &Report) -> String {
     let mut out = String::new();
     for f in &report.findings {
-        let object = if f.object.is_empty() { String::new() } else { format!("{}: ", f.object) };
-        let path = if f.path.is_empty() { String::new() } else { format!("{}: ", f.path) };
-        out.push_str(&format!(
-            "{}: {}: {object}{path}{} [{}]\n",
-            location(f),
-            severity_name(f.severity),
-            f.message,
-            f.rule
-        ));
+        out.push_str(&text_line(f));
     }
     out
+}
+
+/// One finding as [`format_text`] prints it.
+fn text_line(f: &Finding) -> String {
+    let object = if f.object.is_empty() { String::new() } else { format!("{}: ", f.object) };
+    let path = if f.path.is_empty() { String::new() } else { format!("{}: ", f.path) };
+    format!("{}: {}: {object}{path}{} [{}]\n", location(f), severity_name(f.severity), f.message, f.rule)
+}
+
+/// [`format_text`] written line by line (a large report is never held twice).
+fn write_text(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
+    for f in &report.findings {
+        out.write_all(text_line(f).as_bytes())?;
+    }
+    Ok(())
 }
 
 /// The summary line (stderr).
@@ -515,9 +522,10 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas };
     let validator = Validator::new(&registry, options);
     let report = validate_stream(&args.paths, manifest::BATCH_BYTES, &validator, &filter)?;
-    let mut stdout = super::output::stdout();
+    // Buffered: a large report goes out in blocks, not a write per line.
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, super::output::stdout());
     match args.output {
-        ValidateOutput::Text => stdout.write_all(format_text(&report).as_bytes())?,
+        ValidateOutput::Text => write_text(&report, &mut stdout)?,
         ValidateOutput::Json => {
             serde_json::to_writer_pretty(&mut stdout, &report)?;
             stdout.write_all(b"\n")?;

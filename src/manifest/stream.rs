@@ -10,9 +10,9 @@ use super::parse::{document_markers, document_start_line, parse_documents_tolera
 use super::problem::{MAX_DOCUMENT_BYTES, ReadProblem};
 use super::{FileWalk, ManifestError, ReadOutcome};
 
-/// Batches are cut at the first document marker after this many bytes (4 MiB: big enough to be read on every core,
-/// small next to the objects it becomes).
-pub const BATCH_BYTES: usize = 4 * 1024 * 1024;
+/// Batches are cut at the first document marker after this many bytes (1 MiB: big enough to be read and checked on
+/// every core, small next to what its objects cost, ~8x their text).
+pub const BATCH_BYTES: usize = 1024 * 1024;
 
 /// Documents read from one piece of one source.
 #[derive(Debug, Default)]
