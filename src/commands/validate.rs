@@ -288,23 +288,28 @@ fn assemble(checked: Vec<(ResourceResult, Vec<Finding>)>, lint_findings: Vec<Fin
     }
     // Objects by (source, name): an error counts for the last object of that name starting at or
     // before its line.
-    let mut objects: HashMap<(String, String), Vec<usize>> = HashMap::new();
+    let mut objects: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
     for (index, resource) in report.resources.iter().enumerate() {
-        objects.entry((resource.source.clone(), resource.object.clone())).or_default().push(index);
+        objects.entry((resource.source.as_str(), resource.object.as_str())).or_default().push(index);
     }
-    for finding in &lint_findings {
+    let mut owners = Vec::new();
+    for (position, finding) in lint_findings.iter().enumerate() {
         if finding.severity != Severity::Error {
             continue;
         }
-        let owner = objects.get(&(finding.source.clone(), finding.object.clone())).and_then(|candidates| {
+        let owner = objects.get(&(finding.source.as_str(), finding.object.as_str())).and_then(|candidates| {
             candidates.iter().rev().copied().find(|&i| report.resources[i].line <= finding.line)
         });
         if let Some(owner) = owner {
-            let owner = &mut report.resources[owner];
-            owner.errors.push(finding.clone());
-            if owner.status == ObjectStatus::Valid {
-                owner.status = ObjectStatus::Invalid;
-            }
+            owners.push((owner, position));
+        }
+    }
+    drop(objects);
+    for (owner, position) in owners {
+        let owner = &mut report.resources[owner];
+        owner.errors.push(lint_findings[position].clone());
+        if owner.status == ObjectStatus::Valid {
+            owner.status = ObjectStatus::Invalid;
         }
     }
     report.findings.extend(lint_findings);

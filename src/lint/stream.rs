@@ -30,28 +30,12 @@ const PATCH_KINDS: &[&str] = &[
     "AzureManagedMachinePoolTemplate",
 ];
 
-/// The namespaces a document relates to: its own (`None`: it has none, so it relates to all) and those it names.
+/// The namespaces a document relates to, as ids of [`StreamedBundle::namespace_ids`]: its own (none: it relates to
+/// every namespace) and those it names. Most documents name only their own: `others` is then empty (no allocation).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 struct Namespaces {
-    unbounded: bool,
-    names: Vec<String>,
-}
-
-impl Namespaces {
-    fn of(document: &Document) -> Self {
-        let mut names = Vec::new();
-        let unbounded = match document.value.at("/metadata/namespace").and_then(Value::as_str) {
-            Some(own) => {
-                names.push(own.to_string());
-                false
-            }
-            None => true,
-        };
-        named_namespaces(&document.value, &mut names);
-        names.sort();
-        names.dedup();
-        Namespaces { unbounded, names }
-    }
+    own: Option<u32>,
+    others: Vec<u32>,
 }
 
 /// Every string under a key that ends in `namespace` (any case), anywhere in `value`.
@@ -89,17 +73,12 @@ enum Body {
 }
 
 impl Kept {
-    fn new(document: &Document) -> Self {
+    fn new(document: &Document, namespaces: Namespaces) -> Self {
         let body = match has_float(&document.value) {
             true => Body::Value(document.value.clone()),
             false => Body::Json(document.value.to_string().into_boxed_str()),
         };
-        Kept {
-            body,
-            origin: document.origin.clone(),
-            lines: document.lines.clone(),
-            namespaces: Namespaces::of(document),
-        }
+        Kept { body, origin: document.origin.clone(), lines: document.lines.clone(), namespaces }
     }
 
     fn document(&self) -> Document {
@@ -126,6 +105,8 @@ fn has_float(value: &Value) -> bool {
 pub struct StreamedBundle {
     kept: Vec<Kept>,
     patch_documents: Vec<Document>,
+    /// Every namespace seen, numbered in order of appearance.
+    namespace_ids: HashMap<String, u32>,
 }
 
 impl StreamedBundle {
@@ -135,8 +116,29 @@ impl StreamedBundle {
             if wanted_by_patch_rules(document) {
                 self.patch_documents.push(document.clone());
             }
-            self.kept.push(Kept::new(document));
+            let namespaces = self.namespaces_of(document);
+            self.kept.push(Kept::new(document, namespaces));
         }
+    }
+
+    fn namespace_id(&mut self, name: &str) -> u32 {
+        if let Some(id) = self.namespace_ids.get(name) {
+            return *id;
+        }
+        let id = self.namespace_ids.len() as u32;
+        self.namespace_ids.insert(name.to_string(), id);
+        id
+    }
+
+    fn namespaces_of(&mut self, document: &Document) -> Namespaces {
+        let own = document.value.at("/metadata/namespace").and_then(Value::as_str).map(|own| self.namespace_id(own));
+        let mut named = Vec::new();
+        named_namespaces(&document.value, &mut named);
+        let mut others: Vec<u32> = named.into_iter().map(|name| self.namespace_id(&name)).collect();
+        others.sort_unstable();
+        others.dedup();
+        others.retain(|id| Some(*id) != own);
+        Namespaces { own, others }
     }
 
     /// Runs the selected rules over everything added; findings as [`super::check`] gives them for each group.
@@ -156,43 +158,33 @@ impl StreamedBundle {
 
     /// The documents in groups of connected namespaces (each group in input order; groups by their first document).
     fn groups(&self) -> Vec<Vec<&Kept>> {
-        if self.kept.iter().any(|kept| kept.namespaces.unbounded) {
+        if self.kept.iter().any(|kept| kept.namespaces.own.is_none()) {
             return vec![self.kept.iter().collect()];
         }
-        let mut ids: HashMap<&str, usize> = HashMap::new();
-        let mut parent: Vec<usize> = Vec::new();
-        fn root(parent: &mut [usize], mut id: usize) -> usize {
-            while parent[id] != id {
-                parent[id] = parent[parent[id]];
-                id = parent[id];
+        // Union-find over namespace ids: a document joins its own namespace with those it names.
+        let mut parent: Vec<u32> = (0..self.namespace_ids.len() as u32).collect();
+        fn root(parent: &mut [u32], mut id: u32) -> u32 {
+            while parent[id as usize] != id {
+                parent[id as usize] = parent[parent[id as usize] as usize];
+                id = parent[id as usize];
             }
             id
         }
-        let mut firsts = Vec::with_capacity(self.kept.len());
         for kept in &self.kept {
-            let mut first = None;
-            for name in &kept.namespaces.names {
-                let id = *ids.entry(name).or_insert_with(|| {
-                    parent.push(parent.len());
-                    parent.len() - 1
-                });
-                match first {
-                    None => first = Some(id),
-                    Some(first) => {
-                        let (a, b) = (root(&mut parent, first), root(&mut parent, id));
-                        parent[a.max(b)] = a.min(b);
-                    }
-                }
+            let own = kept.namespaces.own.unwrap_or(0);
+            for other in &kept.namespaces.others {
+                let (a, b) = (root(&mut parent, own), root(&mut parent, *other));
+                parent[a.max(b) as usize] = a.min(b);
             }
-            firsts.push(first.unwrap_or(0));
         }
-        let mut group_of_root: HashMap<usize, usize> = HashMap::new();
+        let mut group_of_root: HashMap<u32, usize> = HashMap::new();
         let mut groups: Vec<Vec<&Kept>> = Vec::new();
-        for (kept, first) in self.kept.iter().zip(firsts) {
-            let group = *group_of_root.entry(root(&mut parent, first)).or_insert_with(|| {
-                groups.push(Vec::new());
-                groups.len() - 1
-            });
+        for kept in &self.kept {
+            let group =
+                *group_of_root.entry(root(&mut parent, kept.namespaces.own.unwrap_or(0))).or_insert_with(|| {
+                    groups.push(Vec::new());
+                    groups.len() - 1
+                });
             groups[group].push(kept);
         }
         groups
