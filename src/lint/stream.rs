@@ -69,13 +69,13 @@ struct Kept {
 #[derive(Debug)]
 enum Body {
     Json(Box<str>),
-    Value(Value),
+    Value(Box<Value>),
 }
 
 impl Kept {
     fn new(document: &Document, namespaces: Namespaces) -> Self {
         let body = match has_float(&document.value) {
-            true => Body::Value(document.value.clone()),
+            true => Body::Value(Box::new(document.value.clone())),
             false => Body::Json(document.value.to_string().into_boxed_str()),
         };
         Kept { body, origin: document.origin.clone(), lines: document.lines.clone(), namespaces }
@@ -85,7 +85,7 @@ impl Kept {
         let value = match &self.body {
             // Text this process wrote from a value: it reads back (a failure would be a serde_json bug).
             Body::Json(json) => serde_json::from_str(json).unwrap_or(Value::Null),
-            Body::Value(value) => value.clone(),
+            Body::Value(value) => Value::clone(value),
         };
         Document { value, origin: self.origin.clone(), lines: self.lines.clone() }
     }
