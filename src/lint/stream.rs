@@ -43,10 +43,11 @@ fn named_namespaces(value: &Value, out: &mut Vec<String>) {
     match value {
         Value::Object(map) => {
             for (key, child) in map {
-                if key.len() >= 9 && key[key.len() - 9..].eq_ignore_ascii_case("namespace") {
-                    if let Some(name) = child.as_str() {
-                        out.push(name.to_string());
-                    }
+                // Bytes, not a `str` slice: a key may hold multi-byte characters.
+                let names_namespace =
+                    key.len() >= 9 && key.as_bytes()[key.len() - 9..].eq_ignore_ascii_case(b"namespace");
+                if let (true, Some(name)) = (names_namespace, child.as_str()) {
+                    out.push(name.to_string());
                 }
                 named_namespaces(child, out);
             }

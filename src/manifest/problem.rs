@@ -28,7 +28,11 @@ pub const MAX_DOCUMENT_BYTES: usize = 16 * 1024 * 1024;
 /// `bytes` in MiB for messages (`16 MiB`, `16.5 MiB`).
 pub(crate) fn mib(bytes: usize) -> String {
     let tenths = (bytes as u64 * 10).div_ceil(1024 * 1024);
-    if tenths % 10 == 0 { format!("{} MiB", tenths / 10) } else { format!("{}.{} MiB", tenths / 10, tenths % 10) }
+    if tenths.is_multiple_of(10) {
+        format!("{} MiB", tenths / 10)
+    } else {
+        format!("{}.{} MiB", tenths / 10, tenths % 10)
+    }
 }
 
 impl ProblemKind {

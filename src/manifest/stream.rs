@@ -75,7 +75,7 @@ fn stream_bytes(bytes: Vec<u8>, source: Arc<str>, batch_bytes: usize, on_batch: 
 }
 
 fn read_batch(text: &str, source: &Arc<str>, line_offset: usize, first_index: usize) -> Batch {
-    let mut outcome = parse_documents_tolerant_at(&text, source, line_offset, first_index);
+    let mut outcome = parse_documents_tolerant_at(text, source, line_offset, first_index);
     outcome.sources.clear();
     Batch { outcome }
 }
