@@ -217,3 +217,21 @@ fn read_kept(kept: &[&Kept]) -> Vec<Document> {
         workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_namespaces_are_found_under_any_key_ending_in_namespace() {
+        let value = serde_json::json!({
+            "ééééé": {"classNamespace": "a", "list": [{"Namespace": "b"}]},
+            "ñnamespace": "c",
+            "namespaces": "not-this",
+            "namespace": 3
+        });
+        let mut names = Vec::new();
+        named_namespaces(&value, &mut names);
+        assert_eq!(names, ["a", "b", "c"]);
+    }
+}
