@@ -19,7 +19,7 @@ for cmd in "${commands[@]}"; do
   echo "+ $cmd" >&2
   $cmd > "$data/validate-50mb-$(echo "$cmd" | md5sum | cut -c1-8).out" 2>&1 || { echo "FAILED ($?): $cmd" >&2; exit 1; }
 done
-RUNS=${RUNS_BIG:-3} WARMUP=${WARMUP:-0} bench "validate-$n" -- "${commands[@]}"
+RUNS=${RUNS_BIG:-3} bench "validate-$n" -- "${commands[@]}"
 peak_rss "validate-$n-capz" "exec $CAPZ validate $input"
 [ -n "${CAPZ_BEFORE:-}" ] && peak_rss "validate-$n-capz-before" "exec $CAPZ_BEFORE validate $input"
 peak_rss "validate-$n-capz-json" "exec $CAPZ validate -o json $input"
