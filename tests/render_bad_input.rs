@@ -274,3 +274,23 @@ fn counts_above_int32_name_the_parameter() {
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
 }
+
+#[test]
+fn input_files_over_the_size_limit_are_refused_naming_the_file_and_the_limit() {
+    let dir = values_dir(&[]);
+    for name in ["big.yaml", "fleet.yaml", "template.yaml"] {
+        let file = std::fs::File::create(dir.path().join(name)).unwrap();
+        file.set_len(16 * 1024 * 1024 + 1).unwrap();
+    }
+    let limit = "the file is 16.1 MiB, over the limit of 16 MiB for an input file (the API server accepts at most \
+                 3 MiB per object)";
+    for (args, file) in [
+        (&["render", "aks-aso", "--values", "big.yaml"][..], "big.yaml"),
+        (&["render", "--fleet", "fleet.yaml", "--out-dir", "out"][..], "fleet.yaml"),
+        (&["render", "--from", "template.yaml", "demo"][..], "template.yaml"),
+    ] {
+        let stderr = fails(ENV, args, Some(dir.path()));
+        assert!(stderr.contains(file) && stderr.contains(limit), "{args:?}: {stderr}");
+    }
+    assert!(!dir.path().join("out").exists());
+}

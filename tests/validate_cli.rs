@@ -294,3 +294,30 @@ fn rendered_default_output_has_no_capi_deprecation_warnings_unless_asked() {
     let enabled = run(&["--enable", "capi-v1beta1"]);
     assert!(enabled.contains("\"deprecated-api\"") && enabled.contains("\"capi-v1beta1\""), "{enabled}");
 }
+
+#[test]
+fn a_document_over_the_size_limit_is_a_finding_and_the_rest_is_validated() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.yaml");
+    // 17 MiB in one ConfigMap between two small objects (the second invalid).
+    let filler = format!("  big: \"{}\"\n", "x".repeat(17 * 1024 * 1024));
+    let text = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  \
+         name: b\ndata:\n{filler}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\nbogus: 1\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    let file = path.display().to_string();
+    let (code, stdout, stderr) = validate(&[&file]);
+    assert_eq!(code, 1, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert_eq!(
+        lines[0],
+        format!(
+            "{file}:6:1: error: the document is 17.1 MiB of YAML, over the limit of 16 MiB per document (the API \
+             server accepts at most 3 MiB per object); it is not read [yaml-too-large]"
+        )
+    );
+    assert!(lines[1].starts_with(&format!("{file}:17: error: ConfigMap/c: /bogus: ")), "{stdout}");
+    assert_eq!(stderr, "3 objects: 1 valid, 2 invalid, 0 skipped (2 errors, 0 warnings, 0 not checked)\n");
+}

@@ -196,31 +196,78 @@ fn check_document(document: &Document, validator: &Validator, filter: &RuleFilte
     (result, findings)
 }
 
+/// The schema findings and verdicts of `documents`, in input order; large slices on every core.
+fn check_documents(
+    documents: &[Document],
+    validator: &Validator,
+    filter: &RuleFilter,
+) -> Vec<(ResourceResult, Vec<Finding>)> {
+    let check_chunk = |chunk: &[Document]| -> Vec<(ResourceResult, Vec<Finding>)> {
+        chunk.iter().map(|document| check_document(document, validator, filter)).collect()
+    };
+    if documents.len() < PARALLEL_MIN_DOCUMENTS {
+        return check_chunk(documents);
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    let chunk_size = documents.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> =
+            documents.chunks(chunk_size).map(|chunk| scope.spawn(move || check_chunk(chunk))).collect();
+        let mut checked = Vec::with_capacity(documents.len());
+        for worker in workers {
+            // A panicking worker is a bug; re-raise it on this thread rather than lose results.
+            checked.extend(worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        }
+        checked
+    })
+}
+
 /// Validates documents with `validator`; the shared core of `validate`, `render --validate`, `plan`
 /// and fleets. Large bundles are checked on every core: documents in contiguous chunks (results in
 /// input order) while the CAPZ rules run over the whole bundle beside them.
 pub(crate) fn validate_documents(documents: &[Document], validator: &Validator, filter: &RuleFilter) -> Report {
-    let check_chunk = |chunk: &[Document]| -> Vec<(ResourceResult, Vec<Finding>)> {
-        chunk.iter().map(|document| check_document(document, validator, filter)).collect()
-    };
     let (checked, lint_findings) = if documents.len() < PARALLEL_MIN_DOCUMENTS {
-        (check_chunk(documents), lint::check(documents, &filter.lint))
+        (check_documents(documents, validator, filter), lint::check(documents, &filter.lint))
     } else {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
-        let chunk_size = documents.len().div_ceil(threads);
         std::thread::scope(|scope| {
             let lint = scope.spawn(|| lint::check(documents, &filter.lint));
-            let workers: Vec<_> =
-                documents.chunks(chunk_size).map(|chunk| scope.spawn(move || check_chunk(chunk))).collect();
-            let mut checked = Vec::with_capacity(documents.len());
-            for worker in workers {
-                // A panicking worker is a bug; re-raise it on this thread rather than lose results.
-                checked.extend(worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-            }
+            let checked = check_documents(documents, validator, filter);
             (checked, lint.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
         })
     };
-    let lint_findings = mask_secret_values(documents, lint_findings);
+    let mut secrets = SecretIndex::default();
+    secrets.add(documents);
+    assemble(checked, secrets.mask(lint_findings))
+}
+
+/// Validates the manifests of `paths` a batch of documents at a time ([`manifest::stream_paths`]): the schema part
+/// holds one batch, the CAPZ rules keep what they need ([`lint::StreamedBundle`]). The report is the one
+/// [`validate_documents`] and [`Report::add_read_problems`] give for the same documents.
+pub(crate) fn validate_stream(
+    paths: &[String],
+    batch_bytes: usize,
+    validator: &Validator,
+    filter: &RuleFilter,
+) -> anyhow::Result<Report> {
+    let mut checked = Vec::new();
+    let mut problems = Vec::new();
+    let mut secrets = SecretIndex::default();
+    let mut bundle = lint::StreamedBundle::default();
+    let sources = manifest::stream_paths(paths, batch_bytes, &mut |batch| {
+        let documents = &batch.outcome.documents;
+        checked.extend(check_documents(documents, validator, filter));
+        secrets.add(documents);
+        bundle.add(documents);
+        problems.extend(batch.outcome.problems);
+    })?;
+    let lint_findings = bundle.check(&filter.lint);
+    let mut report = assemble(checked, secrets.mask(lint_findings));
+    report.add_read_problems(&problems, &sources);
+    Ok(report)
+}
+
+/// The report from the schema results (input order) and the CAPZ rules' findings (secrets masked).
+fn assemble(checked: Vec<(ResourceResult, Vec<Finding>)>, lint_findings: Vec<Finding>) -> Report {
     let mut report = Report::default();
     report.resources.reserve(checked.len());
     for (result, findings) in checked {
@@ -241,23 +288,28 @@ pub(crate) fn validate_documents(documents: &[Document], validator: &Validator, 
     }
     // Objects by (source, name): an error counts for the last object of that name starting at or
     // before its line.
-    let mut objects: HashMap<(String, String), Vec<usize>> = HashMap::new();
+    let mut objects: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
     for (index, resource) in report.resources.iter().enumerate() {
-        objects.entry((resource.source.clone(), resource.object.clone())).or_default().push(index);
+        objects.entry((resource.source.as_str(), resource.object.as_str())).or_default().push(index);
     }
-    for finding in &lint_findings {
+    let mut owners = Vec::new();
+    for (position, finding) in lint_findings.iter().enumerate() {
         if finding.severity != Severity::Error {
             continue;
         }
-        let owner = objects.get(&(finding.source.clone(), finding.object.clone())).and_then(|candidates| {
+        let owner = objects.get(&(finding.source.as_str(), finding.object.as_str())).and_then(|candidates| {
             candidates.iter().rev().copied().find(|&i| report.resources[i].line <= finding.line)
         });
         if let Some(owner) = owner {
-            let owner = &mut report.resources[owner];
-            owner.errors.push(finding.clone());
-            if owner.status == ObjectStatus::Valid {
-                owner.status = ObjectStatus::Invalid;
-            }
+            owners.push((owner, position));
+        }
+    }
+    drop(objects);
+    for (owner, position) in owners {
+        let owner = &mut report.resources[owner];
+        owner.errors.push(lint_findings[position].clone());
+        if owner.status == ObjectStatus::Valid {
+            owner.status = ObjectStatus::Invalid;
         }
     }
     report.findings.extend(lint_findings);
@@ -269,25 +321,35 @@ pub(crate) fn validate_documents(documents: &[Document], validator: &Validator, 
     report
 }
 
-/// The CAPZ rules' findings on Secrets with every value of the Secret masked (the schema
+/// The values of every Secret seen, by (source, `Kind/name`), to mask them in the CAPZ rules' findings (the schema
 /// findings are masked by the validator): no output shows a Secret's data, whatever its shape.
-fn mask_secret_values(documents: &[Document], mut findings: Vec<Finding>) -> Vec<Finding> {
-    let mut secrets: HashMap<(&str, String), SecretValues> = HashMap::new();
-    for document in documents {
-        if let Some(values) = SecretValues::of(&document.value) {
-            let key = (document.origin.source.as_ref(), document.display_name());
-            secrets.entry(key).or_default().extend(values);
+#[derive(Debug, Default)]
+struct SecretIndex {
+    secrets: HashMap<(String, String), SecretValues>,
+}
+
+impl SecretIndex {
+    fn add(&mut self, documents: &[Document]) {
+        for document in documents {
+            if let Some(values) = SecretValues::of(&document.value) {
+                let key = (document.origin.source.to_string(), document.display_name());
+                self.secrets.entry(key).or_default().extend(values);
+            }
         }
     }
-    if secrets.is_empty() {
-        return findings;
-    }
-    for finding in &mut findings {
-        if let Some(values) = secrets.get(&(finding.source.as_str(), finding.object.clone())) {
-            finding.message = values.mask(&finding.message, is_secret_data_pointer(&finding.path));
+
+    fn mask(&self, mut findings: Vec<Finding>) -> Vec<Finding> {
+        if self.secrets.is_empty() {
+            return findings;
         }
+        for finding in &mut findings {
+            let key = (finding.source.clone(), finding.object.clone());
+            if let Some(values) = self.secrets.get(&key) {
+                finding.message = values.mask(&finding.message, is_secret_data_pointer(&finding.path));
+            }
+        }
+        findings
     }
-    findings
 }
 
 fn severity_name(severity: Severity) -> &'static str {
@@ -312,17 +374,24 @@ fn location(f: &Finding) -> String {
 pub(crate) fn format_text(report: &Report) -> String {
     let mut out = String::new();
     for f in &report.findings {
-        let object = if f.object.is_empty() { String::new() } else { format!("{}: ", f.object) };
-        let path = if f.path.is_empty() { String::new() } else { format!("{}: ", f.path) };
-        out.push_str(&format!(
-            "{}: {}: {object}{path}{} [{}]\n",
-            location(f),
-            severity_name(f.severity),
-            f.message,
-            f.rule
-        ));
+        out.push_str(&text_line(f));
     }
     out
+}
+
+/// One finding as [`format_text`] prints it.
+fn text_line(f: &Finding) -> String {
+    let object = if f.object.is_empty() { String::new() } else { format!("{}: ", f.object) };
+    let path = if f.path.is_empty() { String::new() } else { format!("{}: ", f.path) };
+    format!("{}: {}: {object}{path}{} [{}]\n", location(f), severity_name(f.severity), f.message, f.rule)
+}
+
+/// [`format_text`] written line by line (a large report is never held twice).
+fn write_text(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
+    for f in &report.findings {
+        out.write_all(text_line(f).as_bytes())?;
+    }
+    Ok(())
 }
 
 /// The summary line (stderr).
@@ -455,14 +524,13 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         }
     }
     // Problems in the text are findings: every other document and file is still checked.
-    let read = manifest::read_paths_tolerant(&args.paths)?;
     let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas };
     let validator = Validator::new(&registry, options);
-    let mut report = validate_documents(&read.documents, &validator, &filter);
-    report.add_read_problems(&read.problems, &read.sources);
-    let mut stdout = super::output::stdout();
+    let report = validate_stream(&args.paths, manifest::BATCH_BYTES, &validator, &filter)?;
+    // Buffered: a large report goes out in blocks, not a write per line.
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, super::output::stdout());
     match args.output {
-        ValidateOutput::Text => stdout.write_all(format_text(&report).as_bytes())?,
+        ValidateOutput::Text => write_text(&report, &mut stdout)?,
         ValidateOutput::Json => {
             serde_json::to_writer_pretty(&mut stdout, &report)?;
             stdout.write_all(b"\n")?;
@@ -477,7 +545,68 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     let status = report.exit_status();
     // The process ends next: freeing thousands of objects one by one costs more than the OS
     // reclaiming the memory at exit.
-    std::mem::forget(read);
     std::mem::forget(report);
     Ok(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn yaml_files(dir: &std::path::Path, out: &mut Vec<String>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                yaml_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "yaml") {
+                out.push(path.display().to_string());
+            }
+        }
+    }
+
+    /// The report of the whole bundle held in memory, as `validate` made it before streaming.
+    fn whole(paths: &[String], validator: &Validator, filter: &RuleFilter) -> String {
+        let read = manifest::read_paths_tolerant(paths).unwrap();
+        let mut report = validate_documents(&read.documents, validator, filter);
+        report.add_read_problems(&read.problems, &read.sources);
+        serde_json::to_string_pretty(&report).unwrap() + &format_junit(&report)
+    }
+
+    #[test]
+    fn streamed_reports_equal_whole_bundle_reports_at_every_batch_size() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+        let mut files = Vec::new();
+        for dir in ["corpus", "fixtures/lint", "fixtures/validate"] {
+            yaml_files(&root.join(dir), &mut files);
+        }
+        assert!(files.len() > 20, "{files:?}");
+        // A bundle of several namespaces and cross-object findings in every group.
+        let dir = tempfile::tempdir().unwrap();
+        let mut bundle = String::new();
+        for (i, namespace) in ["a", "b", "a", "c"].iter().enumerate() {
+            let text = std::fs::read_to_string(root.join("fixtures/lint/aks-aso.yaml")).unwrap();
+            bundle.push_str(&text.replace("namespace: default", &format!("namespace: {namespace}")));
+            bundle.push_str(&format!("---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s{i}\n  namespace: {namespace}\nstringData:\n  AZURE_CLIENT_SECRET: hunter{i}\n---\n"));
+        }
+        std::fs::write(dir.path().join("bundle.yaml"), &bundle).unwrap();
+        files.push(dir.path().join("bundle.yaml").display().to_string());
+        let registry = Registry::embedded();
+        let validator = Validator::new(&registry, ValidateOptions::default());
+        let filters = [RuleFilter::default(), RuleFilter::new(&[], &["capi-v1beta1".to_string()]).unwrap()];
+        for filter in &filters {
+            for file in &files {
+                let paths = std::slice::from_ref(file);
+                let expected = whole(paths, &validator, filter);
+                for batch_bytes in [1, 700, manifest::BATCH_BYTES] {
+                    let streamed = validate_stream(paths, batch_bytes, &validator, filter).unwrap();
+                    let got = serde_json::to_string_pretty(&streamed).unwrap() + &format_junit(&streamed);
+                    assert!(got == expected, "{file} with batches of {batch_bytes} bytes differs");
+                }
+            }
+            let expected = whole(&files, &validator, filter);
+            let streamed = validate_stream(&files, 1, &validator, filter).unwrap();
+            assert!(serde_json::to_string_pretty(&streamed).unwrap() + &format_junit(&streamed) == expected);
+        }
+    }
 }

@@ -208,7 +208,7 @@ fn values_file_layer(
         values_file: name.clone(),
         reason,
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| values_file_error(e.to_string()))?;
+    let text = manifest::read_input_file(&path).map_err(|e| values_file_error(e.to_string()))?;
     let (value, lines) = manifest::parse_value(&text, &name).map_err(|e| values_file_error(e.to_string()))?;
     Ok(InlineValues { value, source: name, lines: std::sync::Arc::new(lines), prefix: String::new() })
 }

@@ -250,7 +250,7 @@ pub struct Fleet {
 impl Fleet {
     /// Reads and checks a fleet file.
     pub fn read(path: &Path) -> Result<Fleet, FleetError> {
-        let text = std::fs::read_to_string(path)
+        let text = manifest::read_input_file(path)
             .map_err(|source| manifest::ManifestError::Read { path: path.to_path_buf(), source })?;
         Fleet::parse(&text, path)
     }

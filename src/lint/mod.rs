@@ -21,6 +21,7 @@ mod pools;
 mod profiles;
 mod refs;
 mod rules;
+mod stream;
 mod update_path;
 mod version;
 
@@ -35,6 +36,7 @@ use crate::report::Finding;
 use bundle::Bundle;
 use rules::{AKS_TWINS, RENAMED, RULES};
 pub use rules::{Rejecter, RuleInfo};
+pub use stream::StreamedBundle;
 
 /// Whether `doc` is a CAPI v1beta1 object (the subject of the off-by-default rule `capi-v1beta1`).
 pub fn is_capi_v1beta1(doc: &crate::manifest::Document) -> bool {
@@ -125,24 +127,30 @@ fn known_ids(flag: &'static str, id: &str) -> Result<Vec<&'static str>, LintErro
 /// Runs the selected rules over the documents. Findings come in input order: by document, then line,
 /// rule id and JSON pointer.
 pub fn check(documents: &[Document], selection: &RuleSelection) -> Vec<Finding> {
-    let bundle = Bundle::new(documents);
     let mut sink = Sink { selection, documents, found: Vec::new() };
-    version::check(&bundle, &mut sink);
-    names::check(&bundle, &mut sink);
-    pools::check(&bundle, &mut sink);
-    aso_resources::check(&bundle, &mut sink);
-    mutators::check(&bundle, &mut sink);
-    refs::check(&bundle, &mut sink);
-    credentials::check(&bundle, &mut sink);
-    cluster_identity::check(&bundle, &mut sink);
-    network::check(&bundle, &mut sink);
-    update_path::check(&bundle, &mut sink);
-    profiles::check(&bundle, &mut sink);
-    control_plane::check(&bundle, &mut sink);
-    pool_config::check(&bundle, &mut sink);
-    deprecated::check(&bundle, &mut sink);
+    check_bundle_rules(documents, &mut sink);
     aso_patches::check(documents, &mut sink);
     sink.finish()
+}
+
+/// The rules that relate objects only within a namespace (or through a reference that names another namespace,
+/// or from an object without one): every rule but the ASO patch rules.
+fn check_bundle_rules(documents: &[Document], sink: &mut Sink<'_>) {
+    let bundle = Bundle::new(documents);
+    version::check(&bundle, sink);
+    names::check(&bundle, sink);
+    pools::check(&bundle, sink);
+    aso_resources::check(&bundle, sink);
+    mutators::check(&bundle, sink);
+    refs::check(&bundle, sink);
+    credentials::check(&bundle, sink);
+    cluster_identity::check(&bundle, sink);
+    network::check(&bundle, sink);
+    update_path::check(&bundle, sink);
+    profiles::check(&bundle, sink);
+    control_plane::check(&bundle, sink);
+    pool_config::check(&bundle, sink);
+    deprecated::check(&bundle, sink);
 }
 
 /// Collects findings of enabled rules, keyed for a deterministic order.

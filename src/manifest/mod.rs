@@ -2,9 +2,11 @@
 //! every document and every field traced back to its file:line.
 
 mod emit;
+mod input;
 mod parse;
 mod problem;
 mod secret;
+mod stream;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -13,12 +15,14 @@ use std::sync::Arc;
 use serde_json::Value;
 
 pub use emit::{to_yaml, to_yaml_documents};
+pub use input::{MAX_INPUT_FILE_BYTES, read_input_file, read_input_stdin};
 pub use parse::{
     LineIndex, ReadOutcome, parse_documents, parse_documents_tolerant, parse_plain_documents, parse_plain_value,
     parse_value,
 };
-pub use problem::{ProblemKind, READ_RULES, ReadProblem};
+pub use problem::{MAX_DOCUMENT_BYTES, ProblemKind, READ_RULES, ReadProblem};
 pub use secret::{SecretValues, is_secret_data_pointer};
+pub use stream::{BATCH_BYTES, Batch, stream_paths};
 
 /// Where a document came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,12 +123,19 @@ pub enum ManifestError {
     /// A document is not a Kubernetes object.
     #[error("{location}: {message}")]
     NotAnObject { location: String, message: String },
+    /// A document is larger than [`MAX_DOCUMENT_BYTES`].
+    #[error("{location}: {message}")]
+    TooLarge { location: String, message: String },
 }
 
 impl From<ReadProblem> for ManifestError {
     fn from(problem: ReadProblem) -> Self {
         match problem.kind {
             ProblemKind::NotAnObject => ManifestError::NotAnObject {
+                location: format!("{}:{}", problem.source, problem.line),
+                message: problem.message,
+            },
+            ProblemKind::TooLarge => ManifestError::TooLarge {
                 location: format!("{}:{}", problem.source, problem.line),
                 message: problem.message,
             },
@@ -264,5 +275,19 @@ mod tests {
         assert_eq!(read.sources.len(), 3);
         let err = read_paths(&[path]).unwrap_err().to_string();
         assert!(err.contains("1.yaml:6:6: "), "{err}");
+    }
+
+    #[test]
+    fn a_document_over_the_limit_is_a_problem_at_its_line_and_the_others_are_read() {
+        let big = format!("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: {}\n", "x".repeat(MAX_DOCUMENT_BYTES));
+        let text = format!("{CONFIG_MAP}---\n{big}---\n{CONFIG_MAP}");
+        let read = parse_documents_tolerant(&text, "big.yaml");
+        assert_eq!(read.documents.len(), 2);
+        assert_eq!(read.documents[1].origin.line, 11);
+        let problems: Vec<(ProblemKind, usize)> = read.problems.iter().map(|p| (p.kind, p.line)).collect();
+        assert_eq!(problems, [(ProblemKind::TooLarge, 6)]);
+        // Strict readers (migrate, plan, diff) stop there, naming the file, the line and the limit.
+        let err = parse_documents(&text, "big.yaml").unwrap_err().to_string();
+        assert!(err.starts_with("big.yaml:6: the document is 16.1 MiB of YAML, over the limit of 16 MiB"), "{err}");
     }
 }

@@ -9,7 +9,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use serde_saphyr::{DuplicateKeyPolicy, Options, Spanned};
 
-use super::problem::ReadProblem;
+use super::problem::{MAX_DOCUMENT_BYTES, ReadProblem};
 use super::{Document, ManifestError, Origin};
 
 /// Lines of fields in one document.
@@ -144,6 +144,16 @@ struct LinedDocument {
     line: usize,
     column: usize,
     nodes: Vec<NodeLine>,
+}
+
+impl LinedDocument {
+    /// Moves the document `offset` lines down (it was read from a part of a longer text).
+    fn shift_lines(&mut self, offset: usize) {
+        self.line += offset;
+        for node in &mut self.nodes {
+            node.line += offset as u32;
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for LinedDocument {
@@ -473,7 +483,7 @@ fn parse_lined_documents(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr:
 }
 
 /// `text` cut at byte offsets `cuts`, each part with the number of lines before it.
-fn split_at<'t>(text: &'t str, cuts: &[usize]) -> Vec<(usize, &'t str)> {
+pub(crate) fn split_at<'t>(text: &'t str, cuts: &[usize]) -> Vec<(usize, &'t str)> {
     let mut bounds = vec![0];
     bounds.extend(cuts);
     bounds.push(text.len());
@@ -493,10 +503,7 @@ fn split_at<'t>(text: &'t str, cuts: &[usize]) -> Vec<(usize, &'t str)> {
 fn parse_part(part: &str, line_offset: usize) -> Result<Vec<LinedDocument>, serde_saphyr::Error> {
     let mut documents = serde_saphyr::from_multiple_with_options::<LinedDocument>(part, kubernetes_yaml_options())?;
     for document in &mut documents {
-        document.line += line_offset;
-        for node in &mut document.nodes {
-            node.line += line_offset as u32;
-        }
+        document.shift_lines(line_offset);
     }
     Ok(documents)
 }
@@ -505,7 +512,7 @@ fn parse_part(part: &str, line_offset: usize) -> Result<Vec<LinedDocument>, serd
 /// first line. A marker at the start of a line always ends the document before it, even inside a
 /// block or quoted scalar, so the parts between them are documents that read on their own. None
 /// when the text has directives (`%YAML`, `%TAG`: they bind to the next document only).
-fn document_markers(text: &str) -> Vec<usize> {
+pub(crate) fn document_markers(text: &str) -> Vec<usize> {
     let bytes = text.as_bytes();
     if bytes.first() == Some(&b'%') || text.contains("\n%") {
         return Vec::new();
@@ -528,6 +535,10 @@ fn parse_lined_documents_one_by_one(text: &str, source: &Arc<str>) -> (Vec<Lined
     let mut documents = Vec::new();
     let mut problems = Vec::new();
     for (line_offset, part) in split_at(text, &document_markers(text)) {
+        if part.len() > MAX_DOCUMENT_BYTES {
+            problems.push(ReadProblem::too_large(source, document_start_line(part, line_offset), part.len()));
+            continue;
+        }
         match parse_part(part, line_offset) {
             Ok(parsed) => documents.extend(parsed),
             Err(err) => problems.push(ReadProblem::from_yaml(&err, source, line_offset)),
@@ -550,18 +561,55 @@ pub struct ReadOutcome {
 /// Parses a multi-document manifest, going on after a broken document: its problem is recorded
 /// and every other document is still read. Empty documents are dropped; `kind: List` is expanded.
 pub fn parse_documents_tolerant(text: &str, source_name: &str) -> ReadOutcome {
+    parse_documents_tolerant_at(text, source_name, 0, 0)
+}
+
+/// Like [`parse_documents_tolerant`] for a piece of a larger stream: `text` starts after `line_offset` lines of
+/// its source, and its first document is the source's document number `first_index`.
+pub(crate) fn parse_documents_tolerant_at(
+    text: &str,
+    source_name: &str,
+    line_offset: usize,
+    first_index: usize,
+) -> ReadOutcome {
     let source: Arc<str> = Arc::from(source_name);
-    let (parsed, mut problems) = match parse_lined_documents(text) {
-        Ok(parsed) => (parsed, Vec::new()),
-        Err(_) => parse_lined_documents_one_by_one(text, &source),
+    let oversized = text.len() > MAX_DOCUMENT_BYTES
+        && split_at(text, &document_markers(text)).iter().any(|(_, part)| part.len() > MAX_DOCUMENT_BYTES);
+    let (mut parsed, mut problems) = match oversized {
+        false => match parse_lined_documents(text) {
+            Ok(parsed) => (parsed, Vec::new()),
+            Err(_) => parse_lined_documents_one_by_one(text, &source),
+        },
+        true => parse_lined_documents_one_by_one(text, &source),
     };
+    if line_offset > 0 {
+        for document in &mut parsed {
+            document.shift_lines(line_offset);
+        }
+        for problem in &mut problems {
+            problem.line += line_offset;
+        }
+    }
     let mut outcome = ReadOutcome { sources: vec![source.clone()], ..ReadOutcome::default() };
     for document in parsed {
         push_document(document, &source, &mut outcome.documents, &mut problems);
     }
+    if first_index > 0 {
+        for document in &mut outcome.documents {
+            document.origin.index += first_index;
+        }
+    }
     problems.sort_by_key(|p| (p.line, p.column));
     outcome.problems = problems;
     outcome
+}
+
+/// The line where the document of `part` (a piece of a stream starting at a document marker or at the start)
+/// begins: the line after a marker that stands alone, else its first line.
+pub(crate) fn document_start_line(part: &str, line_offset: usize) -> usize {
+    let first_line = part.split('\n').next().unwrap_or("");
+    let marker_alone = first_line.starts_with("---") && first_line[3..].trim().is_empty();
+    line_offset + if marker_alone && part.len() > first_line.len() { 2 } else { 1 }
 }
 
 /// Parses a multi-document manifest; the first problem is an error. Empty documents are

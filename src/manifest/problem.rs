@@ -15,6 +15,24 @@ pub enum ProblemKind {
     DuplicateKey,
     /// A document is a scalar or a list, not a mapping.
     NotAnObject,
+    /// A document is larger than [`MAX_DOCUMENT_BYTES`]: it is not read.
+    TooLarge,
+}
+
+/// The largest YAML document read, in bytes (16 MiB). The API server never stores a bigger object: etcd refuses
+/// requests over 1.5 MiB by default (`--max-request-bytes`) and kube-apiserver refuses request bodies over 3 MiB
+/// (`MaxRequestBodyBytes`), so 16 MiB leaves more than 5x room for YAML's indentation and comments over the same
+/// object as JSON, while bounding what one document can cost us (its JSON values are ~8x its text).
+pub const MAX_DOCUMENT_BYTES: usize = 16 * 1024 * 1024;
+
+/// `bytes` in MiB for messages (`16 MiB`, `16.5 MiB`).
+pub(crate) fn mib(bytes: usize) -> String {
+    let tenths = (bytes as u64 * 10).div_ceil(1024 * 1024);
+    if tenths.is_multiple_of(10) {
+        format!("{} MiB", tenths / 10)
+    } else {
+        format!("{}.{} MiB", tenths / 10, tenths % 10)
+    }
 }
 
 impl ProblemKind {
@@ -24,6 +42,7 @@ impl ProblemKind {
             ProblemKind::Syntax => "yaml-syntax",
             ProblemKind::DuplicateKey => "yaml-duplicate-key",
             ProblemKind::NotAnObject => "not-an-object",
+            ProblemKind::TooLarge => "yaml-too-large",
         }
     }
 }
@@ -33,6 +52,10 @@ pub const READ_RULES: &[(&str, &str)] = &[
     ("yaml-syntax", "the text is not valid YAML (or not UTF-8): the document around the error is not checked"),
     ("yaml-duplicate-key", "a mapping repeats a key (the API server rejects it): the document is not checked"),
     ("not-an-object", "a document is a scalar or a list, not a Kubernetes object"),
+    (
+        "yaml-too-large",
+        "a document is larger than 16 MiB (5x what the API server accepts): it is not read, the others are",
+    ),
 ];
 
 /// One part of a manifest that could not be read into objects. Reading goes on after it.
@@ -58,6 +81,22 @@ impl ReadProblem {
             line,
             column,
             message: "a manifest document must be a mapping (a Kubernetes object)".into(),
+        }
+    }
+
+    /// A document of `bytes` bytes starting at `line`, over [`MAX_DOCUMENT_BYTES`].
+    pub(crate) fn too_large(source: &Arc<str>, line: usize, bytes: usize) -> Self {
+        ReadProblem {
+            kind: ProblemKind::TooLarge,
+            source: source.clone(),
+            line,
+            column: 1,
+            message: format!(
+                "the document is {} of YAML, over the limit of {} per document (the API server accepts at most \
+                 3 MiB per object); it is not read",
+                mib(bytes),
+                mib(MAX_DOCUMENT_BYTES)
+            ),
         }
     }
 

@@ -534,7 +534,8 @@ pub fn merge(inputs: &Inputs) -> Result<Layered, ParamsError> {
 
 fn merge_values_file(layered: &mut Layered, file: &Path) -> Result<(), ParamsError> {
     let name = file.display().to_string();
-    let text = std::fs::read_to_string(file).map_err(|source| ParamsError::Read { path: name.clone(), source })?;
+    let text =
+        crate::manifest::read_input_file(file).map_err(|source| ParamsError::Read { path: name.clone(), source })?;
     let (value, lines) = manifest::parse_value(&text, &name)?;
     let value = match value {
         Value::Null => return Ok(()),

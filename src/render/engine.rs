@@ -44,7 +44,7 @@ impl TemplateSource {
             if let Some(dir) = &self.flavor_dir {
                 let path = dir.join(rest);
                 if path.is_file() {
-                    return std::fs::read_to_string(path).map(Some);
+                    return crate::manifest::read_input_file(path).map(Some);
                 }
             }
             return Ok(EMBEDDED_FLAVORS.get_file(rest).and_then(|f| f.contents_utf8()).map(str::to_string));

@@ -160,13 +160,13 @@ pub fn prepare(request: &TemplateRequest) -> Result<PreparedTemplate, TemplateEr
     let (text, source_name) = read_template(&request.template)?;
     let mut config = Map::new();
     if let Some(path) = &request.config_file {
-        let body =
-            std::fs::read_to_string(path).map_err(|source| TemplateError::ReadConfig { path: path.clone(), source })?;
+        let body = crate::manifest::read_input_file(path)
+            .map_err(|source| TemplateError::ReadConfig { path: path.clone(), source })?;
         config.extend(clusterctl::parse_config(&body, &path.display().to_string())?);
     }
     for path in &request.values_files {
-        let body =
-            std::fs::read_to_string(path).map_err(|source| TemplateError::ReadValues { path: path.clone(), source })?;
+        let body = crate::manifest::read_input_file(path)
+            .map_err(|source| TemplateError::ReadValues { path: path.clone(), source })?;
         config.extend(clusterctl::parse_config(&body, &path.display().to_string())?);
     }
     let mut variables = Variables::new(request.env.iter().cloned(), &config);
@@ -235,14 +235,13 @@ pub fn render_template(request: &TemplateRequest) -> Result<RenderedTemplate, Te
 
 fn read_template(from: &str) -> Result<(String, String), TemplateError> {
     if from == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(TemplateError::ReadStdin)?;
+        let text = crate::manifest::read_input_stdin().map_err(TemplateError::ReadStdin)?;
         return Ok((text, "<stdin>".to_string()));
     }
     if from.starts_with("https://") || from.starts_with("http://") {
         return Err(TemplateError::RemoteTemplate(from.to_string()));
     }
-    let text = std::fs::read_to_string(from)
+    let text = crate::manifest::read_input_file(from)
         .map_err(|source| TemplateError::ReadTemplate { path: from.to_string(), source })?;
     Ok((text, from.to_string()))
 }
