@@ -13,6 +13,7 @@ mod control_plane;
 mod credentials;
 pub mod defaulting;
 mod deprecated;
+mod go_net;
 mod mutators;
 mod names;
 mod network;

@@ -6,7 +6,6 @@
 //! resourceGroupName immutability of `AzureManagedControlPlaneWebhook.ValidateUpdate`
 //! (internal/webhooks/azuremanagedcontrolplane_webhook.go, _validation.go, azuremanagedcontrolplanetemplate_webhook.go).
 
-use std::net::IpAddr;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -15,6 +14,7 @@ use serde_json::Value;
 use super::Sink;
 use super::bundle::{At, Bundle, CLUSTER_NAME_LABEL, spec_root};
 use super::control_plane::FLEETS_MEMBER_NAME;
+use super::go_net::{parse_cidr, parse_ip};
 use crate::manifest::Document;
 
 pub(crate) const PRIVATE_ENDPOINTS: &str = "capz-private-endpoints";
@@ -57,33 +57,6 @@ fn first_update(doc: &Document) -> &'static str {
     }
 }
 
-/// `net.ParseCIDR` network and prefix.
-fn parse_cidr(text: &str) -> Option<(IpAddr, u32)> {
-    let (address, prefix) = text.split_once('/')?;
-    let address: IpAddr = address.parse().ok()?;
-    if prefix.is_empty() || prefix.len() > 3 || !prefix.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let prefix: u32 = prefix.parse().ok()?;
-    (prefix <= if address.is_ipv4() { 32 } else { 128 }).then_some((address, prefix))
-}
-
-fn contains((network, prefix): (IpAddr, u32), ip: IpAddr) -> bool {
-    match (network, ip) {
-        (IpAddr::V4(net), IpAddr::V4(ip)) => {
-            let mask = u32::MAX.checked_shl(32 - prefix).unwrap_or(0);
-            u32::from(net) & mask == u32::from(ip) & mask
-        }
-        (IpAddr::V6(net), IpAddr::V6(ip)) => {
-            let mask = u128::MAX.checked_shl(128 - prefix).unwrap_or(0);
-            u128::from(net) & mask == u128::from(ip) & mask
-        }
-        // Go's net.IP treats an IPv4 address and its IPv4-mapped IPv6 form alike.
-        (IpAddr::V4(_), IpAddr::V6(ip)) => ip.to_ipv4_mapped().is_some_and(|v4| contains((network, prefix), v4.into())),
-        (IpAddr::V6(_), IpAddr::V4(_)) => false,
-    }
-}
-
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if !sink.wants(&[
         PRIVATE_ENDPOINTS,
@@ -102,11 +75,18 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         };
         labelled_cluster(bundle, index, doc, sink);
         let labelled = doc.value.at("/metadata/labels").and_then(|labels| labels.get(CLUSTER_NAME_LABEL)).is_some();
+        let control_plane = doc.kind() == "AzureManagedControlPlane";
+        // ValidateUpdate runs when something updates the object: for a control plane, the Cluster controller of the
+        // Cluster whose controlPlaneRef names it (it adds the label). With no such Cluster in the bundle and no
+        // label, CAPZ never runs these checks (nor validateManagedClusterNetwork, gated on the label).
+        if control_plane && !labelled && bundle.cluster_for_control_plane(index).is_none() {
+            continue;
+        }
         // A template is checked only when it carries the label itself (nothing adds it later).
-        if doc.kind() == "AzureManagedControlPlane" || labelled {
+        if control_plane || labelled {
             private_endpoints(doc, index, root, spec, sink);
         }
-        if doc.kind() == "AzureManagedControlPlane" {
+        if control_plane {
             resource_group(doc, index, spec, sink);
             fleets_member_from_cluster_name(bundle, index, doc, spec, sink);
         }
@@ -271,12 +251,12 @@ fn private_endpoints(
         for (k, address) in addresses.into_iter().flatten().enumerate() {
             let text = address.as_str().unwrap_or("");
             let pointer = format!("{base}/{i}/privateIPAddresses/{k}");
-            match text.parse::<IpAddr>() {
-                Err(_) => {
+            match parse_ip(text) {
+                None => {
                     emit(pointer, format!("private endpoint IP address {text:?} isn't a valid IPv4 or IPv6 address"))
                 }
-                Ok(ip) => {
-                    if !parse_cidr(subnet_cidr).is_some_and(|cidr| contains(cidr, ip)) {
+                Some(ip) => {
+                    if !parse_cidr(subnet_cidr).is_some_and(|cidr| cidr.contains(ip)) {
                         emit(
                             pointer,
                             format!(
@@ -337,6 +317,12 @@ mod tests {
 
     const RG: &str = "  resourceGroupName: rg\n";
 
+    /// A Cluster `c1` whose controlPlaneRef names the control plane, then the control plane: CAPI's first update
+    /// comes.
+    fn referenced(fields: &str) -> String {
+        format!("{CLUSTER}---\n{}", amcp(fields))
+    }
+
     #[test]
     fn private_endpoints_checked_against_the_subnet() {
         let endpoints = |ip: &str, service_id: &str| {
@@ -347,11 +333,11 @@ mod tests {
             )
         };
         let id = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/sa";
-        assert!(findings_of(&amcp(&endpoints("10.1.2.3", id)), PRIVATE_ENDPOINTS).is_empty());
-        let found = findings_of(&amcp(&endpoints("10.2.0.1", id)), PRIVATE_ENDPOINTS);
+        assert!(findings_of(&referenced(&endpoints("10.1.2.3", id)), PRIVATE_ENDPOINTS).is_empty());
+        let found = findings_of(&referenced(&endpoints("10.2.0.1", id)), PRIVATE_ENDPOINTS);
         assert_eq!(paths(&found), ["/spec/virtualNetwork/subnet/privateEndpoints/0/privateIPAddresses/0"]);
         assert!(found[0].message.contains("rejected at CAPI's first update (label cluster.x-k8s.io/cluster-name)"));
-        let found = findings_of(&amcp(&endpoints("10.1.2.3", "not-an-id")), PRIVATE_ENDPOINTS);
+        let found = findings_of(&referenced(&endpoints("10.1.2.3", "not-an-id")), PRIVATE_ENDPOINTS);
         assert_eq!(
             paths(&found),
             ["/spec/virtualNetwork/subnet/privateEndpoints/0/privateLinkServiceConnections/0/privateLinkServiceID"]
@@ -365,11 +351,11 @@ mod tests {
     #[test]
     fn empty_admin_groups_fail_at_first_update() {
         let found = findings_of(
-            &amcp(&format!("{RG}  aadProfile: {{managed: true, adminGroupObjectIDs: []}}\n")),
+            &referenced(&format!("{RG}  aadProfile: {{managed: true, adminGroupObjectIDs: []}}\n")),
             AAD_ADMIN_GROUPS,
         );
         assert_eq!(paths(&found), ["/spec/aadProfile/adminGroupObjectIDs"]);
-        let ok = amcp(&format!("{RG}  aadProfile: {{managed: true, adminGroupObjectIDs: [g1]}}\n"));
+        let ok = referenced(&format!("{RG}  aadProfile: {{managed: true, adminGroupObjectIDs: [g1]}}\n"));
         assert!(findings_of(&ok, AAD_ADMIN_GROUPS).is_empty());
     }
 
@@ -379,22 +365,23 @@ mod tests {
             "{RG}  extensions:\n  - {{name: a, extensionType: t}}\n  - {{name: b, extensionType: t, scope: {{scopeType: \
              Cluster, releaseNamespace: x}}}}\n"
         );
-        let found = findings_of(&amcp(&with_scope), EXTENSION_SCOPE_UPDATE);
+        let found = findings_of(&referenced(&with_scope), EXTENSION_SCOPE_UPDATE);
         assert_eq!(paths(&found), ["/spec/extensions/1/scope"]);
     }
 
     #[test]
     fn empty_resource_group_without_label_fails_at_first_update() {
         assert_eq!(
-            paths(&findings_of(&amcp(""), RESOURCE_GROUP_UPDATE)),
+            paths(&findings_of(&referenced(""), RESOURCE_GROUP_UPDATE)),
             ["/spec/resourceGroupName", "/spec/virtualNetwork/resourceGroup"]
         );
-        let vnet_group = amcp("  virtualNetwork: {name: v, resourceGroup: net}\n");
+        let vnet_group = referenced("  virtualNetwork: {name: v, resourceGroup: net}\n");
         assert_eq!(paths(&findings_of(&vnet_group, RESOURCE_GROUP_UPDATE)), ["/spec/resourceGroupName"]);
-        assert!(findings_of(&amcp(RG), RESOURCE_GROUP_UPDATE).is_empty());
+        assert!(findings_of(&referenced(RG), RESOURCE_GROUP_UPDATE).is_empty());
         let labelled = amcp("")
             .replace("metadata: {name: c1}", "metadata: {name: c1, labels: {cluster.x-k8s.io/cluster-name: c1}}");
         assert!(findings_of(&labelled, RESOURCE_GROUP_UPDATE).is_empty(), "defaulted from the label at create");
+        assert!(findings_of(&amcp(""), RESOURCE_GROUP_UPDATE).is_empty(), "no Cluster: nothing adds the label");
     }
 
     const CLUSTER: &str = "apiVersion: cluster.x-k8s.io/v1beta1
