@@ -22,6 +22,7 @@ mod pools;
 mod profiles;
 mod refs;
 mod rules;
+mod ssh_key;
 mod update_path;
 mod version;
 
