@@ -1076,6 +1076,132 @@ case("update-aad-empty-groups-rendered", "rendered bundle: aadProfile without gr
 case("update-labelled-other-namespace", "control plane labelled with a cluster-name whose Cluster is in another namespace", AKS_KEYED, label(AMCP, "cluster.x-k8s.io/cluster-name", "ref-aks"), lambda docs: _find(docs, CLUSTER)["metadata"].__setitem__("namespace", "elsewhere"))
 case("update-pool-labelled-no-system", "pool applied with the cluster-name label and mode User (admitted: only mode changes are checked)", AKS_KEYED, label(AMMP, "cluster.x-k8s.io/cluster-name", "ref-aks", POOL1))
 
+# --- second pass: Go parsing corners (strconv.Atoi/ParseFloat, time.ParseDuration, RE2's ASCII \d, unicode
+# categories, ssh.ParseAuthorizedKey) -----------------------------------------------------------------------------------
+for key, value, what in [
+    ("maxEmptyBulkDelete", "-0", "minus zero (Atoi reads 0)"),
+    ("maxEmptyBulkDelete", "007", "leading zeros"),
+    ("maxEmptyBulkDelete", " 5", "leading space"),
+    ("maxEmptyBulkDelete", "9223372036854775808", "one past int64"),
+    ("maxEmptyBulkDelete", "", "empty string (Atoi fails)"),
+    ("maxEmptyBulkDelete", "٣", "an Arabic-Indic digit"),
+    ("maxGracefulTerminationSec", "٣٠", "Arabic-Indic digits (RE2's \\d is ASCII)"),
+    ("maxGracefulTerminationSec", "99999999999999999999", "digits beyond int64"),
+    ("okTotalUnreadyCount", "99999999999999999999", "digits beyond int64"),
+    ("maxTotalUnreadyPercentage", "0100", "leading zero, value 100"),
+    ("scanInterval", "١٠s", "Arabic-Indic digits before s"),
+    ("maxNodeProvisionTime", "١٥m", "Arabic-Indic digits before m"),
+    ("scaleDownUnneededTime", "٣m", "an Arabic-Indic digit before m"),
+    ("newPodScaleUpDelay", "", "empty (skipped)"),
+    ("newPodScaleUpDelay", "1h1h", "a unit twice"),
+    ("newPodScaleUpDelay", ".5s", "no leading zero"),
+    ("newPodScaleUpDelay", "1µs", "micro sign"),
+    ("newPodScaleUpDelay", "1us", "us"),
+    ("newPodScaleUpDelay", "1d", "days"),
+    ("newPodScaleUpDelay", "+5s", "plus sign"),
+    ("newPodScaleUpDelay", "5 s", "a space"),
+    ("scaleDownUtilizationThreshold", "", "empty string"),
+    ("scaleDownUtilizationThreshold", "0x1p-2", "hexadecimal float (ParseFloat accepts)"),
+    ("scaleDownUtilizationThreshold", "+.5", "plus sign, no leading zero"),
+    ("scaleDownUtilizationThreshold", "1.", "trailing dot"),
+    ("scaleDownUtilizationThreshold", "nan", "lowercase nan"),
+    ("scaleDownUtilizationThreshold", "inf", "infinity"),
+    ("scaleDownUtilizationThreshold", "1e-50", "below float32's range (rounds to 0)"),
+    ("scaleDownUtilizationThreshold", "1e50", "above float32's range"),
+    ("scaleDownUtilizationThreshold", "0.5 ", "trailing space"),
+    ("scaleDownUtilizationThreshold", "1_0", "underscore"),
+    ("scaleDownUtilizationThreshold", "-0", "minus zero"),
+]:
+    slug = re.sub(r"[^a-z0-9]+", "-", f"{key}-{value}".lower()).strip("-")
+    if value and not re.search(r"[a-z0-9]", value.lower()):
+        slug += "-" + "-".join(f"{ord(c):x}" for c in value)
+    elif any(ord(c) > 127 for c in value):
+        slug += "-" + "-".join(f"{ord(c):x}" for c in value if ord(c) > 127)
+    if value == "":
+        slug += "-empty"
+    cname = f"amcp-autoscaler-go-{slug}"
+    if value.startswith("+"):
+        cname += "-plus"
+    if " " in value:
+        cname += "-space"
+    case(cname, f"autoscalerProfile.{key} = {value!r}: {what}", AKS_KEYED, put(AMCP, "spec.autoscalerProfile", {key: value}))
+
+# pool names: Go's unicode.IsLower is the Ll category; Other_Lowercase letters are not lower for Go
+for name, value, what in [
+    ("ordinal-indicator", "poolª", "feminine ordinal indicator (Lo, Other_Lowercase)"),
+    ("modifier-h", "poolʰ", "modifier letter small h (Lm, Other_Lowercase)"),
+    ("circled-a", "poolⓐ", "circled small a (So, Other_Lowercase)"),
+    ("roman-numeral", "poolⅰ", "small roman numeral one (Nl: a number for Go)"),
+    ("arabic-digit", "pool٣", "Arabic-Indic digit (Nd)"),
+    ("superscript-two", "pool²", "superscript two (No)"),
+    ("greek", "poolα", "Greek small alpha (Ll)"),
+    ("fullwidth-first", "ａpool", "fullwidth a first (its first byte read as ï)"),
+]:
+    case(f"ammp-name-unicode-{name}", f"spec.name {value!r}: {what}", AKS_KEYED, put(AMMP, "spec.name", value, POOL1))
+
+# ssh keys
+def _ssh_string(b):
+    return len(b).to_bytes(4, "big") + b
+_ED_BLOB = _ssh_string(b"ssh-ed25519") + _ssh_string(bytes(range(32)))
+_RSA_BLOB = lambda e: _ssh_string(b"ssh-rsa") + _ssh_string(e) + _ssh_string(b"\x00" + bytes([0xc5]) * 256)
+_line = lambda kind, blob, rest=" me@host": kind + " " + _b64.b64encode(blob).decode() + rest
+_enc = lambda text: _b64.b64encode(text.encode()).decode()
+for name, text, what in [
+    ("type-field-mismatch", _line("ssh-rsa", _ED_BLOB), "type field ssh-rsa, ed25519 blob (Go ignores the field)"),
+    ("type-field-unknown", _line("foo", _ED_BLOB), "unknown type field, valid blob"),
+    ("options-prefix", "no-pty,command=\"echo hi\" " + _line("ssh-ed25519", _ED_BLOB), "options before the key"),
+    ("second-line", "garbage\n" + _line("ssh-ed25519", _ED_BLOB), "a garbage line, then the key"),
+    ("comment-line-first", "# my key\n" + _line("ssh-ed25519", _ED_BLOB), "a comment line, then the key"),
+    ("trailing-junk", _line("ssh-ed25519", _ED_BLOB + b"\x00"), "blob with a trailing byte"),
+    ("ed25519-31-bytes", _line("ssh-ed25519", _ssh_string(b"ssh-ed25519") + _ssh_string(bytes(31))), "ed25519 key of 31 bytes"),
+    ("rsa-65537", _line("ssh-rsa", _RSA_BLOB(b"\x01\x00\x01")), "RSA key, exponent 65537"),
+    ("rsa-even-exponent", _line("ssh-rsa", _RSA_BLOB(b"\x04")), "RSA key, even exponent"),
+    ("rsa-exponent-1", _line("ssh-rsa", _RSA_BLOB(b"\x01")), "RSA key, exponent 1"),
+    ("rsa-exponent-25-bits", _line("ssh-rsa", _RSA_BLOB(b"\x01\x00\x00\x01")), "RSA key, 25-bit exponent"),
+    ("ecdsa-wrong-curve", _line("ecdsa-sha2-nistp256", _ssh_string(b"ecdsa-sha2-nistp256") + _ssh_string(b"nistp384") + _ssh_string(b"\x04" + bytes(96))), "ecdsa algorithm with another curve's name"),
+    ("blob-no-padding", "ssh-ed25519 " + _b64.b64encode(_ED_BLOB).decode().rstrip("=") + " me", "key blob base64 without padding"),
+    ("tab-separated", _line("ssh-ed25519", _ED_BLOB, "\tme").replace(" ", "\t"), "fields separated by tabs"),
+    ("crlf", _line("ssh-ed25519", _ED_BLOB) + "\r\n", "CRLF line ending"),
+]:
+    case(f"amcp-ssh-key-{name}", what, AKS, put(AMCP, "spec.sshPublicKey", _enc(text)))
+case("amcp-ssh-key-b64-with-crlf", "sshPublicKey base64 with CRLF inside (DecodeString drops CR and LF)", AKS, put(AMCP, "spec.sshPublicKey", SSH_KEY_B64[:40] + "\r\n" + SSH_KEY_B64[40:]))
+case("amcp-ssh-key-b64-space-inside", "sshPublicKey base64 with a space inside", AKS, put(AMCP, "spec.sshPublicKey", SSH_KEY_B64[:40] + " " + SSH_KEY_B64[40:]))
+
+# private DNS zone and API server corners
+for name, prof, what in [
+    ("private-dns-system-space", {"enablePrivateCluster": True, "privateDNSZone": "System "}, "System with a trailing space"),
+    ("private-dns-two-segments", {"enablePrivateCluster": True, "privateDNSZone": ZONE + "privateDnsZones/privatelink.eastus.azmk8s.io"}, "privateDnsZones/ twice"),
+    ("private-dns-location-digits", {"enablePrivateCluster": True, "privateDNSZone": ZONE + "privatelink.eastus2.azmk8s.io"}, "location with a digit"),
+    ("private-dns-trailing-dot", {"enablePrivateCluster": True, "privateDNSZone": ZONE + "privatelink.eastus.azmk8s.io."}, "zone with a trailing dot"),
+    ("private-dns-subzone-hyphens", {"enablePrivateCluster": True, "privateDNSZone": ZONE + "-.privatelink.eastus.azmk8s.io"}, "subzone of one hyphen"),
+    ("authorized-range-ipv4-mapped", {"authorizedIPRanges": ["::ffff:1.2.3.0/120"]}, "IPv4-mapped IPv6 range"),
+    ("authorized-range-prefix-leading-zero", {"authorizedIPRanges": ["1.2.3.0/024"]}, "prefix with a leading zero"),
+    ("authorized-range-zone", {"authorizedIPRanges": ["fe80::%eth0/64"]}, "IPv6 with a zone"),
+]:
+    case(f"amcp-apiserver-{name}", what, AKS_KEYED, put(AMCP, "spec.apiServerAccessProfile", prof))
+
+# CIDR corners in vnet and the Cluster
+case("amcp-vnet-prefix-leading-zero", "vnet CIDR prefix with leading zeros", AKS_KEYED, put(AMCP, "spec.virtualNetwork", {"name": "vnet", "cidrBlock": "10.10.0.0/0016", "subnet": {"name": "nodes", "cidrBlock": "10.10.1.0/24"}}))
+case("amcp-vnet-ipv4-mapped-subnet", "subnet written IPv4-mapped inside an IPv4 vnet", AKS_KEYED, put(AMCP, "spec.virtualNetwork", {"name": "vnet", "cidrBlock": "10.10.0.0/16", "subnet": {"name": "nodes", "cidrBlock": "::ffff:10.10.1.0/120"}}))
+case("amcp-dns-ip-ipv4-mapped-service-cidr", "service CIDR written IPv4-mapped, plain IPv4 dnsServiceIP", AKS_KEYED, put(CLUSTER, "spec.clusterNetwork.services.cidrBlocks", ["::ffff:192.168.0.0/112"]), put(AMCP, "spec.dnsServiceIP", "192.168.0.10"))
+case("amcp-dns-ip-ipv6-dot10-form", "IPv6 dnsServiceIP written with an embedded IPv4 ending .10", AKS_KEYED, put(CLUSTER, "spec.clusterNetwork.services.cidrBlocks", ["fd00::/108"]), put(AMCP, "spec.dnsServiceIP", "fd00::0.0.0.10"))
+case("amcp-private-endpoint-ipv4-mapped", "private endpoint IP written IPv4-mapped", AKS_KEYED, put(AMCP, "spec.virtualNetwork", SUBNET_PE([{**PE, "privateIPAddresses": ["::ffff:10.10.1.5"]}])))
+
+# node labels and subnet names
+case("ammp-node-label-prefix-only", "node label key kubernetes.azure.com/ (prefix alone)", AKS_KEYED, put(AMMP, "spec.nodeLabels", {"kubernetes.azure.com/": "x"}, POOL1))
+case("ammp-node-label-azure-com", "node label azure.com/x (admitted)", AKS_KEYED, put(AMMP, "spec.nodeLabels", {"azure.com/x": "y1"}, POOL1))
+case("ammp-subnet-name-unicode", "subnet name with a non-ASCII letter", AKS_KEYED, put(AMMP, "spec.subnetName", "sübnet", POOL1))
+case("ammp-subnet-name-dot-end", "subnet name ending with a dot", AKS_KEYED, put(AMMP, "spec.subnetName", "subnet.", POOL1))
+case("ammp-public-ip-prefix-guid-uppercase", "prefix ID with an uppercase subscription GUID", AKS_KEYED, put(AMMP, "spec.enableNodePublicIP", True, POOL1), put(AMMP, "spec.nodePublicIPPrefixID", PREFIX.replace("00000000-0000-0000-0000-000000000001", "ABCDEF00-0000-0000-0000-000000000001"), POOL1))
+case("ammp-kubelet-sysctl-kernel-shm-unicode", "sysctl kernel.shmé (any character after shm)", AKS_KEYED, put(AMMP, "spec.kubeletConfig", {"allowedUnsafeSysctls": ["kernel.shmé"]}, POOL1))
+case("ammp-kubelet-sysctl-newline", "sysctl net.core with a trailing newline", AKS_KEYED, put(AMMP, "spec.kubeletConfig", {"allowedUnsafeSysctls": ["net.core\n"]}, POOL1))
+case("ammp-linux-port-range-arabic", "port range with Arabic-Indic digits", AKS_KEYED, put(AMMP, "spec.linuxOSConfig", {"sysctls": {"netIpv4IPLocalPortRange": "١٠٢٤ 32768"}}, POOL1))
+case("amcp-version-arabic-digits", "version with Arabic-Indic digits", AKS_KEYED, put(AMCP, "spec.version", "v١.33.2"))
+case("amcp-dns-prefix-newline", "dnsPrefix with a trailing newline", AKS_KEYED, put(AMCP, "spec.dnsPrefix", "refaks\n"))
+case("amcp-fleets-member-name-newline", "fleetsMember name with a trailing newline", AKS_KEYED, put(AMCP, "spec.fleetsMember", {"name": "fleet\n", "managerName": "f", "managerResourceGroup": "rg"}))
+case("ammp-subnet-name-newline", "subnet name with a trailing newline", AKS_KEYED, put(AMMP, "spec.subnetName", "subnet\n", POOL1))
+case("amcp-version-newline", "version with a trailing newline", AKS_KEYED, put(AMCP, "spec.version", "v1.33.2\n"))
+
 
 def main():
     os.makedirs(OUT, exist_ok=True)
