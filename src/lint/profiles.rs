@@ -29,6 +29,40 @@ fn atoi(text: &str) -> Option<i64> {
     text.parse().ok()
 }
 
+/// Go's `strconv.ParseFloat(text, 32)`: decimal (with `inf`, `infinity`, `nan` in any case) or hexadecimal
+/// (`0x1.8p-1`, underscores allowed after the prefix) notation, rounded to float32; `None` on a syntax error or a
+/// value beyond float32's range.
+fn go_parse_float32(text: &str) -> Option<f32> {
+    let (negative, unsigned) = match text.strip_prefix(['+', '-']) {
+        Some(rest) => (text.starts_with('-'), rest),
+        None => (false, text),
+    };
+    let Some(hex) = unsigned.strip_prefix("0x").or_else(|| unsigned.strip_prefix("0X")) else {
+        if text.contains('_') {
+            return None;
+        }
+        return text
+            .parse::<f32>()
+            .ok()
+            .filter(|n| n.is_finite() || !unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.'));
+    };
+    let (mantissa, exponent) = hex.split_once(['p', 'P'])?;
+    let mantissa: String = mantissa.chars().filter(|&c| c != '_').collect();
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((&mantissa, ""));
+    if (whole.is_empty() && fraction.is_empty())
+        || !whole.chars().chain(fraction.chars()).all(|c| c.is_ascii_hexdigit())
+    {
+        return None;
+    }
+    let exponent: i32 = exponent.replace('_', "").parse().ok()?;
+    let digits =
+        whole.chars().chain(fraction.chars()).fold(0f64, |acc, c| acc * 16.0 + f64::from(c.to_digit(16).unwrap_or(0)));
+    let scale = exponent.checked_sub(4 * i32::try_from(fraction.len()).ok()?)?;
+    let value = digits * 2f64.powi(scale);
+    let value = value as f32;
+    value.is_finite().then_some(if negative { -value } else { value })
+}
+
 /// Go's `time.ParseDuration`: `0`, or an optionally signed sequence of decimal numbers (with an optional
 /// fraction), each followed by a unit among ns, us, µs, μs, ms, s, m, h.
 fn is_go_duration(text: &str) -> bool {
@@ -87,7 +121,7 @@ fn autoscaler_problems(profile: &Map<String, Value>, kebab: bool) -> Vec<Problem
     let field = name("scaleDownUtilizationThreshold", "scale-down-utilization-threshold");
     if let Some(value) = text(field)
         // Go's ParseFloat takes NaN, which compares false both ways: CAPZ accepts it.
-        && value.parse::<f64>().map_or(true, |n| !n.is_nan() && !(0.0..=1.0).contains(&n))
+        && go_parse_float32(value).is_none_or(|n| !n.is_nan() && !(0.0..=1.0).contains(&n))
     {
         problems.push((
             field.to_string(),
@@ -421,6 +455,20 @@ spec:
             aso("      autoScalerProfile: {scale-down-utilization-threshold: \"2\", new-pod-scale-up-delay: 0}\n");
         let found = findings(&aso_bad);
         assert_eq!(paths(&found), ["/spec/resources/0/spec/autoScalerProfile/scale-down-utilization-threshold"]);
+    }
+
+    #[test]
+    fn floats_parse_as_go_parse_float_32() {
+        assert_eq!(go_parse_float32("0x1p-2"), Some(0.25));
+        assert_eq!(go_parse_float32("-0X1.8P1"), Some(-3.0));
+        assert_eq!(go_parse_float32("0x_1p0"), Some(1.0));
+        assert_eq!(go_parse_float32("1.00000001"), Some(1.0), "rounded to float32");
+        assert_eq!(go_parse_float32(".5"), Some(0.5));
+        assert!(go_parse_float32("NaN").is_some_and(f32::is_nan));
+        assert_eq!(go_parse_float32("inf"), Some(f32::INFINITY));
+        for bad in ["", "1_0", "0x1", "1e50", "0.5 ", "0x", "0xp1", "abc"] {
+            assert_eq!(go_parse_float32(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -329,7 +329,7 @@ impl<'r> Validator<'r> {
         if let Some(hit) = self.regexes.read().unwrap_or_else(PoisonError::into_inner).get(pattern) {
             return hit.clone();
         }
-        let compiled = Regex::new(pattern).ok().map(Arc::new);
+        let compiled = Regex::new(&super::go_regex::ascii_perl_classes(pattern)).ok().map(Arc::new);
         let mut regexes = self.regexes.write().unwrap_or_else(PoisonError::into_inner);
         regexes.entry(pattern.to_string()).or_insert(compiled).clone()
     }
