@@ -20,6 +20,7 @@ use crate::manifest::Document;
 pub(crate) const PRIVATE_ENDPOINTS: &str = "capz-private-endpoints";
 pub(crate) const AAD_ADMIN_GROUPS: &str = "capz-aad-admin-groups";
 pub(crate) const EXTENSION_SCOPE_UPDATE: &str = "capz-extension-scope-update";
+pub(crate) const EXTENSION_DUPLICATE_NAME: &str = "capz-extension-duplicate-name";
 pub(crate) const RESOURCE_GROUP_UPDATE: &str = "capz-resource-group-update";
 pub(crate) const LABELLED_CLUSTER_MISSING: &str = "capz-labelled-cluster-missing";
 
@@ -62,6 +63,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         PRIVATE_ENDPOINTS,
         AAD_ADMIN_GROUPS,
         EXTENSION_SCOPE_UPDATE,
+        EXTENSION_DUPLICATE_NAME,
         RESOURCE_GROUP_UPDATE,
         LABELLED_CLUSTER_MISSING,
         FLEETS_MEMBER_NAME,
@@ -105,6 +107,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             );
         }
         if let Some(extensions) = spec.get("extensions").and_then(Value::as_array) {
+            duplicate_extension_names(doc, index, root, extensions, sink);
             for (i, extension) in extensions.iter().enumerate() {
                 if extension.get("scope").is_some_and(Value::is_object) {
                     let name = extension.get("name").and_then(Value::as_str).unwrap_or("");
@@ -121,6 +124,69 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                     );
                 }
             }
+        }
+    }
+}
+
+/// `validateAKSExtensionsUpdate` keys the old extensions by name, the last of a name winning, and compares every
+/// extension with that one: an extension sharing its name with a later one differs from it in the fields compared.
+fn duplicate_extension_names(doc: &Document, index: usize, root: &str, extensions: &[Value], sink: &mut Sink<'_>) {
+    let name_of = |extension: &Value| extension.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+    let last: std::collections::HashMap<String, usize> =
+        extensions.iter().enumerate().map(|(i, extension)| (name_of(extension), i)).collect();
+    let present = |extension: &Value, field: &str| extension.get(field).filter(|value| !value.is_null()).cloned();
+    // SetDefaultAzureManagedControlPlaneAKSExtensions names a plan without a name after the control plane.
+    let plan_of = |extension: &Value| {
+        let mut plan = present(extension, "plan")?;
+        if doc.kind() == "AzureManagedControlPlane"
+            && plan.get("name").and_then(Value::as_str).is_none_or(str::is_empty)
+            && let Some(map) = plan.as_object_mut()
+        {
+            let product = map.get("product").and_then(Value::as_str).unwrap_or("").to_string();
+            map.insert("name".into(), Value::String(format!("{}-{product}", doc.name())));
+        }
+        Some(plan)
+    };
+    for (i, extension) in extensions.iter().enumerate() {
+        let name = name_of(extension);
+        let Some(&j) = last.get(&name) else { continue };
+        if j == i {
+            continue;
+        }
+        let other = &extensions[j];
+        let mut changed: Vec<&str> = Vec::new();
+        for field in ["extensionType", "releaseTrain", "version"] {
+            if let (Some(a), Some(b)) = (present(extension, field), present(other, field))
+                && a != b
+            {
+                changed.push(field);
+            }
+        }
+        if let (Some(a), Some(b)) = (plan_of(extension), plan_of(other))
+            && a != b
+        {
+            changed.push("plan");
+        }
+        // Scope pointers differ unless both are nil (a set scope of its own is capz-extension-scope-update's).
+        if present(extension, "scope").is_none() && present(other, "scope").is_some() {
+            changed.push("scope");
+        }
+        let identity = |extension: &Value| extension.get("identity").and_then(Value::as_str).unwrap_or("").to_string();
+        if identity(extension) != identity(other) {
+            changed.push("identity");
+        }
+        for field in changed {
+            sink.emit(
+                EXTENSION_DUPLICATE_NAME,
+                index,
+                &format!("{root}/extensions/{i}/{field}"),
+                format!(
+                    "extensions[{i}] shares the name {name:?} with extensions[{j}]; {}, CAPZ compares each extension \
+                     with the last one of its name: \"spec.extensions[{i}].{field}: field is immutable\". Give every \
+                     extension its own name",
+                    first_update(doc)
+                ),
+            );
         }
     }
 }
@@ -367,6 +433,18 @@ mod tests {
         );
         let found = findings_of(&referenced(&with_scope), EXTENSION_SCOPE_UPDATE);
         assert_eq!(paths(&found), ["/spec/extensions/1/scope"]);
+    }
+
+    #[test]
+    fn extensions_sharing_a_name_differ_at_first_update() {
+        let twins = format!(
+            "{RG}  extensions:\n  - {{name: a, extensionType: t1}}\n  - {{name: a, extensionType: t2}}\n  - {{name: b, \
+             extensionType: t}}\n"
+        );
+        let found = findings_of(&referenced(&twins), EXTENSION_DUPLICATE_NAME);
+        assert_eq!(paths(&found), ["/spec/extensions/0/extensionType"]);
+        let same = format!("{RG}  extensions:\n  - {{name: a, extensionType: t}}\n  - {{name: a, extensionType: t}}\n");
+        assert!(findings_of(&referenced(&same), EXTENSION_DUPLICATE_NAME).is_empty());
     }
 
     #[test]
