@@ -1202,6 +1202,59 @@ case("amcp-fleets-member-name-newline", "fleetsMember name with a trailing newli
 case("ammp-subnet-name-newline", "subnet name with a trailing newline", AKS_KEYED, put(AMMP, "spec.subnetName", "subnet\n", POOL1))
 case("amcp-version-newline", "version with a trailing newline", AKS_KEYED, put(AMCP, "spec.version", "v1.33.2\n"))
 
+# --- third pass: time.ParseDuration overflow, float32 rounding, quantities, integral floats, labels set at create ------
+for value, what in [
+    ("2562047h", "just below the int64 nanosecond limit"),
+    ("2562048h", "just above the int64 nanosecond limit"),
+    ("9223372036854775807ns", "the int64 limit in nanoseconds"),
+    ("9223372036854775808ns", "one past the int64 limit"),
+    ("-9223372036854775808ns", "the negative int64 limit"),
+    ("99999999999999999999s", "a number beyond uint64"),
+    ("1.99999999999999999999999s", "a long fraction"),
+    ("1h1e3s", "an exponent inside"),
+    ("5s5", "a trailing number without unit"),
+    ("0.0s", "zero with a fraction"),
+    ("-0", "minus zero without unit"),
+    ("1.5.5s", "two dots"),
+]:
+    slug = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-") + ("-neg" if value.startswith("-") else "")
+    case(f"amcp-autoscaler-duration-{slug}", f"newPodScaleUpDelay {value!r}: {what}", AKS_KEYED, put(AMCP, "spec.autoscalerProfile", {"newPodScaleUpDelay": value}))
+for value, what in [
+    ("1.00000001", "rounds to 1 as float32 (admitted)"),
+    ("1.0000001", "rounds above 1 as float32"),
+    ("0x1p0", "hexadecimal 1"),
+    ("0x1.1p0", "hexadecimal above 1"),
+    ("0x.8p1", "hexadecimal 1 without leading digit"),
+    ("1e-0", "exponent zero"),
+]:
+    slug = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
+    case(f"amcp-autoscaler-threshold-{slug}", f"scaleDownUtilizationThreshold {value!r}: {what}", AKS_KEYED, put(AMCP, "spec.autoscalerProfile", {"scaleDownUtilizationThreshold": value}))
+for value, what in [
+    ("0.5Ki", "binary suffix"),
+    ("1E3", "uppercase exponent"),
+    ("+1", "plus sign"),
+    (".5", "no leading zero"),
+    ("5.", "trailing dot"),
+    ("1.5e-3", "decimal exponent"),
+    (0.25, "a YAML number"),
+    ("0.5 ", "trailing space"),
+    ("1m", "milli suffix"),
+]:
+    slug = re.sub(r"[^a-z0-9]+", "-", str(value).lower().replace(".", "p")).strip("-") + ("-number" if not isinstance(value, str) else "") + ("-space" if str(value).endswith(" ") else "")
+    case(f"ammp-spot-max-price-{slug}", f"spotMaxPrice {value!r}: {what}", AKS_KEYED, put(AMMP, "spec.scaleSetPriority", "Spot", POOL1), put(AMMP, "spec.spotMaxPrice", value, POOL1))
+case("ammp-max-pods-float-integral", "maxPods 30.0 (a float with no fraction)", AKS_KEYED, put(AMMP, "spec.maxPods", 30.0, POOL1))
+case("ammp-max-pods-float-fraction", "maxPods 30.5", AKS_KEYED, put(AMMP, "spec.maxPods", 30.5, POOL1))
+case("ammp-os-disk-size-float", "osDiskSizeGB 128.0", AKS_KEYED, put(AMMP, "spec.osDiskSizeGB", 128.0, POOL1))
+case("amcp-lb-managed-ips-float", "managedOutboundIPs 2.0", AKS_KEYED, put(AMCP, "spec.loadBalancerProfile", {"managedOutboundIPs": 2.0}))
+case("amcp-labelled-empty-resource-group", "cluster-name label set by the user and resourceGroupName empty: defaulted at create (admitted)", AKS_KEYED, label(AMCP, "cluster.x-k8s.io/cluster-name", "ref-aks"), put(AMCP, "spec.resourceGroupName", ""))
+case("amcp-labelled-fleets-member-no-name", "cluster-name label set by the user; fleetsMember name defaulted at create", AKS_KEYED, label(AMCP, "cluster.x-k8s.io/cluster-name", "ref-aks"), put(AMCP, "spec.fleetsMember", {"managerName": "f", "managerResourceGroup": "rg"}))
+case("amcp-labelled-other-cluster-name", "cluster-name label naming another Cluster that exists", AKS_KEYED + [{"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "metadata": {"name": "other", "namespace": "default"}, "spec": {"clusterNetwork": {"services": {"cidrBlocks": ["10.96.0.0/12"]}}}}], move_first(CLUSTER, "other"), label(AMCP, "cluster.x-k8s.io/cluster-name", "other"), put(AMCP, "spec.dnsServiceIP", "192.168.0.10"))
+case("amcp-extension-plan-empty-name", "extension plan with name \"\" (defaulted)", AKS_KEYED, put(AMCP, "spec.extensions", [{**EXT, "plan": {"name": "", "product": "p", "publisher": "pub"}}]))
+case("amcp-extension-identity-and-plan", "extension with identity and a plan", AKS_KEYED, put(AMCP, "spec.extensions", [{**EXT, "identity": "SystemAssigned", "plan": {"name": "n", "product": "p", "publisher": "pub", "promotionCode": "x"}}]))
+case("amcp-two-extensions-same-name", "two extensions with the same name", AKS_KEYED, put(AMCP, "spec.extensions", [EXT, {**EXT, "extensionType": "microsoft.dapr"}]))
+case("amcp-addon-profiles-duplicate", "the same addon profile twice", AKS_KEYED, put(AMCP, "spec.addonProfiles", [{"name": "azurepolicy", "enabled": True}, {"name": "azurepolicy", "enabled": False}]))
+case("amcp-upgrade-channel-and-version-no-v", "upgradeChannel patch with version without v", AKS_KEYED, put(AMCP, "spec.autoUpgradeProfile", {"upgradeChannel": "patch"}), put(AMCP, "spec.version", "1.33.2"))
+
 
 def main():
     os.makedirs(OUT, exist_ok=True)
