@@ -84,6 +84,10 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         if control_plane && !labelled && bundle.cluster_for_control_plane(index).is_none() {
             continue;
         }
+        // A template is updated by the ClusterClass controller (owner reference) of a ClusterClass naming it.
+        if !control_plane && !labelled && !named_by_cluster_class(bundle, index, doc) {
+            continue;
+        }
         // A template is checked only when it carries the label itself (nothing adds it later).
         if control_plane || labelled {
             private_endpoints(doc, index, root, spec, sink);
@@ -126,6 +130,26 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
+}
+
+/// Whether a ClusterClass of the bundle, in the template's namespace, references the template (by kind and name).
+fn named_by_cluster_class(bundle: &Bundle<'_>, index: usize, doc: &Document) -> bool {
+    fn names(value: &Value, kind: &str, name: &str) -> bool {
+        match value {
+            Value::Object(map) => {
+                (map.get("kind").and_then(Value::as_str) == Some(kind)
+                    && map.get("name").and_then(Value::as_str) == Some(name))
+                    || map.values().any(|child| names(child, kind, name))
+            }
+            Value::Array(items) => items.iter().any(|child| names(child, kind, name)),
+            _ => false,
+        }
+    }
+    let namespace = bundle.namespace(index);
+    bundle.of_kind(super::bundle::CAPI_GROUP, &["ClusterClass"]).any(|(class, class_doc)| {
+        bundle.namespace(class) == namespace
+            && class_doc.value.get("spec").is_some_and(|spec| names(spec, doc.kind(), doc.name()))
+    })
 }
 
 /// `validateAKSExtensionsUpdate` keys the old extensions by name, the last of a name winning, and compares every
@@ -445,6 +469,29 @@ mod tests {
         assert_eq!(paths(&found), ["/spec/extensions/0/extensionType"]);
         let same = format!("{RG}  extensions:\n  - {{name: a, extensionType: t}}\n  - {{name: a, extensionType: t}}\n");
         assert!(findings_of(&referenced(&same), EXTENSION_DUPLICATE_NAME).is_empty());
+    }
+
+    #[test]
+    fn templates_are_updated_only_when_a_cluster_class_names_them() {
+        let template = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlaneTemplate
+metadata: {name: cp}
+spec:
+  template:
+    spec:
+      version: v1.33.2
+      aadProfile: {managed: true, adminGroupObjectIDs: []}
+";
+        let class = "apiVersion: cluster.x-k8s.io/v1beta1
+kind: ClusterClass
+metadata: {name: aks}
+spec:
+  controlPlane:
+    ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlaneTemplate, name: cp}
+";
+        assert!(findings_of(template, AAD_ADMIN_GROUPS).is_empty(), "no ClusterClass: nothing updates it");
+        let found = findings_of(&format!("{class}---\n{template}"), AAD_ADMIN_GROUPS);
+        assert_eq!(paths(&found), ["/spec/template/spec/aadProfile/adminGroupObjectIDs"]);
     }
 
     #[test]
