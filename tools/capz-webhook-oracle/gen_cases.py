@@ -1255,6 +1255,22 @@ case("amcp-two-extensions-same-name", "two extensions with the same name", AKS_K
 case("amcp-addon-profiles-duplicate", "the same addon profile twice", AKS_KEYED, put(AMCP, "spec.addonProfiles", [{"name": "azurepolicy", "enabled": True}, {"name": "azurepolicy", "enabled": False}]))
 case("amcp-upgrade-channel-and-version-no-v", "upgradeChannel patch with version without v", AKS_KEYED, put(AMCP, "spec.autoUpgradeProfile", {"upgradeChannel": "patch"}), put(AMCP, "spec.version", "1.33.2"))
 
+# --- fourth pass: extensions sharing a name (validateAKSExtensionsUpdate keys the old list by name) -------------------
+for name, exts, what in [
+    ("release-train-one-side", [{**EXT, "releaseTrain": "stable"}, EXT], "same name, releaseTrain on one only (both must be set to compare)"),
+    ("release-train-differs", [{**EXT, "releaseTrain": "stable"}, {**EXT, "releaseTrain": "preview"}], "same name, different releaseTrain"),
+    ("scope-on-last-only", [EXT, {**EXT, "scope": {"scopeType": "Cluster", "releaseNamespace": "x"}}], "same name, scope only on the last"),
+    ("identity-differs", [{**EXT, "identity": "SystemAssigned"}, EXT], "same name, identity on the first only"),
+    ("plan-defaulted-same", [{**EXT, "plan": {"product": "p", "publisher": "pub"}}, {**EXT, "plan": {"product": "p", "publisher": "pub"}}], "same name, plans without name (defaulted alike)"),
+    ("plan-differs", [{**EXT, "plan": {"name": "a", "product": "p", "publisher": "pub"}}, {**EXT, "plan": {"name": "b", "product": "p", "publisher": "pub"}}], "same name, different plans"),
+    ("version-differs", [{**EXT, "version": "1.0.0", "autoUpgradeMinorVersion": False}, {**EXT, "version": "2.0.0", "autoUpgradeMinorVersion": False}], "same name, different versions"),
+    ("three-same-name", [{**EXT, "extensionType": "a"}, {**EXT, "extensionType": "b"}, {**EXT, "extensionType": "c"}], "three extensions with one name"),
+    ("no-type-one-side", [{"name": "flux"}, EXT], "same name, extensionType missing on the first"),
+]:
+    case(f"amcp-extension-dup-{name}", what, AKS_KEYED, put(AMCP, "spec.extensions", exts))
+case("amcpt-extension-dup-type-differs", "template: two extensions with the same name and different types (ClusterClass owner-reference update)", AKS_CC, put(AMCPT, "spec.template.spec.extensions", [EXT, {**EXT, "extensionType": "microsoft.dapr"}]))
+case("amcpt-extension-dup-no-clusterclass", "template with duplicate extension names but no ClusterClass (no update)", AKS_CC, put(AMCPT, "spec.template.spec.extensions", [EXT, {**EXT, "extensionType": "microsoft.dapr"}]), remove("ClusterClass"))
+
 
 def main():
     os.makedirs(OUT, exist_ok=True)
