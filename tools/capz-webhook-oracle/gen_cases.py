@@ -1271,6 +1271,48 @@ for name, exts, what in [
 case("amcpt-extension-dup-type-differs", "template: two extensions with the same name and different types (ClusterClass owner-reference update)", AKS_CC, put(AMCPT, "spec.template.spec.extensions", [EXT, {**EXT, "extensionType": "microsoft.dapr"}]))
 case("amcpt-extension-dup-no-clusterclass", "template with duplicate extension names but no ClusterClass (no update)", AKS_CC, put(AMCPT, "spec.template.spec.extensions", [EXT, {**EXT, "extensionType": "microsoft.dapr"}]), remove("ClusterClass"))
 
+# --- fifth pass: explicit nulls (the API server drops a null of a non-nullable field before defaulting) ---------------
+for path, what in [
+    ("spec.sshPublicKey", "sshPublicKey null (dropped: no key generated)"),
+    ("spec.dnsPrefix", "dnsPrefix null (dropped, then defaulted)"),
+    ("spec.disableLocalAccounts", "disableLocalAccounts null without AAD"),
+    ("spec.identity", "identity null"),
+    ("spec.aadProfile", "aadProfile null"),
+    ("spec.fleetsMember", "fleetsMember null"),
+    ("spec.extensions", "extensions null"),
+    ("spec.loadBalancerProfile", "loadBalancerProfile null"),
+    ("spec.autoscalerProfile", "autoscalerProfile null"),
+    ("spec.version", "version null (required)"),
+    ("spec.resourceGroupName", "resourceGroupName null (required)"),
+    ("spec.oidcIssuerProfile", "oidcIssuerProfile null"),
+]:
+    slug = path.split(".")[-1].lower()
+    case(f"amcp-null-{slug}", what, AKS_KEYED, put(AMCP, path, None))
+case("amcp-null-aad-admin-groups", "aadProfile with adminGroupObjectIDs null", AKS_KEYED, put(AMCP, "spec.aadProfile", {"managed": True, "adminGroupObjectIDs": None}))
+case("amcp-null-extension-scope", "extension with scope null", AKS_KEYED, put(AMCP, "spec.extensions", [{**EXT, "scope": None}]))
+case("amcp-null-workload-identity", "securityProfile.workloadIdentity null with OIDC off", AKS_KEYED, put(AMCP, "spec.oidcIssuerProfile", {"enabled": False}), put(AMCP, "spec.securityProfile", {"workloadIdentity": None}))
+case("amcp-null-private-dns-zone", "privateDNSZone null on a private cluster", AKS_KEYED, put(AMCP, "spec.apiServerAccessProfile", {"enablePrivateCluster": True, "privateDNSZone": None}))
+case("amcp-null-dns-service-ip", "dnsServiceIP null", AKS_KEYED, put(AMCP, "spec.dnsServiceIP", None))
+case("amcp-null-autoscaler-value", "autoscalerProfile.scanInterval null", AKS_KEYED, put(AMCP, "spec.autoscalerProfile", {"scanInterval": None}))
+for path, value, what in [
+    ("spec.name", None, "spec.name null: defaulted to metadata.name"),
+    ("spec.maxPods", None, "maxPods null"),
+    ("spec.osType", None, "osType null"),
+    ("spec.nodeLabels", None, "nodeLabels null"),
+    ("spec.kubeletConfig", None, "kubeletConfig null"),
+    ("spec.subnetName", None, "subnetName null"),
+    ("spec.nodePublicIPPrefixID", None, "nodePublicIPPrefixID null"),
+]:
+    case(f"ammp-null-{path.split('.')[-1].lower()}", what, AKS_KEYED, put(AMMP, path, value, POOL1))
+case("ammp-null-swap-kubelet", "swap with kubeletConfig null", AKS_KEYED, put(AMMP, "spec.linuxOSConfig", {"swapFileSizeMB": 512}, POOL1), put(AMMP, "spec.kubeletConfig", None, POOL1))
+case("ammp-null-swap-size", "linuxOSConfig.swapFileSizeMB null", AKS_KEYED, put(AMMP, "spec.linuxOSConfig", {"swapFileSizeMB": None}, POOL1))
+case("ammp-null-fail-swap-on", "swap with failSwapOn null", AKS_KEYED, put(AMMP, "spec.linuxOSConfig", {"swapFileSizeMB": 512}, POOL1), put(AMMP, "spec.kubeletConfig", {"failSwapOn": None}, POOL1))
+case("ammp-null-windows-name", "Windows pool with spec.name null (metadata.name too long)", AKS_KEYED, put(AMMP, "spec.osType", "Windows", POOL1), put(AMMP, "spec.name", None, POOL1))
+case("aci-null-resource-id", "AzureClusterIdentity resourceID null", AKS_KEYED, put(ACI, "spec.resourceID", None))
+case("aci-null-credentials-path", "WorkloadIdentity with userAssignedIdentityCredentialsPath null", AKS_KEYED, put(ACI, "spec.userAssignedIdentityCredentialsPath", None))
+case("amcpt-null-version", "template version null", AKS_CC, put(AMCPT, "spec.template.spec.version", None))
+case("amcpt-null-aad-admin-groups", "template aadProfile with adminGroupObjectIDs null", AKS_CC, put(AMCPT, "spec.template.spec.aadProfile", {"managed": True, "adminGroupObjectIDs": None}))
+
 
 def main():
     os.makedirs(OUT, exist_ok=True)
