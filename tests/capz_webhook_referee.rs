@@ -5,6 +5,8 @@
 //! - CAPZ's webhook denies it (at create, or at Cluster API's first update that adds the
 //!   cluster-name label): `validate` must report a `capz-*` error at each field path CAPZ names;
 //! - the CRD schema denies it before any webhook runs: `validate` must report an error at that path;
+//! - CAPZ's webhook cannot decode it (a value of the wrong JSON type, `json: cannot unmarshal ...`, which the
+//!   mutating webhook meets before the schema check): `validate` must report an error at the field named;
 //! - CAPZ accepts it at both phases: `validate` must report no `capz-*` error on it.
 //!
 //! Every disagreement must be listed, with its reason, in
@@ -261,9 +263,13 @@ fn compare(case: &str, object: &RecordedObject, ours: &[OurError], cluster_objec
         }
         return out;
     };
-    let schema = verdict.stage == "schema";
     for error in &verdict.errors {
-        let (on_cluster, field) = capz_field(&object.kind, &error.field);
+        // A value of the wrong JSON type fails the decode of CAPZ's (mutating) webhook before the schema
+        // check runs; it is a type error at the field the message names, which the schema check reports.
+        let decoded_field = decode_error_field(&error.message);
+        let schema = verdict.stage == "schema" || decoded_field.is_some();
+        let error_field = decoded_field.unwrap_or_else(|| error.field.clone());
+        let (on_cluster, field) = capz_field(&object.kind, &error_field);
         let candidates: Vec<&OurError> = if on_cluster {
             ours.iter()
                 .filter(|e| cluster_objects.contains(&e.object) || e.object == id)
@@ -284,7 +290,7 @@ fn compare(case: &str, object: &RecordedObject, ours: &[OurError], cluster_objec
         });
         if !found {
             let stage = if schema { "schema" } else { "webhook" };
-            let field_text = if error.field.is_empty() { "(no field)".to_string() } else { error.field.clone() };
+            let field_text = if error_field.is_empty() { "(no field)".to_string() } else { error_field.clone() };
             out.push(Disagreement {
                 case: case.into(),
                 object: id.clone(),
@@ -297,6 +303,21 @@ fn compare(case: &str, object: &RecordedObject, ours: &[OurError], cluster_objec
         }
     }
     out
+}
+
+/// The JSON field of a Go decode error (`json: cannot unmarshal string into Go struct field
+/// AzureManagedMachinePoolSpec.spec.AzureManagedMachinePoolClassSpec.maxPods of type int` -> `spec.maxPods`):
+/// the struct's type name and the embedded structs' type names (capitalised) are not JSON fields.
+fn decode_error_field(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("json: cannot unmarshal ")?;
+    let (_, rest) = rest.split_once(" into Go struct field ")?;
+    let (go_path, _) = rest.rsplit_once(" of type ")?;
+    let fields: Vec<&str> = go_path
+        .split('.')
+        .skip(1)
+        .filter(|segment| segment.chars().next().is_some_and(|c| !c.is_uppercase()))
+        .collect();
+    Some(fields.join("."))
 }
 
 fn truncate(text: &str, max: usize) -> String {
@@ -486,4 +507,15 @@ fn capz_field_paths_map_to_manifest_fields() {
     assert_eq!(capz_field("AzureManagedControlPlaneTemplate", "name.Name"), (false, seg(&["metadata", "name"])));
     assert!(matches(&segments_of_pointer("/spec/nodeLabels/kubernetes.azure.com~1x"), &seg(&["spec", "nodelabels"])));
     assert!(!matches(&segments_of_pointer("/spec/dnsPrefix"), &seg(&["spec", "version"])));
+}
+
+#[test]
+fn decode_errors_name_the_json_field() {
+    let message = "json: cannot unmarshal string into Go struct field \
+                   AzureManagedMachinePoolSpec.spec.AzureManagedMachinePoolClassSpec.maxPods of type int";
+    assert_eq!(decode_error_field(message).as_deref(), Some("spec.maxPods"));
+    let template = "json: cannot unmarshal bool into Go struct field AzureManagedMachinePoolTemplateResourceSpec.\
+                    spec.template.spec.AzureManagedMachinePoolClassSpec.nodeLabels of type string";
+    assert_eq!(decode_error_field(template).as_deref(), Some("spec.template.spec.nodeLabels"));
+    assert_eq!(decode_error_field("spec.version: Invalid value"), None);
 }

@@ -5,7 +5,6 @@
 //! azuremanagedcontrolplanetemplate_validation.go, runs the security profile, virtual network and extension checks).
 //! The workload identity and local account rules are AKS API rules, so they also apply to ASO ManagedClusters.
 
-use std::net::IpAddr;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -13,6 +12,7 @@ use serde_json::Value;
 
 use super::Sink;
 use super::bundle::{At, Bundle, CONTAINERSERVICE_GROUP, spec_root};
+use super::go_net::parse_cidr;
 use super::network::TEMPLATE_INSTANCE;
 
 pub(crate) const IDENTITY: &str = "capz-identity";
@@ -24,33 +24,6 @@ pub(crate) const AKS_EXTENSIONS: &str = "capz-aks-extensions";
 
 static FLEETS_MEMBER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$").expect("valid regex"));
-
-/// `net.ParseCIDR`: the address and prefix length.
-fn parse_cidr(text: &str) -> Option<(IpAddr, u32)> {
-    let (address, prefix) = text.split_once('/')?;
-    let address: IpAddr = address.parse().ok()?;
-    if prefix.is_empty() || prefix.len() > 3 || !prefix.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let prefix: u32 = prefix.parse().ok()?;
-    let max = if address.is_ipv4() { 32 } else { 128 };
-    (prefix <= max).then_some((address, prefix))
-}
-
-/// Whether `ip` is inside the network `cidr` (`(*net.IPNet).Contains`).
-fn contains((network, prefix): (IpAddr, u32), ip: IpAddr) -> bool {
-    match (network, ip) {
-        (IpAddr::V4(net), IpAddr::V4(ip)) => {
-            let mask = u32::MAX.checked_shl(32 - prefix).unwrap_or(0);
-            u32::from(net) & mask == u32::from(ip) & mask
-        }
-        (IpAddr::V6(net), IpAddr::V6(ip)) => {
-            let mask = u128::MAX.checked_shl(128 - prefix).unwrap_or(0);
-            u128::from(net) & mask == u128::from(ip) & mask
-        }
-        _ => false,
-    }
-}
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if !sink.wants(&[
@@ -273,8 +246,8 @@ fn virtual_network(spec: &serde_json::Map<String, Value>, is_template: bool, emi
             format!("virtualNetwork.subnet.cidrBlock {subnet_cidr:?} is not a valid CIDR"),
         );
     }
-    if let (Some(parent), Some((subnet_ip, _))) = (parent, subnet)
-        && !contains(parent, subnet_ip)
+    if let (Some(parent), Some(subnet)) = (parent, subnet)
+        && !parent.contains(subnet.ip())
     {
         emit(
             VIRTUAL_NETWORK,

@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use super::bundle::{At, Bundle, CONTAINERSERVICE_GROUP, CREDENTIAL_FROM};
+use super::ssh_key::{go_std_base64, is_authorized_key};
 use super::{Sink, escape_segment};
 
 pub(crate) const CREDENTIAL_SECRET: &str = "aso-credential-secret";
@@ -15,62 +16,6 @@ pub(crate) const EMPTY_SSH_KEY: &str = "capz-empty-ssh-key";
 pub(crate) const CREDENTIAL_SECRET_KEYS: &str = "aso-credential-secret-keys";
 pub(crate) const CREDENTIAL_SECRET_MOVE: &str = "clusterctl-credential-secret-move";
 pub(crate) const SSH_PUBLIC_KEY: &str = "capz-ssh-public-key";
-
-/// Public key algorithms `ssh.ParseAuthorizedKey` knows, plain and as OpenSSH certificates.
-const SSH_KEY_TYPES: &[&str] = &[
-    "ssh-rsa",
-    "ssh-dss",
-    "ecdsa-sha2-nistp256",
-    "ecdsa-sha2-nistp384",
-    "ecdsa-sha2-nistp521",
-    "ssh-ed25519",
-    "sk-ecdsa-sha2-nistp256@openssh.com",
-    "sk-ssh-ed25519@openssh.com",
-];
-
-/// Go's `base64.StdEncoding.DecodeString`: padded standard alphabet, CR and LF ignored, non-zero trailing bits
-/// accepted.
-fn go_std_base64(text: &str) -> Option<Vec<u8>> {
-    use base64::Engine as _;
-    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-    const ENGINE: GeneralPurpose = GeneralPurpose::new(
-        &base64::alphabet::STANDARD,
-        GeneralPurposeConfig::new()
-            .with_decode_allow_trailing_bits(true)
-            .with_decode_padding_mode(DecodePaddingMode::RequireCanonical),
-    );
-    let cleaned: String = text.chars().filter(|c| *c != '\r' && *c != '\n').collect();
-    ENGINE.decode(cleaned).ok()
-}
-
-/// Whether `blob` is an SSH wire-format public key of algorithm `kind`: it starts with that name as an SSH string.
-fn wire_key_of_type(blob: &[u8], kind: &str) -> bool {
-    let Some((length, rest)) = blob.split_first_chunk::<4>() else {
-        return false;
-    };
-    let length = u32::from_be_bytes(*length) as usize;
-    rest.get(..length) == Some(kind.as_bytes()) && rest.len() > length
-}
-
-/// A loose `ssh.ParseAuthorizedKey`: some line holds a known key type followed by a base64 key blob of that type
-/// (options before the type and a comment after it are allowed).
-fn is_authorized_key(text: &str) -> bool {
-    use base64::Engine as _;
-    text.lines().map(str::trim).filter(|line| !line.is_empty() && !line.starts_with('#')).any(|line| {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        fields.windows(2).any(|pair| {
-            let kind = pair[0];
-            let known = SSH_KEY_TYPES.contains(&kind)
-                || kind
-                    .strip_suffix("-cert-v01@openssh.com")
-                    .is_some_and(|base| SSH_KEY_TYPES.iter().any(|t| t.trim_end_matches("@openssh.com") == base));
-            known
-                && base64::engine::general_purpose::STANDARD
-                    .decode(pair[1])
-                    .is_ok_and(|blob| wire_key_of_type(&blob, kind))
-        })
-    })
-}
 
 /// The keys ASO requires in a credential Secret; the rest (client secret, certificate, pod identity) is optional,
 /// without them ASO uses workload identity.
@@ -340,8 +285,8 @@ stringData: {AUTH_MODE: workloadidentity}
         assert_eq!(ids(&raw), [SSH_PUBLIC_KEY]);
         assert!(raw[0].message.contains("plain OpenSSH public key"), "{}", raw[0].message);
         assert!(findings_of(&amcp("not base64!"), SSH_PUBLIC_KEY)[0].message.contains("not properly base64"));
-        let wrong_type = line.replacen("ssh-ed25519", "ssh-rsa", 1);
-        let found = findings_of(&amcp(&b64(&wrong_type)), SSH_PUBLIC_KEY);
+        let garbled = line.replacen("AAAAC3", "AAAAC4", 1);
+        let found = findings_of(&amcp(&b64(&garbled)), SSH_PUBLIC_KEY);
         assert!(found[0].message.contains("not to an OpenSSH public key line"), "{}", found[0].message);
         assert!(findings_of(&amcp(""), SSH_PUBLIC_KEY).is_empty(), "empty is capz-empty-ssh-key's");
     }

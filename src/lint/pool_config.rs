@@ -141,7 +141,11 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
     // there ("quantities must match the regular expression ..."), before any validator runs.
     if let Shape::Capz { .. } = shape
         && let Some(Value::String(price)) = spec.get("spotMaxPrice")
-        && !QUANTITY.is_match(price)
+        // Quantity.UnmarshalJSON trims white space (strings.TrimSpace) from the JSON text first; control characters
+        // and U+2028/U+2029 arrive escaped in that text, so they are not trimmed.
+        && !QUANTITY.is_match(price.trim_matches(|c: char| {
+            c.is_whitespace() && !c.is_ascii_control() && !matches!(c, '\u{2028}' | '\u{2029}')
+        }))
     {
         found.push((
             SPOT_MAX_PRICE,
@@ -465,9 +469,14 @@ mod spot_price_tests {
                 "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePool\nmetadata: {{name: pool0}}\nspec: {{mode: User, sku: s, spotMaxPrice: {price}}}\n"
             )
         };
-        for ok in ["\"0.05\"", "\"-1\"", "\"100m\"", "1"] {
+        for ok in ["\"0.05\"", "\"-1\"", "\"100m\"", "1", "\" 0.5 \""] {
             assert!(findings_of(&pool(ok), SPOT_MAX_PRICE).is_empty(), "{ok}");
         }
         assert_eq!(paths(&findings_of(&pool("cheap"), SPOT_MAX_PRICE)), ["/spec/spotMaxPrice"]);
+        assert_eq!(
+            paths(&findings_of(&pool("\"0.5\\t\""), SPOT_MAX_PRICE)),
+            ["/spec/spotMaxPrice"],
+            "a tab is escaped"
+        );
     }
 }

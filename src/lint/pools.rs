@@ -82,6 +82,42 @@ fn aso_pool(object: &AsoObject<'_>) -> Pool {
 }
 
 /// The AKS rule for pool names; `None` when the name is fine.
+/// Letters Unicode counts as lowercase (the Other_Lowercase property: ordinal indicators, modifier and circled
+/// letters ...) without being in the Ll category: Rust's `char::is_lowercase` takes them, Go's `unicode.IsLower`
+/// (Ll only) does not.
+const OTHER_LOWERCASE: &[(char, char)] = &[
+    ('\u{00AA}', '\u{00AA}'),
+    ('\u{00BA}', '\u{00BA}'),
+    ('\u{02B0}', '\u{02B8}'),
+    ('\u{02C0}', '\u{02C1}'),
+    ('\u{02E0}', '\u{02E4}'),
+    ('\u{0345}', '\u{0345}'),
+    ('\u{037A}', '\u{037A}'),
+    ('\u{10FC}', '\u{10FC}'),
+    ('\u{1D2C}', '\u{1D6A}'),
+    ('\u{1D78}', '\u{1D78}'),
+    ('\u{1D9B}', '\u{1DBF}'),
+    ('\u{2071}', '\u{2071}'),
+    ('\u{207F}', '\u{207F}'),
+    ('\u{2090}', '\u{209C}'),
+    ('\u{2170}', '\u{217F}'),
+    ('\u{24D0}', '\u{24E9}'),
+    ('\u{2C7C}', '\u{2C7D}'),
+    ('\u{A69C}', '\u{A69D}'),
+    ('\u{A770}', '\u{A770}'),
+    ('\u{A7F2}', '\u{A7F4}'),
+    ('\u{A7F8}', '\u{A7F9}'),
+    ('\u{AB5C}', '\u{AB5F}'),
+    ('\u{AB69}', '\u{AB69}'),
+    ('\u{10780}', '\u{107BA}'),
+    ('\u{1E030}', '\u{1E06D}'),
+];
+
+/// Go's `unicode.IsLower`: the Ll category.
+fn go_is_lower(c: char) -> bool {
+    c.is_lowercase() && !OTHER_LOWERCASE.iter().any(|&(low, high)| (low..=high).contains(&c))
+}
+
 fn pool_name_problem(pool: &Pool) -> Option<String> {
     let field = pool.name_field;
     let name = &pool.name;
@@ -97,8 +133,8 @@ fn pool_name_problem(pool: &Pool) -> Option<String> {
     // validateNamePattern tests `rune((*name)[0])`: the first byte, read as a Latin-1 character.
     match name.as_bytes().first().map(|&byte| char::from(byte)) {
         None => None,
-        Some(first) if !first.is_lowercase() => Some(format!("{field} {name:?} must begin with a lowercase letter")),
-        Some(_) if !name.chars().all(|c| c.is_lowercase() || c.is_numeric()) => {
+        Some(first) if !go_is_lower(first) => Some(format!("{field} {name:?} must begin with a lowercase letter")),
+        Some(_) if !name.chars().all(|c| go_is_lower(c) || c.is_numeric()) => {
             Some(format!("{field} {name:?} may only contain lowercase alphanumeric characters"))
         }
         Some(_) => None,
@@ -461,6 +497,15 @@ mod tests {
         assert!(upper[0].message.contains("must begin with a lowercase letter"));
         let dash = f(&ammp("c1", "  mode: User\n  name: pool-0\n"));
         assert!(dash[0].message.contains("only contain lowercase alphanumeric"));
+    }
+
+    #[test]
+    fn pool_name_letters_are_gos_lowercase_letters() {
+        for (name, problems) in [("poolα", 0), ("pool٣", 0), ("poolⅰ", 0), ("poolª", 1), ("poolʰ", 1), ("poolⓐ", 1)]
+        {
+            let yaml = ammp("c1-pool0", &format!("  mode: User\n  name: {name}\n"));
+            assert_eq!(findings_of(&yaml, POOL_NAME).len(), problems, "{name}");
+        }
     }
 
     #[test]

@@ -4,7 +4,6 @@
 //! AKS API rules, so they apply to ASO ManagedClusters as well; ASO's CRD already bounds the load balancer
 //! numbers there.
 
-use std::net::IpAddr;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -12,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::Sink;
 use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, spec_root};
+use super::go_net::parse_cidr;
 
 pub(crate) const LOAD_BALANCER_PROFILE: &str = "capz-load-balancer-profile";
 pub(crate) const API_SERVER_ACCESS_PROFILE: &str = "capz-api-server-access-profile";
@@ -19,21 +19,6 @@ pub(crate) const AUTOSCALER_PROFILE: &str = "capz-autoscaler-profile";
 
 /// `(field, message)` of one problem, the field relative to the profile.
 type Problem = (String, String);
-
-/// `net.ParseCIDR`: an IPv4 or IPv6 address, `/`, a prefix length within the address size.
-fn is_cidr(text: &str) -> bool {
-    let Some((address, prefix)) = text.split_once('/') else {
-        return false;
-    };
-    let Ok(address) = address.parse::<IpAddr>() else {
-        return false;
-    };
-    if prefix.is_empty() || prefix.len() > 3 || !prefix.bytes().all(|b| b.is_ascii_digit()) {
-        return false;
-    }
-    let max = if address.is_ipv4() { 32 } else { 128 };
-    prefix.parse::<u32>().is_ok_and(|prefix| prefix <= max)
-}
 
 /// Go's `strconv.Atoi` on a 64-bit platform: optional sign, decimal digits, no spaces.
 fn atoi(text: &str) -> Option<i64> {
@@ -44,35 +29,127 @@ fn atoi(text: &str) -> Option<i64> {
     text.parse().ok()
 }
 
-/// Go's `time.ParseDuration`: `0`, or an optionally signed sequence of decimal numbers (with an optional
-/// fraction), each followed by a unit among ns, us, µs, μs, ms, s, m, h.
+/// Go's `strconv.ParseFloat(text, 32)`: decimal (with `inf`, `infinity`, `nan` in any case) or hexadecimal
+/// (`0x1.8p-1`, underscores allowed after the prefix) notation, rounded to float32; `None` on a syntax error or a
+/// value beyond float32's range.
+fn go_parse_float32(text: &str) -> Option<f32> {
+    let (negative, unsigned) = match text.strip_prefix(['+', '-']) {
+        Some(rest) => (text.starts_with('-'), rest),
+        None => (false, text),
+    };
+    let Some(hex) = unsigned.strip_prefix("0x").or_else(|| unsigned.strip_prefix("0X")) else {
+        if text.contains('_') {
+            return None;
+        }
+        return text
+            .parse::<f32>()
+            .ok()
+            .filter(|n| n.is_finite() || !unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.'));
+    };
+    let (mantissa, exponent) = hex.split_once(['p', 'P'])?;
+    let mantissa: String = mantissa.chars().filter(|&c| c != '_').collect();
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((&mantissa, ""));
+    if (whole.is_empty() && fraction.is_empty())
+        || !whole.chars().chain(fraction.chars()).all(|c| c.is_ascii_hexdigit())
+    {
+        return None;
+    }
+    let exponent: i32 = exponent.replace('_', "").parse().ok()?;
+    let digits =
+        whole.chars().chain(fraction.chars()).fold(0f64, |acc, c| acc * 16.0 + f64::from(c.to_digit(16).unwrap_or(0)));
+    let scale = exponent.checked_sub(4 * i32::try_from(fraction.len()).ok()?)?;
+    let value = digits * 2f64.powi(scale);
+    let value = value as f32;
+    value.is_finite().then_some(if negative { -value } else { value })
+}
+
+/// Go's `time.ParseDuration` succeeds: `0`, or an optionally signed sequence of decimal numbers (with an optional
+/// fraction), each followed by a unit among ns, us, µs, μs, ms, s, m, h, the total within int64 nanoseconds.
 fn is_go_duration(text: &str) -> bool {
-    let rest = text.strip_prefix(['+', '-']).unwrap_or(text);
+    const LIMIT: u64 = 1 << 63;
+    let (negative, mut rest) = match text.strip_prefix(['+', '-']) {
+        Some(rest) => (text.starts_with('-'), rest),
+        None => (false, text),
+    };
     if rest == "0" {
         return true;
     }
     if rest.is_empty() {
         return false;
     }
-    let mut rest = rest;
+    let mut total: u64 = 0;
     while !rest.is_empty() {
-        let number_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        let number = &rest[..number_len];
-        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-        if number.is_empty() || number.matches('.').count() > 1 || (whole.is_empty() && fraction.is_empty()) {
+        if !rest.starts_with(|c: char| c == '.' || c.is_ascii_digit()) {
             return false;
         }
-        rest = &rest[number_len..];
-        let unit = ["ns", "us", "µs", "μs", "ms", "s", "m", "h"]
-            .into_iter()
-            .filter(|unit| rest.starts_with(unit))
-            .max_by_key(|unit| unit.len());
-        match unit {
-            Some(unit) => rest = &rest[unit.len()..],
-            None => return false,
+        // leadingInt: overflow past 1<<63 is an error.
+        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let mut whole: u64 = 0;
+        for b in rest[..digits].bytes() {
+            if whole > LIMIT / 10 {
+                return false;
+            }
+            whole = whole * 10 + u64::from(b - b'0');
+            if whole > LIMIT {
+                return false;
+            }
+        }
+        let pre = digits > 0;
+        rest = &rest[digits..];
+        // leadingFraction: digits past what fits are ignored.
+        let (mut fraction, mut scale, mut post) = (0u64, 1f64, false);
+        if let Some(after_dot) = rest.strip_prefix('.') {
+            let digits = after_dot.find(|c: char| !c.is_ascii_digit()).unwrap_or(after_dot.len());
+            let mut overflow = false;
+            for b in after_dot[..digits].bytes() {
+                if overflow || fraction > (LIMIT - 1) / 10 {
+                    overflow = true;
+                    continue;
+                }
+                let next = fraction * 10 + u64::from(b - b'0');
+                if next > LIMIT {
+                    overflow = true;
+                    continue;
+                }
+                fraction = next;
+                scale *= 10.0;
+            }
+            post = digits > 0;
+            rest = &after_dot[digits..];
+        }
+        if !pre && !post {
+            return false;
+        }
+        let unit_len = rest.find(|c: char| c == '.' || c.is_ascii_digit()).unwrap_or(rest.len());
+        let unit: u64 = match &rest[..unit_len] {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return false,
+        };
+        rest = &rest[unit_len..];
+        if whole > LIMIT / unit {
+            return false;
+        }
+        let mut value = whole * unit;
+        if fraction > 0 {
+            // Go: v += uint64(float64(f) * (float64(unit) / scale)).
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
+            let part = (fraction as f64 * (unit as f64 / scale)) as u64;
+            value = value.saturating_add(part);
+            if value > LIMIT {
+                return false;
+            }
+        }
+        total = total.saturating_add(value);
+        if total > LIMIT {
+            return false;
         }
     }
-    true
+    negative || total < LIMIT
 }
 
 /// The autoscaler profile values CAPZ's webhook checks beyond the CRD's patterns, by their AzureManaged*
@@ -102,7 +179,7 @@ fn autoscaler_problems(profile: &Map<String, Value>, kebab: bool) -> Vec<Problem
     let field = name("scaleDownUtilizationThreshold", "scale-down-utilization-threshold");
     if let Some(value) = text(field)
         // Go's ParseFloat takes NaN, which compares false both ways: CAPZ accepts it.
-        && value.parse::<f64>().map_or(true, |n| !n.is_nan() && !(0.0..=1.0).contains(&n))
+        && go_parse_float32(value).is_none_or(|n| !n.is_nan() && !(0.0..=1.0).contains(&n))
     {
         problems.push((
             field.to_string(),
@@ -134,7 +211,7 @@ fn api_server_problems(profile: &Map<String, Value>) -> Vec<Problem> {
     if let Some(Value::Array(ranges)) = profile.get("authorizedIPRanges") {
         for (index, range) in ranges.iter().enumerate() {
             if let Some(range) = range.as_str()
-                && !is_cidr(range)
+                && parse_cidr(range).is_none()
             {
                 problems.push((
                     format!("authorizedIPRanges/{index}"),
@@ -439,18 +516,31 @@ spec:
     }
 
     #[test]
+    fn floats_parse_as_go_parse_float_32() {
+        assert_eq!(go_parse_float32("0x1p-2"), Some(0.25));
+        assert_eq!(go_parse_float32("-0X1.8P1"), Some(-3.0));
+        assert_eq!(go_parse_float32("0x_1p0"), Some(1.0));
+        assert_eq!(go_parse_float32("1.00000001"), Some(1.0), "rounded to float32");
+        assert_eq!(go_parse_float32(".5"), Some(0.5));
+        assert!(go_parse_float32("NaN").is_some_and(f32::is_nan));
+        assert_eq!(go_parse_float32("inf"), Some(f32::INFINITY));
+        for bad in ["", "1_0", "0x1", "1e50", "0.5 ", "0x", "0xp1", "abc"] {
+            assert_eq!(go_parse_float32(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
     fn go_number_and_duration_syntax() {
         assert_eq!(atoi("+7"), Some(7));
         assert_eq!(atoi("-0"), Some(0));
         assert_eq!(atoi(" 7"), None);
         assert_eq!(atoi(""), None);
-        for ok in ["0", "0s", "1.5h", "1h30m", "-2m", ".5s", "3µs", "10ns"] {
+        for ok in ["0", "0s", "1.5h", "1h30m", "-2m", ".5s", "3µs", "10ns", "2562047h", "-9223372036854775808ns", "1.s"]
+        {
             assert!(is_go_duration(ok), "{ok}");
         }
-        for bad in ["", "10", "1d", "s", "1..5s", "1h30", "+", "."] {
+        for bad in ["", "10", "1d", "s", "1..5s", "1h30", "+", ".", "2562048h", "9223372036854775808ns", "1h1e3s"] {
             assert!(!is_go_duration(bad), "{bad}");
         }
-        assert!(is_cidr("10.0.0.0/8") && is_cidr("::/0"));
-        assert!(!is_cidr("10.0.0.0/+8") && !is_cidr("10.0.0.0") && !is_cidr("fd00::/129"));
     }
 }

@@ -356,6 +356,13 @@ pub(crate) static RULES: &[RuleInfo] = &[
         "validateAKSExtensionsUpdate (internal/webhooks/azuremanagedcontrolplane_validation.go)",
     ),
     rule(
+        update_path::EXTENSION_DUPLICATE_NAME,
+        Severity::Error,
+        Rejecter::CapzFirstUpdate,
+        "AzureManagedControlPlane[Template] extensions sharing a name: every update compares each extension with the last one of its name, so their differing extensionType, plan, releaseTrain, version, scope or identity read as changes to immutable fields.",
+        "validateAKSExtensionsUpdate (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
         update_path::RESOURCE_GROUP_UPDATE,
         Severity::Error,
         Rejecter::CapzFirstUpdate,

@@ -6,7 +6,6 @@
 //! resourceGroupName immutability of `AzureManagedControlPlaneWebhook.ValidateUpdate`
 //! (internal/webhooks/azuremanagedcontrolplane_webhook.go, _validation.go, azuremanagedcontrolplanetemplate_webhook.go).
 
-use std::net::IpAddr;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -15,11 +14,13 @@ use serde_json::Value;
 use super::Sink;
 use super::bundle::{At, Bundle, CLUSTER_NAME_LABEL, spec_root};
 use super::control_plane::FLEETS_MEMBER_NAME;
+use super::go_net::{parse_cidr, parse_ip};
 use crate::manifest::Document;
 
 pub(crate) const PRIVATE_ENDPOINTS: &str = "capz-private-endpoints";
 pub(crate) const AAD_ADMIN_GROUPS: &str = "capz-aad-admin-groups";
 pub(crate) const EXTENSION_SCOPE_UPDATE: &str = "capz-extension-scope-update";
+pub(crate) const EXTENSION_DUPLICATE_NAME: &str = "capz-extension-duplicate-name";
 pub(crate) const RESOURCE_GROUP_UPDATE: &str = "capz-resource-group-update";
 pub(crate) const LABELLED_CLUSTER_MISSING: &str = "capz-labelled-cluster-missing";
 
@@ -57,38 +58,12 @@ fn first_update(doc: &Document) -> &'static str {
     }
 }
 
-/// `net.ParseCIDR` network and prefix.
-fn parse_cidr(text: &str) -> Option<(IpAddr, u32)> {
-    let (address, prefix) = text.split_once('/')?;
-    let address: IpAddr = address.parse().ok()?;
-    if prefix.is_empty() || prefix.len() > 3 || !prefix.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let prefix: u32 = prefix.parse().ok()?;
-    (prefix <= if address.is_ipv4() { 32 } else { 128 }).then_some((address, prefix))
-}
-
-fn contains((network, prefix): (IpAddr, u32), ip: IpAddr) -> bool {
-    match (network, ip) {
-        (IpAddr::V4(net), IpAddr::V4(ip)) => {
-            let mask = u32::MAX.checked_shl(32 - prefix).unwrap_or(0);
-            u32::from(net) & mask == u32::from(ip) & mask
-        }
-        (IpAddr::V6(net), IpAddr::V6(ip)) => {
-            let mask = u128::MAX.checked_shl(128 - prefix).unwrap_or(0);
-            u128::from(net) & mask == u128::from(ip) & mask
-        }
-        // Go's net.IP treats an IPv4 address and its IPv4-mapped IPv6 form alike.
-        (IpAddr::V4(_), IpAddr::V6(ip)) => ip.to_ipv4_mapped().is_some_and(|v4| contains((network, prefix), v4.into())),
-        (IpAddr::V6(_), IpAddr::V4(_)) => false,
-    }
-}
-
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if !sink.wants(&[
         PRIVATE_ENDPOINTS,
         AAD_ADMIN_GROUPS,
         EXTENSION_SCOPE_UPDATE,
+        EXTENSION_DUPLICATE_NAME,
         RESOURCE_GROUP_UPDATE,
         LABELLED_CLUSTER_MISSING,
         FLEETS_MEMBER_NAME,
@@ -102,11 +77,22 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         };
         labelled_cluster(bundle, index, doc, sink);
         let labelled = doc.value.at("/metadata/labels").and_then(|labels| labels.get(CLUSTER_NAME_LABEL)).is_some();
+        let control_plane = doc.kind() == "AzureManagedControlPlane";
+        // ValidateUpdate runs when something updates the object: for a control plane, the Cluster controller of the
+        // Cluster whose controlPlaneRef names it (it adds the label). With no such Cluster in the bundle and no
+        // label, CAPZ never runs these checks (nor validateManagedClusterNetwork, gated on the label).
+        if control_plane && !labelled && bundle.cluster_for_control_plane(index).is_none() {
+            continue;
+        }
+        // A template is updated by the ClusterClass controller (owner reference) of a ClusterClass naming it.
+        if !control_plane && !labelled && !named_by_cluster_class(bundle, index, doc) {
+            continue;
+        }
         // A template is checked only when it carries the label itself (nothing adds it later).
-        if doc.kind() == "AzureManagedControlPlane" || labelled {
+        if control_plane || labelled {
             private_endpoints(doc, index, root, spec, sink);
         }
-        if doc.kind() == "AzureManagedControlPlane" {
+        if control_plane {
             resource_group(doc, index, spec, sink);
             fleets_member_from_cluster_name(bundle, index, doc, spec, sink);
         }
@@ -125,6 +111,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             );
         }
         if let Some(extensions) = spec.get("extensions").and_then(Value::as_array) {
+            duplicate_extension_names(doc, index, root, extensions, sink);
             for (i, extension) in extensions.iter().enumerate() {
                 if extension.get("scope").is_some_and(Value::is_object) {
                     let name = extension.get("name").and_then(Value::as_str).unwrap_or("");
@@ -141,6 +128,89 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                     );
                 }
             }
+        }
+    }
+}
+
+/// Whether a ClusterClass of the bundle, in the template's namespace, references the template (by kind and name).
+fn named_by_cluster_class(bundle: &Bundle<'_>, index: usize, doc: &Document) -> bool {
+    fn names(value: &Value, kind: &str, name: &str) -> bool {
+        match value {
+            Value::Object(map) => {
+                (map.get("kind").and_then(Value::as_str) == Some(kind)
+                    && map.get("name").and_then(Value::as_str) == Some(name))
+                    || map.values().any(|child| names(child, kind, name))
+            }
+            Value::Array(items) => items.iter().any(|child| names(child, kind, name)),
+            _ => false,
+        }
+    }
+    let namespace = bundle.namespace(index);
+    bundle.of_kind(super::bundle::CAPI_GROUP, &["ClusterClass"]).any(|(class, class_doc)| {
+        bundle.namespace(class) == namespace
+            && class_doc.value.get("spec").is_some_and(|spec| names(spec, doc.kind(), doc.name()))
+    })
+}
+
+/// `validateAKSExtensionsUpdate` keys the old extensions by name, the last of a name winning, and compares every
+/// extension with that one: an extension sharing its name with a later one differs from it in the fields compared.
+fn duplicate_extension_names(doc: &Document, index: usize, root: &str, extensions: &[Value], sink: &mut Sink<'_>) {
+    let name_of = |extension: &Value| extension.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+    let last: std::collections::HashMap<String, usize> =
+        extensions.iter().enumerate().map(|(i, extension)| (name_of(extension), i)).collect();
+    let present = |extension: &Value, field: &str| extension.get(field).filter(|value| !value.is_null()).cloned();
+    // SetDefaultAzureManagedControlPlaneAKSExtensions names a plan without a name after the control plane.
+    let plan_of = |extension: &Value| {
+        let mut plan = present(extension, "plan")?;
+        if doc.kind() == "AzureManagedControlPlane"
+            && plan.get("name").and_then(Value::as_str).is_none_or(str::is_empty)
+            && let Some(map) = plan.as_object_mut()
+        {
+            let product = map.get("product").and_then(Value::as_str).unwrap_or("").to_string();
+            map.insert("name".into(), Value::String(format!("{}-{product}", doc.name())));
+        }
+        Some(plan)
+    };
+    for (i, extension) in extensions.iter().enumerate() {
+        let name = name_of(extension);
+        let Some(&j) = last.get(&name) else { continue };
+        if j == i {
+            continue;
+        }
+        let other = &extensions[j];
+        let mut changed: Vec<&str> = Vec::new();
+        for field in ["extensionType", "releaseTrain", "version"] {
+            if let (Some(a), Some(b)) = (present(extension, field), present(other, field))
+                && a != b
+            {
+                changed.push(field);
+            }
+        }
+        if let (Some(a), Some(b)) = (plan_of(extension), plan_of(other))
+            && a != b
+        {
+            changed.push("plan");
+        }
+        // Scope pointers differ unless both are nil (a set scope of its own is capz-extension-scope-update's).
+        if present(extension, "scope").is_none() && present(other, "scope").is_some() {
+            changed.push("scope");
+        }
+        let identity = |extension: &Value| extension.get("identity").and_then(Value::as_str).unwrap_or("").to_string();
+        if identity(extension) != identity(other) {
+            changed.push("identity");
+        }
+        for field in changed {
+            sink.emit(
+                EXTENSION_DUPLICATE_NAME,
+                index,
+                &format!("{root}/extensions/{i}/{field}"),
+                format!(
+                    "extensions[{i}] shares the name {name:?} with extensions[{j}]; {}, CAPZ compares each extension \
+                     with the last one of its name: \"spec.extensions[{i}].{field}: field is immutable\". Give every \
+                     extension its own name",
+                    first_update(doc)
+                ),
+            );
         }
     }
 }
@@ -271,12 +341,12 @@ fn private_endpoints(
         for (k, address) in addresses.into_iter().flatten().enumerate() {
             let text = address.as_str().unwrap_or("");
             let pointer = format!("{base}/{i}/privateIPAddresses/{k}");
-            match text.parse::<IpAddr>() {
-                Err(_) => {
+            match parse_ip(text) {
+                None => {
                     emit(pointer, format!("private endpoint IP address {text:?} isn't a valid IPv4 or IPv6 address"))
                 }
-                Ok(ip) => {
-                    if !parse_cidr(subnet_cidr).is_some_and(|cidr| contains(cidr, ip)) {
+                Some(ip) => {
+                    if !parse_cidr(subnet_cidr).is_some_and(|cidr| cidr.contains(ip)) {
                         emit(
                             pointer,
                             format!(
@@ -337,6 +407,12 @@ mod tests {
 
     const RG: &str = "  resourceGroupName: rg\n";
 
+    /// A Cluster `c1` whose controlPlaneRef names the control plane, then the control plane: CAPI's first update
+    /// comes.
+    fn referenced(fields: &str) -> String {
+        format!("{CLUSTER}---\n{}", amcp(fields))
+    }
+
     #[test]
     fn private_endpoints_checked_against_the_subnet() {
         let endpoints = |ip: &str, service_id: &str| {
@@ -347,11 +423,11 @@ mod tests {
             )
         };
         let id = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/sa";
-        assert!(findings_of(&amcp(&endpoints("10.1.2.3", id)), PRIVATE_ENDPOINTS).is_empty());
-        let found = findings_of(&amcp(&endpoints("10.2.0.1", id)), PRIVATE_ENDPOINTS);
+        assert!(findings_of(&referenced(&endpoints("10.1.2.3", id)), PRIVATE_ENDPOINTS).is_empty());
+        let found = findings_of(&referenced(&endpoints("10.2.0.1", id)), PRIVATE_ENDPOINTS);
         assert_eq!(paths(&found), ["/spec/virtualNetwork/subnet/privateEndpoints/0/privateIPAddresses/0"]);
         assert!(found[0].message.contains("rejected at CAPI's first update (label cluster.x-k8s.io/cluster-name)"));
-        let found = findings_of(&amcp(&endpoints("10.1.2.3", "not-an-id")), PRIVATE_ENDPOINTS);
+        let found = findings_of(&referenced(&endpoints("10.1.2.3", "not-an-id")), PRIVATE_ENDPOINTS);
         assert_eq!(
             paths(&found),
             ["/spec/virtualNetwork/subnet/privateEndpoints/0/privateLinkServiceConnections/0/privateLinkServiceID"]
@@ -365,11 +441,11 @@ mod tests {
     #[test]
     fn empty_admin_groups_fail_at_first_update() {
         let found = findings_of(
-            &amcp(&format!("{RG}  aadProfile: {{managed: true, adminGroupObjectIDs: []}}\n")),
+            &referenced(&format!("{RG}  aadProfile: {{managed: true, adminGroupObjectIDs: []}}\n")),
             AAD_ADMIN_GROUPS,
         );
         assert_eq!(paths(&found), ["/spec/aadProfile/adminGroupObjectIDs"]);
-        let ok = amcp(&format!("{RG}  aadProfile: {{managed: true, adminGroupObjectIDs: [g1]}}\n"));
+        let ok = referenced(&format!("{RG}  aadProfile: {{managed: true, adminGroupObjectIDs: [g1]}}\n"));
         assert!(findings_of(&ok, AAD_ADMIN_GROUPS).is_empty());
     }
 
@@ -379,22 +455,58 @@ mod tests {
             "{RG}  extensions:\n  - {{name: a, extensionType: t}}\n  - {{name: b, extensionType: t, scope: {{scopeType: \
              Cluster, releaseNamespace: x}}}}\n"
         );
-        let found = findings_of(&amcp(&with_scope), EXTENSION_SCOPE_UPDATE);
+        let found = findings_of(&referenced(&with_scope), EXTENSION_SCOPE_UPDATE);
         assert_eq!(paths(&found), ["/spec/extensions/1/scope"]);
+    }
+
+    #[test]
+    fn extensions_sharing_a_name_differ_at_first_update() {
+        let twins = format!(
+            "{RG}  extensions:\n  - {{name: a, extensionType: t1}}\n  - {{name: a, extensionType: t2}}\n  - {{name: b, \
+             extensionType: t}}\n"
+        );
+        let found = findings_of(&referenced(&twins), EXTENSION_DUPLICATE_NAME);
+        assert_eq!(paths(&found), ["/spec/extensions/0/extensionType"]);
+        let same = format!("{RG}  extensions:\n  - {{name: a, extensionType: t}}\n  - {{name: a, extensionType: t}}\n");
+        assert!(findings_of(&referenced(&same), EXTENSION_DUPLICATE_NAME).is_empty());
+    }
+
+    #[test]
+    fn templates_are_updated_only_when_a_cluster_class_names_them() {
+        let template = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlaneTemplate
+metadata: {name: cp}
+spec:
+  template:
+    spec:
+      version: v1.33.2
+      aadProfile: {managed: true, adminGroupObjectIDs: []}
+";
+        let class = "apiVersion: cluster.x-k8s.io/v1beta1
+kind: ClusterClass
+metadata: {name: aks}
+spec:
+  controlPlane:
+    ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlaneTemplate, name: cp}
+";
+        assert!(findings_of(template, AAD_ADMIN_GROUPS).is_empty(), "no ClusterClass: nothing updates it");
+        let found = findings_of(&format!("{class}---\n{template}"), AAD_ADMIN_GROUPS);
+        assert_eq!(paths(&found), ["/spec/template/spec/aadProfile/adminGroupObjectIDs"]);
     }
 
     #[test]
     fn empty_resource_group_without_label_fails_at_first_update() {
         assert_eq!(
-            paths(&findings_of(&amcp(""), RESOURCE_GROUP_UPDATE)),
+            paths(&findings_of(&referenced(""), RESOURCE_GROUP_UPDATE)),
             ["/spec/resourceGroupName", "/spec/virtualNetwork/resourceGroup"]
         );
-        let vnet_group = amcp("  virtualNetwork: {name: v, resourceGroup: net}\n");
+        let vnet_group = referenced("  virtualNetwork: {name: v, resourceGroup: net}\n");
         assert_eq!(paths(&findings_of(&vnet_group, RESOURCE_GROUP_UPDATE)), ["/spec/resourceGroupName"]);
-        assert!(findings_of(&amcp(RG), RESOURCE_GROUP_UPDATE).is_empty());
+        assert!(findings_of(&referenced(RG), RESOURCE_GROUP_UPDATE).is_empty());
         let labelled = amcp("")
             .replace("metadata: {name: c1}", "metadata: {name: c1, labels: {cluster.x-k8s.io/cluster-name: c1}}");
         assert!(findings_of(&labelled, RESOURCE_GROUP_UPDATE).is_empty(), "defaulted from the label at create");
+        assert!(findings_of(&amcp(""), RESOURCE_GROUP_UPDATE).is_empty(), "no Cluster: nothing adds the label");
     }
 
     const CLUSTER: &str = "apiVersion: cluster.x-k8s.io/v1beta1

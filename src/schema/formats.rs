@@ -8,8 +8,9 @@ use std::sync::LazyLock;
 use base64::Engine;
 use regex::Regex;
 
+/// kube-openapi's format regexes are Go's: `\d`, `\s` are ASCII.
 fn re(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("built-in format regex")
+    Regex::new(&super::go_regex::ascii_perl_classes(pattern)).expect("built-in format regex")
 }
 
 static DATE_TIME: LazyLock<Regex> =

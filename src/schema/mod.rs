@@ -6,6 +6,7 @@ pub mod validate;
 
 mod cel;
 mod formats;
+mod go_regex;
 mod issue;
 mod meta;
 

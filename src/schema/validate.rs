@@ -110,6 +110,33 @@ fn describe(value: &Value) -> String {
     }
 }
 
+/// Whether decoding `value` into the Go type behind `schema` fails (`json: cannot unmarshal ...`): a non-null value
+/// of another JSON type than the schema's, at any depth the schema describes.
+fn go_decode_fails(value: &Value, schema: &Value) -> bool {
+    let Some(schema) = schema.as_object() else { return false };
+    if value.is_null() {
+        return false;
+    }
+    if let Some(expected) = schema.get("type").and_then(Value::as_str)
+        && !type_matches(expected, value)
+    {
+        return true;
+    }
+    match value {
+        Value::Object(map) => map.iter().any(|(key, item)| {
+            let item_schema = schema
+                .get("properties")
+                .and_then(|properties| properties.get(key))
+                .or_else(|| schema.get("additionalProperties").filter(|s| s.is_object()));
+            item_schema.is_some_and(|item_schema| go_decode_fails(item, item_schema))
+        }),
+        Value::Array(items) => {
+            schema.get("items").is_some_and(|item_schema| items.iter().any(|item| go_decode_fails(item, item_schema)))
+        }
+        _ => false,
+    }
+}
+
 fn type_matches(expected: &str, value: &Value) -> bool {
     match expected {
         "object" => value.is_object(),
@@ -265,7 +292,12 @@ impl<'r> Validator<'r> {
         walk.normalize(&mut object, &kind.schema, prefix, true, out);
         // CAPZ's defaulting webhook runs next (admission order: structural defaults, mutating webhooks, then the
         // schema); the API server prunes and defaults the webhook's result again.
-        if !embedded && crate::lint::defaulting::apply(&gvk.group, &gvk.version, &gvk.kind, &mut object) {
+        // A value of the wrong JSON type makes that webhook's decode fail: the API server returns the decode error
+        // and nothing is defaulted (the schema check below reports the type error).
+        if !embedded
+            && !go_decode_fails(&object, &kind.schema)
+            && crate::lint::defaulting::apply(&gvk.group, &gvk.version, &gvk.kind, &mut object)
+        {
             walk.normalize(&mut object, &kind.schema, prefix, true, &mut Vec::new());
         }
         if kind.status_subresource
@@ -311,7 +343,7 @@ impl<'r> Validator<'r> {
         if let Some(hit) = self.regexes.read().unwrap_or_else(PoisonError::into_inner).get(pattern) {
             return hit.clone();
         }
-        let compiled = Regex::new(pattern).ok().map(Arc::new);
+        let compiled = Regex::new(&super::go_regex::ascii_perl_classes(pattern)).ok().map(Arc::new);
         let mut regexes = self.regexes.write().unwrap_or_else(PoisonError::into_inner);
         regexes.entry(pattern.to_string()).or_insert(compiled).clone()
     }
@@ -771,6 +803,28 @@ mod tests {
             .filter(|f| f.severity == Severity::Error)
             .map(|f| (f.rule, f.path))
             .collect()
+    }
+
+    #[test]
+    fn a_wrong_json_type_is_not_hidden_by_capz_defaulting() {
+        // YAML 1.1 reads `y` as true: CAPZ's defaulting webhook cannot decode it (it would otherwise default the
+        // empty cidrBlock), so the type error stands.
+        let yaml = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata: {name: c1, namespace: default}
+spec:
+  location: eastus
+  resourceGroupName: rg
+  version: v1.33.2
+  virtualNetwork: {name: v, cidrBlock: 10.0.0.0/8, subnet: {name: s, cidrBlock: y}}
+";
+        assert!(
+            errors(yaml).contains(&("schema".to_string(), "/spec/virtualNetwork/subnet/cidrBlock".to_string())),
+            "{:?}",
+            errors(yaml)
+        );
+        let quoted = errors(&yaml.replace("cidrBlock: y", "cidrBlock: 10.240.0.0/16"));
+        assert!(!quoted.iter().any(|(_, path)| path.contains("subnet")), "{quoted:?}");
     }
 
     const WITH_STATUS: &str = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1

@@ -610,6 +610,710 @@ case("namespace-omitted", "documents without namespace (kubectl applies them to 
 case("namespace-other", "all objects in namespace team-a", AKS_KEYED, lambda docs: [d["metadata"].__setitem__("namespace", "team-a") for d in docs])
 
 
+# =====================================================================================================================
+# Widening (webhook-widen): boundaries, empty vs absent, defaulting-then-validation, case sensitivity, several errors
+# on one object, unknown fields and wrong types. Each case names the CAPZ branch it aims at.
+# =====================================================================================================================
+
+# --- AMCP version: kubeSemver ^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_\.+]*)?$ after NormalizeVersion
+for name, value, what in [
+    ("trailing-dash", "v1.33.2-", "suffix of one dash (the suffix class allows it)"),
+    ("underscore-suffix", "v1.33.2_hotfix", "underscore suffix"),
+    ("four-parts", "v1.33.2.4", "a fourth dotted number (suffix class)"),
+    ("leading-zero-patch", "v1.33.02", "leading zero in patch"),
+    ("leading-zero-minor", "v1.033.2", "leading zero in minor"),
+    ("zeros", "v0.0.0", "all zeros"),
+    ("uppercase-v", "V1.33.2", "uppercase V: normalized to vV1.33.2"),
+    ("empty", "", "empty string (not normalized)"),
+    ("no-v-major-minor", "1.33", "no v, no patch"),
+    ("trailing-space", "v1.33.2 ", "trailing space"),
+    ("bang", "v1.33.2!", "suffix with a character outside the class"),
+    ("prerelease-and-build", "v1.33.2-rc.1+build.5", "pre-release and build metadata"),
+    ("no-v-leading-zero", "01.33.2", "no v and a leading zero"),
+    ("big-numbers", "v100.2000.30000", "large numbers"),
+    ("no-v-prerelease", "1.34.0-alpha.1", "no v with a pre-release"),
+]:
+    case(f"amcp-version-{name}", what, AKS_KEYED, put(AMCP, "spec.version", value))
+case("amcp-version-number", "version written as a YAML number (schema: string)", AKS_KEYED, put(AMCP, "spec.version", 1.33))
+for name, value, what in [
+    ("uppercase-v", "V1.33.2", "template version with uppercase V"),
+    ("empty", "", "template version empty"),
+    ("leading-zero-patch", "v1.33.02", "template leading zero in patch"),
+    ("trailing-dash", "v1.33.2-", "template version suffix of one dash"),
+    ("major-minor-only", "v1.33", "template version without patch"),
+]:
+    case(f"amcpt-version-{name}", what, AKS_CC, put(AMCPT, "spec.template.spec.version", value))
+
+# --- DNS prefix: ^[a-zA-Z0-9][a-zA-Z0-9-]{0,52}[a-zA-Z0-9]$ (nil defaults to metadata.name)
+for name, value, what in [
+    ("trailing-hyphen", "ref-", "ends with a hyphen"),
+    ("digit-first", "1ref", "starts with a digit"),
+    ("double-hyphen", "a--b", "two hyphens inside"),
+    ("max-54-with-hyphens", "a" + "-b" * 26 + "c", "54 characters with hyphens"),
+    ("dot", "ref.aks", "a dot"),
+    ("non-ascii", "réf", "a non-ASCII letter"),
+    ("all-digits", "12345", "digits only"),
+]:
+    case(f"amcp-dns-prefix-{name}", what, AKS_KEYED, put(AMCP, "spec.dnsPrefix", value))
+case("amcp-dns-prefix-defaulted-54", "no dnsPrefix; metadata.name of 54 characters (boundary, admitted)", AKS_KEYED, rename(AMCP, "r" * 54))
+case("amcp-dns-prefix-defaulted-55", "no dnsPrefix; metadata.name of 55 characters", AKS_KEYED, rename(AMCP, "r" * 55))
+case("amcp-dns-prefix-defaulted-dot", "no dnsPrefix; metadata.name with a dot", AKS_KEYED, rename(AMCP, "ref.aks"))
+case("amcpt-dns-prefix-too-long", "template dnsPrefix of 60 characters (not checked on templates)", AKS_CC, put(AMCPT, "spec.template.spec.dnsPrefix", "a" * 60))
+
+# --- validateName: microsoft / windows anywhere in metadata.name, case-insensitive
+case("amcp-name-windows-suffix", "name ends with windows", AKS_KEYED, rename(AMCP, "aks-windows"))
+case("amcp-name-microsof", "name microsof (not the whole word: admitted)", AKS_KEYED, rename(AMCP, "microsof-aks"))
+case("amcp-name-win-dows", "name win-dows (split: admitted)", AKS_KEYED, rename(AMCP, "win-dows"))
+case("amcp-name-microsoft-embedded", "microsoft embedded without separators", AKS_KEYED, rename(AMCP, "amicrosoftb"))
+case("amcpt-name-microsoft", "template name contains microsoft", AKS_CC, rename(AMCPT, "microsoft-cp", CP_T))
+case("amcpt-name-windo", "template name windo (admitted)", AKS_CC, rename(AMCPT, "windo-cp", CP_T))
+
+# --- SSH key: base64 (StdEncoding) of an authorized_keys line
+SSH_LINE = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICm7VrKANeNOMsyt8jSiy9vLwd9LNrXeQ+s5exvdEaK9 referee"
+import base64 as _b64
+case("amcp-ssh-key-plain-line", "sshPublicKey as the plain authorized_keys line (not base64)", AKS, put(AMCP, "spec.sshPublicKey", SSH_LINE))
+case("amcp-ssh-key-no-padding", "sshPublicKey base64 without its padding", AKS, put(AMCP, "spec.sshPublicKey", _b64.b64encode((SSH_LINE + "\n").encode()).decode().rstrip("=")))
+case("amcp-ssh-key-no-comment", "sshPublicKey base64 of a key without comment or newline", AKS, put(AMCP, "spec.sshPublicKey", _b64.b64encode(SSH_LINE.rsplit(" ", 1)[0].encode()).decode()))
+case("amcp-ssh-key-urlsafe", "sshPublicKey in URL-safe base64", AKS, put(AMCP, "spec.sshPublicKey", _b64.urlsafe_b64encode((SSH_LINE + "\n").encode()).decode()))
+case("amcp-ssh-key-wrapped", "sshPublicKey base64 with a line break inside", AKS, put(AMCP, "spec.sshPublicKey", SSH_KEY_B64[:40] + "\n" + SSH_KEY_B64[40:]))
+case("amcp-ssh-key-truncated-blob", "sshPublicKey base64 of a key whose blob is cut short", AKS, put(AMCP, "spec.sshPublicKey", _b64.b64encode(b"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICm7 x\n").decode()))
+case("amcp-ssh-key-space", "sshPublicKey a single space", AKS, put(AMCP, "spec.sshPublicKey", " "))
+
+# --- identity ----------------------------------------------------------------------------------------------
+case("amcp-identity-empty-object", "identity {} (type defaulted by the CRD?)", AKS_KEYED, put(AMCP, "spec.identity", {}))
+case("amcp-identity-system-assigned", "identity SystemAssigned without resource ID", AKS_KEYED, put(AMCP, "spec.identity", {"type": "SystemAssigned"}))
+case("amcp-identity-type-lowercase", "identity type userassigned (enum is case-sensitive)", AKS_KEYED, put(AMCP, "spec.identity", {"type": "userassigned", "userAssignedIdentityResourceID": UAI}))
+case("amcp-identity-only-resource-id", "identity with a resource ID and no type", AKS_KEYED, put(AMCP, "spec.identity", {"userAssignedIdentityResourceID": UAI}))
+
+# --- load balancer profile boundaries ------------------------------------------------------------------------------
+for name, lbp, what in [
+    ("managed-ips-1", {"managedOutboundIPs": 1}, "managedOutboundIPs 1 (minimum)"),
+    ("ports-0", {"allocatedOutboundPorts": 0}, "allocatedOutboundPorts 0 (minimum)"),
+    ("ports-64000", {"allocatedOutboundPorts": 64000}, "allocatedOutboundPorts 64000 (maximum)"),
+    ("idle-120", {"idleTimeoutInMinutes": 120}, "idleTimeoutInMinutes 120 (maximum)"),
+    ("all-three-kinds", {"managedOutboundIPs": 1, "outboundIPPrefixes": ["/p"], "outboundIPs": ["/ip"]}, "all three outbound kinds"),
+    ("empty-lists-and-managed", {"managedOutboundIPs": 2, "outboundIPPrefixes": [], "outboundIPs": []}, "managed IPs with empty prefix and IP lists (admitted)"),
+    ("several-out-of-range", {"managedOutboundIPs": 0, "allocatedOutboundPorts": 70000, "idleTimeoutInMinutes": 1}, "three values out of range at once"),
+    ("empty", {}, "empty loadBalancerProfile"),
+    ("managed-ips-negative", {"managedOutboundIPs": -1}, "managedOutboundIPs negative"),
+]:
+    case(f"amcp-lb-{name}", what, AKS_KEYED, put(AMCP, "spec.loadBalancerProfile", lbp))
+case("amcpt-lb-idle-121", "template idleTimeoutInMinutes 121", AKS_CC, put(AMCPT, "spec.template.spec.loadBalancerProfile", {"idleTimeoutInMinutes": 121}))
+case("amcpt-lb-two-kinds", "template managed IPs and outbound IPs", AKS_CC, put(AMCPT, "spec.template.spec.loadBalancerProfile", {"managedOutboundIPs": 1, "outboundIPs": ["/ip"]}))
+case("amcpt-lb-ports-64000", "template allocatedOutboundPorts 64000 (admitted)", AKS_CC, put(AMCPT, "spec.template.spec.loadBalancerProfile", {"allocatedOutboundPorts": 64000}))
+
+# --- API server access profile edges ----------------------------------------------------------------------------
+for name, prof, what in [
+    ("authorized-range-ipv6", {"authorizedIPRanges": ["2001:db8::/32"]}, "IPv6 authorized range"),
+    ("authorized-range-prefix-33", {"authorizedIPRanges": ["1.2.3.0/33"]}, "prefix length 33"),
+    ("authorized-range-host-bits", {"authorizedIPRanges": ["1.2.3.4/24"]}, "range with host bits set (ParseCIDR accepts)"),
+    ("authorized-ranges-two-bad", {"authorizedIPRanges": ["x", "1.2.3.0/24", "y/8"]}, "two invalid ranges among three"),
+    ("private-dns-system-upper", {"enablePrivateCluster": True, "privateDNSZone": "SYSTEM"}, "privateDNSZone SYSTEM (case-insensitive)"),
+    ("private-dns-none-mixed", {"enablePrivateCluster": True, "privateDNSZone": "None"}, "privateDNSZone None"),
+    ("private-dns-empty", {"enablePrivateCluster": True, "privateDNSZone": ""}, "privateDNSZone empty string (neither keyword nor resource ID)"),
+    ("private-dns-keyword-not-private", {"privateDNSZone": "System"}, "keyword zone on a public cluster (admitted)"),
+    ("private-dns-mixed-case-id", {"enablePrivateCluster": True, "privateDNSZone": ZONE.replace("privateDnsZones", "PrivateDNSZones") + "PrivateLink.EastUS.azmk8s.io"}, "zone ID in mixed case (lowercased before matching)"),
+    ("private-dns-subzone-32", {"enablePrivateCluster": True, "privateDNSZone": ZONE + ("x" * 32) + ".privatelink.eastus.azmk8s.io"}, "subzone label of 32 characters (maximum)"),
+    ("private-dns-location-hyphen", {"enablePrivateCluster": True, "privateDNSZone": ZONE + "privatelink.east-us.azmk8s.io"}, "location with a hyphen"),
+    ("private-dns-private-prefix", {"enablePrivateCluster": True, "privateDNSZone": ZONE + "private.eastus.azmk8s.io"}, "private.<location> zone"),
+    ("private-dns-explicit-false", {"enablePrivateCluster": False, "privateDNSZone": ZONE + "privatelink.eastus.azmk8s.io"}, "zone ID with enablePrivateCluster false"),
+    ("private-dns-bare-segment", {"enablePrivateCluster": True, "privateDNSZone": "privateDnsZones/privatelink.eastus.azmk8s.io"}, "only the privateDnsZones/ segment, no full ID"),
+    ("private-dns-subzone-underscore", {"enablePrivateCluster": True, "privateDNSZone": ZONE + "team_a.privatelink.eastus.azmk8s.io"}, "subzone with an underscore"),
+    ("empty", {}, "empty apiServerAccessProfile"),
+]:
+    case(f"amcp-apiserver-{name}", what, AKS_KEYED, put(AMCP, "spec.apiServerAccessProfile", prof))
+case("amcpt-apiserver-private-dns-empty", "template privateDNSZone empty", AKS_CC, put(AMCPT, "spec.template.spec.apiServerAccessProfile", {"enablePrivateCluster": True, "privateDNSZone": ""}))
+case("amcpt-apiserver-zone-not-private", "template zone ID without private cluster", AKS_CC, put(AMCPT, "spec.template.spec.apiServerAccessProfile", {"privateDNSZone": ZONE + "privatelink.eastus.azmk8s.io"}))
+case("amcpt-apiserver-authorized-ipv6", "template IPv6 authorized range (admitted)", AKS_CC, put(AMCPT, "spec.template.spec.apiServerAccessProfile", {"authorizedIPRanges": ["2001:db8::/32"]}))
+
+# --- autoscaler profile edges (webhook parsing vs CRD patterns) ------------------------------------------------------
+for key, value, what in [
+    ("maxEmptyBulkDelete", "+5", "plus sign (Atoi accepts)"),
+    ("maxEmptyBulkDelete", "10", "valid"),
+    ("maxGracefulTerminationSec", "0", "zero"),
+    ("maxNodeProvisionTime", "0m", "zero minutes"),
+    ("maxNodeProvisionTime", "15M", "uppercase unit"),
+    ("maxTotalUnreadyPercentage", "0", "zero (minimum)"),
+    ("maxTotalUnreadyPercentage", "100", "100 (maximum)"),
+    ("maxTotalUnreadyPercentage", "-1", "negative"),
+    ("maxTotalUnreadyPercentage", "45.5", "a decimal"),
+    ("newPodScaleUpDelay", "0", "zero without unit (ParseDuration accepts)"),
+    ("newPodScaleUpDelay", "10", "number without unit"),
+    ("newPodScaleUpDelay", "-5s", "negative duration"),
+    ("newPodScaleUpDelay", "500ms", "milliseconds"),
+    ("okTotalUnreadyCount", "-3", "negative"),
+    ("okTotalUnreadyCount", "0", "zero"),
+    ("scanInterval", "0s", "zero seconds"),
+    ("scanInterval", "10", "no unit"),
+    ("scaleDownDelayAfterAdd", "0m", "zero minutes"),
+    ("scaleDownDelayAfterDelete", "0s", "zero seconds"),
+    ("scaleDownDelayAfterFailure", "3m", "valid minutes"),
+    ("scaleDownUnneededTime", "10s", "seconds instead of minutes"),
+    ("scaleDownUnreadyTime", "20m", "valid"),
+    ("scaleDownUtilizationThreshold", "0", "zero"),
+    ("scaleDownUtilizationThreshold", "1", "one (maximum)"),
+    ("scaleDownUtilizationThreshold", "1.0001", "just above one"),
+    ("scaleDownUtilizationThreshold", ".5", "no leading zero"),
+    ("scaleDownUtilizationThreshold", "-0.1", "negative"),
+    ("scaleDownUtilizationThreshold", "1e-1", "exponent notation"),
+    ("scaleDownUtilizationThreshold", "NaN", "NaN (ParseFloat accepts, comparisons false)"),
+    ("expander", "priority", "expander priority"),
+    ("expander", "Random", "expander with uppercase"),
+    ("balanceSimilarNodeGroups", "True", "True with uppercase"),
+    ("skipNodesWithLocalStorage", "false", "valid"),
+    ("skipNodesWithSystemPods", "no", "not true/false"),
+]:
+    slug = re.sub(r"[^a-z0-9]+", "-", f"{key}-{value}".lower()).strip("-")
+    cname = f"amcp-autoscaler-{slug}"
+    if any(c[0] == cname for c in CASES):
+        cname += "-edge"
+    case(cname, f"autoscalerProfile.{key} = {value!r}: {what}", AKS_KEYED, put(AMCP, "spec.autoscalerProfile", {key: value}))
+case("amcp-autoscaler-several-bad", "several autoscaler values invalid at once", AKS_KEYED, put(AMCP, "spec.autoscalerProfile", {"scanInterval": "1m", "scaleDownUnneededTime": "5s", "maxTotalUnreadyPercentage": "150", "scaleDownUtilizationThreshold": "2"}))
+case("amcpt-autoscaler-max-total-unready-150", "template maxTotalUnreadyPercentage 150", AKS_CC, put(AMCPT, "spec.template.spec.autoscalerProfile", {"maxTotalUnreadyPercentage": "150"}))
+case("amcpt-autoscaler-new-pod-delay-bad", "template newPodScaleUpDelay not a duration", AKS_CC, put(AMCPT, "spec.template.spec.autoscalerProfile", {"newPodScaleUpDelay": "soon"}))
+case("amcpt-autoscaler-delete-delay-minutes", "template scaleDownDelayAfterDelete in minutes", AKS_CC, put(AMCPT, "spec.template.spec.autoscalerProfile", {"scaleDownDelayAfterDelete": "1m"}))
+
+# --- AKS extensions edges --------------------------------------------------------------------------------------------
+for name, exts, what in [
+    ("version-autoupgrade-true", [{**EXT, "version": "1.2.3", "autoUpgradeMinorVersion": True}], "version with autoUpgradeMinorVersion true"),
+    ("release-train-autoupgrade-true", [{**EXT, "releaseTrain": "stable", "autoUpgradeMinorVersion": True}], "releaseTrain with autoUpgradeMinorVersion true (admitted)"),
+    ("namespace-both-missing", [{**EXT, "scope": {"scopeType": "Namespace"}}, {**EXT, "name": "other", "scope": {"scopeType": "Cluster"}}], "two extensions, each scope missing its namespace"),
+    ("scope-cluster-both-ns", [{**EXT, "scope": {"scopeType": "Cluster", "releaseNamespace": "", "targetNamespace": "b"}}], "cluster scope with empty releaseNamespace and a targetNamespace"),
+    ("scope-type-bogus", [{**EXT, "scope": {"scopeType": "Global", "releaseNamespace": "a"}}], "scopeType not in the enum"),
+    ("plan-with-name", [{**EXT, "plan": {"name": "p1", "product": "p", "publisher": "pub"}}], "plan with a name"),
+    ("config-settings", [{**EXT, "configurationSettings": {"a": "b"}}], "configuration settings"),
+    ("two-ok", [EXT, {**EXT, "name": "dapr", "extensionType": "microsoft.dapr"}], "two valid extensions"),
+    ("version-and-bad-scope", [{**EXT, "version": "1.0.0", "scope": {"scopeType": "Namespace", "releaseNamespace": "x"}}], "version with default auto-upgrade and a namespace scope with releaseNamespace"),
+]:
+    case(f"amcp-extension-{name}", what, AKS_KEYED, put(AMCP, "spec.extensions", exts))
+case("amcpt-extension-namespace-no-target", "template namespace scope without targetNamespace", AKS_CC, put(AMCPT, "spec.template.spec.extensions", [{**EXT, "scope": {"scopeType": "Namespace"}}]))
+case("amcpt-extension-version-autoupgrade-false", "template version with autoUpgradeMinorVersion false (admitted)", AKS_CC, put(AMCPT, "spec.template.spec.extensions", [{**EXT, "version": "1.0.0", "autoUpgradeMinorVersion": False}]))
+
+# --- security profile edges ------------------------------------------------------------------------------------------
+case("amcp-kms-private-with-vault-id", "KMS private with keyVaultResourceID and UserAssigned identity (admitted)", AKS_KEYED, put(AMCP, "spec.identity", {"type": "UserAssigned", "userAssignedIdentityResourceID": UAI}), put(AMCP, "spec.securityProfile", {"azureKeyVaultKms": {**KMS, "keyVaultNetworkAccess": "Private", "keyVaultResourceID": "/subscriptions/x/kv"}}))
+case("amcp-kms-explicit-system-identity", "KMS with identity SystemAssigned explicitly", AKS_KEYED, put(AMCP, "spec.identity", {"type": "SystemAssigned"}), put(AMCP, "spec.securityProfile", {"azureKeyVaultKms": KMS}))
+case("amcp-kms-disabled-no-identity", "KMS enabled: false without UserAssigned identity (still denied: the block counts)", AKS_KEYED, put(AMCP, "spec.securityProfile", {"azureKeyVaultKms": {**KMS, "enabled": False}}))
+case("amcp-kms-network-access-bogus", "KMS keyVaultNetworkAccess not in the enum", AKS_KEYED, put(AMCP, "spec.identity", {"type": "UserAssigned", "userAssignedIdentityResourceID": UAI}), put(AMCP, "spec.securityProfile", {"azureKeyVaultKms": {**KMS, "keyVaultNetworkAccess": "Internal"}}))
+case("amcp-image-cleaner-24", "imageCleaner intervalHours 24 (minimum)", AKS_KEYED, put(AMCP, "spec.securityProfile", {"imageCleaner": {"enabled": True, "intervalHours": 24}}))
+case("amcp-image-cleaner-2160", "imageCleaner intervalHours 2160 (maximum)", AKS_KEYED, put(AMCP, "spec.securityProfile", {"imageCleaner": {"enabled": True, "intervalHours": 2160}}))
+case("amcp-image-cleaner-2161", "imageCleaner intervalHours 2161", AKS_KEYED, put(AMCP, "spec.securityProfile", {"imageCleaner": {"enabled": True, "intervalHours": 2161}}))
+case("amcp-workload-identity-oidc-enabled-missing", "workload identity; oidcIssuerProfile {} (enabled nil)", AKS_KEYED, put(AMCP, "spec.oidcIssuerProfile", {}), put(AMCP, "spec.securityProfile", {"workloadIdentity": {"enabled": True}}))
+case("amcp-security-profile-empty", "empty securityProfile", AKS_KEYED, put(AMCP, "spec.securityProfile", {}))
+case("amcp-kms-and-workload-identity-bad", "KMS without UserAssigned and workload identity without OIDC", AKS_KEYED, put(AMCP, "spec.oidcIssuerProfile", {"enabled": False}), put(AMCP, "spec.securityProfile", {"azureKeyVaultKms": KMS, "workloadIdentity": {"enabled": True}}))
+case("amcpt-kms-private-no-vault-id", "template KMS private without keyVaultResourceID", AKS_CC, put(AMCPT, "spec.template.spec.identity", {"type": "UserAssigned", "userAssignedIdentityResourceID": UAI}), put(AMCPT, "spec.template.spec.securityProfile", {"azureKeyVaultKms": {**KMS, "keyVaultNetworkAccess": "Private"}}))
+case("amcpt-workload-identity-oidc-on", "template workload identity with OIDC on (admitted)", AKS_CC, put(AMCPT, "spec.template.spec.oidcIssuerProfile", {"enabled": True}), put(AMCPT, "spec.template.spec.securityProfile", {"workloadIdentity": {"enabled": True}}))
+
+# --- fleets member ----------------------------------------------------------------------------------------------------
+for name, fname, what in [("one-char", "a", "one character (admitted)"), ("trailing-hyphen", "fleet-", "ends with a hyphen"), ("leading-hyphen", "-fleet", "starts with a hyphen"), ("dot", "a.b", "a dot"), ("hyphen-inside", "my-fleet-1", "hyphens inside (admitted)")]:
+    case(f"amcp-fleets-member-name-{name}", what, AKS_KEYED, put(AMCP, "spec.fleetsMember", {"name": fname, "managerName": "fleet", "managerResourceGroup": "rg"}))
+case("amcp-fleets-member-cluster-name-dot", "fleetsMember name defaulted from a Cluster name with a dot", AKS_KEYED, put(AMCP, "spec.fleetsMember", {"managerName": "fleet", "managerResourceGroup": "rg"}), rename(CLUSTER, "ref.aks"))
+case("amcp-fleets-member-empty-name", "fleetsMember name empty string: defaulted at update", AKS_KEYED, put(AMCP, "spec.fleetsMember", {"name": "", "managerName": "fleet", "managerResourceGroup": "rg"}))
+
+# --- virtual network: webhook defaulting happens before validation ------------------------------------------------------
+for name, vnet, what in [
+    ("subnet-equals-vnet", {"name": "vnet", "cidrBlock": "10.10.0.0/16", "subnet": {"name": "nodes", "cidrBlock": "10.10.0.0/16"}}, "subnet CIDR equal to the vnet CIDR"),
+    ("subnet-wider-same-base", {"name": "vnet", "cidrBlock": "10.10.0.0/16", "subnet": {"name": "nodes", "cidrBlock": "10.10.0.0/8"}}, "subnet wider than the vnet but its base IP inside (CAPZ checks only the IP)"),
+    ("subnet-defaulted-outside", {"name": "vnet", "cidrBlock": "10.10.0.0/16", "subnet": {"name": "nodes"}}, "custom vnet CIDR, subnet CIDR defaulted to 10.240.0.0/16 (outside)"),
+    ("vnet-defaulted-subnet-inside", {"name": "vnet", "subnet": {"name": "nodes", "cidrBlock": "10.1.0.0/16"}}, "vnet CIDR defaulted to 10.0.0.0/8, subnet inside"),
+    ("vnet-defaulted-subnet-outside", {"name": "vnet", "subnet": {"name": "nodes", "cidrBlock": "172.16.0.0/16"}}, "vnet CIDR defaulted to 10.0.0.0/8, subnet outside"),
+    ("ipv6-subnet-in-ipv4", {"name": "vnet", "cidrBlock": "10.10.0.0/16", "subnet": {"name": "nodes", "cidrBlock": "fd00::/64"}}, "IPv6 subnet in an IPv4 vnet"),
+    ("host-bits", {"name": "vnet", "cidrBlock": "10.10.1.1/16", "subnet": {"name": "nodes", "cidrBlock": "10.10.1.0/24"}}, "vnet CIDR with host bits (ParseCIDR accepts)"),
+    ("both-invalid", {"name": "vnet", "cidrBlock": "x", "subnet": {"name": "nodes", "cidrBlock": "y"}}, "vnet and subnet CIDRs both invalid"),
+    ("resource-group", {"name": "vnet", "cidrBlock": "10.10.0.0/16", "resourceGroup": "net-rg", "subnet": {"name": "nodes", "cidrBlock": "10.10.1.0/24"}}, "vnet in another resource group"),
+    ("prefix-32", {"name": "vnet", "cidrBlock": "10.10.1.5/32", "subnet": {"name": "nodes", "cidrBlock": "10.10.1.5/32"}}, "/32 vnet and subnet"),
+]:
+    case(f"amcp-vnet-{name}", what, AKS_KEYED, put(AMCP, "spec.virtualNetwork", vnet))
+case("amcp-vnet-overlay-custom-cidr", "overlay with a custom vnet CIDR; subnet defaulted to 10.224.0.0/16 (outside)", AKS_KEYED, put(AMCP, "spec.networkPluginMode", "overlay"), put(AMCP, "spec.virtualNetwork", {"name": "vnet", "cidrBlock": "10.10.0.0/16"}))
+case("amcp-vnet-overlay-subnet-inside", "overlay, vnet defaulted to 10.224.0.0/12, custom subnet inside", AKS_KEYED, put(AMCP, "spec.networkPluginMode", "overlay"), put(AMCP, "spec.virtualNetwork", {"name": "vnet", "subnet": {"name": "s", "cidrBlock": "10.225.0.0/16"}}))
+case("amcpt-vnet-subnet-defaulted-outside", "template custom vnet CIDR, subnet CIDR defaulted to 10.240.0.0/16", AKS_CC, put(AMCPT, "spec.template.spec.virtualNetwork", {"cidrBlock": "10.10.0.0/16", "subnet": {"name": "nodes"}}))
+case("amcpt-vnet-overlay-defaults", "template overlay: template defaults ignore overlay (10.0.0.0/8, 10.240.0.0/16)", AKS_CC, put(AMCPT, "spec.template.spec.networkPluginMode", "overlay"))
+case("amcpt-vnet-cidr-invalid", "template vnet CIDR not a CIDR", AKS_CC, put(AMCPT, "spec.template.spec.virtualNetwork", {"cidrBlock": "10.10.0.0", "subnet": {"name": "nodes", "cidrBlock": "10.10.1.0/24"}}))
+PE = {"name": "pe1", "privateLinkServiceConnections": [{"privateLinkServiceID": PLS}]}
+SUBNET_PE = lambda pes: {**VNET, "subnet": {**VNET["subnet"], "privateEndpoints": pes}}
+case("amcp-private-endpoint-two-ips-one-outside", "private endpoint with two IPs, one outside", AKS_KEYED, put(AMCP, "spec.virtualNetwork", SUBNET_PE([{**PE, "privateIPAddresses": ["10.10.1.5", "10.10.2.5"]}])))
+case("amcp-private-endpoint-ip-not-ip", "private endpoint IP not an IP", AKS_KEYED, put(AMCP, "spec.virtualNetwork", SUBNET_PE([{**PE, "privateIPAddresses": ["10.10.1"]}])))
+case("amcp-private-endpoint-name-80", "private endpoint name of 80 characters", AKS_KEYED, put(AMCP, "spec.virtualNetwork", SUBNET_PE([{**PE, "name": "p" * 80}])))
+case("amcp-private-endpoint-name-81", "private endpoint name of 81 characters", AKS_KEYED, put(AMCP, "spec.virtualNetwork", SUBNET_PE([{**PE, "name": "p" * 81}])))
+case("amcp-private-endpoint-name-trailing-dot", "private endpoint name ending with a dot", AKS_KEYED, put(AMCP, "spec.virtualNetwork", SUBNET_PE([{**PE, "name": "pe1."}])))
+case("amcp-private-endpoint-name-underscore-end", "private endpoint name ending with an underscore", AKS_KEYED, put(AMCP, "spec.virtualNetwork", SUBNET_PE([{**PE, "name": "pe1_"}])))
+case("amcp-private-endpoint-two-bad", "two private endpoints, both invalid", AKS_KEYED, put(AMCP, "spec.virtualNetwork", SUBNET_PE([{"name": "a b"}, {**PE, "name": "pe2", "privateIPAddresses": ["192.168.9.9"]}])))
+case("amcp-private-endpoint-connection-bad-name", "private link connection with an invalid name", AKS_KEYED, put(AMCP, "spec.virtualNetwork", SUBNET_PE([{"name": "pe1", "privateLinkServiceConnections": [{"name": "c 1", "privateLinkServiceID": PLS}]}])))
+case("amcp-private-endpoint-location", "private endpoint with a location and custom NIC name", AKS_KEYED, put(AMCP, "spec.virtualNetwork", SUBNET_PE([{**PE, "location": "westus", "customNetworkInterfaceName": "nic-1"}])))
+
+# --- cluster network: DNS service IP -----------------------------------------------------------------------------------
+case("amcp-dns-ip-ipv4-mapped", "dnsServiceIP written as an IPv4-mapped IPv6 address (String() gives the IPv4 form)", AKS_KEYED, put(AMCP, "spec.dnsServiceIP", "::ffff:192.168.0.10"))
+case("amcp-dns-ip-dot-100", "dnsServiceIP ending in .100", AKS_KEYED, put(AMCP, "spec.dnsServiceIP", "192.168.0.100"))
+case("amcp-dns-ip-10-10", "dnsServiceIP 192.168.10.10", AKS_KEYED, put(AMCP, "spec.dnsServiceIP", "192.168.10.10"))
+case("amcp-dns-ip-leading-zero", "dnsServiceIP with a leading zero octet", AKS_KEYED, put(AMCP, "spec.dnsServiceIP", "192.168.0.010"))
+case("amcp-dns-ip-empty", "dnsServiceIP empty string", AKS_KEYED, put(AMCP, "spec.dnsServiceIP", ""))
+case("amcp-dns-ip-outside-and-not-10", "dnsServiceIP outside the CIDR and not .10", AKS_KEYED, put(AMCP, "spec.dnsServiceIP", "10.0.0.53"))
+case("amcp-dns-ip-service-cidr-host-bits", "service CIDR with host bits; dnsServiceIP inside", AKS_KEYED, put(CLUSTER, "spec.clusterNetwork.services.cidrBlocks", ["192.168.0.5/16"]), put(AMCP, "spec.dnsServiceIP", "192.168.0.10"))
+case("amcp-dns-ip-no-cluster-network-no-ip", "Cluster without clusterNetwork, no dnsServiceIP (admitted)", AKS_KEYED, drop(CLUSTER, "spec.clusterNetwork"))
+case("amcp-dns-ip-services-empty-list", "Cluster with an empty service CIDR list and a dnsServiceIP", AKS_KEYED, put(CLUSTER, "spec.clusterNetwork.services.cidrBlocks", []), put(AMCP, "spec.dnsServiceIP", "10.0.0.10"))
+case("amcp-two-service-cidrs-and-dns-ip", "two service CIDRs and a dnsServiceIP in the first", AKS_KEYED, put(CLUSTER, "spec.clusterNetwork.services.cidrBlocks", ["192.168.0.0/16", "10.96.0.0/12"]), put(AMCP, "spec.dnsServiceIP", "192.168.0.10"))
+case("amcp-dns-ip-and-private-endpoint-bad", "dnsServiceIP outside and a private endpoint IP outside its subnet", AKS_KEYED, put(AMCP, "spec.dnsServiceIP", "10.0.0.10"), put(AMCP, "spec.virtualNetwork", SUBNET_PE([{**PE, "privateIPAddresses": ["10.99.1.5"]}])))
+
+# --- disableLocalAccounts / AAD edges --------------------------------------------------------------------------------
+case("amcp-disable-local-accounts-aad-unmanaged", "disableLocalAccounts with aadProfile managed false (admitted at create)", AKS_KEYED, put(AMCP, "spec.disableLocalAccounts", True), put(AMCP, "spec.aadProfile", {"managed": False, "adminGroupObjectIDs": ["x"]}))
+case("amcp-disable-local-accounts-aad-empty-groups", "disableLocalAccounts with AAD and no admin groups (first update denies the groups)", AKS_KEYED, put(AMCP, "spec.disableLocalAccounts", True), put(AMCP, "spec.aadProfile", {"managed": True, "adminGroupObjectIDs": []}))
+case("amcp-aad-admin-groups-absent", "aadProfile managed without adminGroupObjectIDs", AKS_KEYED, put(AMCP, "spec.aadProfile", {"managed": True}))
+case("amcp-aad-unmanaged-empty-groups", "aadProfile managed false and no admin groups", AKS_KEYED, put(AMCP, "spec.aadProfile", {"managed": False, "adminGroupObjectIDs": []}))
+case("amcpt-aad-admin-groups-absent", "template aadProfile without admin groups", AKS_CC, put(AMCPT, "spec.template.spec.aadProfile", {"managed": True}))
+
+# --- network plugin / policy / dataplane edges -----------------------------------------------------------------------
+case("amcp-network-policy-cilium-dataplane-azure-overlay", "cilium policy with azure dataplane in overlay", AKS_KEYED, put(AMCP, "spec.networkPluginMode", "overlay"), put(AMCP, "spec.networkPolicy", "cilium"), put(AMCP, "spec.networkDataplane", "azure"))
+case("amcp-network-dataplane-azure", "azure dataplane alone (admitted)", AKS_KEYED, put(AMCP, "spec.networkDataplane", "azure"))
+case("amcp-network-dataplane-cilium-alone", "cilium dataplane alone (two errors)", AKS_KEYED, put(AMCP, "spec.networkDataplane", "cilium"))
+case("amcp-network-plugin-mode-uppercase", "networkPluginMode Overlay (enum is lowercase)", AKS_KEYED, put(AMCP, "spec.networkPluginMode", "Overlay"))
+case("amcp-network-policy-bogus", "networkPolicy not in the enum", AKS_KEYED, put(AMCP, "spec.networkPolicy", "weave"))
+case("amcp-network-dataplane-bogus", "networkDataplane not in the enum", AKS_KEYED, put(AMCP, "spec.networkDataplane", "ebpf"))
+case("amcp-overlay-kubenet-cilium", "overlay with kubenet and a cilium dataplane", AKS_KEYED, put(AMCP, "spec.networkPlugin", "kubenet"), put(AMCP, "spec.networkPluginMode", "overlay"), put(AMCP, "spec.networkPolicy", "cilium"), put(AMCP, "spec.networkDataplane", "cilium"))
+case("amcpt-cilium-dataplane-alone", "template cilium dataplane alone", AKS_CC, put(AMCPT, "spec.template.spec.networkDataplane", "cilium"))
+case("amcpt-cilium-full", "template cilium dataplane, policy and overlay (admitted)", AKS_CC, put(AMCPT, "spec.template.spec.networkPluginMode", "overlay"), put(AMCPT, "spec.template.spec.networkPolicy", "cilium"), put(AMCPT, "spec.template.spec.networkDataplane", "cilium"))
+
+# --- AMCP misc: schema types, enums, unknown nested fields, first-update defaulting ------------------------------------
+case("amcp-sku-free", "sku tier Free", AKS_KEYED, put(AMCP, "spec.sku", {"tier": "Free"}))
+case("amcp-sku-empty", "sku {} (tier required by the CRD?)", AKS_KEYED, put(AMCP, "spec.sku", {}))
+case("amcp-sku-tier-lowercase", "sku tier standard (lowercase)", AKS_KEYED, put(AMCP, "spec.sku", {"tier": "standard"}))
+case("amcp-upgrade-channel-none", "upgradeChannel none", AKS_KEYED, put(AMCP, "spec.autoUpgradeProfile", {"upgradeChannel": "none"}))
+case("amcp-upgrade-channel-node-image", "upgradeChannel node-image", AKS_KEYED, put(AMCP, "spec.autoUpgradeProfile", {"upgradeChannel": "node-image"}))
+case("amcp-auto-upgrade-profile-empty", "autoUpgradeProfile {}", AKS_KEYED, put(AMCP, "spec.autoUpgradeProfile", {}))
+case("amcp-outbound-type-lb", "outboundType loadBalancer", AKS_KEYED, put(AMCP, "spec.outboundType", "loadBalancer"))
+case("amcp-outbound-type-nat-gateway", "outboundType managedNATGateway", AKS_KEYED, put(AMCP, "spec.outboundType", "managedNATGateway"))
+case("amcp-lb-sku-lowercase", "loadBalancerSKU standard (lowercase)", AKS_KEYED, put(AMCP, "spec.loadBalancerSKU", "standard"))
+case("amcp-unknown-nested-field", "unknown field inside virtualNetwork", AKS_KEYED, put(AMCP, "spec.virtualNetwork", {**VNET, "addressSpace": "10.10.0.0/16"}))
+case("amcp-unknown-field-in-lb-profile", "unknown field inside loadBalancerProfile", AKS_KEYED, put(AMCP, "spec.loadBalancerProfile", {"managedOutboundIPs": 2, "backendPoolType": "NodeIP"}))
+case("amcp-enable-preview-string", "enablePreviewFeatures as a string (schema: boolean)", AKS_KEYED, put(AMCP, "spec.enablePreviewFeatures", "true"))
+case("amcp-node-resource-group-empty", "nodeResourceGroupName empty: defaulted to MC_<rg>_<name>_<location>", AKS_KEYED, put(AMCP, "spec.nodeResourceGroupName", ""))
+case("amcp-resource-group-empty-no-cluster", "resourceGroupName empty and no Cluster references the control plane", [d for d in AKS_KEYED if d["kind"] in (AMCP, ACI)], put(AMCP, "spec.resourceGroupName", ""))
+case("amcp-subscription-id-empty", "subscriptionID empty string", AKS_KEYED, put(AMCP, "spec.subscriptionID", ""))
+case("amcp-addon-profile-no-name", "addon profile without a name (CRD requires it)", AKS_KEYED, put(AMCP, "spec.addonProfiles", [{"enabled": True}]))
+case("amcp-addon-profiles-config", "addon profile with config", AKS_KEYED, put(AMCP, "spec.addonProfiles", [{"name": "omsagent", "enabled": False, "config": {"logAnalyticsWorkspaceResourceID": "/x"}}]))
+case("amcp-oidc-enabled-null", "oidcIssuerProfile {} (enabled unset)", AKS_KEYED, put(AMCP, "spec.oidcIssuerProfile", {}))
+case("amcp-many-errors-everywhere", "version, dnsPrefix, identity, lb, autoscaler, extension, apiserver, vnet, fleets errors at once", AKS_KEYED,
+     put(AMCP, "spec.version", "1.x"), put(AMCP, "spec.dnsPrefix", "a"), put(AMCP, "spec.identity", {"type": "UserAssigned"}),
+     put(AMCP, "spec.loadBalancerProfile", {"idleTimeoutInMinutes": 200}), put(AMCP, "spec.autoscalerProfile", {"scanInterval": "1m"}),
+     put(AMCP, "spec.extensions", [{**EXT, "version": "1.0.0"}]), put(AMCP, "spec.apiServerAccessProfile", {"authorizedIPRanges": ["nope"]}),
+     put(AMCP, "spec.virtualNetwork", {"name": "v", "cidrBlock": "10.10.0.0/16", "subnet": {"name": "s", "cidrBlock": "10.20.0.0/24"}}),
+     put(AMCP, "spec.fleetsMember", {"name": "Bad", "managerName": "f", "managerResourceGroup": "rg"}))
+case("amcp-ssh-and-version-and-name", "bad SSH key, bad version and a forbidden name", AKS, put(AMCP, "spec.sshPublicKey", "aGVsbG8="), put(AMCP, "spec.version", "v1"), rename(AMCP, "microsoft"))
+
+# --- AzureManagedMachinePool edges -------------------------------------------------------------------------------------
+for name, value, what in [
+    ("underscore", "pool_1", "underscore"),
+    ("one-char", "p", "one character (admitted)"),
+    ("non-ascii-lower", "pöol", "non-ASCII lowercase letter inside (unicode.IsLower)"),
+    ("non-ascii-first", "épool", "non-ASCII first letter (first byte checked as a rune)"),
+    ("12-bytes-11-runes", "pöolpoolpoo", "11 characters but 12 bytes"),
+    ("13-bytes-12-runes", "pöolpoolpool", "12 characters but 13 bytes"),
+    ("uppercase-inside", "poOl", "uppercase letter inside"),
+    ("digits-after-letter", "p123456789", "letter then digits (admitted)"),
+]:
+    case(f"ammp-name-{name}", f"spec.name {value!r}: {what}", AKS_KEYED, put(AMMP, "spec.name", value, POOL1))
+case("ammp-windows-name-6-bytes-non-ascii", "Windows pool name of 5 characters and 6 bytes", AKS_KEYED, put(AMMP, "spec.osType", "Windows", POOL1), put(AMMP, "spec.name", "wöin1", POOL1))
+case("ammp-windows-name-uppercase", "Windows pool name with uppercase", AKS_KEYED, put(AMMP, "spec.osType", "Windows", POOL1), put(AMMP, "spec.name", "Win1", POOL1))
+case("ammp-windows-name-6-metadata", "Windows pool without spec.name, metadata.name of 6 characters", AKS_KEYED, put(AMMP, "spec.osType", "Windows", POOL1), drop(AMMP, "spec.name", POOL1), rename(AMMP, "win001", POOL1))
+case("ammp-os-type-lowercase", "osType windows (enum is case-sensitive)", AKS_KEYED, put(AMMP, "spec.osType", "windows", POOL1))
+case("ammp-os-type-linux-explicit", "System pool osType Linux explicit (admitted)", AKS_KEYED, put(AMMP, "spec.osType", "Linux", POOL0))
+case("ammp-no-spec-name-metadata-13", "no spec.name; metadata.name of 13 lowercase letters", AKS_KEYED, drop(AMMP, "spec.name", POOL1), rename(AMMP, "poolpoolpoolp", POOL1))
+case("ammp-no-spec-name-metadata-12", "no spec.name; metadata.name of 12 lowercase letters (admitted)", AKS_KEYED, drop(AMMP, "spec.name", POOL1), rename(AMMP, "poolpoolpool", POOL1))
+for name, labels, what in [
+    ("azure-prefix-no-slash", {"kubernetes.azure.com": "x"}, "key kubernetes.azure.com (no slash)"),
+    ("azure-prefix-uppercase", {"Kubernetes.Azure.Com/mode": "user"}, "prefix in mixed case"),
+    ("azure-prefix-suffix-domain", {"kubernetes.azure.com.example/x": "y"}, "kubernetes.azure.com as the start of a longer domain"),
+    ("azure-subdomain", {"sub.kubernetes.azure.com/x": "y"}, "a subdomain of kubernetes.azure.com"),
+    ("kubernetes-io", {"node-role.kubernetes.io/worker": ""}, "node-role.kubernetes.io label (admitted by CAPZ)"),
+    ("empty-value", {"team": ""}, "empty label value"),
+]:
+    case(f"ammp-node-label-{name}", what, AKS_KEYED, put(AMMP, "spec.nodeLabels", labels, POOL1))
+for name, pid, enable, what in [
+    ("no-leading-slash", PREFIX.lstrip("/"), True, "prefix ID without the leading slash"),
+    ("uppercase-path", PREFIX.replace("providers/Microsoft.Network/publicIPPrefixes", "PROVIDERS/MICROSOFT.NETWORK/PUBLICIPPREFIXES"), True, "prefix ID in upper case"),
+    ("subscription-not-guid", "/subscriptions/sub1/resourceGroups/rg/providers/Microsoft.Network/publicIPPrefixes/p", True, "subscription not a GUID"),
+    ("trailing-slash", PREFIX + "/", True, "prefix ID with a trailing slash"),
+    ("wrong-type", PREFIX.replace("publicIPPrefixes", "publicIPAddresses"), True, "a public IP address ID, not a prefix"),
+    ("enable-false", PREFIX, False, "valid prefix with enableNodePublicIP false"),
+    ("empty", "", True, "empty prefix ID"),
+    ("bad-and-not-enabled", "nope", False, "invalid prefix ID and enableNodePublicIP false (two errors)"),
+]:
+    edits = [put(AMMP, "spec.nodePublicIPPrefixID", pid, POOL1), put(AMMP, "spec.enableNodePublicIP", enable, POOL1)]
+    case(f"ammp-public-ip-prefix-{name}", what, AKS_KEYED, *edits)
+case("ammp-enable-node-public-ip-alone", "enableNodePublicIP without prefix (admitted)", AKS_KEYED, put(AMMP, "spec.enableNodePublicIP", True, POOL1))
+for name, kc, what in [
+    ("cfs-ms-only", {"cpuCfsQuotaPeriod": "ms"}, "cpuCfsQuotaPeriod just ms (suffix check only)"),
+    ("cfs-uppercase", {"cpuCfsQuotaPeriod": "100MS"}, "cpuCfsQuotaPeriod uppercase MS"),
+    ("cfs-empty", {"cpuCfsQuotaPeriod": ""}, "cpuCfsQuotaPeriod empty"),
+    ("cfs-seconds", {"cpuCfsQuotaPeriod": "1s"}, "cpuCfsQuotaPeriod in seconds"),
+    ("gc-equal", {"imageGcHighThreshold": 70, "imageGcLowThreshold": 70}, "gc thresholds equal (admitted)"),
+    ("gc-low-only", {"imageGcLowThreshold": 90}, "gc low threshold alone (admitted)"),
+    ("gc-negative", {"imageGcLowThreshold": -1}, "gc low threshold negative"),
+    ("sysctl-kernel-shmall", {"allowedUnsafeSysctls": ["kernel.shmall"]}, "kernel.shmall (admitted)"),
+    ("sysctl-kernel-msg", {"allowedUnsafeSysctls": ["kernel.msgmax"]}, "kernel.msgmax (admitted)"),
+    ("sysctl-kernel-semx", {"allowedUnsafeSysctls": ["kernel.semx"]}, "kernel.semx (kernel.sem is exact)"),
+    ("sysctl-net-bare", {"allowedUnsafeSysctls": ["net."]}, "net. with nothing after"),
+    ("sysctl-net-wildcard", {"allowedUnsafeSysctls": ["net.*"]}, "net.* wildcard (admitted by the pattern)"),
+    ("sysctl-fs-mqueue-bare", {"allowedUnsafeSysctls": ["fs.mqueue."]}, "fs.mqueue. with nothing after"),
+    ("sysctl-uppercase", {"allowedUnsafeSysctls": ["NET.core.somaxconn"]}, "uppercase NET"),
+    ("sysctl-second-bad", {"allowedUnsafeSysctls": ["net.core.somaxconn", "vm.max_map_count"]}, "second sysctl unsupported"),
+    ("cfs-and-gc-bad", {"cpuCfsQuotaPeriod": "100", "imageGcHighThreshold": 50, "imageGcLowThreshold": 60}, "cpuCfsQuotaPeriod and gc thresholds both bad (CAPZ returns the first)"),
+    ("container-log-size", {"containerLogMaxSizeMB": 10, "containerLogMaxFiles": 2}, "container log size and files (admitted)"),
+    ("pod-max-pids", {"podMaxPids": -1}, "podMaxPids -1"),
+    ("fail-swap-on-false-only", {"failSwapOn": False}, "failSwapOn false without swap (admitted)"),
+    ("empty", {}, "empty kubeletConfig"),
+]:
+    case(f"ammp-kubelet-{name}", what, AKS_KEYED, put(AMMP, "spec.kubeletConfig", kc, POOL1))
+for name, lc, kc, what in [
+    ("port-range-min", {"sysctls": {"netIpv4IPLocalPortRange": "1024 32768"}}, None, "port range 1024 32768 (both minimums)"),
+    ("port-range-first-1023", {"sysctls": {"netIpv4IPLocalPortRange": "1023 32768"}}, None, "first port 1023"),
+    ("port-range-max", {"sysctls": {"netIpv4IPLocalPortRange": "60999 65000"}}, None, "port range 60999 65000 (both maximums)"),
+    ("port-range-first-61000", {"sysctls": {"netIpv4IPLocalPortRange": "61000 65000"}}, None, "first port 61000"),
+    ("port-range-last-65001", {"sysctls": {"netIpv4IPLocalPortRange": "1024 65001"}}, None, "last port 65001"),
+    ("port-range-last-below-first-and-low", {"sysctls": {"netIpv4IPLocalPortRange": "40000 32767"}}, None, "last port 32767 below the first (two errors)"),
+    ("port-range-leading-zeros", {"sysctls": {"netIpv4IPLocalPortRange": "01024 032768"}}, None, "leading zeros (Atoi accepts)"),
+    ("port-range-two-spaces", {"sysctls": {"netIpv4IPLocalPortRange": "1024  32768"}}, None, "two spaces"),
+    ("port-range-tab", {"sysctls": {"netIpv4IPLocalPortRange": "1024\t32768"}}, None, "a tab"),
+    ("port-range-overflow", {"sysctls": {"netIpv4IPLocalPortRange": "99999999999999999999 32768"}}, None, "first port overflows int"),
+    ("port-range-single", {"sysctls": {"netIpv4IPLocalPortRange": "32768"}}, None, "one number"),
+    ("port-range-empty", {"sysctls": {"netIpv4IPLocalPortRange": ""}}, None, "empty port range"),
+    ("swap-failswapon-unset", {"swapFileSizeMB": 1024}, {"cpuCfsQuotaPeriod": "100ms"}, "swap with kubeletConfig lacking failSwapOn"),
+    ("swap-zero", {"swapFileSizeMB": 0}, None, "swapFileSizeMB 0 without kubelet config"),
+    ("swap-and-port-range-bad", {"swapFileSizeMB": 512, "sysctls": {"netIpv4IPLocalPortRange": "10 20"}}, None, "swap without kubelet and a bad port range (all errors aggregated)"),
+    ("sysctls-empty", {"sysctls": {}}, None, "empty sysctls"),
+    ("thp-always", {"transparentHugePageEnabled": "always", "transparentHugePageDefrag": "madvise"}, None, "transparent huge pages (admitted)"),
+]:
+    edits = [put(AMMP, "spec.linuxOSConfig", lc, POOL1)]
+    if kc is not None:
+        edits.append(put(AMMP, "spec.kubeletConfig", kc, POOL1))
+    case(f"ammp-linux-{name}", what, AKS_KEYED, *edits)
+for name, value, what in [
+    ("one-char", "a", "one character"),
+    ("two-chars", "ab", "two characters (minimum)"),
+    ("80-chars", "s" * 80, "80 characters (maximum)"),
+    ("trailing-hyphen", "subnet-", "ends with a hyphen"),
+    ("empty", "", "empty string"),
+    ("uppercase", "NodeSubnet", "uppercase (admitted)"),
+    ("space", "node subnet", "a space"),
+]:
+    case(f"ammp-subnet-name-{name}", what, AKS_KEYED, put(AMMP, "spec.subnetName", value, POOL1))
+case("ammp-max-pods-0", "maxPods 0", AKS_KEYED, put(AMMP, "spec.maxPods", 0, POOL1))
+case("ammp-max-pods-string", "maxPods as a string (schema: integer)", AKS_KEYED, put(AMMP, "spec.maxPods", "30", POOL1))
+case("ammp-os-disk-size-string", "osDiskSizeGB as a string", AKS_KEYED, put(AMMP, "spec.osDiskSizeGB", "128", POOL1))
+case("ammp-availability-zones-string", "availabilityZones as a string, not a list", AKS_KEYED, put(AMMP, "spec.availabilityZones", "1", POOL1))
+case("ammp-enable-fips-string", "enableFIPS as a string", AKS_KEYED, put(AMMP, "spec.enableFIPS", "true", POOL1))
+case("ammp-scale-set-priority-lowercase", "scaleSetPriority spot (lowercase)", AKS_KEYED, put(AMMP, "spec.scaleSetPriority", "spot", POOL1))
+case("ammp-kubelet-disk-type-bogus", "kubeletDiskType not in the enum", AKS_KEYED, put(AMMP, "spec.kubeletDiskType", "Premium", POOL1))
+case("ammp-kubelet-disk-type-temporary", "kubeletDiskType Temporary", AKS_KEYED, put(AMMP, "spec.kubeletDiskType", "Temporary", POOL1))
+case("ammp-unknown-field", "AzureManagedMachinePool with a field the CRD lacks (ASO spelling)", AKS_KEYED, put(AMMP, "spec.vmSize", "Standard_D2s_v3", POOL1))
+case("ammp-unknown-kubelet-field", "unknown field inside kubeletConfig", AKS_KEYED, put(AMMP, "spec.kubeletConfig", {"cpuManagerPolicy": "static", "maxPods": 30}, POOL1))
+case("ammp-mode-lowercase", "mode system (lowercase)", AKS_KEYED, put(AMMP, "spec.mode", "system", POOL0))
+case("ammp-mode-missing", "no mode (CRD requires it)", AKS_KEYED, drop(AMMP, "spec.mode", POOL1))
+case("ammp-system-windows-name-long", "System pool Windows with a long name (two errors)", AKS_KEYED, put(AMMP, "spec.osType", "Windows", POOL0), put(AMMP, "spec.name", "systempool", POOL0))
+case("ammp-many-errors", "maxPods, name, node label, prefix and kubelet errors on one pool", AKS_KEYED,
+     put(AMMP, "spec.maxPods", 300, POOL1), put(AMMP, "spec.name", "Pool-1", POOL1), put(AMMP, "spec.nodeLabels", {"kubernetes.azure.com/x": "y"}, POOL1),
+     put(AMMP, "spec.nodePublicIPPrefixID", PREFIX, POOL1), put(AMMP, "spec.kubeletConfig", {"cpuCfsQuotaPeriod": "5"}, POOL1),
+     put(AMMP, "spec.subnetName", "-x", POOL1))
+case("ammp-taint-no-effect", "taint without effect (CRD requires it)", AKS_KEYED, put(AMMP, "spec.taints", [{"key": "k", "value": "v"}], POOL1))
+case("ammp-scaling-empty", "scaling {}", AKS_KEYED, put(AMMP, "spec.scaling", {}, POOL1))
+case("ammp-spot-max-price-negative-one", "spotMaxPrice -1 (pay up to on-demand)", AKS_KEYED, put(AMMP, "spec.scaleSetPriority", "Spot", POOL1), put(AMMP, "spec.spotMaxPrice", "-1", POOL1))
+
+# --- AzureManagedMachinePoolTemplate edges ------------------------------------------------------------------------------
+for name, spec, what in [
+    ("name-13", {"name": "poolpoolpool1"}, "template spec.name 13 characters"),
+    ("name-underscore", {"name": "pool_1"}, "template spec.name underscore"),
+    ("max-pods-250", {"maxPods": 250}, "template maxPods 250 (admitted)"),
+    ("node-label-azure-mixed-case", {"nodeLabels": {"KUBERNETES.AZURE.COM/x": "y"}}, "template node label prefix in upper case"),
+    ("public-ip-prefix-bad", {"enableNodePublicIP": True, "nodePublicIPPrefixID": "/subscriptions/x/p"}, "template invalid prefix ID"),
+    ("kubelet-sysctl-net-bare", {"kubeletConfig": {"allowedUnsafeSysctls": ["net."]}}, "template sysctl net."),
+    ("linux-port-range-first-low", {"linuxOSConfig": {"sysctls": {"netIpv4IPLocalPortRange": "80 40000"}}}, "template port range first port 80"),
+    ("linux-swap-failswapon-false", {"linuxOSConfig": {"swapFileSizeMB": 1024}, "kubeletConfig": {"failSwapOn": False}}, "template swap with failSwapOn false (admitted)"),
+    ("windows-name-6", {"osType": "Windows", "name": "win123"}, "template Windows pool 6-character name (admitted)"),
+    ("unknown-field", {"vmSize": "Standard_D2s_v3"}, "template with a field the CRD lacks"),
+]:
+    edits = [put(AMMPT, f"spec.template.spec.{k}", v, POOL1) for k, v in spec.items()]
+    case(f"ammpt-{name}", what, AKS_CC, *edits)
+case("ammpt-no-spec-name-long-metadata", "template without spec.name; metadata.name 13 characters with hyphens", AKS_CC, drop(AMMPT, "spec.template.spec.name", POOL1), rename(AMMPT, "ref-aks-pool9", POOL1))
+
+# --- AzureManagedCluster(Template) --------------------------------------------------------------------------------------
+case("amc-endpoint-port-zero", "controlPlaneEndpoint port 0", AKS_KEYED, put(AMC, "spec.controlPlaneEndpoint", {"host": "x.example.com", "port": 0}))
+case("amc-endpoint-host-only", "controlPlaneEndpoint with host only", AKS_KEYED, put(AMC, "spec.controlPlaneEndpoint", {"host": "x.example.com"}))
+case("amc-spec-empty-object", "AzureManagedCluster spec {}", AKS_KEYED, put(AMC, "spec", {}))
+case("amct-empty-spec", "AzureManagedClusterTemplate spec.template.spec {} (admitted)", AKS_CC, put(AMCT, "spec.template.spec", {}))
+
+# --- AzureClusterIdentity edges -----------------------------------------------------------------------------------------
+for name, spec_edit, what in [
+    ("workload-with-path-and-cloud", {"type": "WorkloadIdentity", "userAssignedIdentityCredentialsPath": "/p", "userAssignedIdentityCredentialsCloudType": "public"}, "WorkloadIdentity with path and cloud type (two errors)"),
+    ("uaic-cloud-only", {"type": "UserAssignedIdentityCredential", "userAssignedIdentityCredentialsCloudType": "china"}, "UserAssignedIdentityCredential with only a cloud type"),
+    ("uaic-cloud-bogus", {"type": "UserAssignedIdentityCredential", "userAssignedIdentityCredentialsPath": "/p", "userAssignedIdentityCredentialsCloudType": "mars"}, "cloud type not in the enum"),
+    ("uaic-with-resource-id", {"type": "UserAssignedIdentityCredential", "userAssignedIdentityCredentialsPath": "/p", "resourceID": UAI}, "UserAssignedIdentityCredential with resourceID"),
+    ("msi-with-credentials-path", {"type": "UserAssignedMSI", "resourceID": UAI, "userAssignedIdentityCredentialsPath": "/p"}, "UserAssignedMSI with a credentials path"),
+    ("sp-resource-id-and-path", {"type": "ServicePrincipal", "resourceID": UAI, "userAssignedIdentityCredentialsPath": "/p"}, "ServicePrincipal with resourceID and credentials path (two errors)"),
+    ("type-lowercase", {"type": "workloadidentity"}, "type in lower case"),
+    ("msi-no-resource-id", {"type": "UserAssignedMSI"}, "UserAssignedMSI without resourceID (admitted)"),
+    ("workload-empty-path", {"type": "WorkloadIdentity", "userAssignedIdentityCredentialsPath": ""}, "WorkloadIdentity with an empty credentials path (admitted)"),
+]:
+    def edit(docs, spec_edit=spec_edit):
+        d = _find(docs, ACI)
+        d["spec"].update(copy.deepcopy(spec_edit))
+    case(f"aci-{name}", what, AKS_KEYED, edit)
+case("aci-no-tenant-id", "AzureClusterIdentity without tenantID", AKS_KEYED, drop(ACI, "spec.tenantID"))
+case("aci-no-type", "AzureClusterIdentity without type", AKS_KEYED, drop(ACI, "spec.type"))
+case("aci-allowed-namespaces-selector", "allowedNamespaces selector", AKS_KEYED, put(ACI, "spec.allowedNamespaces", {"selector": {"matchLabels": {"team": "a"}}}))
+case("aci-unknown-field", "AzureClusterIdentity with an unknown field", AKS_KEYED, put(ACI, "spec.clientSecretName", "s"))
+
+# --- aks-aso: schema and webhook (the mutators run at reconcile, not at admission) ------------------------------------------
+case("aso-pool-unknown-field", "AzureASOManagedMachinePool with an unknown field", AKS_ASO, put(AAMMP, "spec.mode", "System", "ref-aks-pool0"))
+case("aso-resources-not-list", "AzureASOManagedControlPlane resources as a map", AKS_ASO, put(AAMCP, "spec.resources", {"kind": "ManagedCluster"}))
+case("aso-resource-without-kind", "embedded ManagedCluster with tags (embedded resources are preserved as unknown fields)", AKS_ASO, aso_resource(AAMCP, "ManagedCluster", "spec.tags", {"team": "a"}))
+case("aso-version-empty", "AzureASOManagedControlPlane version empty", AKS_ASO, put(AAMCP, "spec.version", ""))
+case("aso-cluster-no-resources", "AzureASOManagedCluster with resources: []", AKS_ASO, put(AAMC, "spec.resources", []))
+case("aso-pool-no-resources", "AzureASOManagedMachinePool with resources: []", AKS_ASO, put(AAMMP, "spec.resources", [], "ref-aks-pool1"))
+case("aso-network-plugin-kubenet-overlay", "embedded ManagedCluster kubenet overlay (no webhook checks embedded resources)", AKS_ASO, aso_resource(AAMCP, "ManagedCluster", "spec.networkProfile", {"networkPlugin": "kubenet", "networkPluginMode": "overlay"}))
+case("aso-pool-max-pods-5", "embedded agent pool maxPods 5", AKS_ASO, aso_resource(AAMMP, "ManagedClustersAgentPool", "spec.maxPods", 5, "ref-aks-pool1"))
+
+# --- first update: objects Cluster API labels, mixed kinds ------------------------------------------------------------------
+case("update-resource-group-and-fleets-defaulted", "resourceGroupName empty and fleetsMember without name: both defaulted from the label at update", AKS_KEYED, put(AMCP, "spec.resourceGroupName", ""), put(AMCP, "spec.fleetsMember", {"managerName": "fleet", "managerResourceGroup": "rg"}))
+case("update-aad-empty-groups-rendered", "rendered bundle: aadProfile without groups plus disableLocalAccounts", RENDERED_AKS, put(AMCP, "spec.aadProfile", {"managed": True, "adminGroupObjectIDs": []}), put(AMCP, "spec.disableLocalAccounts", True))
+case("update-labelled-other-namespace", "control plane labelled with a cluster-name whose Cluster is in another namespace", AKS_KEYED, label(AMCP, "cluster.x-k8s.io/cluster-name", "ref-aks"), lambda docs: _find(docs, CLUSTER)["metadata"].__setitem__("namespace", "elsewhere"))
+case("update-pool-labelled-no-system", "pool applied with the cluster-name label and mode User (admitted: only mode changes are checked)", AKS_KEYED, label(AMMP, "cluster.x-k8s.io/cluster-name", "ref-aks", POOL1))
+
+# --- second pass: Go parsing corners (strconv.Atoi/ParseFloat, time.ParseDuration, RE2's ASCII \d, unicode
+# categories, ssh.ParseAuthorizedKey) -----------------------------------------------------------------------------------
+for key, value, what in [
+    ("maxEmptyBulkDelete", "-0", "minus zero (Atoi reads 0)"),
+    ("maxEmptyBulkDelete", "007", "leading zeros"),
+    ("maxEmptyBulkDelete", " 5", "leading space"),
+    ("maxEmptyBulkDelete", "9223372036854775808", "one past int64"),
+    ("maxEmptyBulkDelete", "", "empty string (Atoi fails)"),
+    ("maxEmptyBulkDelete", "٣", "an Arabic-Indic digit"),
+    ("maxGracefulTerminationSec", "٣٠", "Arabic-Indic digits (RE2's \\d is ASCII)"),
+    ("maxGracefulTerminationSec", "99999999999999999999", "digits beyond int64"),
+    ("okTotalUnreadyCount", "99999999999999999999", "digits beyond int64"),
+    ("maxTotalUnreadyPercentage", "0100", "leading zero, value 100"),
+    ("scanInterval", "١٠s", "Arabic-Indic digits before s"),
+    ("maxNodeProvisionTime", "١٥m", "Arabic-Indic digits before m"),
+    ("scaleDownUnneededTime", "٣m", "an Arabic-Indic digit before m"),
+    ("newPodScaleUpDelay", "", "empty (skipped)"),
+    ("newPodScaleUpDelay", "1h1h", "a unit twice"),
+    ("newPodScaleUpDelay", ".5s", "no leading zero"),
+    ("newPodScaleUpDelay", "1µs", "micro sign"),
+    ("newPodScaleUpDelay", "1us", "us"),
+    ("newPodScaleUpDelay", "1d", "days"),
+    ("newPodScaleUpDelay", "+5s", "plus sign"),
+    ("newPodScaleUpDelay", "5 s", "a space"),
+    ("scaleDownUtilizationThreshold", "", "empty string"),
+    ("scaleDownUtilizationThreshold", "0x1p-2", "hexadecimal float (ParseFloat accepts)"),
+    ("scaleDownUtilizationThreshold", "+.5", "plus sign, no leading zero"),
+    ("scaleDownUtilizationThreshold", "1.", "trailing dot"),
+    ("scaleDownUtilizationThreshold", "nan", "lowercase nan"),
+    ("scaleDownUtilizationThreshold", "inf", "infinity"),
+    ("scaleDownUtilizationThreshold", "1e-50", "below float32's range (rounds to 0)"),
+    ("scaleDownUtilizationThreshold", "1e50", "above float32's range"),
+    ("scaleDownUtilizationThreshold", "0.5 ", "trailing space"),
+    ("scaleDownUtilizationThreshold", "1_0", "underscore"),
+    ("scaleDownUtilizationThreshold", "-0", "minus zero"),
+]:
+    slug = re.sub(r"[^a-z0-9]+", "-", f"{key}-{value}".lower()).strip("-")
+    if value and not re.search(r"[a-z0-9]", value.lower()):
+        slug += "-" + "-".join(f"{ord(c):x}" for c in value)
+    elif any(ord(c) > 127 for c in value):
+        slug += "-" + "-".join(f"{ord(c):x}" for c in value if ord(c) > 127)
+    if value == "":
+        slug += "-empty"
+    cname = f"amcp-autoscaler-go-{slug}"
+    if value.startswith("+"):
+        cname += "-plus"
+    if " " in value:
+        cname += "-space"
+    case(cname, f"autoscalerProfile.{key} = {value!r}: {what}", AKS_KEYED, put(AMCP, "spec.autoscalerProfile", {key: value}))
+
+# pool names: Go's unicode.IsLower is the Ll category; Other_Lowercase letters are not lower for Go
+for name, value, what in [
+    ("ordinal-indicator", "poolª", "feminine ordinal indicator (Lo, Other_Lowercase)"),
+    ("modifier-h", "poolʰ", "modifier letter small h (Lm, Other_Lowercase)"),
+    ("circled-a", "poolⓐ", "circled small a (So, Other_Lowercase)"),
+    ("roman-numeral", "poolⅰ", "small roman numeral one (Nl: a number for Go)"),
+    ("arabic-digit", "pool٣", "Arabic-Indic digit (Nd)"),
+    ("superscript-two", "pool²", "superscript two (No)"),
+    ("greek", "poolα", "Greek small alpha (Ll)"),
+    ("fullwidth-first", "ａpool", "fullwidth a first (its first byte read as ï)"),
+]:
+    case(f"ammp-name-unicode-{name}", f"spec.name {value!r}: {what}", AKS_KEYED, put(AMMP, "spec.name", value, POOL1))
+
+# ssh keys
+def _ssh_string(b):
+    return len(b).to_bytes(4, "big") + b
+_ED_BLOB = _ssh_string(b"ssh-ed25519") + _ssh_string(bytes(range(32)))
+_RSA_BLOB = lambda e: _ssh_string(b"ssh-rsa") + _ssh_string(e) + _ssh_string(b"\x00" + bytes([0xc5]) * 256)
+_line = lambda kind, blob, rest=" me@host": kind + " " + _b64.b64encode(blob).decode() + rest
+_enc = lambda text: _b64.b64encode(text.encode()).decode()
+for name, text, what in [
+    ("type-field-mismatch", _line("ssh-rsa", _ED_BLOB), "type field ssh-rsa, ed25519 blob (Go ignores the field)"),
+    ("type-field-unknown", _line("foo", _ED_BLOB), "unknown type field, valid blob"),
+    ("options-prefix", "no-pty,command=\"echo hi\" " + _line("ssh-ed25519", _ED_BLOB), "options before the key"),
+    ("second-line", "garbage\n" + _line("ssh-ed25519", _ED_BLOB), "a garbage line, then the key"),
+    ("comment-line-first", "# my key\n" + _line("ssh-ed25519", _ED_BLOB), "a comment line, then the key"),
+    ("trailing-junk", _line("ssh-ed25519", _ED_BLOB + b"\x00"), "blob with a trailing byte"),
+    ("ed25519-31-bytes", _line("ssh-ed25519", _ssh_string(b"ssh-ed25519") + _ssh_string(bytes(31))), "ed25519 key of 31 bytes"),
+    ("rsa-65537", _line("ssh-rsa", _RSA_BLOB(b"\x01\x00\x01")), "RSA key, exponent 65537"),
+    ("rsa-even-exponent", _line("ssh-rsa", _RSA_BLOB(b"\x04")), "RSA key, even exponent"),
+    ("rsa-exponent-1", _line("ssh-rsa", _RSA_BLOB(b"\x01")), "RSA key, exponent 1"),
+    ("rsa-exponent-25-bits", _line("ssh-rsa", _RSA_BLOB(b"\x01\x00\x00\x01")), "RSA key, 25-bit exponent"),
+    ("ecdsa-wrong-curve", _line("ecdsa-sha2-nistp256", _ssh_string(b"ecdsa-sha2-nistp256") + _ssh_string(b"nistp384") + _ssh_string(b"\x04" + bytes(96))), "ecdsa algorithm with another curve's name"),
+    ("blob-no-padding", "ssh-ed25519 " + _b64.b64encode(_ED_BLOB).decode().rstrip("=") + " me", "key blob base64 without padding"),
+    ("tab-separated", _line("ssh-ed25519", _ED_BLOB, "\tme").replace(" ", "\t"), "fields separated by tabs"),
+    ("crlf", _line("ssh-ed25519", _ED_BLOB) + "\r\n", "CRLF line ending"),
+]:
+    case(f"amcp-ssh-key-{name}", what, AKS, put(AMCP, "spec.sshPublicKey", _enc(text)))
+case("amcp-ssh-key-b64-with-crlf", "sshPublicKey base64 with CRLF inside (DecodeString drops CR and LF)", AKS, put(AMCP, "spec.sshPublicKey", SSH_KEY_B64[:40] + "\r\n" + SSH_KEY_B64[40:]))
+case("amcp-ssh-key-b64-space-inside", "sshPublicKey base64 with a space inside", AKS, put(AMCP, "spec.sshPublicKey", SSH_KEY_B64[:40] + " " + SSH_KEY_B64[40:]))
+
+# private DNS zone and API server corners
+for name, prof, what in [
+    ("private-dns-system-space", {"enablePrivateCluster": True, "privateDNSZone": "System "}, "System with a trailing space"),
+    ("private-dns-two-segments", {"enablePrivateCluster": True, "privateDNSZone": ZONE + "privateDnsZones/privatelink.eastus.azmk8s.io"}, "privateDnsZones/ twice"),
+    ("private-dns-location-digits", {"enablePrivateCluster": True, "privateDNSZone": ZONE + "privatelink.eastus2.azmk8s.io"}, "location with a digit"),
+    ("private-dns-trailing-dot", {"enablePrivateCluster": True, "privateDNSZone": ZONE + "privatelink.eastus.azmk8s.io."}, "zone with a trailing dot"),
+    ("private-dns-subzone-hyphens", {"enablePrivateCluster": True, "privateDNSZone": ZONE + "-.privatelink.eastus.azmk8s.io"}, "subzone of one hyphen"),
+    ("authorized-range-ipv4-mapped", {"authorizedIPRanges": ["::ffff:1.2.3.0/120"]}, "IPv4-mapped IPv6 range"),
+    ("authorized-range-prefix-leading-zero", {"authorizedIPRanges": ["1.2.3.0/024"]}, "prefix with a leading zero"),
+    ("authorized-range-zone", {"authorizedIPRanges": ["fe80::%eth0/64"]}, "IPv6 with a zone"),
+]:
+    case(f"amcp-apiserver-{name}", what, AKS_KEYED, put(AMCP, "spec.apiServerAccessProfile", prof))
+
+# CIDR corners in vnet and the Cluster
+case("amcp-vnet-prefix-leading-zero", "vnet CIDR prefix with leading zeros", AKS_KEYED, put(AMCP, "spec.virtualNetwork", {"name": "vnet", "cidrBlock": "10.10.0.0/0016", "subnet": {"name": "nodes", "cidrBlock": "10.10.1.0/24"}}))
+case("amcp-vnet-ipv4-mapped-subnet", "subnet written IPv4-mapped inside an IPv4 vnet", AKS_KEYED, put(AMCP, "spec.virtualNetwork", {"name": "vnet", "cidrBlock": "10.10.0.0/16", "subnet": {"name": "nodes", "cidrBlock": "::ffff:10.10.1.0/120"}}))
+case("amcp-dns-ip-ipv4-mapped-service-cidr", "service CIDR written IPv4-mapped, plain IPv4 dnsServiceIP", AKS_KEYED, put(CLUSTER, "spec.clusterNetwork.services.cidrBlocks", ["::ffff:192.168.0.0/112"]), put(AMCP, "spec.dnsServiceIP", "192.168.0.10"))
+case("amcp-dns-ip-ipv6-dot10-form", "IPv6 dnsServiceIP written with an embedded IPv4 ending .10", AKS_KEYED, put(CLUSTER, "spec.clusterNetwork.services.cidrBlocks", ["fd00::/108"]), put(AMCP, "spec.dnsServiceIP", "fd00::0.0.0.10"))
+case("amcp-private-endpoint-ipv4-mapped", "private endpoint IP written IPv4-mapped", AKS_KEYED, put(AMCP, "spec.virtualNetwork", SUBNET_PE([{**PE, "privateIPAddresses": ["::ffff:10.10.1.5"]}])))
+
+# node labels and subnet names
+case("ammp-node-label-prefix-only", "node label key kubernetes.azure.com/ (prefix alone)", AKS_KEYED, put(AMMP, "spec.nodeLabels", {"kubernetes.azure.com/": "x"}, POOL1))
+case("ammp-node-label-azure-com", "node label azure.com/x (admitted)", AKS_KEYED, put(AMMP, "spec.nodeLabels", {"azure.com/x": "y1"}, POOL1))
+case("ammp-subnet-name-unicode", "subnet name with a non-ASCII letter", AKS_KEYED, put(AMMP, "spec.subnetName", "sübnet", POOL1))
+case("ammp-subnet-name-dot-end", "subnet name ending with a dot", AKS_KEYED, put(AMMP, "spec.subnetName", "subnet.", POOL1))
+case("ammp-public-ip-prefix-guid-uppercase", "prefix ID with an uppercase subscription GUID", AKS_KEYED, put(AMMP, "spec.enableNodePublicIP", True, POOL1), put(AMMP, "spec.nodePublicIPPrefixID", PREFIX.replace("00000000-0000-0000-0000-000000000001", "ABCDEF00-0000-0000-0000-000000000001"), POOL1))
+case("ammp-kubelet-sysctl-kernel-shm-unicode", "sysctl kernel.shmé (any character after shm)", AKS_KEYED, put(AMMP, "spec.kubeletConfig", {"allowedUnsafeSysctls": ["kernel.shmé"]}, POOL1))
+case("ammp-kubelet-sysctl-newline", "sysctl net.core with a trailing newline", AKS_KEYED, put(AMMP, "spec.kubeletConfig", {"allowedUnsafeSysctls": ["net.core\n"]}, POOL1))
+case("ammp-linux-port-range-arabic", "port range with Arabic-Indic digits", AKS_KEYED, put(AMMP, "spec.linuxOSConfig", {"sysctls": {"netIpv4IPLocalPortRange": "١٠٢٤ 32768"}}, POOL1))
+case("amcp-version-arabic-digits", "version with Arabic-Indic digits", AKS_KEYED, put(AMCP, "spec.version", "v١.33.2"))
+case("amcp-dns-prefix-newline", "dnsPrefix with a trailing newline", AKS_KEYED, put(AMCP, "spec.dnsPrefix", "refaks\n"))
+case("amcp-fleets-member-name-newline", "fleetsMember name with a trailing newline", AKS_KEYED, put(AMCP, "spec.fleetsMember", {"name": "fleet\n", "managerName": "f", "managerResourceGroup": "rg"}))
+case("ammp-subnet-name-newline", "subnet name with a trailing newline", AKS_KEYED, put(AMMP, "spec.subnetName", "subnet\n", POOL1))
+case("amcp-version-newline", "version with a trailing newline", AKS_KEYED, put(AMCP, "spec.version", "v1.33.2\n"))
+
+# --- third pass: time.ParseDuration overflow, float32 rounding, quantities, integral floats, labels set at create ------
+for value, what in [
+    ("2562047h", "just below the int64 nanosecond limit"),
+    ("2562048h", "just above the int64 nanosecond limit"),
+    ("9223372036854775807ns", "the int64 limit in nanoseconds"),
+    ("9223372036854775808ns", "one past the int64 limit"),
+    ("-9223372036854775808ns", "the negative int64 limit"),
+    ("99999999999999999999s", "a number beyond uint64"),
+    ("1.99999999999999999999999s", "a long fraction"),
+    ("1h1e3s", "an exponent inside"),
+    ("5s5", "a trailing number without unit"),
+    ("0.0s", "zero with a fraction"),
+    ("-0", "minus zero without unit"),
+    ("1.5.5s", "two dots"),
+]:
+    slug = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-") + ("-neg" if value.startswith("-") else "")
+    case(f"amcp-autoscaler-duration-{slug}", f"newPodScaleUpDelay {value!r}: {what}", AKS_KEYED, put(AMCP, "spec.autoscalerProfile", {"newPodScaleUpDelay": value}))
+for value, what in [
+    ("1.00000001", "rounds to 1 as float32 (admitted)"),
+    ("1.0000001", "rounds above 1 as float32"),
+    ("0x1p0", "hexadecimal 1"),
+    ("0x1.1p0", "hexadecimal above 1"),
+    ("0x.8p1", "hexadecimal 1 without leading digit"),
+    ("1e-0", "exponent zero"),
+]:
+    slug = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
+    case(f"amcp-autoscaler-threshold-{slug}", f"scaleDownUtilizationThreshold {value!r}: {what}", AKS_KEYED, put(AMCP, "spec.autoscalerProfile", {"scaleDownUtilizationThreshold": value}))
+for value, what in [
+    ("0.5Ki", "binary suffix"),
+    ("1E3", "uppercase exponent"),
+    ("+1", "plus sign"),
+    (".5", "no leading zero"),
+    ("5.", "trailing dot"),
+    ("1.5e-3", "decimal exponent"),
+    (0.25, "a YAML number"),
+    ("0.5 ", "trailing space"),
+    ("1m", "milli suffix"),
+]:
+    slug = re.sub(r"[^a-z0-9]+", "-", str(value).lower().replace(".", "p")).strip("-") + ("-number" if not isinstance(value, str) else "") + ("-space" if str(value).endswith(" ") else "")
+    case(f"ammp-spot-max-price-{slug}", f"spotMaxPrice {value!r}: {what}", AKS_KEYED, put(AMMP, "spec.scaleSetPriority", "Spot", POOL1), put(AMMP, "spec.spotMaxPrice", value, POOL1))
+case("ammp-max-pods-float-integral", "maxPods 30.0 (a float with no fraction)", AKS_KEYED, put(AMMP, "spec.maxPods", 30.0, POOL1))
+case("ammp-max-pods-float-fraction", "maxPods 30.5", AKS_KEYED, put(AMMP, "spec.maxPods", 30.5, POOL1))
+case("ammp-os-disk-size-float", "osDiskSizeGB 128.0", AKS_KEYED, put(AMMP, "spec.osDiskSizeGB", 128.0, POOL1))
+case("amcp-lb-managed-ips-float", "managedOutboundIPs 2.0", AKS_KEYED, put(AMCP, "spec.loadBalancerProfile", {"managedOutboundIPs": 2.0}))
+case("amcp-labelled-empty-resource-group", "cluster-name label set by the user and resourceGroupName empty: defaulted at create (admitted)", AKS_KEYED, label(AMCP, "cluster.x-k8s.io/cluster-name", "ref-aks"), put(AMCP, "spec.resourceGroupName", ""))
+case("amcp-labelled-fleets-member-no-name", "cluster-name label set by the user; fleetsMember name defaulted at create", AKS_KEYED, label(AMCP, "cluster.x-k8s.io/cluster-name", "ref-aks"), put(AMCP, "spec.fleetsMember", {"managerName": "f", "managerResourceGroup": "rg"}))
+case("amcp-labelled-other-cluster-name", "cluster-name label naming another Cluster that exists", AKS_KEYED + [{"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "metadata": {"name": "other", "namespace": "default"}, "spec": {"clusterNetwork": {"services": {"cidrBlocks": ["10.96.0.0/12"]}}}}], move_first(CLUSTER, "other"), label(AMCP, "cluster.x-k8s.io/cluster-name", "other"), put(AMCP, "spec.dnsServiceIP", "192.168.0.10"))
+case("amcp-extension-plan-empty-name", "extension plan with name \"\" (defaulted)", AKS_KEYED, put(AMCP, "spec.extensions", [{**EXT, "plan": {"name": "", "product": "p", "publisher": "pub"}}]))
+case("amcp-extension-identity-and-plan", "extension with identity and a plan", AKS_KEYED, put(AMCP, "spec.extensions", [{**EXT, "identity": "SystemAssigned", "plan": {"name": "n", "product": "p", "publisher": "pub", "promotionCode": "x"}}]))
+case("amcp-two-extensions-same-name", "two extensions with the same name", AKS_KEYED, put(AMCP, "spec.extensions", [EXT, {**EXT, "extensionType": "microsoft.dapr"}]))
+case("amcp-addon-profiles-duplicate", "the same addon profile twice", AKS_KEYED, put(AMCP, "spec.addonProfiles", [{"name": "azurepolicy", "enabled": True}, {"name": "azurepolicy", "enabled": False}]))
+case("amcp-upgrade-channel-and-version-no-v", "upgradeChannel patch with version without v", AKS_KEYED, put(AMCP, "spec.autoUpgradeProfile", {"upgradeChannel": "patch"}), put(AMCP, "spec.version", "1.33.2"))
+
+# --- fourth pass: extensions sharing a name (validateAKSExtensionsUpdate keys the old list by name) -------------------
+for name, exts, what in [
+    ("release-train-one-side", [{**EXT, "releaseTrain": "stable"}, EXT], "same name, releaseTrain on one only (both must be set to compare)"),
+    ("release-train-differs", [{**EXT, "releaseTrain": "stable"}, {**EXT, "releaseTrain": "preview"}], "same name, different releaseTrain"),
+    ("scope-on-last-only", [EXT, {**EXT, "scope": {"scopeType": "Cluster", "releaseNamespace": "x"}}], "same name, scope only on the last"),
+    ("identity-differs", [{**EXT, "identity": "SystemAssigned"}, EXT], "same name, identity on the first only"),
+    ("plan-defaulted-same", [{**EXT, "plan": {"product": "p", "publisher": "pub"}}, {**EXT, "plan": {"product": "p", "publisher": "pub"}}], "same name, plans without name (defaulted alike)"),
+    ("plan-differs", [{**EXT, "plan": {"name": "a", "product": "p", "publisher": "pub"}}, {**EXT, "plan": {"name": "b", "product": "p", "publisher": "pub"}}], "same name, different plans"),
+    ("version-differs", [{**EXT, "version": "1.0.0", "autoUpgradeMinorVersion": False}, {**EXT, "version": "2.0.0", "autoUpgradeMinorVersion": False}], "same name, different versions"),
+    ("three-same-name", [{**EXT, "extensionType": "a"}, {**EXT, "extensionType": "b"}, {**EXT, "extensionType": "c"}], "three extensions with one name"),
+    ("no-type-one-side", [{"name": "flux"}, EXT], "same name, extensionType missing on the first"),
+]:
+    case(f"amcp-extension-dup-{name}", what, AKS_KEYED, put(AMCP, "spec.extensions", exts))
+case("amcpt-extension-dup-type-differs", "template: two extensions with the same name and different types (ClusterClass owner-reference update)", AKS_CC, put(AMCPT, "spec.template.spec.extensions", [EXT, {**EXT, "extensionType": "microsoft.dapr"}]))
+case("amcpt-extension-dup-no-clusterclass", "template with duplicate extension names but no ClusterClass (no update)", AKS_CC, put(AMCPT, "spec.template.spec.extensions", [EXT, {**EXT, "extensionType": "microsoft.dapr"}]), remove("ClusterClass"))
+
+# --- fifth pass: explicit nulls (the API server drops a null of a non-nullable field before defaulting) ---------------
+for path, what in [
+    ("spec.sshPublicKey", "sshPublicKey null (dropped: no key generated)"),
+    ("spec.dnsPrefix", "dnsPrefix null (dropped, then defaulted)"),
+    ("spec.disableLocalAccounts", "disableLocalAccounts null without AAD"),
+    ("spec.identity", "identity null"),
+    ("spec.aadProfile", "aadProfile null"),
+    ("spec.fleetsMember", "fleetsMember null"),
+    ("spec.extensions", "extensions null"),
+    ("spec.loadBalancerProfile", "loadBalancerProfile null"),
+    ("spec.autoscalerProfile", "autoscalerProfile null"),
+    ("spec.version", "version null (required)"),
+    ("spec.resourceGroupName", "resourceGroupName null (required)"),
+    ("spec.oidcIssuerProfile", "oidcIssuerProfile null"),
+]:
+    slug = path.split(".")[-1].lower()
+    case(f"amcp-null-{slug}", what, AKS_KEYED, put(AMCP, path, None))
+case("amcp-null-aad-admin-groups", "aadProfile with adminGroupObjectIDs null", AKS_KEYED, put(AMCP, "spec.aadProfile", {"managed": True, "adminGroupObjectIDs": None}))
+case("amcp-null-extension-scope", "extension with scope null", AKS_KEYED, put(AMCP, "spec.extensions", [{**EXT, "scope": None}]))
+case("amcp-null-workload-identity", "securityProfile.workloadIdentity null with OIDC off", AKS_KEYED, put(AMCP, "spec.oidcIssuerProfile", {"enabled": False}), put(AMCP, "spec.securityProfile", {"workloadIdentity": None}))
+case("amcp-null-private-dns-zone", "privateDNSZone null on a private cluster", AKS_KEYED, put(AMCP, "spec.apiServerAccessProfile", {"enablePrivateCluster": True, "privateDNSZone": None}))
+case("amcp-null-dns-service-ip", "dnsServiceIP null", AKS_KEYED, put(AMCP, "spec.dnsServiceIP", None))
+case("amcp-null-autoscaler-value", "autoscalerProfile.scanInterval null", AKS_KEYED, put(AMCP, "spec.autoscalerProfile", {"scanInterval": None}))
+for path, value, what in [
+    ("spec.name", None, "spec.name null: defaulted to metadata.name"),
+    ("spec.maxPods", None, "maxPods null"),
+    ("spec.osType", None, "osType null"),
+    ("spec.nodeLabels", None, "nodeLabels null"),
+    ("spec.kubeletConfig", None, "kubeletConfig null"),
+    ("spec.subnetName", None, "subnetName null"),
+    ("spec.nodePublicIPPrefixID", None, "nodePublicIPPrefixID null"),
+]:
+    case(f"ammp-null-{path.split('.')[-1].lower()}", what, AKS_KEYED, put(AMMP, path, value, POOL1))
+case("ammp-null-swap-kubelet", "swap with kubeletConfig null", AKS_KEYED, put(AMMP, "spec.linuxOSConfig", {"swapFileSizeMB": 512}, POOL1), put(AMMP, "spec.kubeletConfig", None, POOL1))
+case("ammp-null-swap-size", "linuxOSConfig.swapFileSizeMB null", AKS_KEYED, put(AMMP, "spec.linuxOSConfig", {"swapFileSizeMB": None}, POOL1))
+case("ammp-null-fail-swap-on", "swap with failSwapOn null", AKS_KEYED, put(AMMP, "spec.linuxOSConfig", {"swapFileSizeMB": 512}, POOL1), put(AMMP, "spec.kubeletConfig", {"failSwapOn": None}, POOL1))
+case("ammp-null-windows-name", "Windows pool with spec.name null (metadata.name too long)", AKS_KEYED, put(AMMP, "spec.osType", "Windows", POOL1), put(AMMP, "spec.name", None, POOL1))
+case("aci-null-resource-id", "AzureClusterIdentity resourceID null", AKS_KEYED, put(ACI, "spec.resourceID", None))
+case("aci-null-credentials-path", "WorkloadIdentity with userAssignedIdentityCredentialsPath null", AKS_KEYED, put(ACI, "spec.userAssignedIdentityCredentialsPath", None))
+case("amcpt-null-version", "template version null", AKS_CC, put(AMCPT, "spec.template.spec.version", None))
+case("amcpt-null-aad-admin-groups", "template aadProfile with adminGroupObjectIDs null", AKS_CC, put(AMCPT, "spec.template.spec.aadProfile", {"managed": True, "adminGroupObjectIDs": None}))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):

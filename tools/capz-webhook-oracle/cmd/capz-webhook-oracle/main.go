@@ -377,6 +377,9 @@ func (r *caseRun) admit(op string, obj, old map[string]any) (Verdict, map[string
 	unknown := structuralpruning.PruneWithOptions(current, crd.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 	sort.Strings(unknown)
 	v.UnknownFields = unknown
+	// The CRD handler's decoder also drops nulls of fields that are neither nullable nor defaulted
+	// (customresource_handler.go, schemaCoercingConverter).
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(current, crd.structural)
 	input := deepCopy(current) // the user's object as the API server decodes it (pruned)
 	structuraldefaulting.Default(current, crd.structural)
 	emptyKey := false
