@@ -95,6 +95,40 @@ metadata: {name: pat-@N@-sys, namespace: @NS@}
 spec: {mode: System, name: sys, sku: Standard_D2s_v3}
 ---
 apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: prev-@N@, namespace: @NS@}
+spec:
+  controlPlaneRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlane, name: prev-@N@}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata: {name: prev-@N@, namespace: @NS@}
+spec:
+  version: v1.33.2
+  location: westeurope
+  resourceGroupName: rg-prev-@N@
+  subscriptionID: 00000000-0000-0000-0000-000000000000
+  enablePreviewFeatures: true
+  asoManagedClusterPatches: ['{"metadata": {"labels": {"team": "a"}}}']
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: prev-@N@-sys, namespace: @NS@}
+spec:
+  clusterName: prev-@N@
+  replicas: 1
+  template:
+    spec:
+      clusterName: prev-@N@
+      bootstrap: {dataSecretName: ""}
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePool, name: prev-@N@-sys}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePool
+metadata: {name: prev-@N@-sys, namespace: @NS@}
+spec: {mode: System, name: sys, sku: Standard_D2s_v3}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
 kind: MachinePool
 metadata: {name: aks-@N@-mp0, namespace: @NS@}
 spec:
