@@ -110,6 +110,7 @@ spec:
   subscriptionID: 00000000-0000-0000-0000-000000000000
   enablePreviewFeatures: true
   asoManagedClusterPatches: ['{"metadata": {"labels": {"team": "a"}}}']
+  extensions: [{name: flux, extensionType: microsoft.flux}, {name: flux, extensionType: microsoft.dapr}]
 ---
 apiVersion: cluster.x-k8s.io/v1beta1
 kind: MachinePool
