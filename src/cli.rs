@@ -89,10 +89,11 @@ const MIGRATE_EXAMPLES: &str = "Examples:
   kubectl capz migrate prod -n clusters --to-namespace clusters-aso --context mgmt
   kubectl capz migrate prod -n clusters --to-namespace clusters-aso --context mgmt --execute
 
-Exit status (-f): 0 written, 1 the result fails validation, 2 usage or input error (also a bundle CAPZ cannot
-translate: a broken patch, no System pool).
-Exit status (CLUSTER): 0 migrated, or dry run with every precondition met; 2 a precondition not met, a state
-the plan does not expect, a timeout or a cluster error. See docs/migrate.md.";
+Exit status (-f): 0 written, 1 the result fails validation, 2 usage or input error
+(also a bundle CAPZ cannot translate: a broken patch, no System pool).
+Exit status (CLUSTER): 0 migrated, or dry run with every precondition met;
+2 a precondition not met, a state the plan does not expect, a timeout or a cluster error.
+See docs/migrate.md.";
 
 const PARAMS_EXAMPLES: &str = "Examples:
   kubectl capz params aks-aso
