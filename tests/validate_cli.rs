@@ -321,3 +321,18 @@ fn a_document_over_the_size_limit_is_a_finding_and_the_rest_is_validated() {
     assert!(lines[1].starts_with(&format!("{file}:17: error: ConfigMap/c: /bogus: ")), "{stdout}");
     assert_eq!(stderr, "3 objects: 1 valid, 2 invalid, 0 skipped (2 errors, 0 warnings, 0 not checked)\n");
 }
+
+#[test]
+fn a_float_that_overflows_is_read_as_its_string_as_kubernetes_reads_it() {
+    // go-yaml v2 (kubectl, the API server) keeps `1e1000` as the string "1e1000": a ConfigMap value is fine.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("overflow.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big, namespace: default}\ndata:\n  x: 1e1000\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = validate(&[path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(!stdout.contains("yaml-syntax"), "{stdout}");
+}

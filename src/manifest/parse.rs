@@ -380,6 +380,61 @@ fn pointer_lines(
     }
 }
 
+/// How many overflowing float scalars one read may turn into strings before giving up (each costs a re-read).
+const MAX_OVERFLOWING_FLOATS: usize = 64;
+
+/// Reads `text` with `read`; go-yaml v2 (Kubernetes) reads a plain scalar that looks like a float but overflows
+/// f64 (`1e1000`) as the string it spells, where serde-saphyr refuses it as a non-finite number. Each such
+/// scalar is quoted where the parser reports it and the text read again, so lines stay where they were.
+/// `.inf` and `.nan` stay errors: Kubernetes cannot turn them into JSON either.
+fn read_overflowing_floats_as_strings<T>(
+    text: &str,
+    read: impl Fn(&str) -> Result<T, serde_saphyr::Error>,
+) -> Result<T, serde_saphyr::Error> {
+    let mut error = match read(text) {
+        Ok(value) => return Ok(value),
+        Err(error) => error,
+    };
+    let mut current = text.to_string();
+    for _ in 0..MAX_OVERFLOWING_FLOATS {
+        let Some(quoted) = quote_overflowing_float(&current, &error) else { break };
+        current = quoted;
+        match read(&current) {
+            Ok(value) => return Ok(value),
+            Err(next) => error = next,
+        }
+    }
+    Err(error)
+}
+
+/// `text` with the overflowing decimal scalar `error` reports put in double quotes, or None when `error` is
+/// something else or the scalar is not where it says.
+fn quote_overflowing_float(text: &str, error: &serde_saphyr::Error) -> Option<String> {
+    let serde_saphyr::Error::NonFiniteFloat { value, location } = error.without_snippet() else { return None };
+    let unsigned = value.trim_start_matches(['+', '-']);
+    if !unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.') || !unsigned.bytes().any(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let line_index = usize::try_from(location.line()).ok()?.checked_sub(1)?;
+    let line_start = text.split_inclusive('\n').take(line_index).map(str::len).sum::<usize>();
+    let line = text[line_start..].split('\n').next()?;
+    let column = usize::try_from(location.column()).ok()?.checked_sub(1)?;
+    let at =
+        line.char_indices().nth(column).map(|(byte, _)| byte).filter(|&byte| line[byte..].starts_with(value.as_str()));
+    let at = at.or_else(|| {
+        line.match_indices(value.as_str()).map(|(byte, _)| byte).find(|&byte| {
+            let before = line[..byte].chars().next_back();
+            let after = line[byte + value.len()..].chars().next();
+            before.is_none_or(|c| c.is_whitespace() || matches!(c, ':' | '-' | '[' | '{' | ','))
+                && after.is_none_or(|c| c.is_whitespace() || matches!(c, ',' | ']' | '}'))
+        })
+    })?;
+    let start = line_start + at;
+    let end = start + value.len();
+    Some(format!("{}\"{}\"{}", &text[..start], &text[start..end], &text[end..]))
+}
+
 fn syntax_error(err: serde_saphyr::Error, source_name: &str) -> ManifestError {
     ReadProblem::from_yaml(&err, &Arc::from(source_name), 0).into()
 }
@@ -387,16 +442,20 @@ fn syntax_error(err: serde_saphyr::Error, source_name: &str) -> ManifestError {
 /// Parses one YAML (or JSON) document into a value, without lines (for text the tool wrote
 /// itself: rendered templates, overlay blocks).
 pub fn parse_plain_value(text: &str, source_name: &str) -> Result<Value, ManifestError> {
-    let PlainValue(value) = serde_saphyr::from_str_with_options(text, kubernetes_yaml_options())
-        .map_err(|err| syntax_error(err, source_name))?;
+    let PlainValue(value) = read_overflowing_floats_as_strings(text, |text| {
+        serde_saphyr::from_str_with_options(text, kubernetes_yaml_options())
+    })
+    .map_err(|err| syntax_error(err, source_name))?;
     Ok(value)
 }
 
 /// Parses a multi-document stream the tool rendered itself into documents without field lines:
 /// empty documents dropped, every other one must be a mapping.
 pub fn parse_plain_documents(text: &str, source_name: &str) -> Result<Vec<Document>, ManifestError> {
-    let values: Vec<Spanned<PlainValue>> = serde_saphyr::from_multiple_with_options(text, kubernetes_yaml_options())
-        .map_err(|err| syntax_error(err, source_name))?;
+    let values: Vec<Spanned<PlainValue>> = read_overflowing_floats_as_strings(text, |text| {
+        serde_saphyr::from_multiple_with_options(text, kubernetes_yaml_options())
+    })
+    .map_err(|err| syntax_error(err, source_name))?;
     let source: Arc<str> = Arc::from(source_name);
     let mut documents = Vec::new();
     for spanned in values {
@@ -419,8 +478,10 @@ pub fn parse_plain_documents(text: &str, source_name: &str) -> Result<Vec<Docume
 
 /// Parses one YAML (or JSON) document into a value and the lines of its fields.
 pub fn parse_value(text: &str, source_name: &str) -> Result<(Value, LineIndex), ManifestError> {
-    let LinedDocument { value, nodes, .. } = serde_saphyr::from_str_with_options(text, kubernetes_yaml_options())
-        .map_err(|err| syntax_error(err, source_name))?;
+    let LinedDocument { value, nodes, .. } = read_overflowing_floats_as_strings(text, |text| {
+        serde_saphyr::from_str_with_options(text, kubernetes_yaml_options())
+    })
+    .map_err(|err| syntax_error(err, source_name))?;
     let mut lines = HashMap::new();
     pointer_lines(&value, &nodes, nodes.len(), &mut String::new(), &mut lines);
     Ok((value, LineIndex { inner: Lines::Pointers(Arc::new(lines)) }))
@@ -458,7 +519,11 @@ fn document_cuts(text: &str, parts: usize) -> Vec<usize> {
 /// Every document of the stream with its line records; large streams are cut at document markers
 /// and the parts read in parallel (lines shifted back to the whole text's).
 fn parse_lined_documents(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr::Error> {
-    let serial = || serde_saphyr::from_multiple_with_options::<LinedDocument>(text, kubernetes_yaml_options());
+    let serial = || {
+        read_overflowing_floats_as_strings(text, |text| {
+            serde_saphyr::from_multiple_with_options::<LinedDocument>(text, kubernetes_yaml_options())
+        })
+    };
     if text.len() < PARALLEL_PARSE_MIN_BYTES {
         return serial();
     }
@@ -501,7 +566,9 @@ pub(crate) fn split_at<'t>(text: &'t str, cuts: &[usize]) -> Vec<(usize, &'t str
 
 /// The documents of one part of a stream, lines shifted by the `line_offset` lines before it.
 fn parse_part(part: &str, line_offset: usize) -> Result<Vec<LinedDocument>, serde_saphyr::Error> {
-    let mut documents = serde_saphyr::from_multiple_with_options::<LinedDocument>(part, kubernetes_yaml_options())?;
+    let mut documents = read_overflowing_floats_as_strings(part, |part| {
+        serde_saphyr::from_multiple_with_options::<LinedDocument>(part, kubernetes_yaml_options())
+    })?;
     for document in &mut documents {
         document.shift_lines(line_offset);
     }
@@ -675,6 +742,28 @@ fn push_document(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn overflowing_float_scalars_read_as_the_strings_they_spell_as_go_yaml_v2_does() {
+        let text = "a: 1e1000\nb: [1e999, -1.5E+400]\nc: {d: 2e400}\n1e500: key\ne: 1.5\n";
+        let (value, lines) = parse_value(text, "f.yaml").unwrap();
+        assert_eq!(value["a"], "1e1000");
+        assert_eq!(value["b"], serde_json::json!(["1e999", "-1.5E+400"]));
+        assert_eq!(value["c"]["d"], "2e400");
+        assert_eq!(value["1e500"], "key");
+        assert_eq!(value["e"], 1.5);
+        assert_eq!(lines.line_of("/c/d"), Some(3));
+        let documents = parse_documents("kind: A\nx: 1e1000\n---\nkind: B\nz: 7e7777\n", "s.yaml").unwrap();
+        assert_eq!(documents[1].value["z"], "7e7777");
+        assert_eq!(parse_plain_value("v: 9e999", "p").unwrap()["v"], "9e999");
+    }
+
+    #[test]
+    fn infinity_and_nan_spellings_stay_errors() {
+        for text in ["a: .inf\n", "a: -.inf\n", "a: .nan\n"] {
+            assert!(parse_value(text, "f.yaml").is_err(), "{text}");
+        }
+    }
     use super::*;
 
     #[test]
