@@ -538,8 +538,7 @@ fn fix_certificate(object: &mut Value, original: &str, target: &str) -> Result<(
 fn remarshal(value: &Value) -> Value {
     match value {
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by(|a, b| yaml_v2_key_order(a, b));
+            let keys = sort_yaml_v2_keys(map.keys().collect());
             Value::Object(keys.into_iter().map(|k| (k.clone(), remarshal(&map[k]))).collect())
         }
         Value::Array(items) => Value::Array(items.iter().map(remarshal).collect()),
@@ -564,8 +563,37 @@ fn go_number(n: &Number) -> Number {
     Number::from_f64(f).unwrap_or_else(|| n.clone())
 }
 
+/// `keys` in go-yaml v2's order, by a merge sort that only asks `yaml_v2_less`: that relation is not a total
+/// order for every pair of keys (Go's `sort.Sort` accepts that; Rust's `sort_by` panics on it).
+fn sort_yaml_v2_keys(mut keys: Vec<&String>) -> Vec<&String> {
+    let mut width = 1;
+    while width < keys.len() {
+        let mut merged = Vec::with_capacity(keys.len());
+        for start in (0..keys.len()).step_by(2 * width) {
+            let middle = (start + width).min(keys.len());
+            let end = (start + 2 * width).min(keys.len());
+            let (mut left, mut right) = (start, middle);
+            while left < middle && right < end {
+                if yaml_v2_less(keys[right], keys[left]) {
+                    merged.push(keys[right]);
+                    right += 1;
+                } else {
+                    merged.push(keys[left]);
+                    left += 1;
+                }
+            }
+            merged.extend_from_slice(&keys[left..middle]);
+            merged.extend_from_slice(&keys[right..end]);
+        }
+        keys = merged;
+        width *= 2;
+    }
+    keys
+}
+
 /// go-yaml v2's `keyList.Less` for string keys: letters after other characters, runs of digits
 /// compared as numbers.
+#[cfg(test)]
 fn yaml_v2_key_order(a: &str, b: &str) -> std::cmp::Ordering {
     use std::cmp::Ordering;
     if yaml_v2_less(a, b) {
