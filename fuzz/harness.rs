@@ -122,7 +122,10 @@ fn registry() -> &'static Registry {
 pub fn validate(data: &[u8]) {
     let text = text(data);
     let Ok(documents) = manifest::parse_documents(&text, "fuzz.yaml") else { return };
-    let validator = Validator::new(registry(), ValidateOptions::default());
+    // One validator for the whole run, as `validate` keeps one for every document: it caches
+    // compiled CEL and regexes, which would otherwise be rebuilt on every input.
+    static VALIDATOR: OnceLock<Validator<'static>> = OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| Validator::new(registry(), ValidateOptions::default()));
     for document in &documents {
         let _ = validator.validate_document(document);
     }

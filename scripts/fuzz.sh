@@ -31,15 +31,20 @@ for target in "${targets[@]}"; do
       cp -n "$root"/tests/fixtures/topology/upstream/*.yaml "$root"/tests/fixtures/topology/custom/*.yaml "$corpus"/ ;;
   esac
   dict=()
-  [ -f "dictionaries/$target.dict" ] && dict=("-dict=dictionaries/$target.dict")
+  [ -f "dictionaries/$target.dict" ] && dict=("-dict=$root/fuzz/dictionaries/$target.dict")
   log="artifacts/$target/fuzz.log"
   echo "== $target: ${seconds}s, $jobs job(s), log $log"
-  nice -n "${NICE:-15}" cargo +nightly fuzz run -s none -a "$target" "$corpus" -- \
+  # libFuzzer writes its workers' logs (fuzz-N.log) into the working directory: give each target
+  # its own, so that runs of different targets at the same time keep their counts apart.
+  workdir="$root/fuzz/artifacts/$target/work"
+  rm -rf "$workdir" && mkdir -p "$workdir"
+  (cd "$workdir" && nice -n "${NICE:-15}" cargo +nightly fuzz run --fuzz-dir "$root/fuzz" -s none -a "$target" \
+    "$root/fuzz/$corpus" -- \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-    -artifact_prefix="artifacts/$target/" -print_final_stats=1 "${dict[@]}" \
-    -jobs="$jobs" -workers="$jobs" >"$log" 2>&1 || echo "!! $target stopped with a finding: see $log"
+    -artifact_prefix="$root/fuzz/artifacts/$target/" -print_final_stats=1 "${dict[@]}" \
+    -jobs="$jobs" -workers="$jobs") >"$log" 2>&1 || echo "!! $target stopped with a finding: see $log"
   # The workers' logs (fuzz-N.log) are copied into $log at the end: count the stats there once.
   grep -h "stat::number_of_executed_units" "$log" \
     | awk -v t="$target" '{s+=$2} END {print "   " t ": " s " executions"}'
-  rm -f fuzz-*.log
+  rm -rf "$workdir"
 done
