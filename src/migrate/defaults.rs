@@ -30,9 +30,8 @@ pub(super) struct DefaultedPool<'a> {
 
 const INFRA_GROUP: &str = "infrastructure.cluster.x-k8s.io";
 
-fn crd_schema(kind: &str) -> Option<Value> {
-    let schema = super::schemas().get(&Gvk::new(INFRA_GROUP, "v1beta1", kind)).ok().flatten()?;
-    Some(schema.schema.clone())
+fn crd_schema(kind: &str) -> Option<std::sync::Arc<crate::schema::KindSchema>> {
+    super::schemas().get(&Gvk::new(INFRA_GROUP, "v1beta1", kind)).ok().flatten()
 }
 
 /// The API server's structural defaulting: a missing (or null) property whose schema has a default gets it;
@@ -183,11 +182,11 @@ fn defaulted(document: &Document, kind: &str, webhook: fn(&mut Value)) -> Value 
     let mut value = document.value.clone();
     let schema = crd_schema(kind);
     if let Some(schema) = &schema {
-        apply_crd_defaults(&mut value, schema);
+        apply_crd_defaults(&mut value, &schema.schema);
     }
     webhook(&mut value);
     if let Some(schema) = &schema {
-        apply_crd_defaults(&mut value, schema);
+        apply_crd_defaults(&mut value, &schema.schema);
     }
     value
 }

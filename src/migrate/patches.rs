@@ -86,10 +86,9 @@ fn merge_maps(target: &mut Map<String, Value>, patch: &Map<String, Value>) {
     }
 }
 
-fn kind_schema(api_version: &str, kind: &str) -> Option<Value> {
+fn kind_schema(api_version: &str, kind: &str) -> Option<std::sync::Arc<crate::schema::KindSchema>> {
     let (group, version) = crate::manifest::split_api_version(api_version);
-    let schema = super::schemas().get(&Gvk::new(group, version, kind)).ok().flatten()?;
-    Some(schema.schema.clone())
+    super::schemas().get(&Gvk::new(group, version, kind)).ok().flatten()
 }
 
 fn type_name(value: &Value) -> &'static str {
@@ -207,15 +206,13 @@ pub fn apply_merge_patches(object: &Value, patches: &[String]) -> Result<Value, 
         return Err(undecodable(last, "a patch changes apiVersion or kind".into()));
     }
     if let Some(schema) = kind_schema(&api_version, &kind) {
-        let mut spec_schema = schema.pointer("/properties/spec").cloned().unwrap_or(Value::Null);
+        let no_schema = serde_json::json!({});
+        let spec_schema = schema.schema.pointer("/properties/spec").filter(|s| !s.is_null()).unwrap_or(&no_schema);
         if let Some(spec) = merged.get_mut("spec") {
             if spec.is_null() {
                 merged.as_object_mut().expect("object").remove("spec");
             } else {
-                if spec_schema.is_null() {
-                    spec_schema = serde_json::json!({});
-                }
-                decode_like_go(spec, &spec_schema, "spec").map_err(|message| undecodable(last, message))?;
+                decode_like_go(spec, spec_schema, "spec").map_err(|message| undecodable(last, message))?;
             }
         }
     }

@@ -98,7 +98,9 @@ fn schema_errors(validator: &Validator<'_>, object: &Value, holder: &Document) -
 /// ASO's schema of the patched object's apiVersion; an error the object without patches does not have is reported
 /// at the last patch of the object.
 fn check_schemas(documents: &[Document], targets: &[Target<'_>], sink: &mut Sink<'_>) {
-    let validator = Validator::new(crate::migrate::schemas(), ValidateOptions::default());
+    // One validator per process: it keeps the compiled CEL rules and regexes of ASO's large schemas.
+    static VALIDATOR: std::sync::OnceLock<Validator<'static>> = std::sync::OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| Validator::new(crate::migrate::schemas(), ValidateOptions::default()));
     for target in targets {
         let Some((doc, pointer)) = locate(documents, &target.holder.origin, &target.pointer(target.patches.len() - 1))
         else {
@@ -125,8 +127,8 @@ fn check_schemas(documents: &[Document], targets: &[Target<'_>], sink: &mut Sink
             );
             continue;
         }
-        let before = target.unpatched.map(|u| schema_errors(&validator, u, target.holder)).unwrap_or_default();
-        for (path, message) in schema_errors(&validator, target.object, target.holder) {
+        let before = target.unpatched.map(|u| schema_errors(validator, u, target.holder)).unwrap_or_default();
+        for (path, message) in schema_errors(validator, target.object, target.holder) {
             if before.contains(&(path.clone(), message.clone())) {
                 continue;
             }
