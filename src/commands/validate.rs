@@ -591,6 +591,26 @@ mod tests {
         }
         std::fs::write(dir.path().join("bundle.yaml"), &bundle).unwrap();
         files.push(dir.path().join("bundle.yaml").display().to_string());
+        // A fleet in one namespace, grouped about a cluster each: findings in every cluster (no System pool in
+        // one, a pool of one cluster claimed by another, a credential Secret only some name, a duplicate name).
+        let fixture = std::fs::read_to_string(root.join("fixtures/lint/aks-aso.yaml")).unwrap();
+        let mut fleet = String::new();
+        for copy in 0..6 {
+            let text = fixture.replace("my-cluster", &format!("c{copy}"));
+            let text = match copy {
+                1 => text.replace("mode: System", "mode: User"),
+                2 => text.replace("spec:\n  clusterName: c2\n", "spec:\n  clusterName: c0\n"),
+                3 => text.replace("aso-credentials", "c3-credentials"),
+                4 => text.replace("name: c4-pool1\n", "name: c4-pool0\n"),
+                _ => text,
+            };
+            fleet.push_str(&text);
+            fleet.push_str("\n---\n");
+        }
+        fleet.push_str("apiVersion: v1\nkind: Secret\nmetadata:\n  name: c3-credentials\n  namespace: default\n");
+        fleet.push_str("stringData:\n  AZURE_CLIENT_SECRET: hunter3\n");
+        std::fs::write(dir.path().join("fleet.yaml"), &fleet).unwrap();
+        files.push(dir.path().join("fleet.yaml").display().to_string());
         let registry = Registry::embedded();
         let validator = Validator::new(&registry, ValidateOptions::default());
         let filters = [RuleFilter::default(), RuleFilter::new(&[], &["capi-v1beta1".to_string()]).unwrap()];
@@ -607,6 +627,24 @@ mod tests {
             let expected = whole(&files, &validator, filter);
             let streamed = validate_stream(&files, 1, &validator, filter).unwrap();
             assert!(serde_json::to_string_pretty(&streamed).unwrap() + &format_junit(&streamed) == expected);
+        }
+    }
+
+    /// Each CAPZ webhook referee case (829 bundles aimed at every rule's branches), one document per batch.
+    #[test]
+    fn streamed_reports_equal_whole_bundle_reports_on_every_webhook_case() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capz-webhooks/cases");
+        let mut files = Vec::new();
+        yaml_files(&root, &mut files);
+        assert!(files.len() > 800, "{}", files.len());
+        let registry = Registry::embedded();
+        let validator = Validator::new(&registry, ValidateOptions::default());
+        let filter = RuleFilter::default();
+        for file in &files {
+            let paths = std::slice::from_ref(file);
+            let streamed = validate_stream(paths, 1, &validator, &filter).unwrap();
+            let got = serde_json::to_string_pretty(&streamed).unwrap() + &format_junit(&streamed);
+            assert!(got == whole(paths, &validator, &filter), "{file} differs");
         }
     }
 }

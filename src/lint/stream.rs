@@ -4,10 +4,13 @@
 //! same keys in the same order, same strings and integers, so the same lines; a document with a float is kept as
 //! its value, since serde_json's default float reading is not exact to the last bit).
 //!
-//! Groups are exact for the bundle rules: they relate objects only by namespace and name, an object to others of
-//! its own namespace or of a namespace it names (`namespace`, `classNamespace`, ... anywhere in it), and an object
-//! without a namespace to every other. So a group is a connected set of namespaces, and one object without a
-//! namespace makes the whole bundle one group. The ASO patch rules read the whole classic bundle (one incomplete
+//! Groups are exact for the bundle rules: they relate objects only by namespace and name (a reference, a label or
+//! an annotation naming another object, an ASO owner naming an embedded ASO object), an object to others of its own
+//! namespace or of a namespace it names (`namespace`, `classNamespace`, ... anywhere in it), and an object without a
+//! namespace to every other. So two objects share a group when one holds, anywhere (a value or a key), a string that
+//! is a name the other holds (its `metadata.name`, or that of an ASO object in its `resources`) in a namespace the
+//! first relates to, and groups are the connected sets of that relation: in a fleet, about one cluster each. One
+//! object without a namespace makes the whole bundle one group. The ASO patch rules read the whole classic bundle (one incomplete
 //! Cluster stops them for all): the objects they read (classic AKS kinds, the Clusters and MachinePools that point at
 //! them) are kept whole, the only documents held as values.
 
@@ -65,6 +68,8 @@ struct Kept {
     origin: Origin,
     lines: LineIndex,
     namespaces: Namespaces,
+    /// The names it holds, as ids of [`StreamedBundle::name_ids`].
+    names: Box<[u32]>,
 }
 
 #[derive(Debug)]
@@ -74,21 +79,54 @@ enum Body {
 }
 
 impl Kept {
-    fn new(document: &Document, namespaces: Namespaces) -> Self {
+    fn new(document: &Document, namespaces: Namespaces, names: Box<[u32]>) -> Self {
         let body = match has_float(&document.value) {
             true => Body::Value(Box::new(document.value.clone())),
             false => Body::Json(document.value.to_string().into_boxed_str()),
         };
-        Kept { body, origin: document.origin.clone(), lines: document.lines.clone(), namespaces }
+        Kept { body, origin: document.origin.clone(), lines: document.lines.clone(), namespaces, names }
     }
 
-    fn document(&self) -> Document {
-        let value = match &self.body {
+    fn value(&self) -> Value {
+        match &self.body {
             // Text this process wrote from a value: it reads back (a failure would be a serde_json bug).
             Body::Json(json) => serde_json::from_str(json).unwrap_or(Value::Null),
             Body::Value(value) => Value::clone(value),
-        };
-        Document { value, origin: self.origin.clone(), lines: self.lines.clone() }
+        }
+    }
+
+    fn document(&self) -> Document {
+        Document { value: self.value(), origin: self.origin.clone(), lines: self.lines.clone() }
+    }
+}
+
+/// The names `value` holds for the bundle rules: its `metadata.name` and those of the ASO objects in its
+/// `resources` ("" where a name is missing or not a string, as [`super::bundle::Bundle`] reads them).
+fn held_names(value: &Value) -> Vec<&str> {
+    fn name_of(object: &Value) -> &str {
+        object.at("/metadata/name").and_then(Value::as_str).unwrap_or("")
+    }
+    let mut names = vec![name_of(value)];
+    for pointer in ["/spec/resources", "/spec/template/spec/resources"] {
+        if let Some(Value::Array(items)) = value.at(pointer) {
+            names.extend(items.iter().filter(|item| item.is_object()).map(name_of));
+        }
+    }
+    names
+}
+
+/// Calls `visit` with every string in `value`: values and keys, at any depth.
+fn each_string<'v>(value: &'v Value, visit: &mut impl FnMut(&'v str)) {
+    match value {
+        Value::String(text) => visit(text),
+        Value::Object(map) => {
+            for (key, child) in map {
+                visit(key);
+                each_string(child, visit);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| each_string(item, visit)),
+        _ => {}
     }
 }
 
@@ -108,6 +146,9 @@ pub struct StreamedBundle {
     patch_documents: Vec<Document>,
     /// Every namespace seen, numbered in order of appearance.
     namespace_ids: HashMap<String, u32>,
+    /// Every name a document holds, per namespace id, numbered in order of appearance.
+    name_ids: HashMap<u32, HashMap<Box<str>, u32>>,
+    name_count: u32,
 }
 
 impl StreamedBundle {
@@ -118,8 +159,38 @@ impl StreamedBundle {
                 self.patch_documents.push(document.clone());
             }
             let namespaces = self.namespaces_of(document);
-            self.kept.push(Kept::new(document, namespaces));
+            let names = match namespaces.own {
+                Some(own) => held_names(&document.value).into_iter().map(|name| self.name_id(own, name)).collect(),
+                None => Box::default(),
+            };
+            self.kept.push(Kept::new(document, namespaces, names));
         }
+    }
+
+    fn name_id(&mut self, namespace: u32, name: &str) -> u32 {
+        let names = self.name_ids.entry(namespace).or_default();
+        if let Some(id) = names.get(name) {
+            return *id;
+        }
+        let id = self.name_count;
+        self.name_count += 1;
+        names.insert(name.into(), id);
+        id
+    }
+
+    /// The ids of the names held in the bundle that document `kept` holds as a string, in a namespace it relates to.
+    fn mentioned_names(&self, kept: &Kept) -> Vec<u32> {
+        let Some(own) = kept.namespaces.own else { return Vec::new() };
+        let tables: Vec<&HashMap<Box<str>, u32>> = std::iter::once(&own)
+            .chain(&kept.namespaces.others)
+            .filter_map(|namespace| self.name_ids.get(namespace))
+            .collect();
+        let mut found = Vec::new();
+        let value = kept.value();
+        each_string(&value, &mut |text| found.extend(tables.iter().filter_map(|names| names.get(text)).copied()));
+        found.sort_unstable();
+        found.dedup();
+        found
     }
 
     fn namespace_id(&mut self, name: &str) -> u32 {
@@ -157,38 +228,47 @@ impl StreamedBundle {
         found
     }
 
-    /// The documents in groups of connected namespaces (each group in input order; groups by their first document).
+    /// The documents in groups of related documents (each group in input order; groups by their first document).
     fn groups(&self) -> Vec<Vec<&Kept>> {
         if self.kept.iter().any(|kept| kept.namespaces.own.is_none()) {
             return vec![self.kept.iter().collect()];
         }
-        // Union-find over namespace ids: a document joins its own namespace with those it names.
-        let mut parent: Vec<u32> = (0..self.namespace_ids.len() as u32).collect();
-        fn root(parent: &mut [u32], mut id: u32) -> u32 {
-            while parent[id as usize] != id {
-                parent[id as usize] = parent[parent[id as usize] as usize];
-                id = parent[id as usize];
+        // Union-find over documents (0..n) and held names (n + id): a document joins the names it holds and
+        // those it mentions.
+        let documents = self.kept.len();
+        let mut parent: Vec<usize> = (0..documents + self.name_count as usize).collect();
+        fn root(parent: &mut [usize], mut id: usize) -> usize {
+            while parent[id] != id {
+                parent[id] = parent[parent[id]];
+                id = parent[id];
             }
             id
         }
-        for kept in &self.kept {
-            let own = kept.namespaces.own.unwrap_or(0);
-            for other in &kept.namespaces.others {
-                let (a, b) = (root(&mut parent, own), root(&mut parent, *other));
-                parent[a.max(b) as usize] = a.min(b);
+        let join = |parent: &mut Vec<usize>, a: usize, b: usize| {
+            let (a, b) = (root(parent, a), root(parent, b));
+            parent[a.max(b)] = a.min(b);
+        };
+        let mentioned = self.on_every_core(|kept| self.mentioned_names(kept));
+        for (index, (kept, mentioned)) in self.kept.iter().zip(&mentioned).enumerate() {
+            for name in kept.names.iter().chain(mentioned) {
+                join(&mut parent, index, documents + *name as usize);
             }
         }
-        let mut group_of_root: HashMap<u32, usize> = HashMap::new();
+        let mut group_of_root: HashMap<usize, usize> = HashMap::new();
         let mut groups: Vec<Vec<&Kept>> = Vec::new();
-        for kept in &self.kept {
-            let group =
-                *group_of_root.entry(root(&mut parent, kept.namespaces.own.unwrap_or(0))).or_insert_with(|| {
-                    groups.push(Vec::new());
-                    groups.len() - 1
-                });
+        for (index, kept) in self.kept.iter().enumerate() {
+            let group = *group_of_root.entry(root(&mut parent, index)).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
             groups[group].push(kept);
         }
         groups
+    }
+
+    /// `work` on every kept document, in order, on every core.
+    fn on_every_core<T: Send>(&self, work: impl Fn(&Kept) -> T + Sync) -> Vec<T> {
+        on_every_core(&self.kept.iter().collect::<Vec<_>>(), work)
     }
 }
 
@@ -204,15 +284,21 @@ fn wanted_by_patch_rules(document: &Document) -> bool {
 
 /// The documents of `kept`, in order, read on every core.
 fn read_kept(kept: &[&Kept]) -> Vec<Document> {
+    on_every_core(kept, Kept::document)
+}
+
+/// `work` on each of `kept`, in order, spread over the cores when there are enough of them.
+fn on_every_core<T: Send>(kept: &[&Kept], work: impl Fn(&Kept) -> T + Sync) -> Vec<T> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
     if kept.len() < 64 * threads {
-        return kept.iter().map(|kept| kept.document()).collect();
+        return kept.iter().map(|kept| work(kept)).collect();
     }
     let chunk = kept.len().div_ceil(threads);
+    let work = &work;
     std::thread::scope(|scope| {
         let workers: Vec<_> = kept
             .chunks(chunk)
-            .map(|chunk| scope.spawn(move || chunk.iter().map(|kept| kept.document()).collect::<Vec<_>>()))
+            .map(|chunk| scope.spawn(move || chunk.iter().map(|kept| work(kept)).collect::<Vec<_>>()))
             .collect();
         workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     })
@@ -233,5 +319,72 @@ mod tests {
         let mut names = Vec::new();
         named_namespaces(&value, &mut names);
         assert_eq!(names, ["a", "b", "c"]);
+    }
+
+    /// `copies` clusters of tests/fixtures/lint/aks-aso.yaml in one namespace, the i-th named `c{i}`.
+    fn fleet_in_one_namespace(copies: usize, edit: impl Fn(usize, String) -> String) -> Vec<Document> {
+        let fixture = include_str!("../../tests/fixtures/lint/aks-aso.yaml");
+        let mut text = String::new();
+        for copy in 0..copies {
+            text.push_str(&edit(copy, fixture.replace("my-cluster", &format!("c{copy}"))));
+            text.push_str("\n---\n");
+        }
+        crate::manifest::parse_documents(&text, "fleet.yaml").unwrap()
+    }
+
+    fn group_names(bundle: &StreamedBundle) -> Vec<Vec<String>> {
+        let name =
+            |kept: &&Kept| kept.document().value.at("/metadata/name").and_then(Value::as_str).unwrap().to_string();
+        let mut groups: Vec<Vec<String>> =
+            bundle.groups().iter().map(|group| group.iter().map(name).collect()).collect();
+        groups.iter_mut().for_each(|group| {
+            group.sort();
+            group.dedup();
+        });
+        groups
+    }
+
+    #[test]
+    fn clusters_of_one_namespace_are_grouped_apart_unless_one_names_another() {
+        let mut bundle = StreamedBundle::default();
+        bundle.add(&fleet_in_one_namespace(3, |_, text| text));
+        assert_eq!(
+            group_names(&bundle),
+            [["c0", "c0-pool0", "c0-pool1"], ["c1", "c1-pool0", "c1-pool1"], ["c2", "c2-pool0", "c2-pool1"]]
+        );
+        // c2's second MachinePool says it belongs to c0: the rules must see both clusters together.
+        let mut bundle = StreamedBundle::default();
+        bundle.add(&fleet_in_one_namespace(3, |copy, text| match copy {
+            2 => text.replace(
+                "name: c2-pool1\n  namespace: default\nspec:\n  clusterName: c2\n",
+                "name: c2-pool1\n  namespace: default\nspec:\n  clusterName: c0\n",
+            ),
+            _ => text,
+        }));
+        let groups = group_names(&bundle);
+        assert_eq!(groups.len(), 2, "{groups:?}");
+        assert!(groups[0].contains(&"c0".to_string()) && groups[0].contains(&"c2-pool1".to_string()), "{groups:?}");
+        // A Secret every cluster's ASO objects name joins them all.
+        let mut bundle = StreamedBundle::default();
+        let mut documents = fleet_in_one_namespace(3, |_, text| text);
+        documents.extend(
+            crate::manifest::parse_documents(
+                "apiVersion: v1\nkind: Secret\nmetadata:\n  name: aso-credentials\n  namespace: default\n",
+                "secret.yaml",
+            )
+            .unwrap(),
+        );
+        bundle.add(&documents);
+        assert_eq!(bundle.groups().len(), 1);
+    }
+
+    #[test]
+    fn a_name_in_another_namespace_joins_only_through_a_namespace_the_object_names() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: one}\ndata: {ref: b}\n---\n\
+                    apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: two}\n---\n\
+                    apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: one}\ndata: {ref: b, namespace: two}\n";
+        let mut bundle = StreamedBundle::default();
+        bundle.add(&crate::manifest::parse_documents(text, "x.yaml").unwrap());
+        assert_eq!(group_names(&bundle), [vec!["a"], vec!["b", "c"]]);
     }
 }
