@@ -165,9 +165,10 @@ pub fn apply_defaults(value: &mut Value, schema: &Value) {
     }
 }
 
+/// `value` as JSON, cut to 80 characters (never inside a character).
 fn short(value: &Value) -> String {
     let text = value.to_string();
-    if text.len() > 80 { format!("{}...", &text[..77]) } else { text }
+    if text.chars().count() > 80 { format!("{}...", text.chars().take(77).collect::<String>()) } else { text }
 }
 
 fn type_matches(value: &Value, ty: &str) -> bool {
