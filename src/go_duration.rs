@@ -1,4 +1,4 @@
-//! Go's `time.ParseDuration`, exactly: i64 nanoseconds, Go's overflow rules and its float64 rounding of fractions.
+//! Go's `time.ParseDuration` (and `Duration.Seconds`), exactly: i64 nanoseconds, Go's overflow and float64 rounding.
 //!
 //! The grammar is `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` or a lone `0`, with the units ns, us, µs (U+00B5), μs (U+03BC),
 //! ms, s, m and h. Like Go, the text is read byte by byte: only ASCII digits count as digits.
@@ -93,6 +93,13 @@ pub fn parse(text: &str) -> Result<i64, GoDurationError> {
         return Ok((total as i64).wrapping_neg());
     }
     i64::try_from(total).map_err(|_| invalid())
+}
+
+/// Go's `Duration.Seconds()`: `float64(sec) + float64(nsec)/1e9`, which is not always the float64 nearest to the
+/// exact value (`16777216.999999999s` gives 16777217.0).
+#[allow(clippy::cast_precision_loss)] // |sec| < 2^34 and |nsec| < 1e9: both convert exactly, as in Go.
+pub fn seconds(nanos: i64) -> f64 {
+    (nanos / 1_000_000_000) as f64 + (nanos % 1_000_000_000) as f64 / 1e9
 }
 
 /// Go's `leadingInt`: the leading ASCII digits as a number, None past 1<<63.

@@ -1,5 +1,6 @@
 //! Replays Go's own `time.ParseDuration` answers (tests/fixtures/go-duration/recordings.json, written by
-//! tools/go-duration-oracle/regen.sh) against `capz::go_duration::parse`: the value, or the error word for word.
+//! tools/go-duration-oracle/regen.sh) against `capz::go_duration`: `parse` gives Go's value, or its error word for
+//! word, and `seconds` gives the very float64 of Go's `Duration.Seconds()`.
 
 use serde::Deserialize;
 
@@ -7,6 +8,7 @@ use serde::Deserialize;
 struct Recording {
     input: String,
     nanos: Option<i64>,
+    seconds: Option<String>,
     error: Option<String>,
 }
 
@@ -26,6 +28,13 @@ fn parse_agrees_with_go_on_every_recording() {
         };
         if ours != go {
             disagreements.push(format!("{:?}: Go {go:?}, ours {ours:?}", recording.input));
+        }
+        if let (Some(nanos), Some(text)) = (recording.nanos, &recording.seconds) {
+            let go_seconds: f64 = text.parse().expect("Go's 'g' format reads back");
+            let our_seconds = capz::go_duration::seconds(nanos);
+            if our_seconds.to_bits() != go_seconds.to_bits() {
+                disagreements.push(format!("seconds of {nanos}ns: Go {go_seconds:e}, ours {our_seconds:e}"));
+            }
         }
     }
     assert!(disagreements.is_empty(), "{} disagreements with Go:\n{}", disagreements.len(), disagreements.join("\n"));

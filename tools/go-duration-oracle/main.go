@@ -1,7 +1,7 @@
 // Command go-duration-oracle records what Go's time.ParseDuration returns for each input: the
 // hand-written cases read from the JSON array given as the first argument, followed by a
 // deterministic set of generated ones. The recordings go to stdout as a JSON array of
-// {"input", "nanos"} or {"input", "error"} objects.
+// {"input", "nanos", "seconds"} or {"input", "error"} objects.
 package main
 
 import (
@@ -9,14 +9,18 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
 
 type recording struct {
-	Input string  `json:"input"`
-	Nanos *int64  `json:"nanos,omitempty"`
-	Error *string `json:"error,omitempty"`
+	Input string `json:"input"`
+	Nanos *int64 `json:"nanos,omitempty"`
+	// Seconds is Duration.Seconds() of the parsed value (a float64 that rounds: 16777216.999999999s
+	// gives 1.6777217e+07), in strconv's shortest 'g' form so that it reads back exactly.
+	Seconds *string `json:"seconds,omitempty"`
+	Error   *string `json:"error,omitempty"`
 }
 
 func main() {
@@ -49,7 +53,9 @@ func main() {
 			r.Error = &message
 		} else {
 			nanos := int64(d)
+			seconds := strconv.FormatFloat(d.Seconds(), 'g', -1, 64)
 			r.Nanos = &nanos
+			r.Seconds = &seconds
 		}
 		out = append(out, r)
 	}
