@@ -102,11 +102,8 @@ pub(crate) fn duration_seconds(text: &str) -> Option<i64> {
 /// `math.Trunc(d.Seconds())` in float64 (so `16777216.999999999s` gives 16777217), capped at the int32 maximum
 /// (and, as Go's conversion does on amd64 and arm64, at the int32 minimum).
 fn seconds_of(nanos: i64) -> (i64, bool) {
-    // Go's Duration.Seconds: float64(sec) + float64(nsec)/1e9; |sec| < 2^34, |nsec| < 1e9, both exact in f64.
-    #[allow(clippy::cast_precision_loss)]
-    let seconds = (nanos / 1_000_000_000) as f64 + (nanos % 1_000_000_000) as f64 / 1e9;
-    #[allow(clippy::cast_possible_truncation)]
-    let seconds = seconds.trunc() as i64;
+    #[allow(clippy::cast_possible_truncation)] // a whole number of at most 2^34 in magnitude
+    let seconds = crate::go_duration::seconds(nanos).trunc() as i64;
     let capped = seconds.clamp(i64::from(i32::MIN), i64::from(i32::MAX));
     (capped, capped != seconds)
 }
