@@ -922,9 +922,18 @@ pub fn canonical_duration(value: &mut Value) {
     {
         // CAPI v1.14 stores these durations as v1beta2 whole seconds (`...Seconds`, int32, truncated),
         // so a v1beta1 client reads `1500ms` back as `1s` (v1.10 kept `1.5s`).
-        let whole_seconds = ns / 1_000_000_000 * 1_000_000_000;
-        *value = Value::String(format_go_duration(i128::from(whole_seconds)));
+        let whole_seconds = i128::from(capi_whole_seconds(ns)) * 1_000_000_000;
+        *value = Value::String(format_go_duration(whole_seconds));
     }
+}
+
+/// The whole seconds CAPI's `ConvertToSeconds` stores for a v1beta1 duration: `math.Trunc(d.Seconds())` in
+/// float64 (`16777216.999999999s` gives 16777217), capped at the int32 maximum (and, as Go's conversion does on
+/// amd64 and arm64, at the int32 minimum).
+pub fn capi_whole_seconds(nanos: i64) -> i64 {
+    #[allow(clippy::cast_possible_truncation)] // a whole number of at most 2^34 in magnitude
+    let seconds = crate::go_duration::seconds(nanos).trunc() as i64;
+    seconds.clamp(i64::from(i32::MIN), i64::from(i32::MAX))
 }
 
 fn canonical_mhc(mhc: &mut Value) {
@@ -1370,6 +1379,17 @@ mod tests {
             ("1m0.25s", "1m0.25s"),
         ] {
             assert_eq!(format_go_duration(i128::from(crate::go_duration::parse(input).unwrap())), want, "{input}");
+        }
+        // CAPI's ConvertToSeconds: float64 seconds, truncated, capped at int32.
+        for (input, want) in [
+            ("16777216.999999999s", "4660h20m17s"),
+            ("1000000h", "596523h14m7s"),
+            ("-1000000h", "-596523h14m8s"),
+            ("1.999999999s", "1s"),
+        ] {
+            let mut value = Value::String(input.into());
+            canonical_duration(&mut value);
+            assert_eq!(value, Value::String(want.into()), "{input}");
         }
         assert!(crate::go_duration::parse("9").is_err());
         assert!(crate::go_duration::parse("1d").is_err());
