@@ -11,6 +11,7 @@ pub mod convert;
 pub mod diff;
 pub mod exit;
 pub mod fleet;
+pub mod go_duration;
 pub mod lint;
 pub mod manifest;
 pub mod migrate;

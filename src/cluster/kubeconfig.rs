@@ -108,40 +108,16 @@ pub(super) async fn load(flag: Option<&Path>, context: Option<&str>) -> Result<L
     Ok(Loaded { config, context, source })
 }
 
-/// Parses kubectl's `--request-timeout`: a Go duration (`30s`, `1m30s`, `500ms`) or a bare
-/// number of seconds; `0` means no timeout.
+/// Parses kubectl's `--request-timeout` as client-go's `ParseTimeout` does: a bare number of seconds, else a Go
+/// duration (`30s`, `1m30s`, `500ms`); `0` means no timeout. A negative duration is refused.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let invalid = || format!("invalid duration `{text}`: expected e.g. 30s, 1m, 500ms or a number of seconds");
-    if text.is_empty() {
-        return Err(invalid());
-    }
     if let Ok(seconds) = text.parse::<u64>() {
         return Ok(Duration::from_secs(seconds));
     }
-    let mut total = 0f64;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let number_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(invalid)?;
-        if number_len == 0 {
-            return Err(invalid());
-        }
-        let number: f64 = rest[..number_len].parse().map_err(|_| invalid())?;
-        rest = &rest[number_len..];
-        let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
-        let scale = match &rest[..unit_len] {
-            "ns" => 1e-9,
-            "us" | "µs" => 1e-6,
-            "ms" => 1e-3,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return Err(invalid()),
-        };
-        total += number * scale;
-        rest = &rest[unit_len..];
-    }
-    Ok(Duration::from_secs_f64(total))
+    let nanos = crate::go_duration::parse(text).map_err(|_| invalid())?;
+    u64::try_from(nanos).map(Duration::from_nanos).map_err(|_| invalid())
 }
 
 #[cfg(test)]
@@ -158,6 +134,9 @@ mod tests {
         assert!(parse_duration("5 parsecs").is_err());
         assert!(parse_duration("s").is_err());
         assert!(parse_duration("").is_err());
+        assert_eq!(parse_duration("1.5μs"), Ok(Duration::from_nanos(1_500)));
+        assert!(parse_duration("-1s").is_err());
+        assert!(parse_duration("99999999999999999999999h").is_err(), "beyond Go's int64 nanoseconds");
     }
 
     fn write(dir: &Path, name: &str, text: &str) -> PathBuf {

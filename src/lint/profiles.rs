@@ -63,95 +63,6 @@ fn go_parse_float32(text: &str) -> Option<f32> {
     value.is_finite().then_some(if negative { -value } else { value })
 }
 
-/// Go's `time.ParseDuration` succeeds: `0`, or an optionally signed sequence of decimal numbers (with an optional
-/// fraction), each followed by a unit among ns, us, µs, μs, ms, s, m, h, the total within int64 nanoseconds.
-fn is_go_duration(text: &str) -> bool {
-    const LIMIT: u64 = 1 << 63;
-    let (negative, mut rest) = match text.strip_prefix(['+', '-']) {
-        Some(rest) => (text.starts_with('-'), rest),
-        None => (false, text),
-    };
-    if rest == "0" {
-        return true;
-    }
-    if rest.is_empty() {
-        return false;
-    }
-    let mut total: u64 = 0;
-    while !rest.is_empty() {
-        if !rest.starts_with(|c: char| c == '.' || c.is_ascii_digit()) {
-            return false;
-        }
-        // leadingInt: overflow past 1<<63 is an error.
-        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-        let mut whole: u64 = 0;
-        for b in rest[..digits].bytes() {
-            if whole > LIMIT / 10 {
-                return false;
-            }
-            whole = whole * 10 + u64::from(b - b'0');
-            if whole > LIMIT {
-                return false;
-            }
-        }
-        let pre = digits > 0;
-        rest = &rest[digits..];
-        // leadingFraction: digits past what fits are ignored.
-        let (mut fraction, mut scale, mut post) = (0u64, 1f64, false);
-        if let Some(after_dot) = rest.strip_prefix('.') {
-            let digits = after_dot.find(|c: char| !c.is_ascii_digit()).unwrap_or(after_dot.len());
-            let mut overflow = false;
-            for b in after_dot[..digits].bytes() {
-                if overflow || fraction > (LIMIT - 1) / 10 {
-                    overflow = true;
-                    continue;
-                }
-                let next = fraction * 10 + u64::from(b - b'0');
-                if next > LIMIT {
-                    overflow = true;
-                    continue;
-                }
-                fraction = next;
-                scale *= 10.0;
-            }
-            post = digits > 0;
-            rest = &after_dot[digits..];
-        }
-        if !pre && !post {
-            return false;
-        }
-        let unit_len = rest.find(|c: char| c == '.' || c.is_ascii_digit()).unwrap_or(rest.len());
-        let unit: u64 = match &rest[..unit_len] {
-            "ns" => 1,
-            "us" | "µs" | "μs" => 1_000,
-            "ms" => 1_000_000,
-            "s" => 1_000_000_000,
-            "m" => 60_000_000_000,
-            "h" => 3_600_000_000_000,
-            _ => return false,
-        };
-        rest = &rest[unit_len..];
-        if whole > LIMIT / unit {
-            return false;
-        }
-        let mut value = whole * unit;
-        if fraction > 0 {
-            // Go: v += uint64(float64(f) * (float64(unit) / scale)).
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
-            let part = (fraction as f64 * (unit as f64 / scale)) as u64;
-            value = value.saturating_add(part);
-            if value > LIMIT {
-                return false;
-            }
-        }
-        total = total.saturating_add(value);
-        if total > LIMIT {
-            return false;
-        }
-    }
-    negative || total < LIMIT
-}
-
 /// The autoscaler profile values CAPZ's webhook checks beyond the CRD's patterns, by their AzureManaged*
 /// (camelCase) and ASO/AKS (kebab-case) names.
 fn autoscaler_problems(profile: &Map<String, Value>, kebab: bool) -> Vec<Problem> {
@@ -188,7 +99,7 @@ fn autoscaler_problems(profile: &Map<String, Value>, kebab: bool) -> Vec<Problem
     }
     let field = name("newPodScaleUpDelay", "new-pod-scale-up-delay");
     if let Some(value) = text(field).filter(|value| !value.is_empty())
-        && !is_go_duration(value)
+        && crate::go_duration::parse(value).is_err()
     {
         problems.push((
             field.to_string(),
@@ -537,10 +448,10 @@ spec:
         assert_eq!(atoi(""), None);
         for ok in ["0", "0s", "1.5h", "1h30m", "-2m", ".5s", "3µs", "10ns", "2562047h", "-9223372036854775808ns", "1.s"]
         {
-            assert!(is_go_duration(ok), "{ok}");
+            assert!(crate::go_duration::parse(ok).is_ok(), "{ok}");
         }
         for bad in ["", "10", "1d", "s", "1..5s", "1h30", "+", ".", "2562048h", "9223372036854775808ns", "1h1e3s"] {
-            assert!(!is_go_duration(bad), "{bad}");
+            assert!(crate::go_duration::parse(bad).is_err(), "{bad}");
         }
     }
 }

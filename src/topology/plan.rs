@@ -484,8 +484,8 @@ fn set_control_plane_machine_fields(
             (false, true) => {
                 // v1.14 converts the v1beta1 duration to v1beta2 whole seconds before computing the
                 // control plane, whose v1beta2 contract takes `deletion.*Seconds`.
-                let nanos = value.as_str().and_then(webhooks::parse_go_duration).unwrap_or(0);
-                let seconds = (nanos / 1_000_000_000) as i64;
+                let nanos = value.as_str().and_then(|text| crate::go_duration::parse(text).ok()).unwrap_or(0);
+                let seconds = webhooks::capi_whole_seconds(nanos);
                 set_pointer(
                     control_plane,
                     &format!("/spec/machineTemplate/spec/deletion/{field}Seconds"),

@@ -873,43 +873,6 @@ fn is_qualified_name(value: &str) -> bool {
         && name.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())
 }
 
-/// Go's `time.ParseDuration`, in nanoseconds.
-pub fn parse_go_duration(text: &str) -> Option<i128> {
-    let (negative, mut rest) = match text.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    if rest == "0" {
-        return Some(0);
-    }
-    if rest.is_empty() {
-        return None;
-    }
-    let mut total: f64 = 0.0;
-    while !rest.is_empty() {
-        let number_end = rest.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(rest.len());
-        let (number, tail) = rest.split_at(number_end);
-        if number.is_empty() || number == "." {
-            return None;
-        }
-        let unit_end = tail.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(tail.len());
-        let (unit, tail) = tail.split_at(unit_end);
-        let scale: f64 = match unit {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
-            _ => return None,
-        };
-        total += number.parse::<f64>().ok()? * scale;
-        rest = tail;
-    }
-    let ns = total.round() as i128;
-    Some(if negative { -ns } else { ns })
-}
-
 /// Go's `time.Duration.String()`: `9m0s`, `1h30m0s`, `1.5s`, `300ms`, `0s`.
 pub fn format_go_duration(ns: i128) -> String {
     if ns == 0 {
@@ -955,13 +918,22 @@ fn fraction(value: u128, div: u128) -> String {
 /// alone (the schema check reports it).
 pub fn canonical_duration(value: &mut Value) {
     if let Some(text) = value.as_str()
-        && let Some(ns) = parse_go_duration(text)
+        && let Ok(ns) = crate::go_duration::parse(text)
     {
         // CAPI v1.14 stores these durations as v1beta2 whole seconds (`...Seconds`, int32, truncated),
         // so a v1beta1 client reads `1500ms` back as `1s` (v1.10 kept `1.5s`).
-        let whole_seconds = ns / 1_000_000_000 * 1_000_000_000;
+        let whole_seconds = i128::from(capi_whole_seconds(ns)) * 1_000_000_000;
         *value = Value::String(format_go_duration(whole_seconds));
     }
+}
+
+/// The whole seconds CAPI's `ConvertToSeconds` stores for a v1beta1 duration: `math.Trunc(d.Seconds())` in
+/// float64 (`16777216.999999999s` gives 16777217), capped at the int32 maximum (and, as Go's conversion does on
+/// amd64 and arm64, at the int32 minimum).
+pub fn capi_whole_seconds(nanos: i64) -> i64 {
+    #[allow(clippy::cast_possible_truncation)] // a whole number of at most 2^34 in magnitude
+    let seconds = crate::go_duration::seconds(nanos).trunc() as i64;
+    seconds.clamp(i64::from(i32::MIN), i64::from(i32::MAX))
 }
 
 fn canonical_mhc(mhc: &mut Value) {
@@ -1406,10 +1378,21 @@ mod tests {
             ("-1m", "-1m0s"),
             ("1m0.25s", "1m0.25s"),
         ] {
-            assert_eq!(format_go_duration(parse_go_duration(input).unwrap()), want, "{input}");
+            assert_eq!(format_go_duration(i128::from(crate::go_duration::parse(input).unwrap())), want, "{input}");
         }
-        assert_eq!(parse_go_duration("9"), None);
-        assert_eq!(parse_go_duration("1d"), None);
+        // CAPI's ConvertToSeconds: float64 seconds, truncated, capped at int32.
+        for (input, want) in [
+            ("16777216.999999999s", "4660h20m17s"),
+            ("1000000h", "596523h14m7s"),
+            ("-1000000h", "-596523h14m8s"),
+            ("1.999999999s", "1s"),
+        ] {
+            let mut value = Value::String(input.into());
+            canonical_duration(&mut value);
+            assert_eq!(value, Value::String(want.into()), "{input}");
+        }
+        assert!(crate::go_duration::parse("9").is_err());
+        assert!(crate::go_duration::parse("1d").is_err());
     }
 
     #[test]

@@ -95,55 +95,17 @@ pub(crate) fn default_false(map: &mut Map<String, Value>, key: &str) {
 /// `metav1.Duration` and `ConvertToSeconds` do (truncated, capped at the int32 maximum).
 #[cfg(test)]
 pub(crate) fn duration_seconds(text: &str) -> Option<i64> {
-    duration_nanos(text).map(|nanos| seconds_of(nanos).0)
+    crate::go_duration::parse(text).ok().map(|nanos| seconds_of(nanos).0)
 }
 
-/// Whole seconds of a duration in nanoseconds, as `ConvertToSeconds` does (truncated, capped at
-/// the int32 maximum), and whether the cap applied.
-fn seconds_of(nanos: f64) -> (i64, bool) {
-    let seconds = (nanos / 1e9).trunc() as i64;
+/// Whole seconds of a duration in nanoseconds, as `ConvertToSeconds` computes them, and whether the cap applied:
+/// `math.Trunc(d.Seconds())` in float64 (so `16777216.999999999s` gives 16777217), capped at the int32 maximum
+/// (and, as Go's conversion does on amd64 and arm64, at the int32 minimum).
+fn seconds_of(nanos: i64) -> (i64, bool) {
+    #[allow(clippy::cast_possible_truncation)] // a whole number of at most 2^34 in magnitude
+    let seconds = crate::go_duration::seconds(nanos).trunc() as i64;
     let capped = seconds.clamp(i64::from(i32::MIN), i64::from(i32::MAX));
     (capped, capped != seconds)
-}
-
-/// A Go duration in nanoseconds (signed), None when `time.ParseDuration` refuses it.
-fn duration_nanos(text: &str) -> Option<f64> {
-    let (negative, mut rest) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    if rest == "0" {
-        return Some(0.0);
-    }
-    if rest.is_empty() {
-        return None;
-    }
-    let mut nanos: f64 = 0.0;
-    while !rest.is_empty() {
-        let number_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        let number = &rest[..number_end];
-        if number.is_empty() || number == "." || number.matches('.').count() > 1 {
-            return None;
-        }
-        rest = &rest[number_end..];
-        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
-        let scale = match &rest[..unit_end] {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
-            _ => return None,
-        };
-        rest = &rest[unit_end..];
-        nanos += number.parse::<f64>().ok()? * scale;
-    }
-    // time.ParseDuration refuses what does not fit an int64 of nanoseconds (about 292 years).
-    if nanos > i64::MAX as f64 {
-        return None;
-    }
-    Some(if negative { -nanos } else { nanos })
 }
 
 impl Context {
@@ -173,11 +135,10 @@ impl Context {
         let text = value
             .as_str()
             .ok_or_else(|| ConvertError::invalid(pointer, "a duration must be a string such as \"10m\""))?;
-        let nanos = duration_nanos(text)
-            .ok_or_else(|| ConvertError::invalid(pointer, &format!("`{text}` is not a duration such as \"10m\"")))?;
+        let nanos = crate::go_duration::parse(text)
+            .map_err(|_| ConvertError::invalid(pointer, &format!("`{text}` is not a duration such as \"10m\"")))?;
         let (seconds, capped) = seconds_of(nanos);
-        let fraction = nanos.abs() % 1e9;
-        if fraction > 0.5 && fraction < 1e9 - 0.5 {
+        if nanos % 1_000_000_000 != 0 {
             self.dropped(pointer, &format!("v1beta2 counts whole seconds: `{text}` becomes {seconds}"));
         } else if capped {
             self.dropped(pointer, &format!("v1beta2 counts seconds in an int32: `{text}` becomes {seconds}"));
@@ -268,6 +229,11 @@ mod tests {
         assert_eq!(duration_seconds("10"), None);
         assert_eq!(duration_seconds("m"), None);
         assert_eq!(duration_seconds(""), None);
+        // Go's float64 steps: the fraction of `0.999999999999999999m` is 59.999999999s, and Duration.Seconds()
+        // rounds 16777216.999999999 up to 16777217 before the truncation.
+        assert_eq!(duration_seconds("0.999999999999999999m"), Some(59));
+        assert_eq!(duration_seconds("16777216.999999999s"), Some(16_777_217));
+        assert_eq!(duration_seconds("-9223372036854775808ns"), Some(i64::from(i32::MIN)));
     }
 
     #[test]

@@ -1,0 +1,3 @@
+module kubectl-capz/tools/go-duration-oracle
+
+go 1.24
