@@ -592,7 +592,8 @@ mod tests {
         std::fs::write(dir.path().join("bundle.yaml"), &bundle).unwrap();
         files.push(dir.path().join("bundle.yaml").display().to_string());
         // A fleet in one namespace, grouped about a cluster each: findings in every cluster (no System pool in
-        // one, a pool of one cluster claimed by another, a credential Secret only some name, a duplicate name).
+        // one, a pool of one cluster claimed by another, a credential Secret only one names, one that most name and
+        // that is there twice, a duplicate name).
         let fixture = std::fs::read_to_string(root.join("fixtures/lint/aks-aso.yaml")).unwrap();
         let mut fleet = String::new();
         for copy in 0..6 {
@@ -606,7 +607,15 @@ mod tests {
             };
             fleet.push_str(&text);
             fleet.push_str("\n---\n");
+            if copy == 2 {
+                // The credential Secret most clusters name, twice: the first (lacking keys) is the one ASO reads.
+                fleet.push_str("apiVersion: v1\nkind: Secret\nmetadata: {name: aso-credentials, namespace: default}\n");
+                fleet.push_str("stringData: {AZURE_CLIENT_ID: x, note: c5}\n---\n");
+            }
         }
+        fleet.push_str("apiVersion: v1\nkind: Secret\nmetadata:\n  name: aso-credentials\n  namespace: default\n");
+        fleet.push_str("  labels: {clusterctl.cluster.x-k8s.io/move: \"\"}\nstringData: {AZURE_SUBSCRIPTION_ID: a, ");
+        fleet.push_str("AZURE_TENANT_ID: b, AZURE_CLIENT_ID: c, AUTH_MODE: d}\n---\n");
         fleet.push_str("apiVersion: v1\nkind: Secret\nmetadata:\n  name: c3-credentials\n  namespace: default\n");
         fleet.push_str("stringData:\n  AZURE_CLIENT_SECRET: hunter3\n");
         std::fs::write(dir.path().join("fleet.yaml"), &fleet).unwrap();

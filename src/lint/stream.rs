@@ -70,6 +70,9 @@ struct Kept {
     namespaces: Namespaces,
     /// The names it holds, as ids of [`StreamedBundle::name_ids`].
     names: Box<[u32]>,
+    /// A core `Secret`: the rules only ever look one up by name from another object (credentials.rs), so it can
+    /// join every group that names it instead of joining those groups into one.
+    secret: bool,
 }
 
 #[derive(Debug)]
@@ -84,7 +87,8 @@ impl Kept {
             true => Body::Value(Box::new(document.value.clone())),
             false => Body::Json(document.value.to_string().into_boxed_str()),
         };
-        Kept { body, origin: document.origin.clone(), lines: document.lines.clone(), namespaces, names }
+        let secret = document.kind() == "Secret" && document.api_version() == "v1";
+        Kept { body, origin: document.origin.clone(), lines: document.lines.clone(), namespaces, names, secret }
     }
 
     fn value(&self) -> Value {
@@ -216,11 +220,18 @@ impl StreamedBundle {
     /// Runs the selected rules over everything added; findings as [`super::check`] gives them for each group.
     pub fn check(self, selection: &RuleSelection) -> Vec<Finding> {
         let mut found = Vec::new();
+        // A Secret in several groups gets the same finding from each: keep one, as the whole bundle gives one.
+        let mut seen_on_shared = std::collections::HashSet::new();
         for group in self.groups() {
-            let documents = read_kept(&group);
+            let documents = read_kept(&group.members);
             let mut sink = Sink { selection, documents: &documents, found: Vec::new() };
             check_bundle_rules(&documents, &mut sink);
-            found.extend(sink.finish());
+            let findings = sink.finish();
+            if group.shares_secrets {
+                found.extend(findings.into_iter().filter(|f| seen_on_shared.insert(serde_json::to_string(f).ok())));
+            } else {
+                found.extend(findings);
+            }
         }
         let mut sink = Sink { selection, documents: &self.patch_documents, found: Vec::new() };
         aso_patches::check(&self.patch_documents, &mut sink);
@@ -229,12 +240,24 @@ impl StreamedBundle {
     }
 
     /// The documents in groups of related documents (each group in input order; groups by their first document).
-    fn groups(&self) -> Vec<Vec<&Kept>> {
+    fn groups(&self) -> Vec<Group<'_>> {
         if self.kept.iter().any(|kept| kept.namespaces.own.is_none()) {
-            return vec![self.kept.iter().collect()];
+            return vec![Group { members: self.kept.iter().collect(), shares_secrets: false }];
         }
-        // Union-find over documents (0..n) and held names (n + id): a document joins the names it holds and
-        // those it mentions.
+        // Names held only by Secrets are shared: a document naming one gets those Secrets into its group, and
+        // the Secrets join no group together. Every other name joins its holders and those naming it.
+        let mut secret_holders: Vec<Vec<usize>> = vec![Vec::new(); self.name_count as usize];
+        let mut shared = vec![true; self.name_count as usize];
+        for (index, kept) in self.kept.iter().enumerate() {
+            for name in kept.names.iter().map(|name| *name as usize) {
+                match kept.secret {
+                    true => secret_holders[name].push(index),
+                    false => shared[name] = false,
+                }
+            }
+        }
+        let is_shared_secret = |kept: &Kept| kept.secret && kept.names.iter().all(|name| shared[*name as usize]);
+        // Union-find over documents (0..n) and held names (n + id).
         let documents = self.kept.len();
         let mut parent: Vec<usize> = (0..documents + self.name_count as usize).collect();
         fn root(parent: &mut [usize], mut id: usize) -> usize {
@@ -248,28 +271,57 @@ impl StreamedBundle {
             let (a, b) = (root(parent, a), root(parent, b));
             parent[a.max(b)] = a.min(b);
         };
-        let mentioned = self.on_every_core(|kept| self.mentioned_names(kept));
+        let mentioned = self.on_every_core(|kept| match is_shared_secret(kept) {
+            true => Vec::new(),
+            false => self.mentioned_names(kept),
+        });
+        let mut needs: Vec<(usize, u32)> = Vec::new();
         for (index, (kept, mentioned)) in self.kept.iter().zip(&mentioned).enumerate() {
+            if is_shared_secret(kept) {
+                continue;
+            }
             for name in kept.names.iter().chain(mentioned) {
-                join(&mut parent, index, documents + *name as usize);
+                match shared[*name as usize] {
+                    true => needs.push((index, *name)),
+                    false => join(&mut parent, index, documents + *name as usize),
+                }
             }
         }
         let mut group_of_root: HashMap<usize, usize> = HashMap::new();
-        let mut groups: Vec<Vec<&Kept>> = Vec::new();
-        for (index, kept) in self.kept.iter().enumerate() {
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        for index in 0..documents {
             let group = *group_of_root.entry(root(&mut parent, index)).or_insert_with(|| {
-                groups.push(Vec::new());
-                groups.len() - 1
+                members.push(Vec::new());
+                members.len() - 1
             });
-            groups[group].push(kept);
+            members[group].push(index);
         }
-        groups
+        for (index, name) in needs {
+            let group = group_of_root[&root(&mut parent, index)];
+            members[group].extend(&secret_holders[name as usize]);
+        }
+        members
+            .into_iter()
+            .map(|mut members| {
+                members.sort_unstable();
+                members.dedup();
+                let shares_secrets = members.iter().any(|index| is_shared_secret(&self.kept[*index]));
+                Group { members: members.into_iter().map(|index| &self.kept[index]).collect(), shares_secrets }
+            })
+            .collect()
     }
 
     /// `work` on every kept document, in order, on every core.
     fn on_every_core<T: Send>(&self, work: impl Fn(&Kept) -> T + Sync) -> Vec<T> {
         on_every_core(&self.kept.iter().collect::<Vec<_>>(), work)
     }
+}
+
+/// Documents the rules run over together.
+struct Group<'k> {
+    members: Vec<&'k Kept>,
+    /// Whether it holds Secrets other groups hold too.
+    shares_secrets: bool,
 }
 
 /// Whether the ASO patch rules read `document` (a Cluster or MachinePool only when it points at a classic kind).
@@ -336,7 +388,7 @@ mod tests {
         let name =
             |kept: &&Kept| kept.document().value.at("/metadata/name").and_then(Value::as_str).unwrap().to_string();
         let mut groups: Vec<Vec<String>> =
-            bundle.groups().iter().map(|group| group.iter().map(name).collect()).collect();
+            bundle.groups().iter().map(|group| group.members.iter().map(name).collect()).collect();
         groups.iter_mut().for_each(|group| {
             group.sort();
             group.dedup();
@@ -364,13 +416,32 @@ mod tests {
         let groups = group_names(&bundle);
         assert_eq!(groups.len(), 2, "{groups:?}");
         assert!(groups[0].contains(&"c0".to_string()) && groups[0].contains(&"c2-pool1".to_string()), "{groups:?}");
-        // A Secret every cluster's ASO objects name joins them all.
+        // A credential Secret every cluster's ASO objects name goes with each of them, and joins none.
         let mut bundle = StreamedBundle::default();
         let mut documents = fleet_in_one_namespace(3, |_, text| text);
         documents.extend(
             crate::manifest::parse_documents(
                 "apiVersion: v1\nkind: Secret\nmetadata:\n  name: aso-credentials\n  namespace: default\n",
                 "secret.yaml",
+            )
+            .unwrap(),
+        );
+        bundle.add(&documents);
+        let groups = group_names(&bundle);
+        assert_eq!(groups.len(), 4, "{groups:?}");
+        for (copy, group) in groups[..3].iter().enumerate() {
+            assert_eq!(
+                group,
+                &["aso-credentials", &format!("c{copy}"), &format!("c{copy}-pool0"), &format!("c{copy}-pool1")]
+            );
+        }
+        assert_eq!(groups[3], ["aso-credentials"]);
+        // A ConfigMap of the same name is not a Secret: the name joins its holders and those naming it again.
+        let mut bundle = StreamedBundle::default();
+        documents.extend(
+            crate::manifest::parse_documents(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: aso-credentials\n  namespace: default\n",
+                "configmap.yaml",
             )
             .unwrap(),
         );
