@@ -1,6 +1,8 @@
 //! Finds the classic clusters of a manifest bundle: each Cluster whose control plane is an
 //! AzureManagedControlPlane, with its AzureManagedCluster, MachinePools, AzureManagedMachinePools and identity.
 
+use std::collections::HashMap;
+
 use crate::manifest::Document;
 
 use super::{TranslateError, str_at};
@@ -28,16 +30,37 @@ impl ClassicCluster {
     }
 }
 
-fn same_namespace(doc: &Document, namespace: &str) -> bool {
-    doc.namespace().unwrap_or("default") == namespace
+/// The documents of a bundle by kind, namespace and name (the first in input order wins), and the MachinePools by
+/// namespace and `spec.clusterName`: one pass, so finding the clusters is linear in the bundle.
+struct Index<'a> {
+    named: HashMap<(&'a str, &'a str, &'a str), &'a Document>,
+    machine_pools: HashMap<(&'a str, &'a str), Vec<&'a Document>>,
 }
 
-fn find<'a>(documents: &'a [Document], kind: &str, name: &str, namespace: &str) -> Option<&'a Document> {
-    documents.iter().find(|doc| doc.kind() == kind && doc.name() == name && same_namespace(doc, namespace))
+impl<'a> Index<'a> {
+    fn new(documents: &'a [Document]) -> Self {
+        let mut named = HashMap::new();
+        let mut machine_pools: HashMap<(&str, &str), Vec<&Document>> = HashMap::new();
+        for doc in documents {
+            let namespace = doc.namespace().unwrap_or("default");
+            named.entry((doc.kind(), namespace, doc.name())).or_insert(doc);
+            if doc.kind() == "MachinePool"
+                && let Some(cluster) = str_at(&doc.value, "/spec/clusterName")
+            {
+                machine_pools.entry((namespace, cluster)).or_default().push(doc);
+            }
+        }
+        Index { named, machine_pools }
+    }
+
+    fn find(&self, kind: &str, name: &str, namespace: &str) -> Option<&'a Document> {
+        self.named.get(&(kind, namespace, name)).copied()
+    }
 }
 
 /// Every Cluster in `documents` whose `controlPlaneRef` is an AzureManagedControlPlane, with its objects.
 pub fn find_classic_clusters(documents: &[Document]) -> Result<Vec<ClassicCluster>, TranslateError> {
+    let index = Index::new(documents);
     let mut found = Vec::new();
     for cluster in documents.iter().filter(|doc| doc.kind() == "Cluster") {
         if str_at(&cluster.value, "/spec/controlPlaneRef/kind") != Some("AzureManagedControlPlane") {
@@ -45,43 +68,38 @@ pub fn find_classic_clusters(documents: &[Document]) -> Result<Vec<ClassicCluste
         }
         let namespace = cluster.namespace().unwrap_or("default");
         let cp_name = str_at(&cluster.value, "/spec/controlPlaneRef/name").unwrap_or("");
-        let control_plane = find(documents, "AzureManagedControlPlane", cp_name, namespace).ok_or_else(|| {
-            TranslateError::Incomplete {
+        let control_plane =
+            index.find("AzureManagedControlPlane", cp_name, namespace).ok_or_else(|| TranslateError::Incomplete {
                 location: cluster.location_of("/spec/controlPlaneRef/name"),
                 message: format!(
                     "Cluster {}: AzureManagedControlPlane {namespace}/{cp_name} is not in the input",
                     cluster.name()
                 ),
-            }
-        })?;
+            })?;
         let infra_cluster = str_at(&cluster.value, "/spec/infrastructureRef/name")
-            .and_then(|name| find(documents, "AzureManagedCluster", name, namespace))
+            .and_then(|name| index.find("AzureManagedCluster", name, namespace))
             .cloned();
         let mut pools = Vec::new();
-        for machine_pool in documents.iter().filter(|doc| {
-            doc.kind() == "MachinePool"
-                && same_namespace(doc, namespace)
-                && str_at(&doc.value, "/spec/clusterName") == Some(cluster.name())
-        }) {
+        let machine_pools = index.machine_pools.get(&(namespace, cluster.name())).map_or(&[][..], Vec::as_slice);
+        for machine_pool in machine_pools {
             let infra_ref = "/spec/template/spec/infrastructureRef";
             if str_at(&machine_pool.value, &format!("{infra_ref}/kind")) != Some("AzureManagedMachinePool") {
                 continue;
             }
             let name = str_at(&machine_pool.value, &format!("{infra_ref}/name")).unwrap_or("");
-            let pool = find(documents, "AzureManagedMachinePool", name, namespace).ok_or_else(|| {
-                TranslateError::Incomplete {
+            let pool =
+                index.find("AzureManagedMachinePool", name, namespace).ok_or_else(|| TranslateError::Incomplete {
                     location: machine_pool.location_of(&format!("{infra_ref}/name")),
                     message: format!(
                         "MachinePool {}: AzureManagedMachinePool {namespace}/{name} is not in the input",
                         machine_pool.name()
                     ),
-                }
-            })?;
-            pools.push((machine_pool.clone(), pool.clone()));
+                })?;
+            pools.push(((*machine_pool).clone(), pool.clone()));
         }
         let identity = str_at(&control_plane.value, "/spec/identityRef/name").and_then(|name| {
             let identity_ns = str_at(&control_plane.value, "/spec/identityRef/namespace").unwrap_or(namespace);
-            find(documents, "AzureClusterIdentity", name, identity_ns).cloned()
+            index.find("AzureClusterIdentity", name, identity_ns).cloned()
         });
         found.push(ClassicCluster {
             cluster: cluster.clone(),
