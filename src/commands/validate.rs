@@ -620,6 +620,52 @@ mod tests {
         fleet.push_str("stringData:\n  AZURE_CLIENT_SECRET: hunter3\n");
         std::fs::write(dir.path().join("fleet.yaml"), &fleet).unwrap();
         files.push(dir.path().join("fleet.yaml").display().to_string());
+        // A classic fleet in one namespace: each copy carries the same AzureClusterIdentity; patches that break,
+        // change nothing or touch an owned field; a cluster whose control plane is missing; templates with patches.
+        let fixture = std::fs::read_to_string(root.join("fixtures/lint/aks.yaml")).unwrap();
+        let mut classic = String::new();
+        for copy in 0..5 {
+            let text = fixture.replace("my-cluster", &format!("k{copy}"));
+            let patch = ["\"{not yaml\"", "\"{spec: {location: westeurope}}\"", "\"{spec: {azureName: x}}\""];
+            let text = match copy {
+                0..=2 => text.replace(
+                    "  namespace: default\nspec:\n  identityRef:",
+                    &format!(
+                        "  namespace: default\nspec:\n  asoManagedClusterPatches: [{}]\n  identityRef:",
+                        patch[copy]
+                    ),
+                ),
+                3 => text
+                    .replace("kind: AzureManagedControlPlane\nmetadata:", "kind: AzureManagedControlPlaneX\nmetadata:"),
+                _ => text,
+            };
+            classic.push_str(&text);
+            classic.push_str("\n---\n");
+        }
+        // Templates with patches: the pool templates are judged with the namespace's only control plane template.
+        let templates = std::fs::read_to_string(root.join("fixtures/lint/aks-clusterclass.yaml")).unwrap();
+        classic.push_str(
+            &templates
+                .replace("    spec:\n      identityRef:", "    spec:\n      asoManagedClusterPatches: [\"{spec: {dnsPrefix: x}}\"]\n      identityRef:")
+                .replace("      mode: User\n", "      mode: User\n      asoManagedClustersAgentPoolPatches: [\"{spec: {count: 7}}\", \"{spec: {owner: {name: y}}}\"]\n"),
+        );
+        // Two templates that name nothing of each other, alone in their namespace: the pool's patch is judged with
+        // the control plane's version.
+        classic.push_str(
+            "---\napiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlaneTemplate\n",
+        );
+        classic.push_str(
+            "metadata: {name: cpt, namespace: templates}\nspec:\n  template:\n    spec:\n      location: westeurope\n",
+        );
+        classic.push_str("      subscriptionID: 00000000-0000-0000-0000-000000000000\n      version: v1.33.2\n");
+        classic.push_str("      asoManagedClusterPatches: [\"{spec: {dnsPrefix: x}}\"]\n---\n");
+        classic
+            .push_str("apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePoolTemplate\n");
+        classic
+            .push_str("metadata: {name: mpt, namespace: templates}\nspec:\n  template:\n    spec:\n      mode: User\n");
+        classic.push_str("      sku: Standard_D2s_v3\n      asoManagedClustersAgentPoolPatches: [\"{spec: {orchestratorVersion: v1.33.2}}\"]\n");
+        std::fs::write(dir.path().join("classic.yaml"), &classic).unwrap();
+        files.push(dir.path().join("classic.yaml").display().to_string());
         let registry = Registry::embedded();
         let validator = Validator::new(&registry, ValidateOptions::default());
         let filters = [RuleFilter::default(), RuleFilter::new(&[], &["capi-v1beta1".to_string()]).unwrap()];

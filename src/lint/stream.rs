@@ -4,15 +4,16 @@
 //! same keys in the same order, same strings and integers, so the same lines; a document with a float is kept as
 //! its value, since serde_json's default float reading is not exact to the last bit).
 //!
-//! Groups are exact for the bundle rules: they relate objects only by namespace and name (a reference, a label or
-//! an annotation naming another object, an ASO owner naming an embedded ASO object), an object to others of its own
-//! namespace or of a namespace it names (`namespace`, `classNamespace`, ... anywhere in it), and an object without a
-//! namespace to every other. So two objects share a group when one holds, anywhere (a value or a key), a string that
-//! is a name the other holds (its `metadata.name`, or that of an ASO object in its `resources`) in a namespace the
-//! first relates to, and groups are the connected sets of that relation: in a fleet, about one cluster each. One
-//! object without a namespace makes the whole bundle one group. The ASO patch rules read the whole classic bundle (one incomplete
-//! Cluster stops them for all): the objects they read (classic AKS kinds, the Clusters and MachinePools that point at
-//! them) are kept whole, the only documents held as values.
+//! Groups are exact for the rules: they relate objects only by namespace and name (a reference, a label or an
+//! annotation naming another object, an ASO owner naming an embedded ASO object, a MachinePool's `clusterName`), an
+//! object to others of its own namespace or of a namespace it names (`namespace`, `classNamespace`, ... anywhere in
+//! it), and an object without a namespace to every other. So two objects share a group when one holds, anywhere (a
+//! value or a key), a string that is a name the other holds (its `metadata.name`, or that of an ASO object in its
+//! `resources`) in a namespace the first relates to, and groups are the connected sets of that relation: in a
+//! fleet, about one cluster each. Two exceptions: a core Secret or an AzureClusterIdentity is only read alone or
+//! looked up by name (first match), so it joins every group that names it without joining them; the ASO patch rules judge a pool template with the only control plane
+//! template of its namespace, so the classic templates of a namespace share a group. One object without a
+//! namespace makes the whole bundle one group.
 
 use std::collections::HashMap;
 
@@ -70,9 +71,13 @@ struct Kept {
     namespaces: Namespaces,
     /// The names it holds, as ids of [`StreamedBundle::name_ids`].
     names: Box<[u32]>,
-    /// A core `Secret`: the rules only ever look one up by name from another object (credentials.rs), so it can
-    /// join every group that names it instead of joining those groups into one.
-    secret: bool,
+    /// A core `Secret` or an AzureClusterIdentity: the rules read one alone, or look it up by name from another
+    /// object (first match: credentials.rs, the classic cluster's identity), never the objects naming it together,
+    /// so it can join every group that names it instead of joining those groups into one.
+    shared: bool,
+    /// An AzureManagedControlPlaneTemplate or AzureManagedMachinePoolTemplate: the ASO patch rules relate it to the
+    /// others of its namespace.
+    classic_template: bool,
 }
 
 #[derive(Debug)]
@@ -87,8 +92,15 @@ impl Kept {
             true => Body::Value(Box::new(document.value.clone())),
             false => Body::Json(document.value.to_string().into_boxed_str()),
         };
-        let secret = document.kind() == "Secret" && document.api_version() == "v1";
-        Kept { body, origin: document.origin.clone(), lines: document.lines.clone(), namespaces, names, secret }
+        let shared = match document.kind() {
+            "Secret" => document.api_version() == "v1",
+            "AzureClusterIdentity" => document.api_version().starts_with("infrastructure.cluster.x-k8s.io/"),
+            _ => false,
+        };
+        let classic_template =
+            matches!(document.kind(), "AzureManagedControlPlaneTemplate" | "AzureManagedMachinePoolTemplate");
+        let (origin, lines) = (document.origin.clone(), document.lines.clone());
+        Kept { body, origin, lines, namespaces, names, shared, classic_template }
     }
 
     fn value(&self) -> Value {
@@ -147,7 +159,6 @@ fn has_float(value: &Value) -> bool {
 #[derive(Debug, Default)]
 pub struct StreamedBundle {
     kept: Vec<Kept>,
-    patch_documents: Vec<Document>,
     /// Every namespace seen, numbered in order of appearance.
     namespace_ids: HashMap<String, u32>,
     /// Every name a document holds, per namespace id, numbered in order of appearance.
@@ -159,9 +170,6 @@ impl StreamedBundle {
     /// Keeps what the rules need of `documents`.
     pub fn add(&mut self, documents: &[Document]) {
         for document in documents {
-            if wanted_by_patch_rules(document) {
-                self.patch_documents.push(document.clone());
-            }
             let namespaces = self.namespaces_of(document);
             let names = match namespaces.own {
                 Some(own) => held_names(&document.value).into_iter().map(|name| self.name_id(own, name)).collect(),
@@ -220,43 +228,47 @@ impl StreamedBundle {
     /// Runs the selected rules over everything added; findings as [`super::check`] gives them for each group.
     pub fn check(self, selection: &RuleSelection) -> Vec<Finding> {
         let mut found = Vec::new();
-        // A Secret in several groups gets the same finding from each: keep one, as the whole bundle gives one.
+        // An object in several groups gets the same finding from each: keep one, as the whole bundle gives one.
         let mut seen_on_shared = std::collections::HashSet::new();
         for group in self.groups() {
             let documents = read_kept(&group.members);
             let mut sink = Sink { selection, documents: &documents, found: Vec::new() };
             check_bundle_rules(&documents, &mut sink);
-            let findings = sink.finish();
-            if group.shares_secrets {
+            let mut findings = sink.finish();
+            let classic: Vec<Document> = documents.into_iter().filter(wanted_by_patch_rules).collect();
+            if !classic.is_empty() {
+                let mut sink = Sink { selection, documents: &classic, found: Vec::new() };
+                aso_patches::check(&classic, &mut sink);
+                findings.extend(sink.finish());
+            }
+            if group.shares_objects {
                 found.extend(findings.into_iter().filter(|f| seen_on_shared.insert(serde_json::to_string(f).ok())));
             } else {
                 found.extend(findings);
             }
         }
-        let mut sink = Sink { selection, documents: &self.patch_documents, found: Vec::new() };
-        aso_patches::check(&self.patch_documents, &mut sink);
-        found.extend(sink.finish());
         found
     }
 
     /// The documents in groups of related documents (each group in input order; groups by their first document).
     fn groups(&self) -> Vec<Group<'_>> {
         if self.kept.iter().any(|kept| kept.namespaces.own.is_none()) {
-            return vec![Group { members: self.kept.iter().collect(), shares_secrets: false }];
+            return vec![Group { members: self.kept.iter().collect(), shares_objects: false }];
         }
-        // Names held only by Secrets are shared: a document naming one gets those Secrets into its group, and
-        // the Secrets join no group together. Every other name joins its holders and those naming it.
-        let mut secret_holders: Vec<Vec<usize>> = vec![Vec::new(); self.name_count as usize];
+        // Names held only by shared objects (see [`Kept::shared`]) are shared: a document naming one gets their
+        // holders into its group, and they join no groups together. Every other name joins its holders and those
+        // naming it.
+        let mut shared_holders: Vec<Vec<usize>> = vec![Vec::new(); self.name_count as usize];
         let mut shared = vec![true; self.name_count as usize];
         for (index, kept) in self.kept.iter().enumerate() {
             for name in kept.names.iter().map(|name| *name as usize) {
-                match kept.secret {
-                    true => secret_holders[name].push(index),
+                match kept.shared {
+                    true => shared_holders[name].push(index),
                     false => shared[name] = false,
                 }
             }
         }
-        let is_shared_secret = |kept: &Kept| kept.secret && kept.names.iter().all(|name| shared[*name as usize]);
+        let is_shared = |kept: &Kept| kept.shared && kept.names.iter().all(|name| shared[*name as usize]);
         // Union-find over documents (0..n) and held names (n + id).
         let documents = self.kept.len();
         let mut parent: Vec<usize> = (0..documents + self.name_count as usize).collect();
@@ -271,13 +283,13 @@ impl StreamedBundle {
             let (a, b) = (root(parent, a), root(parent, b));
             parent[a.max(b)] = a.min(b);
         };
-        let mentioned = self.on_every_core(|kept| match is_shared_secret(kept) {
+        let mentioned = self.on_every_core(|kept| match is_shared(kept) {
             true => Vec::new(),
             false => self.mentioned_names(kept),
         });
         let mut needs: Vec<(usize, u32)> = Vec::new();
         for (index, (kept, mentioned)) in self.kept.iter().zip(&mentioned).enumerate() {
-            if is_shared_secret(kept) {
+            if is_shared(kept) {
                 continue;
             }
             for name in kept.names.iter().chain(mentioned) {
@@ -286,6 +298,11 @@ impl StreamedBundle {
                     false => join(&mut parent, index, documents + *name as usize),
                 }
             }
+        }
+        let mut first_template: HashMap<Option<u32>, usize> = HashMap::new();
+        for (index, kept) in self.kept.iter().enumerate().filter(|(_, kept)| kept.classic_template) {
+            let first = *first_template.entry(kept.namespaces.own).or_insert(index);
+            join(&mut parent, first, index);
         }
         let mut group_of_root: HashMap<usize, usize> = HashMap::new();
         let mut members: Vec<Vec<usize>> = Vec::new();
@@ -298,15 +315,15 @@ impl StreamedBundle {
         }
         for (index, name) in needs {
             let group = group_of_root[&root(&mut parent, index)];
-            members[group].extend(&secret_holders[name as usize]);
+            members[group].extend(&shared_holders[name as usize]);
         }
         members
             .into_iter()
             .map(|mut members| {
                 members.sort_unstable();
                 members.dedup();
-                let shares_secrets = members.iter().any(|index| is_shared_secret(&self.kept[*index]));
-                Group { members: members.into_iter().map(|index| &self.kept[index]).collect(), shares_secrets }
+                let shares_objects = members.iter().any(|index| is_shared(&self.kept[*index]));
+                Group { members: members.into_iter().map(|index| &self.kept[index]).collect(), shares_objects }
             })
             .collect()
     }
@@ -320,8 +337,8 @@ impl StreamedBundle {
 /// Documents the rules run over together.
 struct Group<'k> {
     members: Vec<&'k Kept>,
-    /// Whether it holds Secrets other groups hold too.
-    shares_secrets: bool,
+    /// Whether it holds objects other groups hold too.
+    shares_objects: bool,
 }
 
 /// Whether the ASO patch rules read `document` (a Cluster or MachinePool only when it points at a classic kind).

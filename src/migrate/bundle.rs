@@ -58,56 +58,68 @@ impl<'a> Index<'a> {
     }
 }
 
-/// Every Cluster in `documents` whose `controlPlaneRef` is an AzureManagedControlPlane, with its objects.
+/// Every Cluster in `documents` whose `controlPlaneRef` is an AzureManagedControlPlane, with its objects; an error
+/// for the first whose control plane or pools are not in `documents`.
 pub fn find_classic_clusters(documents: &[Document]) -> Result<Vec<ClassicCluster>, TranslateError> {
     let index = Index::new(documents);
-    let mut found = Vec::new();
-    for cluster in documents.iter().filter(|doc| doc.kind() == "Cluster") {
-        if str_at(&cluster.value, "/spec/controlPlaneRef/kind") != Some("AzureManagedControlPlane") {
+    let clusters: Vec<Option<ClassicCluster>> =
+        documents.iter().map(|cluster| classic_cluster(&index, cluster)).collect::<Result<_, _>>()?;
+    Ok(clusters.into_iter().flatten().collect())
+}
+
+/// Like [`find_classic_clusters`], without the clusters whose objects are not all in `documents`.
+pub fn complete_classic_clusters(documents: &[Document]) -> Vec<ClassicCluster> {
+    let index = Index::new(documents);
+    documents.iter().filter_map(|cluster| classic_cluster(&index, cluster).ok().flatten()).collect()
+}
+
+/// The classic cluster of document `cluster`, if it is a Cluster whose control plane is an AzureManagedControlPlane.
+fn classic_cluster(index: &Index<'_>, cluster: &Document) -> Result<Option<ClassicCluster>, TranslateError> {
+    if cluster.kind() != "Cluster"
+        || str_at(&cluster.value, "/spec/controlPlaneRef/kind") != Some("AzureManagedControlPlane")
+    {
+        return Ok(None);
+    }
+    let namespace = cluster.namespace().unwrap_or("default");
+    let cp_name = str_at(&cluster.value, "/spec/controlPlaneRef/name").unwrap_or("");
+    let control_plane =
+        index.find("AzureManagedControlPlane", cp_name, namespace).ok_or_else(|| TranslateError::Incomplete {
+            location: cluster.location_of("/spec/controlPlaneRef/name"),
+            message: format!(
+                "Cluster {}: AzureManagedControlPlane {namespace}/{cp_name} is not in the input",
+                cluster.name()
+            ),
+        })?;
+    let infra_cluster = str_at(&cluster.value, "/spec/infrastructureRef/name")
+        .and_then(|name| index.find("AzureManagedCluster", name, namespace))
+        .cloned();
+    let mut pools = Vec::new();
+    let machine_pools = index.machine_pools.get(&(namespace, cluster.name())).map_or(&[][..], Vec::as_slice);
+    for machine_pool in machine_pools {
+        let infra_ref = "/spec/template/spec/infrastructureRef";
+        if str_at(&machine_pool.value, &format!("{infra_ref}/kind")) != Some("AzureManagedMachinePool") {
             continue;
         }
-        let namespace = cluster.namespace().unwrap_or("default");
-        let cp_name = str_at(&cluster.value, "/spec/controlPlaneRef/name").unwrap_or("");
-        let control_plane =
-            index.find("AzureManagedControlPlane", cp_name, namespace).ok_or_else(|| TranslateError::Incomplete {
-                location: cluster.location_of("/spec/controlPlaneRef/name"),
+        let name = str_at(&machine_pool.value, &format!("{infra_ref}/name")).unwrap_or("");
+        let pool =
+            index.find("AzureManagedMachinePool", name, namespace).ok_or_else(|| TranslateError::Incomplete {
+                location: machine_pool.location_of(&format!("{infra_ref}/name")),
                 message: format!(
-                    "Cluster {}: AzureManagedControlPlane {namespace}/{cp_name} is not in the input",
-                    cluster.name()
+                    "MachinePool {}: AzureManagedMachinePool {namespace}/{name} is not in the input",
+                    machine_pool.name()
                 ),
             })?;
-        let infra_cluster = str_at(&cluster.value, "/spec/infrastructureRef/name")
-            .and_then(|name| index.find("AzureManagedCluster", name, namespace))
-            .cloned();
-        let mut pools = Vec::new();
-        let machine_pools = index.machine_pools.get(&(namespace, cluster.name())).map_or(&[][..], Vec::as_slice);
-        for machine_pool in machine_pools {
-            let infra_ref = "/spec/template/spec/infrastructureRef";
-            if str_at(&machine_pool.value, &format!("{infra_ref}/kind")) != Some("AzureManagedMachinePool") {
-                continue;
-            }
-            let name = str_at(&machine_pool.value, &format!("{infra_ref}/name")).unwrap_or("");
-            let pool =
-                index.find("AzureManagedMachinePool", name, namespace).ok_or_else(|| TranslateError::Incomplete {
-                    location: machine_pool.location_of(&format!("{infra_ref}/name")),
-                    message: format!(
-                        "MachinePool {}: AzureManagedMachinePool {namespace}/{name} is not in the input",
-                        machine_pool.name()
-                    ),
-                })?;
-            pools.push(((*machine_pool).clone(), pool.clone()));
-        }
-        let identity = str_at(&control_plane.value, "/spec/identityRef/name").and_then(|name| {
-            let identity_ns = str_at(&control_plane.value, "/spec/identityRef/namespace").unwrap_or(namespace);
-            index.find("AzureClusterIdentity", name, identity_ns).cloned()
-        });
-        found.push(ClassicCluster {
-            cluster: cluster.clone(),
-            control_plane: control_plane.clone(),
-            infra_cluster,
-            pools,
-            identity,
-        });
+        pools.push(((*machine_pool).clone(), pool.clone()));
     }
-    Ok(found)
+    let identity = str_at(&control_plane.value, "/spec/identityRef/name").and_then(|name| {
+        let identity_ns = str_at(&control_plane.value, "/spec/identityRef/namespace").unwrap_or(namespace);
+        index.find("AzureClusterIdentity", name, identity_ns).cloned()
+    });
+    Ok(Some(ClassicCluster {
+        cluster: cluster.clone(),
+        control_plane: control_plane.clone(),
+        infra_cluster,
+        pools,
+        identity,
+    }))
 }

@@ -28,7 +28,7 @@ use serde_json::Value;
 
 pub(crate) use aso_bundle::use_aso_api_kubeconfig_secrets;
 pub use aso_bundle::{AsoBundle, MigrateOptions, to_aso_bundle};
-pub use bundle::{ClassicCluster, find_classic_clusters};
+pub use bundle::{ClassicCluster, complete_classic_clusters, find_classic_clusters};
 pub use from_templates::{
     CONTROL_PLANE_TEMPLATE_PATCHES, POOL_TEMPLATE_PATCHES, clusters_from_templates, with_placeholder_ssh_key,
     without_patches,

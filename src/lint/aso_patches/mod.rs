@@ -9,7 +9,7 @@ mod patched;
 
 use crate::manifest::{Document, Origin, parse_plain_value};
 use crate::migrate::{
-    ClassicCluster, PatchVerdict, check_patches, clusters_from_templates, find_classic_clusters,
+    ClassicCluster, PatchVerdict, check_patches, clusters_from_templates, complete_classic_clusters,
     with_placeholder_ssh_key,
 };
 
@@ -79,7 +79,9 @@ pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
         return;
     }
     let mut judged = std::collections::BTreeSet::new();
-    let mut clusters = find_classic_clusters(documents).unwrap_or_default();
+    // A cluster whose objects are not all in the bundle is left out (the rules about references report it); the
+    // others are still checked.
+    let mut clusters = complete_classic_clusters(documents);
     clusters.extend(clusters_from_templates(documents));
     for cluster in &clusters {
         patched::check(documents, &with_placeholder_ssh_key(cluster), sink);
