@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Validation of a 50 MB stream (issue 11): `kubectl-capz validate` vs kubeconform v0.7.0 on one multi-document file
 # of 15000 rendered aks-aso clusters (105000 objects, 49.4 MB; scripts/gen-bundle.sh), wall time in one hyperfine
-# run and peak RSS of each. CAPZ_BEFORE=<binary> adds an older kubectl-capz to the same run (before/after).
+# run and peak RSS of each. CAPZ_BEFORE=<binary> adds an older kubectl-capz to the same run (before/after);
+# NAMESPACES=1 puts every cluster in one namespace (see scripts/gen-fleet.py).
 source "$(dirname "$0")/bench-common.sh"
 need "$CAPZ" "$KUBECONFORM" hyperfine python3
 n=${CLUSTERS:-15000}
-input="$data/validate-$n.yaml"
+tag="$n${NAMESPACES:+-ns$NAMESPACES}"
+input="$data/validate-$tag.yaml"
 [ -s "$input" ] || "$repo/scripts/gen-bundle.sh" "$n" "$input"
 schemas="$data/kubeconform-schemas"
 rm -rf "$schemas"
@@ -19,9 +21,9 @@ for cmd in "${commands[@]}"; do
   echo "+ $cmd" >&2
   $cmd > "$data/validate-50mb-$(echo "$cmd" | md5sum | cut -c1-8).out" 2>&1 || { echo "FAILED ($?): $cmd" >&2; exit 1; }
 done
-RUNS=${RUNS_BIG:-3} bench "validate-$n" -- "${commands[@]}"
-peak_rss "validate-$n-capz" "exec $CAPZ validate $input"
-[ -n "${CAPZ_BEFORE:-}" ] && peak_rss "validate-$n-capz-before" "exec $CAPZ_BEFORE validate $input"
-peak_rss "validate-$n-capz-json" "exec $CAPZ validate -o json $input"
-[ -n "${CAPZ_BEFORE:-}" ] && peak_rss "validate-$n-capz-before-json" "exec $CAPZ_BEFORE validate -o json $input"
-peak_rss "validate-$n-kubeconform" "exec $kc $input"
+RUNS=${RUNS_BIG:-3} bench "validate-$tag" -- "${commands[@]}"
+peak_rss "validate-$tag-capz" "exec $CAPZ validate $input"
+[ -n "${CAPZ_BEFORE:-}" ] && peak_rss "validate-$tag-capz-before" "exec $CAPZ_BEFORE validate $input"
+peak_rss "validate-$tag-capz-json" "exec $CAPZ validate -o json $input"
+[ -n "${CAPZ_BEFORE:-}" ] && peak_rss "validate-$tag-capz-before-json" "exec $CAPZ_BEFORE validate -o json $input"
+peak_rss "validate-$tag-kubeconform" "exec $kc $input"
