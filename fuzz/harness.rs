@@ -129,7 +129,24 @@ pub fn validate(data: &[u8]) {
     for document in &documents {
         let _ = validator.validate_document(document);
     }
-    let _ = capz::lint::check(&documents, &capz::lint::RuleSelection::all());
+    let selection = capz::lint::RuleSelection::all();
+    let whole = capz::lint::check(&documents, &selection);
+    // `validate` runs the rules per group of related objects (lint::StreamedBundle): it must find what the rules
+    // find over the whole bundle.
+    let mut bundle = capz::lint::StreamedBundle::default();
+    bundle.add(&documents);
+    let streamed = bundle.check(&selection);
+    assert_eq!(as_report(whole), as_report(streamed), "grouped rules differ from whole-bundle rules\n--- input\n{text}");
+}
+
+/// Findings as validate's report lists them: by file, line and column, then path, rule and message, once each.
+fn as_report(mut findings: Vec<capz::report::Finding>) -> Vec<capz::report::Finding> {
+    findings.sort_by(|a, b| {
+        (&a.source, a.line, a.column, &a.path, &a.rule, &a.message)
+            .cmp(&(&b.source, b.line, b.column, &b.path, &b.rule, &b.message))
+    });
+    findings.dedup();
+    findings
 }
 
 /// `plan` on one file: every topology Cluster planned against the classes in the file.
