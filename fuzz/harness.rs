@@ -136,7 +136,11 @@ pub fn validate(data: &[u8]) {
     let mut bundle = capz::lint::StreamedBundle::default();
     bundle.add(&documents);
     let streamed = bundle.check(&selection);
-    assert_eq!(as_report(whole), as_report(streamed), "grouped rules differ from whole-bundle rules\n--- input\n{text}");
+    assert_eq!(
+        as_report(whole),
+        as_report(streamed),
+        "grouped rules differ from whole-bundle rules\n--- input\n{text}"
+    );
 }
 
 /// Findings as validate's report lists them: by file, line and column, then path, rule and message, once each.
