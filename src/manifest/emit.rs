@@ -110,8 +110,11 @@ fn write_inline(out: &mut String, value: &Value, block_level: usize) {
     }
 }
 
+/// A literal block (`|`) for multi-line text; not for text of line breaks only, which a block with clip chomping
+/// reads back as "" (double quotes keep it).
 fn use_literal_block(s: &str) -> bool {
     s.contains('\n')
+        && !s.trim_end_matches('\n').is_empty()
         && !s.chars().any(|c| (c.is_control() && c != '\n') || c == '\u{feff}')
         && !s.lines().any(|line| line.ends_with(' '))
 }
@@ -248,6 +251,14 @@ mod tests {
         ] {
             let value = Value::String(s.to_string());
             assert_eq!(roundtrip(&value), value, "string {s:?} did not survive");
+        }
+    }
+
+    #[test]
+    fn multi_line_strings_read_back_whatever_their_line_breaks() {
+        for s in ["\n", "\n\n", "\n\n\n", "a\n", "a\n\n", "a", "a\nb", "\na", "\n\na\n", " a\nb\n", "a\n\nb"] {
+            let value = serde_json::json!({ "key": s, "list": [s] });
+            assert_eq!(roundtrip(&value), value, "{s:?} as {}", to_yaml(&value));
         }
     }
 
