@@ -102,6 +102,16 @@ pub fn seconds(nanos: i64) -> f64 {
     (nanos / 1_000_000_000) as f64 + (nanos % 1_000_000_000) as f64 / 1e9
 }
 
+/// The whole seconds CAPI's `ConvertToSeconds` stores for a duration, and whether the cap applied:
+/// `math.Trunc(d.Seconds())` in float64 (`16777216.999999999s` gives 16777217), capped at the int32 maximum (and, as
+/// Go's conversion does on amd64 and arm64, at the int32 minimum).
+pub fn capi_whole_seconds(nanos: i64) -> (i64, bool) {
+    #[allow(clippy::cast_possible_truncation)] // a whole number of at most 2^34 in magnitude
+    let seconds = seconds(nanos).trunc() as i64;
+    let capped = seconds.clamp(i64::from(i32::MIN), i64::from(i32::MAX));
+    (capped, capped != seconds)
+}
+
 /// Go's `leadingInt`: the leading ASCII digits as a number, None past 1<<63.
 fn leading_int(text: &[u8]) -> Option<(u64, &[u8])> {
     let digits = text.iter().take_while(|c| c.is_ascii_digit()).count();

@@ -160,7 +160,8 @@ fn json_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn compact(value: &Value) -> String {
+/// `value` as compact JSON, cut to 80 characters (never inside a character) for a message.
+pub fn compact(value: &Value) -> String {
     let text = serde_json::to_string(value).unwrap_or_default();
     if text.chars().count() > 80 { format!("{}...", text.chars().take(77).collect::<String>()) } else { text }
 }

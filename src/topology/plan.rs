@@ -485,7 +485,7 @@ fn set_control_plane_machine_fields(
                 // v1.14 converts the v1beta1 duration to v1beta2 whole seconds before computing the
                 // control plane, whose v1beta2 contract takes `deletion.*Seconds`.
                 let nanos = value.as_str().and_then(|text| crate::go_duration::parse(text).ok()).unwrap_or(0);
-                let seconds = webhooks::capi_whole_seconds(nanos);
+                let seconds = crate::go_duration::capi_whole_seconds(nanos).0;
                 set_pointer(
                     control_plane,
                     &format!("/spec/machineTemplate/spec/deletion/{field}Seconds"),

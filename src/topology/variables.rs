@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::schema::validate::compact;
+
 /// The name CAPI reserves for the builtin variables.
 pub const BUILTIN: &str = "builtin";
 
@@ -123,7 +125,7 @@ pub fn check_cel(value: &Value, schema: &Value, path: &str, errors: &mut Vec<Var
         for failure in failures.into_vec() {
             let at =
                 if failure.field_path.is_empty() { path.to_string() } else { format!("{path}.{}", failure.field_path) };
-            errors.push(VariableError::Invalid { path: at, value: short(value), reason: failure.message.clone() });
+            errors.push(VariableError::Invalid { path: at, value: compact(value), reason: failure.message.clone() });
         }
     }
 }
@@ -165,12 +167,6 @@ pub fn apply_defaults(value: &mut Value, schema: &Value) {
     }
 }
 
-/// `value` as JSON, cut to 80 characters (never inside a character).
-fn short(value: &Value) -> String {
-    let text = value.to_string();
-    if text.chars().count() > 80 { format!("{}...", text.chars().take(77).collect::<String>()) } else { text }
-}
-
 fn type_matches(value: &Value, ty: &str) -> bool {
     match ty {
         "string" => value.is_string(),
@@ -191,7 +187,7 @@ fn type_matches(value: &Value, ty: &str) -> bool {
 /// properties (undeclared fields rejected unless preserve-unknown-fields), additionalProperties,
 /// items, uniqueItems, allOf/anyOf/oneOf/not.
 pub fn validate(value: &Value, schema: &Value, path: &str, errors: &mut Vec<VariableError>) {
-    let invalid = |reason: String| VariableError::Invalid { path: path.to_string(), value: short(value), reason };
+    let invalid = |reason: String| VariableError::Invalid { path: path.to_string(), value: compact(value), reason };
     if value.is_null() {
         // CAPI's variable schema type (JSONSchemaProps, v1beta1 and v1beta2) has no `nullable`:
         // it is dropped when the ClusterClass is decoded, so null fails any typed schema.
@@ -289,7 +285,7 @@ pub fn validate(value: &Value, schema: &Value, path: &str, errors: &mut Vec<Vari
                     if items[..i].contains(item) {
                         errors.push(VariableError::Invalid {
                             path: format!("{path}[{i}]"),
-                            value: short(item),
+                            value: compact(item),
                             reason: "duplicate value".into(),
                         });
                     }
@@ -332,7 +328,7 @@ pub fn validate(value: &Value, schema: &Value, path: &str, errors: &mut Vec<Vari
                 } else {
                     errors.push(VariableError::Invalid {
                         path: child_path,
-                        value: short(child),
+                        value: compact(child),
                         reason: "field not declared in schema".into(),
                     });
                 }

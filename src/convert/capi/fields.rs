@@ -95,17 +95,7 @@ pub(crate) fn default_false(map: &mut Map<String, Value>, key: &str) {
 /// `metav1.Duration` and `ConvertToSeconds` do (truncated, capped at the int32 maximum).
 #[cfg(test)]
 pub(crate) fn duration_seconds(text: &str) -> Option<i64> {
-    crate::go_duration::parse(text).ok().map(|nanos| seconds_of(nanos).0)
-}
-
-/// Whole seconds of a duration in nanoseconds, as `ConvertToSeconds` computes them, and whether the cap applied:
-/// `math.Trunc(d.Seconds())` in float64 (so `16777216.999999999s` gives 16777217), capped at the int32 maximum
-/// (and, as Go's conversion does on amd64 and arm64, at the int32 minimum).
-fn seconds_of(nanos: i64) -> (i64, bool) {
-    #[allow(clippy::cast_possible_truncation)] // a whole number of at most 2^34 in magnitude
-    let seconds = crate::go_duration::seconds(nanos).trunc() as i64;
-    let capped = seconds.clamp(i64::from(i32::MIN), i64::from(i32::MAX));
-    (capped, capped != seconds)
+    crate::go_duration::parse(text).ok().map(|nanos| crate::go_duration::capi_whole_seconds(nanos).0)
 }
 
 impl Context {
@@ -137,7 +127,7 @@ impl Context {
             .ok_or_else(|| ConvertError::invalid(pointer, "a duration must be a string such as \"10m\""))?;
         let nanos = crate::go_duration::parse(text)
             .map_err(|_| ConvertError::invalid(pointer, &format!("`{text}` is not a duration such as \"10m\"")))?;
-        let (seconds, capped) = seconds_of(nanos);
+        let (seconds, capped) = crate::go_duration::capi_whole_seconds(nanos);
         if nanos % 1_000_000_000 != 0 {
             self.dropped(pointer, &format!("v1beta2 counts whole seconds: `{text}` becomes {seconds}"));
         } else if capped {
