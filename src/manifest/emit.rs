@@ -115,7 +115,7 @@ fn write_inline(out: &mut String, value: &Value, block_level: usize) {
 fn use_literal_block(s: &str) -> bool {
     s.contains('\n')
         && !s.trim_end_matches('\n').is_empty()
-        && !s.chars().any(|c| (c.is_control() && c != '\n') || c == '\u{feff}')
+        && !s.chars().any(|c| (c.is_control() && c != '\n') || is_special_unicode(c))
         && !s.lines().any(|line| line.ends_with(' '))
 }
 
@@ -146,7 +146,38 @@ fn write_literal_block(out: &mut String, s: &str, level: usize) {
 
 /// A string as a plain scalar when that reads back as the same string, else double-quoted.
 pub(crate) fn scalar_string(s: &str) -> String {
-    if needs_quotes(s) { serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}")) } else { s.to_string() }
+    if needs_quotes(s) { double_quoted(s) } else { s.to_string() }
+}
+
+/// Characters outside the C0/C1 controls that must not appear raw: line breaks of YAML 1.1, the byte order mark,
+/// and the two non-characters YAML excludes from a stream.
+fn is_special_unicode(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}')
+}
+
+/// `s` as a YAML double-quoted scalar: JSON's escapes (which YAML shares) for quotes, backslashes and C0 controls,
+/// and `\uXXXX` for every other character YAML does not allow raw in a stream (DEL, the C1 controls, U+FFFE and
+/// U+FFFF) or reads as a line break in YAML 1.1 (U+0085, U+2028, U+2029), and for a byte order mark.
+fn double_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if c.is_control() || is_special_unicode(c) => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 const AMBIGUOUS_WORDS: &[&str] = &[
@@ -189,7 +220,7 @@ fn needs_quotes(s: &str) -> bool {
     if s.contains(": ") || s.contains(" #") || s.contains(":\t") {
         return true;
     }
-    if s.chars().any(|c| c.is_control() || c == '\u{feff}' || c == '\u{85}' || c == '\u{2028}' || c == '\u{2029}') {
+    if s.chars().any(|c| c.is_control() || is_special_unicode(c)) {
         return true;
     }
     // Anything that could be a number, a float special, a sexagesimal or a timestamp.
@@ -259,6 +290,19 @@ mod tests {
         for s in ["\n", "\n\n", "\n\n\n", "a\n", "a\n\n", "a", "a\nb", "\na", "\n\na\n", " a\nb\n", "a\n\nb"] {
             let value = serde_json::json!({ "key": s, "list": [s] });
             assert_eq!(roundtrip(&value), value, "{s:?} as {}", to_yaml(&value));
+        }
+    }
+
+    #[test]
+    fn every_character_reads_back_as_value_and_as_key() {
+        // Each code point of the C0 and C1 ranges and DEL, and the characters YAML 1.1 or a stream treats specially,
+        // alone and between letters, as a value, a list item and a key.
+        let specials = ['\u{85}', '\u{a0}', '\u{2028}', '\u{2029}', '\u{feff}', '\u{fffe}', '\u{ffff}', '\u{10ffff}'];
+        for c in (0..=0xa0u32).filter_map(char::from_u32).chain(specials) {
+            for s in [c.to_string(), format!("a{c}b"), format!("a{c}\nb\n")] {
+                let value = serde_json::json!({ "key": s, "list": [s], s.clone(): 1 });
+                assert_eq!(roundtrip(&value), value, "{s:?} as {}", to_yaml(&value));
+            }
         }
     }
 
