@@ -233,7 +233,12 @@ fn dedent(text: &str) -> String {
         .map(|l| l.len() - l.trim_start_matches(' ').len())
         .min()
         .unwrap_or(0);
-    text.lines().map(|l| if l.len() >= indent { &l[indent..] } else { l.trim_start() }).collect::<Vec<_>>().join("\n")
+    let prefix = " ".repeat(indent);
+    // Only blank lines can lack the common indent: they become empty (never a cut inside a multi-byte space).
+    text.lines()
+        .map(|l| l.strip_prefix(prefix.as_str()).unwrap_or_else(|| l.trim_start()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `{% filter overlay(patch) %}object as YAML{% endfilter %}` -> the merged object as one-line JSON.
@@ -278,6 +283,13 @@ mod tests {
             std::fs::write(path, text).unwrap();
         }
         Engine::new(Some(dir))
+    }
+
+    #[test]
+    fn dedent_keeps_blank_lines_of_any_whitespace_whole() {
+        // A blank line of two ideographic spaces (6 bytes) is longer than the 4-space indent: cutting it at byte 4
+        // would split a character; it becomes empty.
+        assert_eq!(dedent("    a: 1\n\u{3000}\u{3000}\n    b: 2\n  \n"), "a: 1\n\nb: 2\n");
     }
 
     #[test]

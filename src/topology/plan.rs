@@ -303,12 +303,15 @@ impl Ctx<'_> {
                 message: e.to_string(),
             }
         })?;
-        Ok(if name.len() > 63 { format!("{}{}", &name[..58], self.random(&format!("{role}/trim"))) } else { name })
+        Ok(if name.len() > 63 {
+            format!("{}{}", go_prefix(&name, 58), self.random(&format!("{role}/trim")))
+        } else {
+            name
+        })
     }
 
     fn prefixed_name(&self, prefix: &str, role: &str) -> String {
-        let base = if prefix.len() > 58 { &prefix[..58] } else { prefix };
-        format!("{base}{}", self.random(role))
+        format!("{}{}", go_prefix(prefix, 58), self.random(role))
     }
 
     /// A reference to `obj` in the shape of the Cluster's API version.
@@ -1301,6 +1304,11 @@ pub fn current_from_live(live_cluster: &Value, live_objects: &[Value]) -> Curren
     current
 }
 
+/// The first `n` bytes of `s` as CAPI's Go slices a name (`name[:n]`): a cut multi-byte character becomes U+FFFD per
+/// byte, as Go's JSON prints it (such a name is then refused as not DNS-1123 anyway).
+fn go_prefix(s: &str, n: usize) -> String {
+    gotemplate::go_lossy(&s.as_bytes()[..n.min(s.len())])
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1313,6 +1321,18 @@ mod tests {
         let mut docs = parse_documents(CLASS, "class.yaml").unwrap();
         docs.extend(parse_documents(CLUSTER, "cluster.yaml").unwrap());
         docs
+    }
+
+    #[test]
+    fn long_names_are_cut_at_byte_58_as_go_slices_them() {
+        let ascii = "a".repeat(70);
+        assert_eq!(go_prefix(&ascii, 58), "a".repeat(58));
+        // 57 ASCII bytes then a three-byte character: byte 58 is inside it; Go keeps one byte of it (U+FFFD).
+        let cut = format!("{}€tail", "a".repeat(57));
+        assert_eq!(go_prefix(&cut, 58), format!("{}\u{fffd}", "a".repeat(57)));
+        let two_cut = format!("{}€tail", "a".repeat(56));
+        assert_eq!(go_prefix(&two_cut, 58), format!("{}\u{fffd}\u{fffd}", "a".repeat(56)));
+        assert_eq!(go_prefix("short", 58), "short");
     }
 
     #[test]

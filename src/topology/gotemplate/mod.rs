@@ -20,6 +20,7 @@ mod tests;
 mod value;
 
 pub use functions::FUNCTIONS;
+pub(crate) use functions::go_lossy;
 pub use parser::{Options, Template};
 pub use printf::sprintf;
 pub use value::{GoMap, GoValue, format_float_g};
