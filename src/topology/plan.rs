@@ -1309,6 +1309,7 @@ pub fn current_from_live(live_cluster: &Value, live_objects: &[Value]) -> Curren
 fn go_prefix(s: &str, n: usize) -> String {
     gotemplate::go_lossy(&s.as_bytes()[..n.min(s.len())])
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1353,7 +1353,7 @@ fn until_step(start: i64, stop: i64, step: i64) -> Result<Vec<i64>, String> {
 }
 
 /// Bytes as Go's `json.Marshal` prints a string: each byte that is not part of valid UTF-8
-/// becomes U+FFFD (sprig's byte slicing can cut a character).
+/// becomes U+FFFD (Go's byte slicing, in sprig and in CAPI's name trimming, can cut a character).
 pub(crate) fn go_lossy(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     let mut rest = bytes;
