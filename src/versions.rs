@@ -37,3 +37,91 @@ pub const UPSTREAMS: &[Upstream] = &[
         used_for: "ResourceGroup, ManagedCluster, ManagedClustersAgentPool, ... schemas",
     },
 ];
+
+/// One management-cluster target: a CAPZ release and what it brings (its CRDs, flavors and rules, the ASO
+/// release it pins with the CRDs of its `--crd-pattern`, the CAPI contract).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The name users pick it by (`--capz-version`, `CAPZ_VERSION`, `.kubectl-capz.yaml`): `v1.27`.
+    pub name: &'static str,
+    /// The exact CAPZ release.
+    pub capz: &'static str,
+    /// The CAPI release CAPZ's go.mod pins.
+    pub capi: &'static str,
+    /// The ASO release CAPZ's go.mod pins.
+    pub aso: &'static str,
+    /// How the ASO CRDs were obtained, when not from that exact release (e.g. a derivation).
+    pub aso_note: Option<&'static str>,
+    /// Schema sets (folders below `schemas/`), searched in order: the first that has a GVK wins.
+    pub schema_sets: &'static [&'static str],
+}
+
+/// The supported targets, newest first; the first is the default.
+pub const TARGETS: &[Target] = &[
+    Target {
+        name: "v1.27",
+        capz: "v1.27.0",
+        capi: "v1.14.0",
+        aso: "v2.19.0",
+        aso_note: None,
+        schema_sets: &["gvk"],
+    },
+    Target {
+        name: "v1.26",
+        capz: "v1.26.0",
+        capi: "v1.14.0",
+        aso: "v2.18.0",
+        aso_note: None,
+        schema_sets: &["gvk"],
+    },
+];
+
+/// The target used when nothing picks one: the newest CAPZ release.
+pub fn default_target() -> &'static Target {
+    &TARGETS[0]
+}
+
+/// A `--capz-version` (or `CAPZ_VERSION`, config file) value that names no supported target.
+#[derive(Debug, thiserror::Error)]
+#[error("CAPZ version `{given}` is not supported; supported: {}", supported_names())]
+pub struct UnknownTarget {
+    /// What the user gave.
+    pub given: String,
+}
+
+fn supported_names() -> String {
+    TARGETS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+}
+
+/// Finds the target of a CAPZ version as users write it: `v1.27`, `1.27`, `v1.27.0`, `1.27.3`.
+pub fn find_target(given: &str) -> Result<&'static Target, UnknownTarget> {
+    let trimmed = given.trim();
+    let bare = trimmed.strip_prefix('v').unwrap_or(trimmed);
+    let mut parts = bare.split('.');
+    let minor_line = match (parts.next(), parts.next()) {
+        (Some(major), Some(minor)) if !major.is_empty() && !minor.is_empty() => format!("v{major}.{minor}"),
+        _ => return Err(UnknownTarget { given: given.to_string() }),
+    };
+    if let Some(patch) = parts.next()
+        && (patch.is_empty() || !patch.chars().all(|c| c.is_ascii_digit()) || parts.next().is_some())
+    {
+        return Err(UnknownTarget { given: given.to_string() });
+    }
+    TARGETS.iter().find(|t| t.name == minor_line).ok_or(UnknownTarget { given: given.to_string() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_found_by_minor_or_patch_version() {
+        assert_eq!(find_target("v1.27").unwrap().capz, "v1.27.0");
+        assert_eq!(find_target("1.26").unwrap().name, "v1.26");
+        assert_eq!(find_target("v1.26.3").unwrap().name, "v1.26");
+        assert!(find_target("v1.25").is_err());
+        assert!(find_target("v1.27.x").is_err());
+        assert!(find_target("27").is_err());
+        assert_eq!(default_target().name, "v1.27");
+    }
+}

@@ -42,6 +42,12 @@ impl Registry {
         Registry::default()
     }
 
+    /// The schemas of one target's management cluster ([`crate::versions::Target`]).
+    /// For now every target reads the one embedded set; the per-target sets replace this.
+    pub fn for_target(_target: &'static crate::versions::Target) -> Self {
+        Registry::default()
+    }
+
     /// Only user-provided schemas (for tests of the engine itself).
     pub fn empty() -> Self {
         Registry { no_embedded: true, ..Registry::default() }
