@@ -21,7 +21,7 @@ def ms(seconds):
 
 def short(command):
     """Commands as a reader would type them: binaries by name, paths relative to the repository."""
-    command = re.sub(r"\S*/release/kubectl-capz", "kubectl-capz", command)
+    command = re.sub(r"\S*/(?:release|dist)/kubectl-capz", "kubectl-capz", command)
     command = re.sub(r"\S*/\.bench/bin/", "", command)
     command = re.sub(r"\S*/(\.bench/data/)", r"\1", command)
     command = re.sub(r"/work/shared/reference/capz-templates/", "$CAPZ_TEMPLATES/", command)

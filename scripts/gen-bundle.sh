@@ -7,7 +7,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -eq 2 ] || { echo "usage: gen-bundle.sh N OUT" >&2; exit 2; }
 n=$1 out=$2
-capz=${CAPZ:-${CARGO_TARGET_DIR:-$repo/target}/release/kubectl-capz}
+capz=${CAPZ:-${CARGO_TARGET_DIR:-$repo/target}/dist/kubectl-capz}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 "$repo/scripts/gen-fleet.py" "$n" > "$work/fleet.yaml"

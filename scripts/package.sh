@@ -70,10 +70,10 @@ for target in "${targets[@]}"; do
   if [ -n "$binary" ]; then
     built="$binary"
   else
-    echo "package.sh: building $target (release)" >&2
+    echo "package.sh: building $target (dist profile: release with thin LTO)" >&2
     RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$repo=. --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo" \
-      cargo build --release --locked --target "$target" --manifest-path "$repo/Cargo.toml" >&2
-    built="${CARGO_TARGET_DIR:-$repo/target}/$target/release/$exe"
+      cargo build --profile dist --locked --target "$target" --manifest-path "$repo/Cargo.toml" >&2
+    built="${CARGO_TARGET_DIR:-$repo/target}/$target/dist/$exe"
   fi
   stage=$(mktemp -d)
   trap 'rm -rf "$stage"' EXIT
