@@ -58,7 +58,9 @@ fn verbose_lines(run: &Run, dir: &Path) -> String {
 fn flag_beats_environment_beats_file_beats_default() {
     let pinned = repository(Some("# the release our management clusters run\ncapzVersion: v1.26\n"));
     let bare = repository(None);
-    let cases: [(&str, &tempfile::TempDir, &[(&str, &str)], &[&str]); 5] = [
+    /// What a case shows, in which repository, with which environment and flags.
+    type Case<'a> = (&'a str, &'a tempfile::TempDir, &'a [(&'a str, &'a str)], &'a [&'a str]);
+    let cases: [Case; 5] = [
         ("nothing pins: the default", &bare, &[], &[]),
         ("the file", &pinned, &[], &[]),
         ("an empty CAPZ_VERSION is unset: the file", &pinned, &[("CAPZ_VERSION", "")], &[]),

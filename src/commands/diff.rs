@@ -138,8 +138,6 @@ async fn fetch_all(
     run_target: &mut RunTarget,
 ) -> anyhow::Result<(Vec<Fetched>, Vec<String>)> {
     let cluster = Cluster::connect(options).await?;
-    run_target.detect(&cluster).await;
-    run_target.announce();
     let (documents, removed) = expand_topologies(&cluster, documents, args).await?;
     let reader = LiveReader::new(&cluster, &documents, args.aso_live);
     let tasks = documents.iter().map(|doc| fetch_document(&reader, doc, args));
@@ -148,6 +146,9 @@ async fn fetch_all(
     for result in results {
         fetched.extend(result?);
     }
+    // Asked once the cluster answered the reads: a cluster error is reported alone, not after a note.
+    run_target.detect(&cluster).await;
+    run_target.announce();
     Ok((fetched, removed))
 }
 

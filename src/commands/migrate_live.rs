@@ -40,11 +40,9 @@ pub(crate) fn run(args: MigrateArgs, mut run_target: RunTarget) -> anyhow::Resul
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
         let api = Api::new(Cluster::connect(&options).await?);
-        run_target.detect(api.cluster()).await;
-        run_target.announce();
         let namespace = args.namespace.clone().unwrap_or_else(|| api.cluster().default_namespace().to_string());
         let run = RunOptions { timeout, poll };
-        match migrate(&api, &args, &run_target, &namespace, &cluster, &to_namespace, run).await {
+        match migrate(&api, &args, &mut run_target, &namespace, &cluster, &to_namespace, run).await {
             Ok(status) => Ok(status),
             Err(LiveError::Precondition(message)) => {
                 eprintln!("migrate: precondition not met: {message}");
@@ -77,7 +75,7 @@ async fn names(api: &Api, namespace: &str, cluster: &str, to_namespace: &str) ->
 async fn migrate(
     api: &Api,
     args: &MigrateArgs,
-    run_target: &RunTarget,
+    run_target: &mut RunTarget,
     namespace: &str,
     cluster: &str,
     to_namespace: &str,
@@ -91,6 +89,9 @@ async fn migrate(
             missing.join(", ")
         )));
     }
+    // The cluster answered: now which CAPZ it runs (its translation writes --out-dir).
+    run_target.detect(api.cluster()).await;
+    run_target.announce();
     let names = names(api, namespace, cluster, to_namespace).await?;
     let state = LiveState::read(api, &names).await?;
     let failures = preconditions(api, &names, &state).await?;

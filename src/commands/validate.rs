@@ -555,14 +555,15 @@ pub(crate) fn validate_rendered_text(text: &str, run_target: &RunTarget) -> anyh
 }
 
 /// Every CRD of the cluster of `--kubeconfig`/`--context`, through [`crate::cluster`] (kubectl's
-/// kubeconfig rules, `--request-timeout`, one-line errors for 401/403/unreachable/timeouts); the cluster's CAPZ
-/// release is read first and applied to the run's target.
+/// kubeconfig rules, `--request-timeout`, one-line errors for 401/403/unreachable/timeouts); then the cluster's CAPZ
+/// release is read and applied to the run's target (a cluster that gives no CRDs is an error before that).
 async fn fetch_cluster_crds(cluster: &ClusterArgs, run_target: &mut RunTarget) -> anyhow::Result<Vec<Value>> {
     let options = super::cluster_options(cluster)?;
     let fetched = async {
         let cluster = Cluster::connect(&options).await?;
+        let crds = cluster.custom_resource_definitions().await?;
         run_target.detect(&cluster).await;
-        cluster.custom_resource_definitions().await
+        Ok::<_, crate::cluster::ClusterError>(crds)
     };
     fetched.await.map_err(|err| anyhow!("cannot fetch CRDs from the cluster: {err}"))
 }
