@@ -197,6 +197,8 @@ pub enum CapiApi {
 pub struct RenderArgs {
     #[command(flatten)]
     pub input: RenderInputArgs,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = RenderOutput::Yaml)]
     pub output: RenderOutput,
@@ -267,7 +269,7 @@ pub struct ValidateArgs {
     /// Files or directories to validate; `-` reads stdin.
     #[arg(required = true, value_name = "FILE|DIR|-")]
     pub paths: Vec<String>,
-    /// Output format.
+    /// Output format (sarif: SARIF 2.1.0 for code scanning; github: workflow commands that annotate a pull request).
     #[arg(short = 'o', long, value_enum, default_value_t = ValidateOutput::Text)]
     pub output: ValidateOutput,
     /// Also load CRDs from this directory (they win over the built-in schemas); repeatable.
@@ -278,6 +280,8 @@ pub struct ValidateArgs {
     pub crds_from_cluster: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Skip objects whose kind has no schema instead of reporting them.
     #[arg(long)]
     pub ignore_missing_schemas: bool,
@@ -295,6 +299,11 @@ pub enum ValidateOutput {
     Json,
     Junit,
     Yaml,
+    // SARIF 2.1.0 for code scanning, paths relative to the repository root (the config file's folder, else the
+    // current directory). Plain comments: doc comments on values would turn --help into its long form.
+    Sarif,
+    // GitHub Actions workflow commands (`::error file=...,line=...::`): annotations on the pull request's lines.
+    Github,
 }
 
 /// How to reach the cluster, with kubectl's flag names.
@@ -311,6 +320,18 @@ pub struct ClusterArgs {
     pub request_timeout: Option<String>,
 }
 
+/// Which CAPZ release (and what it pins) to check against; shared by validate, render, diff, plan, migrate and convert.
+#[derive(Debug, Args, Clone, Default)]
+pub struct TargetArgs {
+    /// CAPZ release of the management cluster: v1.27 (default) or v1.26. Else CAPZ_VERSION, else capzVersion in
+    /// .kubectl-capz.yaml (nearest above the input), else the cluster's CAPZ (when one is read), else the newest.
+    #[arg(long, value_name = "vX.Y")]
+    pub capz_version: Option<String>,
+    /// Say on stderr which CAPZ release (and config file) the run uses, and why.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+}
+
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     /// Manifests to diff (files, directories, `-`); instead of FLAVOR NAME or --from TEMPLATE.
@@ -320,6 +341,8 @@ pub struct DiffArgs {
     pub input: RenderInputArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Field manager of the server-side-apply dry run.
     #[arg(long, default_value = "kubectl-capz")]
     pub field_manager: String,
@@ -372,6 +395,8 @@ pub struct PlanArgs {
     pub require_schemas: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Output format of the planned objects (json: a v1 List, as `render -o json`).
     #[arg(short = 'o', long, value_enum, default_value_t = RenderOutput::Yaml)]
     pub output: RenderOutput,
@@ -424,6 +449,8 @@ pub struct MigrateArgs {
     pub namespace: Option<String>,
     #[command(flatten)]
     pub cluster_args: ClusterArgs,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// With CLUSTER: run the plan (default: print it and change nothing).
     #[arg(long, conflicts_with = "files")]
     pub execute: bool,
@@ -468,4 +495,6 @@ pub struct ConvertArgs {
     /// Write nothing; list the files that would change and exit 1 if there are any.
     #[arg(long)]
     pub check: bool,
+    #[command(flatten)]
+    pub target: TargetArgs,
 }

@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod cluster;
 pub mod commands;
+pub mod config;
 pub mod controller_fields;
 pub mod convert;
 pub mod diff;

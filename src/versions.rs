@@ -58,22 +58,8 @@ pub struct Target {
 
 /// The supported targets, newest first; the first is the default.
 pub const TARGETS: &[Target] = &[
-    Target {
-        name: "v1.27",
-        capz: "v1.27.0",
-        capi: "v1.14.0",
-        aso: "v2.19.0",
-        aso_note: None,
-        schema_sets: &["gvk"],
-    },
-    Target {
-        name: "v1.26",
-        capz: "v1.26.0",
-        capi: "v1.14.0",
-        aso: "v2.18.0",
-        aso_note: None,
-        schema_sets: &["gvk"],
-    },
+    Target { name: "v1.27", capz: "v1.27.0", capi: "v1.14.0", aso: "v2.19.0", aso_note: None, schema_sets: &["gvk"] },
+    Target { name: "v1.26", capz: "v1.26.0", capi: "v1.14.0", aso: "v2.18.0", aso_note: None, schema_sets: &["gvk"] },
 ];
 
 /// The target used when nothing picks one: the newest CAPZ release.
@@ -110,6 +96,43 @@ pub fn find_target(given: &str) -> Result<&'static Target, UnknownTarget> {
     TARGETS.iter().find(|t| t.name == minor_line).ok_or(UnknownTarget { given: given.to_string() })
 }
 
+/// Kubernetes versions (minor lines) whose core schemas are bundled, newest first; the first is the default
+/// Kubernetes version of the management cluster (`kubernetesVersion` in `.kubectl-capz.yaml`).
+pub const KUBERNETES_VERSIONS: &[&str] = &["v1.36"];
+
+/// A Kubernetes version (of the management cluster) that has no bundled core schemas, or is no version.
+#[derive(Debug, thiserror::Error)]
+#[error("Kubernetes version `{given}` is not bundled; bundled: {}", KUBERNETES_VERSIONS.join(", "))]
+pub struct UnknownKubernetesVersion {
+    /// What the user gave.
+    pub given: String,
+}
+
+/// The bundled Kubernetes minor line of a version as users write it: `v1.36`, `1.36`, `v1.36.2`.
+pub fn find_kubernetes_version(given: &str) -> Result<&'static str, UnknownKubernetesVersion> {
+    let unknown = || UnknownKubernetesVersion { given: given.to_string() };
+    let minor_line = minor_line(given).ok_or_else(unknown)?;
+    KUBERNETES_VERSIONS.iter().copied().find(|v| *v == minor_line).ok_or_else(unknown)
+}
+
+/// `vMAJOR.MINOR` of `vMAJOR.MINOR[.PATCH]` (the `v` optional), or None for anything else.
+fn minor_line(given: &str) -> Option<String> {
+    let trimmed = given.trim();
+    let bare = trimmed.strip_prefix('v').unwrap_or(trimmed);
+    let mut parts = bare.split('.');
+    let numeric = |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit());
+    let (major, minor) = (parts.next()?, parts.next()?);
+    if !numeric(major) || !numeric(minor) {
+        return None;
+    }
+    match (parts.next(), parts.next()) {
+        (None, _) => {}
+        (Some(patch), None) if numeric(patch) => {}
+        _ => return None,
+    }
+    Some(format!("v{major}.{minor}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +146,14 @@ mod tests {
         assert!(find_target("v1.27.x").is_err());
         assert!(find_target("27").is_err());
         assert_eq!(default_target().name, "v1.27");
+    }
+
+    #[test]
+    fn kubernetes_versions_are_found_by_minor_or_patch_version() {
+        assert_eq!(find_kubernetes_version("v1.36").unwrap(), "v1.36");
+        assert_eq!(find_kubernetes_version("1.36.2").unwrap(), "v1.36");
+        assert!(find_kubernetes_version("v1.35").is_err());
+        assert!(find_kubernetes_version("v1.36.x").is_err());
+        assert!(find_kubernetes_version("latest").is_err());
     }
 }

@@ -112,7 +112,7 @@ fn own_bash_script_completes_after_every_subcommand() {
     assert_eq!(sorted(complete("kubectl-capz diff ")), shipped_flavors());
     for (sub, formats) in [
         ("render", &["yaml", "json"][..]),
-        ("validate x.yaml", &["text", "json", "junit", "yaml"][..]),
+        ("validate x.yaml", &["text", "json", "junit", "yaml", "sarif", "github"][..]),
         ("diff", &["diff", "json", "yaml"][..]),
     ] {
         assert_eq!(

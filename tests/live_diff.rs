@@ -980,3 +980,45 @@ fn from_template_errors_exit_2_before_contacting_the_server() {
     assert_eq!(out.status.code(), Some(2));
     assert!(listener.accept().is_ok(), "no connection with good inputs: {}", stderr(&out));
 }
+
+/// diff asks the cluster which CAPZ it runs once the reads succeeded (this server runs none: the default, with a
+/// note); a pinned release stays and needs no note. (The precedence in full: tests/live_validate.rs.)
+#[test]
+fn the_target_comes_from_the_cluster_unless_pinned() {
+    let api = support::apiserver();
+    let ns = api.namespace("diff-target");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cm.yaml");
+    std::fs::write(&file, format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  namespace: {ns}\n"))
+        .unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["-f", file.to_str().unwrap(), "-v"];
+        args.extend_from_slice(extra);
+        let out = Command::cargo_bin("kubectl-capz")
+            .unwrap()
+            .current_dir(dir.path())
+            .arg("diff")
+            .arg("--kubeconfig")
+            .arg(&api.kubeconfig)
+            .args(&args)
+            .env("NO_COLOR", "1")
+            .env_remove("CAPZ_VERSION")
+            .env_remove("KUBECTL_EXTERNAL_DIFF")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "the ConfigMap is new: {}", stderr(&out));
+        stderr(&out)
+    };
+    let detected = run(&[]);
+    assert!(detected.contains("note: no CAPZ controller found in the cluster"), "{detected}");
+    assert!(
+        detected.contains("target: CAPZ v1.27 (v1.27.0, CAPI v1.14.0, ASO v2.19.0), from the default"),
+        "{detected}"
+    );
+    let pinned = run(&["--capz-version", "v1.26"]);
+    assert!(!pinned.contains("note:") && !pinned.contains("warning:"), "{pinned}");
+    assert!(
+        pinned.contains("target: CAPZ v1.26 (v1.26.0, CAPI v1.14.0, ASO v2.18.0), from --capz-version"),
+        "{pinned}"
+    );
+}

@@ -722,3 +722,78 @@ fn server_side_apply_differs_from_create_only_where_listed() {
     assert!(unexpected.is_empty(), "{}", unexpected.join("\n\n"));
     assert_eq!(seen.len(), SERVER_SIDE_APPLY_REJECTS_TOO.len(), "listed SSA differences not seen: {seen:?}");
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// 3. The cluster's CAPZ release: the target when nothing pins one (flag > env > file > cluster > default)
+
+const CAPZ_IMAGE: &str = "registry.k8s.io/cluster-api-azure/cluster-api-azure-controller";
+const ASO_IMAGE: &str = "mcr.microsoft.com/k8s/azureserviceoperator";
+
+/// A Deployment with one `manager` container (as CAPZ's and ASO's are), optionally with clusterctl's provider label.
+fn controller_deployment(namespace: &str, name: &str, image: &str, labelled: bool) -> String {
+    let labels = if labelled { "\n  labels:\n    cluster.x-k8s.io/provider: infrastructure-azure" } else { "" };
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: {namespace}{labels}\nspec:\n  \
+         selector:\n    matchLabels: {{control-plane: {name}}}\n  template:\n    metadata:\n      labels: \
+         {{control-plane: {name}}}\n    spec:\n      containers:\n      - name: kube-rbac-proxy\n        image: \
+         gcr.io/kubebuilder/kube-rbac-proxy:v0.8.0\n      - name: manager\n        image: {image}\n"
+    )
+}
+
+#[test]
+fn the_clusters_capz_release_is_the_target_unless_one_is_pinned() {
+    let api = support::apiserver();
+    let kubeconfig = api.kubeconfig.to_string_lossy().into_owned();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n").unwrap();
+    let mut shown = String::new();
+    let mut check = |case: &str, env: &[(&str, &str)], flags: &[&str]| {
+        let mut command = Command::cargo_bin("kubectl-capz").unwrap();
+        command.current_dir(dir.path()).env_remove("CAPZ_VERSION").envs(env.iter().copied());
+        command.args(["validate", "--crds-from-cluster", "--kubeconfig", &kubeconfig, "-v", "cm.yaml"]).args(flags);
+        let out = command.output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{case}:\n{stderr}");
+        let lines: String = stderr
+            .lines()
+            .filter(|l| !l.starts_with("config: ") && !l.contains(" objects: "))
+            .map(|l| l.replace(&dir.path().display().to_string(), "[DIR]") + "\n")
+            .collect();
+        shown.push_str(&format!("# {case}\n{lines}"));
+    };
+
+    // No CAPZ in the cluster: a note, and the default.
+    check("no CAPZ controller", &[], &[]);
+
+    // Found by clusterctl's provider label in another namespace (with ASO beside it).
+    let elsewhere = api.namespace("capz-elsewhere");
+    for (name, image) in [
+        ("capz-controller-manager", format!("{CAPZ_IMAGE}:v1.26.0")),
+        ("azureserviceoperator-controller-manager", format!("{ASO_IMAGE}:v2.18.0")),
+    ] {
+        api.kubectl_stdin_ok(&["apply", "-f", "-"], &controller_deployment(&elsewhere, name, &image, true));
+    }
+    check("CAPZ v1.26 by label, nothing pinned: the cluster decides", &[], &[]);
+    check("CAPZ_VERSION pins v1.27: a warning naming both", &[("CAPZ_VERSION", "v1.27")], &[]);
+    check(
+        "--capz-version pins the cluster's release: nothing to say",
+        &[("CAPZ_VERSION", "v1.27")],
+        &["--capz-version", "1.26"],
+    );
+    std::fs::write(dir.path().join(".kubectl-capz.yaml"), "capzVersion: v1.27\n").unwrap();
+    check("the config file pins v1.27", &[], &[]);
+    std::fs::remove_file(dir.path().join(".kubectl-capz.yaml")).unwrap();
+
+    // capz-system/capz-controller-manager comes first (no label needed); a release we do not support: a note.
+    api.kubectl_stdin_ok(&["apply", "-f", "-"], "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capz-system\n");
+    let unsupported =
+        controller_deployment("capz-system", "capz-controller-manager", &format!("{CAPZ_IMAGE}:v1.20.3"), false);
+    api.kubectl_stdin_ok(&["apply", "-f", "-"], &unsupported);
+    check("capz-system runs CAPZ v1.20.3: a note, and the default", &[], &[]);
+    check("pinned, and the cluster runs a release we do not support", &[], &["--capz-version", "v1.26"]);
+
+    // The other tests of this binary see no CAPZ again.
+    api.kubectl_ok(&["delete", "deployment", "-n", "capz-system", "capz-controller-manager"]);
+    api.kubectl_ok(&["delete", "deployment", "-n", &elsewhere, "--all"]);
+    insta::assert_snapshot!("cluster_capz_release", shown);
+}

@@ -53,7 +53,7 @@ fn ours(case: &str) -> Result<Vec<Value>, TranslateError> {
     let documents = parse_documents(&text, &path.display().to_string()).expect("case parses");
     let clusters = find_classic_clusters(&documents)?;
     assert_eq!(clusters.len(), 1, "{case}: one classic cluster per case");
-    let translation = translate(&clusters[0])?;
+    let translation = translate(&clusters[0], capz::versions::find_target("v1.26").expect("a supported target"))?;
     let mut objects = translation.resource_groups;
     objects.push(translation.managed_cluster);
     objects.extend(translation.agent_pools);

@@ -9,6 +9,7 @@ fn validate(args: &[&str]) -> (i32, String, String) {
     let output = Command::cargo_bin("kubectl-capz")
         .unwrap()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("CAPZ_VERSION")
         .arg("validate")
         .args(args)
         .output()
@@ -335,4 +336,103 @@ fn a_float_that_overflows_is_read_as_its_string_as_kubernetes_reads_it() {
     let (code, stdout, stderr) = validate(&[path.to_str().unwrap()]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(!stdout.contains("yaml-syntax"), "{stdout}");
+}
+
+/// A bundle with findings of every kind of location: a syntax error (with a column), schema and CAPZ rule findings.
+fn sarif_inputs(dir: &std::path::Path) -> Vec<String> {
+    std::fs::write(dir.join("broken.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x\n").unwrap();
+    vec![
+        BUNDLE.to_string(),
+        "tests/fixtures/lint/aks-aso.yaml".to_string(),
+        dir.join("broken.yaml").display().to_string(),
+    ]
+}
+
+#[test]
+fn sarif_output_is_valid_sarif_2_1_0_with_our_rules_and_repository_paths() {
+    let schema_text = std::fs::read_to_string("tests/fixtures/sarif/sarif-schema-2.1.0.json").unwrap();
+    let schema: Value = serde_json::from_str(&schema_text).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = sarif_inputs(dir.path());
+    let mut args = vec!["-o", "sarif"];
+    args.extend(inputs.iter().map(String::as_str));
+    let (code, stdout, stderr) = validate(&args);
+    assert_eq!(code, 1, "{stderr}");
+    let log: Value = serde_json::from_str(&stdout).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&log).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    // The schema is not a formality: a result without its message fails it.
+    let mut broken = log.clone();
+    broken["runs"][0]["results"][0].as_object_mut().unwrap().remove("message");
+    assert!(!validator.is_valid(&broken));
+
+    // The same findings as -o json, at the same places; rule ids indexed into tool.driver.rules, each with help.
+    let mut json_args = vec!["-o", "json"];
+    json_args.extend(inputs.iter().map(String::as_str));
+    let report: Value = serde_json::from_str(&validate(&json_args).1).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    let run = &log["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), findings.len());
+    for (result, finding) in results.iter().zip(findings) {
+        assert_eq!(result["ruleId"], finding["rule"]);
+        let rule = &rules[result["ruleIndex"].as_u64().unwrap() as usize];
+        assert_eq!(rule["id"], finding["rule"]);
+        assert!(rule["help"]["text"].as_str().unwrap().len() > 20, "{rule}");
+        let location = &result["locations"][0]["physicalLocation"];
+        assert_eq!(location["region"]["startLine"], finding["line"]);
+        let source = finding["source"].as_str().unwrap();
+        let uri = location["artifactLocation"]["uri"].as_str().unwrap();
+        if source.starts_with("tests/") {
+            // Relative to the current directory (no .kubectl-capz.yaml above it).
+            assert_eq!((uri, &location["artifactLocation"]["uriBaseId"]), (source, &Value::from("SRCROOT")));
+        } else {
+            assert_eq!(uri, format!("file://{source}"), "outside the root: an absolute file URI");
+        }
+    }
+    let levels: std::collections::BTreeSet<&str> = results.iter().map(|r| r["level"].as_str().unwrap()).collect();
+    assert!(levels.contains("error") && levels.contains("warning"), "{levels:?}");
+    let mut shown = log.clone();
+    shown["runs"][0]["tool"]["driver"]["rules"] = Value::from(format!("{} rules", rules.len()));
+    shown["runs"][0]["originalUriBaseIds"]["SRCROOT"]["uri"] = Value::from("file://[CWD]/");
+    for result in shown["runs"][0]["results"].as_array_mut().unwrap() {
+        let location = &mut result["locations"][0]["physicalLocation"]["artifactLocation"];
+        if location.get("uriBaseId").is_none() {
+            location["uri"] = Value::from("file://[TMP]/broken.yaml");
+        }
+    }
+    shown["runs"][0]["tool"]["driver"]["version"] = Value::from("[VERSION]");
+    shown["runs"][0]["tool"]["driver"]["semanticVersion"] = Value::from("[VERSION]");
+    insta::assert_json_snapshot!("sarif", shown);
+}
+
+#[test]
+fn github_output_is_one_escaped_workflow_command_per_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file name with the characters GitHub's properties escape, and a value that puts `%` into a message.
+    std::fs::write(
+        dir.path().join("team,a:prod.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  labels:\n    share: 50%\n",
+    )
+    .unwrap();
+    let output = Command::cargo_bin("kubectl-capz")
+        .unwrap()
+        .current_dir(dir.path())
+        .env_remove("CAPZ_VERSION")
+        .args(["validate", "-o", "github", "team,a:prod.yaml", "-"])
+        .write_stdin("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: Bad_Name\n")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    insta::assert_snapshot!("github", stdout);
+    for line in stdout.lines() {
+        assert!(line.starts_with("::error ") || line.starts_with("::warning ") || line.starts_with("::notice "));
+        let (properties, message) = line.split_once("::").unwrap().1.split_once("::").unwrap();
+        assert!(!message.contains('\r') && !properties.contains("%,"), "{line}");
+    }
+    assert!(stdout.contains("file=team%2Ca%3Aprod.yaml,line=6,"), "{stdout}");
+    assert!(stdout.contains("50%25"), "{stdout}");
 }

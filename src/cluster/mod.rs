@@ -3,6 +3,7 @@
 //! The module is read-only by construction: the only request that carries a body is
 //! [`Cluster::dry_run_apply`], which always sends `dryRun=All`. There is no function that writes.
 
+mod controllers;
 mod error;
 mod kubeconfig;
 
@@ -223,6 +224,16 @@ impl Cluster {
     /// [`ClusterOptions::list_page_size`] like kubectl's `--chunk-size`, each page a request with
     /// its own timeout.
     pub async fn list(&self, resource: &Resource, namespace: Option<&str>) -> Result<Vec<Value>, ClusterError> {
+        self.list_selected(resource, namespace, None).await
+    }
+
+    /// Like [`Cluster::list`], only the objects whose labels match `label_selector` (`key=value`).
+    pub async fn list_selected(
+        &self,
+        resource: &Resource,
+        namespace: Option<&str>,
+        label_selector: Option<&str>,
+    ) -> Result<Vec<Value>, ClusterError> {
         let what = match namespace {
             Some(ns) if resource.namespaced => format!("list {} in namespace {ns}", resource.kind),
             _ => format!("list {}", resource.kind),
@@ -232,6 +243,9 @@ impl Cluster {
         let mut continue_token: Option<String> = None;
         loop {
             let mut params = ListParams::default().limit(self.page_size);
+            if let Some(selector) = label_selector {
+                params = params.labels(selector);
+            }
             if let Some(token) = &continue_token {
                 params = params.continue_token(token);
             }

@@ -104,6 +104,9 @@ fn stream(inputs: &[(SourceFile, bool)], outcomes: &[FileOutcome]) -> String {
 
 pub(crate) fn run(args: ConvertArgs) -> anyhow::Result<ExitStatus> {
     let target = TargetVersion::parse(&args.to_version).expect("clap checks the values");
+    // Nothing here validates: the CAPZ target is only checked and, with -v, shown (conversions are the same for
+    // every supported release).
+    super::target::RunTarget::resolve(&args.target, &super::target::search_start(&args.paths))?.announce();
     if args.write && args.paths.iter().any(|p| p == "-") {
         bail!("--write cannot rewrite stdin; drop -w to print the converted stream");
     }

@@ -19,6 +19,9 @@ use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
 use crate::render::from_template;
 use crate::schema::{Gvk, Registry};
+use crate::versions::Target;
+
+use super::target::{RunTarget, search_start};
 
 /// CAPZ's field manager for the ASO objects it applies (`--aso-live` predicts its apply).
 const CAPZ_FIELD_MANAGER: &str = "capz-manager";
@@ -37,13 +40,19 @@ pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let documents = inputs(&args, &runtime, &options)?;
+    // The config file is looked for from the first -f path or --from file, else from the current directory.
+    let input_files =
+        if args.filenames.is_empty() { args.input.from.iter().cloned().collect() } else { args.filenames.clone() };
+    let mut run_target = RunTarget::resolve(&args.target, &search_start(&input_files))?;
+    // A rendered flavor's patches are checked with the pinned (or default) target: the inputs are read before the
+    // cluster is asked which CAPZ it runs, so that input errors come first.
+    let documents = inputs(&args, &runtime, &options, run_target.target())?;
     for doc in &documents {
         check_document(doc)?;
     }
     let diff_options = DiffOptions { include_capz_managed: args.include_capz_managed, show_secrets: args.show_secrets };
-    let (fetched, removed) = runtime.block_on(fetch_all(&documents, &args, &options))?;
-    let diffs = compare(fetched, &diff_options);
+    let (fetched, removed) = runtime.block_on(fetch_all(&documents, &args, &options, &mut run_target))?;
+    let diffs = compare(fetched, &diff_options, run_target.target());
     let differs = !removed.is_empty() || diffs.iter().any(|d| d.status != Status::Unchanged);
     if !removed.is_empty() {
         let mut stderr = anstream::stderr().lock();
@@ -76,6 +85,7 @@ fn inputs(
     args: &DiffArgs,
     runtime: &tokio::runtime::Runtime,
     options: &ClusterOptions,
+    target: &'static Target,
 ) -> anyhow::Result<Vec<Document>> {
     let input = super::render::with_clusterctl_flags(&args.input)?;
     let rendering = input.flavor.is_some() || input.from.is_some();
@@ -91,7 +101,7 @@ fn inputs(
             })?;
             Ok(from_template::render_template(&request)?.documents()?)
         }
-        (true, true) => super::render::render_input(&input),
+        (true, true) => super::render::render_input(&input, target),
     }
 }
 
@@ -125,6 +135,7 @@ async fn fetch_all(
     documents: &[Document],
     args: &DiffArgs,
     options: &ClusterOptions,
+    run_target: &mut RunTarget,
 ) -> anyhow::Result<(Vec<Fetched>, Vec<String>)> {
     let cluster = Cluster::connect(options).await?;
     let (documents, removed) = expand_topologies(&cluster, documents, args).await?;
@@ -135,6 +146,9 @@ async fn fetch_all(
     for result in results {
         fetched.extend(result?);
     }
+    // Asked once the cluster answered the reads: a cluster error is reported alone, not after a note.
+    run_target.detect(&cluster).await;
+    run_target.announce();
     Ok((fetched, removed))
 }
 
@@ -207,8 +221,8 @@ impl<'a> LiveReader<'a> {
 
 /// Compares what was fetched; list items are matched by the list-map keys of the embedded
 /// schemas where a kind has one.
-fn compare(fetched: Vec<Fetched>, diff_options: &DiffOptions) -> Vec<ObjectDiff> {
-    let registry = Registry::embedded();
+fn compare(fetched: Vec<Fetched>, diff_options: &DiffOptions, target: &'static Target) -> Vec<ObjectDiff> {
+    let registry = Registry::for_target(target);
     fetched
         .into_iter()
         .map(|f| {

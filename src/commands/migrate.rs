@@ -14,7 +14,8 @@ use crate::manifest::{self, Document};
 use crate::migrate::{AsoBundle, MigrateOptions, find_classic_clusters, to_aso_bundle};
 use crate::schema::{Registry, ValidateOptions, Validator};
 
-use super::validate::{RuleFilter, format_summary, format_text, validate_documents};
+use super::target::{RunTarget, search_start};
+use super::validate::{format_summary, format_text, rule_filter, validate_documents};
 
 /// Refuses ClusterClass-based classic clusters, which this version does not translate.
 fn refuse_topologies(documents: &[Document]) -> anyhow::Result<()> {
@@ -50,13 +51,15 @@ fn render(objects: &[Value], output: MigrateOutput) -> String {
     }
 }
 
-/// Validates the migrated objects as `kubectl capz validate` would; prints findings on stderr.
-pub(super) fn validate(bundles: &[AsoBundle]) -> anyhow::Result<ExitStatus> {
+/// Validates the migrated objects as `kubectl capz validate` would (the run's target and the config file's rules);
+/// prints findings on stderr.
+pub(super) fn validate(bundles: &[AsoBundle], run_target: &RunTarget) -> anyhow::Result<ExitStatus> {
     let text = manifest::to_yaml_documents(bundles.iter().flat_map(|b| b.objects.iter().chain(&b.adopt)));
     let documents = manifest::parse_documents(&text, "<migrated>").context("cannot re-read the migrated objects")?;
-    let registry = Registry::embedded();
+    let filter = rule_filter(run_target, &[], &[])?;
+    let registry = Registry::for_target(run_target.target());
     let validator = Validator::new(&registry, ValidateOptions::default());
-    let report = validate_documents(&documents, &validator, &RuleFilter::default());
+    let report = validate_documents(&documents, &validator, &filter);
     if report.exit_status() != ExitStatus::Success {
         let mut stderr = anstream::stderr().lock();
         stderr.write_all(format_text(&report).as_bytes())?;
@@ -95,9 +98,12 @@ pub(super) fn write_out_dir(out_dir: &Path, bundles: &[AsoBundle], output: Migra
 }
 
 pub(crate) fn run(args: MigrateArgs) -> anyhow::Result<ExitStatus> {
+    // The config file is looked for from the first -f path, else (a live cluster) from the current directory.
+    let run_target = RunTarget::resolve(&args.target, &search_start(&args.files))?;
     if args.cluster.is_some() {
-        return super::migrate_live::run(args);
+        return super::migrate_live::run(args, run_target);
     }
+    run_target.announce();
     let documents = manifest::read_paths(&args.files)?;
     refuse_topologies(&documents)?;
     let clusters = find_classic_clusters(&documents)?;
@@ -107,14 +113,14 @@ pub(crate) fn run(args: MigrateArgs) -> anyhow::Result<ExitStatus> {
              (with its AzureManagedMachinePools)"
         );
     }
-    let options = MigrateOptions { to_namespace: args.to_namespace.clone() };
+    let options = MigrateOptions { to_namespace: args.to_namespace.clone(), target: run_target.target() };
     let mut bundles = Vec::new();
     for cluster in &clusters {
         let bundle = to_aso_bundle(cluster, &options)
             .with_context(|| format!("CAPZ cannot translate Cluster {}/{}", cluster.namespace(), cluster.name()))?;
         bundles.push(bundle);
     }
-    let status = validate(&bundles)?;
+    let status = validate(&bundles, &run_target)?;
     if status != ExitStatus::Success {
         return Ok(status);
     }

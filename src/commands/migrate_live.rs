@@ -17,7 +17,9 @@ use crate::migrate::live::{
 };
 use crate::migrate::{MigrateOptions, find_classic_clusters, to_aso_bundle};
 
-pub(crate) fn run(args: MigrateArgs) -> anyhow::Result<ExitStatus> {
+use super::target::RunTarget;
+
+pub(crate) fn run(args: MigrateArgs, mut run_target: RunTarget) -> anyhow::Result<ExitStatus> {
     let cluster = args.cluster.clone().unwrap_or_default();
     let Some(to_namespace) = args.to_namespace.clone() else {
         bail!("migrate {cluster}: --to-namespace NEW is required with CLUSTER (the new objects go to a new namespace)")
@@ -39,7 +41,8 @@ pub(crate) fn run(args: MigrateArgs) -> anyhow::Result<ExitStatus> {
     runtime.block_on(async {
         let api = Api::new(Cluster::connect(&options).await?);
         let namespace = args.namespace.clone().unwrap_or_else(|| api.cluster().default_namespace().to_string());
-        match migrate(&api, &args, &namespace, &cluster, &to_namespace, RunOptions { timeout, poll }).await {
+        let run = RunOptions { timeout, poll };
+        match migrate(&api, &args, &mut run_target, &namespace, &cluster, &to_namespace, run).await {
             Ok(status) => Ok(status),
             Err(LiveError::Precondition(message)) => {
                 eprintln!("migrate: precondition not met: {message}");
@@ -72,6 +75,7 @@ async fn names(api: &Api, namespace: &str, cluster: &str, to_namespace: &str) ->
 async fn migrate(
     api: &Api,
     args: &MigrateArgs,
+    run_target: &mut RunTarget,
     namespace: &str,
     cluster: &str,
     to_namespace: &str,
@@ -85,6 +89,9 @@ async fn migrate(
             missing.join(", ")
         )));
     }
+    // The cluster answered: now which CAPZ it runs (its translation writes --out-dir).
+    run_target.detect(api.cluster()).await;
+    run_target.announce();
     let names = names(api, namespace, cluster, to_namespace).await?;
     let state = LiveState::read(api, &names).await?;
     let failures = preconditions(api, &names, &state).await?;
@@ -105,7 +112,7 @@ async fn migrate(
         return Err(LiveError::Unexpected(message));
     }
     if let Some(out_dir) = &args.out_dir {
-        write_manifests(api, &names, args, out_dir).await?;
+        write_manifests(api, &names, args, run_target, out_dir).await?;
     }
     if !args.execute {
         return Ok(ExitStatus::Success);
@@ -124,18 +131,19 @@ async fn write_manifests(
     api: &Api,
     names: &Names,
     args: &MigrateArgs,
+    run_target: &RunTarget,
     out_dir: &std::path::Path,
 ) -> Result<(), LiveError> {
     let fail = |message: String| LiveError::Precondition(format!("--out-dir {}: {message}", out_dir.display()));
     let documents = classic_documents(api, names).await?;
     let clusters = find_classic_clusters(&documents).map_err(|e| fail(e.to_string()))?;
-    let options = MigrateOptions { to_namespace: Some(names.new_namespace.clone()) };
+    let options = MigrateOptions { to_namespace: Some(names.new_namespace.clone()), target: run_target.target() };
     let bundles = clusters
         .iter()
         .map(|c| to_aso_bundle(c, &options))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| fail(format!("CAPZ cannot translate the live objects: {e}")))?;
-    match super::migrate::validate(&bundles) {
+    match super::migrate::validate(&bundles, run_target) {
         Ok(ExitStatus::Success) => {}
         Ok(_) => return Err(fail("the translated objects do not validate".into())),
         Err(e) => return Err(fail(format!("{e:#}"))),

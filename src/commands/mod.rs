@@ -3,6 +3,7 @@
 mod completion;
 mod convert;
 mod diff;
+mod github;
 mod import_schemas;
 mod migrate;
 mod migrate_live;
@@ -12,6 +13,8 @@ mod plan;
 mod render;
 mod render_fleet;
 mod render_from;
+mod sarif;
+mod target;
 mod validate;
 mod version;
 

@@ -16,6 +16,8 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
             "no input: give the topology Cluster (and, without --from-cluster, its ClusterClass and templates) with -f"
         );
     }
+    let run_target = super::target::RunTarget::resolve(&args.target, &super::target::search_start(&args.filenames))?;
+    run_target.announce();
     let documents = manifest::read_paths(&args.filenames)?;
     let objects: Vec<serde_json::Value> = if args.from_cluster {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -35,8 +37,9 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Success);
     }
     // The validate engine: built-in schemas (incl. embedded ASO objects, CEL) and the CAPZ rules.
-    let mut registry = crate::schema::Registry::embedded();
-    for dir in &args.crds {
+    let filter = super::validate::rule_filter(&run_target, &[], &[])?;
+    let mut registry = crate::schema::Registry::for_target(run_target.target());
+    for dir in run_target.config_crd_dirs()?.iter().chain(&args.crds) {
         registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;
     }
     // Findings name lines of the plan as printed (YAML); with -o json, of the same plan printed as YAML.
@@ -63,7 +66,7 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
             .cloned(),
     );
     let validator = crate::schema::Validator::new(&registry, options);
-    let report = super::validate::validate_documents(&bundle, &validator, &Default::default());
+    let report = super::validate::validate_documents(&bundle, &validator, &filter);
     let mut stderr = anstream::stderr().lock();
     stderr.write_all(super::validate::format_text(&report).as_bytes())?;
     stderr.write_all(super::validate::format_summary(&report.summary).as_bytes())?;

@@ -1,7 +1,6 @@
 //! `kubectl capz render --fleet FLEET.yaml --out-dir DIR`: a fleet into a GitOps repository tree.
 
 use std::io::{IsTerminal, Write};
-use std::sync::OnceLock;
 
 use anyhow::{Context, bail};
 
@@ -10,10 +9,11 @@ use crate::exit::ExitStatus;
 use crate::fleet::{self, Change, Deletion, Fleet, FleetOptions, OutDir, Plan, Recovery, Validator};
 use crate::schema::{Registry, ValidateOptions, Validator as SchemaValidator};
 
-use super::validate::{RuleFilter, validate_documents};
+use super::target::RunTarget;
+use super::validate::{rule_filter, validate_documents};
 use crate::render::{CapiVersion, Engine};
 
-pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
+pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<ExitStatus> {
     let (Some(fleet_path), Some(out_dir)) = (&args.fleet, &args.out_dir) else {
         bail!("--fleet needs --out-dir");
     };
@@ -44,7 +44,7 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
             }
         }
     };
-    let validator = if args.no_validate { None } else { Some(validator()?) };
+    let validator = if args.no_validate { None } else { Some(validator(run_target)?) };
     let options = FleetOptions {
         capi: match args.input.capi_api {
             CapiApi::V1beta1 => CapiVersion::V1beta1,
@@ -52,6 +52,7 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         },
         validator: validator.as_deref(),
         progress: &progress,
+        target: run_target.target(),
     };
     let cannot = || format!("cannot update `{}`", out_dir.display());
     let mut stdout = super::output::stdout();
@@ -197,10 +198,10 @@ fn deletion_line(out_dir: &std::path::Path, deletion: &Deletion) -> String {
 /// The checks run on every rendered cluster: the `validate` engine (schemas, CEL, CAPZ's rules).
 /// One validator serves every rendering thread, so each schema, pattern and CEL program is
 /// compiled once per run, not once per cluster.
-fn validator() -> anyhow::Result<Box<Validator<'static>>> {
-    static REGISTRY: OnceLock<Registry> = OnceLock::new();
-    let registry = REGISTRY.get_or_init(Registry::embedded);
+fn validator(run_target: &RunTarget) -> anyhow::Result<Box<Validator<'static>>> {
+    // The registry lives as long as the fleet validator that borrows it: the rest of the process.
+    let registry: &'static Registry = Box::leak(Box::new(Registry::for_target(run_target.target())));
     let engine = SchemaValidator::new(registry, ValidateOptions::default());
-    let filter = RuleFilter::default();
+    let filter = rule_filter(run_target, &[], &[])?;
     Ok(Box::new(move |documents| validate_documents(documents, &engine, &filter).findings))
 }

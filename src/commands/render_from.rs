@@ -15,8 +15,9 @@ use crate::exit::ExitStatus;
 use crate::render::from_template::{self, TemplateRequest};
 
 use super::output::{format_documents, write_out_dir, write_stdout};
+use super::target::RunTarget;
 
-pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
+pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<ExitStatus> {
     let request = template_request(&args.input, || Ok("default".to_string()))?;
     let prepared = from_template::prepare(&request)?;
     if args.list_variables {
@@ -33,7 +34,7 @@ pub(crate) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
     }
     if args.validate {
         // Findings name lines of the YAML as clusterctl prints it.
-        return super::validate::validate_rendered_text(&rendered.yaml);
+        return super::validate::validate_rendered_text(&rendered.yaml, run_target);
     }
     Ok(ExitStatus::Success)
 }

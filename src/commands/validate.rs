@@ -18,6 +18,25 @@ use crate::report::{Finding, Severity};
 use crate::schema::validate::RULES;
 use crate::schema::{ObjectStatus, Registry, ValidateOptions, Validator};
 
+use super::target::{RunTarget, TargetReport, search_start};
+
+/// `-o json` and `-o yaml`: the report and the target it was checked against.
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    #[serde(flatten)]
+    report: &'a Report,
+    target: TargetReport,
+}
+
+/// The folder paths in `-o sarif` and `-o github` are relative to: the config file's, else the current directory.
+fn repository_root(run_target: &RunTarget) -> anyhow::Result<std::path::PathBuf> {
+    let root = match &run_target.config {
+        Some(config) => config.root().to_path_buf(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    Ok(std::path::absolute(&root).unwrap_or(root))
+}
+
 /// Rule ids that cannot be turned off: the reader's (text that is not objects cannot be checked)
 /// and `schema-missing` (use --ignore-missing-schemas for unknown kinds).
 fn always_on(id: &str) -> bool {
@@ -164,6 +183,39 @@ impl RuleFilter {
     fn allows(&self, rule: &str) -> bool {
         !self.disabled.contains(rule)
     }
+}
+
+/// The rules of a run: the config file's `rules.enable`/`rules.disable` under the command line's `--enable`/`--disable`
+/// (a flag wins over the file for the rule it names), the CAPZ rules checking against the run's target.
+pub(crate) fn rule_filter(run_target: &RunTarget, disable: &[String], enable: &[String]) -> anyhow::Result<RuleFilter> {
+    let (mut merged_enable, mut merged_disable) = (Vec::new(), Vec::new());
+    if let Some(config) = &run_target.config {
+        for (list, settings, out) in
+            [("enable", &config.enable, &mut merged_enable), ("disable", &config.disable, &mut merged_disable)]
+        {
+            for setting in settings {
+                let id = &setting.value;
+                let alone = if list == "enable" {
+                    RuleFilter::new(&[], std::slice::from_ref(id))
+                } else {
+                    RuleFilter::new(std::slice::from_ref(id), &[])
+                };
+                if let Err(err) = alone {
+                    let message = err.root_cause().to_string();
+                    let message = message.strip_prefix(&format!("--{list} ")).unwrap_or(&message).to_string();
+                    bail!("{}: rules.{list}: {message}", config.location(setting.line));
+                }
+                if !enable.contains(id) && !disable.contains(id) {
+                    out.push(id.clone());
+                }
+            }
+        }
+    }
+    merged_enable.extend_from_slice(enable);
+    merged_disable.extend_from_slice(disable);
+    let mut filter = RuleFilter::new(&merged_disable, &merged_enable)?;
+    filter.lint = filter.lint.with_target(run_target.target());
+    Ok(filter)
 }
 
 /// Below this many documents, validation runs on the calling thread.
@@ -482,19 +534,20 @@ pub(crate) fn format_junit(report: &Report) -> String {
     out
 }
 
-/// For `render --validate`: validates rendered objects with the built-in schemas, prints the
-/// findings and the summary on stderr, and says whether any error was found.
+/// For `render --validate`: validates rendered objects with the target's schemas (and the config file's rules),
+/// prints the findings and the summary on stderr, and says whether any error was found.
 /// Findings name lines of the rendered YAML stream (what `render` prints without `-o json`).
-pub(crate) fn validate_rendered(documents: &[Document]) -> anyhow::Result<ExitStatus> {
-    validate_rendered_text(&manifest::to_yaml_documents(documents.iter().map(|d| &d.value)))
+pub(crate) fn validate_rendered(documents: &[Document], run_target: &RunTarget) -> anyhow::Result<ExitStatus> {
+    validate_rendered_text(&manifest::to_yaml_documents(documents.iter().map(|d| &d.value)), run_target)
 }
 
 /// Like [`validate_rendered`], for rendered YAML text as printed (lines refer to it).
-pub(crate) fn validate_rendered_text(text: &str) -> anyhow::Result<ExitStatus> {
-    let registry = Registry::embedded();
+pub(crate) fn validate_rendered_text(text: &str, run_target: &RunTarget) -> anyhow::Result<ExitStatus> {
+    let filter = rule_filter(run_target, &[], &[])?;
+    let registry = Registry::for_target(run_target.target());
     let validator = Validator::new(&registry, ValidateOptions::default());
     let rendered = manifest::parse_documents(text, "<rendered>").context("cannot re-read the rendered objects")?;
-    let report = validate_documents(&rendered, &validator, &RuleFilter::default());
+    let report = validate_documents(&rendered, &validator, &filter);
     let mut stderr = anstream::stderr().lock();
     stderr.write_all(format_text(&report).as_bytes())?;
     stderr.write_all(format_summary(&report.summary).as_bytes())?;
@@ -502,26 +555,35 @@ pub(crate) fn validate_rendered_text(text: &str) -> anyhow::Result<ExitStatus> {
 }
 
 /// Every CRD of the cluster of `--kubeconfig`/`--context`, through [`crate::cluster`] (kubectl's
-/// kubeconfig rules, `--request-timeout`, one-line errors for 401/403/unreachable/timeouts).
-async fn fetch_cluster_crds(cluster: &ClusterArgs) -> anyhow::Result<Vec<Value>> {
+/// kubeconfig rules, `--request-timeout`, one-line errors for 401/403/unreachable/timeouts); then the cluster's CAPZ
+/// release is read and applied to the run's target (a cluster that gives no CRDs is an error before that).
+async fn fetch_cluster_crds(cluster: &ClusterArgs, run_target: &mut RunTarget) -> anyhow::Result<Vec<Value>> {
     let options = super::cluster_options(cluster)?;
-    let fetched = async { Cluster::connect(&options).await?.custom_resource_definitions().await };
+    let fetched = async {
+        let cluster = Cluster::connect(&options).await?;
+        let crds = cluster.custom_resource_definitions().await?;
+        run_target.detect(&cluster).await;
+        Ok::<_, crate::cluster::ClusterError>(crds)
+    };
     fetched.await.map_err(|err| anyhow!("cannot fetch CRDs from the cluster: {err}"))
 }
 
 pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
-    let filter = RuleFilter::new(&args.disable, &args.enable)?;
-    let mut registry = Registry::embedded();
-    for dir in &args.crds {
-        registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;
-    }
+    let mut run_target = RunTarget::resolve(&args.target, &search_start(&args.paths))?;
+    let mut cluster_crds = Vec::new();
     if args.crds_from_cluster {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        let crds = runtime.block_on(fetch_cluster_crds(&args.cluster))?;
-        for crd in &crds {
-            let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?");
-            registry.add_crd(crd, &format!("cluster CRD {name}"))?;
-        }
+        cluster_crds = runtime.block_on(fetch_cluster_crds(&args.cluster, &mut run_target))?;
+    }
+    run_target.announce();
+    let filter = rule_filter(&run_target, &args.disable, &args.enable)?;
+    let mut registry = Registry::for_target(run_target.target());
+    for dir in run_target.config_crd_dirs()?.iter().chain(&args.crds) {
+        registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;
+    }
+    for crd in &cluster_crds {
+        let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?");
+        registry.add_crd(crd, &format!("cluster CRD {name}"))?;
     }
     // Problems in the text are findings: every other document and file is still checked.
     let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas };
@@ -532,12 +594,24 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     match args.output {
         ValidateOutput::Text => write_text(&report, &mut stdout)?,
         ValidateOutput::Json => {
-            serde_json::to_writer_pretty(&mut stdout, &report)?;
+            serde_json::to_writer_pretty(&mut stdout, &JsonReport { report: &report, target: run_target.report() })?;
             stdout.write_all(b"\n")?;
         }
         ValidateOutput::Junit => stdout.write_all(format_junit(&report).as_bytes())?,
         ValidateOutput::Yaml => {
-            stdout.write_all(crate::manifest::to_yaml(&serde_json::to_value(&report)?).as_bytes())?
+            let value = serde_json::to_value(JsonReport { report: &report, target: run_target.report() })?;
+            stdout.write_all(crate::manifest::to_yaml(&value).as_bytes())?
+        }
+        ValidateOutput::Sarif => {
+            let root = repository_root(&run_target)?;
+            serde_json::to_writer_pretty(&mut stdout, &super::sarif::sarif_log(&report.findings, &root))?;
+            stdout.write_all(b"\n")?;
+        }
+        ValidateOutput::Github => {
+            let root = repository_root(&run_target)?;
+            for finding in &report.findings {
+                stdout.write_all(super::github::workflow_command(finding, &root).as_bytes())?;
+            }
         }
     }
     stdout.flush()?;

@@ -26,6 +26,8 @@ pub struct FleetOptions<'a> {
     pub validator: Option<&'a Validator<'a>>,
     /// Called after each cluster or class is rendered, with the number done so far.
     pub progress: &'a (dyn Fn(usize) + Sync),
+    /// The CAPZ release whose patch semantics check the rendered patches.
+    pub target: &'static crate::versions::Target,
 }
 
 /// The number of clusters and ClusterClasses a fleet renders.
@@ -244,8 +246,8 @@ fn render_class(
         ],
         ..Inputs::default()
     };
-    let documents = render_with(engine, &flavor, &inputs, options.capi)
-        .map_err(|e| unit_error(fleet, &pointer, what.clone(), e))?;
+    let documents =
+        render_with(engine, &flavor, &inputs, options).map_err(|e| unit_error(fleet, &pointer, what.clone(), e))?;
     check(fleet, &pointer, &what, &documents, options)?;
     let dir = PathBuf::from("clusterclasses").join(&class.namespace).join(&class.name);
     let mut files = manifests_and_kustomization(&dir, "clusterclass.yaml", &documents);
@@ -297,8 +299,8 @@ fn render_cluster(
         values_inline: layers,
         ..Inputs::default()
     };
-    let mut documents = render_with(engine, &flavor, &inputs, options.capi)
-        .map_err(|e| unit_error(fleet, &pointer, what.clone(), e))?;
+    let mut documents =
+        render_with(engine, &flavor, &inputs, options).map_err(|e| unit_error(fleet, &pointer, what.clone(), e))?;
     if let Some(class) = class
         && class.namespace != cluster.namespace
     {
@@ -350,12 +352,12 @@ fn render_with(
     engine: &Engine,
     flavor: &Flavor,
     inputs: &Inputs,
-    capi: CapiVersion,
+    options: &FleetOptions,
 ) -> Result<Vec<Document>, Box<dyn std::error::Error + Send + Sync>> {
     let layered = params::merge(inputs)?;
     let resolved = params::resolve(&layered, &flavor.name, &flavor.required, &flavor.unsupported)?;
-    let documents = render::render_flavor(engine, flavor, &resolved, capi)?;
-    params::check_rendered_patches(&resolved, &layered, &documents)?;
+    let documents = render::render_flavor(engine, flavor, &resolved, options.capi)?;
+    params::check_rendered_patches(&resolved, &layered, &documents, options.target)?;
     Ok(documents)
 }
 

@@ -69,15 +69,20 @@ fn did_you_mean(suggestion: &Option<&'static str>) -> String {
     }
 }
 
-/// Which rules run: the defaults, plus `--enable`, minus `--disable` (disable wins).
+/// Which rules run: the defaults, plus `--enable`, minus `--disable` (disable wins); and the CAPZ release whose
+/// translation and ASO schemas the patch rules use.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleSelection {
     enabled: BTreeSet<&'static str>,
+    target: &'static crate::versions::Target,
 }
 
 impl Default for RuleSelection {
     fn default() -> Self {
-        RuleSelection { enabled: RULES.iter().filter(|rule| rule.enabled_by_default).map(|rule| rule.id).collect() }
+        RuleSelection {
+            enabled: RULES.iter().filter(|rule| rule.enabled_by_default).map(|rule| rule.id).collect(),
+            target: crate::versions::default_target(),
+        }
     }
 }
 
@@ -99,7 +104,17 @@ impl RuleSelection {
 
     /// Every rule, including those off by default.
     pub fn all() -> Self {
-        RuleSelection { enabled: RULES.iter().map(|rule| rule.id).collect() }
+        RuleSelection { enabled: RULES.iter().map(|rule| rule.id).collect(), ..RuleSelection::default() }
+    }
+
+    /// The same rules, for the management cluster of `target`.
+    pub fn with_target(self, target: &'static crate::versions::Target) -> Self {
+        RuleSelection { target, ..self }
+    }
+
+    /// The CAPZ release the rules check against.
+    pub fn target(&self) -> &'static crate::versions::Target {
+        self.target
     }
 
     /// Whether the rule with this id runs.

@@ -205,11 +205,12 @@ pub(super) fn build_all(defaulted: &Defaulted<'_>) -> Result<Vec<BuiltPool>, Tra
     let mut built = Vec::new();
     for pool in &defaulted.pools {
         let patches = patch_list(&pool.pool, "/spec/asoManagedClustersAgentPoolPatches");
-        let mut patched = apply_merge_patches(&parameters(defaulted, pool), &patches).map_err(|error| {
-            let location =
-                pool.document.location_of(&format!("/spec/asoManagedClustersAgentPoolPatches/{}", error.index()));
-            TranslateError::Patch { location, error }
-        })?;
+        let mut patched =
+            apply_merge_patches(&parameters(defaulted, pool), &patches, defaulted.target).map_err(|error| {
+                let location =
+                    pool.document.location_of(&format!("/spec/asoManagedClustersAgentPoolPatches/{}", error.index()));
+                TranslateError::Patch { location, error }
+            })?;
         let azure_name = str_at(&pool.pool, "/spec/name").unwrap_or("").to_string();
         let owner = Owner {
             api_version: "infrastructure.cluster.x-k8s.io/v1beta1",

@@ -10,16 +10,26 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::versions::Target;
+
 use super::{ClassicCluster, TranslateError, Translation, str_at, translate};
 
 const INFRA_API: &str = "infrastructure.cluster.x-k8s.io/v1beta1";
 const ADOPT: &str = "sigs.k8s.io/cluster-api-provider-azure-adopt";
 
 /// Options of a migration.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct MigrateOptions {
     /// Namespace of the new objects (default: the classic cluster's).
     pub to_namespace: Option<String>,
+    /// The CAPZ release whose translation and schemas are used.
+    pub target: &'static Target,
+}
+
+impl Default for MigrateOptions {
+    fn default() -> Self {
+        MigrateOptions { to_namespace: None, target: crate::versions::default_target() }
+    }
 }
 
 /// The objects of one migrated cluster, in apply order.
@@ -160,7 +170,7 @@ fn wrapper(kind: &str, old: &Value, namespace: &str, spec: Value) -> Value {
 
 /// The AzureASOManaged* bundle for one classic cluster.
 pub fn to_aso_bundle(classic: &ClassicCluster, options: &MigrateOptions) -> Result<AsoBundle, TranslateError> {
-    let Translation { resource_groups, managed_cluster, agent_pools } = translate(classic)?;
+    let Translation { resource_groups, managed_cluster, agent_pools } = translate(classic, options.target)?;
     let namespace = options.to_namespace.clone().unwrap_or_else(|| classic.namespace().to_string());
     let cluster_name = classic.name().to_string();
 

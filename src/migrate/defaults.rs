@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 
 use crate::manifest::Document;
 use crate::schema::Gvk;
+use crate::versions::Target;
 
 use super::{ClassicCluster, str_at};
 
@@ -13,6 +14,8 @@ use super::{ClassicCluster, str_at};
 #[derive(Debug, Clone)]
 pub(super) struct Defaulted<'a> {
     pub source: &'a ClassicCluster,
+    /// The CAPZ release whose CRDs defaulted it (and whose ASO schemas decode its patches).
+    pub target: &'static Target,
     pub cluster_name: String,
     pub namespace: String,
     /// The AzureManagedControlPlane.
@@ -30,8 +33,8 @@ pub(super) struct DefaultedPool<'a> {
 
 const INFRA_GROUP: &str = "infrastructure.cluster.x-k8s.io";
 
-fn crd_schema(kind: &str) -> Option<std::sync::Arc<crate::schema::KindSchema>> {
-    super::schemas().get(&Gvk::new(INFRA_GROUP, "v1beta1", kind)).ok().flatten()
+fn crd_schema(kind: &str, target: &'static Target) -> Option<std::sync::Arc<crate::schema::KindSchema>> {
+    super::schemas(target).get(&Gvk::new(INFRA_GROUP, "v1beta1", kind)).ok().flatten()
 }
 
 /// The API server's structural defaulting: a missing (or null) property whose schema has a default gets it;
@@ -178,9 +181,9 @@ fn default_pool(pool: &mut Value) {
     }
 }
 
-fn defaulted(document: &Document, kind: &str, webhook: fn(&mut Value)) -> Value {
+fn defaulted(document: &Document, kind: &str, webhook: fn(&mut Value), target: &'static Target) -> Value {
     let mut value = document.value.clone();
-    let schema = crd_schema(kind);
+    let schema = crd_schema(kind, target);
     if let Some(schema) = &schema {
         apply_crd_defaults(&mut value, &schema.schema);
     }
@@ -192,19 +195,20 @@ fn defaulted(document: &Document, kind: &str, webhook: fn(&mut Value)) -> Value 
 }
 
 /// The classic objects as the API server stores them after creation.
-pub(super) fn apply(cluster: &ClassicCluster) -> Defaulted<'_> {
+pub(super) fn apply<'a>(cluster: &'a ClassicCluster, target: &'static Target) -> Defaulted<'a> {
     Defaulted {
         source: cluster,
+        target,
         cluster_name: cluster.name().to_string(),
         namespace: cluster.namespace().to_string(),
-        control_plane: defaulted(&cluster.control_plane, "AzureManagedControlPlane", default_control_plane),
+        control_plane: defaulted(&cluster.control_plane, "AzureManagedControlPlane", default_control_plane, target),
         pools: cluster
             .pools
             .iter()
             .map(|(machine_pool, document)| DefaultedPool {
                 machine_pool,
                 document,
-                pool: defaulted(document, "AzureManagedMachinePool", default_pool),
+                pool: defaulted(document, "AzureManagedMachinePool", default_pool, target),
             })
             .collect(),
     }

@@ -240,7 +240,11 @@ spec: {template: {spec: {mode: System, name: sys, sku: Standard_D2s_v3}}}
         assert_eq!(pool.pools.len(), 2, "a User pool gets a placeholder System pool");
         assert_eq!(pool.pools[1].1.origin, documents[1].origin);
         assert_eq!(pool.pools[1].0.value["spec"]["template"]["spec"]["version"], "v1.33.2");
-        assert!(crate::migrate::translate(pool).is_ok(), "{:?}", crate::migrate::translate(pool));
+        assert!(
+            crate::migrate::translate(pool, crate::versions::default_target()).is_ok(),
+            "{:?}",
+            crate::migrate::translate(pool, crate::versions::default_target())
+        );
     }
 
     #[test]
@@ -252,7 +256,10 @@ spec: {template: {spec: {mode: System, name: sys, sku: Standard_D2s_v3}}}
         assert!(stripped.pools[1].1.value["spec"].get("asoManagedClustersAgentPoolPatches").is_none());
         let keyed = with_placeholder_ssh_key(&cluster);
         assert_eq!(keyed.control_plane.value["spec"]["sshPublicKey"], "c3NoLXJzYSBwbGFjZWhvbGRlcg==");
-        assert!(crate::migrate::translate(&cluster).is_err(), "an empty key is an error of the translation");
-        assert!(crate::migrate::translate(&keyed).is_ok());
+        assert!(
+            crate::migrate::translate(&cluster, crate::versions::default_target()).is_err(),
+            "an empty key is an error of the translation"
+        );
+        assert!(crate::migrate::translate(&keyed, crate::versions::default_target()).is_ok());
     }
 }

@@ -24,7 +24,12 @@ mod patches;
 mod reconcile;
 mod resource_group;
 
+use std::sync::{Mutex, PoisonError};
+
 use serde_json::Value;
+
+use crate::schema::Registry;
+use crate::versions::Target;
 
 pub(crate) use aso_bundle::use_aso_api_kubeconfig_secrets;
 pub use aso_bundle::{AsoBundle, MigrateOptions, to_aso_bundle};
@@ -64,9 +69,9 @@ pub enum TranslateError {
     Patch { location: String, error: PatchError },
 }
 
-/// Translates one classic cluster as CAPZ's controllers do on the first reconcile.
-pub fn translate(cluster: &ClassicCluster) -> Result<Translation, TranslateError> {
-    let defaulted = defaults::apply(cluster);
+/// Translates one classic cluster as CAPZ's controllers do on the first reconcile, with the schemas of `target`.
+pub fn translate(cluster: &ClassicCluster, target: &'static Target) -> Result<Translation, TranslateError> {
+    let defaulted = defaults::apply(cluster, target);
     if str_at(&defaulted.control_plane, "/spec/resourceGroupName").unwrap_or("").is_empty() {
         return Err(TranslateError::Incomplete {
             location: cluster.control_plane.location_of("/spec"),
@@ -95,11 +100,18 @@ pub fn translate(cluster: &ClassicCluster) -> Result<Translation, TranslateError
     })
 }
 
-/// The built-in schemas, parsed once per process (the translation reads the classic CRDs' defaults and the ASO
-/// schemas for every object).
-pub(crate) fn schemas() -> &'static crate::schema::Registry {
-    static REGISTRY: std::sync::OnceLock<crate::schema::Registry> = std::sync::OnceLock::new();
-    REGISTRY.get_or_init(crate::schema::Registry::embedded)
+/// The built-in schemas of `target`, parsed once per process and target (the translation reads the classic CRDs'
+/// defaults and the ASO schemas for every object).
+pub(crate) fn schemas(target: &'static Target) -> &'static Registry {
+    static REGISTRIES: Mutex<Vec<(&'static str, &'static Registry)>> = Mutex::new(Vec::new());
+    let mut registries = REGISTRIES.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, registry)) = registries.iter().find(|(name, _)| *name == target.name) {
+        return registry;
+    }
+    // One per target for the life of the process, like the OnceLock this replaces.
+    let registry: &'static Registry = Box::leak(Box::new(Registry::for_target(target)));
+    registries.push((target.name, registry));
+    registry
 }
 
 fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::manifest::Origin;
+use crate::versions::Target;
 
 use super::defaults::{self, Defaulted};
 use super::patches::{PatchError, apply_merge_patches};
@@ -39,11 +40,18 @@ fn patch_list(object: &Value, pointer: &str) -> Vec<String> {
 }
 
 /// Judges each patch of `list` on `generated`, in order, as CAPZ applies them.
-fn judge(generated: &Value, list: &[String], origin: &Origin, field: &str, out: &mut Vec<PatchFinding>) {
+fn judge(
+    generated: &Value,
+    list: &[String],
+    origin: &Origin,
+    field: &str,
+    target: &'static Target,
+    out: &mut Vec<PatchFinding>,
+) {
     let decoded = |patches: &[String]| {
         let mut all = vec!["{}".to_string()];
         all.extend_from_slice(patches);
-        apply_merge_patches(generated, &all)
+        apply_merge_patches(generated, &all, target)
     };
     let Ok(mut before) = decoded(&[]) else { return };
     for index in 0..list.len() {
@@ -82,26 +90,26 @@ fn without_pool_patches(cluster: &ClassicCluster) -> ClassicCluster {
     cluster
 }
 
-/// Every broken or no-op patch of a classic cluster's control plane and pools.
-pub fn check_patches(cluster: &ClassicCluster) -> Vec<PatchFinding> {
-    let defaulted: Defaulted<'_> = defaults::apply(cluster);
+/// Every broken or no-op patch of a classic cluster's control plane and pools, as `target`'s CAPZ applies them.
+pub fn check_patches(cluster: &ClassicCluster, target: &'static Target) -> Vec<PatchFinding> {
+    let defaulted: Defaulted<'_> = defaults::apply(cluster, target);
     let mut out = Vec::new();
     let Ok(pools) = agent_pool::build_unpatched(&defaulted) else { return out };
     for (pool, generated) in defaulted.pools.iter().zip(&pools) {
         let list = patch_list(&pool.pool, "/spec/asoManagedClustersAgentPoolPatches");
-        judge(generated, &list, &pool.document.origin, "asoManagedClustersAgentPoolPatches", &mut out);
+        judge(generated, &list, &pool.document.origin, "asoManagedClustersAgentPoolPatches", target, &mut out);
     }
     let list = patch_list(&defaulted.control_plane, "/spec/asoManagedClusterPatches");
     // A broken pool patch stops CAPZ before the ManagedCluster too; its own patches are judged on the
     // ManagedCluster CAPZ builds once the pools are fixed (here: without their patches).
     let generated = || {
         managed_cluster::build_unpatched(&defaulted)
-            .or_else(|_| managed_cluster::build_unpatched(&defaults::apply(&without_pool_patches(cluster))))
+            .or_else(|_| managed_cluster::build_unpatched(&defaults::apply(&without_pool_patches(cluster), target)))
     };
     if !list.is_empty()
         && let Ok(generated) = generated()
     {
-        judge(&generated, &list, &cluster.control_plane.origin, "asoManagedClusterPatches", &mut out);
+        judge(&generated, &list, &cluster.control_plane.origin, "asoManagedClusterPatches", target, &mut out);
     }
     out
 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::manifest::parse_plain_value;
 use crate::schema::Gvk;
+use crate::versions::Target;
 
 /// A patch CAPZ cannot apply, with the index CAPZ's error names.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -86,9 +87,13 @@ fn merge_maps(target: &mut Map<String, Value>, patch: &Map<String, Value>) {
     }
 }
 
-fn kind_schema(api_version: &str, kind: &str) -> Option<std::sync::Arc<crate::schema::KindSchema>> {
+fn kind_schema(
+    api_version: &str,
+    kind: &str,
+    target: &'static Target,
+) -> Option<std::sync::Arc<crate::schema::KindSchema>> {
     let (group, version) = crate::manifest::split_api_version(api_version);
-    super::schemas().get(&Gvk::new(group, version, kind)).ok().flatten()
+    super::schemas(target).get(&Gvk::new(group, version, kind)).ok().flatten()
 }
 
 fn type_name(value: &Value) -> &'static str {
@@ -178,8 +183,9 @@ fn decode_metadata(object: &mut Value) {
 }
 
 /// Applies `patches` in order to `object` (an ASO object with `apiVersion` and `kind`) as CAPZ does.
-/// Without patches the object is returned unchanged (CAPZ does not decode it then).
-pub fn apply_merge_patches(object: &Value, patches: &[String]) -> Result<Value, PatchError> {
+/// Without patches the object is returned unchanged (CAPZ does not decode it then). The object is decoded with
+/// `target`'s schema of its kind.
+pub fn apply_merge_patches(object: &Value, patches: &[String], target: &'static Target) -> Result<Value, PatchError> {
     if patches.is_empty() {
         return Ok(object.clone());
     }
@@ -205,7 +211,7 @@ pub fn apply_merge_patches(object: &Value, patches: &[String]) -> Result<Value, 
     {
         return Err(undecodable(last, "a patch changes apiVersion or kind".into()));
     }
-    if let Some(schema) = kind_schema(&api_version, &kind) {
+    if let Some(schema) = kind_schema(&api_version, &kind, target) {
         let no_schema = serde_json::json!({});
         let spec_schema = schema.schema.pointer("/properties/spec").filter(|s| !s.is_null()).unwrap_or(&no_schema);
         if let Some(spec) = merged.get_mut("spec") {
@@ -239,7 +245,8 @@ mod tests {
     #[test]
     fn broken_yaml_names_the_index() {
         let object = json!({"apiVersion": "resources.azure.com/v1api20200601", "kind": "ResourceGroup", "spec": {}});
-        let err = apply_merge_patches(&object, &["{}".into(), "spec: [".into()]).unwrap_err();
+        let err = apply_merge_patches(&object, &["{}".into(), "spec: [".into()], crate::versions::default_target())
+            .unwrap_err();
         assert_eq!(err.index(), 1);
     }
 }

@@ -97,7 +97,7 @@ fn judge_patches(
     sink: &mut Sink<'_>,
     judged: &mut std::collections::BTreeSet<(usize, String)>,
 ) {
-    for finding in check_patches(cluster) {
+    for finding in check_patches(cluster, sink.selection.target()) {
         let Some((doc, pointer)) = locate(documents, &finding.origin, &finding.pointer) else { continue };
         judged.insert((doc, pointer.clone()));
         match finding.verdict {

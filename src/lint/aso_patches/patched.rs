@@ -3,7 +3,7 @@
 //! schemas/ lacks that version), then every lint rule on the AzureASOManaged* bundle of the cluster (`migrate`'s),
 //! with and without the patches; what only the patched bundle fails is reported at the patch that caused it.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
@@ -70,14 +70,28 @@ fn targets<'a>(
 }
 
 pub(super) fn check(documents: &[Document], cluster: &ClassicCluster, sink: &mut Sink<'_>) {
-    let Ok(translation) = translate(cluster) else { return };
-    let unpatched = translate(&without_patches(cluster)).ok();
+    let capz = sink.selection.target();
+    let Ok(translation) = translate(cluster, capz) else { return };
+    let unpatched = translate(&without_patches(cluster), capz).ok();
     let targets = targets(cluster, &translation, unpatched.as_ref());
     if targets.is_empty() {
         return;
     }
     check_schemas(documents, &targets, sink);
     check_embedded_rules(documents, cluster, &targets, sink);
+}
+
+/// One validator per process and CAPZ release: it keeps the compiled CEL rules and regexes of ASO's large schemas.
+fn validator(capz: &'static crate::versions::Target) -> &'static Validator<'static> {
+    static VALIDATORS: Mutex<Vec<(&'static str, &'static Validator<'static>)>> = Mutex::new(Vec::new());
+    let mut validators = VALIDATORS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, validator)) = validators.iter().find(|(name, _)| *name == capz.name) {
+        return validator;
+    }
+    let validator: &'static Validator<'static> =
+        Box::leak(Box::new(Validator::new(crate::migrate::schemas(capz), ValidateOptions::default())));
+    validators.push((capz.name, validator));
+    validator
 }
 
 /// The schema errors of `object` as `(path, message)`.
@@ -98,9 +112,8 @@ fn schema_errors(validator: &Validator<'_>, object: &Value, holder: &Document) -
 /// ASO's schema of the patched object's apiVersion; an error the object without patches does not have is reported
 /// at the last patch of the object.
 fn check_schemas(documents: &[Document], targets: &[Target<'_>], sink: &mut Sink<'_>) {
-    // One validator per process: it keeps the compiled CEL rules and regexes of ASO's large schemas.
-    static VALIDATOR: std::sync::OnceLock<Validator<'static>> = std::sync::OnceLock::new();
-    let validator = VALIDATOR.get_or_init(|| Validator::new(crate::migrate::schemas(), ValidateOptions::default()));
+    let capz = sink.selection.target();
+    let validator = validator(capz);
     for target in targets {
         let Some((doc, pointer)) = locate(documents, &target.holder.origin, &target.pointer(target.patches.len() - 1))
         else {
@@ -110,7 +123,7 @@ fn check_schemas(documents: &[Document], targets: &[Target<'_>], sink: &mut Sink
         let api_version = patched.api_version().to_string();
         let kind = patched.kind().to_string();
         let (group, version) = split_api_version(&api_version);
-        if !matches!(crate::migrate::schemas().get(&Gvk::new(group, version, &kind)), Ok(Some(_))) {
+        if !matches!(crate::migrate::schemas(capz).get(&Gvk::new(group, version, &kind)), Ok(Some(_))) {
             let why = if version.contains("preview") {
                 " (CAPZ uses this preview version because enablePreviewFeatures is true)"
             } else {
@@ -147,7 +160,8 @@ fn check_schemas(documents: &[Document], targets: &[Target<'_>], sink: &mut Sink
 
 /// The lint findings of the AzureASOManaged* bundle of `cluster`; each finding's `source` is its object's index.
 fn bundle_findings(cluster: &ClassicCluster, selection: &RuleSelection) -> Option<Vec<Finding>> {
-    let bundle = to_aso_bundle(cluster, &MigrateOptions::default()).ok()?;
+    let options = MigrateOptions { target: selection.target(), ..MigrateOptions::default() };
+    let bundle = to_aso_bundle(cluster, &options).ok()?;
     let documents: Vec<Document> = bundle
         .objects
         .into_iter()
@@ -195,6 +209,7 @@ fn culprit(target: &Target<'_>, inner: Option<&str>) -> usize {
 fn check_embedded_rules(documents: &[Document], cluster: &ClassicCluster, targets: &[Target<'_>], sink: &mut Sink<'_>) {
     let selection = RuleSelection {
         enabled: sink.selection.enabled.iter().copied().filter(|id| !PATCH_RULES.contains(id)).collect(),
+        target: sink.selection.target,
     };
     let Some(patched) = bundle_findings(cluster, &selection) else { return };
     let Some(unpatched) = bundle_findings(&without_patches(cluster), &selection) else { return };

@@ -1,0 +1,340 @@
+//! `.kubectl-capz.yaml`: the repository config file, found by walking up from the input, read strictly.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::manifest::{self, LineIndex};
+use crate::versions::{self, Target};
+
+/// The file name looked for in the input's directory and each of its parents.
+pub const FILE_NAME: &str = ".kubectl-capz.yaml";
+
+/// The top-level settings of the file, in the order the docs list them.
+const SETTINGS: &[&str] = &["capzVersion", "kubernetesVersion", "rules", "crds", "exclude"];
+
+/// The settings under `rules:`.
+const RULE_SETTINGS: &[&str] = &["enable", "disable"];
+
+/// One value of the file with the line it is on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting<T> {
+    pub value: T,
+    pub line: usize,
+}
+
+/// The settings of one `.kubectl-capz.yaml`; relative paths are already joined to the file's directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoConfig {
+    /// The file itself.
+    pub path: PathBuf,
+    /// `capzVersion`: the target CAPZ release.
+    pub capz_version: Option<Setting<&'static Target>>,
+    /// `kubernetesVersion`: the management cluster's Kubernetes (a bundled minor line, `v1.36`).
+    pub kubernetes_version: Option<Setting<&'static str>>,
+    /// `rules.enable`: rule ids turned on (the command line's `--disable` wins).
+    pub enable: Vec<Setting<String>>,
+    /// `rules.disable`: rule ids turned off (the command line's `--enable` wins).
+    pub disable: Vec<Setting<String>>,
+    /// `crds`: extra CRD folders, as `--crds`.
+    pub crds: Vec<Setting<PathBuf>>,
+    /// `exclude`: globs of paths (relative to [`RepoConfig::root`]) never read.
+    pub exclude: Vec<Setting<String>>,
+}
+
+impl RepoConfig {
+    /// The directory holding the file: the repository root its relative paths and globs start from.
+    pub fn root(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// `FILE:LINE`, for messages about one setting.
+    pub fn location(&self, line: usize) -> String {
+        format!("{}:{line}", self.path.display())
+    }
+
+    /// The `exclude` globs as written.
+    pub fn exclude_globs(&self) -> Vec<&str> {
+        self.exclude.iter().map(|glob| glob.value.as_str()).collect()
+    }
+}
+
+/// Why the config file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists but cannot be read.
+    #[error("cannot read `{path}`")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not YAML.
+    #[error(transparent)]
+    Syntax(#[from] manifest::ManifestError),
+    /// A setting is unknown or its value is wrong.
+    #[error("{file}:{line}: {key}: {message}")]
+    Invalid { file: String, line: usize, key: String, message: String },
+}
+
+/// The nearest `.kubectl-capz.yaml` at or above `start` (a file's directory, or the directory itself), up to the
+/// filesystem root, as linters find their config.
+pub fn find(start: &Path) -> Option<PathBuf> {
+    let start = std::path::absolute(start).ok()?;
+    let mut dir = if start.is_dir() { Some(start.as_path()) } else { start.parent() };
+    while let Some(current) = dir {
+        let candidate = current.join(FILE_NAME);
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        dir = current.parent();
+    }
+    None
+}
+
+/// The config file found from `start` ([`find`]), read; None when there is none.
+pub fn discover(start: &Path) -> Result<Option<RepoConfig>, ConfigError> {
+    find(start).map(|path| load(&path)).transpose()
+}
+
+/// Reads one config file.
+pub fn load(path: &Path) -> Result<RepoConfig, ConfigError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+    parse(&text, path)
+}
+
+/// Parses config text; `path` names the file in messages and anchors relative `crds` folders.
+pub fn parse(text: &str, path: &Path) -> Result<RepoConfig, ConfigError> {
+    let file = path.display().to_string();
+    let mut config = RepoConfig {
+        path: path.to_path_buf(),
+        capz_version: None,
+        kubernetes_version: None,
+        enable: Vec::new(),
+        disable: Vec::new(),
+        crds: Vec::new(),
+        exclude: Vec::new(),
+    };
+    if text.trim().is_empty() {
+        return Ok(config);
+    }
+    let (value, lines) = manifest::parse_value(text, &file)?;
+    let reader = Reader { file: &file, lines: &lines };
+    let settings = match &value {
+        Value::Null => return Ok(config),
+        Value::Object(settings) => settings,
+        other => {
+            return Err(reader.invalid(
+                "",
+                "(top level)",
+                format!("expected a mapping of settings, got {}", type_name(other)),
+            ));
+        }
+    };
+    reader.known_keys(settings, "", SETTINGS)?;
+    let root = config.root().to_path_buf();
+    for (key, value) in settings {
+        let pointer = format!("/{}", escape(key));
+        let line = reader.line(&pointer);
+        match key.as_str() {
+            "capzVersion" => {
+                let text = reader.string(value, &pointer, key)?;
+                let target =
+                    versions::find_target(text).map_err(|err| reader.invalid(&pointer, key, err.to_string()))?;
+                config.capz_version = Some(Setting { value: target, line });
+            }
+            "kubernetesVersion" => {
+                let text = reader.string(value, &pointer, key)?;
+                let version = versions::find_kubernetes_version(text)
+                    .map_err(|err| reader.invalid(&pointer, key, err.to_string()))?;
+                config.kubernetes_version = Some(Setting { value: version, line });
+            }
+            "rules" => {
+                let Value::Object(rules) = value else {
+                    return Err(reader.invalid(
+                        &pointer,
+                        key,
+                        format!("expected a mapping with `enable` and/or `disable`, got {}", type_name(value)),
+                    ));
+                };
+                reader.known_keys(rules, &pointer, RULE_SETTINGS)?;
+                for (list, ids) in rules {
+                    let list_pointer = format!("{pointer}/{list}");
+                    let ids = reader.strings(ids, &list_pointer, &format!("rules.{list}"))?;
+                    if list == "enable" { &mut config.enable } else { &mut config.disable }.extend(ids);
+                }
+            }
+            "crds" => {
+                for dir in reader.strings(value, &pointer, key)? {
+                    config.crds.push(Setting { value: root.join(&dir.value), line: dir.line });
+                }
+            }
+            "exclude" => config.exclude = reader.strings(value, &pointer, key)?,
+            _ => unreachable!("known_keys checked the settings"),
+        }
+    }
+    Ok(config)
+}
+
+/// Reads values of the parsed file with their lines.
+struct Reader<'a> {
+    file: &'a str,
+    lines: &'a LineIndex,
+}
+
+impl Reader<'_> {
+    fn line(&self, pointer: &str) -> usize {
+        self.lines.line_of(pointer).unwrap_or(1)
+    }
+
+    fn invalid(&self, pointer: &str, key: &str, message: String) -> ConfigError {
+        ConfigError::Invalid { file: self.file.to_string(), line: self.line(pointer), key: key.to_string(), message }
+    }
+
+    /// Every key of `map` is one of `known`; else an error naming the closest known one.
+    fn known_keys(&self, map: &Map<String, Value>, pointer: &str, known: &[&str]) -> Result<(), ConfigError> {
+        let Some(unknown) = map.keys().find(|key| !known.contains(&key.as_str())) else { return Ok(()) };
+        let closest = known
+            .iter()
+            .map(|candidate| {
+                (strsim::jaro_winkler(&unknown.to_ascii_lowercase(), &candidate.to_ascii_lowercase()), candidate)
+            })
+            .filter(|(score, _)| *score >= 0.8)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, candidate)| format!("did you mean `{candidate}`? "))
+            .unwrap_or_default();
+        let place =
+            if pointer.is_empty() { FILE_NAME.to_string() } else { format!("`{}`", pointer.trim_start_matches('/')) };
+        let key =
+            if pointer.is_empty() { unknown.clone() } else { format!("{}.{unknown}", pointer.trim_start_matches('/')) };
+        Err(self.invalid(
+            &format!("{pointer}/{}", escape(unknown)),
+            &key,
+            format!("unknown setting of {place}; {closest}known: {}", known.join(", ")),
+        ))
+    }
+
+    fn string<'v>(&self, value: &'v Value, pointer: &str, key: &str) -> Result<&'v str, ConfigError> {
+        match value {
+            Value::String(text) if !text.trim().is_empty() => Ok(text),
+            Value::String(_) => Err(self.invalid(pointer, key, "is empty".into())),
+            other => Err(self.invalid(pointer, key, format!("expected a string, got {}", type_name(other)))),
+        }
+    }
+
+    /// A list of non-empty strings, each with its line.
+    fn strings(&self, value: &Value, pointer: &str, key: &str) -> Result<Vec<Setting<String>>, ConfigError> {
+        let Value::Array(items) = value else {
+            return Err(self.invalid(pointer, key, format!("expected a list of strings, got {}", type_name(value))));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| {
+                let item_pointer = format!("{pointer}/{index}");
+                let text = self.string(item, &item_pointer, &format!("{key}[{index}]"))?;
+                Ok(Setting { value: text.trim().to_string(), line: self.line(&item_pointer) })
+            })
+            .collect()
+    }
+}
+
+/// A JSON pointer token for a map key.
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "nothing (null)",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_text(text: &str) -> Result<RepoConfig, ConfigError> {
+        parse(text, Path::new("/repo/.kubectl-capz.yaml"))
+    }
+
+    #[test]
+    fn every_setting_is_read_with_its_line() {
+        let config = parse_text(
+            "capzVersion: v1.26.2\nkubernetesVersion: \"1.36\"\nrules:\n  enable: [capi-v1beta1]\n  disable:\n    - capz-empty-ssh-key\ncrds: [crds, ../shared-crds]\nexclude: [\"vendor/**\"]\n",
+        )
+        .unwrap();
+        assert_eq!(config.capz_version, Some(Setting { value: versions::find_target("v1.26").unwrap(), line: 1 }));
+        assert_eq!(config.kubernetes_version, Some(Setting { value: "v1.36", line: 2 }));
+        assert_eq!(config.enable, vec![Setting { value: "capi-v1beta1".to_string(), line: 4 }]);
+        assert_eq!(config.disable, vec![Setting { value: "capz-empty-ssh-key".to_string(), line: 6 }]);
+        let crds: Vec<_> = config.crds.iter().map(|c| (c.value.clone(), c.line)).collect();
+        assert_eq!(crds, [(PathBuf::from("/repo/crds"), 7), (PathBuf::from("/repo/../shared-crds"), 7)]);
+        assert_eq!(config.exclude_globs(), ["vendor/**"]);
+        assert_eq!(config.root(), Path::new("/repo"));
+    }
+
+    #[test]
+    fn empty_files_set_nothing() {
+        for text in ["", "\n# only a comment\n", "---\n"] {
+            let config = parse_text(text).unwrap();
+            assert!(config.capz_version.is_none() && config.crds.is_empty(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn bad_settings_name_file_line_and_key() {
+        let cases = [
+            (
+                "capzVersion: v1.27\ncapzVersoin: v1.26\n",
+                "/repo/.kubectl-capz.yaml:2: capzVersoin: unknown setting of .kubectl-capz.yaml; did you mean `capzVersion`? known: capzVersion, kubernetesVersion, rules, crds, exclude",
+            ),
+            (
+                "capzVersion: v1.25\n",
+                "/repo/.kubectl-capz.yaml:1: capzVersion: CAPZ version `v1.25` is not supported; supported: v1.27, v1.26",
+            ),
+            ("capzVersion: 1.27\n", "/repo/.kubectl-capz.yaml:1: capzVersion: expected a string, got a number"),
+            (
+                "kubernetesVersion: v1.20\n",
+                "/repo/.kubectl-capz.yaml:1: kubernetesVersion: Kubernetes version `v1.20` is not bundled; bundled: v1.36",
+            ),
+            (
+                "rules:\n  enabled: [x]\n",
+                "/repo/.kubectl-capz.yaml:2: rules.enabled: unknown setting of `rules`; did you mean `enable`? known: enable, disable",
+            ),
+            (
+                "rules: [x]\n",
+                "/repo/.kubectl-capz.yaml:1: rules: expected a mapping with `enable` and/or `disable`, got a list",
+            ),
+            ("crds: crds/\n", "/repo/.kubectl-capz.yaml:1: crds: expected a list of strings, got a string"),
+            ("exclude:\n  - a\n  - \"\"\n", "/repo/.kubectl-capz.yaml:3: exclude[1]: is empty"),
+            ("- capzVersion\n", "/repo/.kubectl-capz.yaml:1: (top level): expected a mapping of settings, got a list"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse_text(text).unwrap_err().to_string(), expected, "{text:?}");
+        }
+        assert!(parse_text("capzVersion: [\n").unwrap_err().to_string().starts_with("/repo/.kubectl-capz.yaml:"));
+    }
+
+    #[test]
+    fn the_nearest_file_upwards_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("clusters/prod");
+        std::fs::create_dir_all(&nested).unwrap();
+        std::fs::write(nested.join("cluster.yaml"), "").unwrap();
+        assert_eq!(find(&nested.join("cluster.yaml")), find(dir.path()));
+        std::fs::write(dir.path().join(FILE_NAME), "capzVersion: v1.26\n").unwrap();
+        assert_eq!(find(&nested.join("cluster.yaml")), Some(dir.path().join(FILE_NAME)));
+        assert_eq!(find(&nested), Some(dir.path().join(FILE_NAME)));
+        std::fs::write(nested.join(FILE_NAME), "").unwrap();
+        assert_eq!(find(&nested.join("cluster.yaml")), Some(nested.join(FILE_NAME)));
+        let config = discover(&nested.join("missing.yaml")).unwrap().unwrap();
+        assert_eq!(config.path, nested.join(FILE_NAME));
+    }
+}

@@ -1,0 +1,220 @@
+//! Picking the CAPZ release a run checks against, through the CLI: `--capz-version` > `CAPZ_VERSION` >
+//! `.kubectl-capz.yaml` (nearest above the input) > the default, on every command that takes it; the config file's
+//! rules, CRD folders and its errors. (The cluster's CAPZ, between the file and the default: tests/live_validate.rs.)
+
+mod cli_runner;
+
+use std::path::{Path, PathBuf};
+
+use cli_runner::capz;
+
+const RENDER_ENV: &[(&str, &str)] = &[
+    ("KUBERNETES_VERSION", "v1.33.2"),
+    ("AZURE_LOCATION", "westeurope"),
+    ("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3"),
+    ("ASO_CREDENTIAL_SECRET_NAME", "aso-credentials"),
+];
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// A repository in a temporary directory: `clusters/demo.yaml` (a valid aks-aso bundle) and, if given, the config.
+fn repository(config: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("clusters")).unwrap();
+    std::fs::copy(repo("tests/fixtures/lint/aks-aso.yaml"), dir.path().join("clusters/demo.yaml")).unwrap();
+    if let Some(config) = config {
+        std::fs::write(dir.path().join(".kubectl-capz.yaml"), config).unwrap();
+    }
+    dir
+}
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(cwd: &Path, env: &[(&str, &str)], args: &[&str]) -> Run {
+    let out = capz(env).current_dir(cwd).args(args).output().unwrap();
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// The `-v` lines of a run (`target: ...`, `config: ...`), the temporary directory shown as `[REPO]`.
+fn verbose_lines(run: &Run, dir: &Path) -> String {
+    run.stderr
+        .lines()
+        .filter(|line| line.starts_with("target: ") || line.starts_with("config: "))
+        .map(|line| line.replace(&dir.display().to_string(), "[REPO]") + "\n")
+        .collect()
+}
+
+#[test]
+fn flag_beats_environment_beats_file_beats_default() {
+    let pinned = repository(Some("# the release our management clusters run\ncapzVersion: v1.26\n"));
+    let bare = repository(None);
+    /// What a case shows, in which repository, with which environment and flags.
+    type Case<'a> = (&'a str, &'a tempfile::TempDir, &'a [(&'a str, &'a str)], &'a [&'a str]);
+    let cases: [Case; 5] = [
+        ("nothing pins: the default", &bare, &[], &[]),
+        ("the file", &pinned, &[], &[]),
+        ("an empty CAPZ_VERSION is unset: the file", &pinned, &[("CAPZ_VERSION", "")], &[]),
+        ("CAPZ_VERSION over the file", &pinned, &[("CAPZ_VERSION", "1.27.0")], &[]),
+        ("--capz-version over CAPZ_VERSION", &pinned, &[("CAPZ_VERSION", "v1.27")], &["--capz-version", "v1.26"]),
+    ];
+    let mut shown = String::new();
+    for (case, dir, env, flags) in cases {
+        let mut args = vec!["validate", "-v", "clusters/demo.yaml"];
+        args.extend_from_slice(flags);
+        let out = run(dir.path(), env, &args);
+        assert_eq!(out.code, Some(0), "{case}: {}", out.stderr);
+        shown.push_str(&format!("# {case}\n{}", verbose_lines(&out, dir.path())));
+    }
+    insta::assert_snapshot!("precedence", shown);
+}
+
+#[test]
+fn every_checking_command_takes_the_target_and_shows_it_with_v() {
+    let dir = repository(Some("capzVersion: v1.26\n"));
+    let topology = repo("tests/fixtures/topology/custom");
+    let classic = repo("tests/fixtures/capz-translation/cases/22-ssh-key-tags-dnsprefix.yaml");
+    let convert = repo("tests/fixtures/convert/commented.yaml");
+    let (class, cluster) = (topology.join("class.yaml"), topology.join("cluster.yaml"));
+    let commands: Vec<(&str, Vec<&str>, i32)> = vec![
+        ("validate", vec!["validate", "clusters/demo.yaml"], 0),
+        ("render", vec!["render", "aks-aso", "demo", "--validate"], 0),
+        ("plan", vec!["plan", "-f", class.to_str().unwrap(), "-f", cluster.to_str().unwrap()], 0),
+        ("migrate", vec!["migrate", "-f", classic.to_str().unwrap()], 0),
+        ("convert", vec!["convert", convert.to_str().unwrap()], 0),
+    ];
+    for (name, args, code) in commands {
+        // The file decides for inputs below it, and for render (no input file) from the current directory.
+        let mut with_v = args.clone();
+        with_v.push("-v");
+        let out = run(dir.path(), RENDER_ENV, &with_v);
+        assert_eq!(out.code, Some(code), "{name}: {}", out.stderr);
+        let expected = if ["validate", "render"].contains(&name) {
+            format!("capzVersion at {}", dir.path().join(".kubectl-capz.yaml:1").display())
+        } else {
+            // Inputs outside the repository: no config file above them.
+            "the default: the newest supported CAPZ release".to_string()
+        };
+        let release = if expected.starts_with("capzVersion") { "v1.26 (v1.26.0" } else { "v1.27 (v1.27.0" };
+        assert!(out.stderr.contains(&format!("target: CAPZ {release}")), "{name}: {}", out.stderr);
+        assert!(out.stderr.contains(&expected), "{name}: {}", out.stderr);
+        // The flag on each of them, and nothing said without -v.
+        let mut flagged = args.clone();
+        flagged.extend(["--capz-version", "v1.26", "-v"]);
+        let out = run(dir.path(), RENDER_ENV, &flagged);
+        assert_eq!(out.code, Some(code), "{name}: {}", out.stderr);
+        assert!(out.stderr.contains("target: CAPZ v1.26 (v1.26.0, CAPI v1.14.0, ASO v2.18.0), from --capz-version"));
+        let quiet = run(dir.path(), RENDER_ENV, &args);
+        assert!(!quiet.stderr.contains("target:"), "{name}: {}", quiet.stderr);
+        // A release we do not support is a usage error, before anything is read.
+        let mut bad = args.clone();
+        bad.extend(["--capz-version", "v1.25"]);
+        let out = run(dir.path(), RENDER_ENV, &bad);
+        assert_eq!(out.code, Some(2), "{name}: {}", out.stderr);
+        assert_eq!(
+            out.stderr, "error: --capz-version v1.25: CAPZ version `v1.25` is not supported; supported: v1.27, v1.26\n",
+            "{name}"
+        );
+        assert!(out.stdout.is_empty(), "{name}: {}", out.stdout);
+    }
+    let out = run(dir.path(), &[("CAPZ_VERSION", "main")], &["validate", "clusters/demo.yaml"]);
+    assert_eq!(out.code, Some(2));
+    assert_eq!(out.stderr, "error: CAPZ_VERSION=main: CAPZ version `main` is not supported; supported: v1.27, v1.26\n");
+}
+
+#[test]
+fn the_nearest_config_file_above_the_input_counts_and_stdin_starts_at_the_current_directory() {
+    let dir = repository(Some("capzVersion: v1.27\n"));
+    std::fs::write(dir.path().join("clusters/.kubectl-capz.yaml"), "capzVersion: v1.26\n").unwrap();
+    let bundle = std::fs::read_to_string(dir.path().join("clusters/demo.yaml")).unwrap();
+    let nested = run(dir.path(), &[], &["validate", "-v", "clusters/demo.yaml"]);
+    let out = capz(&[]).current_dir(dir.path()).args(["validate", "-v", "-"]).write_stdin(bundle).output().unwrap();
+    let stdin = Run { code: out.status.code(), stdout: String::new(), stderr: String::from_utf8(out.stderr).unwrap() };
+    assert_eq!((nested.code, stdin.code), (Some(0), Some(0)), "{}{}", nested.stderr, stdin.stderr);
+    insta::assert_snapshot!(
+        "nearest_file",
+        format!(
+            "# clusters/demo.yaml\n{}# stdin\n{}",
+            verbose_lines(&nested, dir.path()),
+            verbose_lines(&stdin, dir.path())
+        )
+    );
+}
+
+#[test]
+fn json_reports_carry_the_target_and_its_source() {
+    let dir = repository(Some("capzVersion: v1.26\nkubernetesVersion: v1.36.1\n"));
+    let out = run(dir.path(), &[], &["validate", "-o", "json", "clusters/demo.yaml"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let shown = report["target"].to_string().replace(&dir.path().display().to_string(), "[REPO]");
+    insta::assert_snapshot!("json_target", shown);
+}
+
+#[test]
+fn the_config_files_rules_sit_under_the_command_line() {
+    let dir = repository(None);
+    let findings = |dir: &Path, extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["validate", "-o", "json", "clusters/demo.yaml"];
+        args.extend_from_slice(extra);
+        let out = run(dir, &[], &args);
+        let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_else(|_| panic!("{}", out.stderr));
+        report["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap().to_string()).collect()
+    };
+    // capi-v1beta1 is off by default and fires on the fixture's CAPI v1beta1 objects.
+    assert!(!findings(dir.path(), &[]).contains(&"capi-v1beta1".to_string()));
+    std::fs::write(dir.path().join(".kubectl-capz.yaml"), "rules:\n  enable: [capi-v1beta1]\n").unwrap();
+    assert!(findings(dir.path(), &[]).contains(&"capi-v1beta1".to_string()), "the file enables it");
+    assert!(!findings(dir.path(), &["--disable", "capi-v1beta1"]).contains(&"capi-v1beta1".to_string()));
+    std::fs::write(dir.path().join(".kubectl-capz.yaml"), "rules:\n  disable: [capi-v1beta1]\n").unwrap();
+    assert!(findings(dir.path(), &["--enable", "capi-v1beta1"]).contains(&"capi-v1beta1".to_string()));
+    assert!(!findings(dir.path(), &[]).contains(&"capi-v1beta1".to_string()));
+}
+
+#[test]
+fn the_config_files_crd_folders_are_relative_to_it() {
+    let dir = repository(Some("crds: [vendor/crds]\n"));
+    std::fs::create_dir_all(dir.path().join("vendor/crds")).unwrap();
+    std::fs::copy(repo("tests/fixtures/validate/crds/widgets.yaml"), dir.path().join("vendor/crds/widgets.yaml"))
+        .unwrap();
+    std::fs::copy(repo("tests/fixtures/validate/widgets-valid.yaml"), dir.path().join("clusters/widgets.yaml"))
+        .unwrap();
+    let inside = run(&dir.path().join("clusters"), &[], &["validate", "widgets.yaml"]);
+    assert_eq!(inside.code, Some(0), "{}{}", inside.stdout, inside.stderr);
+    std::fs::remove_file(dir.path().join(".kubectl-capz.yaml")).unwrap();
+    let without = run(dir.path(), &[], &["validate", "clusters/widgets.yaml"]);
+    assert_eq!(without.code, Some(1), "without the folder the kind is unknown: {}", without.stdout);
+    assert!(without.stdout.contains("[schema-missing]"), "{}", without.stdout);
+}
+
+#[test]
+fn bad_config_files_are_usage_errors_naming_file_line_and_key() {
+    let cases = [
+        "capzVersion: v1.26\ncapz_version: v1.27\n",
+        "capzVersion: v1.24\n",
+        "kubernetesVersion: v1.30\n",
+        "rules:\n  enable:\n    - capz-sytem-pool\n",
+        "rules:\n  disable: [schema-missing]\n",
+        "crds: [missing]\n",
+        "exclude: vendor/\n",
+        "capzVersion: [v1.27\n",
+    ];
+    let mut shown = String::new();
+    for text in cases {
+        let dir = repository(Some(text));
+        let out = run(dir.path(), &[], &["validate", "clusters/demo.yaml"]);
+        assert_eq!(out.code, Some(2), "{text}: {}", out.stderr);
+        assert!(out.stdout.is_empty(), "{text}: {}", out.stdout);
+        shown.push_str(&format!("# {text:?}\n{}", out.stderr.replace(&dir.path().display().to_string(), "[REPO]")));
+    }
+    insta::assert_snapshot!("bad_config", shown);
+}
