@@ -223,15 +223,31 @@ impl Cluster {
     /// [`ClusterOptions::list_page_size`] like kubectl's `--chunk-size`, each page a request with
     /// its own timeout.
     pub async fn list(&self, resource: &Resource, namespace: Option<&str>) -> Result<Vec<Value>, ClusterError> {
-        let what = match namespace {
+        self.list_selected(resource, namespace, None).await
+    }
+
+    /// [`Cluster::list`] of the objects whose labels match `label_selector` (`a=b,c`), if given.
+    pub async fn list_selected(
+        &self,
+        resource: &Resource,
+        namespace: Option<&str>,
+        label_selector: Option<&str>,
+    ) -> Result<Vec<Value>, ClusterError> {
+        let mut what = match namespace {
             Some(ns) if resource.namespaced => format!("list {} in namespace {ns}", resource.kind),
             _ => format!("list {}", resource.kind),
         };
+        if let Some(selector) = label_selector {
+            what.push_str(&format!(" labelled {selector}"));
+        }
         let request = Request::new(resource.collection_path(namespace));
         let mut items = Vec::new();
         let mut continue_token: Option<String> = None;
         loop {
             let mut params = ListParams::default().limit(self.page_size);
+            if let Some(selector) = label_selector {
+                params = params.labels(selector);
+            }
             if let Some(token) = &continue_token {
                 params = params.continue_token(token);
             }
