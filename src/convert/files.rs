@@ -221,7 +221,7 @@ pub fn convert_files(files: &[SourceFile], target: TargetVersion) -> Vec<FileOut
                             ),
                         });
                     }
-                    templates.extend(ConvertedTemplate::of(&conversion.value));
+                    templates.extend(ConvertedTemplate::of(&document.value, &conversion.value));
                     chunk.new_value = Some(conversion.value);
                 }
                 Ok(None) => {}
@@ -255,7 +255,20 @@ pub fn convert_files(files: &[SourceFile], target: TargetVersion) -> Vec<FileOut
         for chunk in chunks.iter_mut() {
             let Some(document) = chunk.document.as_ref().filter(|d| is_full_object(d)) else { continue };
             let mut value = chunk.new_value.clone().unwrap_or_else(|| document.value.clone());
-            if follow_references(&mut value, &templates) || chunk.new_value.is_some() {
+            let (followed, warnings) = follow_references(&mut value, &templates);
+            for warning in warnings {
+                outcome.notes.push(Note {
+                    line: chunk.first_line + document.line_of(&warning.pointer) - 1,
+                    severity: Severity::Warning,
+                    message: format!(
+                        "{}: {}: {}",
+                        document.display_name(),
+                        field_path(&warning.pointer),
+                        warning.message
+                    ),
+                });
+            }
+            if followed || chunk.new_value.is_some() {
                 chunk.new_value = Some(value);
             }
         }

@@ -3,8 +3,8 @@
 //! ASO, at reconcile), `aso-*` Azure Service Operator, `capi-*` Cluster API, `clusterctl-*` clusterctl.
 
 use super::{
-    aso_patches, aso_resources, cluster_identity, control_plane, credentials, deprecated, mutators, names, network,
-    pool_config, pools, profiles, refs, update_path, version,
+    aso_patches, aso_resources, capi_webhooks, cluster_identity, control_plane, credentials, deprecated, mutators,
+    names, network, pool_config, pools, profiles, refs, update_path, version,
 };
 use crate::report::Severity;
 
@@ -28,6 +28,8 @@ pub enum Rejecter {
     Aks,
     /// Azure Service Operator, at reconcile.
     Aso,
+    /// Cluster API's validating webhooks (after its defaulting webhook), when the object is created.
+    CapiWebhook,
     /// Cluster API's controllers, at reconcile.
     Capi,
     /// `clusterctl move`.
@@ -52,6 +54,7 @@ impl Rejecter {
             Rejecter::CapzDefaulting => "nobody (CAPZ defaulting webhook rewrites it)",
             Rejecter::Aks => "AKS at reconcile",
             Rejecter::Aso => "ASO at reconcile",
+            Rejecter::CapiWebhook => "CAPI webhook at create",
             Rejecter::Capi => "CAPI controllers at reconcile",
             Rejecter::Clusterctl => "clusterctl move",
             Rejecter::ApiServer => "nobody (API server warning)",
@@ -571,6 +574,20 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Rejecter::Aks,
         "A System agent pool needs at least one node: its MachinePool's spec.replicas, or a topology Cluster's machinePools[].replicas for a System pool class, must not be 0 (unless AKS autoscales the pool), and an autoscaled System pool's minCount (scaling.minSize) must be at least 1.",
         "AKS system pool minimum (learn.microsoft.com/azure/aks/use-system-pools); CAPZ copies MachinePool replicas into the agent pool count (setAgentPoolCount, pkg/mutators/azureasomanagedmachinepool.go; ManagedMachinePoolScope.AgentPoolSpec, azure/scope/managedmachinepool.go)",
+    ),
+    rule(
+        capi_webhooks::CLUSTERCLASS_WEBHOOK,
+        Severity::Error,
+        Rejecter::CapiWebhook,
+        "ClusterClass: CAPI's webhook checks (template references, patches and their selectors, variables, worker classes, naming templates, health checks), as `plan` runs them.",
+        "ClusterClass webhook ValidateCreate (internal/webhooks/clusterclass.go, patch_validation.go; CAPI v1.14)",
+    ),
+    rule(
+        capi_webhooks::CLUSTER_WEBHOOK,
+        Severity::Error,
+        Rejecter::CapiWebhook,
+        "A topology Cluster whose ClusterClass is in the bundle: CAPI's defaulting, then its checks (variable values against the class's schemas, version, worker topologies, health checks), as `plan` runs them.",
+        "Cluster webhook Default and ValidateCreate (internal/webhooks/cluster.go; CAPI v1.14)",
     ),
     rule(
         refs::UNRESOLVED_REF,
