@@ -14,6 +14,7 @@ pub mod capz;
 mod class_refs;
 pub mod edit;
 pub mod files;
+pub mod served;
 
 use serde_json::Value;
 
@@ -101,10 +102,10 @@ pub struct ConvertedTemplate {
     pub kind: String,
     pub name: String,
     pub namespace: String,
-}
     /// The template as written (v1beta1) and as converted: patches must still apply to it.
     pub before: Value,
     pub after: Value,
+}
 
 impl ConvertedTemplate {
     /// The template `after` is, when it is a CAPI template at v1beta2 converted from `before`.
@@ -131,8 +132,8 @@ pub fn follow_references(object: &mut Value, converted_templates: &[ConvertedTem
     let mut changed = capz::update_references(object);
     let is_class = object.get("kind").and_then(Value::as_str) == Some("ClusterClass")
         && object.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("cluster.x-k8s.io/"));
-    if is_class {
     let mut warnings = Vec::new();
+    if is_class {
         let (class_changed, class_warnings) = class_refs::follow(object, converted_templates);
         changed |= class_changed;
         warnings = class_warnings;
