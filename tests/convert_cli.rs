@@ -503,3 +503,69 @@ fn check_treats_a_template_the_same_alone_and_in_a_directory() {
     assert_eq!(alone.1, format!("{file}\n"));
     assert!(alone.2.contains("not YAML (a template?)"), "{}", alone.2);
 }
+
+/// Maps that v1beta2 turns into `{name, value}` lists, each entry with comments above it and
+/// after it: every comment survives the conversion, on the item its entry became.
+const COMMENTED_ARGS: &str = "apiVersion: controlplane.cluster.x-k8s.io/v1beta1
+kind: KubeadmControlPlane
+metadata:
+  name: cp
+  namespace: team-a
+spec:
+  replicas: 3
+  version: v1.33.2
+  machineTemplate:
+    infrastructureRef:
+      apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+      kind: AzureMachineTemplate
+      name: cp
+  kubeadmConfigSpec:
+    clusterConfiguration:
+      apiServer:
+        extraArgs: # API server flags
+          # CAPZ's external cloud provider
+          cloud-provider: external # why: the in-tree provider is gone
+          audit-log-maxage: \"30\" # days
+      controllerManager:
+        extraArgs:
+          allocate-node-cidrs: \"false\" # Azure CNI assigns pod IPs
+    initConfiguration:
+      nodeRegistration:
+        kubeletExtraArgs:
+          # the node's provider
+          cloud-provider: external # no comment lost
+---
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+kind: KubeadmConfigTemplate
+metadata:
+  name: md
+  namespace: team-a
+spec:
+  template:
+    spec:
+      joinConfiguration:
+        nodeRegistration:
+          kubeletExtraArgs: {cloud-provider: external} # a flow map
+";
+
+#[test]
+fn trailing_comments_of_map_entries_stay_on_the_list_items_they_became() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kubeadm.yaml");
+    std::fs::write(&path, COMMENTED_ARGS).unwrap();
+    let (code, converted, stderr) = convert(&[path.to_str().unwrap()]);
+    assert_eq!((code, stderr.as_str()), (0, ""), "no document written fresh");
+    for line in COMMENTED_ARGS.lines().filter(|l| l.contains('#')) {
+        let comment = &line[line.find('#').unwrap()..];
+        assert!(converted.contains(comment), "lost comment: {comment}\n{converted}");
+    }
+    assert!(converted.contains("value: external # why: the in-tree provider is gone\n"), "{converted}");
+    assert!(converted.contains("value: \"false\" # Azure CNI assigns pod IPs\n"), "{converted}");
+    assert!(converted.contains("# the node's provider\n"), "{converted}");
+    let objects = values(&converted);
+    assert_eq!(objects[0]["apiVersion"], "controlplane.cluster.x-k8s.io/v1beta2");
+    assert_eq!(
+        objects[0].pointer("/spec/kubeadmConfigSpec/clusterConfiguration/apiServer/extraArgs/1/name").unwrap(),
+        "cloud-provider"
+    );
+}
