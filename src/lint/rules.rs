@@ -132,7 +132,7 @@ pub(crate) const RENAMED: &[(&str, &[&str])] = &[
     ("capz-system-pool-required", &[pools::SYSTEM_POOL_REQUIRED]),
     ("capz-system-pool-replicas", &[pools::SYSTEM_POOL_REPLICAS]),
     ("capz-unresolved-ref", &[refs::UNRESOLVED_REF]),
-    ("capz-unresolved-owner", &[refs::UNRESOLVED_OWNER]),
+    ("capz-unresolved-owner", &[refs::UNRESOLVED_OWNER, refs::MISNAMED_OWNER]),
     ("capz-credential-secret", &[credentials::CREDENTIAL_SECRET]),
     ("capz-credential-secret-keys", &[credentials::CREDENTIAL_SECRET_KEYS]),
     ("capz-user-credentials-name", &[credentials::USER_CREDENTIALS_NAME]),
@@ -598,9 +598,16 @@ pub(crate) static RULES: &[RuleInfo] = &[
     ),
     rule(
         refs::UNRESOLVED_OWNER,
+        Severity::Warning,
+        Rejecter::Aso,
+        "An ASO resource's spec.owner.name names no ASO object of the owner kind in the same namespace of the bundle: ASO waits (it does not reject) until the owner exists, which may be applied separately.",
+        "ASO owner resolution of the resources CAPZ applies (controllers/resource_reconciler.go reconcile)",
+    ),
+    rule(
+        refs::MISNAMED_OWNER,
         Severity::Error,
         Rejecter::Aso,
-        "An ASO resource's spec.owner.name must name an ASO object of the owner kind in the same namespace of the bundle.",
+        "An embedded ASO resource's spec.owner.name names no object of the bundle while the AzureASOManaged* objects of the same cluster embed an owner of that kind under another name: ASO waits forever.",
         "ASO owner resolution of the resources CAPZ applies (controllers/resource_reconciler.go reconcile)",
     ),
     rule(
