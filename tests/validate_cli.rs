@@ -336,3 +336,46 @@ fn a_float_that_overflows_is_read_as_its_string_as_kubernetes_reads_it() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(!stdout.contains("yaml-syntax"), "{stdout}");
 }
+
+/// Objects in API versions no longer served (old `exp.` groups, `v1alpha*`) still take part in
+/// the cross-object rules as what they are: the schema check says once that the version is not
+/// served, and no rule claims the pool is missing.
+#[test]
+fn objects_in_unserved_versions_are_reported_once_and_still_count_as_what_they_are() {
+    let minimal = std::fs::read_to_string("tests/corpus/valid/capz-aks-minimal.yaml").unwrap();
+    let pool = "apiVersion: cluster.x-k8s.io/v1beta1\nkind: MachinePool";
+    let infra = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePool";
+    let infra_ref = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\n        kind: AzureManagedMachinePool";
+    let cases = [
+        ("exp pool", minimal.replace(pool, "apiVersion: exp.cluster.x-k8s.io/v1alpha3\nkind: MachinePool"), 1),
+        (
+            "exp pool and infrastructure",
+            minimal
+                .replace(pool, "apiVersion: exp.cluster.x-k8s.io/v1alpha3\nkind: MachinePool")
+                .replace(
+                    infra,
+                    "apiVersion: exp.infrastructure.cluster.x-k8s.io/v1alpha3\nkind: AzureManagedMachinePool",
+                )
+                .replace(
+                    infra_ref,
+                    "apiVersion: exp.infrastructure.cluster.x-k8s.io/v1alpha3\n        kind: AzureManagedMachinePool",
+                ),
+            2,
+        ),
+        ("v1alpha4 pool", minimal.replace(pool, "apiVersion: cluster.x-k8s.io/v1alpha4\nkind: MachinePool"), 1),
+    ];
+    for (name, text, unserved) in cases {
+        assert_ne!(text, minimal, "{name}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cluster.yaml");
+        std::fs::write(&path, &text).unwrap();
+        let (code, stdout, _) = validate(&[path.to_str().unwrap()]);
+        assert_eq!(code, 1, "{name}: {stdout}");
+        let errors: Vec<&str> = stdout.lines().filter(|l| l.contains(": error: ")).collect();
+        assert_eq!(errors.len(), unserved, "{name}: {stdout}");
+        assert!(errors.iter().all(|l| l.contains("is not served") && l.ends_with("[api-version]")), "{name}: {stdout}");
+        for rule in ["aks-system-pool-required", "capi-unresolved-ref", "schema-missing"] {
+            assert!(!stdout.contains(rule), "{name}: {rule}: {stdout}");
+        }
+    }
+}

@@ -229,8 +229,21 @@ impl<'r> Validator<'r> {
         let kind = match lookup {
             Ok(Some(kind)) => kind,
             Ok(None) => {
-                let versions = self.registry.versions_of(group, kind_name);
-                if !versions.is_empty() {
+                // An old experimental group (`exp.cluster.x-k8s.io`): the kind lives on in the group without `exp.`.
+                let moved_to = group.strip_prefix("exp.").filter(|rest| rest.ends_with("cluster.x-k8s.io"));
+                let versions = self.registry.versions_of(moved_to.unwrap_or(group), kind_name);
+                if let Some(now) = moved_to.filter(|_| !versions.is_empty()) {
+                    out.push(Issue::error(
+                        "api-version",
+                        format!("{prefix}/apiVersion"),
+                        format!(
+                            "{api_version} {kind_name} is not served: the experimental group {group} is gone, the kind \
+                             is served as {now} {}; only `clusterctl upgrade` of a management cluster that stores it \
+                             converts it",
+                            versions.join(", ")
+                        ),
+                    ));
+                } else if !versions.is_empty() {
                     let release =
                         if group.ends_with(".azure.com") { " by the bundled ASO release (v2.16.1)" } else { "" };
                     out.push(Issue::error(
