@@ -530,8 +530,8 @@ pub(crate) static RULES: &[RuleInfo] = &[
         twins::AKS_NETWORK_PLUGIN,
         Severity::Error,
         Rejecter::Aks,
-        "ASO ManagedCluster networkProfile: overlay mode not with kubenet; cilium dataplane needs overlay mode; cilium policy needs the cilium dataplane.",
-        "validateAzureManagedControlPlaneNetworkPluginMode, validateNetworkDataplane, validateNetworkPolicy (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+        "ASO ManagedCluster networkProfile: overlay mode not with kubenet; cilium policy needs the cilium dataplane. (Unlike CAPZ's classic webhook, no overlay requirement for the cilium dataplane: AKS runs it with overlay, pod subnet or node subnet IP assignment.)",
+        "AKS documentation: learn.microsoft.com/azure/aks/azure-cni-overlay (overlay mode is a mode of networkPlugin azure) and learn.microsoft.com/azure/aks/azure-cni-powered-by-cilium (Cilium network policy runs on the Cilium dataplane; overlay, pod subnet and node subnet modes); CAPZ's validateAzureManagedControlPlaneNetworkPluginMode, validateNetworkPolicy check the same on AzureManagedControlPlane",
     ),
     rule(
         twins::AKS_LOAD_BALANCER_PROFILE,
