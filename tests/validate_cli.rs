@@ -379,3 +379,38 @@ fn objects_in_unserved_versions_are_reported_once_and_still_count_as_what_they_a
         }
     }
 }
+
+/// A value CAPZ's defaulting webhook cannot decode (a JSON type the Go field does not take): the
+/// webhook rejects the request with the decode error before anything is defaulted or checked, so
+/// that error is the only schema finding (not "required field ... is missing" for what the webhook
+/// would have defaulted, nor the other checks that never run).
+#[test]
+fn a_value_capz_cannot_decode_is_reported_alone() {
+    let cases = [
+        (
+            "control plane template, tag of another type",
+            "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlaneTemplate\nmetadata:\n  name: t\n  namespace: default\nspec:\n  template:\n    spec:\n      location: westeurope\n      subscriptionID: 00000000-0000-0000-0000-000000000001\n      version: v1.33.2\n      additionalTags:\n        team: 5\n",
+            "/spec/template/spec/additionalTags/team",
+        ),
+        (
+            "machine pool, maxPods as a string",
+            "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePool\nmetadata:\n  name: pool0\n  namespace: default\nspec:\n  sku: Standard_D2s_v3\n  maxPods: \"30\"\n",
+            "/spec/maxPods",
+        ),
+        (
+            "control plane, a list where an object goes",
+            "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlane\nmetadata:\n  name: c1\n  namespace: default\nspec:\n  location: westeurope\n  version: v1.33.2\n  aadProfile: [managed]\n",
+            "/spec/aadProfile",
+        ),
+    ];
+    for (name, text, pointer) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("object.yaml");
+        std::fs::write(&path, text).unwrap();
+        let (code, stdout, _) = validate(&[path.to_str().unwrap(), "--disable", "capz-deprecated-api"]);
+        assert_eq!(code, 1, "{name}: {stdout}");
+        let schema: Vec<&str> = stdout.lines().filter(|l| l.ends_with("[schema]")).collect();
+        assert_eq!(schema.len(), 1, "{name}: {stdout}");
+        assert!(schema[0].contains(&format!("{pointer}: must be of type")), "{name}: {stdout}");
+    }
+}
