@@ -64,10 +64,13 @@ fn check_secret_content(bundle: &Bundle<'_>, index: usize, sink: &mut Sink<'_>) 
     }
 }
 
+/// A credential Secret: its name and the namespace it is looked up in.
+type SecretKey<'a> = (&'a str, Option<&'a str>);
+
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if sink.wants(&[CREDENTIAL_SECRET, CREDENTIAL_SECRET_KEYS, CREDENTIAL_SECRET_MOVE]) {
         // One finding per missing Secret (at its first user), naming every object that uses it.
-        let mut missing: Vec<((&str, Option<&str>), Vec<&AsoObject<'_>>)> = Vec::new();
+        let mut missing: Vec<(SecretKey<'_>, Vec<&AsoObject<'_>>)> = Vec::new();
         for object in bundle.aso_objects() {
             let Some(secret) = object.annotation(CREDENTIAL_FROM).and_then(Value::as_str).filter(|s| !s.is_empty())
             else {
