@@ -482,7 +482,7 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedClustersAgentPool name (azureName, else metadata.name): lowercase letter first, lowercase alphanumerics, at most 12 characters (Linux) or 6 (Windows).",
-        "validateMPName, validateNameLength, validateNamePattern (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+        "AKS documentation: learn.microsoft.com/azure/aks/use-system-pools, Limitations (lowercase alphanumerics starting with a letter, 1-12 characters for Linux, 1-6 for Windows node pools) and the Agent Pools REST API (name pattern ^[a-z][a-z0-9]{0,11}$); CAPZ's validateMPName, validateNameLength, validateNamePattern check the same on AzureManagedMachinePool",
     ),
     rule(
         twins::AKS_SYSTEM_POOL_LINUX,
