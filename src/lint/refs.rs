@@ -159,7 +159,8 @@ fn check_owner(bundle: &Bundle<'_>, object: &AsoObject<'_>, sink: &mut Sink<'_>)
             object.doc,
             &pointer,
             format!(
-                "owner {what} {name:?}{where_} is not in the bundle, but {}/{} of the same cluster embeds {what} {:?};                  ASO waits for {name:?} forever and never creates {} {:?}. Fix owner.name",
+                "owner {what} {name:?}{where_} is not in the bundle, but {}/{} of the same cluster embeds {what} {:?}; \
+                 ASO waits for {name:?} forever and never creates {} {:?}. Fix owner.name",
                 holder.kind(),
                 holder.name(),
                 owner.name(),
