@@ -77,8 +77,10 @@ const CONVERT_EXAMPLES: &str = "Examples:
   kubectl capz convert clusters/prod/ -w
   kubectl capz convert cluster.yaml --to-version v1beta1 > cluster-aso-v1beta1.yaml
 
-Exit status: 0 converted (or nothing to convert), 1 --check found files that would change,
-2 usage or input error (also an object CAPI would refuse to convert; its file is left alone).
+Exit status: 0 converted (or nothing to convert), 1 --check found files that would change
+or cannot convert (not YAML; objects in API versions CAPI v1.14 no longer serves, which only
+clusterctl upgrade converts: also 1 without --check), 2 usage or input error (also an object
+CAPI would refuse to convert; its file is left alone).
 See docs/convert.md.";
 
 const MIGRATE_EXAMPLES: &str = "Examples:

@@ -447,3 +447,125 @@ fn class_references_follow_the_templates_converted_in_the_same_run() {
         "bootstrap.cluster.x-k8s.io/v1beta1"
     );
 }
+
+/// Objects in API versions CAPI v1.14 (and CAPZ v1.26) no longer serve: each is our own example
+/// of the old versions and groups that only `clusterctl upgrade` converts.
+const NOT_SERVED: &[(&str, &str)] = &[
+    (
+        "cluster-v1alpha4.yaml",
+        "apiVersion: cluster.x-k8s.io/v1alpha4\nkind: Cluster\nmetadata:\n  name: old\nspec:\n  paused: true\n",
+    ),
+    (
+        "kcp-v1alpha3.yaml",
+        "apiVersion: controlplane.cluster.x-k8s.io/v1alpha3\nkind: KubeadmControlPlane\nmetadata:\n  name: old\nspec:\n  replicas: 3\n",
+    ),
+    (
+        "pool-exp.yaml",
+        "apiVersion: exp.cluster.x-k8s.io/v1alpha3\nkind: MachinePool\nmetadata:\n  name: pool0\nspec:\n  clusterName: old\n",
+    ),
+    (
+        "amcp-exp.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: served\n---\napiVersion: exp.infrastructure.cluster.x-k8s.io/v1alpha3\nkind: AzureManagedControlPlane\nmetadata:\n  name: old\nspec:\n  version: v1.18.8\n",
+    ),
+];
+
+#[test]
+fn check_says_objects_in_versions_no_longer_served_cannot_be_converted_alone_or_in_a_directory() {
+    for (name, text) in NOT_SERVED {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let file = path.to_str().unwrap();
+        for target in [file, dir.path().to_str().unwrap()] {
+            let (code, stdout, stderr) = convert(&[target, "--check"]);
+            assert_eq!(code, 1, "{name} via {target}: {stderr}");
+            assert_eq!(stdout, format!("{file}\n"), "{name}");
+            assert!(stderr.contains("not converted:") && stderr.contains("is not served by"), "{stderr}");
+            assert!(stderr.contains("clusterctl upgrade"), "{stderr}");
+        }
+        // Without --check: the same message, the file left alone, exit 1 (a finding, not an input error).
+        let (code, _, stderr) = convert(&[file, "-w"]);
+        assert_eq!(code, 1, "{stderr}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), *text);
+    }
+}
+
+#[test]
+fn check_treats_a_template_the_same_alone_and_in_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let helm = dir.path().join("helm.yaml");
+    std::fs::write(&helm, HELM).unwrap();
+    let file = helm.to_str().unwrap();
+    let alone = convert(&[file, "--check"]);
+    let in_dir = convert(&[dir.path().to_str().unwrap(), "--check"]);
+    assert_eq!(alone.0, 1, "{}", alone.2);
+    assert_eq!(alone, in_dir);
+    assert_eq!(alone.1, format!("{file}\n"));
+    assert!(alone.2.contains("not YAML (a template?)"), "{}", alone.2);
+}
+
+/// Maps that v1beta2 turns into `{name, value}` lists, each entry with comments above it and
+/// after it: every comment survives the conversion, on the item its entry became.
+const COMMENTED_ARGS: &str = "apiVersion: controlplane.cluster.x-k8s.io/v1beta1
+kind: KubeadmControlPlane
+metadata:
+  name: cp
+  namespace: team-a
+spec:
+  replicas: 3
+  version: v1.33.2
+  machineTemplate:
+    infrastructureRef:
+      apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+      kind: AzureMachineTemplate
+      name: cp
+  kubeadmConfigSpec:
+    clusterConfiguration:
+      apiServer:
+        extraArgs: # API server flags
+          # CAPZ's external cloud provider
+          cloud-provider: external # why: the in-tree provider is gone
+          audit-log-maxage: \"30\" # days
+      controllerManager:
+        extraArgs:
+          allocate-node-cidrs: \"false\" # Azure CNI assigns pod IPs
+    initConfiguration:
+      nodeRegistration:
+        kubeletExtraArgs:
+          # the node's provider
+          cloud-provider: external # no comment lost
+---
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+kind: KubeadmConfigTemplate
+metadata:
+  name: md
+  namespace: team-a
+spec:
+  template:
+    spec:
+      joinConfiguration:
+        nodeRegistration:
+          kubeletExtraArgs: {cloud-provider: external} # a flow map
+";
+
+#[test]
+fn trailing_comments_of_map_entries_stay_on_the_list_items_they_became() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kubeadm.yaml");
+    std::fs::write(&path, COMMENTED_ARGS).unwrap();
+    let (code, converted, stderr) = convert(&[path.to_str().unwrap()]);
+    assert_eq!((code, stderr.as_str()), (0, ""), "no document written fresh");
+    for line in COMMENTED_ARGS.lines().filter(|l| l.contains('#')) {
+        let comment = &line[line.find('#').unwrap()..];
+        assert!(converted.contains(comment), "lost comment: {comment}\n{converted}");
+    }
+    assert!(converted.contains("value: external # why: the in-tree provider is gone\n"), "{converted}");
+    assert!(converted.contains("value: \"false\" # Azure CNI assigns pod IPs\n"), "{converted}");
+    assert!(converted.contains("# the node's provider\n"), "{converted}");
+    let objects = values(&converted);
+    assert_eq!(objects[0]["apiVersion"], "controlplane.cluster.x-k8s.io/v1beta2");
+    assert_eq!(
+        objects[0].pointer("/spec/kubeadmConfigSpec/clusterConfiguration/apiServer/extraArgs/1/name").unwrap(),
+        "cloud-provider"
+    );
+}

@@ -113,7 +113,8 @@ async fn planned_objects_are_created_and_a_live_change_is_the_only_difference() 
     assert_eq!(applied.lines().filter(|l| l.ends_with("serverside-applied")).count(), 9, "{applied}");
 
     // Planning against the cluster now finds the controller's objects: no difference.
-    let client = api.client().await;
+    let options = capz::cluster::ClusterOptions { kubeconfig: Some(api.kubeconfig.clone()), ..Default::default() };
+    let client = capz::cluster::Cluster::connect(&options).await.unwrap();
     let documents = capz::manifest::read_paths(&[dir.path().to_str().unwrap().to_string()]).unwrap();
     let cluster_doc = documents.iter().find(|d| d.kind() == "Cluster").unwrap();
     let before = capz::topology::live::plan_against_live(&client, cluster_doc, &documents).await.unwrap();

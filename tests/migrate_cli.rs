@@ -1,5 +1,6 @@
 //! `kubectl capz migrate` end to end: output snapshots for a few classic bundles, `--out-dir`, and the exit codes
-//! (2 for a bundle CAPZ cannot translate, a ClusterClass-based cluster, no classic cluster).
+//! (1 for an input `validate` rejects, 2 for a bundle CAPZ cannot translate, a ClusterClass-based cluster, no
+//! classic cluster).
 
 use assert_cmd::Command;
 
@@ -21,10 +22,24 @@ fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Case 22 with an SSH key CAPZ's webhook accepts (the recorded case's key decodes to no OpenSSH
+/// key line, which `validate`, and so `migrate`, rejects).
+fn case_22_with_a_valid_key(dir: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(case("22-ssh-key-tags-dnsprefix")).unwrap();
+    let bad = "c3NoLXJzYSBBQUFBQjNOemFDMXljMkVBQUFBREFRQUJBQUFCQVFDN3Rlc3Qga2V5QGV4YW1wbGUK";
+    let good = "c3NoLWVkMjU1MTkgQUFBQUMzTnphQzFsWkRJMU5URTVBQUFBSUFBQkFnTUVCUVlIQ0FrS0N3d05EZzhRRVJJVEZCVVdGeGdaR2hzY0hSNGYgYWRtaW5AZXhhbXBsZQo=";
+    assert!(text.contains(bad));
+    let path = dir.join("22-ssh-key-tags-dnsprefix.yaml");
+    std::fs::write(&path, text.replace(bad, good)).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
 #[test]
 fn migrated_bundles_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
     for name in ["22-ssh-key-tags-dnsprefix", "12-aad-disable-local", "58-pool-patch-both-kinds"] {
-        let out = migrate(&["-f", &case(name)]);
+        let input = if name.starts_with("22") { case_22_with_a_valid_key(dir.path()) } else { case(name) };
+        let out = migrate(&["-f", &input]);
         assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
         insta::assert_snapshot!(format!("migrate_{name}"), stdout(&out));
     }
@@ -76,18 +91,20 @@ fn out_dir_writes_the_bundle_and_the_adoption_objects() {
 }
 
 #[test]
-fn bundles_capz_cannot_translate_exit_2_with_where() {
+fn bundles_validate_rejects_stop_migrate_with_where() {
     for (name, wanted) in [
         ("48-cp-patch-broken-yaml", "48-cp-patch-broken-yaml.yaml:"),
         ("48-cp-patch-broken-yaml", "patch at index 1"),
         ("57-pool-patch-broken", "patch at index 2"),
         ("49-cp-patch-wrong-type", "patch at index 0"),
         ("60-no-system-pool", "mode: System"),
-        ("61-user-assigned-without-id", "UserAssignedIdentityResourceID"),
+        ("61-user-assigned-without-id", "userAssignedIdentityResourceID"),
         ("01-minimal", "resourceGroupName"),
     ] {
+        // `validate` rejects each of these too: migrate stops with its findings before translating (exit 1).
         let out = migrate(&["-f", &case(name)]);
-        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        assert!(stderr(&out).contains("the input does not validate"), "{name}: {}", stderr(&out));
         assert!(stdout(&out).is_empty(), "{name}: nothing on stdout");
         assert!(stderr(&out).contains(wanted), "{name}: {wanted:?} not in {}", stderr(&out));
     }

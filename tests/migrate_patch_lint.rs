@@ -69,8 +69,9 @@ fn patches_of_fields_capz_owns_are_warnings() {
         let owned = lines_with(&text, "[capz-aso-patch-owned-field]");
         assert_eq!(owned.len(), 1, "{case}: {text}");
         assert!(owned[0].contains(field) && owned[0].contains("index 0"), "{case}: {}", owned[0]);
-        // The pool's owner now names a ManagedCluster the bundle does not have: ASO waits for it forever.
-        let unresolved = lines_with(&text, "[aso-unresolved-owner]");
+        // The pool's owner now names a ManagedCluster the bundle does not have while the cluster's own
+        // ManagedCluster is there under its name: ASO waits for the patched name forever.
+        let unresolved = lines_with(&text, "[aso-misnamed-owner]");
         if case.starts_with("56") {
             assert_eq!(unresolved.len(), 1, "{text}");
             assert!(unresolved[0].contains("/spec/asoManagedClustersAgentPoolPatches/0"), "{}", unresolved[0]);

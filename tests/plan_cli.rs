@@ -253,3 +253,64 @@ fn several_topology_clusters_share_a_class() {
         9
     );
 }
+
+/// A kubeconfig (context `ctx`) for `server`, in `dir`.
+fn kubeconfig_for(dir: &Path, server: &str) -> String {
+    let path = dir.join("kubeconfig");
+    std::fs::write(
+        &path,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {server}\n    insecure-skip-tls-verify: true\nusers:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\ncurrent-context: ctx\n"),
+    )
+    .unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// `plan --from-cluster` reads `--request-timeout` as `diff` and `validate` do (client-go's
+/// durations, the same message for a bad one) and reports cluster errors in the shared words.
+#[test]
+fn from_cluster_parses_the_request_timeout_like_diff_and_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = kubeconfig_for(dir.path(), "https://127.0.0.1:1");
+    let cluster = format!("{CUSTOM}/cluster.yaml");
+    for timeout in ["1m30s", "1h0m0.5s", "250ms", "7"] {
+        let out = plan(&["--from-cluster", "--request-timeout", timeout, "--kubeconfig", &kubeconfig, "-f", &cluster]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = stderr(&out);
+        assert!(!err.contains("request-timeout"), "{timeout}: {err}");
+        assert!(err.contains("cannot reach the API server https://127.0.0.1:1 (context `ctx`)"), "{timeout}: {err}");
+    }
+    for timeout in ["soon", "1x", "-1s"] {
+        let flag = format!("--request-timeout={timeout}");
+        let out = plan(&["--from-cluster", &flag, "--kubeconfig", &kubeconfig, "-f", &cluster]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).contains(&format!("--request-timeout: invalid duration `{timeout}`")), "{}", stderr(&out));
+    }
+}
+
+/// A server that accepts connections and never answers: `--request-timeout 1s` ends the request
+/// after a second with the shared timeout message; `0` means no timeout (kubectl), not a zero one.
+#[test]
+fn from_cluster_honours_the_request_timeout_and_zero_means_none() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let server = format!("https://127.0.0.1:{}", silent.local_addr().unwrap().port());
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = kubeconfig_for(dir.path(), &server);
+    let cluster = format!("{CUSTOM}/cluster.yaml");
+    let out = plan(&["--from-cluster", "--request-timeout", "1s", "--kubeconfig", &kubeconfig, "-f", &cluster]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("no answer from the API server {server} within the request timeout of 1s")), "{err}");
+
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-capz"))
+        .args(["plan", "--from-cluster", "--request-timeout", "0", "--kubeconfig", &kubeconfig, "-f", &cluster])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let still_waiting = child.try_wait().unwrap().is_none();
+    child.kill().unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(still_waiting, "gave up at once: {}", String::from_utf8_lossy(&output.stderr));
+    drop(silent);
+}

@@ -435,4 +435,80 @@ fn github_output_is_one_escaped_workflow_command_per_finding() {
     }
     assert!(stdout.contains("file=team%2Ca%3Aprod.yaml,line=6,"), "{stdout}");
     assert!(stdout.contains("50%25"), "{stdout}");
+/// Objects in API versions no longer served (old `exp.` groups, `v1alpha*`) still take part in
+/// the cross-object rules as what they are: the schema check says once that the version is not
+/// served, and no rule claims the pool is missing.
+#[test]
+fn objects_in_unserved_versions_are_reported_once_and_still_count_as_what_they_are() {
+    let minimal = std::fs::read_to_string("tests/corpus/valid/capz-aks-minimal.yaml").unwrap();
+    let pool = "apiVersion: cluster.x-k8s.io/v1beta1\nkind: MachinePool";
+    let infra = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePool";
+    let infra_ref = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\n        kind: AzureManagedMachinePool";
+    let cases = [
+        ("exp pool", minimal.replace(pool, "apiVersion: exp.cluster.x-k8s.io/v1alpha3\nkind: MachinePool"), 1),
+        (
+            "exp pool and infrastructure",
+            minimal
+                .replace(pool, "apiVersion: exp.cluster.x-k8s.io/v1alpha3\nkind: MachinePool")
+                .replace(
+                    infra,
+                    "apiVersion: exp.infrastructure.cluster.x-k8s.io/v1alpha3\nkind: AzureManagedMachinePool",
+                )
+                .replace(
+                    infra_ref,
+                    "apiVersion: exp.infrastructure.cluster.x-k8s.io/v1alpha3\n        kind: AzureManagedMachinePool",
+                ),
+            2,
+        ),
+        ("v1alpha4 pool", minimal.replace(pool, "apiVersion: cluster.x-k8s.io/v1alpha4\nkind: MachinePool"), 1),
+    ];
+    for (name, text, unserved) in cases {
+        assert_ne!(text, minimal, "{name}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cluster.yaml");
+        std::fs::write(&path, &text).unwrap();
+        let (code, stdout, _) = validate(&[path.to_str().unwrap()]);
+        assert_eq!(code, 1, "{name}: {stdout}");
+        let errors: Vec<&str> = stdout.lines().filter(|l| l.contains(": error: ")).collect();
+        assert_eq!(errors.len(), unserved, "{name}: {stdout}");
+        assert!(errors.iter().all(|l| l.contains("is not served") && l.ends_with("[api-version]")), "{name}: {stdout}");
+        for rule in ["aks-system-pool-required", "capi-unresolved-ref", "schema-missing"] {
+            assert!(!stdout.contains(rule), "{name}: {rule}: {stdout}");
+        }
+    }
+}
+
+/// A value CAPZ's defaulting webhook cannot decode (a JSON type the Go field does not take): the
+/// webhook rejects the request with the decode error before anything is defaulted or checked, so
+/// that error is the only schema finding (not "required field ... is missing" for what the webhook
+/// would have defaulted, nor the other checks that never run).
+#[test]
+fn a_value_capz_cannot_decode_is_reported_alone() {
+    let cases = [
+        (
+            "control plane template, tag of another type",
+            "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlaneTemplate\nmetadata:\n  name: t\n  namespace: default\nspec:\n  template:\n    spec:\n      location: westeurope\n      subscriptionID: 00000000-0000-0000-0000-000000000001\n      version: v1.33.2\n      additionalTags:\n        team: 5\n",
+            "/spec/template/spec/additionalTags/team",
+        ),
+        (
+            "machine pool, maxPods as a string",
+            "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePool\nmetadata:\n  name: pool0\n  namespace: default\nspec:\n  sku: Standard_D2s_v3\n  maxPods: \"30\"\n",
+            "/spec/maxPods",
+        ),
+        (
+            "control plane, a list where an object goes",
+            "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlane\nmetadata:\n  name: c1\n  namespace: default\nspec:\n  location: westeurope\n  version: v1.33.2\n  aadProfile: [managed]\n",
+            "/spec/aadProfile",
+        ),
+    ];
+    for (name, text, pointer) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("object.yaml");
+        std::fs::write(&path, text).unwrap();
+        let (code, stdout, _) = validate(&[path.to_str().unwrap(), "--disable", "capz-deprecated-api"]);
+        assert_eq!(code, 1, "{name}: {stdout}");
+        let schema: Vec<&str> = stdout.lines().filter(|l| l.ends_with("[schema]")).collect();
+        assert_eq!(schema.len(), 1, "{name}: {stdout}");
+        assert!(schema[0].contains(&format!("{pointer}: must be of type")), "{name}: {stdout}");
+    }
 }

@@ -227,17 +227,20 @@ impl Cluster {
         self.list_selected(resource, namespace, None).await
     }
 
-    /// Like [`Cluster::list`], only the objects whose labels match `label_selector` (`key=value`).
+    /// [`Cluster::list`] of the objects whose labels match `label_selector` (`a=b,c`), if given.
     pub async fn list_selected(
         &self,
         resource: &Resource,
         namespace: Option<&str>,
         label_selector: Option<&str>,
     ) -> Result<Vec<Value>, ClusterError> {
-        let what = match namespace {
+        let mut what = match namespace {
             Some(ns) if resource.namespaced => format!("list {} in namespace {ns}", resource.kind),
             _ => format!("list {}", resource.kind),
         };
+        if let Some(selector) = label_selector {
+            what.push_str(&format!(" labelled {selector}"));
+        }
         let request = Request::new(resource.collection_path(namespace));
         let mut items = Vec::new();
         let mut continue_token: Option<String> = None;

@@ -1,6 +1,7 @@
 //! `kubectl capz convert`: API version upgrades of manifest files, comments and layout kept;
 //! the converted stream on stdout, `-w` in place (atomically), `--check` for CI; exit 0 done,
-//! 1 `--check` found files to convert, 2 usage or input error.
+//! 1 `--check` found files to convert (or any mode found objects in versions no longer served,
+//! which only `clusterctl upgrade` converts), 2 usage or input error.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -70,6 +71,7 @@ fn print_notes(outcomes: &[FileOutcome]) -> anyhow::Result<()> {
             let label = match note.severity {
                 Severity::Warning => "warning",
                 Severity::Skipped => "skipped",
+                Severity::NotServed => "not converted",
                 Severity::Error => "error",
             };
             writeln!(stderr, "{}:{}: {label}: {}", outcome.name, note.line, note.message)?;
@@ -115,19 +117,24 @@ pub(crate) fn run(args: ConvertArgs) -> anyhow::Result<ExitStatus> {
     let outcomes = convert_files(&sources, target);
     print_notes(&outcomes)?;
     // A file named on the command line that is not YAML is an input error; in a directory it is
-    // reported and skipped.
+    // reported and skipped (with --check, both are files that cannot be confirmed up to date).
     let errors = outcomes.iter().any(|o| o.notes.iter().any(|n| n.severity == Severity::Error))
-        || inputs.iter().zip(&outcomes).any(|((_, named), o)| *named && o.left_alone == Some(LeftAlone::NotYaml));
+        || (!args.check
+            && inputs.iter().zip(&outcomes).any(|((_, named), o)| *named && o.left_alone == Some(LeftAlone::NotYaml)));
+    // Objects in versions no longer served: a finding about the manifest, not an input error.
+    let not_served = |o: &FileOutcome| o.notes.iter().any(|n| n.severity == Severity::NotServed);
     let changed: Vec<&FileOutcome> = outcomes.iter().filter(|o| o.converted.is_some()).collect();
     if args.check {
+        let unconvertible = |o: &FileOutcome| not_served(o) || o.left_alone == Some(LeftAlone::NotYaml);
+        let listed: Vec<&FileOutcome> = outcomes.iter().filter(|o| o.converted.is_some() || unconvertible(o)).collect();
         let mut stdout = std::io::stdout().lock();
-        for outcome in &changed {
+        for outcome in &listed {
             writeln!(stdout, "{}", outcome.name)?;
         }
         if errors {
             return Ok(ExitStatus::Error);
         }
-        return Ok(if changed.is_empty() { ExitStatus::Success } else { ExitStatus::Findings });
+        return Ok(if listed.is_empty() { ExitStatus::Success } else { ExitStatus::Findings });
     }
     if args.write {
         let mut stderr = anstream::stderr().lock();
@@ -142,5 +149,11 @@ pub(crate) fn run(args: ConvertArgs) -> anyhow::Result<ExitStatus> {
     } else {
         std::io::stdout().lock().write_all(stream(&inputs, &outcomes).as_bytes())?;
     }
-    Ok(if errors { ExitStatus::Error } else { ExitStatus::Success })
+    Ok(if errors {
+        ExitStatus::Error
+    } else if outcomes.iter().any(not_served) {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Success
+    })
 }

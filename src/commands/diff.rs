@@ -269,7 +269,7 @@ async fn expand_topologies(
             let ns = args.input.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
             cluster_doc.value["metadata"]["namespace"] = Value::from(ns);
         }
-        let live = crate::topology::live::plan_against_live(cluster.client(), &cluster_doc, documents)
+        let live = crate::topology::live::plan_against_live(cluster, &cluster_doc, documents)
             .await
             .with_context(|| format!("{}: cannot plan topology Cluster {}", doc.origin, doc.name()))?;
         let source: std::sync::Arc<str> = std::sync::Arc::from(format!("{PLANNED_PREFIX}{}>", doc.origin));

@@ -1,6 +1,7 @@
 //! `kubectl capz migrate`: classic (AzureManagedControlPlane) manifests -> AzureASOManaged* manifests whose
-//! embedded ASO objects are what CAPZ created for the classic cluster, validated before they are written;
-//! exit 0 written, 1 the result has validation errors, 2 usage or input error (or a bundle CAPZ cannot translate).
+//! embedded ASO objects are what CAPZ created for the classic cluster. The input is validated first (as
+//! `validate`) and the result before it is written; exit 0 written, 1 the input or the result has validation
+//! errors, 2 usage or input error (or a bundle CAPZ cannot translate).
 
 use std::io::Write;
 use std::path::Path;
@@ -11,7 +12,7 @@ use serde_json::{Value, json};
 use crate::cli::{MigrateArgs, MigrateOutput};
 use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
-use crate::migrate::{AsoBundle, MigrateOptions, find_classic_clusters, to_aso_bundle};
+use crate::migrate::{AsoBundle, MigrateOptions, adaptations, find_classic_clusters, to_aso_bundle};
 use crate::schema::{Registry, ValidateOptions, Validator};
 
 use super::target::{RunTarget, search_start};
@@ -69,6 +70,43 @@ pub(super) fn validate(bundles: &[AsoBundle], run_target: &RunTarget) -> anyhow:
     Ok(report.exit_status())
 }
 
+/// Reads the input and runs `validate`'s checks on it first (schemas, CEL, CAPZ, CAPI and ASO
+/// rules): with an error, prints the findings and returns `None` (nothing is translated). A file
+/// of a directory that is not manifests (a Helm template) is reported and skipped; a file named
+/// on the command line that is not is an error finding, as in `validate`.
+fn validated_input(paths: &[String], run_target: &RunTarget) -> anyhow::Result<Option<Vec<Document>>> {
+    let read = manifest::read_paths_tolerant(paths)?;
+    let named = |source: &str| paths.iter().any(|p| p == source) || source == "<stdin>";
+    let (problems, skipped): (Vec<_>, Vec<_>) = read.problems.into_iter().partition(|p| named(&p.source));
+    let mut stderr = anstream::stderr().lock();
+    let mut skipped_sources: Vec<&str> = Vec::new();
+    for problem in &skipped {
+        if !skipped_sources.contains(&problem.source.as_ref()) {
+            skipped_sources.push(&problem.source);
+            writeln!(
+                stderr,
+                "{}:{}: skipped: not Kubernetes manifests ({}); the other files are migrated",
+                problem.source, problem.line, problem.message
+            )?;
+        }
+    }
+    let documents: Vec<Document> =
+        read.documents.into_iter().filter(|d| !skipped_sources.contains(&d.origin.source.as_ref())).collect();
+    let registry = Registry::for_target(run_target.target());
+    let validator = Validator::new(&registry, ValidateOptions::default());
+    let mut report = validate_documents(&documents, &validator, &rule_filter(run_target, &[], &[])?);
+    report.add_read_problems(&problems, &read.sources);
+    if report.exit_status() == ExitStatus::Success {
+        return Ok(Some(documents));
+    }
+    stderr.write_all(format_text(&report).as_bytes())?;
+    stderr.write_all(format_summary(&report.summary).as_bytes())?;
+    stderr.write_all(
+        b"migrate: the input does not validate (`kubectl capz validate` reports the same); fix it first: nothing translated\n",
+    )?;
+    Ok(None)
+}
+
 /// Writes every file into a fresh temporary directory next to `out_dir`, then moves each cluster's directory
 /// into place, so a failure leaves no half-written output.
 pub(super) fn write_out_dir(out_dir: &Path, bundles: &[AsoBundle], output: MigrateOutput) -> anyhow::Result<()> {
@@ -104,7 +142,9 @@ pub(crate) fn run(args: MigrateArgs) -> anyhow::Result<ExitStatus> {
         return super::migrate_live::run(args, run_target);
     }
     run_target.announce();
-    let documents = manifest::read_paths(&args.files)?;
+    let Some(documents) = validated_input(&args.files, &run_target)? else {
+        return Ok(ExitStatus::Findings);
+    };
     refuse_topologies(&documents)?;
     let clusters = find_classic_clusters(&documents)?;
     if clusters.is_empty() {
@@ -124,6 +164,13 @@ pub(crate) fn run(args: MigrateArgs) -> anyhow::Result<ExitStatus> {
     if status != ExitStatus::Success {
         return Ok(status);
     }
+    let mut stderr = anstream::stderr().lock();
+    for (cluster, bundle) in clusters.iter().zip(&bundles) {
+        for adaptation in adaptations(cluster, bundle) {
+            writeln!(stderr, "{}: note: {}", adaptation.location, adaptation.message)?;
+        }
+    }
+    drop(stderr);
     match &args.out_dir {
         Some(dir) => write_out_dir(dir, &bundles, args.output)?,
         None => {

@@ -21,7 +21,8 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     let documents = manifest::read_paths(&args.filenames)?;
     let objects: Vec<serde_json::Value> = if args.from_cluster {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        runtime.block_on(plan_live(&args.cluster, &documents))?
+        let options = super::cluster_options(&args.cluster)?;
+        runtime.block_on(plan_live(&options, &documents))?
     } else {
         let planned = crate::topology::plan_all(&documents).context("cannot plan the topology")?;
         planned.into_iter().flat_map(|p| p.objects).collect()
@@ -77,10 +78,10 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
 /// templates are read from it (unless given with -f), and objects the topology controller already
 /// created keep their names, as the controller itself does.
 async fn plan_live(
-    cluster: &crate::cli::ClusterArgs,
+    options: &crate::cluster::ClusterOptions,
     documents: &[Document],
 ) -> anyhow::Result<Vec<serde_json::Value>> {
-    let client = client(cluster).await?;
+    let client = crate::cluster::Cluster::connect(options).await?;
     let clusters: Vec<&Document> = documents.iter().filter(|d| crate::topology::plan::is_topology_cluster(d)).collect();
     if clusters.is_empty() {
         return Err(crate::topology::TopologyError::NoTopologyCluster).context("cannot plan the topology");
@@ -94,42 +95,4 @@ async fn plan_live(
         objects.extend(live.planned);
     }
     Ok(objects)
-}
-
-/// A client for the kubeconfig and context kubectl would use (`--kubeconfig`, `KUBECONFIG`,
-/// `~/.kube/config`; `--context`; `--request-timeout`).
-async fn client(args: &crate::cli::ClusterArgs) -> anyhow::Result<kube::Client> {
-    let options = kube::config::KubeConfigOptions { context: args.context.clone(), ..Default::default() };
-    let mut config = match &args.kubeconfig {
-        Some(path) => {
-            let kubeconfig = kube::config::Kubeconfig::read_from(path)
-                .with_context(|| format!("cannot read kubeconfig {}", path.display()))?;
-            kube::Config::from_custom_kubeconfig(kubeconfig, &options).await?
-        }
-        None => kube::Config::from_kubeconfig(&options).await.context("cannot load the kubeconfig")?,
-    };
-    if let Some(text) = &args.request_timeout {
-        let timeout = parse_timeout(text).with_context(|| format!("invalid --request-timeout {text:?}"))?;
-        config.connect_timeout = Some(timeout);
-        config.read_timeout = Some(timeout);
-        config.write_timeout = Some(timeout);
-    }
-    config.headers.push((http::header::USER_AGENT, http::HeaderValue::from_static(crate::cluster::USER_AGENT)));
-    Ok(kube::Client::try_from(config)?)
-}
-
-/// kubectl's `--request-timeout`: a number of seconds or a duration with unit (ms, s, m, h).
-fn parse_timeout(text: &str) -> anyhow::Result<std::time::Duration> {
-    let text = text.trim();
-    let split = text.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let n: f64 = number.parse()?;
-    let seconds = match unit {
-        "" | "s" => n,
-        "ms" => n / 1000.0,
-        "m" => n * 60.0,
-        "h" => n * 3600.0,
-        other => anyhow::bail!("unknown unit {other:?}"),
-    };
-    Ok(std::time::Duration::from_secs_f64(seconds))
 }

@@ -109,7 +109,7 @@ impl Report {
     /// Adds the parts of the text that could not be read into objects (syntax errors, duplicate
     /// keys, documents that are not objects): each is an error finding and an invalid resource,
     /// in its place among the others (`sources` in reading order).
-    fn add_read_problems(&mut self, problems: &[ReadProblem], sources: &[Arc<str>]) {
+    pub(crate) fn add_read_problems(&mut self, problems: &[ReadProblem], sources: &[Arc<str>]) {
         if problems.is_empty() {
             return;
         }

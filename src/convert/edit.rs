@@ -200,9 +200,17 @@ impl Editor {
                 out.push(format!("{prefix} {}{comment}", render_scalar(new)));
                 Ok(())
             }
+            (Value::Object(old), Value::Array(items), true, Some(child))
+                if child > indent && is_map_to_named_list(old, items) =>
+            {
+                out.push(key_line.clone());
+                self.map_to_named_list(body, base + entry.key_line + 1, indent, child, items, out)
+            }
             _ => {
                 let key = key_line[indent..entry.after_colon - 1].to_string();
-                out.extend(self.render_entry(&key, new, indent));
+                let mut rendered = self.render_entry(&key, new, indent);
+                rendered[0].push_str(comment);
+                out.extend(rendered);
                 Ok(())
             }
         }
@@ -281,6 +289,53 @@ impl Editor {
         Ok(())
     }
 
+    /// A block mapping (`body`, keys at column `child`) that became a list of `{name, …}` items
+    /// (v1beta2's `extraArgs`, `kubeletExtraArgs`): each item is written fresh below the key at
+    /// column `indent`, with the comments of its entry: the lines above it before the item, the
+    /// trailing comment on the item's `value:` line (else its first line).
+    fn map_to_named_list(
+        &self,
+        body: &[String],
+        base: usize,
+        indent: usize,
+        child: usize,
+        items: &[Value],
+        out: &mut Vec<String>,
+    ) -> Result<()> {
+        let body_entries = entries(body, base, child)?;
+        let item_indent = if self.indent_sequences { indent + 2 } else { indent };
+        out.extend(body[..body_entries.first().map_or(0, |e| e.lead)].iter().cloned());
+        for item in items {
+            let name = item.get("name").and_then(Value::as_str);
+            let entry = body_entries.iter().find(|e| Some(e.key.as_str()) == name);
+            if let Some(entry) = entry {
+                for line in &body[entry.lead..entry.key_line] {
+                    let content = line.trim_start();
+                    out.push(if content.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{}{content}", " ".repeat(item_indent))
+                    });
+                }
+            }
+            let mut rendered = self.render_item(item, item_indent);
+            let comment = entry.map(|e| split_comment(&body[e.key_line][e.after_colon..]).1).unwrap_or("");
+            if !comment.is_empty() {
+                let value_line =
+                    rendered.iter().position(|l| l.trim_start().trim_start_matches("- ").starts_with("value: "));
+                let single_line = value_line.is_some_and(|at| {
+                    rendered.get(at + 1).is_none_or(|next| indent_of(next) <= indent_of(&rendered[at]))
+                });
+                let at = if single_line { value_line.unwrap_or(0) } else { 0 };
+                rendered[at].push_str(comment);
+            }
+            out.extend(rendered);
+        }
+        let tail = body_entries.last().map_or(0, |e| e.end);
+        out.extend(body[tail..].iter().cloned());
+        Ok(())
+    }
+
     /// `key: value` written fresh at column `indent`.
     fn render_entry(&self, key: &str, value: &Value, indent: usize) -> Vec<String> {
         let pad = " ".repeat(indent);
@@ -330,6 +385,13 @@ fn render_key(key: &str) -> String {
     map.insert(key.to_string(), Value::Null);
     let line = manifest::to_yaml(&Value::Object(map));
     line.trim_end().trim_end_matches("null").trim_end().trim_end_matches(':').to_string()
+}
+
+/// Whether `items` is `map` turned into a list of `{name: KEY, …}` items, one per key.
+fn is_map_to_named_list(map: &Map<String, Value>, items: &[Value]) -> bool {
+    !map.is_empty()
+        && items.len() == map.len()
+        && items.iter().all(|item| item.get("name").and_then(Value::as_str).is_some_and(|name| map.contains_key(name)))
 }
 
 fn is_scalar(value: &Value) -> bool {
@@ -438,6 +500,22 @@ mod tests {
             edited,
             "# head\napiVersion: a/v2 # the version\nkind: K\nspec:\n  # keep\n  x: 1\n  deletion:\n    seconds: 600\n  list:\n  - name: a\n    v: 1\n  - name: b\n    v: 3\n"
         );
+    }
+
+    #[test]
+    fn comments_of_map_entries_stay_on_the_list_items_they_became() {
+        let text = "spec:\n  extraArgs: # the flags\n    # the cloud\n    cloud-provider: external # why\n    v: '2'\n  other: 1\n";
+        let new = json!({"spec": {"extraArgs": [{"name": "cloud-provider", "value": "external"}, {"name": "v", "value": "2"}], "other": 1}});
+        let edited = edit_document(text, &read(text), &new).unwrap();
+        assert_eq!(
+            edited,
+            "spec:\n  extraArgs: # the flags\n    # the cloud\n    - name: cloud-provider\n      value: external # why\n    - name: v\n      value: \"2\"\n  other: 1\n"
+        );
+        // A flow mapping is written fresh; its trailing comment stays on the key.
+        let text = "spec:\n  extraArgs: {cloud-provider: external} # why\n";
+        let new = json!({"spec": {"extraArgs": [{"name": "cloud-provider", "value": "external"}]}});
+        let edited = edit_document(text, &read(text), &new).unwrap();
+        assert_eq!(edited, "spec:\n  extraArgs: # why\n    - name: cloud-provider\n      value: external\n");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::edit::edit_document;
+use super::served::not_served;
 use super::{ConvertedTemplate, TargetVersion, convert_object, follow_references};
 use crate::manifest::{self, Document};
 
@@ -67,6 +68,9 @@ pub enum Severity {
     Warning,
     /// The file (or a document) was left alone: a template, a patch, a List.
     Skipped,
+    /// The object is in an API version the management cluster no longer serves: it cannot be
+    /// converted offline; the file is left alone.
+    NotServed,
     /// The object cannot be converted (CAPI would reject it); the file is left alone.
     Error,
 }
@@ -221,10 +225,19 @@ pub fn convert_files(files: &[SourceFile], target: TargetVersion) -> Vec<FileOut
                             ),
                         });
                     }
-                    templates.extend(ConvertedTemplate::of(&conversion.value));
+                    templates.extend(ConvertedTemplate::of(&document.value, &conversion.value));
                     chunk.new_value = Some(conversion.value);
                 }
-                Ok(None) => {}
+                Ok(None) => {
+                    if let Some(message) = not_served(document.api_version(), document.kind()) {
+                        failed = true;
+                        outcome.notes.push(Note {
+                            line: line("/apiVersion"),
+                            severity: Severity::NotServed,
+                            message: format!("{}: {message}; file left alone", document.display_name()),
+                        });
+                    }
+                }
                 Err(err) => {
                     failed = true;
                     outcome.notes.push(Note {
@@ -249,13 +262,26 @@ pub fn convert_files(files: &[SourceFile], target: TargetVersion) -> Vec<FileOut
     // Pass 2: references follow the objects of this run; then the text.
     for ((chunks, outcome), file) in read_files.iter_mut().zip(&mut outcomes).zip(files) {
         let Some(chunks) = chunks else { continue };
-        if outcome.notes.iter().any(|n| n.severity == Severity::Error) {
+        if outcome.notes.iter().any(|n| matches!(n.severity, Severity::Error | Severity::NotServed)) {
             continue;
         }
         for chunk in chunks.iter_mut() {
             let Some(document) = chunk.document.as_ref().filter(|d| is_full_object(d)) else { continue };
             let mut value = chunk.new_value.clone().unwrap_or_else(|| document.value.clone());
-            if follow_references(&mut value, &templates) || chunk.new_value.is_some() {
+            let (followed, warnings) = follow_references(&mut value, &templates);
+            for warning in warnings {
+                outcome.notes.push(Note {
+                    line: chunk.first_line + document.line_of(&warning.pointer) - 1,
+                    severity: Severity::Warning,
+                    message: format!(
+                        "{}: {}: {}",
+                        document.display_name(),
+                        field_path(&warning.pointer),
+                        warning.message
+                    ),
+                });
+            }
+            if followed || chunk.new_value.is_some() {
                 chunk.new_value = Some(value);
             }
         }

@@ -6,12 +6,15 @@
 //! over all objects of one run: references to AzureASOManaged* kinds at v1alpha1 move to
 //! v1beta1 (CAPZ's migration instructions), and a ClusterClass's template references follow
 //! the CAPI templates converted in the same run to v1beta2 (CAPI itself leaves them and reports
-//! `RefVersionsUpToDate=False` until the class is edited). [`edit`] rewrites a file's text.
+//! `RefVersionsUpToDate=False` until the class is edited), together with the patch selectors
+//! that match them ([`class_refs`]). [`edit`] rewrites a file's text.
 
 pub mod capi;
 pub mod capz;
+mod class_refs;
 pub mod edit;
 pub mod files;
+pub mod served;
 
 use serde_json::Value;
 
@@ -93,72 +96,52 @@ pub fn converts_api_version(group: &str, version: &str, kind: &str) -> bool {
 }
 
 /// A CAPI template converted to v1beta2 in this run, which ClusterClass references follow.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConvertedTemplate {
     pub group: String,
     pub kind: String,
     pub name: String,
     pub namespace: String,
+    /// The template as written (v1beta1) and as converted: patches must still apply to it.
+    pub before: Value,
+    pub after: Value,
 }
 
 impl ConvertedTemplate {
-    /// The template an object is, when it is a CAPI template at v1beta2.
-    pub fn of(object: &Value) -> Option<Self> {
-        let (group, version) = object.get("apiVersion")?.as_str()?.split_once('/')?;
-        let kind = object.get("kind")?.as_str()?;
+    /// The template `after` is, when it is a CAPI template at v1beta2 converted from `before`.
+    pub fn of(before: &Value, after: &Value) -> Option<Self> {
+        let (group, version) = after.get("apiVersion")?.as_str()?.split_once('/')?;
+        let kind = after.get("kind")?.as_str()?;
         let is_template = matches!(kind, "KubeadmConfigTemplate" | "KubeadmControlPlaneTemplate");
         (version == "v1beta2" && is_template).then(|| ConvertedTemplate {
             group: group.to_string(),
             kind: kind.to_string(),
-            name: object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string(),
-            namespace: object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string(),
+            name: after.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string(),
+            namespace: after.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string(),
+            before: before.clone(),
+            after: after.clone(),
         })
     }
 }
 
 /// Our pass over the objects of one run (see the module doc): AzureASOManaged* references to
-/// v1beta1, ClusterClass template references to the templates converted to v1beta2. Returns
-/// whether `object` changed.
-pub fn follow_references(object: &mut Value, converted_templates: &[ConvertedTemplate]) -> bool {
+/// v1beta1, ClusterClass template references (with every reference and patch selector CAPI
+/// matches with them) to the templates converted to v1beta2. Returns whether `object` changed,
+/// and warnings about references kept back.
+pub fn follow_references(object: &mut Value, converted_templates: &[ConvertedTemplate]) -> (bool, Vec<Warning>) {
     let mut changed = capz::update_references(object);
     let is_class = object.get("kind").and_then(Value::as_str) == Some("ClusterClass")
         && object.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("cluster.x-k8s.io/"));
+    let mut warnings = Vec::new();
     if is_class {
-        let namespace = object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string();
-        if let Some(spec) = object.get_mut("spec") {
-            changed |= follow_template_refs(spec, &namespace, converted_templates);
-        }
+        let (class_changed, class_warnings) = class_refs::follow(object, converted_templates);
+        changed |= class_changed;
+        warnings = class_warnings;
     }
-    changed
+    (changed, warnings)
 }
 
-fn follow_template_refs(value: &mut Value, namespace: &str, templates: &[ConvertedTemplate]) -> bool {
-    let mut changed = false;
-    match value {
-        Value::Object(map) => {
-            let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-            let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
-            let name = map.get("name").and_then(Value::as_str).unwrap_or("");
-            if let Some((group, "v1beta1")) = api_version.split_once('/') {
-                let followed = templates
-                    .iter()
-                    .any(|t| t.group == group && t.kind == kind && t.name == name && t.namespace == namespace);
-                if followed {
-                    let new = format!("{group}/v1beta2");
-                    map.insert("apiVersion".into(), Value::String(new));
-                    changed = true;
-                }
-            }
-            for child in map.values_mut() {
-                changed |= follow_template_refs(child, namespace, templates);
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                changed |= follow_template_refs(item, namespace, templates);
-            }
-        }
-        _ => {}
-    }
-    changed
+/// Escapes one JSON pointer token (`~` -> `~0`, `/` -> `~1`).
+fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
 }

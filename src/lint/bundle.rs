@@ -164,6 +164,17 @@ pub(crate) struct ObjRef {
     pub namespace: Option<String>,
 }
 
+/// The group an object of an old `exp.` Cluster API group (`exp.cluster.x-k8s.io`,
+/// `exp.infrastructure.cluster.x-k8s.io`) belongs to now: the rules see such an object as the kind
+/// it is (a MachinePool is a pool of its Cluster), and the schema check reports once that its API
+/// version is not served, instead of rules that contradict the file.
+pub(crate) fn served_group(group: &str) -> &str {
+    match group.strip_prefix("exp.") {
+        Some(rest) if rest.ends_with("cluster.x-k8s.io") => rest,
+        _ => group,
+    }
+}
+
 impl ObjRef {
     /// Reads a reference object; `None` when it has no kind or no name.
     pub fn parse(value: &Value) -> Option<ObjRef> {
@@ -171,8 +182,8 @@ impl ObjRef {
         let name = value.get("name")?.as_str()?.to_string();
         let group =
             match (value.get("apiVersion").and_then(Value::as_str), value.get("apiGroup").and_then(Value::as_str)) {
-                (Some(api_version), _) => Some(split_api_version(api_version).0.to_string()),
-                (None, Some(group)) => Some(group.to_string()),
+                (Some(api_version), _) => Some(served_group(split_api_version(api_version).0).to_string()),
+                (None, Some(group)) => Some(served_group(group).to_string()),
                 (None, None) => None,
             };
         let namespace = value.get("namespace").and_then(Value::as_str).filter(|ns| !ns.is_empty()).map(str::to_string);
@@ -250,7 +261,7 @@ impl<'a> Bundle<'a> {
             .map(|doc| {
                 let str_at = |pointer: &str| doc.value.at(pointer).and_then(Value::as_str);
                 Meta {
-                    group: split_api_version(str_at("/apiVersion").unwrap_or("")).0,
+                    group: served_group(split_api_version(str_at("/apiVersion").unwrap_or("")).0),
                     kind: str_at("/kind").unwrap_or(""),
                     name: str_at("/metadata/name").unwrap_or(""),
                     namespace: str_at("/metadata/namespace"),

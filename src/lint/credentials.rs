@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::bundle::{At, Bundle, CONTAINERSERVICE_GROUP, CREDENTIAL_FROM};
+use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, CREDENTIAL_FROM};
 use super::ssh_key::{go_std_base64, is_authorized_key};
 use super::{Sink, escape_segment};
 
@@ -64,8 +64,13 @@ fn check_secret_content(bundle: &Bundle<'_>, index: usize, sink: &mut Sink<'_>) 
     }
 }
 
+/// A credential Secret: its name and the namespace it is looked up in.
+type SecretKey<'a> = (&'a str, Option<&'a str>);
+
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if sink.wants(&[CREDENTIAL_SECRET, CREDENTIAL_SECRET_KEYS, CREDENTIAL_SECRET_MOVE]) {
+        // One finding per missing Secret (at its first user), naming every object that uses it.
+        let mut missing: Vec<(SecretKey<'_>, Vec<&AsoObject<'_>>)> = Vec::new();
         for object in bundle.aso_objects() {
             let Some(secret) = object.annotation(CREDENTIAL_FROM).and_then(Value::as_str).filter(|s| !s.is_empty())
             else {
@@ -77,18 +82,27 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             if let Some(index) = found {
                 check_secret_content(bundle, index, sink);
             } else {
-                let where_ = namespace.map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default();
-                sink.emit(
-                    CREDENTIAL_SECRET,
-                    object.doc,
-                    &object.pointer(&format!("/metadata/annotations/{}", escape_segment(CREDENTIAL_FROM))),
-                    format!(
-                        "credential Secret {secret:?}{where_} is not in the bundle; ASO reports \"credential secret \
-                         not found\" unless it exists in the same namespace (keys AZURE_SUBSCRIPTION_ID, AZURE_TENANT_ID, \
-                         AZURE_CLIENT_ID, AUTH_MODE). Add it, or make sure it is applied separately"
-                    ),
-                );
+                match missing.iter_mut().find(|(key, _)| *key == (secret, namespace)) {
+                    Some((_, users)) => users.push(object),
+                    None => missing.push(((secret, namespace), vec![object])),
+                }
             }
+        }
+        for ((secret, namespace), users) in missing {
+            let where_ = namespace.map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default();
+            let names: Vec<String> = users.iter().map(|o| format!("{}/{}", o.kind(), o.name())).collect();
+            let first = users[0];
+            sink.emit(
+                CREDENTIAL_SECRET,
+                first.doc,
+                &first.pointer(&format!("/metadata/annotations/{}", escape_segment(CREDENTIAL_FROM))),
+                format!(
+                    "credential Secret {secret:?}{where_} is not in the bundle; ASO reports \"credential secret \
+                     not found\" for {} unless it exists in the same namespace (keys AZURE_SUBSCRIPTION_ID, \
+                     AZURE_TENANT_ID, AZURE_CLIENT_ID, AUTH_MODE). Add it, or make sure it is applied separately",
+                    names.join(", ")
+                ),
+            );
         }
     }
     if sink.wants(&[USER_CREDENTIALS_NAME]) {
@@ -199,6 +213,51 @@ stringData: {AUTH_MODE: workloadidentity}
         assert_eq!(found[0].line, 17);
         assert!(findings_of(&format!("{base}{}", SECRET.replace("NS", "default")), CREDENTIAL_SECRET).is_empty());
         assert_eq!(findings_of(&format!("{base}{}", SECRET.replace("NS", "other")), CREDENTIAL_SECRET).len(), 1);
+    }
+
+    #[test]
+    fn one_finding_per_missing_secret_names_every_object_that_uses_it() {
+        let base = ACP.replace("USERCREDS", "c1-user-kubeconfig");
+        let others = "---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedCluster
+metadata: {name: c1, namespace: default}
+spec:
+  resources:
+  - apiVersion: resources.azure.com/v1api20200601
+    kind: ResourceGroup
+    metadata:
+      name: rg
+      annotations: {serviceoperator.azure.com/credential-from: aso-creds}
+  - apiVersion: network.azure.com/v1api20201101
+    kind: VirtualNetwork
+    metadata:
+      name: vnet
+      annotations: {serviceoperator.azure.com/credential-from: other-creds}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata: {name: pool0, namespace: default}
+spec:
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedClustersAgentPool
+    metadata:
+      name: pool0
+      annotations: {serviceoperator.azure.com/credential-from: aso-creds}
+";
+        let found = findings_of(&format!("{base}{others}"), CREDENTIAL_SECRET);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].line, 17, "at the first user");
+        assert!(
+            found[0].message.contains("for ManagedCluster/c1, ResourceGroup/rg, ManagedClustersAgentPool/pool0 unless"),
+            "{}",
+            found[0].message
+        );
+        assert!(found[1].message.contains("\"other-creds\"") && found[1].message.contains("for VirtualNetwork/vnet"));
+        let with_secret = format!("{base}{others}{}", SECRET.replace("NS", "default"));
+        let found = findings_of(&with_secret, CREDENTIAL_SECRET);
+        assert_eq!(found.len(), 1, "{found:?}");
     }
 
     #[test]

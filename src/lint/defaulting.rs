@@ -13,6 +13,19 @@ const LABEL_AGENT_POOL_MODE: &str = "azuremanagedmachinepool.infrastructure.clus
 const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
 const CAPZ_GROUP: &str = "infrastructure.cluster.x-k8s.io";
 
+/// Whether CAPZ has a defaulting webhook for this kind (the kinds [`apply`] defaults).
+pub fn has_webhook(group: &str, version: &str, kind: &str) -> bool {
+    group == CAPZ_GROUP
+        && version == "v1beta1"
+        && matches!(
+            kind,
+            "AzureManagedControlPlane"
+                | "AzureManagedControlPlaneTemplate"
+                | "AzureManagedMachinePool"
+                | "AzureManagedMachinePoolTemplate"
+        )
+}
+
 /// Applies CAPZ's defaulting webhook of `kind` to `object` (a whole object, after the CRD's structural defaults).
 /// Returns whether CAPZ has a defaulting webhook for the kind (nothing is changed otherwise).
 pub fn apply(group: &str, version: &str, kind: &str, object: &mut Value) -> bool {

@@ -8,6 +8,7 @@
 mod aso_patches;
 mod aso_resources;
 mod bundle;
+mod capi_webhooks;
 mod cluster_identity;
 mod control_plane;
 mod credentials;
@@ -168,6 +169,7 @@ fn check_bundle_rules(documents: &[Document], sink: &mut Sink<'_>) {
     control_plane::check(&bundle, sink);
     pool_config::check(&bundle, sink);
     deprecated::check(&bundle, sink);
+    capi_webhooks::check(&bundle, sink);
 }
 
 /// Collects findings of enabled rules, keyed for a deterministic order.

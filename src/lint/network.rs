@@ -132,6 +132,8 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 dataplane: field("networkDataplane"),
                 // CAPZ insists on an explicit cilium policy with the cilium dataplane.
                 policy_required: true,
+                // And on overlay mode (validateNetworkDataplane).
+                cilium_needs_overlay: true,
             };
             for (name, message) in settings.problems() {
                 // validateAzureManagedControlPlaneTemplate does not call validateAzureManagedControlPlaneNetworkPluginMode:
@@ -162,7 +164,10 @@ fn check_aso(object: &AsoObject<'_>, sink: &mut Sink<'_>) {
         mode: field("networkPluginMode"),
         policy: field("networkPolicy"),
         dataplane: field("networkDataplane"),
+        // AKS fills in the policy for the cilium dataplane, and runs it with overlay, pod subnet or
+        // node subnet IP assignment: no CAPZ code checks the embedded object, AKS does not reject these.
         policy_required: false,
+        cilium_needs_overlay: false,
     };
     for (name, message) in settings.problems() {
         sink.emit(NETWORK_PLUGIN, object.doc, &object.pointer(&format!("/spec/networkProfile/{name}")), message);
@@ -175,6 +180,7 @@ struct Settings<'a> {
     policy: Option<&'a str>,
     dataplane: Option<&'a str>,
     policy_required: bool,
+    cilium_needs_overlay: bool,
 }
 
 impl Settings<'_> {
@@ -198,7 +204,7 @@ impl Settings<'_> {
             ));
         }
         if self.dataplane == Some("cilium") {
-            if self.mode != Some("overlay") {
+            if self.cilium_needs_overlay && self.mode != Some("overlay") {
                 problems.push((
                     "networkDataplane",
                     "networkDataplane \"cilium\" can only be used with networkPluginMode \"overlay\"; set it"
@@ -324,6 +330,22 @@ spec:
             "{networkPlugin: azure, networkPluginMode: overlay, networkDataplane: cilium}",
         );
         assert!(findings_of(&cilium, NETWORK_PLUGIN).is_empty());
+        // AKS runs the cilium dataplane with a pod subnet or a node subnet too: only CAPZ's classic
+        // webhook insists on overlay.
+        for profile in [
+            "{networkPlugin: azure, networkDataplane: cilium}",
+            "{networkPlugin: azure, networkDataplane: cilium, networkPolicy: cilium}",
+        ] {
+            let yaml = yaml.replace("{networkPlugin: kubenet, networkPluginMode: overlay}", profile);
+            let found = findings_of(&yaml, super::super::rules::twins::AKS_NETWORK_PLUGIN);
+            assert!(found.is_empty(), "{profile}: {found:?}");
+        }
+        // The cilium policy still needs the cilium dataplane (AKS rejects it with the azure one).
+        let mixed = yaml.replace(
+            "{networkPlugin: kubenet, networkPluginMode: overlay}",
+            "{networkPlugin: azure, networkDataplane: azure, networkPolicy: cilium}",
+        );
+        assert_eq!(findings_of(&mixed, super::super::rules::twins::AKS_NETWORK_PLUGIN).len(), 1);
     }
 
     #[test]

@@ -5,10 +5,11 @@
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{AsoObject, At, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, ObjRef};
+use super::bundle::{AsoObject, At, Bundle, CAPI_GROUP, CLUSTER_NAME_LABEL, CONTAINERSERVICE_GROUP, ObjRef};
 
 pub(crate) const UNRESOLVED_REF: &str = "capi-unresolved-ref";
 pub(crate) const UNRESOLVED_OWNER: &str = "aso-unresolved-owner";
+pub(crate) const MISNAMED_OWNER: &str = "aso-misnamed-owner";
 
 /// Reference fields per CAPI kind (v1beta1 and v1beta2 shapes); `*` stands for every list item.
 const CLUSTER_REFS: &[&str] = &["/spec/controlPlaneRef", "/spec/infrastructureRef"];
@@ -84,7 +85,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
-    if sink.wants(&[UNRESOLVED_OWNER]) {
+    if sink.wants(&[UNRESOLVED_OWNER, MISNAMED_OWNER]) {
         for object in bundle.aso_objects() {
             check_owner(bundle, object, sink);
         }
@@ -132,22 +133,75 @@ fn check_owner(bundle: &Bundle<'_>, object: &AsoObject<'_>, sink: &mut Sink<'_>)
     }
     let what = expected.map(|(_, kind)| kind).unwrap_or("ASO object");
     let where_ = namespace.map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default();
+    let pointer = object.pointer("/spec/owner/name");
+    // The owner CAPZ applies with the same cluster, under another name: a typo, ASO waits forever.
+    let cluster = cluster_of(bundle, object.doc);
+    let same_set: Vec<&AsoObject<'_>> = match expected {
+        Some((group, kind)) if object.slot.is_some() => bundle
+            .aso_objects()
+            .iter()
+            .filter(|candidate| candidate.slot.is_some() && candidate.is(group, kind))
+            .filter(|candidate| match (bundle.namespace_of(candidate), namespace) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            })
+            .filter(|candidate| match (cluster_of(bundle, candidate.doc), cluster) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    if let Some(owner) = same_set.first() {
+        let holder = &bundle.docs[owner.doc];
+        sink.emit(
+            MISNAMED_OWNER,
+            object.doc,
+            &pointer,
+            format!(
+                "owner {what} {name:?}{where_} is not in the bundle, but {}/{} of the same cluster embeds {what} {:?}; \
+                 ASO waits for {name:?} forever and never creates {} {:?}. Fix owner.name",
+                holder.kind(),
+                holder.name(),
+                owner.name(),
+                object.kind(),
+                object.name()
+            ),
+        );
+        return;
+    }
     sink.emit(
         UNRESOLVED_OWNER,
         object.doc,
-        &object.pointer("/spec/owner/name"),
+        &pointer,
         format!(
-            "owner {what} {name:?}{where_} is not in the bundle; ASO cannot create {} {:?} until it exists. Add the \
-             {what} (e.g. in the AzureASOManagedCluster's spec.resources) or fix owner.name",
+            "owner {what} {name:?}{where_} is not in the bundle; ASO waits and creates {} {:?} only once it exists. \
+             Add the {what} (e.g. in the AzureASOManagedCluster's spec.resources), make sure it is applied \
+             separately, or fix owner.name",
             object.kind(),
             object.name()
         ),
     );
 }
 
+/// The name of the Cluster an AzureASOManaged* document belongs to: the Cluster (or, for a pool,
+/// the MachinePool) that references it, else its `cluster.x-k8s.io/cluster-name` label.
+fn cluster_of<'a>(bundle: &Bundle<'a>, doc: usize) -> Option<&'a str> {
+    let document = &bundle.docs[doc];
+    let label = || document.value.at("/metadata/labels").and_then(|l| l.get(CLUSTER_NAME_LABEL)?.as_str());
+    match document.kind() {
+        "AzureASOManagedControlPlane" => bundle.cluster_name_of_control_plane(doc),
+        "AzureASOManagedMachinePool" => bundle
+            .machine_pool_for_infra(doc)
+            .and_then(|pool| bundle.docs[pool].value.at("/spec/clusterName").and_then(Value::as_str))
+            .or_else(label),
+        _ => label(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{findings_of, ids};
+    use super::super::test_support::{findings_among, findings_of, ids};
     use super::*;
 
     const CLUSTER: &str = "apiVersion: cluster.x-k8s.io/v1beta1
@@ -269,16 +323,43 @@ spec:
 
     #[test]
     fn aso_owners_resolve_by_kind_and_name() {
-        assert!(findings_of(&ASO.replace("RG", "c1").replace("MC", "c1"), UNRESOLVED_OWNER).is_empty());
-        let found = findings_of(&ASO.replace("RG", "other").replace("MC", "c1"), UNRESOLVED_OWNER);
-        assert_eq!(ids(&found), [UNRESOLVED_OWNER]);
+        let rules = [UNRESOLVED_OWNER, MISNAMED_OWNER];
+        assert!(findings_among(&ASO.replace("RG", "c1").replace("MC", "c1"), &rules).is_empty());
+        // The cluster's own ResourceGroup is named otherwise: a typo, an error.
+        let found = findings_among(&ASO.replace("RG", "other").replace("MC", "c1"), &rules);
+        assert_eq!(ids(&found), [MISNAMED_OWNER]);
         assert_eq!(found[0].object, "AzureASOManagedControlPlane/c1");
         assert_eq!(found[0].path, "/spec/resources/0/spec/owner/name");
         assert!(found[0].message.contains("owner ResourceGroup \"c1\""), "{}", found[0].message);
+        assert!(
+            found[0].message.contains("AzureASOManagedCluster/c1 of the same cluster embeds ResourceGroup \"other\"")
+        );
         // The agent pool's owner must be a ManagedCluster, not the ResourceGroup of the same name.
-        let found = findings_of(&ASO.replace("RG", "rg").replace("MC", "rg"), UNRESOLVED_OWNER);
-        let paths: Vec<_> = found.iter().map(|f| (f.object.as_str(), f.path.as_str())).collect();
-        assert!(paths.contains(&("AzureASOManagedMachinePool/c1-pool0", "/spec/resources/0/spec/owner/name")));
+        let found = findings_among(&ASO.replace("RG", "rg").replace("MC", "rg"), &rules);
+        let paths: Vec<_> = found.iter().map(|f| (f.rule.as_str(), f.object.as_str(), f.path.as_str())).collect();
+        assert!(paths.contains(&(
+            MISNAMED_OWNER,
+            "AzureASOManagedMachinePool/c1-pool0",
+            "/spec/resources/0/spec/owner/name"
+        )));
+    }
+
+    #[test]
+    fn an_owner_outside_the_bundle_is_a_warning_as_aso_waits_for_it() {
+        // No ResourceGroup at all in the bundle: it may be applied separately.
+        let without_cluster = ASO.split("---\n").skip(1).collect::<Vec<_>>().join("---\n").replace("MC", "c1");
+        let found = findings_among(&without_cluster, &[UNRESOLVED_OWNER, MISNAMED_OWNER]);
+        assert_eq!(ids(&found), [UNRESOLVED_OWNER]);
+        assert_eq!(found[0].severity, crate::report::Severity::Warning);
+        assert!(found[0].message.contains("ASO waits"), "{}", found[0].message);
+        // An owner of another cluster (by its cluster-name label) is not this cluster's typo.
+        let other_cluster = ASO
+            .replace("RG", "other")
+            .replace("MC", "c1")
+            .replace("metadata: {name: c1, namespace: default}\nspec:\n  resources:\n  - apiVersion: resources", "metadata: {name: c1, namespace: default, labels: {cluster.x-k8s.io/cluster-name: c9}}\nspec:\n  resources:\n  - apiVersion: resources")
+            .replace("kind: AzureASOManagedControlPlane\nmetadata: {name: c1, namespace: default}", "kind: AzureASOManagedControlPlane\nmetadata: {name: c1, namespace: default, labels: {cluster.x-k8s.io/cluster-name: c1}}");
+        let found = findings_among(&other_cluster, &[UNRESOLVED_OWNER, MISNAMED_OWNER]);
+        assert_eq!(ids(&found), [UNRESOLVED_OWNER], "{other_cluster}");
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! ASO, at reconcile), `aso-*` Azure Service Operator, `capi-*` Cluster API, `clusterctl-*` clusterctl.
 
 use super::{
-    aso_patches, aso_resources, cluster_identity, control_plane, credentials, deprecated, mutators, names, network,
-    pool_config, pools, profiles, refs, update_path, version,
+    aso_patches, aso_resources, capi_webhooks, cluster_identity, control_plane, credentials, deprecated, mutators,
+    names, network, pool_config, pools, profiles, refs, update_path, version,
 };
 use crate::report::Severity;
 
@@ -28,6 +28,8 @@ pub enum Rejecter {
     Aks,
     /// Azure Service Operator, at reconcile.
     Aso,
+    /// Cluster API's validating webhooks (after its defaulting webhook), when the object is created.
+    CapiWebhook,
     /// Cluster API's controllers, at reconcile.
     Capi,
     /// `clusterctl move`.
@@ -52,6 +54,7 @@ impl Rejecter {
             Rejecter::CapzDefaulting => "nobody (CAPZ defaulting webhook rewrites it)",
             Rejecter::Aks => "AKS at reconcile",
             Rejecter::Aso => "ASO at reconcile",
+            Rejecter::CapiWebhook => "CAPI webhook at create",
             Rejecter::Capi => "CAPI controllers at reconcile",
             Rejecter::Clusterctl => "clusterctl move",
             Rejecter::ApiServer => "nobody (API server warning)",
@@ -129,7 +132,7 @@ pub(crate) const RENAMED: &[(&str, &[&str])] = &[
     ("capz-system-pool-required", &[pools::SYSTEM_POOL_REQUIRED]),
     ("capz-system-pool-replicas", &[pools::SYSTEM_POOL_REPLICAS]),
     ("capz-unresolved-ref", &[refs::UNRESOLVED_REF]),
-    ("capz-unresolved-owner", &[refs::UNRESOLVED_OWNER]),
+    ("capz-unresolved-owner", &[refs::UNRESOLVED_OWNER, refs::MISNAMED_OWNER]),
     ("capz-credential-secret", &[credentials::CREDENTIAL_SECRET]),
     ("capz-credential-secret-keys", &[credentials::CREDENTIAL_SECRET_KEYS]),
     ("capz-user-credentials-name", &[credentials::USER_CREDENTIALS_NAME]),
@@ -479,7 +482,7 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedClustersAgentPool name (azureName, else metadata.name): lowercase letter first, lowercase alphanumerics, at most 12 characters (Linux) or 6 (Windows).",
-        "validateMPName, validateNameLength, validateNamePattern (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+        "AKS documentation: learn.microsoft.com/azure/aks/use-system-pools, Limitations (lowercase alphanumerics starting with a letter, 1-12 characters for Linux, 1-6 for Windows node pools) and the Agent Pools REST API (name pattern ^[a-z][a-z0-9]{0,11}$); CAPZ's validateMPName, validateNameLength, validateNamePattern check the same on AzureManagedMachinePool",
     ),
     rule(
         twins::AKS_SYSTEM_POOL_LINUX,
@@ -527,8 +530,8 @@ pub(crate) static RULES: &[RuleInfo] = &[
         twins::AKS_NETWORK_PLUGIN,
         Severity::Error,
         Rejecter::Aks,
-        "ASO ManagedCluster networkProfile: overlay mode not with kubenet; cilium dataplane needs overlay mode; cilium policy needs the cilium dataplane.",
-        "validateAzureManagedControlPlaneNetworkPluginMode, validateNetworkDataplane, validateNetworkPolicy (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+        "ASO ManagedCluster networkProfile: overlay mode not with kubenet; cilium policy needs the cilium dataplane. (Unlike CAPZ's classic webhook, no overlay requirement for the cilium dataplane: AKS runs it with overlay, pod subnet or node subnet IP assignment.)",
+        "AKS documentation: learn.microsoft.com/azure/aks/azure-cni-overlay (overlay mode is a mode of networkPlugin azure) and learn.microsoft.com/azure/aks/azure-cni-powered-by-cilium (Cilium network policy runs on the Cilium dataplane; overlay, pod subnet and node subnet modes); CAPZ's validateAzureManagedControlPlaneNetworkPluginMode, validateNetworkPolicy check the same on AzureManagedControlPlane",
     ),
     rule(
         twins::AKS_LOAD_BALANCER_PROFILE,
@@ -573,6 +576,20 @@ pub(crate) static RULES: &[RuleInfo] = &[
         "AKS system pool minimum (learn.microsoft.com/azure/aks/use-system-pools); CAPZ copies MachinePool replicas into the agent pool count (setAgentPoolCount, pkg/mutators/azureasomanagedmachinepool.go; ManagedMachinePoolScope.AgentPoolSpec, azure/scope/managedmachinepool.go)",
     ),
     rule(
+        capi_webhooks::CLUSTERCLASS_WEBHOOK,
+        Severity::Error,
+        Rejecter::CapiWebhook,
+        "ClusterClass: CAPI's webhook checks (template references, patches and their selectors, variables, worker classes, naming templates, health checks), as `plan` runs them.",
+        "ClusterClass webhook ValidateCreate (internal/webhooks/clusterclass.go, patch_validation.go; CAPI v1.14)",
+    ),
+    rule(
+        capi_webhooks::CLUSTER_WEBHOOK,
+        Severity::Error,
+        Rejecter::CapiWebhook,
+        "A topology Cluster whose ClusterClass is in the bundle: CAPI's defaulting, then its checks (variable values against the class's schemas, version, worker topologies, health checks), as `plan` runs them.",
+        "Cluster webhook Default and ValidateCreate (internal/webhooks/cluster.go; CAPI v1.14)",
+    ),
+    rule(
         refs::UNRESOLVED_REF,
         Severity::Error,
         Rejecter::Capi,
@@ -581,9 +598,16 @@ pub(crate) static RULES: &[RuleInfo] = &[
     ),
     rule(
         refs::UNRESOLVED_OWNER,
+        Severity::Warning,
+        Rejecter::Aso,
+        "An ASO resource's spec.owner.name names no ASO object of the owner kind in the same namespace of the bundle: ASO waits (it does not reject) until the owner exists, which may be applied separately.",
+        "ASO owner resolution of the resources CAPZ applies (controllers/resource_reconciler.go reconcile)",
+    ),
+    rule(
+        refs::MISNAMED_OWNER,
         Severity::Error,
         Rejecter::Aso,
-        "An ASO resource's spec.owner.name must name an ASO object of the owner kind in the same namespace of the bundle.",
+        "An embedded ASO resource's spec.owner.name names no object of the bundle while the AzureASOManaged* objects of the same cluster embed an owner of that kind under another name: ASO waits forever.",
         "ASO owner resolution of the resources CAPZ applies (controllers/resource_reconciler.go reconcile)",
     ),
     rule(

@@ -12,6 +12,7 @@
 //! every AzureManagedMachinePool referenced by a MachinePool of the Cluster belongs to it. An empty
 //! `sshPublicKey` (for which CAPZ generated a random key) is an error: only the live cluster knows that key.
 
+mod adapted;
 mod agent_pool;
 mod aso_bundle;
 mod bundle;
@@ -31,6 +32,7 @@ use serde_json::Value;
 use crate::schema::Registry;
 use crate::versions::Target;
 
+pub use adapted::{Adaptation, adaptations};
 pub(crate) use aso_bundle::use_aso_api_kubeconfig_secrets;
 pub use aso_bundle::{AsoBundle, MigrateOptions, to_aso_bundle};
 pub use bundle::{ClassicCluster, complete_classic_clusters, find_classic_clusters};

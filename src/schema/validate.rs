@@ -229,8 +229,21 @@ impl<'r> Validator<'r> {
         let kind = match lookup {
             Ok(Some(kind)) => kind,
             Ok(None) => {
-                let versions = self.registry.versions_of(group, kind_name);
-                if !versions.is_empty() {
+                // An old experimental group (`exp.cluster.x-k8s.io`): the kind lives on in the group without `exp.`.
+                let moved_to = group.strip_prefix("exp.").filter(|rest| rest.ends_with("cluster.x-k8s.io"));
+                let versions = self.registry.versions_of(moved_to.unwrap_or(group), kind_name);
+                if let Some(now) = moved_to.filter(|_| !versions.is_empty()) {
+                    out.push(Issue::error(
+                        "api-version",
+                        format!("{prefix}/apiVersion"),
+                        format!(
+                            "{api_version} {kind_name} is not served: the experimental group {group} is gone, the kind \
+                             is served as {now} {}; only `clusterctl upgrade` of a management cluster that stores it \
+                             converts it",
+                            versions.join(", ")
+                        ),
+                    ));
+                } else if !versions.is_empty() {
                     let release =
                         if group.ends_with(".azure.com") { " by the bundled ASO release (v2.16.1)" } else { "" };
                     out.push(Issue::error(
@@ -294,11 +307,16 @@ impl<'r> Validator<'r> {
         // CAPZ's defaulting webhook runs next (admission order: structural defaults, mutating webhooks, then the
         // schema); the API server prunes and defaults the webhook's result again.
         // A value of the wrong JSON type makes that webhook's decode fail: the API server returns the decode error
-        // and nothing is defaulted (the schema check below reports the type error).
-        if !embedded
-            && !go_decode_fails(&object, &kind.schema)
-            && crate::lint::defaulting::apply(&gvk.group, &gvk.version, &gvk.kind, &mut object)
-        {
+        // and stops there, so the type errors are the only findings (no default is applied, and the schema's
+        // other checks, which would report what the webhook defaults, never run).
+        let has_webhook = !embedded && crate::lint::defaulting::has_webhook(&gvk.group, &gvk.version, &gvk.kind);
+        if has_webhook && go_decode_fails(&object, &kind.schema) {
+            let mut found = Vec::new();
+            walk.check(&object, &kind.schema, prefix, true, &mut found);
+            out.extend(found.into_iter().filter(|issue| issue.message.starts_with("must be of type ")));
+            return;
+        }
+        if !embedded && crate::lint::defaulting::apply(&gvk.group, &gvk.version, &gvk.kind, &mut object) {
             walk.normalize(&mut object, &kind.schema, prefix, true, &mut Vec::new());
         }
         if kind.status_subresource

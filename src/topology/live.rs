@@ -1,14 +1,14 @@
 //! Reading a topology's ClusterClass and templates, and the objects the topology controller
 //! created, from a live cluster (`plan --from-cluster`, diffs of topology Clusters).
 
-use kube::api::{Api, DynamicObject, ListParams};
-use kube::core::GroupVersionKind;
 use serde_json::Value;
 
 use super::plan::{class_ref, owned_selector};
-use crate::manifest::{Document, split_api_version};
+use crate::cluster::{Cluster, ClusterError};
+use crate::manifest::Document;
 
-/// A failed read, naming the object.
+/// A failed read, naming the object; the cause is the shared cluster error (classified, after
+/// the retries of [`Cluster`]).
 #[derive(Debug, thiserror::Error)]
 pub enum LiveError {
     #[error("cannot find the API of {api_version} {kind} on the server")]
@@ -16,7 +16,7 @@ pub enum LiveError {
         api_version: String,
         kind: String,
         #[source]
-        source: kube::Error,
+        source: ClusterError,
     },
     #[error("cannot read {kind} {namespace}/{name} (referenced by {by})")]
     Get {
@@ -25,48 +25,45 @@ pub enum LiveError {
         name: String,
         by: String,
         #[source]
-        source: kube::Error,
+        source: ClusterError,
     },
+    #[error("{kind} {namespace}/{name} (referenced by {by}) does not exist")]
+    Missing { kind: String, namespace: String, name: String, by: String },
     #[error("cannot list {kind} objects of Cluster {cluster}")]
     List {
         kind: String,
         cluster: String,
         #[source]
-        source: kube::Error,
+        source: ClusterError,
     },
 }
 
-async fn api_for(
-    client: &kube::Client,
-    api_version: &str,
-    kind: &str,
-    namespace: &str,
-) -> Result<Api<DynamicObject>, LiveError> {
-    let (group, version) = split_api_version(api_version);
-    let gvk = GroupVersionKind::gvk(group, version, kind);
-    let (resource, _caps) = kube::discovery::pinned_kind(client, &gvk).await.map_err(|source| {
-        LiveError::Discovery { api_version: api_version.to_string(), kind: kind.to_string(), source }
-    })?;
-    Ok(Api::namespaced_with(client.clone(), namespace, &resource))
+async fn resource(cluster: &Cluster, api_version: &str, kind: &str) -> Result<crate::cluster::Resource, LiveError> {
+    cluster.resource(api_version, kind).await.map_err(|source| LiveError::Discovery {
+        api_version: api_version.to_string(),
+        kind: kind.to_string(),
+        source,
+    })
 }
 
 async fn get(
-    client: &kube::Client,
+    cluster: &Cluster,
     api_version: &str,
     kind: &str,
     namespace: &str,
     name: &str,
     by: &str,
 ) -> Result<Value, LiveError> {
-    let api = api_for(client, api_version, kind, namespace).await?;
-    let object = api.get(name).await.map_err(|source| LiveError::Get {
-        kind: kind.to_string(),
-        namespace: namespace.to_string(),
-        name: name.to_string(),
-        by: by.to_string(),
-        source,
+    let resource = resource(cluster, api_version, kind).await?;
+    let fields = || (kind.to_string(), namespace.to_string(), name.to_string(), by.to_string());
+    let object = cluster.get(&resource, Some(namespace), name).await.map_err(|source| {
+        let (kind, namespace, name, by) = fields();
+        LiveError::Get { kind, namespace, name, by, source }
     })?;
-    let mut value = serde_json::to_value(&object).unwrap_or(Value::Null);
+    let Some(mut value) = object else {
+        let (kind, namespace, name, by) = fields();
+        return Err(LiveError::Missing { kind, namespace, name, by });
+    };
     if let Some(obj) = value.as_object_mut() {
         obj.insert("apiVersion".into(), Value::String(api_version.to_string()));
         obj.insert("kind".into(), Value::String(kind.to_string()));
@@ -111,7 +108,7 @@ fn template_refs(class: &Value, class_ns: &str) -> Vec<(String, String, String, 
 }
 
 /// Reads the ClusterClass a topology Cluster uses and every template it references.
-pub async fn fetch_class(client: &kube::Client, cluster: &Value) -> Result<Vec<Document>, LiveError> {
+pub async fn fetch_class(client: &Cluster, cluster: &Value) -> Result<Vec<Document>, LiveError> {
     let (class_ns, class_name) = class_ref(cluster);
     let capi = cluster.get("apiVersion").and_then(Value::as_str).unwrap_or("cluster.x-k8s.io/v1beta1");
     let cluster_name = cluster.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
@@ -131,7 +128,7 @@ pub async fn fetch_class(client: &kube::Client, cluster: &Value) -> Result<Vec<D
 /// Reads the live Cluster (if it exists) and the objects the controller created for it: the
 /// Cluster's refs and everything labelled with its name and `topology.cluster.x-k8s.io/owned`
 /// among the kinds of `planned`.
-pub async fn fetch_owned(client: &kube::Client, planned: &[Value]) -> Result<Vec<Value>, LiveError> {
+pub async fn fetch_owned(client: &Cluster, planned: &[Value]) -> Result<Vec<Value>, LiveError> {
     let mut out = Vec::new();
     let Some(cluster) = planned.iter().find(|o| o["kind"] == "Cluster") else { return Ok(out) };
     let name = cluster.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
@@ -147,24 +144,17 @@ pub async fn fetch_owned(client: &kube::Client, planned: &[Value]) -> Result<Vec
         }
     }
     for (api_version, kind) in kinds {
-        let api = api_for(client, &api_version, &kind, namespace).await?;
+        let resource = resource(client, &api_version, &kind).await?;
+        let failed = |source| LiveError::List { kind: kind.clone(), cluster: format!("{namespace}/{name}"), source };
         if kind == "Cluster" {
-            match api.get_opt(name).await {
-                Ok(Some(object)) => {
-                    out.push(with_type(serde_json::to_value(&object).unwrap_or(Value::Null), &api_version, &kind))
-                }
-                Ok(None) => {}
-                Err(source) => return Err(LiveError::List { kind, cluster: format!("{namespace}/{name}"), source }),
+            if let Some(object) = client.get(&resource, Some(namespace), name).await.map_err(failed)? {
+                out.push(with_type(object, &api_version, &kind));
             }
             continue;
         }
-        let list = api
-            .list(&ListParams::default().labels(&owned_selector(name)))
-            .await
-            .map_err(|source| LiveError::List { kind: kind.clone(), cluster: format!("{namespace}/{name}"), source })?;
-        for object in list.items {
-            out.push(with_type(serde_json::to_value(&object).unwrap_or(Value::Null), &api_version, &kind));
-        }
+        let selector = owned_selector(name);
+        let items = client.list_selected(&resource, Some(namespace), Some(&selector)).await.map_err(failed)?;
+        out.extend(items.into_iter().map(|object| with_type(object, &api_version, &kind)));
     }
     Ok(out)
 }
@@ -204,7 +194,7 @@ pub struct LivePlan {
 /// already created (found by the Cluster's refs and the cluster-name and topology labels) are
 /// reused, so each planned object lines up with its live counterpart.
 pub async fn plan_against_live(
-    client: &kube::Client,
+    client: &Cluster,
     cluster: &Document,
     documents: &[Document],
 ) -> Result<LivePlan, LivePlanError> {

@@ -1,5 +1,6 @@
 //! The ClusterClass topology engine: variables, patches and the objects a topology Cluster produces.
 
+pub mod admission;
 pub mod gotemplate;
 pub mod live;
 pub mod patches;

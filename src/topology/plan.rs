@@ -146,40 +146,7 @@ fn field_pointer(error: &VariableError) -> String {
 /// `doc`: `[key]` is the list item with that `name` (or `class`); a field that is not written
 /// (a default, a missing reference) points at the nearest one that is.
 fn locate(doc: &Document, path: &str) -> String {
-    let mut pointers = Vec::new();
-    let mut pointer = String::new();
-    let mut current = Some(&doc.value);
-    for segment in path.split('.') {
-        let (field, key) = match segment.split_once('[') {
-            Some((f, k)) => (f, Some(k.trim_end_matches(']'))),
-            None => (segment, None),
-        };
-        pointer.push('/');
-        pointer.push_str(&field.replace('~', "~0").replace('/', "~1"));
-        current = current.and_then(|c| c.get(field));
-        pointers.push(pointer.clone());
-        if let Some(key) = key {
-            let index = key.parse::<usize>().ok().or_else(|| {
-                current.and_then(Value::as_array).and_then(|items| {
-                    items.iter().position(|x| s(x, "/name") == Some(key) || s(x, "/class") == Some(key))
-                })
-            });
-            match index {
-                Some(i) => {
-                    pointer.push_str(&format!("/{i}"));
-                    current = current.and_then(|c| c.get(i));
-                }
-                // A map key (labels[key], properties[key]).
-                None => {
-                    pointer.push_str(&format!("/{}", key.replace('~', "~0").replace('/', "~1")));
-                    current = current.and_then(|c| c.get(key));
-                }
-            }
-            pointers.push(pointer.clone());
-        }
-    }
-    let found = pointers.iter().rev().find(|p| doc.value.pointer(p).is_some());
-    doc.location_of(found.map(String::as_str).unwrap_or(""))
+    doc.location_of(&super::admission::pointer_of(&doc.value, path))
 }
 
 fn s<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
@@ -247,6 +214,21 @@ impl Ctx<'_> {
         let mut value = doc.value.clone();
         // CAPI reads the template at the ref's apiVersion.
         if !r.api_version.is_empty() {
+            // A v1beta2 template read at v1beta1 always has `spec.template.spec`: the v1beta1 Go types
+            // write those structs even when empty, where v1beta2 leaves them out (`omitzero`).
+            if doc.version() == "v1beta2"
+                && split_api_version(&r.api_version).1 == "v1beta1"
+                && value.pointer("/spec/template/spec").is_none()
+                && let Some(object) = value.as_object_mut()
+            {
+                let spec = object.entry("spec").or_insert_with(|| json!({}));
+                if let Some(spec) = spec.as_object_mut() {
+                    let template = spec.entry("template").or_insert_with(|| json!({}));
+                    if let Some(template) = template.as_object_mut() {
+                        template.entry("spec").or_insert_with(|| json!({}));
+                    }
+                }
+            }
             value["apiVersion"] = Value::String(r.api_version.clone());
         }
         Ok(value)
