@@ -1,0 +1,230 @@
+//! Value provenance: which values file line a rendered field got its value from.
+//!
+//! The chart is rendered once more with every string and number of its values files replaced by a unique
+//! marker (`zzcapz17zz`); the marker found at a finding's field names the values key, whose line the values
+//! file's own line index gives. Booleans are kept (they choose what is rendered); when the markers change
+//! what is rendered anyway, numbers are kept too, and if that still differs there is no trace.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::HelmProblem;
+use super::render::{HelmRender, helm_template, inline_values_files, source_name, split_output};
+use crate::manifest::{Document, parse_value};
+use crate::report::Finding;
+
+/// Where a value of the rendered objects was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueOrigin {
+    /// The values file.
+    pub file: PathBuf,
+    /// 1-based line of the key in it.
+    pub line: usize,
+    /// The key, dotted (`controlPlane.networkPluginMode`, `pools[0].name`).
+    pub key: String,
+}
+
+/// A render of the chart with markers for values, aligned document by document with the real render.
+#[derive(Debug, Clone)]
+pub struct ValueTrace {
+    /// Documents of the real render (source, `Kind/name`), in order.
+    real: Vec<(String, String)>,
+    /// The same documents rendered with markers.
+    marked: Vec<Document>,
+    origins: HashMap<u64, ValueOrigin>,
+}
+
+fn marker(id: u64) -> String {
+    format!("zzcapz{id}zz")
+}
+
+fn marker_pattern() -> Regex {
+    Regex::new(r"zzcapz(\d+)zz").expect("valid regex")
+}
+
+impl HelmRender {
+    /// Renders the chart again with markers in place of the values (see the module doc). Only worth it for
+    /// renders with findings.
+    pub fn trace_values(&self, timeout: Duration) -> Result<ValueTrace, HelmProblem> {
+        let chart = self.request.chart_dir.clone();
+        let real: Vec<(String, String)> = self
+            .read()
+            .documents
+            .iter()
+            .map(|document| (document.origin.source.to_string(), document.display_name()))
+            .collect();
+        let mut last_problem = None;
+        for mark_numbers in [true, false] {
+            let mut origins = HashMap::new();
+            let mut files = Vec::new();
+            for file in &self.request.values_files {
+                let marked =
+                    marked_values_file(file, mark_numbers, &mut origins).map_err(|reason| HelmProblem::Tool {
+                        chart: chart.clone(),
+                        message: format!("values file {} cannot be traced: {reason}", file.display()),
+                    })?;
+                files.push(marked);
+            }
+            files.extend(inline_values_files(&self.request)?);
+            let paths: Vec<PathBuf> = files.iter().map(|file| file.path().to_path_buf()).collect();
+            match helm_template(&self.request, &paths, &["--skip-schema-validation"], timeout) {
+                Ok(text) => {
+                    let marked_render =
+                        HelmRender { documents: split_output(&text, &chart), text, request: self.request.clone() };
+                    let marked = marked_render.read().documents;
+                    let aligned = marked.len() == real.len()
+                        && marked
+                            .iter()
+                            .zip(&real)
+                            .all(|(document, (source, _))| document.origin.source.as_ref() == source.as_str());
+                    if aligned {
+                        return Ok(ValueTrace { real, marked, origins });
+                    }
+                    last_problem = Some(HelmProblem::Tool {
+                        chart: chart.clone(),
+                        message: "values cannot be traced: the chart renders other objects when they change".into(),
+                    });
+                }
+                Err(problem) => last_problem = Some(problem),
+            }
+        }
+        Err(last_problem.expect("two attempts made"))
+    }
+}
+
+impl ValueTrace {
+    /// The values file line that the field at `pointer` of object `object` (`Kind/name`) of template `source`
+    /// got its value from, when it is one value of a values file (alone or within a longer string).
+    pub fn locate(&self, source: &str, object: &str, pointer: &str) -> Option<&ValueOrigin> {
+        let index = self.real.iter().position(|(real_source, name)| real_source == source && name == object)?;
+        let text = self.marked.get(index)?.value.pointer(pointer)?.as_str()?;
+        let ids: Vec<u64> =
+            marker_pattern().captures_iter(text).filter_map(|captures| captures[1].parse().ok()).collect();
+        match ids.as_slice() {
+            [id] => self.origins.get(id),
+            _ => None,
+        }
+    }
+
+    /// How many values were marked (for tests).
+    pub fn marked_values(&self) -> usize {
+        self.origins.len()
+    }
+}
+
+/// Writes a copy of the values file `file` with its values replaced by markers, recording their origins.
+fn marked_values_file(
+    file: &std::path::Path,
+    mark_numbers: bool,
+    origins: &mut HashMap<u64, ValueOrigin>,
+) -> Result<tempfile::NamedTempFile, String> {
+    let text = std::fs::read_to_string(file).map_err(|err| err.to_string())?;
+    let (mut value, lines) = parse_value(&text, &file.display().to_string()).map_err(|err| err.to_string())?;
+    let mut mark = |pointer: &str, key: &str| {
+        let id = 1 + origins.len() as u64;
+        let line = lines.line_of(pointer).unwrap_or(1);
+        origins.insert(id, ValueOrigin { file: file.to_path_buf(), line, key: key.to_string() });
+        marker(id)
+    };
+    replace_leaves(&mut value, &mut String::new(), &mut String::new(), mark_numbers, &mut mark);
+    let mut out = tempfile::Builder::new()
+        .prefix("kubectl-capz-values-")
+        .suffix(".yaml")
+        .tempfile()
+        .map_err(|err| err.to_string())?;
+    let json = serde_json::to_string(&value).map_err(|err| err.to_string())?;
+    out.write_all(json.as_bytes()).map_err(|err| err.to_string())?;
+    out.flush().map_err(|err| err.to_string())?;
+    Ok(out)
+}
+
+fn replace_leaves(
+    value: &mut Value,
+    pointer: &mut String,
+    key: &mut String,
+    mark_numbers: bool,
+    mark: &mut impl FnMut(&str, &str) -> String,
+) {
+    match value {
+        Value::Object(map) => {
+            for (name, child) in map.iter_mut() {
+                let (pointer_len, key_len) = (pointer.len(), key.len());
+                pointer.push('/');
+                pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
+                if !key.is_empty() {
+                    key.push('.');
+                }
+                key.push_str(name);
+                replace_leaves(child, pointer, key, mark_numbers, mark);
+                pointer.truncate(pointer_len);
+                key.truncate(key_len);
+            }
+        }
+        Value::Array(items) => {
+            for (index, child) in items.iter_mut().enumerate() {
+                let (pointer_len, key_len) = (pointer.len(), key.len());
+                pointer.push_str(&format!("/{index}"));
+                key.push_str(&format!("[{index}]"));
+                replace_leaves(child, pointer, key, mark_numbers, mark);
+                pointer.truncate(pointer_len);
+                key.truncate(key_len);
+            }
+        }
+        Value::String(text) if !text.is_empty() => *value = Value::String(mark(pointer, key)),
+        Value::Number(_) if mark_numbers => *value = Value::String(mark(pointer, key)),
+        _ => {}
+    }
+}
+
+/// Moves findings on rendered fields whose value came from a values file to that file's line. Each render with
+/// findings is traced once ([`HelmRender::trace_values`]); a render that cannot be traced keeps its findings
+/// at the template.
+pub fn attribute_values(renders: &[HelmRender], findings: &mut [Finding], timeout: Duration) {
+    for render in renders {
+        let sources: Vec<String> = render.documents.iter().map(|document| source_name(&document.template)).collect();
+        let mine: Vec<usize> = findings
+            .iter()
+            .enumerate()
+            .filter(|(_, finding)| !finding.path.is_empty() && sources.contains(&finding.source))
+            .map(|(index, _)| index)
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let Ok(trace) = render.trace_values(timeout) else { continue };
+        for index in mine {
+            let finding = &mut findings[index];
+            if let Some(origin) = trace.locate(&finding.source, &finding.object, &finding.path) {
+                finding.source = origin.file.display().to_string();
+                finding.line = origin.line;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leaves_become_markers_with_their_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("values.yaml");
+        std::fs::write(&file, "cluster:\n  name: one\n  enabled: true\n  pools:\n    - size: 3\n      sku: B2s\n")
+            .unwrap();
+        let mut origins = HashMap::new();
+        let marked = marked_values_file(&file, true, &mut origins).unwrap();
+        let written: Value = serde_json::from_str(&std::fs::read_to_string(marked.path()).unwrap()).unwrap();
+        assert_eq!(
+            written,
+            serde_json::json!({"cluster": {"name": "zzcapz1zz", "enabled": true, "pools": [{"size": "zzcapz2zz", "sku": "zzcapz3zz"}]}})
+        );
+        assert_eq!(origins[&1], ValueOrigin { file: file.clone(), line: 2, key: "cluster.name".into() });
+        assert_eq!(origins[&3], ValueOrigin { file, line: 6, key: "cluster.pools[0].sku".into() });
+    }
+}
