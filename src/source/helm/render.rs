@@ -90,6 +90,22 @@ impl HelmRender {
         outcome
     }
 
+    /// The command a user would run for the same output (inline values shown as `<values of ...>`).
+    pub fn command(&self) -> String {
+        let request = &self.request;
+        let mut words = vec![
+            "helm template".to_string(),
+            request.release.clone(),
+            chart_arg(&request.chart_dir).to_string_lossy().into_owned(),
+            format!("--namespace {}", request.namespace),
+        ];
+        words.extend(request.values_files.iter().map(|file| format!("--values {}", file.display())));
+        words.extend(request.inline_values.iter().map(|(origin, _)| format!("--values <values of {origin}>")));
+        words.extend(request.set.iter().map(|assignment| format!("--set {assignment}")));
+        words.extend(request.set_string.iter().map(|assignment| format!("--set-string {assignment}")));
+        words.join(" ")
+    }
+
     /// Where line `line` of helm's output (as `helm template ... | kubectl capz validate -` reports it)
     /// is: the template and the line within its rendered document, as [`HelmRender::read`] numbers them.
     pub fn locate_output_line(&self, line: usize) -> Option<(String, usize)> {
@@ -238,14 +254,25 @@ mod tests {
 
     #[test]
     fn output_lines_map_to_the_template_document() {
-        let render = HelmRender {
-            request: RenderRequest::default(),
-            text: OUTPUT.into(),
-            documents: split_output(OUTPUT, Path::new("charts/aks")),
+        let request = RenderRequest {
+            chart_dir: PathBuf::from("charts/aks"),
+            release: "aks".into(),
+            namespace: "default".into(),
+            values_files: vec![PathBuf::from("charts/aks/values.yaml")],
+            inline_values: vec![("Application/a helm.values".into(), serde_json::json!({}))],
+            set_string: vec!["a=b".into()],
+            ..RenderRequest::default()
         };
+        let render =
+            HelmRender { request, text: OUTPUT.into(), documents: split_output(OUTPUT, Path::new("charts/aks")) };
         assert_eq!(render.locate_output_line(4), Some(("charts/aks/templates/cluster.yaml".into(), 2)));
         assert_eq!(render.locate_output_line(7), Some(("charts/aks/charts/sub/templates/b.yaml".into(), 1)));
         assert_eq!(render.locate_output_line(1), None);
+        assert_eq!(
+            render.command(),
+            "helm template aks ./charts/aks --namespace default --values charts/aks/values.yaml \
+             --values <values of Application/a helm.values> --set-string a=b"
+        );
         let read = render.read();
         assert_eq!(read.documents.len(), 2);
         assert_eq!(read.documents[1].origin.source.as_ref(), "charts/aks/charts/sub/templates/b.yaml");
