@@ -287,6 +287,12 @@ pub struct ValidateArgs {
     /// Turn on a rule that is off by default; repeatable.
     #[arg(long, value_name = "RULE")]
     pub enable: Vec<String>,
+    /// Read directories file by file as they are: no kustomize builds, Helm renders or Flux substitution.
+    #[arg(long)]
+    pub no_build: bool,
+    /// Never read paths of a directory that match this glob (`docs`, `*.tpl`, `clusters/*/secrets`); repeatable.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -339,6 +345,12 @@ pub struct DiffArgs {
     /// Show Secret data instead of masking it.
     #[arg(long)]
     pub show_secrets: bool,
+    /// Read -f directories file by file as they are: no kustomize builds, Helm renders or Flux substitution.
+    #[arg(long)]
+    pub no_build: bool,
+    /// Never read paths of a -f directory that match this glob; repeatable.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = DiffOutput::Diff)]
     pub output: DiffOutput,
