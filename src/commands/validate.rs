@@ -136,6 +136,7 @@ impl Report {
     /// list of files.
     fn apply_repositories(&mut self, repositories: &[Repository], variables: &VariableFields) {
         for repository in repositories {
+            repository.trace_values(&mut self.findings);
             repository.remap(&mut self.findings);
             for resource in &mut self.resources {
                 repository.remap(&mut resource.errors);

@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::argo::{self, ArgoBuild, ArgoSource};
 use super::flux::{self, FluxKustomization};
+use super::helm;
 use super::kustomization::{self, KUSTOMIZATION_FILES, Kustomization, PatchSource};
 use super::kustomize::{self, BuildRequest};
 use super::origin::{self, Patches, SourceFiles};
@@ -34,6 +36,8 @@ pub(super) struct Loader<'a> {
     /// Manifest files (repository-relative), for Flux variables and generated kustomizations.
     manifests: Vec<String>,
     flux: Vec<FluxKustomization>,
+    /// Sources of Argo CD Applications (and ApplicationSets) of the tree.
+    argo: Vec<ArgoSource>,
     repository: Repository,
     /// Refusals already reported (file, line).
     reported: HashSet<(String, usize)>,
@@ -54,7 +58,8 @@ impl<'a> Loader<'a> {
             kustomizations: BTreeMap::new(),
             manifests: Vec::new(),
             flux: Vec::new(),
-            repository: Repository::default(),
+            argo: Vec::new(),
+            repository: Repository { timeout: options.timeout, ..Repository::default() },
             reported: HashSet::new(),
         };
         for excluded in &tree.excluded {
@@ -67,7 +72,9 @@ impl<'a> Loader<'a> {
             loader.repository.notes.push(note(Severity::Warning, SOURCE_RULE, shown, 1, message));
         }
         loader.classify(&tree);
+        loader.build_charts();
         loader.build_kustomize_roots();
+        loader.build_argo();
         loader.build_flux();
         loader.finish();
         Ok(loader.repository)
@@ -129,9 +136,19 @@ impl<'a> Loader<'a> {
             let name = relative.rsplit('/').next().unwrap_or(relative);
             if let Some(chart) = self.chart_of(relative) {
                 if classify::is_candidate(relative) {
-                    let chart = if chart.is_empty() { ".".to_string() } else { chart.to_string() };
-                    let reason = format!("part of the Helm chart {chart} (rendered with helm template)");
-                    self.classes.insert(relative.clone(), (FileClass::Built, reason));
+                    let chart = shown_dir(chart);
+                    let inner = relative.strip_prefix(&format!("{chart}/")).unwrap_or(relative);
+                    let class = if let Some(reason) = classify::by_path(relative) {
+                        (FileClass::NotManifest, format!("{reason} of the Helm chart {chart}"))
+                    } else if inner.starts_with("templates/") || inner.starts_with("charts/") || inner.starts_with("crds/") {
+                        (FileClass::Built, format!("part of the Helm chart {chart} (rendered with helm template)"))
+                    } else if inner.ends_with(".yaml") || inner.ends_with(".yml") {
+                        // Read by helm template; findings on the values it gives are shown at its lines.
+                        (FileClass::Built, format!("values of the Helm chart {chart} (read by helm template)"))
+                    } else {
+                        (FileClass::NotManifest, format!("file of the Helm chart {chart}"))
+                    };
+                    self.classes.insert(relative.clone(), class);
                 }
                 continue;
             }
@@ -170,9 +187,13 @@ impl<'a> Loader<'a> {
                 self.classes.insert(relative.clone(), class);
                 continue;
             }
-            if text.contains(flux::FLUX_KUSTOMIZE_GROUP) {
+            if text.contains(flux::FLUX_KUSTOMIZE_GROUP) || text.contains(argo::ARGO_GROUP) {
                 let read = manifest::parse_documents_tolerant(&text, &shown);
                 self.flux.extend(read.documents.iter().filter_map(flux::flux_kustomization));
+                let root = self.files.root().to_path_buf();
+                for document in &read.documents {
+                    self.argo.extend(argo::argo_sources(document, &root));
+                }
             }
             self.manifests.push(relative.clone());
             let class = match included_files.get(relative) {
@@ -225,8 +246,92 @@ impl<'a> Loader<'a> {
         !refusals.is_empty()
     }
 
+    /// Directories Flux Kustomizations and Argo CD Applications build: not kustomize roots of their own.
     fn flux_target_dirs(&self) -> HashSet<String> {
-        self.flux.iter().filter_map(|ks| ks.path.clone()).collect()
+        let argo = self.argo.iter().filter_map(|source| match &source.build {
+            ArgoBuild::Kustomize { relative, .. } => Some(relative.clone()),
+            _ => None,
+        });
+        self.flux.iter().filter_map(|ks| ks.path.clone()).chain(argo).collect()
+    }
+
+    /// Every chart of the tree, with its values.yaml and once more per ci/*-values.yaml (as chart-testing does).
+    fn build_charts(&mut self) {
+        for chart in self.charts.clone() {
+            let dir = self.files.root().join(&chart);
+            match helm::render_chart(&dir, self.files.root(), self.options.timeout) {
+                Ok(renders) => {
+                    for render in renders {
+                        self.push_render(render);
+                    }
+                }
+                Err(problem) => self.helm_problem(&problem, None),
+            }
+        }
+    }
+
+    fn push_render(&mut self, render: helm::HelmRender) {
+        let documents = render.read().documents;
+        let patched = vec![Vec::new(); documents.len()];
+        let label = format!("helm template {}", render.request.label);
+        self.repository.built.push(BuiltSource { label, documents, patched });
+        self.repository.helm_renders.push(render);
+    }
+
+    /// One warning per chart that was not rendered (at its Chart.yaml, or at the object that asked for it).
+    fn helm_problem(&mut self, problem: &helm::HelmProblem, at: Option<(&str, usize)>) {
+        let (source, line) = match at {
+            Some((file, line)) => (file.to_string(), line),
+            None => (problem.file().display().to_string(), 1),
+        };
+        if self.reported.insert((source.clone(), line)) {
+            self.repository.notes.push(note(Severity::Warning, SOURCE_RULE, source, line, problem.to_string()));
+        }
+    }
+
+    /// The sources of Argo CD Applications: directories of manifests, kustomizations, charts with the
+    /// application's values.
+    fn build_argo(&mut self) {
+        let sources = std::mem::take(&mut self.argo);
+        for source in &sources {
+            match &source.build {
+                ArgoBuild::Directory { relative, path, recurse, include, exclude } => {
+                    let reason = format!("read by Argo CD {} ({}:{})", source.owner, source.file, source.line);
+                    let mut documents = Vec::new();
+                    for file in argo::directory_manifests(path, *recurse, include, exclude) {
+                        let Ok(inner) = file.strip_prefix(path) else { continue };
+                        let file_relative = join(relative, &inner.display().to_string());
+                        if !self.manifests.contains(&file_relative) {
+                            continue;
+                        }
+                        self.classes.insert(file_relative.clone(), (FileClass::Built, reason.clone()));
+                        documents.extend(self.files.documents(&file_relative).iter().cloned());
+                    }
+                    let patched = vec![Vec::new(); documents.len()];
+                    let label = format!("Argo CD {} (directory ./{relative})", source.owner);
+                    self.repository.built.push(BuiltSource { label, documents, patched });
+                }
+                ArgoBuild::Kustomize { relative, .. } => {
+                    if let Some(mut built) = self.build_dirs(std::slice::from_ref(relative), &Map::new(), false, relative)
+                    {
+                        built.label = format!("Argo CD {} (kustomize ./{relative})", source.owner);
+                        self.repository.built.push(built);
+                    }
+                }
+                ArgoBuild::Helm { request, .. } => {
+                    match helm::render_for(request.clone(), self.files.root(), self.options.timeout) {
+                        Ok(render) => self.push_render(render),
+                        Err(problem) => self.helm_problem(&problem, Some((&source.file, source.line))),
+                    }
+                }
+                ArgoBuild::NotBuilt { reason } => {
+                    let message = format!("{}: {reason}", source.owner);
+                    let shown = source.file.clone();
+                    self.repository.notes.push(note(Severity::Info, SOURCE_RULE, shown, source.line, message));
+                }
+            }
+        }
+        self.argo = sources;
     }
 
     fn build_kustomize_roots(&mut self) {

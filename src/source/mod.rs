@@ -80,12 +80,24 @@ pub struct Repository {
     pub notes: Vec<Finding>,
     /// Fields set by patches, by (source, `Kind/name`): findings there are shown at the patch.
     pub patched: HashMap<(String, String), Vec<PatchedField>>,
+    /// The Helm renders of the built sources, to trace findings to values files.
+    pub helm_renders: Vec<helm::HelmRender>,
+    /// The limit of each tool run (value tracing renders charts again).
+    pub timeout: Duration,
 }
 
 impl Repository {
     /// How many files are not manifests.
     pub fn not_manifests(&self) -> usize {
         self.files.iter().filter(|f| f.class == FileClass::NotManifest).count()
+    }
+
+    /// Moves findings about rendered fields whose value came from a Helm values file to that file:line (renders the
+    /// charts with findings once more, with markers: call it once, on the report's findings).
+    pub fn trace_values(&self, findings: &mut [Finding]) {
+        if !self.helm_renders.is_empty() {
+            helm::attribute_values(&self.helm_renders, findings, self.timeout);
+        }
     }
 
     /// Moves findings about fields a patch set to the patch's file:line.

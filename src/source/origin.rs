@@ -24,6 +24,11 @@ impl SourceFiles {
         SourceFiles { display_root: display_root.to_path_buf(), cache: HashMap::new() }
     }
 
+    /// The root as the user gave it.
+    pub fn root(&self) -> &Path {
+        &self.display_root
+    }
+
     /// How `relative` is shown in findings.
     pub fn display(&self, relative: &str) -> String {
         if relative.is_empty() {
