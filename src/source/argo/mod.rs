@@ -17,7 +17,7 @@ pub use appset::expand_application_set;
 pub use directory::{directory_manifests, glob_match};
 
 use crate::manifest::Document;
-use crate::source::helm::{RenderRequest, is_chart_dir};
+use crate::source::helm::{InlineValues, RenderRequest, is_chart_dir};
 
 /// API group of Argo CD's Application and ApplicationSet.
 pub const ARGO_GROUP: &str = "argoproj.io";
@@ -66,7 +66,7 @@ pub fn argo_sources(document: &Document, repo_root: &Path) -> Vec<ArgoSource> {
     let line = document.origin.line;
     if is_application(document) {
         let owner = format!("Application/{}", document.name());
-        return application_sources(&document.value, &owner, repo_root, &file, line);
+        return application_sources(&document.value, Some(document), &owner, repo_root, &file, line);
     }
     if !is_application_set(document) {
         return Vec::new();
@@ -78,7 +78,7 @@ pub fn argo_sources(document: &Document, repo_root: &Path) -> Vec<ArgoSource> {
             .flat_map(|application| {
                 let name = application.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
                 let owner = format!("ApplicationSet/{set_name} ({name})");
-                application_sources(application, &owner, repo_root, &file, line)
+                application_sources(application, None, &owner, repo_root, &file, line)
             })
             .collect(),
         Err(reason) => vec![ArgoSource {
@@ -91,29 +91,48 @@ pub fn argo_sources(document: &Document, repo_root: &Path) -> Vec<ArgoSource> {
     }
 }
 
-/// The sources of one Application object.
-fn application_sources(application: &Value, owner: &str, repo_root: &Path, file: &str, line: usize) -> Vec<ArgoSource> {
+/// The sources of one Application object (`document`, when it is written in a file rather than generated).
+fn application_sources(
+    application: &Value,
+    document: Option<&Document>,
+    owner: &str,
+    repo_root: &Path,
+    file: &str,
+    line: usize,
+) -> Vec<ArgoSource> {
     let spec = application.get("spec").cloned().unwrap_or(Value::Null);
     let name = application.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
     let destination_namespace =
         spec.pointer("/destination/namespace").and_then(Value::as_str).filter(|ns| !ns.is_empty()).map(str::to_string);
-    let sources: Vec<Value> = match (spec.get("sources").and_then(Value::as_array), spec.get("source")) {
-        (Some(list), _) if !list.is_empty() => list.clone(),
-        (_, Some(single)) => vec![single.clone()],
-        _ => Vec::new(),
+    let (sources, pointers): (Vec<Value>, Vec<String>) =
+        match (spec.get("sources").and_then(Value::as_array), spec.get("source")) {
+            (Some(list), _) if !list.is_empty() => {
+                (list.clone(), (0..list.len()).map(|index| format!("/spec/sources/{index}")).collect())
+            }
+            (_, Some(single)) => (vec![single.clone()], vec!["/spec/source".to_string()]),
+            _ => (Vec::new(), Vec::new()),
+        };
+    let context = SourceContext {
+        all_sources: &sources,
+        app_name: name,
+        namespace: destination_namespace.as_deref(),
+        owner,
+        repo_root,
+        document,
     };
     sources
         .iter()
+        .zip(&pointers)
         // A source with `ref` and no path only lends its files to `$ref/...` value files.
-        .filter(|source| {
+        .filter(|(source, _)| {
             !(source.get("ref").is_some() && source.get("path").is_none() && source.get("chart").is_none())
         })
-        .map(|source| ArgoSource {
+        .map(|(source, pointer)| ArgoSource {
             owner: owner.to_string(),
             file: file.to_string(),
             line,
             destination_namespace: destination_namespace.clone(),
-            build: source_build(source, &sources, name, destination_namespace.as_deref(), owner, repo_root),
+            build: source_build(source, pointer, &context),
         })
         .collect()
 }
@@ -122,15 +141,20 @@ fn str_of<'a>(value: &'a Value, pointer: &str) -> &'a str {
     value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
-/// What one source builds.
-fn source_build(
-    source: &Value,
-    all_sources: &[Value],
-    app_name: &str,
-    namespace: Option<&str>,
-    owner: &str,
-    repo_root: &Path,
-) -> ArgoBuild {
+/// What the sources of one Application share.
+struct SourceContext<'a> {
+    all_sources: &'a [Value],
+    app_name: &'a str,
+    namespace: Option<&'a str>,
+    owner: &'a str,
+    repo_root: &'a Path,
+    /// The Application's document, when it is written in a file (for the lines of inline values).
+    document: Option<&'a Document>,
+}
+
+/// What one source (at `pointer` in the Application) builds.
+fn source_build(source: &Value, pointer: &str, context: &SourceContext<'_>) -> ArgoBuild {
+    let repo_root = context.repo_root;
     let repo_url = str_of(source, "/repoURL");
     if let Some(chart) = source.get("chart").and_then(Value::as_str) {
         return ArgoBuild::NotBuilt {
@@ -157,7 +181,7 @@ fn source_build(
     let explicit_kustomize = source.get("kustomize").is_some();
     let explicit_directory = source.get("directory").is_some();
     if explicit_helm || (!explicit_kustomize && !explicit_directory && !has_kustomization && is_chart_dir(&path)) {
-        return match helm_request(source, all_sources, &path, app_name, namespace, owner, repo_root) {
+        return match helm_request(source, pointer, &path, context) {
             Ok(request) => ArgoBuild::Helm { relative, request },
             Err(reason) => ArgoBuild::NotBuilt { reason },
         };
@@ -179,13 +203,11 @@ fn source_build(
 /// `valuesObject`, then `parameters` as `--set` / `--set-string`.
 fn helm_request(
     source: &Value,
-    all_sources: &[Value],
+    pointer: &str,
     chart_dir: &Path,
-    app_name: &str,
-    namespace: Option<&str>,
-    owner: &str,
-    repo_root: &Path,
+    context: &SourceContext<'_>,
 ) -> Result<RenderRequest, String> {
+    let SourceContext { all_sources, app_name, namespace, owner, repo_root, document } = *context;
     if !is_chart_dir(chart_dir) {
         return Err(format!("helm source `{}` has no Chart.yaml", chart_dir.display()));
     }
@@ -213,15 +235,28 @@ fn helm_request(
     }
     let mut inline_values = Vec::new();
     if let Some(text) = helm.get("values").and_then(Value::as_str).filter(|text| !text.trim().is_empty()) {
-        match crate::manifest::parse_plain_value(text, &format!("{owner} helm.values")) {
-            Ok(Value::Null) => {}
-            Ok(value @ Value::Object(_)) => inline_values.push((format!("{owner} helm.values"), value)),
+        let label = format!("{owner} helm.values");
+        let inline = match document {
+            Some(document) => InlineValues::in_text(label.clone(), text, document, &format!("{pointer}/helm/values")),
+            None => crate::manifest::parse_plain_value(text, &label)
+                .map(|value| InlineValues { label: label.clone(), value, written_at: None })
+                .map_err(|err| err.to_string()),
+        };
+        match inline {
+            Ok(inline) if inline.value.is_null() => {}
+            Ok(inline) if inline.value.is_object() => inline_values.push(inline),
             Ok(_) => return Err("helm.values is not a map of values".to_string()),
             Err(err) => return Err(format!("helm.values is not YAML: {err}")),
         }
     }
     if let Some(object) = helm.get("valuesObject").filter(|value| value.is_object()) {
-        inline_values.push((format!("{owner} helm.valuesObject"), object.clone()));
+        let label = format!("{owner} helm.valuesObject");
+        inline_values.push(match document {
+            Some(document) => {
+                InlineValues::in_document(label, object.clone(), document, &format!("{pointer}/helm/valuesObject"))
+            }
+            None => InlineValues { label, value: object.clone(), written_at: None },
+        });
     }
     let (mut set, mut set_string) = (Vec::new(), Vec::new());
     for parameter in helm.get("parameters").and_then(Value::as_array).into_iter().flatten() {

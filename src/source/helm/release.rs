@@ -5,7 +5,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::chart::is_chart_dir;
-use super::render::RenderRequest;
+use super::render::{InlineValues, RenderRequest};
 use crate::manifest::Document;
 
 /// API group of Flux's HelmRelease.
@@ -83,13 +83,14 @@ pub fn helm_release_request(
         }
         match crate::manifest::parse_plain_value(&text, &label) {
             Ok(Value::Null) => {}
-            Ok(value @ Value::Object(_)) => inline_values.push((label, value)),
+            Ok(value @ Value::Object(_)) => inline_values.push(InlineValues { label, value, written_at: None }),
             Ok(_) => return Err(format!("its valuesFrom {label} is not a map of values")),
             Err(err) => return Err(format!("its valuesFrom {label} is not YAML: {err}")),
         }
     }
     if let Some(values) = spec.get("values").filter(|values| values.is_object()) {
-        inline_values.push((format!("HelmRelease/{name} spec.values"), values.clone()));
+        let label = format!("HelmRelease/{name} spec.values");
+        inline_values.push(InlineValues::in_document(label, values.clone(), document, "/spec/values"));
     }
     let target_namespace = spec.get("targetNamespace").and_then(Value::as_str);
     let release = match (spec.get("releaseName").and_then(Value::as_str), target_namespace) {

@@ -1,5 +1,6 @@
 //! `helm template` of one chart with one set of values files, its output cut at `# Source:` comments.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -9,7 +10,7 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::HelmProblem;
-use crate::manifest::{ReadOutcome, parse_documents_tolerant};
+use crate::manifest::{Document, ReadOutcome, parse_documents_tolerant, parse_value};
 use crate::source::tool::{ToolError, run_tool};
 
 /// The program run to render charts, found on `PATH`.
@@ -30,13 +31,73 @@ pub struct RenderRequest {
     /// Values files (`--values`), in order: later ones win.
     pub values_files: Vec<PathBuf>,
     /// Values given inline (Argo CD `values`/`valuesObject`, a Flux HelmRelease's `values`), applied after the
-    /// files in this order; each with where it was written, for messages.
-    pub inline_values: Vec<(String, Value)>,
+    /// files in this order.
+    pub inline_values: Vec<InlineValues>,
     /// `--set` and `--set-string` arguments (`key=value`), applied last.
     pub set: Vec<String>,
     pub set_string: Vec<String>,
     /// What this render is, for messages: `charts/aks (ci/prod-values.yaml)`, `Application/cluster-a`.
     pub label: String,
+}
+
+/// Values written inside another object (an Application, a HelmRelease).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InlineValues {
+    /// Where, for messages: `Application/shop-prod helm.valuesObject`.
+    pub label: String,
+    pub value: Value,
+    /// The file they are written in and the line of each of their fields (by JSON pointer within `value`),
+    /// for value provenance; None when unknown (an Application an ApplicationSet generates).
+    pub written_at: Option<(PathBuf, HashMap<String, usize>)>,
+}
+
+impl InlineValues {
+    /// Inline values of `document` found at `pointer` (whose text is `value`), each field at its line there.
+    pub fn in_document(label: String, value: Value, document: &Document, pointer: &str) -> Self {
+        let mut lines = HashMap::new();
+        leaf_pointers(&value, &mut String::new(), &mut |leaf| {
+            lines.insert(leaf.to_string(), document.line_of(&format!("{pointer}{leaf}")));
+        });
+        let file = PathBuf::from(document.origin.source.as_ref());
+        InlineValues { label, value, written_at: Some((file, lines)) }
+    }
+
+    /// Inline values parsed from a YAML string of `document` at `pointer` (a block scalar: its first line is the
+    /// one after the key), each field at its line there.
+    pub fn in_text(label: String, text: &str, document: &Document, pointer: &str) -> Result<Self, String> {
+        let (value, text_lines) = parse_value(text, &label).map_err(|err| err.to_string())?;
+        let key_line = document.line_of(pointer);
+        let mut lines = HashMap::new();
+        leaf_pointers(&value, &mut String::new(), &mut |leaf| {
+            lines.insert(leaf.to_string(), key_line + text_lines.line_of(leaf).unwrap_or(0));
+        });
+        let file = PathBuf::from(document.origin.source.as_ref());
+        Ok(InlineValues { label, value, written_at: Some((file, lines)) })
+    }
+}
+
+/// Calls `visit` with the JSON pointer of every scalar below `value`.
+pub(crate) fn leaf_pointers(value: &Value, pointer: &mut String, visit: &mut impl FnMut(&str)) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let length = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                leaf_pointers(child, pointer, visit);
+                pointer.truncate(length);
+            }
+        }
+        Value::Array(items) => {
+            for (index, child) in items.iter().enumerate() {
+                let length = pointer.len();
+                pointer.push_str(&format!("/{index}"));
+                leaf_pointers(child, pointer, visit);
+                pointer.truncate(length);
+            }
+        }
+        _ => visit(pointer),
+    }
 }
 
 /// One rendering of a chart: helm's output for a [`RenderRequest`].
@@ -100,7 +161,7 @@ impl HelmRender {
             format!("--namespace {}", request.namespace),
         ];
         words.extend(request.values_files.iter().map(|file| format!("--values {}", file.display())));
-        words.extend(request.inline_values.iter().map(|(origin, _)| format!("--values <values of {origin}>")));
+        words.extend(request.inline_values.iter().map(|inline| format!("--values <values of {}>", inline.label)));
         words.extend(request.set.iter().map(|assignment| format!("--set {assignment}")));
         words.extend(request.set_string.iter().map(|assignment| format!("--set-string {assignment}")));
         words.join(" ")
@@ -156,11 +217,11 @@ pub(crate) fn helm_template(
 }
 
 /// Writes inline values to temporary files, to follow the request's values files on helm's command line.
-pub(crate) fn inline_values_files(request: &RenderRequest) -> Result<Vec<tempfile::NamedTempFile>, HelmProblem> {
+fn inline_values_files(request: &RenderRequest) -> Result<Vec<tempfile::NamedTempFile>, HelmProblem> {
     request
         .inline_values
         .iter()
-        .map(|(origin, value)| {
+        .map(|InlineValues { label: origin, value, .. }| {
             let write = || -> std::io::Result<tempfile::NamedTempFile> {
                 let mut file = tempfile::Builder::new().prefix("kubectl-capz-values-").suffix(".yaml").tempfile()?;
                 file.write_all(serde_json::to_string(value).unwrap_or_default().as_bytes())?;
@@ -259,7 +320,7 @@ mod tests {
             release: "aks".into(),
             namespace: "default".into(),
             values_files: vec![PathBuf::from("charts/aks/values.yaml")],
-            inline_values: vec![("Application/a helm.values".into(), serde_json::json!({}))],
+            inline_values: vec![InlineValues { label: "Application/a helm.values".into(), ..InlineValues::default() }],
             set_string: vec!["a=b".into()],
             ..RenderRequest::default()
         };

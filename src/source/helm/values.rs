@@ -7,14 +7,14 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use regex::Regex;
 use serde_json::Value;
 
 use super::HelmProblem;
-use super::render::{HelmRender, helm_template, inline_values_files, source_name, split_output};
+use super::render::{HelmRender, helm_template, leaf_pointers, source_name, split_output};
 use crate::manifest::{Document, parse_value};
 use crate::report::Finding;
 
@@ -62,7 +62,13 @@ impl HelmRender {
         for mark_numbers in [true, false] {
             let mut origins = HashMap::new();
             let mut files = Vec::new();
-            for file in &self.request.values_files {
+            // The chart's own values.yaml gives defaults even when not named; named first, it still gives the same.
+            let defaults = chart.join("values.yaml");
+            let mut values_files = self.request.values_files.clone();
+            if defaults.is_file() && !values_files.contains(&defaults) {
+                values_files.insert(0, defaults);
+            }
+            for file in &values_files {
                 let marked =
                     marked_values_file(file, mark_numbers, &mut origins).map_err(|reason| HelmProblem::Tool {
                         chart: chart.clone(),
@@ -70,7 +76,16 @@ impl HelmRender {
                     })?;
                 files.push(marked);
             }
-            files.extend(inline_values_files(&self.request)?);
+            for inline in &self.request.inline_values {
+                let marked = match &inline.written_at {
+                    Some((file, lines)) => marked_values(inline.value.clone(), file, lines, mark_numbers, &mut origins),
+                    None => write_values(&inline.value),
+                };
+                files.push(marked.map_err(|reason| HelmProblem::Tool {
+                    chart: chart.clone(),
+                    message: format!("values of {} cannot be traced: {reason}", inline.label),
+                })?);
+            }
             let paths: Vec<PathBuf> = files.iter().map(|file| file.path().to_path_buf()).collect();
             match helm_template(&self.request, &paths, &["--skip-schema-validation"], timeout) {
                 Ok(text) => {
@@ -119,25 +134,45 @@ impl ValueTrace {
 
 /// Writes a copy of the values file `file` with its values replaced by markers, recording their origins.
 fn marked_values_file(
-    file: &std::path::Path,
+    file: &Path,
     mark_numbers: bool,
     origins: &mut HashMap<u64, ValueOrigin>,
 ) -> Result<tempfile::NamedTempFile, String> {
     let text = std::fs::read_to_string(file).map_err(|err| err.to_string())?;
-    let (mut value, lines) = parse_value(&text, &file.display().to_string()).map_err(|err| err.to_string())?;
+    let (value, lines) = parse_value(&text, &file.display().to_string()).map_err(|err| err.to_string())?;
+    let mut by_pointer = HashMap::new();
+    leaf_pointers(&value, &mut String::new(), &mut |leaf| {
+        by_pointer.insert(leaf.to_string(), lines.line_of(leaf).unwrap_or(1));
+    });
+    marked_values(value, file, &by_pointer, mark_numbers, origins)
+}
+
+/// Writes `value` with its values replaced by markers; `lines` gives the line of each in `file`.
+fn marked_values(
+    mut value: Value,
+    file: &Path,
+    lines: &HashMap<String, usize>,
+    mark_numbers: bool,
+    origins: &mut HashMap<u64, ValueOrigin>,
+) -> Result<tempfile::NamedTempFile, String> {
     let mut mark = |pointer: &str, key: &str| {
         let id = 1 + origins.len() as u64;
-        let line = lines.line_of(pointer).unwrap_or(1);
+        let line = lines.get(pointer).copied().unwrap_or(1);
         origins.insert(id, ValueOrigin { file: file.to_path_buf(), line, key: key.to_string() });
         marker(id)
     };
     replace_leaves(&mut value, &mut String::new(), &mut String::new(), mark_numbers, &mut mark);
+    write_values(&value)
+}
+
+/// Writes values to a temporary file for helm's `--values`.
+fn write_values(value: &Value) -> Result<tempfile::NamedTempFile, String> {
     let mut out = tempfile::Builder::new()
         .prefix("kubectl-capz-values-")
         .suffix(".yaml")
         .tempfile()
         .map_err(|err| err.to_string())?;
-    let json = serde_json::to_string(&value).map_err(|err| err.to_string())?;
+    let json = serde_json::to_string(value).map_err(|err| err.to_string())?;
     out.write_all(json.as_bytes()).map_err(|err| err.to_string())?;
     out.flush().map_err(|err| err.to_string())?;
     Ok(out)
