@@ -59,12 +59,9 @@ fn findings(report: &Value) -> Vec<Value> {
 }
 
 /// `helm template` run by the test itself, as a user would.
-fn helm_template(cwd: &Path, release: &str, chart: &str, values: &[&str]) -> String {
+fn helm_template(cwd: &Path, release: &str, chart: &str, args: &[String]) -> String {
     let mut command = std::process::Command::new(helm_dir().join("helm"));
-    command.current_dir(cwd).args(["template", release, chart, "--namespace", "default"]);
-    for file in values {
-        command.args(["--values", file]);
-    }
+    command.current_dir(cwd).args(["template", release, chart]).args(args);
     let home = tempfile::tempdir().unwrap();
     command.env("HOME", home.path()).env("HELM_CACHE_HOME", home.path().join("cache"));
     command.env("HELM_CONFIG_HOME", home.path().join("config")).env("HELM_DATA_HOME", home.path().join("data"));
@@ -113,17 +110,32 @@ fn what(finding: &Value) -> String {
     )
 }
 
-/// For each render of the chart (values.yaml, then values.yaml + each ci file), the findings of
-/// `helm template | validate -` with their lines mapped to the template; repository mode must report exactly
-/// these, except that a finding on a value from a values file is at that file's line.
-fn assert_differential(repo: &str, chart_dir: &str, release: &str, renders: &[&[&str]]) -> Vec<Value> {
+/// `--namespace default --values FILE...`: how a chart of the tree is rendered.
+fn chart_args(values: &[&str]) -> Vec<String> {
+    let mut args = vec!["--namespace".to_string(), "default".to_string()];
+    for file in values {
+        args.extend(["--values".to_string(), file.to_string()]);
+    }
+    args
+}
+
+/// For each render of the chart (`helm template RELEASE CHART ARGS`), the findings of `helm template | validate -`
+/// with their lines mapped to the template; repository mode must report exactly these (among its findings that
+/// `keep` selects), except that a finding on a value from a values file is at that file's line.
+fn assert_differential(
+    repo: &str,
+    chart_dir: &str,
+    release: &str,
+    renders: &[Vec<String>],
+    keep: &dyn Fn(&Value) -> bool,
+) -> Vec<Value> {
     let cwd = repos().join(repo);
     let path = path_with_helm();
     let repository = capz(&["validate", "-o", "json", "."], &cwd, &path, None);
-    let repository = findings(&report(&repository, "validate ."));
+    let repository: Vec<Value> = findings(&report(&repository, "validate .")).into_iter().filter(|f| keep(f)).collect();
     let mut piped_findings = Vec::new();
-    for values in renders {
-        let text = helm_template(&cwd, release, chart_dir, values);
+    for args in renders {
+        let text = helm_template(&cwd, release, chart_dir, args);
         let piped = capz(&["validate", "-o", "json", "-"], &cwd, &path, Some(&text));
         for mut finding in findings(&report(&piped, "validate -")) {
             let line = finding["line"].as_u64().unwrap() as usize;
@@ -137,7 +149,7 @@ fn assert_differential(repo: &str, chart_dir: &str, release: &str, renders: &[&[
     let mut actual = BTreeSet::new();
     for finding in &repository {
         let source = finding["source"].as_str().unwrap();
-        if source.ends_with("values.yaml") {
+        if !source.contains("/templates/") {
             // Traced to the values file: the piped run has the same finding at the template.
             let twin = piped_findings.iter().find(|piped| what(piped) == what(finding));
             let twin = twin.unwrap_or_else(|| panic!("{} has no twin in helm template | validate -", key(finding)));
@@ -162,10 +174,11 @@ fn aks_aso_chart_findings_equal_helm_template_piped_into_validate_with_the_seede
         chart,
         "aks-aso-cluster",
         &[
-            &[values],
-            &[values, "./charts/aks-aso-cluster/ci/minimal-values.yaml"],
-            &[values, "./charts/aks-aso-cluster/ci/prod-values.yaml"],
+            chart_args(&[values]),
+            chart_args(&[values, "./charts/aks-aso-cluster/ci/minimal-values.yaml"]),
+            chart_args(&[values, "./charts/aks-aso-cluster/ci/prod-values.yaml"]),
         ],
+        &|_| true,
     );
     // The seeded defect: `pluginMode: Overlay` (line 14 of values.yaml), which the ManagedCluster's enum
     // (`overlay`) rejects, in the default render only (both ci files set `overlay`); nothing else is an error: the
@@ -202,10 +215,102 @@ fn aks_aso_chart_findings_equal_helm_template_piped_into_validate_with_the_seede
 
 #[test]
 fn classic_aks_chart_findings_equal_helm_template_piped_into_validate() {
-    let repository =
-        assert_differential("helm-aks", "./helm/aks-cluster", "aks-cluster", &[&["./helm/aks-cluster/values.yaml"]]);
+    let repository = assert_differential(
+        "helm-aks",
+        "./helm/aks-cluster",
+        "aks-cluster",
+        &[chart_args(&["./helm/aks-cluster/values.yaml"])],
+        &|_| true,
+    );
     let errors: Vec<String> = repository.iter().filter(|f| f["severity"] == "error").map(key).collect();
     assert_eq!(errors, Vec::<String>::new());
+}
+
+#[test]
+fn argo_cd_helm_source_findings_equal_helm_template_with_the_applications_values() {
+    // apps/shop-prod.yaml: release shop-prod, namespace shop, valueFiles, valuesObject, a forceString parameter.
+    let values_object = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(values_object.path(), "network:\n  policy: azure\n").unwrap();
+    let args: Vec<String> = [
+        "--namespace",
+        "shop",
+        "--values",
+        "./charts/aks-aso-cluster/values-prod.yaml",
+        "--values",
+        values_object.path().to_str().unwrap(),
+        "--set-string",
+        "cluster.kubernetesVersion=v1.33.3",
+    ]
+    .iter()
+    .map(|arg| arg.to_string())
+    .collect();
+    let shop = |finding: &Value| finding["object"].as_str().unwrap_or("").contains("shop-prod");
+    let repository = assert_differential("argocd-app-of-apps", "./charts/aks-aso-cluster", "shop-prod", &[args], &shop);
+    let at: BTreeSet<String> = repository
+        .iter()
+        .map(|f| {
+            format!(
+                "{}:{} {}",
+                f["source"].as_str().unwrap().trim_start_matches("./"),
+                f["line"],
+                f["rule"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(at, BTreeSet::from(["charts/aks-aso-cluster/values-prod.yaml:6 aso-credential-secret".to_string()]));
+}
+
+#[test]
+fn argo_cd_app_of_apps_builds_every_source_of_the_tree_and_notes_the_remote_chart() {
+    let cwd = repos().join("argocd-app-of-apps");
+    let output = capz(&["validate", "-o", "json", "."], &cwd, &path_with_helm(), None);
+    let report = report(&output, "validate .");
+    let objects: BTreeSet<String> = report["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!("{} {}", r["object"].as_str().unwrap(), r["source"].as_str().unwrap().trim_start_matches("./"))
+        })
+        .collect();
+    for expected in [
+        // The chart on its own (values.yaml) and as the Application's helm source (values-prod.yaml).
+        "AzureASOManagedControlPlane/aks-dev charts/aks-aso-cluster/templates/list.yaml",
+        "AzureASOManagedControlPlane/shop-prod charts/aks-aso-cluster/templates/list.yaml",
+        // The Applications the root Application reads from apps/.
+        "Application/shop-prod apps/shop-prod.yaml",
+        "Application/cert-manager apps/cert-manager.yaml",
+    ] {
+        assert!(objects.contains(expected), "{expected} not in {objects:#?}");
+    }
+    // The kustomize overlays: prod through team-clusters, staging through the ApplicationSet.
+    let control_planes = report["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["object"] == "AzureManagedControlPlane/team-a")
+        .count();
+    assert_eq!(control_planes, 2, "{objects:#?}");
+    let notes: Vec<String> = findings(&report)
+        .iter()
+        .filter(|f| f["rule"] == "repository-source")
+        .map(|f| {
+            format!(
+                "{} {}:{} {}",
+                f["severity"].as_str().unwrap(),
+                f["source"].as_str().unwrap().trim_start_matches("./"),
+                f["line"],
+                f["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "info apps/cert-manager.yaml:1 Application/cert-manager: chart `cert-manager` comes from the Helm repository \
+          https://charts.jetstack.io: not built (it would need a download)"
+        ]
+    );
 }
 
 /// A `helm` that only records that it ran: the hostile charts must never reach it.
