@@ -228,7 +228,8 @@ fn classic_aks_chart_findings_equal_helm_template_piped_into_validate() {
 
 #[test]
 fn argo_cd_helm_source_findings_equal_helm_template_with_the_applications_values() {
-    // apps/shop-prod.yaml: release shop-prod, namespace shop, valueFiles, valuesObject, a forceString parameter.
+    // apps/shop-prod.yaml: release shop-prod, namespace shop, valueFiles, valuesObject, a forceString parameter;
+    // Argo CD includes the chart's crds/ unless `skipCrds`.
     let values_object = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(values_object.path(), "network:\n  policy: azure\n").unwrap();
     let args: Vec<String> = [
@@ -240,6 +241,7 @@ fn argo_cd_helm_source_findings_equal_helm_template_with_the_applications_values
         values_object.path().to_str().unwrap(),
         "--set-string",
         "cluster.kubernetesVersion=v1.33.3",
+        "--include-crds",
     ]
     .iter()
     .map(|arg| arg.to_string())

@@ -274,10 +274,12 @@ fn helm_request(
         }
     }
     let release = helm.get("releaseName").and_then(Value::as_str).filter(|name| !name.is_empty()).unwrap_or(app_name);
+    let namespace = helm.get("namespace").and_then(Value::as_str).filter(|ns| !ns.is_empty()).or(namespace);
     Ok(RenderRequest {
         chart_dir: chart_dir.to_path_buf(),
         release: release.to_string(),
         namespace: namespace.unwrap_or(crate::source::helm::RELEASE_NAMESPACE).to_string(),
+        include_crds: !helm.get("skipCrds").and_then(Value::as_bool).unwrap_or(false),
         values_files,
         inline_values,
         set,

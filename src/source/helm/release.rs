@@ -106,6 +106,8 @@ pub fn helm_release_request(
         inline_values,
         set: Vec::new(),
         set_string,
+        // `install.crds` defaults to Create: the chart's crds/ are applied.
+        include_crds: spec.pointer("/install/crds").and_then(Value::as_str) != Some("Skip"),
         label: format!("HelmRelease/{name}"),
     })
 }

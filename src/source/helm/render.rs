@@ -36,6 +36,9 @@ pub struct RenderRequest {
     /// `--set` and `--set-string` arguments (`key=value`), applied last.
     pub set: Vec<String>,
     pub set_string: Vec<String>,
+    /// `--include-crds`: the chart's `crds/` too, as Argo CD and Flux apply them (a plain `helm template` leaves
+    /// them out).
+    pub include_crds: bool,
     /// What this render is, for messages: `charts/aks (ci/prod-values.yaml)`, `Application/cluster-a`.
     pub label: String,
 }
@@ -164,6 +167,9 @@ impl HelmRender {
         words.extend(request.inline_values.iter().map(|inline| format!("--values <values of {}>", inline.label)));
         words.extend(request.set.iter().map(|assignment| format!("--set {assignment}")));
         words.extend(request.set_string.iter().map(|assignment| format!("--set-string {assignment}")));
+        if request.include_crds {
+            words.push("--include-crds".to_string());
+        }
         words.join(" ")
     }
 
@@ -203,6 +209,9 @@ pub(crate) fn helm_template(
         for assignment in list {
             args.extend([flag.into(), assignment.into()]);
         }
+    }
+    if request.include_crds {
+        args.push("--include-crds".into());
     }
     args.extend(extra.iter().map(OsString::from));
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
