@@ -139,14 +139,14 @@ impl<'a> Loader<'a> {
                     let chart = shown_dir(chart);
                     let inner = relative.strip_prefix(&format!("{chart}/")).unwrap_or(relative);
                     let class = if let Some(reason) = classify::by_path(relative) {
-                        (FileClass::NotManifest, format!("{reason} of the Helm chart {chart}"))
+                        (FileClass::NotManifest, format!("{reason}, chart {chart}"))
                     } else if inner.starts_with("templates/") || inner.starts_with("charts/") || inner.starts_with("crds/") {
-                        (FileClass::Built, format!("part of the Helm chart {chart} (rendered with helm template)"))
+                        (FileClass::Built, format!("template of the Helm chart {chart}, rendered with helm template"))
                     } else if inner.ends_with(".yaml") || inner.ends_with(".yml") {
                         // Read by helm template; findings on the values it gives are shown at its lines.
-                        (FileClass::Built, format!("values of the Helm chart {chart} (read by helm template)"))
+                        (FileClass::Built, format!("values of the Helm chart {chart}, read by helm template"))
                     } else {
-                        (FileClass::NotManifest, format!("file of the Helm chart {chart}"))
+                        (FileClass::NotManifest, format!("a file of the Helm chart {chart}"))
                     };
                     self.classes.insert(relative.clone(), class);
                 }
@@ -391,8 +391,9 @@ impl<'a> Loader<'a> {
         let mut documents = Vec::with_capacity(objects.len());
         let mut patched = Vec::with_capacity(objects.len());
         for (index, object) in objects.into_iter().enumerate() {
-            patched.push(patches.fields_of(&object.value));
-            documents.push(origin::trace(object, index, &mut self.files, &label));
+            let (document, fields) = origin::trace(object, index, &mut self.files, &patches, &label);
+            documents.push(document);
+            patched.push(fields);
         }
         Some(BuiltSource { label, documents, patched })
     }

@@ -113,7 +113,10 @@ impl Patches {
     /// The fields of `object` (a built object) that a patch set, with the patch's file:line. JSON 6902 patches are
     /// matched by kind and name only through their target, which the caller does not know: they apply to any object
     /// whose pointers they name.
-    pub fn fields_of(&self, object: &Value) -> Vec<PatchedField> {
+    /// `in_source` says whether the source document has a field: fields the patch brought (not in the source) are
+    /// the patch's whole, with what is missing inside them; fields the source has are the patch's where it set a
+    /// value.
+    pub fn fields_of(&self, object: &Value, in_source: &dyn Fn(&str) -> bool) -> Vec<PatchedField> {
         let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
         let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
         let mut out: Vec<PatchedField> = Vec::new();
@@ -125,9 +128,14 @@ impl Patches {
                     if document.kind() != kind || patch_name.is_empty() || !name.contains(patch_name) {
                         continue;
                     }
-                    let mut leaves = Vec::new();
-                    leaf_pointers(&document.value, String::new(), &mut leaves);
-                    for pointer in leaves {
+                    let mut pointers = Vec::new();
+                    all_pointers(&document.value, &mut String::new(), &mut pointers);
+                    let pointers = pointers.into_iter().filter(|pointer| {
+                        !pointer.is_empty()
+                            && (!in_source(pointer)
+                                || document.value.pointer(pointer).is_some_and(|v| !v.is_object() && !v.is_array()))
+                    });
+                    for pointer in pointers {
                         if matches!(
                             pointer.as_str(),
                             "/apiVersion" | "/kind" | "/metadata/name" | "/metadata/namespace"
@@ -150,18 +158,6 @@ impl Patches {
             }
         }
         out
-    }
-}
-
-/// JSON pointers of the scalar, list and empty-map fields of `value`.
-fn leaf_pointers(value: &Value, pointer: String, out: &mut Vec<String>) {
-    match value {
-        Value::Object(map) if !map.is_empty() => {
-            for (key, child) in map {
-                leaf_pointers(child, format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1")), out);
-            }
-        }
-        _ => out.push(pointer),
     }
 }
 
@@ -221,11 +217,18 @@ fn generator_line(documents: &[Document], name: &str) -> usize {
 /// A built object as a document of its source file: `origin` names the file and the document's line, `lines` the line
 /// of every field that is in the source document (the others take their nearest parent's). `fallback` names the
 /// object when kustomize did not say where it came from.
-pub fn trace(object: BuiltObject, index: usize, files: &mut SourceFiles, fallback: &str) -> Document {
+pub fn trace(
+    object: BuiltObject,
+    index: usize,
+    files: &mut SourceFiles,
+    patches: &Patches,
+    fallback: &str,
+) -> (Document, Vec<PatchedField>) {
     let value = object.value;
     if let Some(file) = &object.file {
         let documents = files.documents(file);
         if let Some(source) = source_document(&documents, &value) {
+            let patched = patches.fields_of(&value, &|pointer| source.value.pointer(pointer).is_some());
             let mut pointers = Vec::new();
             all_pointers(&value, &mut String::new(), &mut pointers);
             let lines: HashMap<String, usize> = pointers
@@ -236,7 +239,7 @@ pub fn trace(object: BuiltObject, index: usize, files: &mut SourceFiles, fallbac
                     (pointer, line)
                 })
                 .collect();
-            return Document {
+            let document = Document {
                 value,
                 origin: Origin {
                     source: source.origin.source.clone(),
@@ -245,9 +248,11 @@ pub fn trace(object: BuiltObject, index: usize, files: &mut SourceFiles, fallbac
                 },
                 lines: LineIndex::from_pointers(lines),
             };
+            return (document, patched);
         }
+        let patched = patches.fields_of(&value, &|_| true);
         let shown: Arc<str> = Arc::from(files.display(file));
-        return Document::from_value(value, &shown, index);
+        return (Document::from_value(value, &shown, index), patched);
     }
     if let Some(kustomization) = &object.configured_in {
         let documents = files.documents(kustomization);
@@ -256,8 +261,8 @@ pub fn trace(object: BuiltObject, index: usize, files: &mut SourceFiles, fallbac
         let shown: Arc<str> = Arc::from(files.display(kustomization));
         let mut document = Document::from_value(value, &shown, index);
         document.origin.line = line;
-        return document;
+        return (document, Vec::new());
     }
     let shown: Arc<str> = Arc::from(fallback);
-    Document::from_value(value, &shown, index)
+    (Document::from_value(value, &shown, index), Vec::new())
 }
