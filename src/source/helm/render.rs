@@ -178,8 +178,7 @@ impl HelmRender {
     pub fn locate_output_line(&self, line: usize) -> Option<(String, usize)> {
         self.documents
             .iter()
-            .filter(|document| document.first_line <= line)
-            .next_back()
+            .rfind(|document| document.first_line <= line)
             .map(|document| (source_name(&document.template), line - document.first_line + 1))
     }
 }
