@@ -358,3 +358,42 @@ fn unsubstituted_variables_are_one_info_finding_per_file() {
         "{report:#}"
     );
 }
+
+/// A fleet of `render --fleet` with both GitOps kinds (the acceptance fleet of tests/render_fleet_gitops.rs).
+const FLEET: &str = "apiVersion: kubectl-capz/v1alpha1\nkind: Fleet\ndefaults:\n  kubernetesVersion: v1.33.2\n  location: westeurope\n  asoCredentialSecret:\n    name: aso-credentials\n  poolDefaults:\n    vmSize: Standard_D4s_v5\nclusterClasses:\n- name: standard\n  namespace: capz-classes\n  class: aks-aso\n- name: classic\n  namespace: capz-classes\n  class: aks\nclusters:\n- name: a1\n  namespace: team-a\n  class: standard\n- name: b1\n  namespace: team-b\n  class: standard\n- name: b2\n  namespace: team-b\n  flavor: aks-aso\n  values:\n    subscriptionId: 00000000-0000-0000-0000-000000000001\n    tenantId: 00000000-0000-0000-0000-000000000002\n    identity:\n      clientId: 00000000-0000-0000-0000-000000000003\n    asoCredentialSecret:\n      create: true\n    pools:\n    - name: system\n      mode: System\n    - name: work\n      autoscaling:\n        minCount: 1\n        maxCount: 5\n";
+const FLEET_FLUX: &str = "gitops:\n  kind: flux\n  namespace: flux-system\n  sourceName: platform\n  sourceNamespace: sources\n  interval: 5m\n";
+const FLEET_ARGOCD: &str = "gitops:\n  kind: argocd\n  repoUrl: https://git.example.com/platform/clusters.git\n  revision: main\n  pathPrefix: fleet\n  project: platform\n  createProject: true\n  createNamespace: true\n";
+
+/// Our own `render --fleet` trees validate from the repository root: no error, no warning (the classic
+/// ClusterClass the fleet asks for draws its deprecation notes, nothing else), every object once (the objects of
+/// `--no-build` without its kustomization files).
+#[test]
+fn render_fleet_trees_validate_from_their_root() {
+    for (gitops, tree) in [(FLEET_FLUX, "."), (FLEET_ARGOCD, "fleet")] {
+        let work = tempfile::tempdir().unwrap();
+        let fleet = work.path().join("fleet.yaml");
+        std::fs::write(&fleet, format!("{FLEET}{gitops}")).unwrap();
+        let repo = work.path().join("repo");
+        let out = if tree == "." { repo.clone() } else { repo.join(tree) };
+        let rendered = capz(&["render", "--fleet", fleet.to_str().unwrap(), "--out-dir", out.to_str().unwrap()], work.path());
+        assert_eq!(rendered.status.code(), Some(0), "{}", stderr(&rendered));
+        let (report, output) = validate_json(&repo, &["."]);
+        assert_eq!(output.status.code(), Some(0), "{gitops}: {report:#}");
+        for finding in findings(&report) {
+            let classic = finding["source"].as_str().unwrap().contains("/classic/");
+            assert!(
+                finding["severity"] == "info" && finding["rule"] == "capz-deprecated-api" && classic,
+                "{gitops}: {finding}"
+            );
+        }
+        let (plain, _) = validate_json(&repo, &["--no-build", "."]);
+        let kustomization_files =
+            plain["resources"].as_array().unwrap().iter().filter(|r| r["source"].as_str().unwrap().ends_with("/kustomization.yaml")).count();
+        assert!(kustomization_files >= 8, "{gitops}");
+        assert_eq!(
+            report["resources"].as_array().unwrap().len(),
+            plain["resources"].as_array().unwrap().len() - kustomization_files,
+            "{gitops}: every object once"
+        );
+    }
+}

@@ -474,8 +474,8 @@ fn write_text(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
 pub(crate) fn format_summary(summary: &Summary) -> String {
     let not_manifests = match summary.not_manifests {
         Some(1) => "; 1 file is not a manifest".to_string(),
-        Some(count) => format!("; {count} files are not manifests"),
-        None => String::new(),
+        Some(count) if count > 1 => format!("; {count} files are not manifests"),
+        _ => String::new(),
     };
     format!(
         "{} objects: {} valid, {} invalid, {} skipped ({} errors, {} warnings, {} not checked){not_manifests}\n",
