@@ -17,16 +17,23 @@ pub struct SourceFiles {
     /// The root as the user gave it (paths are shown joined to it, as plain mode shows them).
     display_root: PathBuf,
     cache: HashMap<String, Arc<Vec<Document>>>,
+    /// Files whose text is not all objects (a syntax error, a document that is not an object).
+    unreadable: std::collections::HashSet<String>,
 }
 
 impl SourceFiles {
     pub fn new(display_root: &Path) -> Self {
-        SourceFiles { display_root: display_root.to_path_buf(), cache: HashMap::new() }
+        SourceFiles { display_root: display_root.to_path_buf(), cache: HashMap::new(), unreadable: Default::default() }
     }
 
     /// The root as the user gave it.
     pub fn root(&self) -> &Path {
         &self.display_root
+    }
+
+    /// Whether [`SourceFiles::documents`] of `relative` left something out (text that is not objects).
+    pub fn is_unreadable(&self, relative: &str) -> bool {
+        self.unreadable.contains(relative)
     }
 
     /// How `relative` is shown in findings.
@@ -43,9 +50,19 @@ impl SourceFiles {
             return documents.clone();
         }
         let shown = self.display(relative);
-        let documents = manifest::read_input_file(self.display_root.join(relative))
-            .map(|text| manifest::parse_documents_tolerant(&text, &shown).documents)
-            .unwrap_or_default();
+        let documents = match manifest::read_input_file(self.display_root.join(relative)) {
+            Ok(text) => {
+                let read = manifest::parse_documents_tolerant(&text, &shown);
+                if !read.problems.is_empty() {
+                    self.unreadable.insert(relative.to_string());
+                }
+                read.documents
+            }
+            Err(_) => {
+                self.unreadable.insert(relative.to_string());
+                Vec::new()
+            }
+        };
         let documents = Arc::new(documents);
         self.cache.insert(relative.to_string(), documents.clone());
         documents
