@@ -38,6 +38,8 @@ pub(super) struct Loader<'a> {
     flux: Vec<FluxKustomization>,
     /// Sources of Argo CD Applications (and ApplicationSets) of the tree.
     argo: Vec<ArgoSource>,
+    /// Flux HelmReleases of the tree.
+    helm_releases: Vec<Document>,
     repository: Repository,
     /// Refusals already reported (file, line).
     reported: HashSet<(String, usize)>,
@@ -59,6 +61,7 @@ impl<'a> Loader<'a> {
             manifests: Vec::new(),
             flux: Vec::new(),
             argo: Vec::new(),
+            helm_releases: Vec::new(),
             repository: Repository { timeout: options.timeout, ..Repository::default() },
             reported: HashSet::new(),
         };
@@ -76,6 +79,7 @@ impl<'a> Loader<'a> {
         loader.build_kustomize_roots();
         loader.build_argo();
         loader.build_flux();
+        loader.build_helm_releases();
         loader.finish();
         Ok(loader.repository)
     }
@@ -187,13 +191,17 @@ impl<'a> Loader<'a> {
                 self.classes.insert(relative.clone(), class);
                 continue;
             }
-            if text.contains(flux::FLUX_KUSTOMIZE_GROUP) || text.contains(argo::ARGO_GROUP) {
+            if text.contains(flux::FLUX_KUSTOMIZE_GROUP)
+                || text.contains(argo::ARGO_GROUP)
+                || text.contains(helm::HELM_RELEASE_GROUP)
+            {
                 let read = manifest::parse_documents_tolerant(&text, &shown);
                 self.flux.extend(read.documents.iter().filter_map(flux::flux_kustomization));
                 let root = self.files.root().to_path_buf();
                 for document in &read.documents {
                     self.argo.extend(argo::argo_sources(document, &root));
                 }
+                self.helm_releases.extend(read.documents.iter().filter(|d| helm::is_helm_release(d)).cloned());
             }
             self.manifests.push(relative.clone());
             let class = match included_files.get(relative) {
@@ -561,6 +569,54 @@ impl<'a> Loader<'a> {
             }
         }
         Some(built)
+    }
+
+    /// Flux HelmReleases whose chart is a directory of this repository, rendered with their values (valuesFrom
+    /// ConfigMaps and Secrets of the tree); the others are one info finding saying why they are not rendered.
+    fn build_helm_releases(&mut self) {
+        let releases = std::mem::take(&mut self.helm_releases);
+        if releases.is_empty() {
+            return;
+        }
+        // The ConfigMaps and Secrets of the tree, for valuesFrom.
+        let mut objects: Vec<Value> = Vec::new();
+        for relative in self.manifests.clone() {
+            for document in self.files.documents(&relative).iter() {
+                if matches!(document.kind(), "ConfigMap" | "Secret") {
+                    objects.push(document.value.clone());
+                }
+            }
+        }
+        for built in &self.repository.built {
+            objects.extend(
+                built.documents.iter().filter(|d| matches!(d.kind(), "ConfigMap" | "Secret")).map(|d| d.value.clone()),
+            );
+        }
+        let lookup = |kind: &str, namespace: &str, name: &str| -> Option<Value> {
+            objects
+                .iter()
+                .find(|object| {
+                    object.get("kind").and_then(Value::as_str) == Some(kind)
+                        && object.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+                        && object.pointer("/metadata/namespace").and_then(Value::as_str).is_none_or(|ns| ns == namespace)
+                })
+                .cloned()
+        };
+        let root = self.files.root().to_path_buf();
+        for release in &releases {
+            let at = (release.origin.source.to_string(), release.origin.line);
+            match helm::helm_release_request(release, &root, &lookup) {
+                Ok(request) => match helm::render_for(request, &root, self.options.timeout) {
+                    Ok(render) => self.push_render(render),
+                    Err(problem) => self.helm_problem(&problem, Some((&at.0, at.1))),
+                },
+                Err(reason) => {
+                    let message = format!("{}: {reason}; not rendered", release.display_name());
+                    self.repository.notes.push(note(Severity::Info, SOURCE_RULE, at.0, at.1, message));
+                }
+            }
+        }
+        self.helm_releases = releases;
     }
 
     /// A ConfigMap or Secret of the repository (in a manifest file or a build), in `namespace` or without one.
