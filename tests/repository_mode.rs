@@ -375,7 +375,8 @@ fn render_fleet_trees_validate_from_their_root() {
         std::fs::write(&fleet, format!("{FLEET}{gitops}")).unwrap();
         let repo = work.path().join("repo");
         let out = if tree == "." { repo.clone() } else { repo.join(tree) };
-        let rendered = capz(&["render", "--fleet", fleet.to_str().unwrap(), "--out-dir", out.to_str().unwrap()], work.path());
+        let rendered =
+            capz(&["render", "--fleet", fleet.to_str().unwrap(), "--out-dir", out.to_str().unwrap()], work.path());
         assert_eq!(rendered.status.code(), Some(0), "{}", stderr(&rendered));
         let (report, output) = validate_json(&repo, &["."]);
         assert_eq!(output.status.code(), Some(0), "{gitops}: {report:#}");
@@ -387,8 +388,12 @@ fn render_fleet_trees_validate_from_their_root() {
             );
         }
         let (plain, _) = validate_json(&repo, &["--no-build", "."]);
-        let kustomization_files =
-            plain["resources"].as_array().unwrap().iter().filter(|r| r["source"].as_str().unwrap().ends_with("/kustomization.yaml")).count();
+        let kustomization_files = plain["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["source"].as_str().unwrap().ends_with("/kustomization.yaml"))
+            .count();
         assert!(kustomization_files >= 8, "{gitops}");
         assert_eq!(
             report["resources"].as_array().unwrap().len(),

@@ -201,9 +201,10 @@ pub fn read(
     if let Some(name) = value.pointer("/openapi/path").and_then(Value::as_str) {
         reference(&mut out, "/openapi/path", name, false);
     }
-    out.only_resources = value.as_object().is_some_and(|fields| {
-        fields.keys().all(|key| matches!(key.as_str(), "apiVersion" | "kind" | "resources"))
-    }) && out.refusals.is_empty()
+    out.only_resources = value
+        .as_object()
+        .is_some_and(|fields| fields.keys().all(|key| matches!(key.as_str(), "apiVersion" | "kind" | "resources")))
+        && out.refusals.is_empty()
         && out.files.len() + out.dirs.len() == array(&value, "resources").len();
     plugins(&value, &lines, root, dir, exists, &mut out);
     if value.get("helmCharts").is_some_and(|charts| charts.as_array().is_some_and(|c| !c.is_empty())) {

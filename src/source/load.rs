@@ -144,7 +144,10 @@ impl<'a> Loader<'a> {
                     let inner = relative.strip_prefix(&format!("{chart}/")).unwrap_or(relative);
                     let class = if let Some(reason) = classify::by_path(relative) {
                         (FileClass::NotManifest, format!("{reason}, chart {chart}"))
-                    } else if inner.starts_with("templates/") || inner.starts_with("charts/") || inner.starts_with("crds/") {
+                    } else if inner.starts_with("templates/")
+                        || inner.starts_with("charts/")
+                        || inner.starts_with("crds/")
+                    {
                         (FileClass::Built, format!("template of the Helm chart {chart}, rendered with helm template"))
                     } else if inner.ends_with(".yaml") || inner.ends_with(".yml") {
                         // Read by helm template; findings on the values it gives are shown at its lines.
@@ -320,7 +323,8 @@ impl<'a> Loader<'a> {
                     self.repository.built.push(BuiltSource { label, documents, patched });
                 }
                 ArgoBuild::Kustomize { relative, .. } => {
-                    if let Some(mut built) = self.build_dirs(std::slice::from_ref(relative), &Map::new(), false, relative)
+                    if let Some(mut built) =
+                        self.build_dirs(std::slice::from_ref(relative), &Map::new(), false, relative)
                     {
                         built.label = format!("Argo CD {} (kustomize ./{relative})", source.owner);
                         self.repository.built.push(built);
@@ -411,7 +415,12 @@ impl<'a> Loader<'a> {
 
     /// A build of kustomizations that list nothing but local resources (a fleet tree's directories) is the objects
     /// of those files: read directly, without running kustomize (a thousand clusters are a thousand directories).
-    fn read_resources_only(&mut self, resources: &[String], overlay: &Map<String, Value>, label: &str) -> Option<BuiltSource> {
+    fn read_resources_only(
+        &mut self,
+        resources: &[String],
+        overlay: &Map<String, Value>,
+        label: &str,
+    ) -> Option<BuiltSource> {
         if !overlay.is_empty() || !resources.iter().all(|dir| self.kustomizations.contains_key(dir)) {
             return None;
         }
@@ -598,7 +607,10 @@ impl<'a> Loader<'a> {
                 .find(|object| {
                     object.get("kind").and_then(Value::as_str) == Some(kind)
                         && object.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
-                        && object.pointer("/metadata/namespace").and_then(Value::as_str).is_none_or(|ns| ns == namespace)
+                        && object
+                            .pointer("/metadata/namespace")
+                            .and_then(Value::as_str)
+                            .is_none_or(|ns| ns == namespace)
                 })
                 .cloned()
         };
