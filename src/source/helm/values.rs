@@ -216,29 +216,58 @@ fn replace_leaves(
     }
 }
 
-/// Moves findings on rendered fields whose value came from a values file to that file's line. Each render with
-/// findings is traced once ([`HelmRender::trace_values`]); a render that cannot be traced keeps its findings
-/// at the template.
+/// Moves findings on rendered fields whose value came from a values file to that file's line. A render is
+/// traced ([`HelmRender::trace_values`]) only when one of its objects has a finding; a render that cannot be
+/// traced leaves its findings at the template.
+///
+/// Findings do not say which render they came from, and renders of one chart (values.yaml and a ci file, the
+/// chart itself and an Application of it) share template names and may share object names: the finding goes to
+/// the render holding its object; among several, to the one whose value there the message quotes when their
+/// values differ, and it stays at the template when that does not decide.
 pub fn attribute_values(renders: &[HelmRender], findings: &mut [Finding], timeout: Duration) {
-    for render in renders {
-        let sources: Vec<String> = render.documents.iter().map(|document| source_name(&document.template)).collect();
-        let mine: Vec<usize> = findings
+    let documents: Vec<Vec<Document>> = renders.iter().map(|render| render.read().documents).collect();
+    let mut traces: Vec<Option<Option<ValueTrace>>> = vec![None; renders.len()];
+    for finding in findings.iter_mut().filter(|finding| !finding.path.is_empty()) {
+        let candidates: Vec<(usize, Option<&Value>)> = documents
             .iter()
             .enumerate()
-            .filter(|(_, finding)| !finding.path.is_empty() && sources.contains(&finding.source))
-            .map(|(index, _)| index)
+            .filter_map(|(index, objects)| {
+                let object = objects.iter().find(|document| {
+                    document.origin.source.as_ref() == finding.source && document.display_name() == finding.object
+                })?;
+                Some((index, object.value.pointer(&finding.path)))
+            })
             .collect();
-        if mine.is_empty() {
-            continue;
+        let Some(chosen) = choose_render(&candidates, &finding.message) else { continue };
+        let trace = traces[chosen].get_or_insert_with(|| renders[chosen].trace_values(timeout).ok());
+        if let Some(origin) =
+            trace.as_ref().and_then(|trace| trace.locate(&finding.source, &finding.object, &finding.path))
+        {
+            finding.source = origin.file.display().to_string();
+            finding.line = origin.line;
         }
-        let Ok(trace) = render.trace_values(timeout) else { continue };
-        for index in mine {
-            let finding = &mut findings[index];
-            if let Some(origin) = trace.locate(&finding.source, &finding.object, &finding.path) {
-                finding.source = origin.file.display().to_string();
-                finding.line = origin.line;
-            }
-        }
+    }
+}
+
+/// The render a finding came from, among those holding its object (with their value at the finding's field):
+/// the only one, or the first when all have the same value there, else the one whose value the message quotes
+/// first (messages name the offending value before the allowed ones).
+fn choose_render(candidates: &[(usize, Option<&Value>)], message: &str) -> Option<usize> {
+    let (first, first_value) = *candidates.first()?;
+    if candidates.iter().all(|(_, value)| *value == first_value) {
+        return Some(first);
+    }
+    let position = |value: Option<&Value>| match value {
+        Some(Value::String(text)) if !text.is_empty() => message.find(&format!("\"{text}\"")),
+        Some(other @ (Value::Number(_) | Value::Bool(_))) => message.find(&other.to_string()),
+        _ => None,
+    };
+    let earliest = candidates.iter().filter_map(|(_, value)| position(*value)).min()?;
+    let quoted: Vec<&(usize, Option<&Value>)> =
+        candidates.iter().filter(|(_, value)| position(*value) == Some(earliest)).collect();
+    match quoted.as_slice() {
+        [(index, value), rest @ ..] if rest.iter().all(|(_, other)| other == value) => Some(*index),
+        _ => None,
     }
 }
 
@@ -261,5 +290,21 @@ mod tests {
         );
         assert_eq!(origins[&1], ValueOrigin { file: file.clone(), line: 2, key: "cluster.name".into() });
         assert_eq!(origins[&3], ValueOrigin { file, line: 6, key: "cluster.pools[0].sku".into() });
+    }
+
+    #[test]
+    fn a_finding_goes_to_the_render_whose_value_its_message_quotes() {
+        let overlay = serde_json::json!("Overlay");
+        let lower = serde_json::json!("overlay");
+        let message = "unsupported value \"Overlay\": supported values: \"overlay\"";
+        // One render: that one. Same values everywhere: the first.
+        assert_eq!(choose_render(&[(3, Some(&overlay))], message), Some(3));
+        assert_eq!(choose_render(&[(0, Some(&lower)), (2, Some(&lower))], "required"), Some(0));
+        // Different values: the one the message quotes first (the offending value, before the allowed one).
+        assert_eq!(choose_render(&[(0, Some(&lower)), (1, Some(&overlay))], message), Some(1));
+        assert_eq!(choose_render(&[(0, Some(&overlay)), (1, Some(&lower))], message), Some(0));
+        // Nothing decides: no render.
+        assert_eq!(choose_render(&[(0, Some(&lower)), (1, Some(&overlay))], "too long"), None);
+        assert_eq!(choose_render(&[], message), None);
     }
 }
