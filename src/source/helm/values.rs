@@ -14,7 +14,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::HelmProblem;
-use super::render::{HelmRender, helm_template, leaf_pointers, source_name, split_output};
+use super::render::{HelmRender, helm_template, leaf_pointers, split_output};
 use crate::manifest::{Document, parse_value};
 use crate::report::Finding;
 
