@@ -315,6 +315,42 @@ fn argo_cd_app_of_apps_builds_every_source_of_the_tree_and_notes_the_remote_char
     );
 }
 
+#[test]
+fn flux_helm_release_findings_equal_helm_template_with_its_values_from_the_tree() {
+    // clusters/prod/team-b.yaml: release `<targetNamespace>-<name>`, valuesFrom the ConfigMap of the tree, then
+    // spec.values; Flux applies the chart's crds/ too.
+    let from_config_map = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        from_config_map.path(),
+        "location: westeurope\nresourceGroupName: rg-team-b\nmachinePools:\n  pool0:\n    mode: System\n    \
+         sku: Standard_D4s_v5\n    replicas: 3\n",
+    )
+    .unwrap();
+    let spec_values = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(spec_values.path(), "clusterName: team-b\nnamespace: team-b\nidentity:\n  name: team-b-identity\n")
+        .unwrap();
+    let args: Vec<String> = [
+        "--namespace",
+        "team-b",
+        "--values",
+        from_config_map.path().to_str().unwrap(),
+        "--values",
+        spec_values.path().to_str().unwrap(),
+        "--include-crds",
+    ]
+    .iter()
+    .map(|arg| arg.to_string())
+    .collect();
+    // What the release renders (not the HelmRelease and ConfigMap objects themselves).
+    let team_b = |finding: &Value| {
+        let object = finding["object"].as_str().unwrap_or("");
+        object.contains("team-b") && !object.starts_with("HelmRelease/") && !object.starts_with("ConfigMap/")
+    };
+    let repository = assert_differential("flux-helmrelease", "./charts/aks-cluster", "team-b-team-b", &[args], &team_b);
+    // The deprecated classic kinds of the chart, rendered for team-b: three kinds, four objects.
+    assert_eq!(repository.iter().filter(|f| f["rule"] == "capz-deprecated-api").count(), 4, "{repository:#?}");
+}
+
 /// A `helm` that only records that it ran: the hostile charts must never reach it.
 fn recording_helm(dir: &Path) -> (OsString, PathBuf) {
     let marker = dir.join("helm-ran");
