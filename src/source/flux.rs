@@ -177,10 +177,8 @@ pub fn substitute(
     }
     let text = manifest::to_yaml(object);
     let template = envsubst::parse(&text).map_err(|err| SubstituteError::Failed(err.kind.to_string()))?;
-    if strict {
-        if let Some(missing) = first_missing(&template.nodes, vars) {
-            return Err(SubstituteError::NotSet(missing));
-        }
+    if strict && let Some(missing) = first_missing(&template.nodes, vars) {
+        return Err(SubstituteError::NotSet(missing));
     }
     let output = template
         .execute(|name| match vars.get(name) {
@@ -200,10 +198,11 @@ pub fn substitute(
 fn whole_floats_to_integers(value: &mut Value) {
     match value {
         Value::Number(number) if number.is_f64() => {
-            if let Some(float) = number.as_f64() {
-                if float.fract() == 0.0 && float.abs() < 9.2e18 {
-                    *value = Value::from(float as i64);
-                }
+            if let Some(float) = number.as_f64()
+                && float.fract() == 0.0
+                && float.abs() < 9.2e18
+            {
+                *value = Value::from(float as i64);
             }
         }
         Value::Array(items) => items.iter_mut().for_each(whole_floats_to_integers),

@@ -363,7 +363,7 @@ impl<'a> Loader<'a> {
             .cloned()
             .collect();
         for root in roots {
-            if let Some(built) = self.build_dirs(&[root.clone()], &Map::new(), false, &root) {
+            if let Some(built) = self.build_dirs(std::slice::from_ref(&root), &Map::new(), false, &root) {
                 self.repository.built.push(built);
             }
         }
