@@ -264,7 +264,8 @@ pub enum ParamsOutput {
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// Files or directories to validate; `-` reads stdin.
+    /// Files or directories to validate; `-` reads stdin. A directory is read as a GitOps repository: kustomizations
+    /// built, Flux Kustomizations followed, Helm charts rendered (docs/repositories.md).
     #[arg(required = true, value_name = "FILE|DIR|-")]
     pub paths: Vec<String>,
     /// Output format.
