@@ -4,7 +4,8 @@
 #      when rustfmt and clippy are installed;
 #   1. builds the real kube-apiserver + etcd for the live tests (tools/kube-testenv/build.sh; a no-op
 #      when they are up to date, 5-20 minutes the very first time on 2 cores);
-#   2. builds krew v0.5.0 and its manifest validator for tests/krew.rs (tools/krew/build.sh; seconds when warm);
+#   2. builds krew v0.5.0 and its manifest validator for tests/krew.rs (tools/krew/build.sh; seconds when warm),
+#      and helm v3.18.6 for the repository-mode tests (tools/helm/build.sh; a few minutes cold, a second warm);
 #   3. cargo test --all-targets --no-fail-fast (every test binary runs even after a failure, so one run
 #      reports everything; live test binaries each start their own API server from those binaries).
 # Extra arguments go to cargo test, e.g. `scripts/test-all.sh --test live_apiserver`.
@@ -50,6 +51,11 @@ step "krew tools: krew and validate-krew-manifest v0.5.0 for tests/krew.rs"
 t0=$SECONDS
 tools/krew/build.sh
 echo "krew tools ready after $((SECONDS - t0))s" >&2
+
+step "helm v3.18.6 for the repository-mode tests (charts rendered with helm template)"
+t0=$SECONDS
+tools/helm/build.sh
+echo "helm ready after $((SECONDS - t0))s" >&2
 
 step "cargo test --all-targets --no-fail-fast $*"
 t0=$SECONDS

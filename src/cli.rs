@@ -268,7 +268,8 @@ pub enum ParamsOutput {
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// Files or directories to validate; `-` reads stdin.
+    /// Files or directories to validate; `-` reads stdin. A directory is read as a GitOps repository: kustomizations
+    /// built, Flux Kustomizations followed, Helm charts rendered (docs/repositories.md).
     #[arg(required = true, value_name = "FILE|DIR|-")]
     pub paths: Vec<String>,
     /// Output format (sarif: SARIF 2.1.0 for code scanning; github: workflow commands that annotate a pull request).
@@ -293,6 +294,12 @@ pub struct ValidateArgs {
     /// Turn on a rule that is off by default; repeatable.
     #[arg(long, value_name = "RULE")]
     pub enable: Vec<String>,
+    /// Read directories file by file as they are: no kustomize builds, Helm renders or Flux substitution.
+    #[arg(long)]
+    pub no_build: bool,
+    /// Never read paths of a directory that match this glob (`docs`, `*.tpl`, `clusters/*/secrets`); repeatable.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -364,6 +371,12 @@ pub struct DiffArgs {
     /// Show Secret data instead of masking it.
     #[arg(long)]
     pub show_secrets: bool,
+    /// Read -f directories file by file as they are: no kustomize builds, Helm renders or Flux substitution.
+    #[arg(long)]
+    pub no_build: bool,
+    /// Never read paths of a -f directory that match this glob; repeatable.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = DiffOutput::Diff)]
     pub output: DiffOutput,

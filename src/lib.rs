@@ -20,5 +20,6 @@ pub mod params;
 pub mod render;
 pub mod report;
 pub mod schema;
+pub mod source;
 pub mod topology;
 pub mod versions;

@@ -92,7 +92,7 @@ fn inputs(
     match (args.filenames.is_empty(), rendering) {
         (false, true) => bail!("give either -f FILE|DIR|-, FLAVOR NAME or --from TEMPLATE, not both"),
         (true, false) => bail!("nothing to diff: give -f FILE|DIR|-, FLAVOR NAME or --from TEMPLATE"),
-        (false, false) => Ok(manifest::read_paths(&args.filenames)?),
+        (false, false) => repository_documents(args),
         (true, true) if input.from.is_some() => {
             // Without -n the target namespace is the kubeconfig context's, as clusterctl asks the
             // management cluster's kubeconfig (reading it sends no request).
@@ -103,6 +103,29 @@ fn inputs(
         }
         (true, true) => super::render::render_input(&input, target),
     }
+}
+
+/// The objects of `-f`: files as they are, directories as repositories (what Flux, kustomize and Helm would apply)
+/// unless `--no-build`. Sources that could not be built are named on stderr; a Flux substitution that fails stops
+/// the diff (the controller would apply nothing of it).
+fn repository_documents(args: &DiffArgs) -> anyhow::Result<Vec<Document>> {
+    let (paths, repositories) = super::validate::read_sources(&args.filenames, args.no_build, &args.exclude)?;
+    let mut documents = manifest::read_paths(&paths)?;
+    let mut stderr = anstream::stderr().lock();
+    for repository in &repositories {
+        for note in &repository.notes {
+            if note.severity == crate::report::Severity::Error {
+                bail!("{}:{}: {}", note.source, note.line, note.message);
+            }
+            if note.severity == crate::report::Severity::Warning {
+                writeln!(stderr, "warning: {}:{}: {}", note.source, note.line, note.message)?;
+            }
+        }
+        for built in &repository.built {
+            documents.extend(built.documents.iter().cloned());
+        }
+    }
+    Ok(documents)
 }
 
 fn check_document(doc: &Document) -> anyhow::Result<()> {

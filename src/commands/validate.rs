@@ -17,6 +17,7 @@ use crate::manifest::{self, Document, READ_RULES, ReadProblem, SecretValues, is_
 use crate::report::{Finding, Severity};
 use crate::schema::validate::RULES;
 use crate::schema::{ObjectStatus, Registry, ValidateOptions, Validator};
+use crate::source::{self, ExcludePattern, FileClass, FileEntry, Repository, RepositoryOptions, VariableFields};
 
 use super::target::{RunTarget, TargetReport, search_start};
 
@@ -69,6 +70,9 @@ pub(crate) struct Summary {
     pub warnings: usize,
     pub not_checked: usize,
     pub info: usize,
+    /// Files of a repository that are not manifests (repository mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_manifests: Option<usize>,
 }
 
 /// Everything a run found, sorted by file and line.
@@ -77,6 +81,9 @@ pub(crate) struct Report {
     pub findings: Vec<Finding>,
     pub resources: Vec<ResourceResult>,
     pub summary: Summary,
+    /// Every YAML and JSON file of the repositories and what was done with it (repository mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<FileEntry>>,
 }
 
 impl Report {
@@ -87,7 +94,7 @@ impl Report {
     /// Recomputes the summary from the resources and findings.
     fn count(&mut self) {
         let summary = &mut self.summary;
-        *summary = Summary::default();
+        *summary = Summary { not_manifests: summary.not_manifests, ..Summary::default() };
         summary.resources = self.resources.len();
         for resource in &self.resources {
             match resource.status {
@@ -138,6 +145,39 @@ impl Report {
             sources.iter().enumerate().rev().map(|(rank, source)| (source.as_ref(), rank)).collect();
         let rank_of = |source: &str| rank.get(source).copied().unwrap_or(usize::MAX);
         self.resources.sort_by_key(|r| (rank_of(&r.source), r.line));
+        sort_findings(&mut self.findings);
+        self.count();
+    }
+}
+
+impl Report {
+    /// Repository mode's last steps: patch file:lines, `${VAR}` fields left out, the repositories' warnings and the
+    /// list of files.
+    fn apply_repositories(&mut self, repositories: &[Repository], variables: &VariableFields) {
+        for repository in repositories {
+            repository.trace_values(&mut self.findings);
+            repository.remap(&mut self.findings);
+            for resource in &mut self.resources {
+                repository.remap(&mut resource.errors);
+            }
+        }
+        if !variables.is_empty() {
+            variables.suppress(&mut self.findings);
+            for resource in &mut self.resources {
+                variables.suppress(&mut resource.errors);
+                if resource.status == ObjectStatus::Invalid && resource.errors.is_empty() {
+                    resource.status = ObjectStatus::Valid;
+                }
+            }
+            self.findings.extend(variables.notes());
+        }
+        let mut files = Vec::new();
+        for repository in repositories {
+            self.findings.extend(repository.notes.iter().cloned());
+            files.extend(repository.files.iter().cloned());
+        }
+        self.summary.not_manifests = Some(files.iter().filter(|f| f.class == FileClass::NotManifest).count());
+        self.files = Some(files);
         sort_findings(&mut self.findings);
         self.count();
     }
@@ -295,8 +335,23 @@ pub(crate) fn validate_documents(documents: &[Document], validator: &Validator, 
 /// Validates the manifests of `paths` a batch of documents at a time ([`manifest::stream_paths`]): the schema part
 /// holds one batch, the CAPZ rules keep what they need ([`lint::StreamedBundle`]). The report is the one
 /// [`validate_documents`] and [`Report::add_read_problems`] give for the same documents.
+#[cfg(test)]
 pub(crate) fn validate_stream(
     paths: &[String],
+    batch_bytes: usize,
+    validator: &Validator,
+    filter: &RuleFilter,
+) -> anyhow::Result<Report> {
+    validate_sources(paths, &[], batch_bytes, validator, filter)
+}
+
+/// [`validate_stream`] over `paths`, then the built objects of `repositories` (kustomize builds, Helm renders, Flux
+/// substitutions) as further batches of the same run: the CAPZ rules see every object together. Findings on fields
+/// a patch set move to the patch; fields holding `${VAR}` that nothing substitutes are not judged (one info finding
+/// per file says so); the repositories' warnings join the findings.
+pub(crate) fn validate_sources(
+    paths: &[String],
+    repositories: &[Repository],
     batch_bytes: usize,
     validator: &Validator,
     filter: &RuleFilter,
@@ -305,16 +360,37 @@ pub(crate) fn validate_stream(
     let mut problems = Vec::new();
     let mut secrets = SecretIndex::default();
     let mut bundle = lint::StreamedBundle::default();
-    let sources = manifest::stream_paths(paths, batch_bytes, &mut |batch| {
+    let mut variables = VariableFields::default();
+    let repository_mode = !repositories.is_empty();
+    let mut sources = manifest::stream_paths(paths, batch_bytes, &mut |batch| {
         let documents = &batch.outcome.documents;
         checked.extend(check_documents(documents, validator, filter));
         secrets.add(documents);
         bundle.add(documents);
+        if repository_mode {
+            variables.add(documents);
+        }
         problems.extend(batch.outcome.problems);
     })?;
+    let mut known: HashSet<Arc<str>> = sources.iter().cloned().collect();
+    for built in repositories.iter().flat_map(|repository| &repository.built) {
+        let documents = &built.documents;
+        checked.extend(check_documents(documents, validator, filter));
+        secrets.add(documents);
+        bundle.add(documents);
+        variables.add(documents);
+        for document in documents {
+            if known.insert(document.origin.source.clone()) {
+                sources.push(document.origin.source.clone());
+            }
+        }
+    }
     let lint_findings = bundle.check(&filter.lint);
     let mut report = assemble(checked, secrets.mask(lint_findings));
     report.add_read_problems(&problems, &sources);
+    if repository_mode {
+        report.apply_repositories(repositories, &variables);
+    }
     Ok(report)
 }
 
@@ -448,8 +524,13 @@ fn write_text(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
 
 /// The summary line (stderr).
 pub(crate) fn format_summary(summary: &Summary) -> String {
+    let not_manifests = match summary.not_manifests {
+        Some(1) => "; 1 file is not a manifest".to_string(),
+        Some(count) if count > 1 => format!("; {count} files are not manifests"),
+        _ => String::new(),
+    };
     format!(
-        "{} objects: {} valid, {} invalid, {} skipped ({} errors, {} warnings, {} not checked)\n",
+        "{} objects: {} valid, {} invalid, {} skipped ({} errors, {} warnings, {} not checked){not_manifests}\n",
         summary.resources,
         summary.valid,
         summary.invalid,
@@ -568,6 +649,34 @@ async fn fetch_cluster_crds(cluster: &ClusterArgs, run_target: &mut RunTarget) -
     fetched.await.map_err(|err| anyhow!("cannot fetch CRDs from the cluster: {err}"))
 }
 
+/// The files to stream and the repositories to build: a directory is a repository (unless `no_build`), files and
+/// `-` are read as they are. With `--exclude`, a directory read plainly lists its files without the excluded ones.
+pub(crate) fn read_sources(
+    paths: &[String],
+    no_build: bool,
+    exclude: &[String],
+) -> anyhow::Result<(Vec<String>, Vec<Repository>)> {
+    let options = RepositoryOptions {
+        excludes: exclude.iter().map(|pattern| ExcludePattern::new(pattern)).collect(),
+        ..RepositoryOptions::default()
+    };
+    let mut plain = Vec::new();
+    let mut repositories = Vec::new();
+    for path in paths {
+        let is_dir = path != "-" && std::path::Path::new(path).is_dir();
+        if !is_dir || (no_build && exclude.is_empty()) {
+            plain.push(path.clone());
+        } else if no_build {
+            plain.extend(source::plain_files(std::path::Path::new(path), &options.excludes)?);
+        } else {
+            let repository = source::load(std::path::Path::new(path), &options)?;
+            plain.extend(repository.plain.iter().cloned());
+            repositories.push(repository);
+        }
+    }
+    Ok((plain, repositories))
+}
+
 pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     let mut run_target = RunTarget::resolve(&args.target, &search_start(&args.paths))?;
     let mut cluster_crds = Vec::new();
@@ -588,7 +697,8 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     // Problems in the text are findings: every other document and file is still checked.
     let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas };
     let validator = Validator::new(&registry, options);
-    let report = validate_stream(&args.paths, manifest::BATCH_BYTES, &validator, &filter)?;
+    let (paths, repositories) = read_sources(&args.paths, args.no_build, &args.exclude)?;
+    let report = validate_sources(&paths, &repositories, manifest::BATCH_BYTES, &validator, &filter)?;
     // Buffered: a large report goes out in blocks, not a write per line.
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, super::output::stdout());
     match args.output {

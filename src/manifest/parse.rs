@@ -50,6 +50,12 @@ impl LineIndex {
         }
     }
 
+    /// An index keyed by JSON pointer, for documents built from other text (a kustomize build mapped back to its
+    /// source file): `lines` holds the fields that have a line, the others take their nearest parent's.
+    pub fn from_pointers(lines: HashMap<String, usize>) -> Self {
+        LineIndex { inner: Lines::Pointers(Arc::new(lines)) }
+    }
+
     /// The line of the field at `pointer`, or of the nearest parent that has one (indexes keyed by
     /// pointer only: those of [`parse_value`]).
     pub fn line_of(&self, pointer: &str) -> Option<usize> {

@@ -1,0 +1,166 @@
+//! Flux `HelmRelease` objects whose chart is a directory of this repository, as a [`RenderRequest`].
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::chart::is_chart_dir;
+use super::render::{InlineValues, RenderRequest};
+use crate::manifest::Document;
+
+/// API group of Flux's HelmRelease.
+pub const HELM_RELEASE_GROUP: &str = "helm.toolkit.fluxcd.io";
+
+/// Finds a ConfigMap or Secret of the repository by kind, namespace and name (for `valuesFrom`).
+pub type ObjectLookup<'a> = dyn Fn(&str, &str, &str) -> Option<Value> + 'a;
+
+/// Whether `document` is a Flux HelmRelease.
+pub fn is_helm_release(document: &Document) -> bool {
+    document.group() == HELM_RELEASE_GROUP && document.kind() == "HelmRelease"
+}
+
+/// What `helm template` would be asked to render for the HelmRelease `document`, when its chart is a path of
+/// this repository (`spec.chart.spec.chart` with a GitRepository or Bucket source): release name and namespace
+/// as Flux computes them, `spec.chart.spec.valuesFiles`, then `valuesFrom` (ConfigMaps and Secrets that
+/// `lookup` finds in the tree), then `spec.values`. `Err` says why it is not rendered (a chart from a Helm or
+/// OCI repository, a `chartRef`, a chart path or a values source that is not in the tree).
+pub fn helm_release_request(
+    document: &Document,
+    repo_root: &Path,
+    lookup: &ObjectLookup<'_>,
+) -> Result<RenderRequest, String> {
+    let spec = document.value.get("spec").cloned().unwrap_or(Value::Null);
+    let name = document.name().to_string();
+    let namespace = document.namespace().unwrap_or("default").to_string();
+    if let Some(chart_ref) = spec.get("chartRef") {
+        let kind = chart_ref.get("kind").and_then(Value::as_str).unwrap_or("?");
+        let ref_name = chart_ref.get("name").and_then(Value::as_str).unwrap_or("?");
+        return Err(format!(
+            "its chart comes from {kind}/{ref_name} (chartRef), which is not a directory of this repository"
+        ));
+    }
+    let chart_spec = spec.pointer("/chart/spec").cloned().unwrap_or(Value::Null);
+    let chart = chart_spec.get("chart").and_then(Value::as_str).unwrap_or("");
+    let source_kind = chart_spec.pointer("/sourceRef/kind").and_then(Value::as_str).unwrap_or("");
+    if !matches!(source_kind, "GitRepository" | "Bucket") {
+        return Err(format!(
+            "its chart `{chart}` comes from a {} (a download), not from this repository",
+            if source_kind.is_empty() { "source that is not named" } else { source_kind }
+        ));
+    }
+    let Some(chart_dir) = in_repository(repo_root, chart) else {
+        return Err(format!("its chart path `{chart}` is not a chart directory of this repository"));
+    };
+    if !is_chart_dir(&chart_dir) {
+        return Err(format!("its chart path `{chart}` is not a chart directory of this repository"));
+    }
+    let mut values_files = Vec::new();
+    for file in chart_spec.get("valuesFiles").and_then(Value::as_array).into_iter().flatten() {
+        let file = file.as_str().unwrap_or("");
+        match in_repository(repo_root, file).filter(|path| path.is_file()) {
+            Some(path) => values_files.push(path),
+            None => return Err(format!("its values file `{file}` is not in this repository")),
+        }
+    }
+    let mut inline_values = Vec::new();
+    let mut set_string = Vec::new();
+    for source in spec.get("valuesFrom").and_then(Value::as_array).into_iter().flatten() {
+        let kind = source.get("kind").and_then(Value::as_str).unwrap_or("");
+        let source_name = source.get("name").and_then(Value::as_str).unwrap_or("");
+        let key = source.get("valuesKey").and_then(Value::as_str).unwrap_or("values.yaml");
+        let optional = source.get("optional").and_then(Value::as_bool).unwrap_or(false);
+        let found = lookup(kind, &namespace, source_name).and_then(|object| data_value(&object, key));
+        let Some(text) = found else {
+            if optional {
+                continue;
+            }
+            return Err(format!("its valuesFrom {kind}/{source_name} (key {key}) is not in this repository"));
+        };
+        let label = format!("{kind}/{source_name} {key}");
+        if let Some(target) = source.get("targetPath").and_then(Value::as_str) {
+            set_string.push(format!("{target}={}", text.trim_end()));
+            continue;
+        }
+        match crate::manifest::parse_plain_value(&text, &label) {
+            Ok(Value::Null) => {}
+            Ok(value @ Value::Object(_)) => inline_values.push(InlineValues { label, value, written_at: None }),
+            Ok(_) => return Err(format!("its valuesFrom {label} is not a map of values")),
+            Err(err) => return Err(format!("its valuesFrom {label} is not YAML: {err}")),
+        }
+    }
+    if let Some(values) = spec.get("values").filter(|values| values.is_object()) {
+        let label = format!("HelmRelease/{name} spec.values");
+        inline_values.push(InlineValues::in_document(label, values.clone(), document, "/spec/values"));
+    }
+    let target_namespace = spec.get("targetNamespace").and_then(Value::as_str);
+    let release = match (spec.get("releaseName").and_then(Value::as_str), target_namespace) {
+        (Some(release), _) => release.to_string(),
+        (None, Some(target)) => format!("{target}-{name}"),
+        (None, None) => name.clone(),
+    };
+    Ok(RenderRequest {
+        chart_dir,
+        release,
+        namespace: target_namespace.unwrap_or(&namespace).to_string(),
+        values_files,
+        inline_values,
+        set: Vec::new(),
+        set_string,
+        // `install.crds` defaults to Create: the chart's crds/ are applied.
+        include_crds: spec.pointer("/install/crds").and_then(Value::as_str) != Some("Skip"),
+        label: format!("HelmRelease/{name}"),
+    })
+}
+
+/// `repo_root/relative` when `relative` stays inside the repository (no absolute path, no `..` above the root).
+pub fn in_repository(repo_root: &Path, relative: &str) -> Option<std::path::PathBuf> {
+    let relative = relative.trim_start_matches("./");
+    let mut depth = 0usize;
+    for part in Path::new(relative).components() {
+        match part {
+            std::path::Component::Normal(_) => depth += 1,
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => depth = depth.checked_sub(1)?,
+            _ => return None,
+        }
+    }
+    Some(if relative.is_empty() { repo_root.to_path_buf() } else { repo_root.join(relative) })
+}
+
+/// The text under `key` of a ConfigMap (`data`) or Secret (`stringData`, or base64 `data`).
+fn data_value(object: &Value, key: &str) -> Option<String> {
+    let text = |map: Option<&Map<String, Value>>| map?.get(key)?.as_str().map(str::to_string);
+    if let Some(found) = text(object.get("stringData").and_then(Value::as_object)) {
+        return Some(found);
+    }
+    let data = text(object.get("data").and_then(Value::as_object))?;
+    if object.get("kind").and_then(Value::as_str) == Some("Secret") {
+        use base64::Engine;
+        let bytes = base64::engine::general_purpose::STANDARD.decode(data.trim()).ok()?;
+        return String::from_utf8(bytes).ok();
+    }
+    Some(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_stay_inside_the_repository() {
+        let root = Path::new("/repo");
+        assert_eq!(in_repository(root, "./charts/a"), Some(root.join("charts/a")));
+        assert_eq!(in_repository(root, "charts/../charts/a"), Some(root.join("charts/../charts/a")));
+        assert_eq!(in_repository(root, "../other"), None);
+        assert_eq!(in_repository(root, "/etc"), None);
+    }
+
+    #[test]
+    fn secret_data_is_decoded() {
+        let secret = serde_json::json!({"kind": "Secret", "data": {"values.yaml": "YTogMQo="}});
+        assert_eq!(data_value(&secret, "values.yaml").as_deref(), Some("a: 1\n"));
+        let config_map = serde_json::json!({"kind": "ConfigMap", "data": {"values.yaml": "a: 1"}});
+        assert_eq!(data_value(&config_map, "values.yaml").as_deref(), Some("a: 1"));
+        assert_eq!(data_value(&config_map, "other"), None);
+    }
+}

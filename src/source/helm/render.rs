@@ -1,0 +1,357 @@
+//! `helm template` of one chart with one set of values files, its output cut at `# Source:` comments.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use std::io::Write;
+
+use serde_json::Value;
+
+use super::HelmProblem;
+use crate::manifest::{Document, ReadOutcome, parse_documents_tolerant, parse_value};
+use crate::source::tool::{ToolError, run_tool};
+
+/// The program run to render charts, found on `PATH`.
+pub const HELM: &str = "helm";
+
+/// Namespace passed to `helm template` (`--namespace`) for a chart found in the tree.
+pub const RELEASE_NAMESPACE: &str = "default";
+
+/// What to render: a chart of the repository, a release name and namespace, and values in helm's order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RenderRequest {
+    /// The chart directory, as given.
+    pub chart_dir: PathBuf,
+    /// The release name.
+    pub release: String,
+    /// `--namespace`.
+    pub namespace: String,
+    /// Values files (`--values`), in order: later ones win.
+    pub values_files: Vec<PathBuf>,
+    /// Values given inline (Argo CD `values`/`valuesObject`, a Flux HelmRelease's `values`), applied after the
+    /// files in this order.
+    pub inline_values: Vec<InlineValues>,
+    /// `--set` and `--set-string` arguments (`key=value`), applied last.
+    pub set: Vec<String>,
+    pub set_string: Vec<String>,
+    /// `--include-crds`: the chart's `crds/` too, as Argo CD and Flux apply them (a plain `helm template` leaves
+    /// them out).
+    pub include_crds: bool,
+    /// What this render is, for messages: `charts/aks (ci/prod-values.yaml)`, `Application/cluster-a`.
+    pub label: String,
+}
+
+/// Values written inside another object (an Application, a HelmRelease).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InlineValues {
+    /// Where, for messages: `Application/shop-prod helm.valuesObject`.
+    pub label: String,
+    pub value: Value,
+    /// The file they are written in and the line of each of their fields (by JSON pointer within `value`),
+    /// for value provenance; None when unknown (an Application an ApplicationSet generates).
+    pub written_at: Option<(PathBuf, HashMap<String, usize>)>,
+}
+
+impl InlineValues {
+    /// Inline values of `document` found at `pointer` (whose text is `value`), each field at its line there.
+    pub fn in_document(label: String, value: Value, document: &Document, pointer: &str) -> Self {
+        let mut lines = HashMap::new();
+        leaf_pointers(&value, &mut String::new(), &mut |leaf| {
+            lines.insert(leaf.to_string(), document.line_of(&format!("{pointer}{leaf}")));
+        });
+        let file = PathBuf::from(document.origin.source.as_ref());
+        InlineValues { label, value, written_at: Some((file, lines)) }
+    }
+
+    /// Inline values parsed from a YAML string of `document` at `pointer` (a block scalar: its first line is the
+    /// one after the key), each field at its line there.
+    pub fn in_text(label: String, text: &str, document: &Document, pointer: &str) -> Result<Self, String> {
+        let (value, text_lines) = parse_value(text, &label).map_err(|err| err.to_string())?;
+        let key_line = document.line_of(pointer);
+        let mut lines = HashMap::new();
+        leaf_pointers(&value, &mut String::new(), &mut |leaf| {
+            lines.insert(leaf.to_string(), key_line + text_lines.line_of(leaf).unwrap_or(0));
+        });
+        let file = PathBuf::from(document.origin.source.as_ref());
+        Ok(InlineValues { label, value, written_at: Some((file, lines)) })
+    }
+}
+
+/// Calls `visit` with the JSON pointer of every scalar below `value`.
+pub(crate) fn leaf_pointers(value: &Value, pointer: &mut String, visit: &mut impl FnMut(&str)) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let length = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                leaf_pointers(child, pointer, visit);
+                pointer.truncate(length);
+            }
+        }
+        Value::Array(items) => {
+            for (index, child) in items.iter().enumerate() {
+                let length = pointer.len();
+                pointer.push_str(&format!("/{index}"));
+                leaf_pointers(child, pointer, visit);
+                pointer.truncate(length);
+            }
+        }
+        _ => visit(pointer),
+    }
+}
+
+/// One rendering of a chart: helm's output for a [`RenderRequest`].
+#[derive(Debug, Clone)]
+pub struct HelmRender {
+    pub request: RenderRequest,
+    /// What helm printed.
+    pub text: String,
+    /// Every rendered document, in helm's order.
+    pub documents: Vec<RenderedDocument>,
+}
+
+/// One document of helm's output and the template file it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedDocument {
+    /// The template, below the chart directory as given (`charts/aks-aso/templates/list.yaml`).
+    pub template: PathBuf,
+    /// 1-based line of helm's output where the document's text starts (after its `# Source:` line).
+    pub first_line: usize,
+    /// The document's text.
+    pub text: String,
+}
+
+impl HelmRender {
+    /// The objects of the render, each document read with its template as source and lines counted from
+    /// the start of that rendered document (documents of one template numbered in helm's order).
+    pub fn read(&self) -> ReadOutcome {
+        let mut outcome = ReadOutcome::default();
+        let mut seen: Vec<(&Path, usize)> = Vec::new();
+        for document in &self.documents {
+            let index = match seen.iter_mut().find(|(template, _)| *template == document.template.as_path()) {
+                Some((_, count)) => count,
+                None => {
+                    seen.push((&document.template, 0));
+                    &mut seen.last_mut().expect("just pushed").1
+                }
+            };
+            let mut read = parse_documents_tolerant(&document.text, &source_name(&document.template));
+            for read_document in &mut read.documents {
+                read_document.origin.index += *index;
+            }
+            *index += read.documents.len();
+            outcome.documents.extend(read.documents);
+            outcome.problems.extend(read.problems);
+            for source in read.sources {
+                if !outcome.sources.contains(&source) {
+                    outcome.sources.push(source);
+                }
+            }
+        }
+        outcome
+    }
+
+    /// The command a user would run for the same output (inline values shown as `<values of ...>`).
+    pub fn command(&self) -> String {
+        let request = &self.request;
+        let mut words = vec![
+            "helm template".to_string(),
+            request.release.clone(),
+            chart_arg(&request.chart_dir).to_string_lossy().into_owned(),
+            format!("--namespace {}", request.namespace),
+        ];
+        words.extend(request.values_files.iter().map(|file| format!("--values {}", file.display())));
+        words.extend(request.inline_values.iter().map(|inline| format!("--values <values of {}>", inline.label)));
+        words.extend(request.set.iter().map(|assignment| format!("--set {assignment}")));
+        words.extend(request.set_string.iter().map(|assignment| format!("--set-string {assignment}")));
+        if request.include_crds {
+            words.push("--include-crds".to_string());
+        }
+        words.join(" ")
+    }
+
+    /// Where line `line` of helm's output (as `helm template ... | kubectl capz validate -` reports it)
+    /// is: the template and the line within its rendered document, as [`HelmRender::read`] numbers them.
+    pub fn locate_output_line(&self, line: usize) -> Option<(String, usize)> {
+        self.documents
+            .iter()
+            .rfind(|document| document.first_line <= line)
+            .map(|document| (source_name(&document.template), line - document.first_line + 1))
+    }
+}
+
+/// The source name of a template's documents.
+pub fn source_name(template: &Path) -> String {
+    template.display().to_string()
+}
+
+/// `helm template <release> <chart> --namespace <ns> --values <file>... --set ...` for `request`, with
+/// `values_files` in place of the request's files and inline values, in the clean environment of [`run_tool`];
+/// `extra` arguments come last.
+pub(crate) fn helm_template(
+    request: &RenderRequest,
+    values_files: &[PathBuf],
+    extra: &[&str],
+    timeout: Duration,
+) -> Result<String, HelmProblem> {
+    let chart = request.chart_dir.clone();
+    let mut args: Vec<OsString> = vec!["template".into(), request.release.clone().into(), chart_arg(&chart)];
+    args.extend(["--namespace".into(), request.namespace.clone().into()]);
+    for file in values_files {
+        args.push("--values".into());
+        args.push(file.as_os_str().to_owned());
+    }
+    for (flag, list) in [("--set", &request.set), ("--set-string", &request.set_string)] {
+        for assignment in list {
+            args.extend([flag.into(), assignment.into()]);
+        }
+    }
+    if request.include_crds {
+        args.push("--include-crds".into());
+    }
+    args.extend(extra.iter().map(OsString::from));
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    match run_tool(HELM, &args, &cwd, timeout) {
+        Ok(output) => Ok(output.stdout),
+        Err(ToolError::NotFound { .. }) => Err(HelmProblem::HelmNotFound { chart }),
+        Err(ToolError::Failed { stderr, .. }) => {
+            Err(HelmProblem::TemplateError { chart, render: request.label.clone(), message: helm_message(&stderr) })
+        }
+        Err(error) => Err(HelmProblem::Tool { chart, message: error.to_string() }),
+    }
+}
+
+/// Writes inline values to temporary files, to follow the request's values files on helm's command line.
+fn inline_values_files(request: &RenderRequest) -> Result<Vec<tempfile::NamedTempFile>, HelmProblem> {
+    request
+        .inline_values
+        .iter()
+        .map(|InlineValues { label: origin, value, .. }| {
+            let write = || -> std::io::Result<tempfile::NamedTempFile> {
+                let mut file = tempfile::Builder::new().prefix("kubectl-capz-values-").suffix(".yaml").tempfile()?;
+                file.write_all(serde_json::to_string(value).unwrap_or_default().as_bytes())?;
+                file.flush()?;
+                Ok(file)
+            };
+            write().map_err(|err| HelmProblem::Tool {
+                chart: request.chart_dir.clone(),
+                message: format!("values of {origin} cannot be written to a temporary file: {err}"),
+            })
+        })
+        .collect()
+}
+
+/// Renders `request`.
+pub(crate) fn render_request(request: RenderRequest, timeout: Duration) -> Result<HelmRender, HelmProblem> {
+    let inline = inline_values_files(&request)?;
+    let mut files = request.values_files.clone();
+    files.extend(inline.iter().map(|file| file.path().to_path_buf()));
+    let text = helm_template(&request, &files, &[], timeout)?;
+    let documents = split_output(&text, &request.chart_dir);
+    Ok(HelmRender { request, text, documents })
+}
+
+/// A chart directory as helm wants it: a bare relative name (`mychart`) would be looked up in repositories.
+fn chart_arg(dir: &Path) -> OsString {
+    if dir.is_absolute() || dir.starts_with(".") || dir.starts_with("..") {
+        dir.as_os_str().to_owned()
+    } else {
+        Path::new(".").join(dir).into_os_string()
+    }
+}
+
+/// helm's own error, without its `Error: ` prefix and the log lines before it.
+fn helm_message(stderr: &str) -> String {
+    let error = stderr.lines().position(|line| line.starts_with("Error: ")).map_or(stderr.trim(), |at| {
+        let start: usize = stderr.lines().take(at).map(|line| line.len() + 1).sum();
+        stderr[start..].trim()
+    });
+    error.strip_prefix("Error: ").unwrap_or(error).to_string()
+}
+
+/// Cuts helm's output into its documents: each starts with `---` and `# Source: <chart>/<path>`, where
+/// `<path>` is relative to the chart directory (`templates/x.yaml`, `charts/sub/templates/y.yaml`).
+pub(crate) fn split_output(text: &str, chart_dir: &Path) -> Vec<RenderedDocument> {
+    let mut documents: Vec<RenderedDocument> = Vec::new();
+    for (number, line) in text.split_inclusive('\n').enumerate() {
+        let line_number = number + 1;
+        let content = line.trim_end_matches(['\n', '\r']);
+        if let Some(source) = content.strip_prefix("# Source: ") {
+            let relative = source.split_once('/').map_or(source, |(_, rest)| rest);
+            documents.push(RenderedDocument {
+                template: chart_dir.join(relative),
+                first_line: line_number + 1,
+                text: String::new(),
+            });
+        } else if content == "---" {
+            // The marker of the next document; it belongs to none.
+        } else if let Some(document) = documents.last_mut() {
+            document.text.push_str(line);
+        }
+    }
+    documents
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OUTPUT: &str = "---\n# Source: aks/templates/cluster.yaml\napiVersion: v1\nkind: A\n---\n# Source: aks/charts/sub/templates/b.yaml\napiVersion: v1\nkind: B\n";
+
+    #[test]
+    fn output_is_cut_at_source_comments() {
+        let documents = split_output(OUTPUT, Path::new("charts/aks"));
+        assert_eq!(
+            documents,
+            [
+                RenderedDocument {
+                    template: PathBuf::from("charts/aks/templates/cluster.yaml"),
+                    first_line: 3,
+                    text: "apiVersion: v1\nkind: A\n".into()
+                },
+                RenderedDocument {
+                    template: PathBuf::from("charts/aks/charts/sub/templates/b.yaml"),
+                    first_line: 7,
+                    text: "apiVersion: v1\nkind: B\n".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn output_lines_map_to_the_template_document() {
+        let request = RenderRequest {
+            chart_dir: PathBuf::from("charts/aks"),
+            release: "aks".into(),
+            namespace: "default".into(),
+            values_files: vec![PathBuf::from("charts/aks/values.yaml")],
+            inline_values: vec![InlineValues { label: "Application/a helm.values".into(), ..InlineValues::default() }],
+            set_string: vec!["a=b".into()],
+            ..RenderRequest::default()
+        };
+        let render =
+            HelmRender { request, text: OUTPUT.into(), documents: split_output(OUTPUT, Path::new("charts/aks")) };
+        assert_eq!(render.locate_output_line(4), Some(("charts/aks/templates/cluster.yaml".into(), 2)));
+        assert_eq!(render.locate_output_line(7), Some(("charts/aks/charts/sub/templates/b.yaml".into(), 1)));
+        assert_eq!(render.locate_output_line(1), None);
+        assert_eq!(
+            render.command(),
+            "helm template aks ./charts/aks --namespace default --values charts/aks/values.yaml \
+             --values <values of Application/a helm.values> --set-string a=b"
+        );
+        let read = render.read();
+        assert_eq!(read.documents.len(), 2);
+        assert_eq!(read.documents[1].origin.source.as_ref(), "charts/aks/charts/sub/templates/b.yaml");
+        assert_eq!(read.documents[1].line_of("/kind"), 2);
+    }
+
+    #[test]
+    fn helm_errors_lose_their_prefix_and_log_lines() {
+        let stderr = "walk.go:75: found symbolic link in path\nError: template: aks/templates/a.yaml:3:4: boom\n";
+        assert_eq!(helm_message(stderr), "template: aks/templates/a.yaml:3:4: boom");
+        assert_eq!(helm_message("plain failure\n"), "plain failure");
+    }
+}

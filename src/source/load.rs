@@ -1,0 +1,709 @@
+//! The steps of reading a repository: walk and classify, find kustomization roots and Flux Kustomizations, build
+//! each once (refusing unsafe ones before anything runs), substitute Flux variables, trace objects to their files.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::argo::{self, ArgoBuild, ArgoSource};
+use super::flux::{self, FluxKustomization};
+use super::helm;
+use super::kustomization::{self, KUSTOMIZATION_FILES, Kustomization, PatchSource};
+use super::kustomize::{self, BuildRequest};
+use super::origin::{self, Patches, SourceFiles};
+use super::{
+    BuiltSource, FLUX_SUBSTITUTE_RULE, FileClass, FileEntry, Repository, RepositoryOptions, SOURCE_RULE, SourceError,
+    classify, note, walk,
+};
+use crate::manifest::{self, Document};
+use crate::report::Severity;
+
+/// State of one read.
+pub(super) struct Loader<'a> {
+    options: &'a RepositoryOptions,
+    canonical_root: PathBuf,
+    files: SourceFiles,
+    tree_files: HashSet<String>,
+    tree_dirs: HashSet<String>,
+    /// Repository-relative path -> class and reason (YAML/JSON files only).
+    classes: BTreeMap<String, (FileClass, String)>,
+    /// Directories of Helm charts.
+    charts: Vec<String>,
+    /// By directory.
+    kustomizations: BTreeMap<String, Kustomization>,
+    /// Manifest files (repository-relative), for Flux variables and generated kustomizations.
+    manifests: Vec<String>,
+    flux: Vec<FluxKustomization>,
+    /// Sources of Argo CD Applications (and ApplicationSets) of the tree.
+    argo: Vec<ArgoSource>,
+    /// Flux HelmReleases of the tree.
+    helm_releases: Vec<Document>,
+    repository: Repository,
+    /// Refusals already reported (file, line).
+    reported: HashSet<(String, usize)>,
+}
+
+impl<'a> Loader<'a> {
+    pub(super) fn run(root: &Path, options: &'a RepositoryOptions) -> Result<Repository, SourceError> {
+        let tree = walk::walk(root, &options.excludes)
+            .map_err(|source| SourceError::Walk { path: root.display().to_string(), source })?;
+        let mut loader = Loader {
+            options,
+            canonical_root: tree.canonical_root.clone(),
+            files: SourceFiles::new(root),
+            tree_files: tree.files.iter().map(|f| f.relative.clone()).collect(),
+            tree_dirs: tree.dirs.iter().cloned().collect(),
+            classes: BTreeMap::new(),
+            charts: Vec::new(),
+            kustomizations: BTreeMap::new(),
+            manifests: Vec::new(),
+            flux: Vec::new(),
+            argo: Vec::new(),
+            helm_releases: Vec::new(),
+            repository: Repository { timeout: options.timeout, ..Repository::default() },
+            reported: HashSet::new(),
+        };
+        for excluded in &tree.excluded {
+            loader.classes.insert(excluded.relative.clone(), (FileClass::Excluded, "matches --exclude".to_string()));
+        }
+        for refused in &tree.refused {
+            loader.classes.insert(refused.relative.clone(), (FileClass::Refused, refused.reason.clone()));
+            let message = format!("`{}` is {}", refused.relative, refused.reason);
+            let shown = loader.files.display(&refused.relative);
+            loader.repository.notes.push(note(Severity::Warning, SOURCE_RULE, shown, 1, message));
+        }
+        loader.classify(&tree);
+        loader.build_charts();
+        loader.build_kustomize_roots();
+        loader.build_argo();
+        loader.build_flux();
+        loader.build_helm_releases();
+        loader.finish();
+        Ok(loader.repository)
+    }
+
+    fn exists(&self, relative: &str) -> Option<bool> {
+        if self.tree_dirs.contains(relative) {
+            Some(true)
+        } else if self.tree_files.contains(relative) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    fn chart_of(&self, relative: &str) -> Option<&str> {
+        self.charts.iter().find(|chart| is_below(relative, chart)).map(String::as_str)
+    }
+
+    fn classify(&mut self, tree: &walk::Tree) {
+        let mut charts: Vec<String> =
+            tree.dirs.iter().filter(|dir| self.tree_files.contains(&join(dir, "Chart.yaml"))).cloned().collect();
+        // Subcharts belong to their parent chart.
+        charts.sort();
+        let mut outer: Vec<String> = Vec::new();
+        for chart in charts {
+            if !outer.iter().any(|parent| is_below(&chart, parent)) {
+                outer.push(chart);
+            }
+        }
+        self.charts = outer;
+        for dir in &tree.dirs {
+            if self.chart_of(dir).is_some() || classify::by_path(&format!("{dir}/")).is_some() && !dir.is_empty() {
+                continue;
+            }
+            let Some(name) = KUSTOMIZATION_FILES.iter().find(|name| self.tree_files.contains(&join(dir, name))) else {
+                continue;
+            };
+            let file = join(dir, name);
+            let exists = |relative: &str| self.exists(relative);
+            match kustomization::read(&self.canonical_root, dir, &file, &exists) {
+                Ok(read) => {
+                    self.kustomizations.insert(dir.clone(), read);
+                }
+                Err(message) => {
+                    let shown = self.files.display(&file);
+                    self.repository.notes.push(note(Severity::Warning, SOURCE_RULE, shown, 1, message));
+                }
+            }
+        }
+        let mut included_files: HashMap<String, String> = HashMap::new();
+        for kustomization in self.kustomizations.values() {
+            for file in &kustomization.files {
+                included_files.entry(file.clone()).or_insert_with(|| kustomization.file.clone());
+            }
+        }
+        for file in &tree.files {
+            let relative = &file.relative;
+            let name = relative.rsplit('/').next().unwrap_or(relative);
+            if let Some(chart) = self.chart_of(relative) {
+                if classify::is_candidate(relative) {
+                    let chart = shown_dir(chart);
+                    let inner = relative.strip_prefix(&format!("{chart}/")).unwrap_or(relative);
+                    let class = if let Some(reason) = classify::by_path(relative) {
+                        (FileClass::NotManifest, format!("{reason}, chart {chart}"))
+                    } else if inner.starts_with("templates/")
+                        || inner.starts_with("charts/")
+                        || inner.starts_with("crds/")
+                    {
+                        (FileClass::Built, format!("template of the Helm chart {chart}, rendered with helm template"))
+                    } else if inner.ends_with(".yaml") || inner.ends_with(".yml") {
+                        // Read by helm template; findings on the values it gives are shown at its lines.
+                        (FileClass::Built, format!("values of the Helm chart {chart}, read by helm template"))
+                    } else {
+                        (FileClass::NotManifest, format!("a file of the Helm chart {chart}"))
+                    };
+                    self.classes.insert(relative.clone(), class);
+                }
+                continue;
+            }
+            if KUSTOMIZATION_FILES.contains(&name) {
+                let dir = parent(relative);
+                if self.kustomizations.contains_key(dir) {
+                    let reason = format!("kustomization: built with `kubectl kustomize {}`", shown_dir(dir));
+                    self.classes.insert(relative.clone(), (FileClass::Built, reason));
+                    continue;
+                }
+            }
+            if !classify::is_candidate(relative) {
+                continue;
+            }
+            if let Some(reason) = classify::by_path(relative) {
+                self.classes.insert(relative.clone(), (FileClass::NotManifest, reason));
+                continue;
+            }
+            let text = match manifest::read_input_file(&file.path) {
+                Ok(text) => text,
+                Err(_) => {
+                    // Not UTF-8 or unreadable: validated as a file, which reports it.
+                    self.classes.insert(relative.clone(), (FileClass::Manifest, String::new()));
+                    self.manifests.push(relative.clone());
+                    continue;
+                }
+            };
+            let shown = self.files.display(relative);
+            if let Some(reason) = classify::by_content(&text, &shown) {
+                let class = match included_files.get(relative) {
+                    Some(kustomization) if reason.starts_with("no apiVersion") => {
+                        (FileClass::Built, format!("patch or generator input of {kustomization}"))
+                    }
+                    _ => (FileClass::NotManifest, reason),
+                };
+                self.classes.insert(relative.clone(), class);
+                continue;
+            }
+            if text.contains(flux::FLUX_KUSTOMIZE_GROUP)
+                || text.contains(argo::ARGO_GROUP)
+                || text.contains(helm::HELM_RELEASE_GROUP)
+            {
+                let read = manifest::parse_documents_tolerant(&text, &shown);
+                self.flux.extend(read.documents.iter().filter_map(flux::flux_kustomization));
+                let root = self.files.root().to_path_buf();
+                for document in &read.documents {
+                    self.argo.extend(argo::argo_sources(document, &root));
+                }
+                self.helm_releases.extend(read.documents.iter().filter(|d| helm::is_helm_release(d)).cloned());
+            }
+            self.manifests.push(relative.clone());
+            let class = match included_files.get(relative) {
+                Some(kustomization) => (FileClass::Built, format!("read by the build of {kustomization}")),
+                None => (FileClass::Manifest, String::new()),
+            };
+            self.classes.insert(relative.clone(), class);
+        }
+    }
+
+    /// Kustomizations reachable from `dirs` (through resources, bases and components), bases before the
+    /// kustomizations that include them.
+    fn reachable(&self, dirs: &[String]) -> Vec<&Kustomization> {
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        fn visit<'k>(
+            dir: &str,
+            all: &'k BTreeMap<String, Kustomization>,
+            seen: &mut HashSet<String>,
+            out: &mut Vec<&'k Kustomization>,
+        ) {
+            if !seen.insert(dir.to_string()) {
+                return;
+            }
+            let Some(kustomization) = all.get(dir) else { return };
+            for child in &kustomization.dirs {
+                visit(child, all, seen, out);
+            }
+            out.push(kustomization);
+        }
+        for dir in dirs {
+            visit(dir, &self.kustomizations, &mut seen, &mut out);
+        }
+        out
+    }
+
+    /// Reports the refusals of the kustomizations of a build (each once) and says whether there were any.
+    fn refused(&mut self, dirs: &[String]) -> bool {
+        let refusals: Vec<(String, usize, String)> = self
+            .reachable(dirs)
+            .iter()
+            .flat_map(|k| k.refusals.iter().map(|(line, message)| (k.file.clone(), *line, message.clone())))
+            .collect();
+        for (file, line, message) in &refusals {
+            if self.reported.insert((file.clone(), *line)) {
+                let shown = self.files.display(file);
+                self.repository.notes.push(note(Severity::Warning, SOURCE_RULE, shown, *line, message.clone()));
+            }
+        }
+        !refusals.is_empty()
+    }
+
+    /// Directories Flux Kustomizations and Argo CD Applications build: not kustomize roots of their own.
+    fn flux_target_dirs(&self) -> HashSet<String> {
+        let argo = self.argo.iter().filter_map(|source| match &source.build {
+            ArgoBuild::Kustomize { relative, .. } => Some(relative.clone()),
+            _ => None,
+        });
+        self.flux.iter().filter_map(|ks| ks.path.clone()).chain(argo).collect()
+    }
+
+    /// Every chart of the tree, with its values.yaml and once more per ci/*-values.yaml (as chart-testing does).
+    fn build_charts(&mut self) {
+        for chart in self.charts.clone() {
+            let dir = self.files.root().join(&chart);
+            match helm::render_chart(&dir, self.files.root(), self.options.timeout) {
+                Ok(renders) => {
+                    for render in renders {
+                        self.push_render(render);
+                    }
+                }
+                Err(problem) => self.helm_problem(&problem, None),
+            }
+        }
+    }
+
+    fn push_render(&mut self, render: helm::HelmRender) {
+        let documents = render.read().documents;
+        let patched = vec![Vec::new(); documents.len()];
+        let label = format!("helm template {}", render.request.label);
+        self.repository.built.push(BuiltSource { label, documents, patched });
+        self.repository.helm_renders.push(render);
+    }
+
+    /// One warning per chart that was not rendered (at its Chart.yaml, or at the object that asked for it).
+    fn helm_problem(&mut self, problem: &helm::HelmProblem, at: Option<(&str, usize)>) {
+        let (source, line) = match at {
+            Some((file, line)) => (file.to_string(), line),
+            None => (problem.file().display().to_string(), 1),
+        };
+        if self.reported.insert((source.clone(), line)) {
+            self.repository.notes.push(note(Severity::Warning, SOURCE_RULE, source, line, problem.to_string()));
+        }
+    }
+
+    /// The sources of Argo CD Applications: directories of manifests, kustomizations, charts with the
+    /// application's values.
+    fn build_argo(&mut self) {
+        let sources = std::mem::take(&mut self.argo);
+        for source in &sources {
+            match &source.build {
+                ArgoBuild::Directory { relative, path, recurse, include, exclude } => {
+                    let reason = format!("read by Argo CD {} ({}:{})", source.owner, source.file, source.line);
+                    let mut documents = Vec::new();
+                    for file in argo::directory_manifests(path, *recurse, include, exclude) {
+                        let Ok(inner) = file.strip_prefix(path) else { continue };
+                        let file_relative = join(relative, &inner.display().to_string());
+                        if !self.manifests.contains(&file_relative) {
+                            continue;
+                        }
+                        self.classes.insert(file_relative.clone(), (FileClass::Built, reason.clone()));
+                        documents.extend(self.files.documents(&file_relative).iter().cloned());
+                    }
+                    let patched = vec![Vec::new(); documents.len()];
+                    let label = format!("Argo CD {} (directory ./{relative})", source.owner);
+                    self.repository.built.push(BuiltSource { label, documents, patched });
+                }
+                ArgoBuild::Kustomize { relative, .. } => {
+                    if let Some(mut built) =
+                        self.build_dirs(std::slice::from_ref(relative), &Map::new(), false, relative)
+                    {
+                        built.label = format!("Argo CD {} (kustomize ./{relative})", source.owner);
+                        self.repository.built.push(built);
+                    }
+                }
+                ArgoBuild::Helm { request, .. } => {
+                    match helm::render_for(request.clone(), self.files.root(), self.options.timeout) {
+                        Ok(render) => self.push_render(render),
+                        Err(problem) => self.helm_problem(&problem, Some((&source.file, source.line))),
+                    }
+                }
+                ArgoBuild::NotBuilt { reason } => {
+                    let message = format!("{}: {reason}", source.owner);
+                    let shown = source.file.clone();
+                    self.repository.notes.push(note(Severity::Info, SOURCE_RULE, shown, source.line, message));
+                }
+            }
+        }
+        self.argo = sources;
+    }
+
+    fn build_kustomize_roots(&mut self) {
+        let included: HashSet<&String> = self.kustomizations.values().flat_map(|k| k.dirs.iter()).collect();
+        let flux_targets = self.flux_target_dirs();
+        // Below a Flux path without a kustomization, Flux's generated kustomization includes them.
+        let generated: Vec<&String> =
+            flux_targets.iter().filter(|path| !self.kustomizations.contains_key(*path)).collect();
+        let roots: Vec<String> = self
+            .kustomizations
+            .keys()
+            .filter(|dir| {
+                !included.contains(dir)
+                    && !flux_targets.contains(*dir)
+                    && !generated.iter().any(|path| is_below(dir, path))
+            })
+            .cloned()
+            .collect();
+        for root in roots {
+            if let Some(built) = self.build_dirs(std::slice::from_ref(&root), &Map::new(), false, &root) {
+                self.repository.built.push(built);
+            }
+        }
+    }
+
+    /// Builds `resources` (directories or files) with `overlay` laid over them; `None` when refused or failed (a
+    /// warning says why, at `anchor`'s kustomization file).
+    fn build_dirs(
+        &mut self,
+        resources: &[String],
+        overlay: &Map<String, Value>,
+        load_restrictor_none: bool,
+        anchor: &str,
+    ) -> Option<BuiltSource> {
+        if self.refused(resources) {
+            return None;
+        }
+        let label = format!("kubectl kustomize {}", shown_dir(anchor));
+        if let Some(built) = self.read_resources_only(resources, overlay, &label) {
+            return Some(built);
+        }
+        let request = BuildRequest { resources: resources.to_vec(), overlay: overlay.clone(), load_restrictor_none };
+        let objects = match kustomize::build(&self.canonical_root, &request, self.options.timeout) {
+            Ok(objects) => objects,
+            Err(err) => {
+                let file = self.kustomizations.get(anchor).map_or_else(|| anchor.to_string(), |k| k.file.clone());
+                let shown = self.files.display(&file);
+                let message =
+                    format!("`{label}` failed, so its objects are not checked: {}", one_paragraph(&err.to_string()));
+                self.repository.notes.push(note(Severity::Warning, SOURCE_RULE, shown, 1, message));
+                return None;
+            }
+        };
+        let patch_sources: Vec<(String, PatchSource)> = self
+            .reachable(resources)
+            .iter()
+            .flat_map(|k| k.patches.iter().map(|p| (k.file.clone(), p.clone())))
+            .collect();
+        let patches = Patches::read(&patch_sources, &mut self.files);
+        let mut documents = Vec::with_capacity(objects.len());
+        let mut patched = Vec::with_capacity(objects.len());
+        for (index, object) in objects.into_iter().enumerate() {
+            let (document, fields) = origin::trace(object, index, &mut self.files, &patches, &label);
+            documents.push(document);
+            patched.push(fields);
+        }
+        Some(BuiltSource { label, documents, patched })
+    }
+
+    /// A build of kustomizations that list nothing but local resources (a fleet tree's directories) is the objects
+    /// of those files: read directly, without running kustomize (a thousand clusters are a thousand directories).
+    fn read_resources_only(
+        &mut self,
+        resources: &[String],
+        overlay: &Map<String, Value>,
+        label: &str,
+    ) -> Option<BuiltSource> {
+        if !overlay.is_empty() || !resources.iter().all(|dir| self.kustomizations.contains_key(dir)) {
+            return None;
+        }
+        let reachable = self.reachable(resources);
+        let trivial = reachable
+            .iter()
+            .all(|k| k.only_resources && k.dirs.iter().all(|dir| self.kustomizations.contains_key(dir)));
+        if !trivial {
+            return None;
+        }
+        let files: Vec<String> = reachable.iter().flat_map(|k| k.files.iter().cloned()).collect();
+        let mut documents = Vec::new();
+        for file in &files {
+            documents.extend(self.files.documents(file).iter().cloned());
+            if self.files.is_unreadable(file) {
+                // kustomize says what is wrong with it.
+                return None;
+            }
+        }
+        let patched = vec![Vec::new(); documents.len()];
+        Some(BuiltSource { label: label.to_string(), documents, patched })
+    }
+
+    fn build_flux(&mut self) {
+        let flux = std::mem::take(&mut self.flux);
+        let mut done: HashSet<(Option<String>, String)> = HashSet::new();
+        for ks in &flux {
+            // The same Kustomization read twice (a file and a build that includes it) is built once.
+            if !done.insert((ks.path.clone(), ks.object.clone())) {
+                continue;
+            }
+            let Some(path) = ks.path.clone() else {
+                let message = format!("{}: spec.path leaves the repository; not built", ks.object);
+                self.repository.notes.push(note(
+                    Severity::Warning,
+                    SOURCE_RULE,
+                    ks.source.clone(),
+                    ks.path_line,
+                    message,
+                ));
+                continue;
+            };
+            if !self.tree_dirs.contains(&path) {
+                let message = format!(
+                    "{}: spec.path `./{path}` is not a directory of this repository (source {}); not built",
+                    ks.object, ks.source_ref
+                );
+                self.repository.notes.push(note(Severity::Info, SOURCE_RULE, ks.source.clone(), ks.path_line, message));
+                continue;
+            }
+            let built = if self.kustomizations.contains_key(&path) {
+                self.build_dirs(std::slice::from_ref(&path), &ks.overlay, false, &path)
+            } else {
+                self.build_generated(ks, &path)
+            };
+            let Some(mut built) = built else { continue };
+            built.label = format!("Flux Kustomization {} (./{path})", ks.name());
+            if let Some(built) = self.substitute(ks, built) {
+                self.repository.built.push(built);
+            }
+        }
+        self.flux = flux;
+    }
+
+    /// A Flux path without a kustomization: Flux generates one with every manifest below it (a subdirectory with its
+    /// own kustomization is included as a whole). Read directly when nothing is laid over it.
+    fn build_generated(&mut self, ks: &FluxKustomization, path: &str) -> Option<BuiltSource> {
+        let mut resources: Vec<String> = Vec::new();
+        let mut sub_kustomizations: Vec<String> = Vec::new();
+        let covered_by_sub = |relative: &str, subs: &[String]| subs.iter().any(|sub| is_below(relative, sub));
+        for dir in self.kustomizations.keys() {
+            if is_below(dir, path) && dir != path && !covered_by_sub(dir, &sub_kustomizations) {
+                sub_kustomizations.push(dir.clone());
+            }
+        }
+        for relative in &self.manifests {
+            if is_below(relative, path)
+                && !covered_by_sub(relative, &sub_kustomizations)
+                && self.chart_of(relative).is_none()
+            {
+                resources.push(relative.clone());
+            }
+        }
+        let reason = format!("read by Flux Kustomization {} ({}:{})", ks.name(), ks.source, ks.line);
+        for relative in &resources {
+            self.classes.insert(relative.clone(), (FileClass::Built, reason.clone()));
+        }
+        if ks.overlay.is_empty() && sub_kustomizations.is_empty() {
+            let mut documents = Vec::new();
+            for relative in &resources {
+                documents.extend(self.files.documents(relative).iter().cloned());
+            }
+            let patched = vec![Vec::new(); documents.len()];
+            return Some(BuiltSource { label: String::new(), documents, patched });
+        }
+        let mut all = sub_kustomizations;
+        all.extend(resources);
+        self.build_dirs(&all, &ks.overlay, true, path)
+    }
+
+    /// Flux's post-build substitution over a build; `None` when Flux would fail (an error finding says why).
+    fn substitute(&mut self, ks: &FluxKustomization, mut built: BuiltSource) -> Option<BuiltSource> {
+        if !ks.post_build {
+            return Some(built);
+        }
+        let mut vars = BTreeMap::new();
+        let mut unknown_sources = false;
+        for reference in &ks.substitute_from {
+            match self.find_object(&reference.kind, &reference.name, &ks.namespace) {
+                Some(object) => vars.extend(flux::variables_of(&object)),
+                None if reference.optional => {}
+                None => {
+                    unknown_sources = true;
+                    let message = format!(
+                        "{}: substituteFrom {}/{} is not in this repository, so its variables are not known here (the \
+                         controller reads it from the cluster); fields that use them are not checked",
+                        ks.object, reference.kind, reference.name
+                    );
+                    self.repository.notes.push(note(
+                        Severity::Info,
+                        SOURCE_RULE,
+                        ks.source.clone(),
+                        reference.line,
+                        message,
+                    ));
+                }
+            }
+        }
+        vars.extend(ks.substitute.clone());
+        if vars.is_empty() {
+            return Some(built);
+        }
+        for document in &mut built.documents {
+            match flux::substitute(&document.value, &vars, false, unknown_sources) {
+                Ok(Some(value)) => document.value = value,
+                Ok(None) => {}
+                Err(err) => {
+                    let message = format!(
+                        "{}: Flux would apply nothing of ./{}: {} (in {} of {})",
+                        ks.object,
+                        ks.path.as_deref().unwrap_or(""),
+                        err,
+                        document.display_name(),
+                        document.origin
+                    );
+                    self.repository.notes.push(note(
+                        Severity::Error,
+                        FLUX_SUBSTITUTE_RULE,
+                        ks.source.clone(),
+                        ks.line,
+                        message,
+                    ));
+                    return None;
+                }
+            }
+        }
+        Some(built)
+    }
+
+    /// Flux HelmReleases whose chart is a directory of this repository, rendered with their values (valuesFrom
+    /// ConfigMaps and Secrets of the tree); the others are one info finding saying why they are not rendered.
+    fn build_helm_releases(&mut self) {
+        let releases = std::mem::take(&mut self.helm_releases);
+        if releases.is_empty() {
+            return;
+        }
+        // The ConfigMaps and Secrets of the tree, for valuesFrom.
+        let mut objects: Vec<Value> = Vec::new();
+        for relative in self.manifests.clone() {
+            for document in self.files.documents(&relative).iter() {
+                if matches!(document.kind(), "ConfigMap" | "Secret") {
+                    objects.push(document.value.clone());
+                }
+            }
+        }
+        for built in &self.repository.built {
+            objects.extend(
+                built.documents.iter().filter(|d| matches!(d.kind(), "ConfigMap" | "Secret")).map(|d| d.value.clone()),
+            );
+        }
+        let lookup = |kind: &str, namespace: &str, name: &str| -> Option<Value> {
+            objects
+                .iter()
+                .find(|object| {
+                    object.get("kind").and_then(Value::as_str) == Some(kind)
+                        && object.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+                        && object
+                            .pointer("/metadata/namespace")
+                            .and_then(Value::as_str)
+                            .is_none_or(|ns| ns == namespace)
+                })
+                .cloned()
+        };
+        let root = self.files.root().to_path_buf();
+        for release in &releases {
+            let at = (release.origin.source.to_string(), release.origin.line);
+            match helm::helm_release_request(release, &root, &lookup) {
+                Ok(request) => match helm::render_for(request, &root, self.options.timeout) {
+                    Ok(render) => self.push_render(render),
+                    Err(problem) => self.helm_problem(&problem, Some((&at.0, at.1))),
+                },
+                Err(reason) => {
+                    let message = format!("{}: {reason}; not rendered", release.display_name());
+                    self.repository.notes.push(note(Severity::Info, SOURCE_RULE, at.0, at.1, message));
+                }
+            }
+        }
+        self.helm_releases = releases;
+    }
+
+    /// A ConfigMap or Secret of the repository (in a manifest file or a build), in `namespace` or without one.
+    fn find_object(&mut self, kind: &str, name: &str, namespace: &str) -> Option<Value> {
+        let matches = |document: &Document| {
+            document.kind() == kind
+                && document.name() == name
+                && document.namespace().is_none_or(|ns| ns == namespace || namespace.is_empty())
+        };
+        for built in &self.repository.built {
+            if let Some(document) = built.documents.iter().find(|d| matches(d)) {
+                return Some(document.value.clone());
+            }
+        }
+        let candidates: Vec<String> = self.manifests.clone();
+        for relative in candidates {
+            let Ok(text) = std::fs::read_to_string(self.canonical_root.join(&relative)) else { continue };
+            if !text.contains(name) {
+                continue;
+            }
+            let documents: Arc<Vec<Document>> = self.files.documents(&relative);
+            if let Some(document) = documents.iter().find(|d| matches(d)) {
+                return Some(document.value.clone());
+            }
+        }
+        None
+    }
+
+    fn finish(&mut self) {
+        let mut plain = Vec::new();
+        for (relative, (class, reason)) in &self.classes {
+            if *class == FileClass::Manifest {
+                plain.push(self.files.display(relative));
+            }
+            self.repository.files.push(FileEntry {
+                path: self.files.display(relative),
+                class: *class,
+                reason: reason.clone(),
+            });
+        }
+        self.repository.plain = plain;
+        // Keyed once every name is final (after Flux substitution).
+        for built in &self.repository.built {
+            for (document, fields) in built.documents.iter().zip(&built.patched) {
+                if !fields.is_empty() {
+                    self.repository
+                        .patched
+                        .entry((document.origin.source.to_string(), document.display_name()))
+                        .or_default()
+                        .extend(fields.iter().cloned());
+                }
+            }
+        }
+    }
+}
+
+fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
+}
+
+fn parent(relative: &str) -> &str {
+    relative.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+/// Whether `relative` is `dir` or below it (`""` is the root).
+fn is_below(relative: &str, dir: &str) -> bool {
+    dir.is_empty() || relative == dir || relative.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'))
+}
+
+fn shown_dir(dir: &str) -> String {
+    if dir.is_empty() { ".".to_string() } else { dir.to_string() }
+}
+
+/// A tool's message on one line, shortened.
+fn one_paragraph(text: &str) -> String {
+    let joined: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() > 600 { format!("{}...", joined.chars().take(600).collect::<String>()) } else { joined }
+}

@@ -1,0 +1,180 @@
+//! Repository mode: what a GitOps controller would apply from a directory (plain manifests, kustomize builds,
+//! Helm charts, Flux Kustomizations and Argo CD Applications), each document traced back to its source file:line.
+
+pub mod argo;
+mod classify;
+pub mod flux;
+mod glob;
+pub mod helm;
+mod kustomization;
+mod kustomize;
+mod load;
+mod origin;
+pub mod tool;
+mod variables;
+mod walk;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::manifest::Document;
+use crate::report::{Finding, Severity};
+
+pub use glob::ExcludePattern;
+pub use kustomize::ORIGIN_ANNOTATION;
+pub use origin::PatchedField;
+pub use variables::{UNSUBSTITUTED_RULE, VariableFields};
+
+/// Rule id of the warnings about sources that were not built (remote bases, plugins, symlinks out of the tree,
+/// tool failures).
+pub const SOURCE_RULE: &str = "repository-source";
+/// Rule id of Flux substitution failures (the controller would apply nothing of that Kustomization).
+pub const FLUX_SUBSTITUTE_RULE: &str = "flux-substitute";
+
+/// What repository mode made of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileClass {
+    /// Validated as it is.
+    Manifest,
+    /// Read through a build (kustomize, Helm, Flux): its objects are validated in the built output.
+    Built,
+    /// Not a Kubernetes manifest: never validated.
+    NotManifest,
+    /// Matched by `--exclude`: never read.
+    Excluded,
+    /// Not read for safety (a symlink out of the repository).
+    Refused,
+}
+
+/// One file of the repository and what was done with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileEntry {
+    pub path: String,
+    pub class: FileClass,
+    pub reason: String,
+}
+
+/// The objects of one build, traced back to their sources.
+#[derive(Debug, Default)]
+pub struct BuiltSource {
+    /// What was built, as the command a user would run (`kubectl kustomize infrastructure/prod`).
+    pub label: String,
+    pub documents: Vec<Document>,
+    /// For each document, the fields patches set (empty when none).
+    pub patched: Vec<Vec<PatchedField>>,
+}
+
+/// What a repository holds, ready to validate.
+#[derive(Debug, Default)]
+pub struct Repository {
+    /// Every YAML and JSON file of the tree, with its class.
+    pub files: Vec<FileEntry>,
+    /// Files validated as they are (paths to open, in order).
+    pub plain: Vec<String>,
+    pub built: Vec<BuiltSource>,
+    /// Warnings about sources not built, Flux substitution errors.
+    pub notes: Vec<Finding>,
+    /// Fields set by patches, by (source, `Kind/name`): findings there are shown at the patch.
+    pub patched: HashMap<(String, String), Vec<PatchedField>>,
+    /// The Helm renders of the built sources, to trace findings to values files.
+    pub helm_renders: Vec<helm::HelmRender>,
+    /// The limit of each tool run (value tracing renders charts again).
+    pub timeout: Duration,
+}
+
+impl Repository {
+    /// How many files are not manifests.
+    pub fn not_manifests(&self) -> usize {
+        self.files.iter().filter(|f| f.class == FileClass::NotManifest).count()
+    }
+
+    /// Moves findings about rendered fields whose value came from a Helm values file to that file:line (renders the
+    /// charts with findings once more, with markers: call it once, on the report's findings).
+    pub fn trace_values(&self, findings: &mut [Finding]) {
+        if !self.helm_renders.is_empty() {
+            helm::attribute_values(&self.helm_renders, findings, self.timeout);
+        }
+    }
+
+    /// Moves findings about fields a patch set to the patch's file:line.
+    pub fn remap(&self, findings: &mut [Finding]) {
+        if self.patched.is_empty() {
+            return;
+        }
+        for finding in findings {
+            let Some(fields) = self.patched.get(&(finding.source.clone(), finding.object.clone())) else { continue };
+            let best = fields
+                .iter()
+                .filter(|field| {
+                    finding.path == field.pointer
+                        || (finding.path.starts_with(field.pointer.as_str())
+                            && finding.path[field.pointer.len()..].starts_with('/'))
+                })
+                .max_by_key(|field| field.pointer.len());
+            if let Some(field) = best {
+                finding.source = field.source.clone();
+                finding.line = field.line;
+            }
+        }
+    }
+}
+
+/// How to read a repository.
+#[derive(Debug, Clone)]
+pub struct RepositoryOptions {
+    pub excludes: Vec<ExcludePattern>,
+    /// Limit for each external tool run.
+    pub timeout: Duration,
+}
+
+impl Default for RepositoryOptions {
+    fn default() -> Self {
+        RepositoryOptions { excludes: Vec::new(), timeout: Duration::from_secs(120) }
+    }
+}
+
+/// Why a repository could not be read at all.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("cannot read the repository `{path}`: {source}")]
+    Walk {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Reads the repository at `root` (a directory): classifies every file, builds kustomizations, Flux paths and charts.
+pub fn load(root: &Path, options: &RepositoryOptions) -> Result<Repository, SourceError> {
+    load::Loader::run(root, options)
+}
+
+/// The YAML and JSON files below `root` as `--no-build` reads them, without those `excludes` match.
+pub fn plain_files(root: &Path, excludes: &[ExcludePattern]) -> Result<Vec<String>, SourceError> {
+    let tree =
+        walk::walk(root, excludes).map_err(|source| SourceError::Walk { path: root.display().to_string(), source })?;
+    Ok(tree
+        .files
+        .iter()
+        .filter(|file| matches!(file.path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")))
+        .map(|file| file.path.display().to_string())
+        .collect())
+}
+
+/// A warning or error about a source, at `source:line`.
+fn note(severity: Severity, rule: &str, source: String, line: usize, message: String) -> Finding {
+    Finding {
+        rule: rule.to_string(),
+        severity,
+        source,
+        line,
+        column: None,
+        object: String::new(),
+        path: String::new(),
+        message,
+    }
+}
