@@ -435,6 +435,8 @@ fn github_output_is_one_escaped_workflow_command_per_finding() {
     }
     assert!(stdout.contains("file=team%2Ca%3Aprod.yaml,line=6,"), "{stdout}");
     assert!(stdout.contains("50%25"), "{stdout}");
+}
+
 /// Objects in API versions no longer served (old `exp.` groups, `v1alpha*`) still take part in
 /// the cross-object rules as what they are: the schema check says once that the version is not
 /// served, and no rule claims the pool is missing.
