@@ -402,3 +402,39 @@ fn render_fleet_trees_validate_from_their_root() {
         );
     }
 }
+
+/// `exclude` in `.kubectl-capz.yaml` works as `--exclude`: globs relative to the config file's folder, applied to
+/// the repository given at the root or to a directory below it.
+#[test]
+fn config_file_excludes_join_the_command_line_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let broken = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_Name\n";
+    std::fs::create_dir_all(root.join("apps/scratch")).unwrap();
+    std::fs::create_dir_all(root.join("apps/live")).unwrap();
+    std::fs::write(root.join("apps/scratch/broken.yaml"), broken).unwrap();
+    std::fs::write(root.join("apps/live/also-broken.yaml"), broken.replace("Not_A_Name", "Also_Bad")).unwrap();
+    let broken_sources = |report: &Value| -> Vec<String> {
+        findings(report)
+            .iter()
+            .filter(|f| f["severity"] == "error")
+            .map(|f| f["source"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Without a config file both files are read.
+    let (report, _) = validate_json(root, &["."]);
+    assert_eq!(broken_sources(&report).len(), 2, "{report:#}");
+    // An anchored glob names one directory; it applies from the root and from a directory below it.
+    std::fs::write(root.join(".kubectl-capz.yaml"), "exclude:\n  - apps/scratch\n").unwrap();
+    let (report, _) = validate_json(root, &["."]);
+    assert_eq!(broken_sources(&report), ["./apps/live/also-broken.yaml"], "{report:#}");
+    let (report, _) = validate_json(root, &["apps"]);
+    assert_eq!(broken_sources(&report), ["apps/live/also-broken.yaml"], "{report:#}");
+    // A glob without `/` applies at any depth; --exclude still adds to the file's.
+    std::fs::write(root.join(".kubectl-capz.yaml"), "exclude:\n  - '*broken.yaml'\n").unwrap();
+    let (report, _) = validate_json(&root.join("apps"), &["."]);
+    assert!(broken_sources(&report).is_empty(), "{report:#}");
+    std::fs::write(root.join(".kubectl-capz.yaml"), "exclude: [apps/scratch]\n").unwrap();
+    let (report, _) = validate_json(root, &["--exclude", "live", "."]);
+    assert!(broken_sources(&report).is_empty(), "{report:#}");
+}

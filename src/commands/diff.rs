@@ -22,6 +22,7 @@ use crate::schema::{Gvk, Registry};
 use crate::versions::Target;
 
 use super::target::{RunTarget, search_start};
+use crate::config::RepoConfig;
 
 /// CAPZ's field manager for the ASO objects it applies (`--aso-live` predicts its apply).
 const CAPZ_FIELD_MANAGER: &str = "capz-manager";
@@ -46,7 +47,7 @@ pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
     let mut run_target = RunTarget::resolve(&args.target, &search_start(&input_files))?;
     // A rendered flavor's patches are checked with the pinned (or default) target: the inputs are read before the
     // cluster is asked which CAPZ it runs, so that input errors come first.
-    let documents = inputs(&args, &runtime, &options, run_target.target())?;
+    let documents = inputs(&args, &runtime, &options, run_target.target(), run_target.config.as_ref())?;
     for doc in &documents {
         check_document(doc)?;
     }
@@ -86,13 +87,14 @@ fn inputs(
     runtime: &tokio::runtime::Runtime,
     options: &ClusterOptions,
     target: &'static Target,
+    config: Option<&RepoConfig>,
 ) -> anyhow::Result<Vec<Document>> {
     let input = super::render::with_clusterctl_flags(&args.input)?;
     let rendering = input.flavor.is_some() || input.from.is_some();
     match (args.filenames.is_empty(), rendering) {
         (false, true) => bail!("give either -f FILE|DIR|-, FLAVOR NAME or --from TEMPLATE, not both"),
         (true, false) => bail!("nothing to diff: give -f FILE|DIR|-, FLAVOR NAME or --from TEMPLATE"),
-        (false, false) => repository_documents(args),
+        (false, false) => repository_documents(args, config),
         (true, true) if input.from.is_some() => {
             // Without -n the target namespace is the kubeconfig context's, as clusterctl asks the
             // management cluster's kubeconfig (reading it sends no request).
@@ -108,8 +110,8 @@ fn inputs(
 /// The objects of `-f`: files as they are, directories as repositories (what Flux, kustomize and Helm would apply)
 /// unless `--no-build`. Sources that could not be built are named on stderr; a Flux substitution that fails stops
 /// the diff (the controller would apply nothing of it).
-fn repository_documents(args: &DiffArgs) -> anyhow::Result<Vec<Document>> {
-    let (paths, repositories) = super::validate::read_sources(&args.filenames, args.no_build, &args.exclude)?;
+fn repository_documents(args: &DiffArgs, config: Option<&RepoConfig>) -> anyhow::Result<Vec<Document>> {
+    let (paths, repositories) = super::validate::read_sources(&args.filenames, args.no_build, &args.exclude, config)?;
     let mut documents = manifest::read_paths(&paths)?;
     let mut stderr = anstream::stderr().lock();
     for repository in &repositories {

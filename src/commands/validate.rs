@@ -20,6 +20,7 @@ use crate::schema::{ObjectStatus, Registry, ValidateOptions, Validator};
 use crate::source::{self, ExcludePattern, FileClass, FileEntry, Repository, RepositoryOptions, VariableFields};
 
 use super::target::{RunTarget, TargetReport, search_start};
+use crate::config::RepoConfig;
 
 /// `-o json` and `-o yaml`: the report and the target it was checked against.
 #[derive(Serialize)]
@@ -651,20 +652,26 @@ async fn fetch_cluster_crds(cluster: &ClusterArgs, run_target: &mut RunTarget) -
 
 /// The files to stream and the repositories to build: a directory is a repository (unless `no_build`), files and
 /// `-` are read as they are. With `--exclude`, a directory read plainly lists its files without the excluded ones.
+/// The `exclude` globs of the config file (relative to its folder) join `--exclude` for each directory below it.
 pub(crate) fn read_sources(
     paths: &[String],
     no_build: bool,
     exclude: &[String],
+    config: Option<&RepoConfig>,
 ) -> anyhow::Result<(Vec<String>, Vec<Repository>)> {
-    let options = RepositoryOptions {
-        excludes: exclude.iter().map(|pattern| ExcludePattern::new(pattern)).collect(),
-        ..RepositoryOptions::default()
-    };
     let mut plain = Vec::new();
     let mut repositories = Vec::new();
     for path in paths {
         let is_dir = path != "-" && std::path::Path::new(path).is_dir();
-        if !is_dir || (no_build && exclude.is_empty()) {
+        let mut patterns = exclude.to_vec();
+        if is_dir && let Some(config) = config {
+            patterns.extend(config_excludes_for(config, std::path::Path::new(path)));
+        }
+        let options = RepositoryOptions {
+            excludes: patterns.iter().map(|pattern| ExcludePattern::new(pattern)).collect(),
+            ..RepositoryOptions::default()
+        };
+        if !is_dir || (no_build && patterns.is_empty()) {
             plain.push(path.clone());
         } else if no_build {
             plain.extend(source::plain_files(std::path::Path::new(path), &options.excludes)?);
@@ -675,6 +682,26 @@ pub(crate) fn read_sources(
         }
     }
     Ok((plain, repositories))
+}
+
+/// The config file's `exclude` globs that apply inside `dir`, made relative to it: a glob without `/` applies
+/// everywhere; an anchored one (relative to the config file's folder) only below `dir`, with `dir`'s part cut off.
+fn config_excludes_for(config: &RepoConfig, dir: &std::path::Path) -> Vec<String> {
+    let (Ok(root), Ok(dir)) = (std::fs::canonicalize(config.root()), std::fs::canonicalize(dir)) else {
+        return Vec::new();
+    };
+    let Ok(below) = dir.strip_prefix(&root) else { return Vec::new() };
+    let below = below.to_string_lossy().replace('\\', "/");
+    let mut patterns = Vec::new();
+    for glob in config.exclude_globs() {
+        let trimmed = glob.trim_start_matches("./").trim_start_matches('/').trim_end_matches('/');
+        if !trimmed.contains('/') || below.is_empty() {
+            patterns.push(trimmed.to_string());
+        } else if let Some(rest) = trimmed.strip_prefix(&format!("{below}/")) {
+            patterns.push(rest.to_string());
+        }
+    }
+    patterns
 }
 
 pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
@@ -697,7 +724,7 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     // Problems in the text are findings: every other document and file is still checked.
     let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas };
     let validator = Validator::new(&registry, options);
-    let (paths, repositories) = read_sources(&args.paths, args.no_build, &args.exclude)?;
+    let (paths, repositories) = read_sources(&args.paths, args.no_build, &args.exclude, run_target.config.as_ref())?;
     let report = validate_sources(&paths, &repositories, manifest::BATCH_BYTES, &validator, &filter)?;
     // Buffered: a large report goes out in blocks, not a write per line.
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, super::output::stdout());
