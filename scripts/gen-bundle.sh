@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes one multi-document YAML bundle of N rendered aks-aso clusters (deterministic) to OUT:
 #   scripts/gen-bundle.sh N OUT            (NAMESPACES=1: every cluster in one namespace, see gen-fleet.py)
+#   FLAVOR=aks scripts/gen-bundle.sh N OUT (classic clusters: CAPZ's `aks` flavor)
 # The clusters come from `kubectl-capz render --fleet` over scripts/gen-fleet.py N (distinct names,
 # namespaces, regions, pool layouts); their cluster.yaml files are concatenated in path order.
 set -euo pipefail

@@ -349,6 +349,16 @@ metadata: {name: worker-@N@, namespace: @NS@}
 spec:
   template:
     spec: {mode: User, name: worker, sku: Standard_D2s_v3}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: dup-@N@, namespace: @NS@}
+data: {copy: first}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: dup-@N@, namespace: @NS@}
+data: {copy: last}
 "#;
 
 fn copy(suffix: &str, namespace: &str) -> String {
@@ -362,12 +372,19 @@ fn findings(text: &str) -> Vec<Finding> {
 
 /// Checks N copies as one bundle against each copy checked alone.
 fn assert_bundle_equals_parts(copies: &[String]) {
+    let place = regex::Regex::new(r"bundle\.yaml:(\d+)").unwrap();
     let mut bundle = String::new();
     let mut expected = Vec::new();
     for text in copies {
         let offset = bundle.lines().count();
         expected.extend(findings(text).into_iter().map(|mut finding| {
             finding.line += offset;
+            // A message naming a place in the bundle (duplicate-object: where the other copies are) shifts too.
+            finding.message = place
+                .replace_all(&finding.message, |found: &regex::Captures<'_>| {
+                    format!("bundle.yaml:{}", found[1].parse::<usize>().unwrap() + offset)
+                })
+                .into_owned();
             finding
         }));
         bundle.push_str(text);

@@ -14,6 +14,7 @@ mod control_plane;
 mod credentials;
 pub mod defaulting;
 mod deprecated;
+mod duplicates;
 mod go_net;
 mod mutators;
 mod names;
@@ -39,7 +40,7 @@ use crate::report::Finding;
 use bundle::Bundle;
 use rules::{AKS_TWINS, RENAMED, RULES};
 pub use rules::{Rejecter, RuleInfo};
-pub use stream::StreamedBundle;
+pub use stream::{StreamedBundle, documents_judged_on_this_thread};
 
 /// Whether `doc` is a CAPI v1beta1 object (the subject of the off-by-default rule `capi-v1beta1`).
 pub fn is_capi_v1beta1(doc: &crate::manifest::Document) -> bool {
@@ -144,8 +145,28 @@ fn known_ids(flag: &'static str, id: &str) -> Result<Vec<&'static str>, LintErro
 
 /// Runs the selected rules over the documents. Findings come in input order: by document, then line,
 /// rule id and JSON pointer.
+/// An object defined several times with different content is reported (`duplicate-object`) and each copy is judged
+/// with the objects of its own file or directory (see [`duplicates`]); findings then come by file and line.
 pub fn check(documents: &[Document], selection: &RuleSelection) -> Vec<Finding> {
+    let keys: Vec<_> = documents.iter().map(|document| duplicates::ObjectKey::of(&document.value)).collect();
+    let keys: Vec<_> = keys.iter().map(Option::as_ref).collect();
+    let sources: Vec<&str> = documents.iter().map(|document| &*document.origin.source).collect();
+    let duplicates = duplicates::Duplicates::find(&keys, &sources, |a, b| documents[a].value == documents[b].value);
+    if duplicates.splits() {
+        // Judged scope by scope, as the streamed rules judge groups of related documents.
+        let mut streamed = StreamedBundle::default();
+        streamed.add(documents);
+        let mut findings = streamed.check(selection);
+        findings.sort_by(|a, b| {
+            (&a.source, a.line, &a.rule, &a.path, &a.message).cmp(&(&b.source, b.line, &b.rule, &b.path, &b.message))
+        });
+        findings.dedup();
+        return findings;
+    }
     let mut sink = Sink { selection, documents, found: Vec::new() };
+    for set in &duplicates.sets {
+        duplicates::report(&mut sink, set);
+    }
     check_bundle_rules(documents, &mut sink);
     aso_patches::check(documents, &mut sink);
     sink.finish()
@@ -241,8 +262,13 @@ mod tests {
     fn rule_ids_are_unique_kebab_case_and_prefixed() {
         let mut seen = BTreeSet::new();
         let pattern = regex::Regex::new("^(capz|aks|aso|capi|clusterctl)-[a-z0-9]+(-[a-z0-9]+)*$").unwrap();
+        let plain = regex::Regex::new("^[a-z0-9]+(-[a-z0-9]+)*$").unwrap();
         for rule in rules() {
-            assert!(pattern.is_match(rule.id), "{} is not kebab-case with a rejecter prefix", rule.id);
+            // Nobody rejects a duplicate object (kubectl apply keeps the last copy): its id has no rejecter prefix.
+            match rule.rejected_by {
+                Rejecter::KubectlApply => assert!(plain.is_match(rule.id), "{} is not kebab-case", rule.id),
+                _ => assert!(pattern.is_match(rule.id), "{} is not kebab-case with a rejecter prefix", rule.id),
+            }
             let capz_rejects = matches!(
                 rule.rejected_by,
                 Rejecter::CapzCreate

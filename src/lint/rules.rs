@@ -3,8 +3,8 @@
 //! ASO, at reconcile), `aso-*` Azure Service Operator, `capi-*` Cluster API, `clusterctl-*` clusterctl.
 
 use super::{
-    aso_patches, aso_resources, capi_webhooks, cluster_identity, control_plane, credentials, deprecated, mutators,
-    names, network, pool_config, pools, profiles, refs, update_path, version,
+    aso_patches, aso_resources, capi_webhooks, cluster_identity, control_plane, credentials, deprecated, duplicates,
+    mutators, names, network, pool_config, pools, profiles, refs, update_path, version,
 };
 use crate::report::Severity;
 
@@ -38,6 +38,8 @@ pub enum Rejecter {
     ApiServer,
     /// Nobody: what was written has no effect (a warning).
     NoEffect,
+    /// Nobody: `kubectl apply` of the bundle keeps the last of several copies of one object (a warning).
+    KubectlApply,
 }
 
 impl Rejecter {
@@ -59,6 +61,7 @@ impl Rejecter {
             Rejecter::Clusterctl => "clusterctl move",
             Rejecter::ApiServer => "nobody (API server warning)",
             Rejecter::NoEffect => "nobody (it has no effect)",
+            Rejecter::KubectlApply => "nobody (kubectl apply keeps the last copy)",
         }
     }
 }
@@ -689,5 +692,12 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Rejecter::CapzMutator,
         "An asoManagedClusterPatches / asoManagedClustersAgentPoolPatches entry that changes a field CAPZ owns: metadata it sets after the patches, owner, azureName, operatorSpec, agentPoolProfiles.",
         "CreateOrUpdateResource (azure/services/aso/aso.go), ManagedClusterSpec.Parameters (azure/services/managedclusters/spec.go)",
+    ),
+    rule(
+        duplicates::DUPLICATE_OBJECT,
+        Severity::Warning,
+        Rejecter::KubectlApply,
+        "The same object (API group, kind, namespace, name) defined more than once with different content: `kubectl apply` of the bundle keeps the last copy; reported on every other copy with where the copies are (identical copies are not reported). Each copy is checked with the objects of its own file, or directory when no other file there defines it too.",
+        "kubectl apply (each copy is applied in turn: the last one stays)",
     ),
 ];

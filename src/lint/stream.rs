@@ -11,18 +11,32 @@
 //! value or a key), a string that is a name the other holds (its `metadata.name`, or that of an ASO object in its
 //! `resources`) in a namespace the first relates to, and groups are the connected sets of that relation: in a
 //! fleet, about one cluster each. Two exceptions: a core Secret or an AzureClusterIdentity is only read alone or
-//! looked up by name (first match), so it joins every group that names it without joining them; the ASO patch rules judge a pool template with the only control plane
-//! template of its namespace, so the classic templates of a namespace share a group. One object without a
-//! namespace makes the whole bundle one group.
+//! looked up by name (first match), so the first of its kind and name (the one a lookup finds; every cluster of a
+//! rendered `aks` fleet carries its own copy of the identity) joins every group that names it without joining
+//! them; the ASO patch rules judge a pool template with the only control plane template of its namespace, so the
+//! classic templates of a namespace share a group. One object without a namespace makes the whole bundle one
+//! group. Where copies of one object differ, a group is split by scope (file or directory, see
+//! [`super::duplicates`]) so that each copy is judged with its own objects.
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
 use super::bundle::At;
+use super::duplicates::{self, Duplicates, ObjectKey};
 use super::{RuleSelection, Sink, aso_patches, check_bundle_rules};
 use crate::manifest::{Document, LineIndex, Origin};
 use crate::report::Finding;
+
+thread_local! {
+    static DOCUMENTS_JUDGED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many documents the rules were given on this thread so far, summed over the groups of
+/// [`StreamedBundle::check`]: the tests that the work grows linearly with the bundle count it.
+pub fn documents_judged_on_this_thread() -> usize {
+    DOCUMENTS_JUDGED.with(std::cell::Cell::get)
+}
 
 /// Kinds the ASO patch rules read (see `migrate::find_classic_clusters` and `aso_patches::PATCH_FIELDS`).
 const PATCH_KINDS: &[&str] = &[
@@ -74,10 +88,19 @@ struct Kept {
     /// A core `Secret` or an AzureClusterIdentity: the rules read one alone, or look it up by name from another
     /// object (first match: credentials.rs, the classic cluster's identity), never the objects naming it together,
     /// so it can join every group that names it instead of joining those groups into one.
-    shared: bool,
+    shared: Option<SharedKind>,
+    /// What `kubectl apply` identifies it by.
+    key: Option<ObjectKey>,
     /// An AzureManagedControlPlaneTemplate or AzureManagedMachinePoolTemplate: the ASO patch rules relate it to the
     /// others of its namespace.
     classic_template: bool,
+}
+
+/// The kinds of shared objects (see [`Kept::shared`]): the rules look each up by kind and name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SharedKind {
+    Secret,
+    Identity,
 }
 
 #[derive(Debug)]
@@ -93,14 +116,26 @@ impl Kept {
             false => Body::Json(document.value.to_string().into_boxed_str()),
         };
         let shared = match document.kind() {
-            "Secret" => document.api_version() == "v1",
-            "AzureClusterIdentity" => document.api_version().starts_with("infrastructure.cluster.x-k8s.io/"),
-            _ => false,
+            "Secret" if document.api_version() == "v1" => Some(SharedKind::Secret),
+            "AzureClusterIdentity" if document.api_version().starts_with("infrastructure.cluster.x-k8s.io/") => {
+                Some(SharedKind::Identity)
+            }
+            _ => None,
         };
         let classic_template =
             matches!(document.kind(), "AzureManagedControlPlaneTemplate" | "AzureManagedMachinePoolTemplate");
         let (origin, lines) = (document.origin.clone(), document.lines.clone());
-        Kept { body, origin, lines, namespaces, names, shared, classic_template }
+        let key = ObjectKey::of(&document.value);
+        Kept { body, origin, lines, namespaces, names, shared, key, classic_template }
+    }
+
+    /// Whether two kept documents hold the same object content.
+    fn same_content(&self, other: &Kept) -> bool {
+        match (&self.body, &other.body) {
+            (Body::Json(a), Body::Json(b)) => a == b,
+            (Body::Value(a), Body::Value(b)) => a == b,
+            _ => false,
+        }
     }
 
     fn value(&self) -> Value {
@@ -228,9 +263,14 @@ impl StreamedBundle {
     /// Runs the selected rules over everything added; findings as [`super::check`] gives them for each group.
     pub fn check(self, selection: &RuleSelection) -> Vec<Finding> {
         let mut found = Vec::new();
+        let keys: Vec<Option<&ObjectKey>> = self.kept.iter().map(|kept| kept.key.as_ref()).collect();
+        let sources: Vec<&str> = self.kept.iter().map(|kept| &*kept.origin.source).collect();
+        let duplicates = Duplicates::find(&keys, &sources, |a, b| self.kept[a].same_content(&self.kept[b]));
+        found.extend(duplicates::report_all(&duplicates, |index| self.kept[index].document(), selection));
         // An object in several groups gets the same finding from each: keep one, as the whole bundle gives one.
         let mut seen_on_shared = std::collections::HashSet::new();
-        for group in self.groups() {
+        for group in self.groups(&duplicates) {
+            DOCUMENTS_JUDGED.with(|count| count.set(count.get() + group.members.len()));
             let documents = read_kept(&group.members);
             let mut sink = Sink { selection, documents: &documents, found: Vec::new() };
             check_bundle_rules(&documents, &mut sink);
@@ -250,25 +290,43 @@ impl StreamedBundle {
         found
     }
 
-    /// The documents in groups of related documents (each group in input order; groups by their first document).
-    fn groups(&self) -> Vec<Group<'_>> {
+    /// The documents in groups of related documents (each group in input order; groups by their first document),
+    /// a group split by scope where it holds copies of one object that differ (see [`Duplicates`]).
+    fn groups(&self, duplicates: &Duplicates) -> Vec<Group<'_>> {
         if self.kept.iter().any(|kept| kept.namespaces.own.is_none()) {
-            return vec![Group { members: self.kept.iter().collect(), shares_objects: false }];
+            let all = (0..self.kept.len()).collect();
+            return duplicates
+                .split(all)
+                .into_iter()
+                .map(|(_, members, shares)| Group {
+                    members: members.into_iter().map(|index| &self.kept[index]).collect(),
+                    shares_objects: shares,
+                })
+                .collect();
         }
         // Names held only by shared objects (see [`Kept::shared`]) are shared: a document naming one gets their
-        // holders into its group, and they join no groups together. Every other name joins its holders and those
-        // naming it.
+        // holders into its group (the first of each kind per scope: the one a lookup finds), and they join no
+        // groups together. Every other name joins its holders and those naming it.
         let mut shared_holders: Vec<Vec<usize>> = vec![Vec::new(); self.name_count as usize];
         let mut shared = vec![true; self.name_count as usize];
         for (index, kept) in self.kept.iter().enumerate() {
             for name in kept.names.iter().map(|name| *name as usize) {
                 match kept.shared {
-                    true => shared_holders[name].push(index),
-                    false => shared[name] = false,
+                    Some(kind) => {
+                        let holders = &mut shared_holders[name];
+                        let scope = duplicates.scope_of(index);
+                        if !holders
+                            .iter()
+                            .any(|&h| self.kept[h].shared == Some(kind) && duplicates.scope_of(h) == scope)
+                        {
+                            holders.push(index);
+                        }
+                    }
+                    None => shared[name] = false,
                 }
             }
         }
-        let is_shared = |kept: &Kept| kept.shared && kept.names.iter().all(|name| shared[*name as usize]);
+        let is_shared = |kept: &Kept| kept.shared.is_some() && kept.names.iter().all(|name| shared[*name as usize]);
         // Union-find over documents (0..n) and held names (n + id).
         let documents = self.kept.len();
         let mut parent: Vec<usize> = (0..documents + self.name_count as usize).collect();
@@ -305,24 +363,48 @@ impl StreamedBundle {
             join(&mut parent, first, index);
         }
         let mut group_of_root: HashMap<usize, usize> = HashMap::new();
-        let mut members: Vec<Vec<usize>> = Vec::new();
+        let mut connected: Vec<Vec<usize>> = Vec::new();
         for index in 0..documents {
             let group = *group_of_root.entry(root(&mut parent, index)).or_insert_with(|| {
-                members.push(Vec::new());
-                members.len() - 1
+                connected.push(Vec::new());
+                connected.len() - 1
             });
-            members[group].push(index);
+            connected[group].push(index);
+        }
+        // Each connected set, split by scope: `parts[set]` are its groups in `members`.
+        let mut members: Vec<(Option<u32>, Vec<usize>, bool)> = Vec::new();
+        let mut parts: Vec<std::ops::Range<usize>> = Vec::with_capacity(connected.len());
+        for set in connected {
+            let start = members.len();
+            members.extend(duplicates.split(set));
+            parts.push(start..members.len());
         }
         for (index, name) in needs {
-            let group = group_of_root[&root(&mut parent, index)];
-            members[group].extend(&shared_holders[name as usize]);
+            let set = group_of_root[&root(&mut parent, index)];
+            for group in parts[set].clone() {
+                let scope = members[group].0;
+                if duplicates.scope_of(index).is_some_and(|own| Some(own) != scope) {
+                    continue;
+                }
+                let holders = &shared_holders[name as usize];
+                let mut kinds: Vec<SharedKind> = holders.iter().filter_map(|&h| self.kept[h].shared).collect();
+                kinds.dedup();
+                for kind in kinds {
+                    let of_kind = || holders.iter().copied().filter(move |&h| self.kept[h].shared == Some(kind));
+                    let holder = of_kind()
+                        .find(|&h| duplicates.scope_of(h) == scope && scope.is_some())
+                        .or_else(|| of_kind().find(|&h| duplicates.scope_of(h).is_none()))
+                        .or_else(|| of_kind().next());
+                    members[group].1.extend(holder);
+                }
+            }
         }
         members
             .into_iter()
-            .map(|mut members| {
+            .map(|(_, mut members, split_shares)| {
                 members.sort_unstable();
                 members.dedup();
-                let shares_objects = members.iter().any(|index| is_shared(&self.kept[*index]));
+                let shares_objects = split_shares || members.iter().any(|index| is_shared(&self.kept[*index]));
                 Group { members: members.into_iter().map(|index| &self.kept[index]).collect(), shares_objects }
             })
             .collect()
@@ -404,8 +486,11 @@ mod tests {
     fn group_names(bundle: &StreamedBundle) -> Vec<Vec<String>> {
         let name =
             |kept: &&Kept| kept.document().value.at("/metadata/name").and_then(Value::as_str).unwrap().to_string();
-        let mut groups: Vec<Vec<String>> =
-            bundle.groups().iter().map(|group| group.members.iter().map(name).collect()).collect();
+        let mut groups: Vec<Vec<String>> = bundle
+            .groups(&Duplicates::default())
+            .iter()
+            .map(|group| group.members.iter().map(name).collect())
+            .collect();
         groups.iter_mut().for_each(|group| {
             group.sort();
             group.dedup();
@@ -463,7 +548,7 @@ mod tests {
             .unwrap(),
         );
         bundle.add(&documents);
-        assert_eq!(bundle.groups().len(), 1);
+        assert_eq!(bundle.groups(&Duplicates::default()).len(), 1);
     }
 
     #[test]

@@ -31,7 +31,8 @@ impl ClassicCluster {
 }
 
 /// The documents of a bundle by kind, namespace and name (the first in input order wins), and the MachinePools by
-/// namespace and `spec.clusterName`: one pass, so finding the clusters is linear in the bundle.
+/// namespace and `spec.clusterName` (again the first copy of each name only): one pass, so finding the clusters is
+/// linear in the bundle, also when it holds many copies of one cluster.
 struct Index<'a> {
     named: HashMap<(&'a str, &'a str, &'a str), &'a Document>,
     machine_pools: HashMap<(&'a str, &'a str), Vec<&'a Document>>,
@@ -40,37 +41,50 @@ struct Index<'a> {
 impl<'a> Index<'a> {
     fn new(documents: &'a [Document]) -> Self {
         let mut named = HashMap::new();
-        let mut machine_pools: HashMap<(&str, &str), Vec<&Document>> = HashMap::new();
         for doc in documents {
-            let namespace = doc.namespace().unwrap_or("default");
-            named.entry((doc.kind(), namespace, doc.name())).or_insert(doc);
-            if doc.kind() == "MachinePool"
-                && let Some(cluster) = str_at(&doc.value, "/spec/clusterName")
-            {
-                machine_pools.entry((namespace, cluster)).or_default().push(doc);
+            named.entry((doc.kind(), doc.namespace().unwrap_or("default"), doc.name())).or_insert(doc);
+        }
+        let mut index = Index { named, machine_pools: HashMap::new() };
+        let mut machine_pools: HashMap<(&str, &str), Vec<&Document>> = HashMap::new();
+        for doc in documents.iter().filter(|doc| doc.kind() == "MachinePool" && index.is_first_copy(doc)) {
+            if let Some(cluster) = str_at(&doc.value, "/spec/clusterName") {
+                machine_pools.entry((doc.namespace().unwrap_or("default"), cluster)).or_default().push(doc);
             }
         }
-        Index { named, machine_pools }
+        index.machine_pools = machine_pools;
+        index
     }
 
     fn find(&self, kind: &str, name: &str, namespace: &str) -> Option<&'a Document> {
         self.named.get(&(kind, namespace, name)).copied()
     }
+
+    /// Whether `doc` is the first document of its kind, namespace and name (the one every lookup finds).
+    fn is_first_copy(&self, doc: &Document) -> bool {
+        self.find(doc.kind(), doc.name(), doc.namespace().unwrap_or("default"))
+            .is_some_and(|first| std::ptr::eq(first, doc))
+    }
+
+    /// The Clusters of the bundle, one per namespace and name: the first copy, as every lookup finds it.
+    fn clusters(&self, documents: &'a [Document]) -> impl Iterator<Item = &'a Document> {
+        documents.iter().filter(|doc| doc.kind() == "Cluster" && self.is_first_copy(doc))
+    }
 }
 
 /// Every Cluster in `documents` whose `controlPlaneRef` is an AzureManagedControlPlane, with its objects; an error
-/// for the first whose control plane or pools are not in `documents`.
+/// for the first whose control plane or pools are not in `documents`. A Cluster defined more than once (same
+/// namespace and name) is taken once, from its first copy, with the first copy of each of its objects.
 pub fn find_classic_clusters(documents: &[Document]) -> Result<Vec<ClassicCluster>, TranslateError> {
     let index = Index::new(documents);
     let clusters: Vec<Option<ClassicCluster>> =
-        documents.iter().map(|cluster| classic_cluster(&index, cluster)).collect::<Result<_, _>>()?;
+        index.clusters(documents).map(|cluster| classic_cluster(&index, cluster)).collect::<Result<_, _>>()?;
     Ok(clusters.into_iter().flatten().collect())
 }
 
 /// Like [`find_classic_clusters`], without the clusters whose objects are not all in `documents`.
 pub fn complete_classic_clusters(documents: &[Document]) -> Vec<ClassicCluster> {
     let index = Index::new(documents);
-    documents.iter().filter_map(|cluster| classic_cluster(&index, cluster).ok().flatten()).collect()
+    index.clusters(documents).filter_map(|cluster| classic_cluster(&index, cluster).ok().flatten()).collect()
 }
 
 /// The classic cluster of document `cluster`, if it is a Cluster whose control plane is an AzureManagedControlPlane.

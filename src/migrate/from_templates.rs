@@ -9,6 +9,7 @@
 //! placeholder System pool `placeholder` (Standard_D2s_v3), since CAPZ needs one. The objects built from the
 //! template carry the template's origin; the placeholders carry the origin `<placeholder>`.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -84,19 +85,25 @@ fn placeholder_system_pool(cluster: &str, namespace: &str, version: Option<&str>
     (machine_pool(&name, cluster, namespace, version), pool)
 }
 
-fn identity_of(documents: &[Document], control_plane: &Document, namespace: &str) -> Option<Document> {
+/// The AzureClusterIdentities of the bundle by namespace and name, the first copy of each.
+type Identities<'a> = HashMap<(&'a str, &'a str), &'a Document>;
+
+fn identities(documents: &[Document]) -> Identities<'_> {
+    let mut out = HashMap::new();
+    for doc in documents.iter().filter(|d| d.kind() == "AzureClusterIdentity") {
+        out.entry((doc.namespace().unwrap_or("default"), doc.name())).or_insert(doc);
+    }
+    out
+}
+
+fn identity_of(identities: &Identities<'_>, control_plane: &Document, namespace: &str) -> Option<Document> {
     let name = str_at(&control_plane.value, "/spec/identityRef/name")?;
     let identity_ns = str_at(&control_plane.value, "/spec/identityRef/namespace").unwrap_or(namespace);
-    documents
-        .iter()
-        .find(|d| {
-            d.kind() == "AzureClusterIdentity" && d.name() == name && d.namespace().unwrap_or("default") == identity_ns
-        })
-        .cloned()
+    identities.get(&(identity_ns, name)).map(|doc| (*doc).clone())
 }
 
 fn assemble(
-    documents: &[Document],
+    identities: &Identities<'_>,
     name: &str,
     namespace: &str,
     control_plane: Document,
@@ -106,7 +113,7 @@ fn assemble(
     if !pools.iter().any(|(_, pool)| str_at(&pool.value, "/spec/mode") == Some("System")) {
         pools.insert(0, placeholder_system_pool(name, namespace, version.as_deref()));
     }
-    let identity = identity_of(documents, &control_plane, namespace);
+    let identity = identity_of(identities, &control_plane, namespace);
     ClassicCluster { cluster: cluster_object(name, namespace), control_plane, infra_cluster: None, pools, identity }
 }
 
@@ -114,24 +121,28 @@ fn assemble(
 /// that has patches (see the module's documentation for what is assumed).
 pub fn clusters_from_templates(documents: &[Document]) -> Vec<ClassicCluster> {
     let mut out = Vec::new();
+    let identities = identities(documents);
     let cp_templates: Vec<&Document> =
         documents.iter().filter(|d| d.kind() == "AzureManagedControlPlaneTemplate").collect();
+    let mut cp_templates_by_namespace: HashMap<&str, Vec<&Document>> = HashMap::new();
+    for template in &cp_templates {
+        cp_templates_by_namespace.entry(template.namespace().unwrap_or("default")).or_default().push(template);
+    }
     for template in &cp_templates {
         if !has_patches(template, CONTROL_PLANE_TEMPLATE_PATCHES) {
             continue;
         }
         let (name, namespace) = (template.name(), template.namespace().unwrap_or("default"));
         let control_plane = from_template(template, "AzureManagedControlPlane", name, namespace);
-        out.push(assemble(documents, name, namespace, control_plane, Vec::new()));
+        out.push(assemble(&identities, name, namespace, control_plane, Vec::new()));
     }
     for template in documents.iter().filter(|d| d.kind() == "AzureManagedMachinePoolTemplate") {
         if !has_patches(template, POOL_TEMPLATE_PATCHES) {
             continue;
         }
         let (name, namespace) = (template.name(), template.namespace().unwrap_or("default"));
-        let same_namespace: Vec<&&Document> =
-            cp_templates.iter().filter(|cp| cp.namespace().unwrap_or("default") == namespace).collect();
-        let control_plane = match same_namespace.as_slice() {
+        let same_namespace = cp_templates_by_namespace.get(namespace).map_or(&[][..], Vec::as_slice);
+        let control_plane = match same_namespace {
             [only] => {
                 let mut control_plane = from_template(only, "AzureManagedControlPlane", name, namespace);
                 if let Some(spec) = control_plane.value.get_mut("spec").and_then(Value::as_object_mut) {
@@ -150,7 +161,7 @@ pub fn clusters_from_templates(documents: &[Document]) -> Vec<ClassicCluster> {
         let version = str_at(&control_plane.value, "/spec/version").map(str::to_string);
         let pool = from_template(template, "AzureManagedMachinePool", name, namespace);
         let pools = vec![(machine_pool(name, name, namespace, version.as_deref()), pool)];
-        out.push(assemble(documents, name, namespace, control_plane, pools));
+        out.push(assemble(&identities, name, namespace, control_plane, pools));
     }
     out
 }

@@ -71,8 +71,19 @@ pub enum TranslateError {
     Patch { location: String, error: PatchError },
 }
 
+thread_local! {
+    static TRANSLATIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times [`translate`] ran on this thread so far: the tests that the classic path's work grows linearly
+/// (with clusters and with copies of one cluster) count it.
+pub fn translations_on_this_thread() -> usize {
+    TRANSLATIONS.with(std::cell::Cell::get)
+}
+
 /// Translates one classic cluster as CAPZ's controllers do on the first reconcile, with the schemas of `target`.
 pub fn translate(cluster: &ClassicCluster, target: &'static Target) -> Result<Translation, TranslateError> {
+    TRANSLATIONS.with(|count| count.set(count.get() + 1));
     let defaulted = defaults::apply(cluster, target);
     if str_at(&defaulted.control_plane, "/spec/resourceGroupName").unwrap_or("").is_empty() {
         return Err(TranslateError::Incomplete {

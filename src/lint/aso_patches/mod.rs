@@ -7,6 +7,8 @@
 
 mod patched;
 
+use std::collections::HashMap;
+
 use crate::manifest::{Document, Origin, parse_plain_value};
 use crate::migrate::{
     ClassicCluster, PatchVerdict, check_patches, clusters_from_templates, complete_classic_clusters,
@@ -63,42 +65,70 @@ const PATCH_FIELDS: &[(&str, &str)] = &[
     ("AzureManagedMachinePoolTemplate", "/spec/template/spec/asoManagedClustersAgentPoolPatches"),
 ];
 
-/// The input document holding the patches of `origin` and the pointer of `pointer` in it: a Template holds the
-/// spec of the object CAPZ reads under `/spec/template`.
-fn locate(documents: &[Document], origin: &Origin, pointer: &str) -> Option<(usize, String)> {
-    let doc = documents.iter().position(|d| d.origin == *origin)?;
-    if documents[doc].kind().ends_with("Template") {
-        Some((doc, format!("/spec/template{pointer}")))
-    } else {
-        Some((doc, pointer.to_string()))
+/// The input documents by origin, indexed once per check: each finding finds its document without a scan.
+pub(super) struct Locator<'a> {
+    documents: &'a [Document],
+    /// `(source, index in the source, line)` -> the first document of that origin.
+    by_origin: HashMap<(&'a str, usize, usize), usize>,
+}
+
+impl<'a> Locator<'a> {
+    fn new(documents: &'a [Document]) -> Self {
+        let mut by_origin = HashMap::with_capacity(documents.len());
+        for (position, document) in documents.iter().enumerate() {
+            let origin = &document.origin;
+            by_origin.entry((&*origin.source, origin.index, origin.line)).or_insert(position);
+        }
+        Locator { documents, by_origin }
     }
+
+    /// The input document holding the patches of `origin` and the pointer of `pointer` in it: a Template holds the
+    /// spec of the object CAPZ reads under `/spec/template`.
+    pub(super) fn locate(&self, origin: &Origin, pointer: &str) -> Option<(usize, String)> {
+        let doc = *self.by_origin.get(&(&*origin.source, origin.index, origin.line))?;
+        if self.documents[doc].kind().ends_with("Template") {
+            Some((doc, format!("/spec/template{pointer}")))
+        } else {
+            Some((doc, pointer.to_string()))
+        }
+    }
+}
+
+/// Whether any object of the cluster carries patches (a cluster without any has nothing to judge).
+fn has_patches(cluster: &ClassicCluster) -> bool {
+    let listed = |document: &Document, pointer: &str| {
+        document.value.pointer(pointer).and_then(|v| v.as_array()).is_some_and(|list| !list.is_empty())
+    };
+    listed(&cluster.control_plane, "/spec/asoManagedClusterPatches")
+        || cluster.pools.iter().any(|(_, pool)| listed(pool, "/spec/asoManagedClustersAgentPoolPatches"))
 }
 
 pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
     if !sink.wants(PATCH_RULES) {
         return;
     }
+    let locator = Locator::new(documents);
     let mut judged = std::collections::BTreeSet::new();
     // A cluster whose objects are not all in the bundle is left out (the rules about references report it); the
-    // others are still checked.
+    // others are still checked, each once (a Cluster defined several times: its first copy, as lookups find it).
     let mut clusters = complete_classic_clusters(documents);
     clusters.extend(clusters_from_templates(documents));
-    for cluster in &clusters {
-        patched::check(documents, &with_placeholder_ssh_key(cluster), sink);
-        judge_patches(documents, cluster, sink, &mut judged);
+    for cluster in clusters.iter().filter(|cluster| has_patches(cluster)) {
+        patched::check(&locator, &with_placeholder_ssh_key(cluster), sink);
+        judge_patches(&locator, cluster, sink, &mut judged);
     }
     check_texts(documents, sink, &judged);
 }
 
 /// Broken and no-op patches of one cluster; `judged` gets the patches reported.
 fn judge_patches(
-    documents: &[Document],
+    locator: &Locator<'_>,
     cluster: &ClassicCluster,
     sink: &mut Sink<'_>,
     judged: &mut std::collections::BTreeSet<(usize, String)>,
 ) {
     for finding in check_patches(cluster, sink.selection.target()) {
-        let Some((doc, pointer)) = locate(documents, &finding.origin, &finding.pointer) else { continue };
+        let Some((doc, pointer)) = locator.locate(&finding.origin, &finding.pointer) else { continue };
         judged.insert((doc, pointer.clone()));
         match finding.verdict {
             PatchVerdict::Broken(error) => {

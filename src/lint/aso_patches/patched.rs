@@ -13,7 +13,7 @@ use crate::report::{Finding, Severity};
 use crate::schema::{Gvk, ObjectStatus, ValidateOptions, Validator};
 
 use super::super::{RuleSelection, Sink, rule_info};
-use super::{PATCH_RULES, PATCH_SCHEMA, PATCH_UNCHECKED, locate, touched};
+use super::{Locator, PATCH_RULES, PATCH_SCHEMA, PATCH_UNCHECKED, touched};
 
 const CP_FIELD: &str = "asoManagedClusterPatches";
 const POOL_FIELD: &str = "asoManagedClustersAgentPoolPatches";
@@ -69,7 +69,7 @@ fn targets<'a>(
     out
 }
 
-pub(super) fn check(documents: &[Document], cluster: &ClassicCluster, sink: &mut Sink<'_>) {
+pub(super) fn check(locator: &Locator<'_>, cluster: &ClassicCluster, sink: &mut Sink<'_>) {
     let capz = sink.selection.target();
     let Ok(translation) = translate(cluster, capz) else { return };
     let unpatched = translate(&without_patches(cluster), capz).ok();
@@ -77,8 +77,8 @@ pub(super) fn check(documents: &[Document], cluster: &ClassicCluster, sink: &mut
     if targets.is_empty() {
         return;
     }
-    check_schemas(documents, &targets, sink);
-    check_embedded_rules(documents, cluster, &targets, sink);
+    check_schemas(locator, &targets, sink);
+    check_embedded_rules(locator, cluster, &targets, sink);
 }
 
 /// One validator per process and CAPZ release: it keeps the compiled CEL rules and regexes of ASO's large schemas.
@@ -111,11 +111,11 @@ fn schema_errors(validator: &Validator<'_>, object: &Value, holder: &Document) -
 
 /// ASO's schema of the patched object's apiVersion; an error the object without patches does not have is reported
 /// at the last patch of the object.
-fn check_schemas(documents: &[Document], targets: &[Target<'_>], sink: &mut Sink<'_>) {
+fn check_schemas(locator: &Locator<'_>, targets: &[Target<'_>], sink: &mut Sink<'_>) {
     let capz = sink.selection.target();
     let validator = validator(capz);
     for target in targets {
-        let Some((doc, pointer)) = locate(documents, &target.holder.origin, &target.pointer(target.patches.len() - 1))
+        let Some((doc, pointer)) = locator.locate(&target.holder.origin, &target.pointer(target.patches.len() - 1))
         else {
             continue;
         };
@@ -206,7 +206,7 @@ fn culprit(target: &Target<'_>, inner: Option<&str>) -> usize {
 
 /// The rules of ASO objects embedded in AzureASOManaged*.spec.resources (and every other rule of the bundle),
 /// on the bundle with and without the patches.
-fn check_embedded_rules(documents: &[Document], cluster: &ClassicCluster, targets: &[Target<'_>], sink: &mut Sink<'_>) {
+fn check_embedded_rules(locator: &Locator<'_>, cluster: &ClassicCluster, targets: &[Target<'_>], sink: &mut Sink<'_>) {
     let selection = RuleSelection {
         enabled: sink.selection.enabled.iter().copied().filter(|id| !PATCH_RULES.contains(id)).collect(),
         target: sink.selection.target,
@@ -222,7 +222,7 @@ fn check_embedded_rules(documents: &[Document], cluster: &ClassicCluster, target
         let Some(target) = target_of(index, cluster, targets) else { continue };
         let inner = finding.path.strip_prefix("/spec/resources/0").filter(|p| p.is_empty() || p.starts_with('/'));
         let culprit = culprit(target, inner);
-        let Some((doc, pointer)) = locate(documents, &target.holder.origin, &target.pointer(culprit)) else {
+        let Some((doc, pointer)) = locator.locate(&target.holder.origin, &target.pointer(culprit)) else {
             continue;
         };
         let kind = target.object.get("kind").and_then(Value::as_str).unwrap_or("object");
