@@ -197,7 +197,7 @@ spec:
     kind: ResourceGroup
     metadata:
       name: rg-@N@
-      annotations: {serviceoperator.azure.com/credential-from: aso-credentials}
+      annotations: {serviceoperator.azure.com/credential-from: aso-credentials-@N@}
     spec: {location: westeurope}
 ---
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
@@ -316,6 +316,7 @@ spec:
     workers:
       machinePools:
       - {class: worker, name: mp-0}
+    variables: [{name: undefined, value: 1}]
 ---
 apiVersion: cluster.x-k8s.io/v1beta1
 kind: ClusterClass
@@ -331,6 +332,36 @@ spec:
       template:
         bootstrap: {ref: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfigTemplate, name: boot-@N@}}
         infrastructure: {ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePoolTemplate, name: worker-@N@}}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: ClusterClass
+metadata: {name: class-rejected-@N@, namespace: @NS@}
+spec:
+  controlPlane:
+    ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlaneTemplate, name: cp-@N@}
+  infrastructure:
+    ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedClusterTemplate, name: ic-@N@}
+  workers:
+    machinePools:
+    - class: worker
+      template:
+        bootstrap: {ref: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfigTemplate, name: boot-@N@}}
+        infrastructure: {ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePoolTemplate, name: worker-@N@}}
+  patches:
+  - name: behind-its-ref
+    definitions:
+    - selector:
+        apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
+        kind: KubeadmConfigTemplate
+        matchResources: {machinePoolClass: {names: [worker]}}
+      jsonPatches: [{op: add, path: /spec/template/spec/files, value: []}]
+---
+apiVersion: network.azure.com/v1api20201101
+kind: VirtualNetwork
+metadata: {name: vnet-top-@N@, namespace: @NS@}
+spec:
+  location: westeurope
+  owner: {name: rg-nowhere-@N@}
 ---
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
 kind: AzureManagedControlPlaneTemplate

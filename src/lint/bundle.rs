@@ -387,6 +387,11 @@ impl<'a> Bundle<'a> {
 
     /// The name of the Cluster document `doc` belongs to: the Cluster that references it as control
     /// plane, else its `cluster.x-k8s.io/cluster-name` label.
+    /// `metadata.name` of document `doc`.
+    pub fn meta_name(&self, doc: usize) -> &'a str {
+        self.meta[doc].name
+    }
+
     pub fn cluster_name_of_control_plane(&self, doc: usize) -> Option<&'a str> {
         if let Some(cluster) = self.cluster_for_control_plane(doc) {
             return Some(self.meta[cluster].name);

@@ -135,7 +135,6 @@ fn check_owner(bundle: &Bundle<'_>, object: &AsoObject<'_>, sink: &mut Sink<'_>)
     let where_ = namespace.map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default();
     let pointer = object.pointer("/spec/owner/name");
     // The owner CAPZ applies with the same cluster, under another name: a typo, ASO waits forever.
-    let cluster = cluster_of(bundle, object.doc);
     let same_set: Vec<&AsoObject<'_>> = match expected {
         Some((group, kind)) if object.slot.is_some() => bundle
             .aso_objects()
@@ -145,14 +144,14 @@ fn check_owner(bundle: &Bundle<'_>, object: &AsoObject<'_>, sink: &mut Sink<'_>)
                 (Some(a), Some(b)) => a == b,
                 _ => true,
             })
-            .filter(|candidate| match (cluster_of(bundle, candidate.doc), cluster) {
+            .filter(|candidate| match (cluster_of(bundle, candidate.doc), cluster_of(bundle, object.doc)) {
                 (Some(a), Some(b)) => a == b,
                 _ => true,
             })
             .collect(),
         _ => Vec::new(),
     };
-    if let Some(owner) = same_set.first() {
+    if let Some(owner) = closest_holder(bundle, object.doc, &same_set) {
         let holder = &bundle.docs[owner.doc];
         sink.emit(
             MISNAMED_OWNER,
@@ -186,6 +185,30 @@ fn check_owner(bundle: &Bundle<'_>, object: &AsoObject<'_>, sink: &mut Sink<'_>)
 
 /// The name of the Cluster an AzureASOManaged* document belongs to: the Cluster (or, for a pool,
 /// the MachinePool) that references it, else its `cluster.x-k8s.io/cluster-name` label.
+fn cluster_or_holder_name<'a>(bundle: &Bundle<'a>, doc: usize) -> &'a str {
+    cluster_of(bundle, doc).unwrap_or_else(|| bundle.meta_name(doc))
+}
+
+/// Of the owners the same cluster may embed, the one whose holder belongs to the object's cluster by name when no
+/// Cluster or label says so (CAPZ's flavors name a cluster's AzureASOManaged* objects after it, pools
+/// `<cluster>-<pool>`); else the first. Keeps the finding the same whatever other clusters share the namespace.
+fn closest_holder<'o, 'a>(
+    bundle: &Bundle<'a>,
+    doc: usize,
+    candidates: &[&'o AsoObject<'a>],
+) -> Option<&'o AsoObject<'a>> {
+    let cluster = cluster_or_holder_name(bundle, doc);
+    let holder = bundle.meta_name(doc);
+    candidates
+        .iter()
+        .find(|candidate| {
+            let other = cluster_or_holder_name(bundle, candidate.doc);
+            other == cluster || holder.strip_prefix(other).is_some_and(|rest| rest.starts_with('-'))
+        })
+        .or(candidates.first())
+        .copied()
+}
+
 fn cluster_of<'a>(bundle: &Bundle<'a>, doc: usize) -> Option<&'a str> {
     let document = &bundle.docs[doc];
     let label = || document.value.at("/metadata/labels").and_then(|l| l.get(CLUSTER_NAME_LABEL)?.as_str());
