@@ -82,7 +82,7 @@ fn flag_beats_environment_beats_file_beats_default() {
 fn every_checking_command_takes_the_target_and_shows_it_with_v() {
     let dir = repository(Some("capzVersion: v1.26\n"));
     let topology = repo("tests/fixtures/topology/custom");
-    let classic = repo("tests/fixtures/capz-translation/cases/22-ssh-key-tags-dnsprefix.yaml");
+    let classic = repo("tests/fixtures/capz-translation/cases/05-cluster-network.yaml");
     let convert = repo("tests/fixtures/convert/commented.yaml");
     let (class, cluster) = (topology.join("class.yaml"), topology.join("cluster.yaml"));
     let commands: Vec<(&str, Vec<&str>, i32)> = vec![
