@@ -8,6 +8,7 @@ use regex::Regex;
 use serde_json::{Value, json};
 
 use super::issue::Issue;
+use crate::report::Severity;
 
 /// The structural schema of `metadata` (k8s.io/apimachinery ObjectMeta).
 pub(crate) static OBJECT_META: LazyLock<Value> = LazyLock::new(|| {
@@ -107,18 +108,52 @@ pub(crate) enum NameRule {
 }
 
 const STANDARD_FINALIZERS: [&str; 3] = ["kubernetes", "orphan", "foregroundDeletion"];
+
+/// The API groups whose kinds kube-apiserver 1.36 serves itself; every other group is a CRD's.
+const BUILT_IN_GROUPS: &[&str] = &[
+    "",
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+    "apiregistration.k8s.io",
+    "apps",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
+    "autoscaling",
+    "batch",
+    "certificates.k8s.io",
+    "coordination.k8s.io",
+    "discovery.k8s.io",
+    "events.k8s.io",
+    "flowcontrol.apiserver.k8s.io",
+    "internal.apiserver.k8s.io",
+    "networking.k8s.io",
+    "node.k8s.io",
+    "policy",
+    "rbac.authorization.k8s.io",
+    "resource.k8s.io",
+    "scheduling.k8s.io",
+    "storage.k8s.io",
+    "storagemigration.k8s.io",
+];
+
+/// Whether `group` is served by kube-apiserver itself rather than by a CRD.
+pub(crate) fn is_built_in_group(group: &str) -> bool {
+    BUILT_IN_GROUPS.contains(&group)
+}
 const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
 /// Checks `metadata` (already type-checked against [`OBJECT_META`]) of an object at `path`.
 /// `resource_root`: a top-level object (name required, checked per `name_rule`); otherwise an
 /// embedded resource (`x-kubernetes-embedded-resource`), whose name is optional and only has to
 /// be a valid path segment.
+/// `built_in`: a kind kube-apiserver serves itself ([`is_built_in_group`]), not a custom resource.
 pub(crate) fn check(
     meta: Option<&Value>,
     path: &str,
     name_rule: NameRule,
     namespaced: bool,
     resource_root: bool,
+    built_in: bool,
     out: &mut Vec<Issue>,
 ) {
     let empty = serde_json::Map::new();
@@ -212,13 +247,28 @@ pub(crate) fn check(
             if let Some(reason) = qualified_name_error(finalizer) {
                 out.push(Issue::error("metadata", field, format!("invalid finalizer {finalizer:?}: {reason}")));
             } else if !finalizer.contains('/') && !STANDARD_FINALIZERS.contains(&finalizer) {
-                out.push(Issue::error(
-                    "metadata",
-                    field,
-                    format!(
-                        "finalizer {finalizer:?} is neither a standard finalizer name nor fully qualified (domain/name)"
-                    ),
-                ));
+                // kube-apiserver rejects it on the kinds it serves itself, and only warns on custom resources
+                // (checked against kube-apiserver 1.36: tests/corpus, live_validate).
+                out.push(if built_in {
+                    Issue::error(
+                        "metadata",
+                        field,
+                        format!(
+                            "finalizer {finalizer:?} is neither a standard finalizer name nor fully qualified \
+                             (domain/name)"
+                        ),
+                    )
+                } else {
+                    Issue::new(
+                        "metadata",
+                        Severity::Warning,
+                        field,
+                        format!(
+                            "finalizer {finalizer:?} is not domain-qualified: the API server accepts it with a \
+                             warning (prefer a name with a path, e.g. example.com/{finalizer})"
+                        ),
+                    )
+                });
             }
         }
     }
@@ -254,11 +304,18 @@ mod tests {
     fn metadata_rules() {
         let mut out = Vec::new();
         let meta = json!({"name": "ok", "namespace": "Bad", "labels": {"a": "has space"}, "finalizers": ["custom"]});
-        check(Some(&meta), "/metadata", NameRule::Dns1123Subdomain, true, true, &mut out);
+        check(Some(&meta), "/metadata", NameRule::Dns1123Subdomain, true, true, true, &mut out);
         let paths: Vec<&str> = out.iter().map(|i| i.path.as_str()).collect();
         assert_eq!(paths, ["/metadata/namespace", "/metadata/labels/a", "/metadata/finalizers/0"]);
+        assert!(out.iter().all(|issue| issue.severity == Severity::Error));
         out.clear();
-        check(Some(&json!({})), "/metadata", NameRule::Dns1123Subdomain, true, true, &mut out);
+        // On a custom resource, a finalizer without a domain is only a warning.
+        check(Some(&meta), "/metadata", NameRule::Dns1123Subdomain, true, true, false, &mut out);
+        let finalizer: Vec<Severity> =
+            out.iter().filter(|i| i.path == "/metadata/finalizers/0").map(|i| i.severity).collect();
+        assert_eq!(finalizer, [Severity::Warning]);
+        out.clear();
+        check(Some(&json!({})), "/metadata", NameRule::Dns1123Subdomain, true, true, true, &mut out);
         assert_eq!(out[0].message, "name or generateName is required");
     }
 }

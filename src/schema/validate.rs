@@ -332,7 +332,16 @@ impl<'r> Validator<'r> {
         } else {
             NameRule::Dns1123Subdomain
         };
-        meta::check(object.get("metadata"), &format!("{prefix}/metadata"), name_rule, kind.namespaced(), true, out);
+        let built_in = meta::is_built_in_group(&gvk.group);
+        meta::check(
+            object.get("metadata"),
+            &format!("{prefix}/metadata"),
+            name_rule,
+            kind.namespaced(),
+            true,
+            built_in,
+            out,
+        );
         if gvk.group.is_empty() {
             check_core_data(&gvk.kind, &object, prefix, out);
         }
@@ -680,7 +689,7 @@ impl Walk<'_, '_> {
             if resource && key == "metadata" {
                 self.check(child, &meta::OBJECT_META, &child_path, false, out);
                 if !resource_root {
-                    meta::check(Some(child), &child_path, NameRule::Dns1123Subdomain, true, false, out);
+                    meta::check(Some(child), &child_path, NameRule::Dns1123Subdomain, true, false, false, out);
                 }
                 continue;
             }
