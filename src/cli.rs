@@ -403,7 +403,7 @@ pub struct CompleteArgs {
 
 #[derive(Debug, Args)]
 pub struct ImportSchemasArgs {
-    /// Directory holding the upstream CRDs (capi/, capz/, aso/).
+    /// Directory holding the upstream CRDs (`upstream-crds/`: capi-*/, capz-*/, aso-*/, gitops/).
     #[arg(long, value_name = "DIR")]
     pub from: PathBuf,
     /// Directory to write the schemas into.

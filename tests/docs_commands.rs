@@ -47,7 +47,7 @@ const CONCRETE: &[(&str, Check)] = &[
     ),
     ("kubectl capz completion kubectl", Check::Run { exit: 0, output_contains: "kubectl-capz" }),
     ("kubectl capz params --schema", Check::Run { exit: 0, output_contains: "\"$schema\"" }),
-    ("kubectl-capz import-schemas --from ../shared/crds --out schemas", Check::Run { exit: 0, output_contains: "" }),
+    ("kubectl-capz import-schemas --from upstream-crds --out schemas", Check::Run { exit: 0, output_contains: "" }),
     (
         "kubectl capz plan -f clusterclass.yaml -f cluster.yaml",
         Check::Run { exit: 0, output_contains: "kind: Cluster" },
@@ -209,12 +209,8 @@ fn scratch() -> tempfile::TempDir {
             std::fs::copy(&path, work.join("examples").join(path.file_name().unwrap())).unwrap();
         }
     }
-    // `../shared/crds`, as seen from the project root of a checkout.
-    let upstream = [Path::new(ROOT).join("../shared"), Path::new(ROOT).join("../../shared")]
-        .into_iter()
-        .find(|p| p.join("crds/SOURCES.md").exists())
-        .expect("../shared/crds beside the checkout");
-    std::os::unix::fs::symlink(upstream.canonicalize().unwrap(), dir.path().join("shared")).unwrap();
+    // The committed importer inputs, as seen from the project root of a checkout.
+    std::os::unix::fs::symlink(Path::new(ROOT).join("upstream-crds"), work.join("upstream-crds")).unwrap();
     // A ClusterClass and a topology Cluster of it (plan's examples).
     let values = Path::new(ROOT).join("tests/fixtures/clusterclass/aks-aso-topology.values.yaml");
     let render = |args: &[&str]| {
@@ -294,7 +290,7 @@ fn every_command_in_the_docs_works() {
 fn the_documented_import_reproduces_the_committed_schemas() {
     let scratch = scratch();
     let work = scratch.path().join("work");
-    let (code, output) = run_in_bash("kubectl-capz import-schemas --from ../shared/crds --out schemas", &work);
+    let (code, output) = run_in_bash("kubectl-capz import-schemas --from upstream-crds --out schemas", &work);
     assert_eq!(code, 0, "{output}");
     let fresh = capz::schema::import::read_tree(&work.join("schemas")).unwrap();
     let committed = capz::schema::import::read_tree(&Path::new(ROOT).join("schemas")).unwrap();

@@ -2,6 +2,7 @@
 
 pub mod import;
 pub mod registry;
+pub mod releases;
 pub mod validate;
 
 mod cel;

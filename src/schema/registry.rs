@@ -1,5 +1,6 @@
-//! The schema registry: per-GVK schemas embedded from `schemas/gvk`, loaded and parsed on first
-//! use only, plus CRDs the user adds (`--crds DIR`, or fetched from a cluster), which win.
+//! The schema registry: per-GVK schemas embedded from `schemas/gvk`, those of one target's schema releases
+//! only, loaded and parsed on first use, plus CRDs the user adds (`--crds DIR`, or fetched from a cluster),
+//! which win.
 //! Shared by the threads of one run (`Sync`): every schema is parsed once per process.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -9,8 +10,9 @@ use std::sync::{Arc, PoisonError, RwLock};
 use include_dir::{Dir, include_dir};
 use serde_json::Value;
 
-use super::{Gvk, KindSchema, SchemaError, import};
+use super::{Gvk, KindSchema, SchemaError, import, releases};
 use crate::manifest;
+use crate::versions::{self, Target};
 
 static EMBEDDED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/schemas/gvk");
 
@@ -21,7 +23,10 @@ type SchemaCache = HashMap<(Gvk, bool), Option<Arc<KindSchema>>>;
 #[derive(Default)]
 pub struct Registry {
     user: BTreeMap<Gvk, Arc<KindSchema>>,
-    no_embedded: bool,
+    /// The target whose schema releases are served (`None`: no embedded schemas).
+    target: Option<&'static Target>,
+    /// The embedded folders holding the target's releases.
+    folders: Vec<&'static Dir<'static>>,
     /// Embedded schemas by GVK and whether `status` was left out.
     cache: RwLock<SchemaCache>,
 }
@@ -37,20 +42,36 @@ fn group_dir(group: &str) -> &str {
 }
 
 impl Registry {
-    /// The schemas built into the binary (CAPI, CAPZ, ASO, core v1).
+    /// The schemas built into the binary for the default target (CAPI, CAPZ, ASO, core v1).
     pub fn embedded() -> Self {
-        Registry::default()
+        Registry::for_target(versions::default_target())
     }
 
-    /// The schemas of one target's management cluster ([`crate::versions::Target`]).
-    /// For now every target reads the one embedded set; the per-target sets replace this.
-    pub fn for_target(_target: &'static crate::versions::Target) -> Self {
-        Registry::default()
+    /// The schemas of one target's management cluster: exactly the kinds and versions of its schema releases.
+    pub fn for_target(target: &'static Target) -> Self {
+        let folders = EMBEDDED
+            .dirs()
+            .filter(|dir| {
+                let name = dir.path().file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                releases::releases_of_folder(name).iter().any(|r| target.schema_sets.contains(&r.as_str()))
+            })
+            .collect();
+        Registry { target: Some(target), folders, ..Registry::default() }
     }
 
     /// Only user-provided schemas (for tests of the engine itself).
     pub fn empty() -> Self {
-        Registry { no_embedded: true, ..Registry::default() }
+        Registry::default()
+    }
+
+    /// The target whose schemas are served, if any.
+    pub fn target(&self) -> Option<&'static Target> {
+        self.target
+    }
+
+    /// Whether the user added a schema of `group`/`kind` (`--crds`, a cluster's CRDs).
+    pub fn user_has_kind(&self, group: &str, kind: &str) -> bool {
+        self.user.keys().any(|g| g.group == group && g.kind == kind)
     }
 
     /// Adds every CRD found below `dir` (files, recursively); returns how many kinds were added.
@@ -115,7 +136,7 @@ impl Registry {
         if let Some(hit) = self.cache.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
             return Ok(hit.clone());
         }
-        let loaded = if self.no_embedded { None } else { load_embedded(gvk, without_status)? };
+        let loaded = load_embedded(&self.folders, gvk, without_status)?;
         // Two threads may both parse a schema the first time; the first one stored wins.
         let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
         Ok(cache.entry(key).or_insert(loaded).clone())
@@ -125,13 +146,11 @@ impl Registry {
     /// release serves when an object uses another one.
     pub fn versions_of(&self, group: &str, kind: &str) -> Vec<String> {
         let mut versions = BTreeSet::new();
-        if !self.no_embedded
-            && let Some(dir) = EMBEDDED.get_dir(group_dir(group))
-        {
+        for folder in &self.folders {
+            let Some(dir) = folder.get_dir(folder.path().join(group_dir(group))) else { continue };
             for version_dir in dir.dirs() {
-                let version = version_dir.path().file_name().and_then(|n| n.to_str()).unwrap_or_default();
-                let file = format!("{}/{version}/{kind}.json", group_dir(group));
-                if EMBEDDED.get_file(&file).is_some() {
+                if version_dir.get_file(version_dir.path().join(format!("{kind}.json"))).is_some() {
+                    let version = version_dir.path().file_name().and_then(|n| n.to_str()).unwrap_or_default();
                     versions.insert(version.to_string());
                 }
             }
@@ -142,19 +161,28 @@ impl Registry {
 
     /// Whether any schema of this API group is known.
     pub fn knows_group(&self, group: &str) -> bool {
-        (!self.no_embedded && EMBEDDED.get_dir(group_dir(group)).is_some())
+        self.folders.iter().any(|folder| folder.get_dir(folder.path().join(group_dir(group))).is_some())
             || self.user.keys().any(|g| g.group == group)
     }
 }
 
-fn load_embedded(gvk: &Gvk, without_status: bool) -> Result<Option<Arc<KindSchema>>, SchemaError> {
+fn load_embedded(
+    folders: &[&'static Dir<'static>],
+    gvk: &Gvk,
+    without_status: bool,
+) -> Result<Option<Arc<KindSchema>>, SchemaError> {
     // Path components come from user input: refuse anything that could walk the tree.
     let safe = |s: &str| !s.is_empty() && !s.contains('/') && !s.contains('\\') && s != "." && s != "..";
     if !(safe(group_dir(&gvk.group)) && safe(&gvk.version) && safe(&gvk.kind)) {
         return Ok(None);
     }
-    let path = format!("{}/{}/{}.json", group_dir(&gvk.group), gvk.version, gvk.kind);
-    let Some(file) = EMBEDDED.get_file(&path) else { return Ok(None) };
+    let relative = format!("{}/{}/{}.json", group_dir(&gvk.group), gvk.version, gvk.kind);
+    let Some((path, file)) = folders.iter().find_map(|folder| {
+        let path = folder.path().join(&relative);
+        folder.get_file(&path).map(|file| (path.display().to_string(), file))
+    }) else {
+        return Ok(None);
+    };
     let embedded = |err: serde_json::Error| SchemaError::Embedded { path: path.clone(), message: err.to_string() };
     if without_status {
         let lean: lean::LeanKind = serde_json::from_slice(file.contents()).map_err(embedded)?;

@@ -18,6 +18,7 @@ use super::meta::{self, NameRule, escape};
 use super::{Gvk, Registry, formats};
 use crate::manifest::{Document, SecretValues, is_secret_data_pointer, split_api_version};
 use crate::report::{Finding, Severity};
+use crate::versions::Target;
 
 /// Ids of the findings this module produces.
 pub const RULES: &[(&str, &str)] = &[
@@ -25,7 +26,11 @@ pub const RULES: &[(&str, &str)] = &[
     ("unknown-field", "a field the schema does not declare (the API server rejects it with fieldValidation=Strict)"),
     ("metadata", "metadata the API server rejects (name, namespace, labels, annotations, finalizers)"),
     ("cel", "an x-kubernetes-validations CEL rule fails (or could not be evaluated: not-checked)"),
-    ("api-version", "the apiVersion is not served for this kind by the bundled CRDs"),
+    ("api-version", "the apiVersion is not served for this kind by the target's CRDs (CAPI, CAPZ, the ASO release CAPZ pins)"),
+    (
+        "aso-crd-pattern",
+        "an ASO kind outside CAPZ's --crd-pattern (warning: CAPZ does not install its CRD unless added to ADDITIONAL_ASO_CRDS); checked against a CRD given with --crds, else not checked",
+    ),
     ("schema-missing", "no schema for this apiVersion/kind"),
     (
         "deprecated-api",
@@ -223,6 +228,37 @@ impl<'r> Validator<'r> {
         }
         let (group, version) = split_api_version(api_version);
         let gvk = Gvk::new(group, version, kind_name);
+        let target = self.registry.target();
+        let outside_pattern = target.filter(|t| {
+            Target::is_aso_group(group)
+                && !t.installs_aso_kind(group, kind_name)
+                && !self.registry.user_has_kind(group, kind_name)
+        });
+        if let Some(target) = outside_pattern {
+            out.push(Issue::new(
+                "aso-crd-pattern",
+                Severity::Warning,
+                format!("{prefix}/kind"),
+                format!(
+                    "{group}/{kind_name} is not in the --crd-pattern CAPZ {} gives ASO {}: CAPZ does not install this \
+                     CRD unless it is added to ADDITIONAL_ASO_CRDS",
+                    target.name, target.aso
+                ),
+            ));
+            out.push(Issue::new(
+                "aso-crd-pattern",
+                Severity::NotChecked,
+                prefix.to_string(),
+                format!(
+                    "no CRD for {kind_name} {api_version} on CAPZ {}; not checked (add its CRD with --crds DIR)",
+                    target.name
+                ),
+            ));
+            if !embedded {
+                *skipped = true;
+            }
+            return;
+        }
         // An object without status never consults the status schema: read the kind without it.
         let lookup =
             if map.contains_key("status") { self.registry.get(&gvk) } else { self.registry.get_without_status(&gvk) };
@@ -231,15 +267,14 @@ impl<'r> Validator<'r> {
             Ok(None) => {
                 let versions = self.registry.versions_of(group, kind_name);
                 if !versions.is_empty() {
-                    let release =
-                        if group.ends_with(".azure.com") { " by the bundled ASO release (v2.16.1)" } else { "" };
+                    let release = target
+                        .and_then(|t| t.served_by(group))
+                        .map(|by| format!(" by {by}"))
+                        .unwrap_or_default();
                     out.push(Issue::error(
                         "api-version",
                         format!("{prefix}/apiVersion"),
-                        format!(
-                            "{api_version} {kind_name} is not served{release}; served versions: {}",
-                            versions.join(", ")
-                        ),
+                        format!("{api_version} {kind_name} is not served{release}; served: {}", versions.join(", ")),
                     ));
                 } else if self.options.ignore_missing_schemas {
                     if embedded {
