@@ -403,12 +403,27 @@ pub struct CompleteArgs {
 
 #[derive(Debug, Args)]
 pub struct ImportSchemasArgs {
-    /// Directory holding the upstream CRDs (capi/, capz/, aso/).
+    /// Directory holding the inputs: upstream CRDs (capi/, capz/, aso/; Flux and Argo CD's for
+    /// --set gitops), or Kubernetes' OpenAPI v3 documents (api/openapi-spec/v3) for --set kubernetes.
     #[arg(long, value_name = "DIR")]
     pub from: PathBuf,
-    /// Directory to write the schemas into.
+    /// Directory to write the schemas into (schemas, schemas/gitops, schemas/kubernetes/v1.36).
     #[arg(long, value_name = "DIR", default_value = "schemas")]
     pub out: PathBuf,
+    /// Which set to import: the CAPI/CAPZ/ASO CRDs, the Flux and Argo CD CRDs, or Kubernetes' built-in kinds.
+    #[arg(long, value_enum, default_value_t = SchemaSet::Main)]
+    pub set: SchemaSet,
+}
+
+/// A set of bundled schemas, imported on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaSet {
+    /// CAPI, CAPZ and ASO CRDs (`schemas/`).
+    Main,
+    /// Flux and Argo CD CRDs (`schemas/gitops`).
+    Gitops,
+    /// Built-in kinds from an OpenAPI v3 spec (`schemas/kubernetes/<version>`).
+    Kubernetes,
 }
 
 #[derive(Debug, Args)]

@@ -297,7 +297,9 @@ fn the_documented_import_reproduces_the_committed_schemas() {
     let (code, output) = run_in_bash("kubectl-capz import-schemas --from ../shared/crds --out schemas", &work);
     assert_eq!(code, 0, "{output}");
     let fresh = capz::schema::import::read_tree(&work.join("schemas")).unwrap();
-    let committed = capz::schema::import::read_tree(&Path::new(ROOT).join("schemas")).unwrap();
+    let mut committed = capz::schema::import::read_tree(&Path::new(ROOT).join("schemas")).unwrap();
+    // The nested sets (gitops/, kubernetes/<version>/) have their own inputs and imports (tests/importer.rs).
+    committed.files.retain(|path, _| !capz::schema::import::NESTED_SETS.iter().any(|nested| path.starts_with(nested)));
     assert!(
         fresh.files == committed.files,
         "the documented import-schemas command writes other schemas than committed"

@@ -1,10 +1,42 @@
-//! The importer: committed `schemas/` equals a fresh import of the upstream CRDs, and the
-//! trimming keeps what an API server and the validator need.
+//! The importer: committed `schemas/` equals a fresh import of the upstream CRDs (and its nested sets,
+//! `gitops/` and `kubernetes/<version>/`, fresh imports of the inputs tools/schema-inputs/fetch.sh gathers
+//! from the Go module proxy), and the trimming keeps what an API server and the validator need.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
 
-use capz::schema::import;
+use capz::schema::{Registry, import, openapi};
 use serde_json::{Value, json};
+
+/// The inputs of the nested sets: tools/schema-inputs/fetch.sh (cached in target/schema-inputs).
+fn fetched_inputs() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let out = Command::new("bash").arg(root.join("tools/schema-inputs/fetch.sh")).output().expect("run fetch.sh");
+        assert!(out.status.success(), "tools/schema-inputs/fetch.sh failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        PathBuf::from(stdout.lines().last().expect("fetch.sh prints its output directory"))
+    })
+}
+
+fn committed(relative: &str) -> import::ImportOutput {
+    import::read_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas").join(relative)).expect("read schemas/")
+}
+
+fn assert_same_tree(fresh: &import::ImportOutput, committed: &import::ImportOutput, place: &str) {
+    let fresh_names: Vec<_> = fresh.files.keys().collect();
+    let committed_names: Vec<_> = committed.files.keys().collect();
+    assert_eq!(fresh_names, committed_names, "{place} lists other files than a fresh import: run import-schemas");
+    for (path, bytes) in &fresh.files {
+        assert!(
+            committed.files[path] == *bytes,
+            "{place}/{} differs from a fresh import: run import-schemas",
+            path.display()
+        );
+    }
+}
 
 /// The upstream CRDs (`../shared/crds` from the main checkout, `../../shared/crds` from a worktree
 /// under `wt/`), or `KUBECTL_CAPZ_UPSTREAM_CRDS`.
@@ -24,17 +56,43 @@ fn upstream_crds() -> PathBuf {
 #[test]
 fn committed_schemas_equal_a_fresh_import() {
     let fresh = import::import_dir(&upstream_crds()).expect("import");
-    let committed = import::read_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas")).expect("read schemas/");
-    let fresh_names: Vec<_> = fresh.files.keys().collect();
-    let committed_names: Vec<_> = committed.files.keys().collect();
-    assert_eq!(fresh_names, committed_names, "schemas/ lists other files than a fresh import: run import-schemas");
-    for (path, bytes) in &fresh.files {
-        assert!(
-            committed.files[path] == *bytes,
-            "schemas/{} differs from a fresh import: run import-schemas",
-            path.display()
-        );
+    let mut main = committed("");
+    main.files.retain(|path, _| {
+        !import::NESTED_SETS.iter().any(|nested| path.starts_with(nested))
+    });
+    assert_same_tree(&fresh, &main, "schemas");
+}
+
+#[test]
+fn committed_gitops_schemas_equal_a_fresh_import() {
+    let fresh = import::import_gitops_dir(&fetched_inputs().join("gitops")).expect("import gitops");
+    assert_same_tree(&fresh, &committed("gitops"), "schemas/gitops");
+}
+
+#[test]
+fn committed_kubernetes_schemas_equal_a_fresh_import() {
+    assert!(!Registry::kubernetes_versions().is_empty());
+    for version in Registry::kubernetes_versions() {
+        let fresh =
+            openapi::import_openapi_dir(&fetched_inputs().join("kubernetes").join(version)).expect("import openapi");
+        assert_same_tree(&fresh, &committed(&format!("kubernetes/{version}")), &format!("schemas/kubernetes/{version}"));
     }
+}
+
+#[test]
+fn writing_the_main_set_keeps_the_nested_sets() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("schemas");
+    std::fs::create_dir_all(out.join("kubernetes/v1.36/gvk")).unwrap();
+    std::fs::write(out.join("kubernetes/v1.36/README.md"), "k").unwrap();
+    std::fs::create_dir_all(out.join("gvk")).unwrap();
+    std::fs::write(out.join("gvk/stale.json"), "{}").unwrap();
+    let mut output = import::ImportOutput::default();
+    output.files.insert(PathBuf::from("README.md"), b"main".to_vec());
+    import::write_output(&output, &out).unwrap();
+    let tree = import::read_tree(&out).unwrap();
+    let names: Vec<String> = tree.files.keys().map(|p| p.display().to_string()).collect();
+    assert_eq!(names, ["README.md", "kubernetes/v1.36/README.md"]);
 }
 
 #[test]
@@ -78,14 +136,75 @@ fn every_kind_the_issue_names_is_covered() {
     ] {
         assert!(has("infrastructure.cluster.x-k8s.io", "v1beta1", kind), "{kind}");
     }
-    for kind in ["Secret", "ConfigMap", "Namespace"] {
-        assert!(has("", "v1", kind), "{kind}");
-    }
     for version in ["v1api20231001", "v1api20240901", "v1api20250801"] {
         assert!(has("containerservice.azure.com", version, "ManagedCluster"), "{version}");
         assert!(has("containerservice.azure.com", version, "ManagedClustersAgentPool"), "{version}");
     }
     assert!(has("resources.azure.com", "v1api20200601", "ResourceGroup"));
+    assert!(!fresh.files.keys().any(|p| p.starts_with("gvk/argoproj.io")), "Argo CD comes from the gitops set");
+}
+
+#[test]
+fn every_gitops_kind_is_covered() {
+    let fresh = import::import_gitops_dir(&fetched_inputs().join("gitops")).unwrap();
+    let has =
+        |group: &str, version: &str, kind: &str| fresh.files.contains_key(&import::gvk_file_path(group, version, kind));
+    assert!(has("kustomize.toolkit.fluxcd.io", "v1", "Kustomization"));
+    for kind in ["GitRepository", "HelmRepository", "HelmChart", "Bucket", "OCIRepository"] {
+        assert!(has("source.toolkit.fluxcd.io", "v1", kind), "{kind}");
+    }
+    assert!(has("helm.toolkit.fluxcd.io", "v2", "HelmRelease"));
+    for kind in ["Receiver"] {
+        assert!(has("notification.toolkit.fluxcd.io", "v1", kind), "{kind}");
+    }
+    for kind in ["Alert", "Provider"] {
+        assert!(has("notification.toolkit.fluxcd.io", "v1beta3", kind), "{kind}");
+    }
+    for kind in ["ImageRepository", "ImagePolicy", "ImageUpdateAutomation"] {
+        assert!(has("image.toolkit.fluxcd.io", "v1", kind), "{kind}");
+    }
+    for kind in ["Application", "ApplicationSet", "AppProject"] {
+        assert!(has("argoproj.io", "v1alpha1", kind), "{kind}");
+    }
+}
+
+#[test]
+fn every_served_builtin_kind_is_covered() {
+    let version = Registry::kubernetes_versions()[0];
+    let fresh = openapi::import_openapi_dir(&fetched_inputs().join("kubernetes").join(version)).unwrap();
+    let has =
+        |group: &str, version: &str, kind: &str| fresh.files.contains_key(&import::gvk_file_path(group, version, kind));
+    for kind in [
+        "ConfigMap", "Secret", "Namespace", "Service", "ServiceAccount", "Pod", "PersistentVolumeClaim",
+        "PersistentVolume", "LimitRange", "ResourceQuota", "Endpoints", "Node", "ReplicationController", "Event",
+    ] {
+        assert!(has("", "v1", kind), "{kind}");
+    }
+    for (group, version, kinds) in [
+        ("apps", "v1", &["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ControllerRevision"][..]),
+        ("batch", "v1", &["Job", "CronJob"]),
+        ("networking.k8s.io", "v1", &["Ingress", "IngressClass", "NetworkPolicy"]),
+        ("rbac.authorization.k8s.io", "v1", &["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"]),
+        ("policy", "v1", &["PodDisruptionBudget"]),
+        ("autoscaling", "v2", &["HorizontalPodAutoscaler"]),
+        ("autoscaling", "v1", &["HorizontalPodAutoscaler"]),
+        ("storage.k8s.io", "v1", &["StorageClass", "CSIDriver", "VolumeAttachment"]),
+        ("apiextensions.k8s.io", "v1", &["CustomResourceDefinition"]),
+        ("admissionregistration.k8s.io", "v1", &["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"]),
+        ("coordination.k8s.io", "v1", &["Lease"]),
+        ("discovery.k8s.io", "v1", &["EndpointSlice"]),
+        ("scheduling.k8s.io", "v1", &["PriorityClass"]),
+        ("node.k8s.io", "v1", &["RuntimeClass"]),
+        ("certificates.k8s.io", "v1", &["CertificateSigningRequest"]),
+        ("apiregistration.k8s.io", "v1", &["APIService"]),
+    ] {
+        for kind in kinds {
+            assert!(has(group, version, kind), "{group}/{version} {kind}");
+        }
+    }
+    // Off by default in kube-apiserver: not bundled.
+    assert!(!has("networking.k8s.io", "v1beta1", "ServiceCIDR"));
+    assert!(!has("", "v1", "DeploymentList"));
 }
 
 fn crd(schema: Value) -> Value {

@@ -1,5 +1,5 @@
 //! The importer: upstream CustomResourceDefinitions -> `schemas/` (installable CRDs + one JSON
-//! schema per served group/version/kind), plus the core kinds the bundles carry.
+//! schema per served group/version/kind).
 //!
 //! Output layout (deterministic, every file rewritten on each run):
 //! - `crds/<group>_<plural>.yaml`: the CRD trimmed so a plain API server accepts it (string
@@ -7,15 +7,32 @@
 //!   only served versions kept, `status` dropped);
 //! - `gvk/<group>/<version>/<Kind>.json` (`core` for the core group): a [`KindSchema`];
 //! - `README.md`: provenance, sha256 of every input file, the list of kinds and versions.
+//!
+//! `schemas/` holds nested sets imported on their own ([`NESTED_SETS`]): `gitops/` (Flux and Argo CD
+//! CRDs, [`import_gitops_dir`]) and `kubernetes/<version>/` (built-in kinds, [`super::openapi`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::{KindSchema, SchemaError, for_each_schema_mut};
 use crate::manifest::{self, Document};
+
+/// Sub-directories of `schemas/` imported separately: writing the main set keeps them.
+pub const NESTED_SETS: &[&str] = &["gitops", "kubernetes"];
+
+/// API groups of the Flux and Argo CD CRDs: bundled in the `gitops/` set (from their own modules),
+/// never in the main set.
+pub const GITOPS_GROUPS: &[&str] = &[
+    "argoproj.io",
+    "helm.toolkit.fluxcd.io",
+    "image.toolkit.fluxcd.io",
+    "kustomize.toolkit.fluxcd.io",
+    "notification.toolkit.fluxcd.io",
+    "source.toolkit.fluxcd.io",
+];
 
 /// Every file of a `schemas/` tree, keyed by path relative to it.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -23,21 +40,36 @@ pub struct ImportOutput {
     pub files: BTreeMap<PathBuf, Vec<u8>>,
 }
 
-/// Imports every CRD found below `from` (recursively, `*.yaml|*.yml|*.json`).
+fn is_gitops_group(group: &str) -> bool {
+    GITOPS_GROUPS.contains(&group)
+}
+
+/// Imports every CRD found below `from` (recursively, `*.yaml|*.yml|*.json`) except Flux and Argo
+/// CD's ([`GITOPS_GROUPS`]): the main set (CAPI, CAPZ, ASO).
 pub fn import_dir(from: &Path) -> Result<ImportOutput, SchemaError> {
+    import_crds(from, |group| !is_gitops_group(group), MAIN_README)
+}
+
+/// Imports the Flux and Argo CD CRDs found below `from`: the `gitops/` set.
+pub fn import_gitops_dir(from: &Path) -> Result<ImportOutput, SchemaError> {
+    import_crds(from, is_gitops_group, GITOPS_README)
+}
+
+fn import_crds(from: &Path, keep: fn(&str) -> bool, heading: &str) -> Result<ImportOutput, SchemaError> {
     let files = manifest::manifest_files(from)?;
     let mut crds: Vec<(PathBuf, Document)> = Vec::new();
     let mut inputs = Vec::new();
+    let wanted = |d: &Document| is_crd(d) && keep(d.value.pointer("/spec/group").and_then(Value::as_str).unwrap_or(""));
     for file in &files {
         let bytes = std::fs::read(file).map_err(|source| SchemaError::Read { path: file.clone(), source })?;
         let relative = file.strip_prefix(from).unwrap_or(file).to_path_buf();
         let text = String::from_utf8_lossy(&bytes);
         let documents = manifest::parse_documents(&text, &file.display().to_string())?;
-        let count = documents.iter().filter(|d| is_crd(d)).count();
+        let count = documents.iter().filter(|d| wanted(d)).count();
         if count > 0 {
             inputs.push((relative.clone(), hex(&Sha256::digest(&bytes)), count));
         }
-        crds.extend(documents.into_iter().filter(is_crd).map(|d| (relative.clone(), d)));
+        crds.extend(documents.into_iter().filter(|d| wanted(d)).map(|d| (relative.clone(), d)));
     }
     if crds.is_empty() {
         return Err(SchemaError::NoCrds { path: from.to_path_buf() });
@@ -51,16 +83,17 @@ pub fn import_dir(from: &Path) -> Result<ImportOutput, SchemaError> {
         out.files.insert(PathBuf::from("crds").join(name), manifest::to_yaml(&installable).into_bytes());
         kinds.extend(kind_schemas_from_crd(&installable, &location)?);
     }
-    kinds.extend(core_kind_schemas());
     for kind in &kinds {
         out.files.insert(gvk_file_path(&kind.group, &kind.version, &kind.kind), kind_file_bytes(kind));
     }
-    out.files.insert(PathBuf::from("README.md"), readme(&inputs, &kinds).into_bytes());
+    let sources = std::fs::read_to_string(from.join("SOURCES")).unwrap_or_default();
+    out.files.insert(PathBuf::from("README.md"), readme(heading, sources.trim(), &inputs, &kinds).into_bytes());
     Ok(out)
 }
 
 /// Writes `output` as the directory `dir`, replacing it whole: a new tree is built next to it and
-/// swapped in, so an error never leaves a half-written `schemas/`.
+/// swapped in, so an error never leaves a half-written `schemas/`. The nested sets ([`NESTED_SETS`])
+/// of the old tree that `output` does not write are carried over.
 pub fn write_output(output: &ImportOutput, dir: &Path) -> Result<(), SchemaError> {
     let parent = match dir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -80,6 +113,12 @@ pub fn write_output(output: &ImportOutput, dir: &Path) -> Result<(), SchemaError
         std::fs::write(&path, bytes).map_err(write_err(&path))?;
     }
     let staged = staging.keep();
+    for nested in NESTED_SETS {
+        let (old, new) = (dir.join(nested), staged.join(nested));
+        if old.is_dir() && !new.exists() {
+            std::fs::rename(&old, &new).map_err(write_err(&old))?;
+        }
+    }
     if dir.exists() {
         let old = parent.join(format!(".schemas-old-{}", std::process::id()));
         std::fs::rename(dir, &old).map_err(write_err(dir))?;
@@ -130,7 +169,7 @@ pub fn gvk_file_path(group: &str, version: &str, kind: &str) -> PathBuf {
     PathBuf::from("gvk").join(group).join(version).join(format!("{kind}.json"))
 }
 
-fn kind_file_bytes(kind: &KindSchema) -> Vec<u8> {
+pub(crate) fn kind_file_bytes(kind: &KindSchema) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(kind).unwrap_or_default();
     bytes.push(b'\n');
     bytes
@@ -259,104 +298,33 @@ pub fn kind_schemas_from_crd(crd: &Value, location: &str) -> Result<Vec<KindSche
     Ok(out)
 }
 
-fn string_map(format: Option<&str>) -> Value {
-    let mut item = Map::new();
-    item.insert("type".into(), json!("string"));
-    if let Some(format) = format {
-        item.insert("format".into(), json!(format));
+const MAIN_README: &str = "# schemas/ (generated: do not edit)\n\n\
+     Written by `kubectl-capz import-schemas --from <upstream crds> --out schemas`; \
+     `tests/importer.rs` regenerates it and fails if anything here differs.\n\n\
+     - `crds/`: the upstream CRDs made installable into a plain API server (string `description`s \
+     of schema nodes removed, `conversion: None`, cert-manager CA injection dropped, unserved \
+     versions dropped). Every served version and every `x-kubernetes-*` extension is kept.\n\
+     - `gvk/<group>/<version>/<Kind>.json` (`core` = the core group): one schema per served \
+     version, embedded in the binary (compressed) and compiled on first use.\n\
+     - `gitops/`: the Flux and Argo CD CRDs, imported the same way from their own modules \
+     (`gitops/README.md`).\n\
+     - `kubernetes/<version>/`: the built-in kinds of a Kubernetes release, from its OpenAPI v3 spec \
+     (`kubernetes/<version>/README.md`).\n\n\
+     Upstream revisions are listed in the input's SOURCES.md (CAPI v1.14 line @ae7ff047, \
+     CAPZ @69ec3a40, ASO v2.16.1 as bundled by CAPZ).\n\n";
+
+const GITOPS_README: &str = "# schemas/gitops/ (generated: do not edit)\n\n\
+     Flux and Argo CD CRDs, written by `kubectl-capz import-schemas --set gitops --from <inputs> --out \
+     schemas/gitops` from the inputs `tools/schema-inputs/fetch.sh` gathers from the Go module proxy; \
+     `tests/importer.rs` regenerates it and fails if anything here differs. Same layout and trimming as \
+     `schemas/` (`crds/`, `gvk/`).\n\n";
+
+fn readme(heading: &str, sources: &str, inputs: &[(PathBuf, String, usize)], kinds: &[KindSchema]) -> String {
+    let mut out = heading.to_string();
+    if !sources.is_empty() {
+        out.push_str(&format!("## Sources\n\n{sources}\n\n"));
     }
-    json!({"type": "object", "additionalProperties": Value::Object(item)})
-}
-
-fn core_root(properties: Value) -> Value {
-    let mut root = json!({
-        "type": "object",
-        "properties": {
-            "apiVersion": {"type": "string"},
-            "kind": {"type": "string"},
-            "metadata": {"type": "object"}
-        }
-    });
-    if let (Some(Value::Object(target)), Value::Object(extra)) = (root.pointer_mut("/properties"), properties) {
-        target.extend(extra);
-    }
-    root
-}
-
-/// v1 Secret, ConfigMap and Namespace, written from the Kubernetes 1.36 API types
-/// (k8s.io/api core/v1; the same fields k8s-openapi 0.29's `schemars` impls describe).
-pub fn core_kind_schemas() -> Vec<KindSchema> {
-    let core = |kind: &str, plural: &str, scope: &str, schema: Value| KindSchema {
-        group: String::new(),
-        version: "v1".into(),
-        kind: kind.into(),
-        plural: plural.into(),
-        scope: scope.into(),
-        status_subresource: false,
-        deprecation_warning: None,
-        cel: false,
-        typed: true,
-        status_omitted: false,
-        schema,
-    };
-    vec![
-        core(
-            "ConfigMap",
-            "configmaps",
-            "Namespaced",
-            core_root(json!({
-                "binaryData": string_map(Some("byte")),
-                "data": string_map(None),
-                "immutable": {"type": "boolean"}
-            })),
-        ),
-        core(
-            "Namespace",
-            "namespaces",
-            "Cluster",
-            core_root(json!({
-                "spec": {"type": "object", "properties": {"finalizers": {"type": "array", "items": {"type": "string"}}}},
-                "status": {"type": "object", "properties": {
-                    "phase": {"type": "string"},
-                    "conditions": {"type": "array", "items": {"type": "object", "properties": {
-                        "type": {"type": "string"},
-                        "status": {"type": "string"},
-                        "lastTransitionTime": {"type": "string", "format": "date-time"},
-                        "reason": {"type": "string"},
-                        "message": {"type": "string"}
-                    }}}
-                }}
-            })),
-        ),
-        core(
-            "Secret",
-            "secrets",
-            "Namespaced",
-            core_root(json!({
-                "data": string_map(Some("byte")),
-                "immutable": {"type": "boolean"},
-                "stringData": string_map(None),
-                "type": {"type": "string"}
-            })),
-        ),
-    ]
-}
-
-fn readme(inputs: &[(PathBuf, String, usize)], kinds: &[KindSchema]) -> String {
-    let mut out = String::from(
-        "# schemas/ (generated: do not edit)\n\n\
-         Written by `kubectl-capz import-schemas --from <upstream crds> --out schemas`; \
-         `tests/importer.rs` regenerates it and fails if anything here differs.\n\n\
-         - `crds/`: the upstream CRDs made installable into a plain API server (string `description`s \
-         of schema nodes removed, `conversion: None`, cert-manager CA injection dropped, unserved \
-         versions dropped). Every served version and every `x-kubernetes-*` extension is kept.\n\
-         - `gvk/<group>/<version>/<Kind>.json` (`core` = the core group): one schema per served \
-         version, embedded in the binary and compiled on first use.\n\
-         - `gvk/core/v1/{ConfigMap,Namespace,Secret}.json`: written by the importer from the \
-         Kubernetes 1.36 core/v1 API types (the fields k8s-openapi 0.29 describes).\n\n\
-         Upstream revisions are listed in the input's SOURCES.md (CAPI v1.14 line @ae7ff047, \
-         CAPZ @69ec3a40, ASO v2.16.1 as bundled by CAPZ).\n\n## Inputs\n\n| file | CRDs | sha256 |\n|---|---|---|\n",
-    );
+    out.push_str("## Inputs\n\n| file | CRDs | sha256 |\n|---|---|---|\n");
     for (path, sha, count) in inputs {
         out.push_str(&format!("| {} | {count} | `{sha}` |\n", path.display()));
     }

@@ -1,18 +1,18 @@
-//! The schema registry: per-GVK schemas embedded from `schemas/gvk`, loaded and parsed on first
-//! use only, plus CRDs the user adds (`--crds DIR`, or fetched from a cluster), which win.
+//! The schema registry: per-GVK schemas embedded from `schemas/` (the CAPI/CAPZ/ASO set `gvk/`, the
+//! Flux and Argo CD set `gitops/gvk/`, the built-in kinds of one Kubernetes version
+//! `kubernetes/<version>/gvk/`), inflated and parsed on first use only, plus CRDs the user adds
+//! (`--crds DIR`, or fetched from a cluster), which win.
 //! Shared by the threads of one run (`Sync`): every schema is parsed once per process.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use include_dir::{Dir, include_dir};
 use serde_json::Value;
 
+use super::embedded::{self, KUBERNETES_VERSIONS};
 use super::{Gvk, KindSchema, SchemaError, import};
 use crate::manifest;
-
-static EMBEDDED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/schemas/gvk");
 
 /// Parsed embedded schemas by GVK and whether `status` was left out (`None`: no schema).
 type SchemaCache = HashMap<(Gvk, bool), Option<Arc<KindSchema>>>;
@@ -22,6 +22,8 @@ type SchemaCache = HashMap<(Gvk, bool), Option<Arc<KindSchema>>>;
 pub struct Registry {
     user: BTreeMap<Gvk, Arc<KindSchema>>,
     no_embedded: bool,
+    /// The Kubernetes version whose built-in schemas are used (`None`: the newest bundled).
+    kubernetes_version: Option<&'static str>,
     /// Embedded schemas by GVK and whether `status` was left out.
     cache: RwLock<SchemaCache>,
 }
@@ -37,9 +39,47 @@ fn group_dir(group: &str) -> &str {
 }
 
 impl Registry {
-    /// The schemas built into the binary (CAPI, CAPZ, ASO, core v1).
+    /// The schemas built into the binary (CAPI, CAPZ, ASO, Flux, Argo CD and the built-in kinds of
+    /// the newest bundled Kubernetes version).
     pub fn embedded() -> Self {
         Registry::default()
+    }
+
+    /// The Kubernetes versions whose built-in schemas are bundled, newest first (`v1.36`).
+    pub fn kubernetes_versions() -> &'static [&'static str] {
+        KUBERNETES_VERSIONS
+    }
+
+    /// Uses the built-in schemas of Kubernetes `version` (`v1.36`, `1.36` or `v1.36.3`) instead of the
+    /// newest bundled ones.
+    pub fn with_kubernetes_version(mut self, version: &str) -> Result<Self, SchemaError> {
+        let wanted = version.trim_start_matches('v');
+        let found = KUBERNETES_VERSIONS.iter().find(|v| {
+            let minor = v.trim_start_matches('v');
+            wanted == minor || wanted.strip_prefix(minor).is_some_and(|patch| patch.starts_with('.'))
+        });
+        let Some(found) = found else {
+            return Err(SchemaError::UnknownKubernetesVersion {
+                version: version.to_string(),
+                bundled: KUBERNETES_VERSIONS.join(", "),
+            });
+        };
+        self.kubernetes_version = Some(found);
+        self.cache.get_mut().unwrap_or_else(PoisonError::into_inner).clear();
+        Ok(self)
+    }
+
+    /// The Kubernetes version whose built-in schemas this registry uses.
+    pub fn kubernetes_version(&self) -> &'static str {
+        self.kubernetes_version.or_else(|| KUBERNETES_VERSIONS.first().copied()).unwrap_or_default()
+    }
+
+    /// The embedded sets, in lookup order: `schemas/` paths of their `gvk` directories.
+    fn sets(&self) -> Vec<String> {
+        if self.no_embedded {
+            return Vec::new();
+        }
+        vec!["gvk/".into(), "gitops/gvk/".into(), format!("kubernetes/{}/gvk/", self.kubernetes_version())]
     }
 
     /// The schemas of one target's management cluster ([`crate::versions::Target`]).
@@ -115,7 +155,8 @@ impl Registry {
         if let Some(hit) = self.cache.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
             return Ok(hit.clone());
         }
-        let loaded = if self.no_embedded { None } else { load_embedded(gvk, without_status)? };
+        let loaded = self.sets().iter().map(|set| load_embedded(set, gvk, without_status)).find_map(Result::transpose);
+        let loaded = loaded.transpose()?;
         // Two threads may both parse a schema the first time; the first one stored wins.
         let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
         Ok(cache.entry(key).or_insert(loaded).clone())
@@ -125,13 +166,11 @@ impl Registry {
     /// release serves when an object uses another one.
     pub fn versions_of(&self, group: &str, kind: &str) -> Vec<String> {
         let mut versions = BTreeSet::new();
-        if !self.no_embedded
-            && let Some(dir) = EMBEDDED.get_dir(group_dir(group))
-        {
-            for version_dir in dir.dirs() {
-                let version = version_dir.path().file_name().and_then(|n| n.to_str()).unwrap_or_default();
-                let file = format!("{}/{version}/{kind}.json", group_dir(group));
-                if EMBEDDED.get_file(&file).is_some() {
+        let file = format!("/{kind}.json");
+        for set in self.sets() {
+            let prefix = format!("{set}{}/", group_dir(group));
+            for path in embedded::paths_under(&prefix) {
+                if let Some(version) = path[prefix.len()..].strip_suffix(&file).filter(|v| !v.contains('/')) {
                     versions.insert(version.to_string());
                 }
             }
@@ -142,27 +181,29 @@ impl Registry {
 
     /// Whether any schema of this API group is known.
     pub fn knows_group(&self, group: &str) -> bool {
-        (!self.no_embedded && EMBEDDED.get_dir(group_dir(group)).is_some())
+        self.sets().iter().any(|set| embedded::paths_under(&format!("{set}{}/", group_dir(group))).next().is_some())
             || self.user.keys().any(|g| g.group == group)
     }
 }
 
-fn load_embedded(gvk: &Gvk, without_status: bool) -> Result<Option<Arc<KindSchema>>, SchemaError> {
+/// The schema of `gvk` in the embedded set whose `gvk` directory is `set`.
+fn load_embedded(set: &str, gvk: &Gvk, without_status: bool) -> Result<Option<Arc<KindSchema>>, SchemaError> {
     // Path components come from user input: refuse anything that could walk the tree.
     let safe = |s: &str| !s.is_empty() && !s.contains('/') && !s.contains('\\') && s != "." && s != "..";
     if !(safe(group_dir(&gvk.group)) && safe(&gvk.version) && safe(&gvk.kind)) {
         return Ok(None);
     }
-    let path = format!("{}/{}/{}.json", group_dir(&gvk.group), gvk.version, gvk.kind);
-    let Some(file) = EMBEDDED.get_file(&path) else { return Ok(None) };
+    let path = format!("{set}{}/{}/{}.json", group_dir(&gvk.group), gvk.version, gvk.kind);
+    let Some(contents) = embedded::file(&path) else { return Ok(None) };
+    let contents = contents.map_err(|message| SchemaError::Embedded { path: path.clone(), message })?;
     let embedded = |err: serde_json::Error| SchemaError::Embedded { path: path.clone(), message: err.to_string() };
     if without_status {
-        let lean: lean::LeanKind = serde_json::from_slice(file.contents()).map_err(embedded)?;
+        let lean: lean::LeanKind = serde_json::from_slice(&contents).map_err(embedded)?;
         if let Some(kind) = lean.into_kind() {
             return Ok(Some(Arc::new(kind)));
         }
     }
-    let kind: KindSchema = serde_json::from_slice(file.contents()).map_err(embedded)?;
+    let kind: KindSchema = serde_json::from_slice(&contents).map_err(embedded)?;
     Ok(Some(Arc::new(kind)))
 }
 

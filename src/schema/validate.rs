@@ -26,7 +26,7 @@ pub const RULES: &[(&str, &str)] = &[
     ("metadata", "metadata the API server rejects (name, namespace, labels, annotations, finalizers)"),
     ("cel", "an x-kubernetes-validations CEL rule fails (or could not be evaluated: not-checked)"),
     ("api-version", "the apiVersion is not served for this kind by the bundled CRDs"),
-    ("schema-missing", "no schema for this apiVersion/kind"),
+    ("schema-missing", "no schema for this apiVersion/kind (a warning; the object is counted skipped, not valid)"),
     (
         "deprecated-api",
         "the apiVersion is deprecated (the API server would warn; for the CAPI and AzureASOManaged* versions `kubectl capz convert` is the fix); for CAPI v1beta1 objects shown only with `--enable capi-v1beta1`, which says the same",
@@ -36,7 +36,7 @@ pub const RULES: &[(&str, &str)] = &[
 /// Options of a validation run.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ValidateOptions {
-    /// Objects of unknown kinds are skipped (counted) instead of reported as errors.
+    /// Objects of unknown kinds are skipped silently (counted) instead of reported with a warning.
     pub ignore_missing_schemas: bool,
 }
 
@@ -253,14 +253,17 @@ impl<'r> Validator<'r> {
                         *skipped = true;
                     }
                 } else {
-                    out.push(Issue::error(
+                    // Not an error: nothing says the object is wrong, only that it was not checked.
+                    out.push(Issue::new(
                         "schema-missing",
+                        Severity::Warning,
                         prefix.to_string(),
                         format!(
-                            "no schema for {kind_name} {api_version}: add its CRD with --crds DIR or --crds-from-cluster, \
-                             or skip such objects with --ignore-missing-schemas"
+                            "no schema for {kind_name} {api_version}; not checked: add its CRD with --crds DIR or \
+                             --crds-from-cluster, or skip such objects silently with --ignore-missing-schemas"
                         ),
                     ));
+                    *skipped = true;
                 }
                 return;
             }
