@@ -38,6 +38,8 @@ pub const RULES: &[(&str, &str)] = &[
 pub struct ValidateOptions {
     /// Objects of unknown kinds are skipped silently (counted) instead of reported with a warning.
     pub ignore_missing_schemas: bool,
+    /// Objects of unknown kinds are errors instead of warnings (`plan --require-schemas`).
+    pub require_schemas: bool,
 }
 
 /// Verdict on one object.
@@ -253,10 +255,11 @@ impl<'r> Validator<'r> {
                         *skipped = true;
                     }
                 } else {
-                    // Not an error: nothing says the object is wrong, only that it was not checked.
+                    // Not an error unless asked: nothing says the object is wrong, only that it was not checked.
+                    let severity = if self.options.require_schemas { Severity::Error } else { Severity::Warning };
                     out.push(Issue::new(
                         "schema-missing",
-                        Severity::Warning,
+                        severity,
                         prefix.to_string(),
                         format!(
                             "no schema for {kind_name} {api_version}; not checked: add its CRD with --crds DIR or \
