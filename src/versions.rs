@@ -71,7 +71,7 @@ pub const TARGETS: &[Target] = &[
         capi: "v1.14.0",
         aso: "v2.19.0",
         aso_note: Some(ASO_V2_19_NOTE),
-        schema_sets: &["capi-v1.14", "capz-v1.27", "aso-v2.19", "core", "gitops"],
+        schema_sets: &["capi-v1.14", "capz-v1.27", "aso-v2.19", "gitops"],
         aso_crd_pattern: ASO_CRD_PATTERN_V1_27,
     },
     Target {
@@ -81,7 +81,7 @@ pub const TARGETS: &[Target] = &[
         capi: "v1.13.3",
         aso: "v2.18.0",
         aso_note: None,
-        schema_sets: &["capi-v1.13", "capz-v1.26", "aso-v2.18", "core", "gitops"],
+        schema_sets: &["capi-v1.13", "capz-v1.26", "aso-v2.18", "gitops"],
         aso_crd_pattern: ASO_CRD_PATTERN_V1_26,
     },
 ];

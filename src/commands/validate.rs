@@ -536,7 +536,7 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         }
     }
     // Problems in the text are findings: every other document and file is still checked.
-    let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas };
+    let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas, ..Default::default() };
     let validator = Validator::new(&registry, options);
     let report = validate_stream(&args.paths, manifest::BATCH_BYTES, &validator, &filter)?;
     // Buffered: a large report goes out in blocks, not a write per line.

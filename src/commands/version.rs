@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use crate::exit::ExitStatus;
+use crate::schema::Registry;
 use crate::versions::{PLUGIN, TARGETS, default_target};
 
 pub(crate) fn run() -> anyhow::Result<ExitStatus> {
@@ -35,9 +36,30 @@ pub(crate) fn run() -> anyhow::Result<ExitStatus> {
         writeln!(
             out,
             "      ASO kinds CAPZ installs (--crd-pattern): {}",
-            target.aso_crd_pattern.iter().map(|e| e.split_once('/').map_or(*e, |(_, k)| k)).collect::<Vec<_>>().join(", ")
+            target
+                .aso_crd_pattern
+                .iter()
+                .map(|e| e.split_once('/').map_or(*e, |(_, k)| k))
+                .collect::<Vec<_>>()
+                .join(", ")
         )?;
     }
+    let kubernetes = Registry::kubernetes_versions();
+    writeln!(
+        out,
+        "Kubernetes built-in kinds (any target; the default is the newest): {}",
+        kubernetes
+            .iter()
+            .enumerate()
+            .map(|(i, v)| if i == 0 { format!("{v}*") } else { v.to_string() })
+            .collect::<Vec<_>>()
+            .join(", ")
+    )?;
+    writeln!(
+        out,
+        "  from the OpenAPI v3 spec of k8s.io/kubernetes (api/openapi-spec/v3, Go module proxy); Flux and Argo CD \
+         (schemas: gitops) from their Go modules (tools/schema-inputs/README.md)"
+    )?;
     writeln!(out, "Sources: upstream-crds/SOURCES.md and schemas/README.md in the repository.")?;
     Ok(ExitStatus::Success)
 }

@@ -1,20 +1,18 @@
-//! The schema registry: per-GVK schemas embedded from `schemas/gvk`, those of one target's schema releases
-//! only, loaded and parsed on first use, plus CRDs the user adds (`--crds DIR`, or fetched from a cluster),
-//! which win.
+//! The schema registry: per-GVK schemas embedded from `schemas/gvk/<folder>/` (deflated per file by build.rs),
+//! those of one target's schema releases and one Kubernetes release's built-in kinds only, inflated and parsed
+//! on first use, plus CRDs the user adds (`--crds DIR`, or fetched from a cluster), which win.
 //! Shared by the threads of one run (`Sync`): every schema is parsed once per process.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use include_dir::{Dir, include_dir};
 use serde_json::Value;
 
+use super::embedded::{self, KUBERNETES_VERSIONS};
 use super::{Gvk, KindSchema, SchemaError, import, releases};
 use crate::manifest;
 use crate::versions::{self, Target};
-
-static EMBEDDED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/schemas/gvk");
 
 /// Parsed embedded schemas by GVK and whether `status` was left out (`None`: no schema).
 type SchemaCache = HashMap<(Gvk, bool), Option<Arc<KindSchema>>>;
@@ -25,8 +23,10 @@ pub struct Registry {
     user: BTreeMap<Gvk, Arc<KindSchema>>,
     /// The target whose schema releases are served (`None`: no embedded schemas).
     target: Option<&'static Target>,
-    /// The embedded folders holding the target's releases.
-    folders: Vec<&'static Dir<'static>>,
+    /// The Kubernetes release whose built-in kinds are served (`v1.36`).
+    kubernetes_version: &'static str,
+    /// The embedded folders (`schemas/gvk/<folder>/`) holding the served releases.
+    folders: Vec<&'static str>,
     /// Embedded schemas by GVK and whether `status` was left out.
     cache: RwLock<SchemaCache>,
 }
@@ -42,21 +42,78 @@ fn group_dir(group: &str) -> &str {
 }
 
 impl Registry {
-    /// The schemas built into the binary for the default target (CAPI, CAPZ, ASO, core v1).
+    /// The schemas built into the binary for the default target and the newest bundled Kubernetes release.
     pub fn embedded() -> Self {
         Registry::for_target(versions::default_target())
     }
 
-    /// The schemas of one target's management cluster: exactly the kinds and versions of its schema releases.
+    /// The schemas of one target's management cluster running the newest bundled Kubernetes release: exactly the
+    /// kinds and versions of the target's schema releases and of that Kubernetes release.
     pub fn for_target(target: &'static Target) -> Self {
-        let folders = EMBEDDED
-            .dirs()
-            .filter(|dir| {
-                let name = dir.path().file_name().and_then(|n| n.to_str()).unwrap_or_default();
-                releases::releases_of_folder(name).iter().any(|r| target.schema_sets.contains(&r.as_str()))
-            })
-            .collect();
-        Registry { target: Some(target), folders, ..Registry::default() }
+        let newest = KUBERNETES_VERSIONS.first().copied().unwrap_or_default();
+        Registry { target: Some(target), ..Registry::default() }.serving(newest)
+    }
+
+    /// Like [`Registry::for_target`], with the built-in kinds of Kubernetes `version` (`v1.36`, `1.36` or
+    /// `v1.36.3`); an error names the bundled versions when it is not one of them.
+    pub fn for_target_and_kubernetes(target: &'static Target, version: &str) -> Result<Self, SchemaError> {
+        Registry::for_target(target).with_kubernetes_version(version)
+    }
+
+    /// The Kubernetes versions whose built-in schemas are bundled, newest first (`v1.36`).
+    pub fn kubernetes_versions() -> &'static [&'static str] {
+        KUBERNETES_VERSIONS
+    }
+
+    /// Uses the built-in schemas of Kubernetes `version` (`v1.36`, `1.36` or `v1.36.3`) instead of the
+    /// newest bundled ones.
+    pub fn with_kubernetes_version(self, version: &str) -> Result<Self, SchemaError> {
+        let wanted = version.trim().trim_start_matches('v');
+        let found = KUBERNETES_VERSIONS.iter().find(|v| {
+            let minor = v.trim_start_matches('v');
+            wanted == minor || wanted.strip_prefix(minor).is_some_and(|patch| patch.starts_with('.'))
+        });
+        let Some(found) = found else {
+            return Err(SchemaError::UnknownKubernetesVersion {
+                version: version.to_string(),
+                bundled: KUBERNETES_VERSIONS.join(", "),
+            });
+        };
+        Ok(self.serving(found))
+    }
+
+    /// The Kubernetes version whose built-in schemas this registry uses.
+    pub fn kubernetes_version(&self) -> &'static str {
+        self.kubernetes_version
+    }
+
+    /// This registry serving the target's releases and Kubernetes `version`'s built-in kinds.
+    fn serving(mut self, version: &'static str) -> Self {
+        self.kubernetes_version = version;
+        let kubernetes = format!("{}-{version}", releases::KUBERNETES_FAMILY);
+        self.folders = match self.target {
+            Some(target) => embedded::GVK_FOLDERS
+                .iter()
+                .copied()
+                .filter(|folder| {
+                    releases::releases_of_folder(folder)
+                        .iter()
+                        .any(|r| *r == kubernetes || target.schema_sets.contains(&r.as_str()))
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        self.cache.get_mut().unwrap_or_else(PoisonError::into_inner).clear();
+        self
+    }
+
+    /// Whether `group` is a built-in API group of the Kubernetes release served.
+    pub fn is_builtin_group(&self, group: &str) -> bool {
+        let kubernetes = format!("{}-{}", releases::KUBERNETES_FAMILY, self.kubernetes_version);
+        self.folders.iter().any(|folder| {
+            releases::releases_of_folder(folder).contains(&kubernetes)
+                && embedded::paths_under(&format!("gvk/{folder}/{}/", group_dir(group))).next().is_some()
+        })
     }
 
     /// Only user-provided schemas (for tests of the engine itself).
@@ -146,11 +203,11 @@ impl Registry {
     /// release serves when an object uses another one.
     pub fn versions_of(&self, group: &str, kind: &str) -> Vec<String> {
         let mut versions = BTreeSet::new();
+        let file = format!("/{kind}.json");
         for folder in &self.folders {
-            let Some(dir) = folder.get_dir(folder.path().join(group_dir(group))) else { continue };
-            for version_dir in dir.dirs() {
-                if version_dir.get_file(version_dir.path().join(format!("{kind}.json"))).is_some() {
-                    let version = version_dir.path().file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let prefix = format!("gvk/{folder}/{}/", group_dir(group));
+            for path in embedded::paths_under(&prefix) {
+                if let Some(version) = path[prefix.len()..].strip_suffix(&file).filter(|v| !v.contains('/')) {
                     versions.insert(version.to_string());
                 }
             }
@@ -161,36 +218,36 @@ impl Registry {
 
     /// Whether any schema of this API group is known.
     pub fn knows_group(&self, group: &str) -> bool {
-        self.folders.iter().any(|folder| folder.get_dir(folder.path().join(group_dir(group))).is_some())
+        self.folders
+            .iter()
+            .any(|folder| embedded::paths_under(&format!("gvk/{folder}/{}/", group_dir(group))).next().is_some())
             || self.user.keys().any(|g| g.group == group)
     }
 }
 
-fn load_embedded(
-    folders: &[&'static Dir<'static>],
-    gvk: &Gvk,
-    without_status: bool,
-) -> Result<Option<Arc<KindSchema>>, SchemaError> {
+/// The schema of `gvk` in the first of the embedded `folders` that has it.
+fn load_embedded(folders: &[&str], gvk: &Gvk, without_status: bool) -> Result<Option<Arc<KindSchema>>, SchemaError> {
     // Path components come from user input: refuse anything that could walk the tree.
     let safe = |s: &str| !s.is_empty() && !s.contains('/') && !s.contains('\\') && s != "." && s != "..";
     if !(safe(group_dir(&gvk.group)) && safe(&gvk.version) && safe(&gvk.kind)) {
         return Ok(None);
     }
     let relative = format!("{}/{}/{}.json", group_dir(&gvk.group), gvk.version, gvk.kind);
-    let Some((path, file)) = folders.iter().find_map(|folder| {
-        let path = folder.path().join(&relative);
-        folder.get_file(&path).map(|file| (path.display().to_string(), file))
+    let Some((path, contents)) = folders.iter().find_map(|folder| {
+        let path = format!("gvk/{folder}/{relative}");
+        embedded::file(&path).map(|contents| (path, contents))
     }) else {
         return Ok(None);
     };
+    let contents = contents.map_err(|message| SchemaError::Embedded { path: path.clone(), message })?;
     let embedded = |err: serde_json::Error| SchemaError::Embedded { path: path.clone(), message: err.to_string() };
     if without_status {
-        let lean: lean::LeanKind = serde_json::from_slice(file.contents()).map_err(embedded)?;
+        let lean: lean::LeanKind = serde_json::from_slice(&contents).map_err(embedded)?;
         if let Some(kind) = lean.into_kind() {
             return Ok(Some(Arc::new(kind)));
         }
     }
-    let kind: KindSchema = serde_json::from_slice(file.contents()).map_err(embedded)?;
+    let kind: KindSchema = serde_json::from_slice(&contents).map_err(embedded)?;
     Ok(Some(Arc::new(kind)))
 }
 

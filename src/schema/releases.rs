@@ -1,6 +1,8 @@
-//! The schema releases the importer builds from `upstream-crds/` (one per upstream release a target serves,
-//! ASO v2.19 derived), and the folders they are written to: a file several releases hold byte for byte is
-//! written once, into a folder named after all of them (`aso-v2.18+v2.19`).
+//! The schema releases the importer builds (one per upstream release a target serves: CAPI, CAPZ and ASO from
+//! the committed `upstream-crds/`, ASO v2.19 derived; Kubernetes' built-in kinds per Kubernetes version and the
+//! Flux and Argo CD CRDs from the inputs `tools/schema-inputs/fetch.sh` fetches), and the folders they are
+//! written to: a file several releases hold byte for byte is written once, into a folder named after all of
+//! them (`aso-v2.18+v2.19`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -9,13 +11,16 @@ use serde_json::Value;
 
 use super::SchemaError;
 
-/// Where the CRDs of one schema release come from (paths relative to `upstream-crds/`).
+/// Where the schemas of one schema release come from (paths relative to the committed `upstream-crds/`, or, for
+/// the `Fetched*` sources, to the directory `tools/schema-inputs/fetch.sh` fills).
 #[derive(Debug)]
 pub enum Source {
-    /// The core/v1 kinds the importer writes itself.
-    Core,
-    /// Every CRD of a folder; with `pattern`, only the kinds the `--crd-pattern` in that file names.
+    /// Every CRD of a committed folder; with `pattern`, only the kinds the `--crd-pattern` in that file names.
     Crds { dir: &'static str, pattern: Option<&'static str> },
+    /// Every CRD of a fetched folder.
+    FetchedCrds { dir: &'static str },
+    /// The built-in kinds of a Kubernetes release, from its OpenAPI v3 documents (a fetched folder).
+    FetchedOpenApi { dir: &'static str },
     /// A release the Go module proxy does not serve, derived from two it serves.
     Derived(Derivation),
 }
@@ -34,15 +39,18 @@ pub struct Derivation {
 /// One schema release: what a target's management cluster serves of one upstream project.
 #[derive(Debug)]
 pub struct Release {
-    /// `family-version` (`aso-v2.19`), or a bare family (`core`).
+    /// `family-version` (`aso-v2.19`, `kubernetes-v1.36`), or a bare family (`gitops`).
     pub name: &'static str,
     pub source: Source,
 }
 
+/// The family of the Kubernetes releases: `kubernetes-v1.36` is Kubernetes 1.36's built-in kinds.
+pub const KUBERNETES_FAMILY: &str = "kubernetes";
+
 /// The releases, in the order folders name them.
 pub const RELEASES: &[Release] = &[
-    Release { name: "core", source: Source::Core },
-    Release { name: "gitops", source: Source::Crds { dir: "gitops", pattern: None } },
+    Release { name: "kubernetes-v1.36", source: Source::FetchedOpenApi { dir: "kubernetes/v1.36" } },
+    Release { name: "gitops", source: Source::FetchedCrds { dir: "gitops" } },
     Release { name: "capi-v1.13", source: Source::Crds { dir: "capi-v1.13.3", pattern: None } },
     Release { name: "capi-v1.14", source: Source::Crds { dir: "capi-v1.14.0", pattern: None } },
     Release { name: "capz-v1.26", source: Source::Crds { dir: "capz-v1.26.0", pattern: None } },
@@ -141,7 +149,7 @@ pub fn derive(derivation: &Derivation, base: Vec<Value>, added: Vec<Value>, patt
     by_kind.into_values().collect()
 }
 
-/// The folder of a file that exactly `releases` hold (in [`RELEASES`] order): `aso-v2.18+v2.19`, `core`; `None`
+/// The folder of a file that exactly `releases` hold (in [`RELEASES`] order): `aso-v2.18+v2.19`, `gitops`; `None`
 /// when they are of different projects (no file is).
 pub fn folder_name(releases: &[&str]) -> Option<String> {
     let mut parts = releases.iter().map(|r| r.split_once('-'));
@@ -177,13 +185,19 @@ mod tests {
 
     #[test]
     fn folder_names_round_trip() {
-        for releases in [vec!["aso-v2.18", "aso-v2.19"], vec!["core"], vec!["capz-v1.27"], vec!["capi-v1.13", "capi-v1.14"]] {
+        for releases in [
+            vec!["aso-v2.18", "aso-v2.19"],
+            vec!["gitops"],
+            vec!["capz-v1.27"],
+            vec!["capi-v1.13", "capi-v1.14"],
+            vec!["kubernetes-v1.35", "kubernetes-v1.36"],
+        ] {
             let folder = folder_name(&releases).unwrap();
             assert_eq!(releases_of_folder(&folder), releases, "{folder}");
         }
         assert_eq!(folder_name(&["aso-v2.18", "aso-v2.19"]).unwrap(), "aso-v2.18+v2.19");
         assert_eq!(folder_name(&["aso-v2.18", "capz-v1.27"]), None);
-        assert_eq!(folder_name(&["core", "gitops"]), None);
+        assert_eq!(folder_name(&["gitops", "kubernetes-v1.36"]), None);
     }
 
     fn crd(group: &str, kind: &str, versions: &[(&str, bool)]) -> Value {
@@ -215,7 +229,11 @@ mod tests {
             added: &["g.azure.com/v3", "g.azure.com/v3storage"],
             pattern: "p",
         };
-        let base = vec![crd("g.azure.com", "Thing", &[("v1", false), ("v1storage", false), ("v2", false), ("v2storage", true)])];
+        let base = vec![crd(
+            "g.azure.com",
+            "Thing",
+            &[("v1", false), ("v1storage", false), ("v2", false), ("v2storage", true)],
+        )];
         let added = vec![crd(
             "g.azure.com",
             "Thing",
@@ -224,8 +242,10 @@ mod tests {
         let pattern: BTreeSet<String> = ["g.azure.com/Thing".to_string()].into();
         let derived = derive(&derivation, base, added, &pattern);
         assert_eq!(derived.len(), 1);
-        let expected: Vec<(String, bool)> =
-            [("v2", false), ("v2storage", false), ("v3", false), ("v3storage", true)].iter().map(|(n, s)| (n.to_string(), *s)).collect();
+        let expected: Vec<(String, bool)> = [("v2", false), ("v2storage", false), ("v3", false), ("v3storage", true)]
+            .iter()
+            .map(|(n, s)| (n.to_string(), *s))
+            .collect();
         assert_eq!(names(&derived[0]), expected);
         // A kind outside the pattern is left out.
         let other = vec![crd("g.azure.com", "Other", &[("v2", true)])];

@@ -26,12 +26,15 @@ pub const RULES: &[(&str, &str)] = &[
     ("unknown-field", "a field the schema does not declare (the API server rejects it with fieldValidation=Strict)"),
     ("metadata", "metadata the API server rejects (name, namespace, labels, annotations, finalizers)"),
     ("cel", "an x-kubernetes-validations CEL rule fails (or could not be evaluated: not-checked)"),
-    ("api-version", "the apiVersion is not served for this kind by the target's CRDs (CAPI, CAPZ, the ASO release CAPZ pins)"),
+    (
+        "api-version",
+        "the apiVersion is not served for this kind by the target (CAPI, CAPZ, the ASO release CAPZ pins, the Kubernetes release's built-in kinds)",
+    ),
     (
         "aso-crd-pattern",
         "an ASO kind outside CAPZ's --crd-pattern (warning: CAPZ does not install its CRD unless added to ADDITIONAL_ASO_CRDS); checked against a CRD given with --crds, else not checked",
     ),
-    ("schema-missing", "no schema for this apiVersion/kind"),
+    ("schema-missing", "no schema for this apiVersion/kind (a warning; the object is counted skipped, not valid)"),
     (
         "deprecated-api",
         "the apiVersion is deprecated (the API server would warn; for the CAPI and AzureASOManaged* versions `kubectl capz convert` is the fix); for CAPI v1beta1 objects shown only with `--enable capi-v1beta1`, which says the same",
@@ -41,8 +44,10 @@ pub const RULES: &[(&str, &str)] = &[
 /// Options of a validation run.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ValidateOptions {
-    /// Objects of unknown kinds are skipped (counted) instead of reported as errors.
+    /// Objects of unknown kinds are skipped silently (counted) instead of reported with a warning.
     pub ignore_missing_schemas: bool,
+    /// Objects of unknown kinds are errors instead of warnings (`plan --require-schemas`).
+    pub require_schemas: bool,
 }
 
 /// Verdict on one object.
@@ -269,6 +274,11 @@ impl<'r> Validator<'r> {
                 if !versions.is_empty() {
                     let release = target
                         .and_then(|t| t.served_by(group))
+                        .or_else(|| {
+                            self.registry
+                                .is_builtin_group(group)
+                                .then(|| format!("Kubernetes {}", self.registry.kubernetes_version()))
+                        })
                         .map(|by| format!(" by {by}"))
                         .unwrap_or_default();
                     out.push(Issue::error(
@@ -288,14 +298,18 @@ impl<'r> Validator<'r> {
                         *skipped = true;
                     }
                 } else {
-                    out.push(Issue::error(
+                    // Not an error unless asked: nothing says the object is wrong, only that it was not checked.
+                    let severity = if self.options.require_schemas { Severity::Error } else { Severity::Warning };
+                    out.push(Issue::new(
                         "schema-missing",
+                        severity,
                         prefix.to_string(),
                         format!(
-                            "no schema for {kind_name} {api_version}: add its CRD with --crds DIR or --crds-from-cluster, \
-                             or skip such objects with --ignore-missing-schemas"
+                            "no schema for {kind_name} {api_version}; not checked: add its CRD with --crds DIR or \
+                             --crds-from-cluster, or skip such objects silently with --ignore-missing-schemas"
                         ),
                     ));
+                    *skipped = true;
                 }
                 return;
             }
