@@ -440,4 +440,22 @@ mod tests {
         }
         assert_eq!(checked, 3, "three of the kinds have a status schema");
     }
+
+    #[test]
+    fn a_target_serves_the_built_in_kinds_of_the_kubernetes_release_picked() {
+        let target = crate::versions::default_target();
+        let newest = Registry::kubernetes_versions()[0];
+        let default = Registry::for_target(target);
+        assert_eq!(default.kubernetes_version(), newest);
+        let picked =
+            Registry::for_target_and_kubernetes(target, &format!("{}.3", newest.trim_start_matches('v'))).unwrap();
+        assert_eq!(picked.kubernetes_version(), newest);
+        let deployment = Gvk::new("apps", "v1", "Deployment");
+        assert!(picked.get(&deployment).unwrap().is_some_and(|k| k.typed));
+        assert!(picked.is_builtin_group("apps") && !picked.is_builtin_group("cluster.x-k8s.io"));
+        let err = Registry::for_target_and_kubernetes(target, "v1.20").unwrap_err().to_string();
+        assert!(err.contains("v1.20") && err.contains(newest), "{err}");
+        // Without a target nothing is embedded.
+        assert!(Registry::empty().get(&deployment).unwrap().is_none());
+    }
 }
