@@ -48,7 +48,10 @@ fn served_versions(dir: &Path) -> Vec<(String, Vec<String>)> {
             .filter(|v| v["served"] == json!(true))
             .map(|v| v["name"].as_str().unwrap().to_string())
             .collect();
-        out.push((format!("{}/{}", crd["spec"]["group"].as_str().unwrap(), crd["spec"]["names"]["kind"].as_str().unwrap()), versions));
+        out.push((
+            format!("{}/{}", crd["spec"]["group"].as_str().unwrap(), crd["spec"]["names"]["kind"].as_str().unwrap()),
+            versions,
+        ));
     }
     out
 }
@@ -116,7 +119,10 @@ fn every_kind_the_issue_names_is_covered_by_every_target() {
         }
         for version in ["v1api20240901", "v1api20250801", "v20251002preview"] {
             assert!(has(&fresh, aso, "containerservice.azure.com", version, "ManagedCluster"), "{aso} {version}");
-            assert!(has(&fresh, aso, "containerservice.azure.com", version, "ManagedClustersAgentPool"), "{aso} {version}");
+            assert!(
+                has(&fresh, aso, "containerservice.azure.com", version, "ManagedClustersAgentPool"),
+                "{aso} {version}"
+            );
         }
         // Removed before ASO v2.18.
         for version in ["v1api20230201", "v1api20231001"] {
@@ -168,7 +174,10 @@ fn aso_v2_19_is_v2_18_minus_v1api20240402preview_plus_network_v20250301() {
     for (kind, versions) in served_versions(&upstream_crds().join("aso-v2.20.0")) {
         let (group, kind_name) = kind.split_once('/').unwrap();
         for version in &versions {
-            assert!(has(&fresh, "aso-v2.19", group, version, kind_name), "v2.20.0 serves {kind} {version}; derived v2.19 does not");
+            assert!(
+                has(&fresh, "aso-v2.19", group, version, kind_name),
+                "v2.20.0 serves {kind} {version}; derived v2.19 does not"
+            );
         }
         let removed_since = served_versions(&upstream_crds().join("aso-v2.18.0"))
             .into_iter()
@@ -176,7 +185,10 @@ fn aso_v2_19_is_v2_18_minus_v1api20240402preview_plus_network_v20250301() {
             .map(|(_, v18)| v18.into_iter().filter(|v| !versions.contains(v)).collect::<BTreeSet<_>>())
             .unwrap_or_default();
         for version in removed_since {
-            assert!(!has(&fresh, "aso-v2.19", group, &version, kind_name), "{kind} {version} is gone in v2.20.0 and should be in v2.19");
+            assert!(
+                !has(&fresh, "aso-v2.19", group, &version, kind_name),
+                "{kind} {version} is gone in v2.20.0 and should be in v2.19"
+            );
         }
     }
 }
@@ -188,7 +200,8 @@ fn targets_list_known_releases_and_the_crd_pattern_their_capz_release_passes() {
         for release in target.schema_sets {
             assert!(names.contains(release), "{}: unknown release {release}", target.name);
         }
-        let pattern = std::fs::read_to_string(upstream_crds().join(format!("capz-{}/aso-crd-pattern.txt", target.capz))).unwrap();
+        let pattern =
+            std::fs::read_to_string(upstream_crds().join(format!("capz-{}/aso-crd-pattern.txt", target.capz))).unwrap();
         let pattern: Vec<&str> = pattern.trim().split(';').collect();
         assert_eq!(pattern, target.aso_crd_pattern, "{}", target.name);
     }

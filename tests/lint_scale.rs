@@ -394,7 +394,11 @@ fn one_copy_fires_most_rules() {
         for version in ["v1api20250801", "v20251002preview"] {
             for kind in ["ManagedCluster", "ManagedClustersAgentPool"] {
                 let gvk = capz::schema::Gvk::new("containerservice.azure.com", version, kind);
-                assert!(registry.get(&gvk).unwrap().is_some(), "{} lacks {gvk}: {unreachable} is reachable", target.name);
+                assert!(
+                    registry.get(&gvk).unwrap().is_some(),
+                    "{} lacks {gvk}: {unreachable} is reachable",
+                    target.name
+                );
             }
         }
     }

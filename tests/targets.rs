@@ -103,12 +103,18 @@ fn every_served_version_is_checked_against_its_own_schema() {
 
 #[test]
 fn removed_versions_are_errors_naming_the_target() {
-    for (target, aso_line) in [("v1.27", "ASO v2.19 that CAPZ v1.27 installs"), ("v1.26", "ASO v2.18 that CAPZ v1.26 installs")] {
+    for (target, aso_line) in
+        [("v1.27", "ASO v2.19 that CAPZ v1.27 installs"), ("v1.26", "ASO v2.18 that CAPZ v1.26 installs")]
+    {
         let target = find_target(target).unwrap();
         for version in ["v1api20230201", "v1api20231001"] {
             let findings = check_embedded(
                 target,
-                aso(&format!("containerservice.azure.com/{version}"), "ManagedCluster", json!({"location": "westeurope"})),
+                aso(
+                    &format!("containerservice.azure.com/{version}"),
+                    "ManagedCluster",
+                    json!({"location": "westeurope"}),
+                ),
             );
             let error = findings
                 .iter()
@@ -224,7 +230,9 @@ fn capz_templates_of_each_release_validate_clean_under_their_target() {
     for target in TARGETS {
         let registry = Registry::for_target(target);
         let validator = Validator::new(&registry, ValidateOptions::default());
-        for file in ["cluster-template-aks.yaml", "cluster-template-aks-aso.yaml", "cluster-template-aks-aso-maintenance.yaml"] {
+        for file in
+            ["cluster-template-aks.yaml", "cluster-template-aks-aso.yaml", "cluster-template-aks-aso-maintenance.yaml"]
+        {
             let text = std::fs::read_to_string(dir.join(file)).unwrap();
             let expanded = capz::render::envsubst::process(&text, lookup).unwrap();
             for document in parse_documents(&expanded, file).unwrap() {

@@ -35,7 +35,12 @@ pub(crate) fn run() -> anyhow::Result<ExitStatus> {
         writeln!(
             out,
             "      ASO kinds CAPZ installs (--crd-pattern): {}",
-            target.aso_crd_pattern.iter().map(|e| e.split_once('/').map_or(*e, |(_, k)| k)).collect::<Vec<_>>().join(", ")
+            target
+                .aso_crd_pattern
+                .iter()
+                .map(|e| e.split_once('/').map_or(*e, |(_, k)| k))
+                .collect::<Vec<_>>()
+                .join(", ")
         )?;
     }
     writeln!(out, "Sources: upstream-crds/SOURCES.md and schemas/README.md in the repository.")?;

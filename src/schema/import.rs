@@ -93,7 +93,12 @@ pub fn import_dir(from: &Path) -> Result<ImportOutput, SchemaError> {
         }
         for kind in &kinds {
             let path = gvk_relative_path(&kind.group, &kind.version, &kind.kind);
-            files.entry(PathBuf::from("gvk").join(path)).or_default().entry(kind_file_bytes(kind)).or_default().push(release.name);
+            files
+                .entry(PathBuf::from("gvk").join(path))
+                .or_default()
+                .entry(kind_file_bytes(kind))
+                .or_default()
+                .push(release.name);
         }
         kinds_by_release.push((release.name, kinds));
     }

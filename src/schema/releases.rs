@@ -177,7 +177,9 @@ mod tests {
 
     #[test]
     fn folder_names_round_trip() {
-        for releases in [vec!["aso-v2.18", "aso-v2.19"], vec!["core"], vec!["capz-v1.27"], vec!["capi-v1.13", "capi-v1.14"]] {
+        for releases in
+            [vec!["aso-v2.18", "aso-v2.19"], vec!["core"], vec!["capz-v1.27"], vec!["capi-v1.13", "capi-v1.14"]]
+        {
             let folder = folder_name(&releases).unwrap();
             assert_eq!(releases_of_folder(&folder), releases, "{folder}");
         }
@@ -215,7 +217,11 @@ mod tests {
             added: &["g.azure.com/v3", "g.azure.com/v3storage"],
             pattern: "p",
         };
-        let base = vec![crd("g.azure.com", "Thing", &[("v1", false), ("v1storage", false), ("v2", false), ("v2storage", true)])];
+        let base = vec![crd(
+            "g.azure.com",
+            "Thing",
+            &[("v1", false), ("v1storage", false), ("v2", false), ("v2storage", true)],
+        )];
         let added = vec![crd(
             "g.azure.com",
             "Thing",
@@ -224,8 +230,10 @@ mod tests {
         let pattern: BTreeSet<String> = ["g.azure.com/Thing".to_string()].into();
         let derived = derive(&derivation, base, added, &pattern);
         assert_eq!(derived.len(), 1);
-        let expected: Vec<(String, bool)> =
-            [("v2", false), ("v2storage", false), ("v3", false), ("v3storage", true)].iter().map(|(n, s)| (n.to_string(), *s)).collect();
+        let expected: Vec<(String, bool)> = [("v2", false), ("v2storage", false), ("v3", false), ("v3storage", true)]
+            .iter()
+            .map(|(n, s)| (n.to_string(), *s))
+            .collect();
         assert_eq!(names(&derived[0]), expected);
         // A kind outside the pattern is left out.
         let other = vec![crd("g.azure.com", "Other", &[("v2", true)])];

@@ -26,7 +26,10 @@ pub const RULES: &[(&str, &str)] = &[
     ("unknown-field", "a field the schema does not declare (the API server rejects it with fieldValidation=Strict)"),
     ("metadata", "metadata the API server rejects (name, namespace, labels, annotations, finalizers)"),
     ("cel", "an x-kubernetes-validations CEL rule fails (or could not be evaluated: not-checked)"),
-    ("api-version", "the apiVersion is not served for this kind by the target's CRDs (CAPI, CAPZ, the ASO release CAPZ pins)"),
+    (
+        "api-version",
+        "the apiVersion is not served for this kind by the target's CRDs (CAPI, CAPZ, the ASO release CAPZ pins)",
+    ),
     (
         "aso-crd-pattern",
         "an ASO kind outside CAPZ's --crd-pattern (warning: CAPZ does not install its CRD unless added to ADDITIONAL_ASO_CRDS); checked against a CRD given with --crds, else not checked",
@@ -267,10 +270,8 @@ impl<'r> Validator<'r> {
             Ok(None) => {
                 let versions = self.registry.versions_of(group, kind_name);
                 if !versions.is_empty() {
-                    let release = target
-                        .and_then(|t| t.served_by(group))
-                        .map(|by| format!(" by {by}"))
-                        .unwrap_or_default();
+                    let release =
+                        target.and_then(|t| t.served_by(group)).map(|by| format!(" by {by}")).unwrap_or_default();
                     out.push(Issue::error(
                         "api-version",
                         format!("{prefix}/apiVersion"),

@@ -115,7 +115,8 @@ fn check_schemas(documents: &[Document], targets: &[Target<'_>], sink: &mut Sink
             let served = schemas.versions_of(group, &kind);
             if !served.is_empty() {
                 // A version the target does not serve: ASO's API server rejects the object CAPZ creates.
-                let by = schemas.target().and_then(|t| t.served_by(group)).map(|by| format!(" by {by}")).unwrap_or_default();
+                let by =
+                    schemas.target().and_then(|t| t.served_by(group)).map(|by| format!(" by {by}")).unwrap_or_default();
                 sink.emit(
                     PATCH_SCHEMA,
                     doc,
