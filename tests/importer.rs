@@ -96,9 +96,9 @@ fn every_kind_the_issue_names_is_covered_by_every_target() {
         let (capi, capz, aso) = (release("capi-"), release("capz-"), release("aso-"));
         for version in ["v1beta1", "v1beta2"] {
             for kind in ["Cluster", "MachinePool", "ClusterClass"] {
-                assert!(has(&fresh, capi, "cluster.x-k8s.io", version, kind), "{capi} {kind} {version}");
+                assert!(has(fresh, capi, "cluster.x-k8s.io", version, kind), "{capi} {kind} {version}");
             }
-            assert!(has(&fresh, capi, "bootstrap.cluster.x-k8s.io", version, "KubeadmConfigTemplate"));
+            assert!(has(fresh, capi, "bootstrap.cluster.x-k8s.io", version, "KubeadmConfigTemplate"));
         }
         for kind in [
             "AzureManagedCluster",
@@ -115,23 +115,23 @@ fn every_kind_the_issue_names_is_covered_by_every_target() {
             "AzureASOManagedMachinePoolTemplate",
             "AzureClusterIdentity",
         ] {
-            assert!(has(&fresh, capz, "infrastructure.cluster.x-k8s.io", "v1beta1", kind), "{capz} {kind}");
+            assert!(has(fresh, capz, "infrastructure.cluster.x-k8s.io", "v1beta1", kind), "{capz} {kind}");
         }
         for kind in ["Secret", "ConfigMap", "Namespace"] {
-            assert!(has(&fresh, "core", "", "v1", kind), "{kind}");
+            assert!(has(fresh, "core", "", "v1", kind), "{kind}");
         }
         for version in ["v1api20240901", "v1api20250801", "v20251002preview"] {
-            assert!(has(&fresh, aso, "containerservice.azure.com", version, "ManagedCluster"), "{aso} {version}");
+            assert!(has(fresh, aso, "containerservice.azure.com", version, "ManagedCluster"), "{aso} {version}");
             assert!(
-                has(&fresh, aso, "containerservice.azure.com", version, "ManagedClustersAgentPool"),
+                has(fresh, aso, "containerservice.azure.com", version, "ManagedClustersAgentPool"),
                 "{aso} {version}"
             );
         }
         // Removed before ASO v2.18.
         for version in ["v1api20230201", "v1api20231001"] {
-            assert!(!has(&fresh, aso, "containerservice.azure.com", version, "ManagedCluster"), "{aso} {version}");
+            assert!(!has(fresh, aso, "containerservice.azure.com", version, "ManagedCluster"), "{aso} {version}");
         }
-        assert!(has(&fresh, aso, "resources.azure.com", "v1api20200601", "ResourceGroup"));
+        assert!(has(fresh, aso, "resources.azure.com", "v1api20200601", "ResourceGroup"));
         // Only what CAPZ's --crd-pattern installs.
         for entry in target.aso_crd_pattern {
             let (group, kind) = entry.split_once('/').unwrap();
@@ -149,18 +149,18 @@ fn aso_v2_19_is_v2_18_minus_v1api20240402preview_plus_network_v20250301() {
     let fresh = fresh();
     let cs = "containerservice.azure.com";
     for kind in ["ManagedCluster", "ManagedClustersAgentPool"] {
-        assert!(has(&fresh, "aso-v2.18", cs, "v1api20240402preview", kind));
-        assert!(!has(&fresh, "aso-v2.19", cs, "v1api20240402preview", kind));
-        assert!(!has(&fresh, "aso-v2.19", cs, "v1api20240402previewstorage", kind));
+        assert!(has(fresh, "aso-v2.18", cs, "v1api20240402preview", kind));
+        assert!(!has(fresh, "aso-v2.19", cs, "v1api20240402preview", kind));
+        assert!(!has(fresh, "aso-v2.19", cs, "v1api20240402previewstorage", kind));
     }
     for kind in ["VirtualNetwork", "VirtualNetworksSubnet", "NatGateway", "PrivateEndpoint", "BastionHost"] {
-        assert!(has(&fresh, "aso-v2.19", "network.azure.com", "v20250301", kind), "{kind}");
-        assert!(!has(&fresh, "aso-v2.18", "network.azure.com", "v20250301", kind), "{kind}");
-        assert!(has(&fresh, "aso-v2.19", "network.azure.com", "v1api20240301", kind), "{kind}");
+        assert!(has(fresh, "aso-v2.19", "network.azure.com", "v20250301", kind), "{kind}");
+        assert!(!has(fresh, "aso-v2.18", "network.azure.com", "v20250301", kind), "{kind}");
+        assert!(has(fresh, "aso-v2.19", "network.azure.com", "v1api20240301", kind), "{kind}");
     }
     // PrivateLinkService: only CAPZ v1.27's crd-pattern names it.
-    assert!(has(&fresh, "aso-v2.19", "network.azure.com", "v20250301", "PrivateLinkService"));
-    assert!(!has(&fresh, "aso-v2.18", "network.azure.com", "v1api20240301", "PrivateLinkService"));
+    assert!(has(fresh, "aso-v2.19", "network.azure.com", "v20250301", "PrivateLinkService"));
+    assert!(!has(fresh, "aso-v2.18", "network.azure.com", "v1api20240301", "PrivateLinkService"));
     // Everything v2.19 holds apart from the added versions is v2.18.0's, byte for byte (the shared folder).
     for path in fresh.files.keys() {
         let parts: Vec<String> = path.iter().map(|p| p.to_string_lossy().into_owned()).collect();
@@ -178,7 +178,7 @@ fn aso_v2_19_is_v2_18_minus_v1api20240402preview_plus_network_v20250301() {
         let (group, kind_name) = kind.split_once('/').unwrap();
         for version in &versions {
             assert!(
-                has(&fresh, "aso-v2.19", group, version, kind_name),
+                has(fresh, "aso-v2.19", group, version, kind_name),
                 "v2.20.0 serves {kind} {version}; derived v2.19 does not"
             );
         }
@@ -189,7 +189,7 @@ fn aso_v2_19_is_v2_18_minus_v1api20240402preview_plus_network_v20250301() {
             .unwrap_or_default();
         for version in removed_since {
             assert!(
-                !has(&fresh, "aso-v2.19", group, &version, kind_name),
+                !has(fresh, "aso-v2.19", group, &version, kind_name),
                 "{kind} {version} is gone in v2.20.0 and should be in v2.19"
             );
         }
