@@ -34,7 +34,9 @@ fn main() {
         })
         .unwrap_or_default();
     versions.retain(|v| v.starts_with('v'));
-    versions.sort_by_key(|v| std::cmp::Reverse(v[1..].split('.').map(|n| n.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>()));
+    versions.sort_by_key(|v| {
+        std::cmp::Reverse(v[1..].split('.').map(|n| n.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>())
+    });
     writeln!(
         index,
         "/// The Kubernetes versions with bundled built-in schemas (`schemas/kubernetes/<version>`), newest first.\n\
@@ -54,7 +56,8 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
             walk(root, &path, out);
         } else if path.extension().is_some_and(|e| e == "json") {
             let relative = path.strip_prefix(root).unwrap_or(&path);
-            let parts: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+            let parts: Vec<String> =
+                relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
             if parts.iter().any(|p| p == "gvk") {
                 out.push((parts.join("/"), path));
             }

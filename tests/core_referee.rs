@@ -36,7 +36,8 @@ fn our_verdict(validator: &Validator, case: &str, object: &str) -> (bool, Vec<St
 #[test]
 fn our_verdicts_equal_the_recorded_api_server_verdicts() {
     let text = std::fs::read_to_string(format!("{DIR}/cases.yaml")).unwrap();
-    let recording: Value = serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/verdicts.json")).unwrap()).unwrap();
+    let recording: Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/verdicts.json")).unwrap()).unwrap();
     let recorded = recording["cases"].as_array().unwrap();
     let documents: Vec<&str> = text.split("\n---\n").collect();
     assert_eq!(documents.len(), recorded.len(), "verdicts.json is stale: re-record (tests/live_core_referee.rs)");

@@ -57,9 +57,7 @@ fn upstream_crds() -> PathBuf {
 fn committed_schemas_equal_a_fresh_import() {
     let fresh = import::import_dir(&upstream_crds()).expect("import");
     let mut main = committed("");
-    main.files.retain(|path, _| {
-        !import::NESTED_SETS.iter().any(|nested| path.starts_with(nested))
-    });
+    main.files.retain(|path, _| !import::NESTED_SETS.iter().any(|nested| path.starts_with(nested)));
     assert_same_tree(&fresh, &main, "schemas");
 }
 
@@ -75,7 +73,11 @@ fn committed_kubernetes_schemas_equal_a_fresh_import() {
     for version in Registry::kubernetes_versions() {
         let fresh =
             openapi::import_openapi_dir(&fetched_inputs().join("kubernetes").join(version)).expect("import openapi");
-        assert_same_tree(&fresh, &committed(&format!("kubernetes/{version}")), &format!("schemas/kubernetes/{version}"));
+        assert_same_tree(
+            &fresh,
+            &committed(&format!("kubernetes/{version}")),
+            &format!("schemas/kubernetes/{version}"),
+        );
     }
 }
 
@@ -154,9 +156,7 @@ fn every_gitops_kind_is_covered() {
         assert!(has("source.toolkit.fluxcd.io", "v1", kind), "{kind}");
     }
     assert!(has("helm.toolkit.fluxcd.io", "v2", "HelmRelease"));
-    for kind in ["Receiver"] {
-        assert!(has("notification.toolkit.fluxcd.io", "v1", kind), "{kind}");
-    }
+    assert!(has("notification.toolkit.fluxcd.io", "v1", "Receiver"));
     for kind in ["Alert", "Provider"] {
         assert!(has("notification.toolkit.fluxcd.io", "v1beta3", kind), "{kind}");
     }
@@ -175,8 +175,20 @@ fn every_served_builtin_kind_is_covered() {
     let has =
         |group: &str, version: &str, kind: &str| fresh.files.contains_key(&import::gvk_file_path(group, version, kind));
     for kind in [
-        "ConfigMap", "Secret", "Namespace", "Service", "ServiceAccount", "Pod", "PersistentVolumeClaim",
-        "PersistentVolume", "LimitRange", "ResourceQuota", "Endpoints", "Node", "ReplicationController", "Event",
+        "ConfigMap",
+        "Secret",
+        "Namespace",
+        "Service",
+        "ServiceAccount",
+        "Pod",
+        "PersistentVolumeClaim",
+        "PersistentVolume",
+        "LimitRange",
+        "ResourceQuota",
+        "Endpoints",
+        "Node",
+        "ReplicationController",
+        "Event",
     ] {
         assert!(has("", "v1", kind), "{kind}");
     }

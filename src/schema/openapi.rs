@@ -257,7 +257,11 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn readme<'a>(sources: &str, inputs: &[(String, String, usize)], kinds: impl Iterator<Item = &'a KindSchema>) -> String {
+fn readme<'a>(
+    sources: &str,
+    inputs: &[(String, String, usize)],
+    kinds: impl Iterator<Item = &'a KindSchema>,
+) -> String {
     let mut out = String::from(
         "# Kubernetes built-in schemas (generated: do not edit)\n\n\
          Written by `kubectl-capz import-schemas --set kubernetes --from <spec dir> --out <this dir>` from the \
@@ -306,10 +310,7 @@ mod tests {
         let p = &converted["properties"];
         assert_eq!(p["port"], json!({"x-kubernetes-int-or-string": true}));
         assert_eq!(p["size"]["pattern"], json!(QUANTITY_PATTERN));
-        assert_eq!(
-            p["count"],
-            json!({"type": "integer", "format": "int32", "minimum": i32::MIN, "maximum": i32::MAX})
-        );
+        assert_eq!(p["count"], json!({"type": "integer", "format": "int32", "minimum": i32::MIN, "maximum": i32::MAX}));
         assert_eq!(p["raw"], json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}));
         assert_eq!(p["self"], free_form());
     }

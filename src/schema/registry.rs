@@ -24,6 +24,9 @@ pub struct Registry {
     no_embedded: bool,
     /// The Kubernetes version whose built-in schemas are used (`None`: the newest bundled).
     kubernetes_version: Option<&'static str>,
+    /// The `gvk` directories (below `schemas/`) of the CAPI/CAPZ/ASO schemas: a target's
+    /// `schema_sets` (empty: `gvk`).
+    main_sets: &'static [&'static str],
     /// Embedded schemas by GVK and whether `status` was left out.
     cache: RwLock<SchemaCache>,
 }
@@ -79,13 +82,17 @@ impl Registry {
         if self.no_embedded {
             return Vec::new();
         }
-        vec!["gvk/".into(), "gitops/gvk/".into(), format!("kubernetes/{}/gvk/", self.kubernetes_version())]
+        let main: &[&str] = if self.main_sets.is_empty() { &["gvk"] } else { self.main_sets };
+        let mut sets: Vec<String> = main.iter().map(|set| format!("{set}/")).collect();
+        sets.push("gitops/gvk/".into());
+        sets.push(format!("kubernetes/{}/gvk/", self.kubernetes_version()));
+        sets
     }
 
     /// The schemas of one target's management cluster ([`crate::versions::Target`]).
     /// For now every target reads the one embedded set; the per-target sets replace this.
-    pub fn for_target(_target: &'static crate::versions::Target) -> Self {
-        Registry::default()
+    pub fn for_target(target: &'static crate::versions::Target) -> Self {
+        Registry { main_sets: target.schema_sets, ..Registry::default() }
     }
 
     /// Only user-provided schemas (for tests of the engine itself).
@@ -383,7 +390,11 @@ mod tests {
         ] {
             let gvk = Gvk::new(group, version, kind);
             let schema = registry.get(&gvk).unwrap().unwrap_or_else(|| panic!("{gvk}"));
-            assert_eq!((schema.plural.as_str(), schema.namespaced(), schema.typed), (plural, namespaced, typed), "{gvk}");
+            assert_eq!(
+                (schema.plural.as_str(), schema.namespaced(), schema.typed),
+                (plural, namespaced, typed),
+                "{gvk}"
+            );
         }
         assert_eq!(registry.versions_of("autoscaling", "HorizontalPodAutoscaler"), ["v1", "v2"]);
         assert!(registry.knows_group("apps") && registry.knows_group("source.toolkit.fluxcd.io"));
