@@ -70,3 +70,20 @@ fn our_verdicts_equal_the_recorded_api_server_verdicts() {
     assert!(disagreements.is_empty(), "{} disagreements:\n{}", disagreements.len(), disagreements.join("\n"));
     assert!(!go_only.is_empty());
 }
+
+/// What a user sees for the corpus: one finding per rejected field, at its line.
+#[test]
+fn validate_reports_the_corpus_at_file_and_line() {
+    let out = assert_cmd::Command::cargo_bin("kubectl-capz")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["validate", "tests/fixtures/core-referee/cases.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    insta::assert_snapshot!("core_corpus_text", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "70 objects: 40 valid, 30 invalid, 0 skipped (33 errors, 0 warnings, 0 not checked)\n"
+    );
+}

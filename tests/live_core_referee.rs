@@ -63,3 +63,27 @@ fn the_api_servers_verdicts_equal_the_recording() {
         "the server's verdicts changed: re-record with KUBECTL_CAPZ_RECORD=1 cargo test --test live_core_referee"
     );
 }
+
+/// Every kind the test kube-apiserver lets a client create (its own and the CRDs it was started with) has a
+/// bundled schema of the same scope: `schema-missing` is left for kinds nobody bundles.
+#[test]
+fn every_kind_the_api_server_serves_has_a_bundled_schema() {
+    let server = support::apiserver();
+    let listing = server.kubectl_ok(&["api-resources", "--verbs=create", "--no-headers"]);
+    let registry = capz::schema::Registry::embedded();
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for line in listing.lines() {
+        // NAME [SHORTNAMES] APIVERSION NAMESPACED KIND
+        let columns: Vec<&str> = line.split_whitespace().collect();
+        let [.., api_version, namespaced, kind] = columns[..] else { panic!("unexpected line {line:?}") };
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        match registry.get(&capz::schema::Gvk::new(group, version, kind)).unwrap() {
+            Some(schema) if schema.namespaced() == (namespaced == "true") => checked += 1,
+            Some(_) => missing.push(format!("{api_version} {kind}: other scope")),
+            None => missing.push(format!("{api_version} {kind}")),
+        }
+    }
+    assert!(missing.is_empty(), "served without a bundled schema: {missing:?}");
+    assert!(checked > 60, "{checked} kinds:\n{listing}");
+}

@@ -412,6 +412,63 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_embedded_set_is_looked_up() {
+        let registry = Registry::embedded();
+        // (group, version, kind, plural, namespaced, a built-in Go type)
+        for (group, version, kind, plural, namespaced, typed) in [
+            ("", "v1", "ConfigMap", "configmaps", true, true),
+            ("", "v1", "Namespace", "namespaces", false, true),
+            ("apps", "v1", "Deployment", "deployments", true, true),
+            ("networking.k8s.io", "v1", "Ingress", "ingresses", true, true),
+            ("kustomize.toolkit.fluxcd.io", "v1", "Kustomization", "kustomizations", true, false),
+            ("helm.toolkit.fluxcd.io", "v2", "HelmRelease", "helmreleases", true, false),
+            ("argoproj.io", "v1alpha1", "ApplicationSet", "applicationsets", true, false),
+            ("cluster.x-k8s.io", "v1beta2", "Cluster", "clusters", true, false),
+        ] {
+            let gvk = Gvk::new(group, version, kind);
+            let schema = registry.get(&gvk).unwrap().unwrap_or_else(|| panic!("{gvk}"));
+            assert_eq!(
+                (schema.plural.as_str(), schema.namespaced(), schema.typed),
+                (plural, namespaced, typed),
+                "{gvk}"
+            );
+        }
+        assert_eq!(registry.versions_of("autoscaling", "HorizontalPodAutoscaler"), ["v1", "v2"]);
+        assert!(registry.knows_group("apps") && registry.knows_group("source.toolkit.fluxcd.io"));
+        assert!(registry.get(&Gvk::new("networking.k8s.io", "v1beta1", "ServiceCIDR")).unwrap().is_none());
+        assert!(Registry::empty().get(&Gvk::new("", "v1", "ConfigMap")).unwrap().is_none());
+    }
+
+    #[test]
+    fn the_kubernetes_version_is_chosen_among_the_bundled_ones() {
+        let newest = Registry::kubernetes_versions()[0];
+        assert_eq!(Registry::embedded().kubernetes_version(), newest);
+        for spelling in [newest.to_string(), newest.trim_start_matches('v').to_string(), format!("{newest}.3")] {
+            let registry = Registry::embedded().with_kubernetes_version(&spelling).unwrap();
+            assert_eq!(registry.kubernetes_version(), newest, "{spelling}");
+            assert!(registry.get(&Gvk::new("", "v1", "Secret")).unwrap().is_some());
+        }
+        let err = Registry::embedded().with_kubernetes_version("v1.2").unwrap_err().to_string();
+        assert!(err.contains("v1.2") && err.contains(newest), "{err}");
+        assert!(Registry::embedded().with_kubernetes_version(&format!("{newest}0")).is_err());
+    }
+
+    #[test]
+    fn every_embedded_file_inflates_to_a_kind_schema() {
+        let mut count = 0;
+        for (path, packed, size) in embedded::sizes() {
+            let bytes = embedded::file(path).unwrap().unwrap();
+            assert_eq!(bytes.len(), size as usize, "{path}");
+            assert!(packed < size, "{path}");
+            let kind: KindSchema = serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
+            assert!(path.ends_with(&format!("/{}/{}.json", kind.version, kind.kind)), "{path}");
+            count += 1;
+        }
+        assert!(count > 150, "{count}");
+        assert!(embedded::file("gvk/nope/v1/Nope.json").is_none());
+    }
+
+    #[test]
     fn schemas_without_status_equal_the_whole_schema_minus_status() {
         let registry = Registry::embedded();
         let mut checked = 0;

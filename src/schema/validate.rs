@@ -572,7 +572,13 @@ impl Walk<'_, '_> {
         if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
             match self.validator.regex(pattern) {
                 Some(re) if !re.is_match(s) => {
-                    out.push(Issue::error("schema", path.into(), format!("{s:?} does not match the pattern {pattern}")))
+                    // Quantities (built-in kinds and controller-gen's resource.Quantity fields) share one pattern.
+                    let message = if pattern == super::openapi::QUANTITY_PATTERN {
+                        format!("{s:?} is not a quantity (such as 500m, 2, 128Mi, 1.5Gi)")
+                    } else {
+                        format!("{s:?} does not match the pattern {pattern}")
+                    };
+                    out.push(Issue::error("schema", path.into(), message))
                 }
                 Some(_) => {}
                 None => out.push(Issue::new(
