@@ -117,8 +117,8 @@ EOM
     Service Operator schemas (including the ASO objects embedded in AzureASOManaged*), CEL rules and
     CAPZ's webhook rules, and diffs them against a live cluster without noise.
   caveats: |
-    The embedded schemas and flavors target Cluster API v1.14, CAPZ and ASO v2.16; run
-    `kubectl capz version` to see the exact versions.
+    The embedded schemas target CAPZ v1.27 (default) and v1.26 with the CAPI and ASO releases
+    they pin; run `kubectl capz version` to see the exact versions.
 
     Shell completion of `kubectl capz ...` (kubectl 1.26+, with kubectl's own completion loaded):
     kubectl runs kubectl_complete-capz from PATH. It comes in the archive; krew does not link it

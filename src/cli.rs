@@ -51,7 +51,10 @@ pub enum Command {
     #[command(name = "__complete", hide = true, disable_help_flag = true)]
     Complete(CompleteArgs),
     /// Regenerate schemas/ from upstream CRDs (maintainers only).
-    #[command(hide = true, after_help = "Example:\n  kubectl capz import-schemas --from ../shared/crds --out schemas")]
+    #[command(
+        hide = true,
+        after_help = "Example:\n  tools/schema-inputs/fetch.sh\n  kubectl capz import-schemas --from upstream-crds --fetched target/schema-inputs --out schemas"
+    )]
     ImportSchemas(ImportSchemasArgs),
 }
 
@@ -443,9 +446,13 @@ pub struct CompleteArgs {
 
 #[derive(Debug, Args)]
 pub struct ImportSchemasArgs {
-    /// Directory holding the upstream CRDs (capi/, capz/, aso/).
+    /// Directory holding the committed upstream CRDs (`upstream-crds/`: capi-*/, capz-*/, aso-*/).
     #[arg(long, value_name = "DIR")]
     pub from: PathBuf,
+    /// Directory tools/schema-inputs/fetch.sh filled from the Go module proxy (kubernetes/<version>/: Kubernetes'
+    /// OpenAPI v3 documents; gitops/: the Flux and Argo CD CRDs).
+    #[arg(long, value_name = "DIR", default_value = "target/schema-inputs")]
+    pub fetched: PathBuf,
     /// Directory to write the schemas into.
     #[arg(long, value_name = "DIR", default_value = "schemas")]
     pub out: PathBuf,

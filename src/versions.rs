@@ -1,42 +1,8 @@
-//! The upstream versions kubectl-capz targets: what its schemas were imported from and its flavors follow.
+//! The upstream versions kubectl-capz targets: each CAPZ release it supports, with the CAPI and ASO releases
+//! it pins and the schema releases (`schemas/`) its management cluster serves.
 
 /// This plugin's version (Cargo's).
 pub const PLUGIN: &str = env!("CARGO_PKG_VERSION");
-
-/// One upstream project the plugin's schemas or flavors come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Upstream {
-    /// Project name as users know it.
-    pub project: &'static str,
-    /// Release line or tag.
-    pub version: &'static str,
-    /// Source revision the data was taken from.
-    pub revision: &'static str,
-    /// What of it the plugin uses.
-    pub used_for: &'static str,
-}
-
-/// The upstream projects, in the order `kubectl capz version` prints them.
-pub const UPSTREAMS: &[Upstream] = &[
-    Upstream {
-        project: "Cluster API",
-        version: "v1.14 (API v1beta1 and v1beta2)",
-        revision: "ae7ff047db499ac3858ade268ba38db8c9f128bb",
-        used_for: "Cluster, MachinePool, ClusterClass, KubeadmConfigTemplate schemas",
-    },
-    Upstream {
-        project: "Cluster API Provider Azure",
-        version: "main of 2026-08-19 (API v1beta1; AzureASOManaged* v1alpha1 deprecated)",
-        revision: "69ec3a40a818ccbc32b8ce88c84609404d8cb7a2",
-        used_for: "aks and aks-aso flavors, AzureManaged*/AzureASOManaged* schemas, webhook rules",
-    },
-    Upstream {
-        project: "Azure Service Operator",
-        version: "v2.16.1 (the CRDs CAPZ bundled)",
-        revision: "v2.16.1",
-        used_for: "ResourceGroup, ManagedCluster, ManagedClustersAgentPool, ... schemas",
-    },
-];
 
 /// One management-cluster target: a CAPZ release and what it brings (its CRDs, flavors and rules, the ASO
 /// release it pins with the CRDs of its `--crd-pattern`, the CAPI contract).
@@ -46,21 +12,113 @@ pub struct Target {
     pub name: &'static str,
     /// The exact CAPZ release.
     pub capz: &'static str,
+    /// The source revision of that release (the tag's commit, as the Go module proxy reports it).
+    pub capz_revision: &'static str,
     /// The CAPI release CAPZ's go.mod pins.
     pub capi: &'static str,
     /// The ASO release CAPZ's go.mod pins.
     pub aso: &'static str,
     /// How the ASO CRDs were obtained, when not from that exact release (e.g. a derivation).
     pub aso_note: Option<&'static str>,
-    /// Schema sets (folders below `schemas/`), searched in order: the first that has a GVK wins.
+    /// Schema releases (see `schemas/README.md`): the target serves exactly the kinds and versions they hold.
     pub schema_sets: &'static [&'static str],
+    /// The ASO kinds (`group/Kind`) CAPZ's `--crd-pattern` makes ASO install (config/aso/kustomization.yaml of
+    /// the release, without `${ADDITIONAL_ASO_CRDS}`).
+    pub aso_crd_pattern: &'static [&'static str],
 }
+
+const ASO_CRD_PATTERN_V1_26: &[&str] = &[
+    "containerservice.azure.com/FleetsMember",
+    "containerservice.azure.com/MaintenanceConfiguration",
+    "containerservice.azure.com/ManagedCluster",
+    "containerservice.azure.com/ManagedClustersAgentPool",
+    "kubernetesconfiguration.azure.com/Extension",
+    "network.azure.com/BastionHost",
+    "network.azure.com/NatGateway",
+    "network.azure.com/PrivateEndpoint",
+    "network.azure.com/VirtualNetwork",
+    "network.azure.com/VirtualNetworksSubnet",
+    "resources.azure.com/ResourceGroup",
+];
+
+const ASO_CRD_PATTERN_V1_27: &[&str] = &[
+    "containerservice.azure.com/FleetsMember",
+    "containerservice.azure.com/MaintenanceConfiguration",
+    "containerservice.azure.com/ManagedCluster",
+    "containerservice.azure.com/ManagedClustersAgentPool",
+    "kubernetesconfiguration.azure.com/Extension",
+    "network.azure.com/BastionHost",
+    "network.azure.com/NatGateway",
+    "network.azure.com/PrivateEndpoint",
+    "network.azure.com/PrivateLinkService",
+    "network.azure.com/VirtualNetwork",
+    "network.azure.com/VirtualNetworksSubnet",
+    "resources.azure.com/ResourceGroup",
+];
+
+/// How the ASO v2.19 schemas were made: the Go module proxy refuses v2.19.0 (upstream-crds/aso-v2.19-refused.txt).
+pub const ASO_V2_19_NOTE: &str = "derived: ASO v2.19.0 is not served by the Go module proxy, so its CRDs are \
+     v2.18.0's (generated from its Go types) minus containerservice v1api20240402preview (removed in v2.19, per \
+     ASO's v2.19 breaking changes) plus network v20250301 taken from v2.20.0 (added in v2.19, per ASO's v2.19 \
+     release notes)";
 
 /// The supported targets, newest first; the first is the default.
 pub const TARGETS: &[Target] = &[
-    Target { name: "v1.27", capz: "v1.27.0", capi: "v1.14.0", aso: "v2.19.0", aso_note: None, schema_sets: &["gvk"] },
-    Target { name: "v1.26", capz: "v1.26.0", capi: "v1.14.0", aso: "v2.18.0", aso_note: None, schema_sets: &["gvk"] },
+    Target {
+        name: "v1.27",
+        capz: "v1.27.0",
+        capz_revision: "3d9e0c36bebc1432048148f168a9bb7415e756a7",
+        capi: "v1.14.0",
+        aso: "v2.19.0",
+        aso_note: Some(ASO_V2_19_NOTE),
+        schema_sets: &["capi-v1.14", "capz-v1.27", "aso-v2.19", "gitops"],
+        aso_crd_pattern: ASO_CRD_PATTERN_V1_27,
+    },
+    Target {
+        name: "v1.26",
+        capz: "v1.26.0",
+        capz_revision: "19ff821691d71d52f9c5618fdee4f4f1cdb4dd19",
+        capi: "v1.13.3",
+        aso: "v2.18.0",
+        aso_note: None,
+        schema_sets: &["capi-v1.13", "capz-v1.26", "aso-v2.18", "gitops"],
+        aso_crd_pattern: ASO_CRD_PATTERN_V1_26,
+    },
 ];
+
+/// `v1.27.0` -> `v1.27`.
+fn minor(version: &str) -> &str {
+    match version.rfind('.') {
+        Some(dot) if version[..dot].contains('.') => &version[..dot],
+        _ => version,
+    }
+}
+
+impl Target {
+    /// Whether `group` is an Azure Service Operator API group.
+    pub fn is_aso_group(group: &str) -> bool {
+        group.ends_with(".azure.com")
+    }
+
+    /// Whether CAPZ's `--crd-pattern` makes ASO install the CRD of `group`/`kind`.
+    pub fn installs_aso_kind(&self, group: &str, kind: &str) -> bool {
+        self.aso_crd_pattern.iter().any(|entry| entry.split_once('/') == Some((group, kind)))
+    }
+
+    /// Who serves the kinds of `group` on this target's management cluster, for messages: "ASO v2.19 that CAPZ
+    /// v1.27 installs".
+    pub fn served_by(&self, group: &str) -> Option<String> {
+        if Self::is_aso_group(group) {
+            Some(format!("ASO {} that CAPZ {} installs", minor(self.aso), self.name))
+        } else if group == "infrastructure.cluster.x-k8s.io" {
+            Some(format!("CAPZ {}", self.capz))
+        } else if group.ends_with("cluster.x-k8s.io") {
+            Some(format!("CAPI {} (pinned by CAPZ {})", self.capi, self.name))
+        } else {
+            None
+        }
+    }
+}
 
 /// The target used when nothing picks one: the newest CAPZ release.
 pub fn default_target() -> &'static Target {
@@ -149,11 +207,14 @@ mod tests {
     }
 
     #[test]
-    fn kubernetes_versions_are_found_by_minor_or_patch_version() {
-        assert_eq!(find_kubernetes_version("v1.36").unwrap(), "v1.36");
-        assert_eq!(find_kubernetes_version("1.36.2").unwrap(), "v1.36");
-        assert!(find_kubernetes_version("v1.35").is_err());
-        assert!(find_kubernetes_version("v1.36.x").is_err());
-        assert!(find_kubernetes_version("latest").is_err());
+    fn targets_name_who_serves_a_group() {
+        let v127 = find_target("v1.27").unwrap();
+        assert_eq!(v127.served_by("containerservice.azure.com").unwrap(), "ASO v2.19 that CAPZ v1.27 installs");
+        assert_eq!(v127.served_by("infrastructure.cluster.x-k8s.io").unwrap(), "CAPZ v1.27.0");
+        assert_eq!(v127.served_by("cluster.x-k8s.io").unwrap(), "CAPI v1.14.0 (pinned by CAPZ v1.27)");
+        assert_eq!(v127.served_by("argoproj.io"), None);
+        assert!(v127.installs_aso_kind("network.azure.com", "PrivateLinkService"));
+        assert!(!find_target("v1.26").unwrap().installs_aso_kind("network.azure.com", "PrivateLinkService"));
+        assert!(!v127.installs_aso_kind("managedidentity.azure.com", "UserAssignedIdentity"));
     }
 }

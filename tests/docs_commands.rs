@@ -47,7 +47,10 @@ const CONCRETE: &[(&str, Check)] = &[
     ),
     ("kubectl capz completion kubectl", Check::Run { exit: 0, output_contains: "kubectl-capz" }),
     ("kubectl capz params --schema", Check::Run { exit: 0, output_contains: "\"$schema\"" }),
-    ("kubectl-capz import-schemas --from ../shared/crds --out schemas", Check::Run { exit: 0, output_contains: "" }),
+    (
+        "kubectl-capz import-schemas --from upstream-crds --fetched target/schema-inputs --out schemas",
+        Check::Run { exit: 0, output_contains: "" },
+    ),
     (
         "kubectl capz plan -f clusterclass.yaml -f cluster.yaml",
         Check::Run { exit: 0, output_contains: "kind: Cluster" },
@@ -199,6 +202,13 @@ fn check_synopsis(command: &str) -> Result<(), String> {
 }
 
 /// The scratch directory: the files the concrete commands name.
+/// The directory tools/schema-inputs/fetch.sh fills from the Go module proxy (cached in target/schema-inputs).
+fn fetched_inputs() -> PathBuf {
+    let out = Command::new("bash").arg(Path::new(ROOT).join("tools/schema-inputs/fetch.sh")).output().unwrap();
+    assert!(out.status.success(), "tools/schema-inputs/fetch.sh failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).lines().last().expect("fetch.sh prints its output directory"))
+}
+
 fn scratch() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path().join("work");
@@ -209,12 +219,11 @@ fn scratch() -> tempfile::TempDir {
             std::fs::copy(&path, work.join("examples").join(path.file_name().unwrap())).unwrap();
         }
     }
-    // `../shared/crds`, as seen from the project root of a checkout.
-    let upstream = [Path::new(ROOT).join("../shared"), Path::new(ROOT).join("../../shared")]
-        .into_iter()
-        .find(|p| p.join("crds/SOURCES.md").exists())
-        .expect("../shared/crds beside the checkout");
-    std::os::unix::fs::symlink(upstream.canonicalize().unwrap(), dir.path().join("shared")).unwrap();
+    // The importer's inputs, as seen from the project root of a checkout: the committed upstream CRDs and
+    // the cache tools/schema-inputs/fetch.sh fills.
+    std::os::unix::fs::symlink(Path::new(ROOT).join("upstream-crds"), work.join("upstream-crds")).unwrap();
+    std::fs::create_dir_all(work.join("target")).unwrap();
+    std::os::unix::fs::symlink(fetched_inputs(), work.join("target/schema-inputs")).unwrap();
     // A ClusterClass and a topology Cluster of it (plan's examples).
     let values = Path::new(ROOT).join("tests/fixtures/clusterclass/aks-aso-topology.values.yaml");
     let render = |args: &[&str]| {
@@ -294,7 +303,10 @@ fn every_command_in_the_docs_works() {
 fn the_documented_import_reproduces_the_committed_schemas() {
     let scratch = scratch();
     let work = scratch.path().join("work");
-    let (code, output) = run_in_bash("kubectl-capz import-schemas --from ../shared/crds --out schemas", &work);
+    let (code, output) = run_in_bash(
+        "kubectl-capz import-schemas --from upstream-crds --fetched target/schema-inputs --out schemas",
+        &work,
+    );
     assert_eq!(code, 0, "{output}");
     let fresh = capz::schema::import::read_tree(&work.join("schemas")).unwrap();
     let committed = capz::schema::import::read_tree(&Path::new(ROOT).join("schemas")).unwrap();

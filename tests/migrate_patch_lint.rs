@@ -136,22 +136,21 @@ fn the_patched_agent_pool_goes_through_the_embedded_aso_rules() {
 }
 
 #[test]
-fn a_version_without_a_bundled_schema_is_not_checked_and_said_so() {
-    let path = format!("{PATCH_LINT}/preview-unchecked.yaml");
+fn the_preview_version_is_checked_against_its_own_schema() {
+    let path = format!("{PATCH_LINT}/preview-checked.yaml");
     let (code, text) = validate_file(&path);
-    let unchecked = lines_with(&text, "[aso-patched-object-unchecked]");
-    assert_eq!(unchecked.len(), 2, "the ManagedCluster and the patched pool: {text}");
-    for line in &unchecked {
-        assert!(line.contains(": info:"), "{line}");
-        assert!(
-            line.contains("not checked: ASO schema for containerservice.azure.com/v20251002preview is not bundled"),
-            "{line}"
-        );
+    assert!(lines_with(&text, "[aso-patched-object-unchecked]").is_empty(), "{text}");
+    // The pool's patch breaks the pool CAPZ creates and, through agentPoolProfiles, the ManagedCluster.
+    let schema = lines_with(&text, "[aso-patched-object-schema]");
+    assert_eq!(schema.len(), 2, "{text}");
+    assert!(schema[0].contains("/spec/asoManagedClusterPatches/0"), "{}", schema[0]);
+    assert!(schema[0].contains("/spec/agentPoolProfiles/1/kubeletDiskType"), "{}", schema[0]);
+    assert!(schema[1].contains("/spec/asoManagedClustersAgentPoolPatches/0"), "{}", schema[1]);
+    for line in &schema {
+        assert!(line.contains("fails ASO's schema (containerservice.azure.com/v20251002preview)"), "{line}");
+        assert!(line.contains("kubeletDiskType: unsupported value \"Bogus\""), "{line}");
     }
-    assert!(unchecked[0].contains("/spec/asoManagedClusterPatches/0"), "{}", unchecked[0]);
-    assert!(unchecked[1].contains("/spec/asoManagedClustersAgentPoolPatches/0"), "{}", unchecked[1]);
-    assert!(lines_with(&text, "[aso-patched-object-schema]").is_empty(), "{text}");
-    assert_eq!(code, 0, "an info finding only: {text}");
+    assert_eq!(code, 1, "{text}");
 }
 
 #[test]

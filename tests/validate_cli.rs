@@ -28,7 +28,7 @@ fn text_output_lists_findings_by_file_and_line() {
     let (code, stdout, stderr) = validate(&[BUNDLE]);
     assert_eq!(code, 1);
     insta::assert_snapshot!("text", stdout);
-    assert_eq!(stderr, "4 objects: 1 valid, 3 invalid, 0 skipped (4 errors, 0 warnings, 0 not checked)\n");
+    assert_eq!(stderr, "4 objects: 1 valid, 2 invalid, 1 skipped (3 errors, 1 warnings, 0 not checked)\n");
 }
 
 #[test]
@@ -117,10 +117,10 @@ fn user_crds_follow_api_server_semantics() {
     ];
     let expected: Vec<(String, String)> = expected.iter().map(|(r, p)| (r.to_string(), p.to_string())).collect();
     assert_eq!(found, expected);
-    // Without the CRD the kind is unknown.
+    // Without the CRD the kind is unknown: a warning (not checked, not counted valid), exit 0.
     let (code, stdout, _) = validate(&["tests/fixtures/validate/widgets-valid.yaml"]);
-    assert_eq!(code, 1);
-    assert!(stdout.contains("[schema-missing]"), "{stdout}");
+    assert_eq!(code, 0);
+    assert!(stdout.contains("warning: ") && stdout.contains("[schema-missing]"), "{stdout}");
 }
 
 #[test]
@@ -165,7 +165,9 @@ fn one_bad_file_never_hides_the_rest_json() {
     ];
     assert_eq!(found, expected, "{stdout}");
     for f in findings {
-        assert_eq!(f["severity"], "error");
+        // An object without a schema is not checked: a warning, never an error.
+        let severity = if f["rule"] == "schema-missing" { "warning" } else { "error" };
+        assert_eq!(f["severity"], severity);
         let message = f["message"].as_str().unwrap();
         assert!(!message.contains("Options") && !message.contains("DuplicateKeyPolicy"), "{message}");
     }
@@ -187,18 +189,18 @@ fn one_bad_file_never_hides_the_rest_json() {
             ("ConfigMap/after-the-error", "invalid"),
             ("", "invalid"),
             ("", "invalid"),
-            ("Gadget/no-schema", "invalid"),
+            ("Gadget/no-schema", "skipped"),
             ("", "invalid"),
             ("ConfigMap/next-to-the-duplicate", "valid"),
             ("Cluster/demo", "invalid"),
             ("AzureClusterIdentity/demo", "invalid"),
             ("ConfigMap/fine", "valid"),
-            ("Gadget/unknown", "invalid"),
+            ("Gadget/unknown", "skipped"),
             ("", "invalid"),
         ]
     );
-    assert_eq!(report["summary"]["errors"], 11);
-    assert_eq!(stderr, "15 objects: 5 valid, 10 invalid, 0 skipped (11 errors, 0 warnings, 0 not checked)\n");
+    assert_eq!(report["summary"]["errors"], 9);
+    assert_eq!(stderr, "15 objects: 5 valid, 8 invalid, 2 skipped (9 errors, 2 warnings, 0 not checked)\n");
     assert!(!stdout.contains("not-printed-anywhere"));
 }
 
@@ -213,7 +215,7 @@ fn one_bad_file_never_hides_the_rest_text_and_junit() {
     assert_eq!(stdout.matches("<testsuite ").count(), stdout.matches("</testsuite>").count());
     assert_eq!(stdout.matches("<testcase ").count(), 15);
     assert_eq!(stdout.matches("<testcase ").count(), stdout.matches("</testcase>").count());
-    assert_eq!(stdout.matches("<failure ").count(), 11);
+    assert_eq!(stdout.matches("<failure ").count(), 9);
     assert!(stdout.ends_with("</testsuites>\n"));
     insta::assert_snapshot!("mixed_junit", stdout);
 }

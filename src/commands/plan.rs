@@ -52,7 +52,10 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     };
     let planned_docs: Vec<Document> =
         manifest::parse_documents(&yaml, label).context("cannot re-read the planned objects (a bug)")?;
-    let options = crate::schema::ValidateOptions { ignore_missing_schemas: !args.require_schemas };
+    let options = crate::schema::ValidateOptions {
+        ignore_missing_schemas: !args.require_schemas,
+        require_schemas: args.require_schemas,
+    };
     // The other inputs (a credential Secret, an AzureClusterIdentity) go along, so cross-object
     // rules see them; the class, its templates and the topology Clusters are what was planned.
     let mut bundle = planned_docs;

@@ -268,13 +268,25 @@ fn check_document(document: &Document, validator: &Validator, filter: &RuleFilte
     // The API server's deprecation warning for CAPI v1beta1 says what the rule `capi-v1beta1` says; like
     // that rule it is shown only when enabled (CAPZ's own templates still use v1beta1).
     let capi_v1beta1_hidden = lint::is_capi_v1beta1(document) && !filter.lint.is_enabled("capi-v1beta1");
+    // An object in an API version the target does not serve was not checked against any schema: with
+    // `--disable api-version` it is "not checked", never valid.
+    let mut unchecked = false;
     let findings: Vec<Finding> = outcome
         .findings
         .into_iter()
-        .filter(|f| filter.allows(&f.rule) && !(capi_v1beta1_hidden && f.rule == "deprecated-api"))
+        .filter_map(|mut f| {
+            if f.rule == "api-version" && f.severity == Severity::Error && !filter.allows(&f.rule) {
+                unchecked |= f.path == "/apiVersion";
+                f.severity = Severity::NotChecked;
+                f.message = format!("{}; not checked (rule api-version disabled)", f.message);
+                return Some(f);
+            }
+            (filter.allows(&f.rule) && !(capi_v1beta1_hidden && f.rule == "deprecated-api")).then_some(f)
+        })
         .collect();
     let status = match outcome.status {
         ObjectStatus::Skipped => ObjectStatus::Skipped,
+        _ if unchecked && !findings.iter().any(|f| f.severity == Severity::Error) => ObjectStatus::Skipped,
         _ if findings.iter().any(|f| f.severity == Severity::Error) => ObjectStatus::Invalid,
         _ => ObjectStatus::Valid,
     };
@@ -722,7 +734,7 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         registry.add_crd(crd, &format!("cluster CRD {name}"))?;
     }
     // Problems in the text are findings: every other document and file is still checked.
-    let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas };
+    let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas, ..Default::default() };
     let validator = Validator::new(&registry, options);
     let (paths, repositories) = read_sources(&args.paths, args.no_build, &args.exclude, run_target.config.as_ref())?;
     let report = validate_sources(&paths, &repositories, manifest::BATCH_BYTES, &validator, &filter)?;

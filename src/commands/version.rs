@@ -1,16 +1,65 @@
-//! `kubectl capz version`: the plugin version and the CAPI, CAPZ and ASO versions it targets.
+//! `kubectl capz version`: the plugin version and the targets it supports (CAPZ release with the CAPI and ASO
+//! releases it pins, and where their schemas came from).
 
 use std::io::Write;
 
 use crate::exit::ExitStatus;
-use crate::versions::{PLUGIN, UPSTREAMS};
+use crate::schema::Registry;
+use crate::versions::{PLUGIN, TARGETS, default_target};
 
 pub(crate) fn run() -> anyhow::Result<ExitStatus> {
     let mut out = super::output::stdout();
     writeln!(out, "kubectl-capz v{PLUGIN}")?;
-    for upstream in UPSTREAMS {
-        writeln!(out, "{}: {} (revision {})", upstream.project, upstream.version, upstream.revision)?;
-        writeln!(out, "  used for: {}", upstream.used_for)?;
+    writeln!(out, "Targets (management clusters it checks against; the default is marked *):")?;
+    for target in TARGETS {
+        let mark = if target.name == default_target().name { "*" } else { " " };
+        writeln!(out, "{mark} {}", target.name)?;
+        writeln!(out, "    Cluster API Provider Azure {} (revision {})", target.capz, target.capz_revision)?;
+        writeln!(out, "    Cluster API {} (pinned by CAPZ's go.mod)", target.capi)?;
+        writeln!(out, "    Azure Service Operator {} (pinned by CAPZ's go.mod)", target.aso)?;
+        writeln!(out, "    schemas: {}", target.schema_sets.join(", "))?;
+        writeln!(
+            out,
+            "      CAPZ and CAPI: config/crd/bases of sigs.k8s.io/cluster-api-provider-azure@{} and \
+             sigs.k8s.io/cluster-api@{} (Go module proxy)",
+            target.capz, target.capi
+        )?;
+        match target.aso_note {
+            Some(note) => writeln!(out, "      ASO: {note}")?,
+            None => writeln!(
+                out,
+                "      ASO: generated with controller-gen from the Go types of \
+                 github.com/Azure/azure-service-operator/v2@{}",
+                target.aso
+            )?,
+        }
+        writeln!(
+            out,
+            "      ASO kinds CAPZ installs (--crd-pattern): {}",
+            target
+                .aso_crd_pattern
+                .iter()
+                .map(|e| e.split_once('/').map_or(*e, |(_, k)| k))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
     }
+    let kubernetes = Registry::kubernetes_versions();
+    writeln!(
+        out,
+        "Kubernetes built-in kinds (any target; the default is the newest): {}",
+        kubernetes
+            .iter()
+            .enumerate()
+            .map(|(i, v)| if i == 0 { format!("{v}*") } else { v.to_string() })
+            .collect::<Vec<_>>()
+            .join(", ")
+    )?;
+    writeln!(
+        out,
+        "  from the OpenAPI v3 spec of k8s.io/kubernetes (api/openapi-spec/v3, Go module proxy); Flux and Argo CD \
+         (schemas: gitops) from their Go modules (tools/schema-inputs/README.md)"
+    )?;
+    writeln!(out, "Sources: upstream-crds/SOURCES.md and schemas/README.md in the repository.")?;
     Ok(ExitStatus::Success)
 }

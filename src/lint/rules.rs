@@ -676,15 +676,15 @@ pub(crate) static RULES: &[RuleInfo] = &[
         aso_patches::PATCH_SCHEMA,
         Severity::Error,
         Rejecter::Aso,
-        "With asoManagedClusterPatches / asoManagedClustersAgentPoolPatches applied, the ManagedCluster / ManagedClustersAgentPool CAPZ creates fails ASO's schema for its apiVersion (reported at the last patch; a version our schemas lack: aso-patched-object-unchecked).",
+        "With asoManagedClusterPatches / asoManagedClustersAgentPoolPatches applied, the ManagedCluster / ManagedClustersAgentPool CAPZ creates fails ASO's schema for its apiVersion, or has an apiVersion the target's ASO does not serve (reported at the last patch; a kind without any schema: aso-patched-object-unchecked).",
         "aso.PatchedParameters (azure/services/aso/aso.go), then the ASO CRD's validation at create",
     ),
     rule(
         aso_patches::PATCH_UNCHECKED,
         Severity::Info,
         Rejecter::Aso,
-        "With asoManagedClusterPatches / asoManagedClustersAgentPoolPatches, the ManagedCluster / ManagedClustersAgentPool CAPZ creates has an apiVersion whose ASO schema is not bundled (e.g. v20251002preview with enablePreviewFeatures): not checked, neither valid nor invalid.",
-        "agentpools / managedclusters services' preview API versions (azure/services/managedclusters/spec.go), then the ASO CRD's validation at create",
+        "With asoManagedClusterPatches / asoManagedClustersAgentPoolPatches, the ManagedCluster / ManagedClustersAgentPool CAPZ creates is of a group/kind without any ASO schema (a patch changed its apiVersion or kind to one the target does not have): not checked, neither valid nor invalid.",
+        "aso.PatchedParameters (azure/services/aso/aso.go), then the ASO CRD's validation at create",
     ),
     rule(
         aso_patches::PATCH_OWNED_FIELD,

@@ -1,19 +1,25 @@
-//! The importer: upstream CustomResourceDefinitions -> `schemas/` (installable CRDs + one JSON
-//! schema per served group/version/kind), plus the core kinds the bundles carry.
+//! The importer: the inputs of every schema release ([`super::releases`]: upstream CustomResourceDefinitions
+//! committed in `upstream-crds/`; Kubernetes' OpenAPI v3 documents and the Flux and Argo CD CRDs that
+//! `tools/schema-inputs/fetch.sh` fetches) -> `schemas/` (installable CRDs + one JSON schema per served
+//! group/version/kind of each release).
 //!
-//! Output layout (deterministic, every file rewritten on each run):
-//! - `crds/<group>_<plural>.yaml`: the CRD trimmed so a plain API server accepts it (string
+//! Output layout (deterministic, every file rewritten on each run; `<folder>` names the releases holding the
+//! file byte for byte, see [`super::releases`]):
+//! - `crds/<folder>/<group>_<plural>.yaml`: the CRD trimmed so a plain API server accepts it (string
 //!   descriptions stripped from schemas, `conversion: None`, cert-manager CA injection dropped,
 //!   only served versions kept, `status` dropped);
-//! - `gvk/<group>/<version>/<Kind>.json` (`core` for the core group): a [`KindSchema`];
-//! - `README.md`: provenance, sha256 of every input file, the list of kinds and versions.
+//! - `gvk/<folder>/<group>/<version>/<Kind>.json` (`core` for the core group): a [`KindSchema`] (the
+//!   built-in kinds of `kubernetes-<version>` from the OpenAPI documents, [`super::openapi`]);
+//! - `README.md`: provenance, targets, sha256 of every input file, the kinds and versions of each release.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use super::openapi;
+use super::releases::{self, Release, Source};
 use super::{KindSchema, SchemaError, for_each_schema_mut};
 use crate::manifest::{self, Document};
 
@@ -23,40 +29,129 @@ pub struct ImportOutput {
     pub files: BTreeMap<PathBuf, Vec<u8>>,
 }
 
-/// Imports every CRD found below `from` (recursively, `*.yaml|*.yml|*.json`).
-pub fn import_dir(from: &Path) -> Result<ImportOutput, SchemaError> {
-    let files = manifest::manifest_files(from)?;
-    let mut crds: Vec<(PathBuf, Document)> = Vec::new();
-    let mut inputs = Vec::new();
-    for file in &files {
-        let bytes = std::fs::read(file).map_err(|source| SchemaError::Read { path: file.clone(), source })?;
-        let relative = file.strip_prefix(from).unwrap_or(file).to_path_buf();
-        let text = String::from_utf8_lossy(&bytes);
-        let documents = manifest::parse_documents(&text, &file.display().to_string())?;
-        let count = documents.iter().filter(|d| is_crd(d)).count();
-        if count > 0 {
-            inputs.push((relative.clone(), hex(&Sha256::digest(&bytes)), count));
+/// The CRDs of every YAML/JSON file below `dir` (sorted by path), with their locations.
+fn crds_below(dir: &Path) -> Result<Vec<(String, Value)>, SchemaError> {
+    let mut crds = Vec::new();
+    for file in manifest::manifest_files(dir)? {
+        let text = std::fs::read_to_string(&file).map_err(|source| SchemaError::Read { path: file.clone(), source })?;
+        for document in manifest::parse_documents(&text, &file.display().to_string())? {
+            if is_crd(&document) {
+                crds.push((document.origin.to_string(), document.value));
+            }
         }
-        crds.extend(documents.into_iter().filter(is_crd).map(|d| (relative.clone(), d)));
     }
     if crds.is_empty() {
-        return Err(SchemaError::NoCrds { path: from.to_path_buf() });
+        return Err(SchemaError::NoCrds { path: dir.to_path_buf() });
+    }
+    Ok(crds)
+}
+
+/// Where the importer reads its inputs.
+#[derive(Debug, Clone, Copy)]
+pub struct Inputs<'a> {
+    /// The committed `upstream-crds/` (CAPI, CAPZ, ASO).
+    pub committed: &'a Path,
+    /// The directory `tools/schema-inputs/fetch.sh` filled from the Go module proxy (`kubernetes/<version>/`:
+    /// Kubernetes' OpenAPI v3 documents; `gitops/`: the Flux and Argo CD CRDs).
+    pub fetched: &'a Path,
+}
+
+/// The CRDs of one schema release (none for a release of built-in kinds).
+fn release_crds(inputs: Inputs, release: &Release) -> Result<Vec<(String, Value)>, SchemaError> {
+    let from = inputs.committed;
+    Ok(match &release.source {
+        Source::FetchedOpenApi { .. } => Vec::new(),
+        Source::FetchedCrds { dir } => crds_below(&inputs.fetched.join(dir))?,
+        Source::Crds { dir, pattern } => {
+            let crds = crds_below(&from.join(dir))?;
+            match pattern {
+                Some(file) => {
+                    let pattern = releases::read_pattern(from, file)?;
+                    crds.into_iter().filter(|(_, crd)| releases::in_pattern(crd, &pattern)).collect()
+                }
+                None => crds,
+            }
+        }
+        Source::Derived(derivation) => {
+            let pattern = releases::read_pattern(from, derivation.pattern)?;
+            let values = |crds: Vec<(String, Value)>| crds.into_iter().map(|(_, crd)| crd).collect::<Vec<_>>();
+            let base = values(crds_below(&from.join(derivation.base))?);
+            let added = values(crds_below(&from.join(derivation.added_from))?);
+            let location = format!("{} (derived)", release.name);
+            releases::derive(derivation, base, added, &pattern).into_iter().map(|crd| (location.clone(), crd)).collect()
+        }
+    })
+}
+
+/// Imports the schema releases ([`releases::RELEASES`]) from `inputs`: per release its installable CRDs and one
+/// schema per served GVK, each file written once into the folder of the releases that hold it byte for byte
+/// (`gvk/<folder>/<group>/<version>/<Kind>.json`, `crds/<folder>/<file>`).
+pub fn import(inputs: Inputs) -> Result<ImportOutput, SchemaError> {
+    let mut hashes = Vec::new();
+    for file in all_files(inputs.committed)? {
+        let bytes = std::fs::read(&file).map_err(|source| SchemaError::Read { path: file.clone(), source })?;
+        let relative = file.strip_prefix(inputs.committed).unwrap_or(&file);
+        hashes.push((Path::new("upstream-crds").join(relative), hex(&Sha256::digest(&bytes))));
+    }
+    let mut fetched_sources = Vec::new();
+    for release in releases::RELEASES {
+        let (Source::FetchedCrds { dir } | Source::FetchedOpenApi { dir }) = release.source else { continue };
+        let root = inputs.fetched.join(dir);
+        for file in all_files(&root)? {
+            let bytes = std::fs::read(&file).map_err(|source| SchemaError::Read { path: file.clone(), source })?;
+            let relative = Path::new("(fetched)").join(dir).join(file.strip_prefix(&root).unwrap_or(&file));
+            if file.file_name().is_some_and(|n| n == "SOURCES") {
+                fetched_sources.push((release.name, String::from_utf8_lossy(&bytes).trim().to_string()));
+            }
+            hashes.push((relative, hex(&Sha256::digest(&bytes))));
+        }
+    }
+    // Relative path inside a release -> (bytes -> releases holding exactly those bytes).
+    let mut files: BTreeMap<PathBuf, BTreeMap<Vec<u8>, Vec<&'static str>>> = BTreeMap::new();
+    let mut kinds_by_release: Vec<(&'static str, Vec<KindSchema>)> = Vec::new();
+    for release in releases::RELEASES {
+        let mut kinds = Vec::new();
+        for (location, crd) in release_crds(inputs, release)? {
+            let installable = installable_crd(&crd, &location)?;
+            let name = crd_file_name(&installable, &location)?;
+            let yaml = manifest::to_yaml(&installable).into_bytes();
+            files.entry(PathBuf::from("crds").join(name)).or_default().entry(yaml).or_default().push(release.name);
+            kinds.extend(kind_schemas_from_crd(&installable, &location)?);
+        }
+        if let Source::FetchedOpenApi { dir } = release.source {
+            kinds.extend(openapi::kind_schemas_from_openapi_dir(&inputs.fetched.join(dir))?.0);
+        }
+        for kind in &kinds {
+            let path = gvk_relative_path(&kind.group, &kind.version, &kind.kind);
+            files
+                .entry(PathBuf::from("gvk").join(path))
+                .or_default()
+                .entry(kind_file_bytes(kind))
+                .or_default()
+                .push(release.name);
+        }
+        kinds_by_release.push((release.name, kinds));
     }
     let mut out = ImportOutput::default();
-    let mut kinds: Vec<KindSchema> = Vec::new();
-    for (_, crd) in &crds {
-        let location = crd.origin.to_string();
-        let installable = installable_crd(&crd.value, &location)?;
-        let name = crd_file_name(&installable, &location)?;
-        out.files.insert(PathBuf::from("crds").join(name), manifest::to_yaml(&installable).into_bytes());
-        kinds.extend(kind_schemas_from_crd(&installable, &location)?);
+    for (path, variants) in files {
+        let (top, rest) = (path.iter().next().unwrap_or_default(), path.iter().skip(1).collect::<PathBuf>());
+        for (bytes, holders) in variants {
+            let folder = releases::folder_name(&holders).ok_or_else(|| SchemaError::InvalidCrd {
+                location: path.display().to_string(),
+                message: format!("held by releases of different projects: {}", holders.join(", ")),
+            })?;
+            out.files.insert(Path::new(top).join(folder).join(&rest), bytes);
+        }
     }
-    kinds.extend(core_kind_schemas());
-    for kind in &kinds {
-        out.files.insert(gvk_file_path(&kind.group, &kind.version, &kind.kind), kind_file_bytes(kind));
-    }
-    out.files.insert(PathBuf::from("README.md"), readme(&inputs, &kinds).into_bytes());
+    let readme = readme(&hashes, &fetched_sources, &kinds_by_release, &out);
+    out.files.insert(PathBuf::from("README.md"), readme.into_bytes());
     Ok(out)
+}
+
+/// Every file below `dir`, sorted.
+fn all_files(dir: &Path) -> Result<Vec<PathBuf>, SchemaError> {
+    let tree = read_tree(dir)?;
+    Ok(tree.files.into_keys().map(|relative| dir.join(relative)).collect())
 }
 
 /// Writes `output` as the directory `dir`, replacing it whole: a new tree is built next to it and
@@ -124,13 +219,18 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Relative path of the registry file of one GVK.
-pub fn gvk_file_path(group: &str, version: &str, kind: &str) -> PathBuf {
+/// Path of the schema file of one GVK inside a release folder.
+fn gvk_relative_path(group: &str, version: &str, kind: &str) -> PathBuf {
     let group = if group.is_empty() { "core" } else { group };
-    PathBuf::from("gvk").join(group).join(version).join(format!("{kind}.json"))
+    PathBuf::from(group).join(version).join(format!("{kind}.json"))
 }
 
-fn kind_file_bytes(kind: &KindSchema) -> Vec<u8> {
+/// Relative path (below `schemas/`) of the schema file of one GVK in a release folder (`aso-v2.18+v2.19`).
+pub fn gvk_file_path(folder: &str, group: &str, version: &str, kind: &str) -> PathBuf {
+    PathBuf::from("gvk").join(folder).join(gvk_relative_path(group, version, kind))
+}
+
+pub(crate) fn kind_file_bytes(kind: &KindSchema) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(kind).unwrap_or_default();
     bytes.push(b'\n');
     bytes
@@ -259,115 +359,90 @@ pub fn kind_schemas_from_crd(crd: &Value, location: &str) -> Result<Vec<KindSche
     Ok(out)
 }
 
-fn string_map(format: Option<&str>) -> Value {
-    let mut item = Map::new();
-    item.insert("type".into(), json!("string"));
-    if let Some(format) = format {
-        item.insert("format".into(), json!(format));
-    }
-    json!({"type": "object", "additionalProperties": Value::Object(item)})
-}
-
-fn core_root(properties: Value) -> Value {
-    let mut root = json!({
-        "type": "object",
-        "properties": {
-            "apiVersion": {"type": "string"},
-            "kind": {"type": "string"},
-            "metadata": {"type": "object"}
-        }
-    });
-    if let (Some(Value::Object(target)), Value::Object(extra)) = (root.pointer_mut("/properties"), properties) {
-        target.extend(extra);
-    }
-    root
-}
-
-/// v1 Secret, ConfigMap and Namespace, written from the Kubernetes 1.36 API types
-/// (k8s.io/api core/v1; the same fields k8s-openapi 0.29's `schemars` impls describe).
-pub fn core_kind_schemas() -> Vec<KindSchema> {
-    let core = |kind: &str, plural: &str, scope: &str, schema: Value| KindSchema {
-        group: String::new(),
-        version: "v1".into(),
-        kind: kind.into(),
-        plural: plural.into(),
-        scope: scope.into(),
-        status_subresource: false,
-        deprecation_warning: None,
-        cel: false,
-        typed: true,
-        status_omitted: false,
-        schema,
-    };
-    vec![
-        core(
-            "ConfigMap",
-            "configmaps",
-            "Namespaced",
-            core_root(json!({
-                "binaryData": string_map(Some("byte")),
-                "data": string_map(None),
-                "immutable": {"type": "boolean"}
-            })),
-        ),
-        core(
-            "Namespace",
-            "namespaces",
-            "Cluster",
-            core_root(json!({
-                "spec": {"type": "object", "properties": {"finalizers": {"type": "array", "items": {"type": "string"}}}},
-                "status": {"type": "object", "properties": {
-                    "phase": {"type": "string"},
-                    "conditions": {"type": "array", "items": {"type": "object", "properties": {
-                        "type": {"type": "string"},
-                        "status": {"type": "string"},
-                        "lastTransitionTime": {"type": "string", "format": "date-time"},
-                        "reason": {"type": "string"},
-                        "message": {"type": "string"}
-                    }}}
-                }}
-            })),
-        ),
-        core(
-            "Secret",
-            "secrets",
-            "Namespaced",
-            core_root(json!({
-                "data": string_map(Some("byte")),
-                "immutable": {"type": "boolean"},
-                "stringData": string_map(None),
-                "type": {"type": "string"}
-            })),
-        ),
-    ]
-}
-
-fn readme(inputs: &[(PathBuf, String, usize)], kinds: &[KindSchema]) -> String {
-    let mut out = String::from(
+fn readme(
+    inputs: &[(PathBuf, String)],
+    fetched_sources: &[(&str, String)],
+    kinds_by_release: &[(&str, Vec<KindSchema>)],
+    out: &ImportOutput,
+) -> String {
+    let mut text = String::from(
         "# schemas/ (generated: do not edit)\n\n\
-         Written by `kubectl-capz import-schemas --from <upstream crds> --out schemas`; \
-         `tests/importer.rs` regenerates it and fails if anything here differs.\n\n\
-         - `crds/`: the upstream CRDs made installable into a plain API server (string `description`s \
-         of schema nodes removed, `conversion: None`, cert-manager CA injection dropped, unserved \
+         Written by `kubectl-capz import-schemas --from upstream-crds --fetched target/schema-inputs --out schemas` \
+         after `tools/schema-inputs/fetch.sh`; `tests/importer.rs` regenerates it and fails if anything here \
+         differs. Inputs: the committed `upstream-crds/` (CAPI, CAPZ, ASO; Go module and path of each in \
+         `upstream-crds/SOURCES.md`, rewritten by `tools/target-crds/gen.sh`) and what `tools/schema-inputs/fetch.sh` \
+         fetches from the Go module proxy into a cache (`target/schema-inputs`: Kubernetes' OpenAPI v3 documents, \
+         the Flux and Argo CD CRDs; see `tools/schema-inputs/README.md`).\n\n\
+         A schema release is what a management cluster serves of one upstream release (`src/schema/releases.rs`); \
+         a target (`kubectl capz version`, `src/versions.rs`) serves exactly the kinds and versions of its releases \
+         plus the built-in kinds of one Kubernetes release (`kubernetes-<version>`, default the newest bundled). \
+         Each file is written once, into the folder of the releases that hold it byte for byte: `aso-v2.18+v2.19` \
+         holds what ASO v2.18 and v2.19 share.\n\n\
+         - `crds/<folder>/<group>_<plural>.yaml`: the CRDs made installable into a plain API server (string \
+         `description`s of schema nodes removed, `conversion: None`, cert-manager CA injection dropped, unserved \
          versions dropped). Every served version and every `x-kubernetes-*` extension is kept.\n\
-         - `gvk/<group>/<version>/<Kind>.json` (`core` = the core group): one schema per served \
-         version, embedded in the binary and compiled on first use.\n\
-         - `gvk/core/v1/{ConfigMap,Namespace,Secret}.json`: written by the importer from the \
-         Kubernetes 1.36 core/v1 API types (the fields k8s-openapi 0.29 describes).\n\n\
-         Upstream revisions are listed in the input's SOURCES.md (CAPI v1.14 line @ae7ff047, \
-         CAPZ @69ec3a40, ASO v2.16.1 as bundled by CAPZ).\n\n## Inputs\n\n| file | CRDs | sha256 |\n|---|---|---|\n",
+         - `gvk/<folder>/<group>/<version>/<Kind>.json` (`core` = the core group): one schema per served version, \
+         embedded in the binary deflated file by file (build.rs) and inflated and compiled on first use.\n\
+         - `gvk/kubernetes-<version>/`: one schema per kind kube-apiserver serves by default (alpha and beta group \
+         versions are off by default), from the OpenAPI v3 documents: every `$ref` inlined (a recursive reference \
+         becomes a free-form value), descriptions and defaults dropped, `x-kubernetes-*` kept, `int32` fields \
+         bounded, `IntOrString` as `x-kubernetes-int-or-string`, `Quantity` a number or a string of the quantity \
+         syntax.\n\n\
+         ASO v2.19.0 (pinned by CAPZ v1.27.0) is refused by the Go module proxy \
+         (`upstream-crds/aso-v2.19-refused.txt`); release `aso-v2.19` is ",
     );
-    for (path, sha, count) in inputs {
-        out.push_str(&format!("| {} | {count} | `{sha}` |\n", path.display()));
+    text.push_str(crate::versions::ASO_V2_19_NOTE);
+    let kubernetes: Vec<String> = releases::RELEASES
+        .iter()
+        .filter(|r| r.name.starts_with(releases::KUBERNETES_FAMILY))
+        .map(|r| r.name.to_string())
+        .collect();
+    text.push_str(
+        ".\n\n## Targets\n\n| target | CAPZ | CAPI | ASO | releases | Kubernetes (one of) |\n|---|---|---|---|---|---|\n",
+    );
+    for target in crate::versions::TARGETS {
+        text.push_str(&format!(
+            "| {} | {} | {} | {}{} | {} | {} |\n",
+            target.name,
+            target.capz,
+            target.capi,
+            target.aso,
+            if target.aso_note.is_some() { " (derived)" } else { "" },
+            target.schema_sets.join(", "),
+            kubernetes.join(", ")
+        ));
     }
-    out.push_str("\n## Kinds\n\n| group | kind | served versions |\n|---|---|---|\n");
-    let mut by_kind: BTreeMap<(&str, &str), Vec<&str>> = BTreeMap::new();
-    for kind in kinds {
-        by_kind.entry((kind.group.as_str(), kind.kind.as_str())).or_default().push(kind.version.as_str());
+    if !fetched_sources.is_empty() {
+        text.push_str("\n## Fetched sources\n");
+        for (release, sources) in fetched_sources {
+            text.push_str(&format!("\n{release}:\n\n{sources}\n"));
+        }
     }
-    for ((group, kind), versions) in by_kind {
-        let group = if group.is_empty() { "(core)" } else { group };
-        out.push_str(&format!("| {group} | {kind} | {} |\n", versions.join(", ")));
+    text.push_str("\n## Folders\n\n| folder | files |\n|---|---|\n");
+    let mut folders: BTreeMap<String, usize> = BTreeMap::new();
+    for path in out.files.keys() {
+        let mut parts = path.iter();
+        if let (Some(top), Some(folder)) = (parts.next(), parts.next()) {
+            *folders.entry(format!("{}/{}", top.to_string_lossy(), folder.to_string_lossy())).or_default() += 1;
+        }
     }
-    out
+    for (folder, count) in folders {
+        text.push_str(&format!("| {folder} | {count} |\n"));
+    }
+    text.push_str("\n## Inputs\n\n| file | sha256 |\n|---|---|\n");
+    for (path, sha) in inputs {
+        text.push_str(&format!("| {} | `{sha}` |\n", path.display()));
+    }
+    for (release, kinds) in kinds_by_release {
+        text.push_str(&format!("\n## Release {release}\n\n| group | kind | served versions |\n|---|---|---|\n"));
+        let mut by_kind: BTreeMap<(&str, &str), Vec<&str>> = BTreeMap::new();
+        for kind in kinds {
+            by_kind.entry((kind.group.as_str(), kind.kind.as_str())).or_default().push(kind.version.as_str());
+        }
+        for ((group, kind), versions) in by_kind {
+            let group = if group.is_empty() { "(core)" } else { group };
+            text.push_str(&format!("| {group} | {kind} | {} |\n", versions.join(", ")));
+        }
+    }
+    text
 }

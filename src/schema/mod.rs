@@ -1,7 +1,11 @@
-//! Schemas of CAPI, CAPZ, ASO and core kinds: the importer, the embedded registry and validation.
+//! Schemas of CAPI, CAPZ, ASO, Flux, Argo CD and Kubernetes' built-in kinds: the importers, the embedded
+//! registry and validation.
 
+pub mod embedded;
 pub mod import;
+pub mod openapi;
 pub mod registry;
+pub mod releases;
 pub mod validate;
 
 mod cel;
@@ -106,6 +110,9 @@ pub enum SchemaError {
     /// An embedded schema file is corrupt (a build problem, not a user problem).
     #[error("embedded schema `{path}` is invalid: {message}")]
     Embedded { path: String, message: String },
+    /// A Kubernetes version whose built-in schemas are not bundled.
+    #[error("no built-in schemas for Kubernetes {version}: bundled: {bundled}")]
+    UnknownKubernetesVersion { version: String, bundled: String },
     /// No CRDs found where the user pointed.
     #[error("no CustomResourceDefinitions found in `{path}`")]
     NoCrds { path: PathBuf },

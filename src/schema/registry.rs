@@ -1,18 +1,18 @@
-//! The schema registry: per-GVK schemas embedded from `schemas/gvk`, loaded and parsed on first
-//! use only, plus CRDs the user adds (`--crds DIR`, or fetched from a cluster), which win.
+//! The schema registry: per-GVK schemas embedded from `schemas/gvk/<folder>/` (deflated per file by build.rs),
+//! those of one target's schema releases and one Kubernetes release's built-in kinds only, inflated and parsed
+//! on first use, plus CRDs the user adds (`--crds DIR`, or fetched from a cluster), which win.
 //! Shared by the threads of one run (`Sync`): every schema is parsed once per process.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use include_dir::{Dir, include_dir};
 use serde_json::Value;
 
-use super::{Gvk, KindSchema, SchemaError, import};
+use super::embedded::{self, KUBERNETES_VERSIONS};
+use super::{Gvk, KindSchema, SchemaError, import, releases};
 use crate::manifest;
-
-static EMBEDDED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/schemas/gvk");
+use crate::versions::{self, Target};
 
 /// Parsed embedded schemas by GVK and whether `status` was left out (`None`: no schema).
 type SchemaCache = HashMap<(Gvk, bool), Option<Arc<KindSchema>>>;
@@ -21,7 +21,12 @@ type SchemaCache = HashMap<(Gvk, bool), Option<Arc<KindSchema>>>;
 #[derive(Default)]
 pub struct Registry {
     user: BTreeMap<Gvk, Arc<KindSchema>>,
-    no_embedded: bool,
+    /// The target whose schema releases are served (`None`: no embedded schemas).
+    target: Option<&'static Target>,
+    /// The Kubernetes release whose built-in kinds are served (`v1.36`).
+    kubernetes_version: &'static str,
+    /// The embedded folders (`schemas/gvk/<folder>/`) holding the served releases.
+    folders: Vec<&'static str>,
     /// Embedded schemas by GVK and whether `status` was left out.
     cache: RwLock<SchemaCache>,
 }
@@ -37,20 +42,93 @@ fn group_dir(group: &str) -> &str {
 }
 
 impl Registry {
-    /// The schemas built into the binary (CAPI, CAPZ, ASO, core v1).
+    /// The schemas built into the binary for the default target and the newest bundled Kubernetes release.
     pub fn embedded() -> Self {
-        Registry::default()
+        Registry::for_target(versions::default_target())
     }
 
-    /// The schemas of one target's management cluster ([`crate::versions::Target`]).
-    /// For now every target reads the one embedded set; the per-target sets replace this.
-    pub fn for_target(_target: &'static crate::versions::Target) -> Self {
-        Registry::default()
+    /// The schemas of one target's management cluster running the newest bundled Kubernetes release: exactly the
+    /// kinds and versions of the target's schema releases and of that Kubernetes release.
+    pub fn for_target(target: &'static Target) -> Self {
+        let newest = KUBERNETES_VERSIONS.first().copied().unwrap_or_default();
+        Registry { target: Some(target), ..Registry::default() }.serving(newest)
+    }
+
+    /// Like [`Registry::for_target`], with the built-in kinds of Kubernetes `version` (`v1.36`, `1.36` or
+    /// `v1.36.3`); an error names the bundled versions when it is not one of them.
+    pub fn for_target_and_kubernetes(target: &'static Target, version: &str) -> Result<Self, SchemaError> {
+        Registry::for_target(target).with_kubernetes_version(version)
+    }
+
+    /// The Kubernetes versions whose built-in schemas are bundled, newest first (`v1.36`).
+    pub fn kubernetes_versions() -> &'static [&'static str] {
+        KUBERNETES_VERSIONS
+    }
+
+    /// Uses the built-in schemas of Kubernetes `version` (`v1.36`, `1.36` or `v1.36.3`) instead of the
+    /// newest bundled ones.
+    pub fn with_kubernetes_version(self, version: &str) -> Result<Self, SchemaError> {
+        let wanted = version.trim().trim_start_matches('v');
+        let found = KUBERNETES_VERSIONS.iter().find(|v| {
+            let minor = v.trim_start_matches('v');
+            wanted == minor || wanted.strip_prefix(minor).is_some_and(|patch| patch.starts_with('.'))
+        });
+        let Some(found) = found else {
+            return Err(SchemaError::UnknownKubernetesVersion {
+                version: version.to_string(),
+                bundled: KUBERNETES_VERSIONS.join(", "),
+            });
+        };
+        Ok(self.serving(found))
+    }
+
+    /// The Kubernetes version whose built-in schemas this registry uses.
+    pub fn kubernetes_version(&self) -> &'static str {
+        self.kubernetes_version
+    }
+
+    /// This registry serving the target's releases and Kubernetes `version`'s built-in kinds.
+    fn serving(mut self, version: &'static str) -> Self {
+        self.kubernetes_version = version;
+        let kubernetes = format!("{}-{version}", releases::KUBERNETES_FAMILY);
+        self.folders = match self.target {
+            Some(target) => embedded::GVK_FOLDERS
+                .iter()
+                .copied()
+                .filter(|folder| {
+                    releases::releases_of_folder(folder)
+                        .iter()
+                        .any(|r| *r == kubernetes || target.schema_sets.contains(&r.as_str()))
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        self.cache.get_mut().unwrap_or_else(PoisonError::into_inner).clear();
+        self
+    }
+
+    /// Whether `group` is a built-in API group of the Kubernetes release served.
+    pub fn is_builtin_group(&self, group: &str) -> bool {
+        let kubernetes = format!("{}-{}", releases::KUBERNETES_FAMILY, self.kubernetes_version);
+        self.folders.iter().any(|folder| {
+            releases::releases_of_folder(folder).contains(&kubernetes)
+                && embedded::paths_under(&format!("gvk/{folder}/{}/", group_dir(group))).next().is_some()
+        })
     }
 
     /// Only user-provided schemas (for tests of the engine itself).
     pub fn empty() -> Self {
-        Registry { no_embedded: true, ..Registry::default() }
+        Registry::default()
+    }
+
+    /// The target whose schemas are served, if any.
+    pub fn target(&self) -> Option<&'static Target> {
+        self.target
+    }
+
+    /// Whether the user added a schema of `group`/`kind` (`--crds`, a cluster's CRDs).
+    pub fn user_has_kind(&self, group: &str, kind: &str) -> bool {
+        self.user.keys().any(|g| g.group == group && g.kind == kind)
     }
 
     /// Adds every CRD found below `dir` (files, recursively); returns how many kinds were added.
@@ -115,7 +193,7 @@ impl Registry {
         if let Some(hit) = self.cache.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
             return Ok(hit.clone());
         }
-        let loaded = if self.no_embedded { None } else { load_embedded(gvk, without_status)? };
+        let loaded = load_embedded(&self.folders, gvk, without_status)?;
         // Two threads may both parse a schema the first time; the first one stored wins.
         let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
         Ok(cache.entry(key).or_insert(loaded).clone())
@@ -125,13 +203,11 @@ impl Registry {
     /// release serves when an object uses another one.
     pub fn versions_of(&self, group: &str, kind: &str) -> Vec<String> {
         let mut versions = BTreeSet::new();
-        if !self.no_embedded
-            && let Some(dir) = EMBEDDED.get_dir(group_dir(group))
-        {
-            for version_dir in dir.dirs() {
-                let version = version_dir.path().file_name().and_then(|n| n.to_str()).unwrap_or_default();
-                let file = format!("{}/{version}/{kind}.json", group_dir(group));
-                if EMBEDDED.get_file(&file).is_some() {
+        let file = format!("/{kind}.json");
+        for folder in &self.folders {
+            let prefix = format!("gvk/{folder}/{}/", group_dir(group));
+            for path in embedded::paths_under(&prefix) {
+                if let Some(version) = path[prefix.len()..].strip_suffix(&file).filter(|v| !v.contains('/')) {
                     versions.insert(version.to_string());
                 }
             }
@@ -142,27 +218,36 @@ impl Registry {
 
     /// Whether any schema of this API group is known.
     pub fn knows_group(&self, group: &str) -> bool {
-        (!self.no_embedded && EMBEDDED.get_dir(group_dir(group)).is_some())
+        self.folders
+            .iter()
+            .any(|folder| embedded::paths_under(&format!("gvk/{folder}/{}/", group_dir(group))).next().is_some())
             || self.user.keys().any(|g| g.group == group)
     }
 }
 
-fn load_embedded(gvk: &Gvk, without_status: bool) -> Result<Option<Arc<KindSchema>>, SchemaError> {
+/// The schema of `gvk` in the first of the embedded `folders` that has it.
+fn load_embedded(folders: &[&str], gvk: &Gvk, without_status: bool) -> Result<Option<Arc<KindSchema>>, SchemaError> {
     // Path components come from user input: refuse anything that could walk the tree.
     let safe = |s: &str| !s.is_empty() && !s.contains('/') && !s.contains('\\') && s != "." && s != "..";
     if !(safe(group_dir(&gvk.group)) && safe(&gvk.version) && safe(&gvk.kind)) {
         return Ok(None);
     }
-    let path = format!("{}/{}/{}.json", group_dir(&gvk.group), gvk.version, gvk.kind);
-    let Some(file) = EMBEDDED.get_file(&path) else { return Ok(None) };
+    let relative = format!("{}/{}/{}.json", group_dir(&gvk.group), gvk.version, gvk.kind);
+    let Some((path, contents)) = folders.iter().find_map(|folder| {
+        let path = format!("gvk/{folder}/{relative}");
+        embedded::file(&path).map(|contents| (path, contents))
+    }) else {
+        return Ok(None);
+    };
+    let contents = contents.map_err(|message| SchemaError::Embedded { path: path.clone(), message })?;
     let embedded = |err: serde_json::Error| SchemaError::Embedded { path: path.clone(), message: err.to_string() };
     if without_status {
-        let lean: lean::LeanKind = serde_json::from_slice(file.contents()).map_err(embedded)?;
+        let lean: lean::LeanKind = serde_json::from_slice(&contents).map_err(embedded)?;
         if let Some(kind) = lean.into_kind() {
             return Ok(Some(Arc::new(kind)));
         }
     }
-    let kind: KindSchema = serde_json::from_slice(file.contents()).map_err(embedded)?;
+    let kind: KindSchema = serde_json::from_slice(&contents).map_err(embedded)?;
     Ok(Some(Arc::new(kind)))
 }
 
@@ -327,6 +412,63 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_embedded_set_is_looked_up() {
+        let registry = Registry::embedded();
+        // (group, version, kind, plural, namespaced, a built-in Go type)
+        for (group, version, kind, plural, namespaced, typed) in [
+            ("", "v1", "ConfigMap", "configmaps", true, true),
+            ("", "v1", "Namespace", "namespaces", false, true),
+            ("apps", "v1", "Deployment", "deployments", true, true),
+            ("networking.k8s.io", "v1", "Ingress", "ingresses", true, true),
+            ("kustomize.toolkit.fluxcd.io", "v1", "Kustomization", "kustomizations", true, false),
+            ("helm.toolkit.fluxcd.io", "v2", "HelmRelease", "helmreleases", true, false),
+            ("argoproj.io", "v1alpha1", "ApplicationSet", "applicationsets", true, false),
+            ("cluster.x-k8s.io", "v1beta2", "Cluster", "clusters", true, false),
+        ] {
+            let gvk = Gvk::new(group, version, kind);
+            let schema = registry.get(&gvk).unwrap().unwrap_or_else(|| panic!("{gvk}"));
+            assert_eq!(
+                (schema.plural.as_str(), schema.namespaced(), schema.typed),
+                (plural, namespaced, typed),
+                "{gvk}"
+            );
+        }
+        assert_eq!(registry.versions_of("autoscaling", "HorizontalPodAutoscaler"), ["v1", "v2"]);
+        assert!(registry.knows_group("apps") && registry.knows_group("source.toolkit.fluxcd.io"));
+        assert!(registry.get(&Gvk::new("networking.k8s.io", "v1beta1", "ServiceCIDR")).unwrap().is_none());
+        assert!(Registry::empty().get(&Gvk::new("", "v1", "ConfigMap")).unwrap().is_none());
+    }
+
+    #[test]
+    fn the_kubernetes_version_is_chosen_among_the_bundled_ones() {
+        let newest = Registry::kubernetes_versions()[0];
+        assert_eq!(Registry::embedded().kubernetes_version(), newest);
+        for spelling in [newest.to_string(), newest.trim_start_matches('v').to_string(), format!("{newest}.3")] {
+            let registry = Registry::embedded().with_kubernetes_version(&spelling).unwrap();
+            assert_eq!(registry.kubernetes_version(), newest, "{spelling}");
+            assert!(registry.get(&Gvk::new("", "v1", "Secret")).unwrap().is_some());
+        }
+        let err = Registry::embedded().with_kubernetes_version("v1.2").unwrap_err().to_string();
+        assert!(err.contains("v1.2") && err.contains(newest), "{err}");
+        assert!(Registry::embedded().with_kubernetes_version(&format!("{newest}0")).is_err());
+    }
+
+    #[test]
+    fn every_embedded_file_inflates_to_a_kind_schema() {
+        let mut count = 0;
+        for (path, packed, size) in embedded::sizes() {
+            let bytes = embedded::file(path).unwrap().unwrap();
+            assert_eq!(bytes.len(), size as usize, "{path}");
+            assert!(packed < size, "{path}");
+            let kind: KindSchema = serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
+            assert!(path.ends_with(&format!("/{}/{}.json", kind.version, kind.kind)), "{path}");
+            count += 1;
+        }
+        assert!(count > 150, "{count}");
+        assert!(embedded::file("gvk/nope/v1/Nope.json").is_none());
+    }
+
+    #[test]
     fn schemas_without_status_equal_the_whole_schema_minus_status() {
         let registry = Registry::embedded();
         let mut checked = 0;
@@ -354,5 +496,23 @@ mod tests {
             );
         }
         assert_eq!(checked, 3, "three of the kinds have a status schema");
+    }
+
+    #[test]
+    fn a_target_serves_the_built_in_kinds_of_the_kubernetes_release_picked() {
+        let target = crate::versions::default_target();
+        let newest = Registry::kubernetes_versions()[0];
+        let default = Registry::for_target(target);
+        assert_eq!(default.kubernetes_version(), newest);
+        let picked =
+            Registry::for_target_and_kubernetes(target, &format!("{}.3", newest.trim_start_matches('v'))).unwrap();
+        assert_eq!(picked.kubernetes_version(), newest);
+        let deployment = Gvk::new("apps", "v1", "Deployment");
+        assert!(picked.get(&deployment).unwrap().is_some_and(|k| k.typed));
+        assert!(picked.is_builtin_group("apps") && !picked.is_builtin_group("cluster.x-k8s.io"));
+        let err = Registry::for_target_and_kubernetes(target, "v1.20").unwrap_err().to_string();
+        assert!(err.contains("v1.20") && err.contains(newest), "{err}");
+        // Without a target nothing is embedded.
+        assert!(Registry::empty().get(&deployment).unwrap().is_none());
     }
 }

@@ -18,6 +18,7 @@ use super::meta::{self, NameRule, escape};
 use super::{Gvk, Registry, formats};
 use crate::manifest::{Document, SecretValues, is_secret_data_pointer, split_api_version};
 use crate::report::{Finding, Severity};
+use crate::versions::Target;
 
 /// Ids of the findings this module produces.
 pub const RULES: &[(&str, &str)] = &[
@@ -25,8 +26,15 @@ pub const RULES: &[(&str, &str)] = &[
     ("unknown-field", "a field the schema does not declare (the API server rejects it with fieldValidation=Strict)"),
     ("metadata", "metadata the API server rejects (name, namespace, labels, annotations, finalizers)"),
     ("cel", "an x-kubernetes-validations CEL rule fails (or could not be evaluated: not-checked)"),
-    ("api-version", "the apiVersion is not served for this kind by the bundled CRDs"),
-    ("schema-missing", "no schema for this apiVersion/kind"),
+    (
+        "api-version",
+        "the apiVersion is not served for this kind by the target (CAPI, CAPZ, the ASO release CAPZ pins, the Kubernetes release's built-in kinds)",
+    ),
+    (
+        "aso-crd-pattern",
+        "an ASO kind outside CAPZ's --crd-pattern (warning: CAPZ does not install its CRD unless added to ADDITIONAL_ASO_CRDS); checked against a CRD given with --crds, else not checked",
+    ),
+    ("schema-missing", "no schema for this apiVersion/kind (a warning; the object is counted skipped, not valid)"),
     (
         "deprecated-api",
         "the apiVersion is deprecated (the API server would warn; for the CAPI and AzureASOManaged* versions `kubectl capz convert` is the fix); for CAPI v1beta1 objects shown only with `--enable capi-v1beta1`, which says the same",
@@ -36,8 +44,10 @@ pub const RULES: &[(&str, &str)] = &[
 /// Options of a validation run.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ValidateOptions {
-    /// Objects of unknown kinds are skipped (counted) instead of reported as errors.
+    /// Objects of unknown kinds are skipped silently (counted) instead of reported with a warning.
     pub ignore_missing_schemas: bool,
+    /// Objects of unknown kinds are errors instead of warnings (`plan --require-schemas`).
+    pub require_schemas: bool,
 }
 
 /// Verdict on one object.
@@ -223,6 +233,37 @@ impl<'r> Validator<'r> {
         }
         let (group, version) = split_api_version(api_version);
         let gvk = Gvk::new(group, version, kind_name);
+        let target = self.registry.target();
+        let outside_pattern = target.filter(|t| {
+            Target::is_aso_group(group)
+                && !t.installs_aso_kind(group, kind_name)
+                && !self.registry.user_has_kind(group, kind_name)
+        });
+        if let Some(target) = outside_pattern {
+            out.push(Issue::new(
+                "aso-crd-pattern",
+                Severity::Warning,
+                format!("{prefix}/kind"),
+                format!(
+                    "{group}/{kind_name} is not in the --crd-pattern CAPZ {} gives ASO {}: CAPZ does not install this \
+                     CRD unless it is added to ADDITIONAL_ASO_CRDS",
+                    target.name, target.aso
+                ),
+            ));
+            out.push(Issue::new(
+                "aso-crd-pattern",
+                Severity::NotChecked,
+                prefix.to_string(),
+                format!(
+                    "no CRD for {kind_name} {api_version} on CAPZ {}; not checked (add its CRD with --crds DIR)",
+                    target.name
+                ),
+            ));
+            if !embedded {
+                *skipped = true;
+            }
+            return;
+        }
         // An object without status never consults the status schema: read the kind without it.
         let lookup =
             if map.contains_key("status") { self.registry.get(&gvk) } else { self.registry.get_without_status(&gvk) };
@@ -244,15 +285,19 @@ impl<'r> Validator<'r> {
                         ),
                     ));
                 } else if !versions.is_empty() {
-                    let release =
-                        if group.ends_with(".azure.com") { " by the bundled ASO release (v2.16.1)" } else { "" };
+                    let release = target
+                        .and_then(|t| t.served_by(group))
+                        .or_else(|| {
+                            self.registry
+                                .is_builtin_group(group)
+                                .then(|| format!("Kubernetes {}", self.registry.kubernetes_version()))
+                        })
+                        .map(|by| format!(" by {by}"))
+                        .unwrap_or_default();
                     out.push(Issue::error(
                         "api-version",
                         format!("{prefix}/apiVersion"),
-                        format!(
-                            "{api_version} {kind_name} is not served{release}; served versions: {}",
-                            versions.join(", ")
-                        ),
+                        format!("{api_version} {kind_name} is not served{release}; served: {}", versions.join(", ")),
                     ));
                 } else if self.options.ignore_missing_schemas {
                     if embedded {
@@ -266,14 +311,18 @@ impl<'r> Validator<'r> {
                         *skipped = true;
                     }
                 } else {
-                    out.push(Issue::error(
+                    // Not an error unless asked: nothing says the object is wrong, only that it was not checked.
+                    let severity = if self.options.require_schemas { Severity::Error } else { Severity::Warning };
+                    out.push(Issue::new(
                         "schema-missing",
+                        severity,
                         prefix.to_string(),
                         format!(
-                            "no schema for {kind_name} {api_version}: add its CRD with --crds DIR or --crds-from-cluster, \
-                             or skip such objects with --ignore-missing-schemas"
+                            "no schema for {kind_name} {api_version}; not checked: add its CRD with --crds DIR or \
+                             --crds-from-cluster, or skip such objects silently with --ignore-missing-schemas"
                         ),
                     ));
+                    *skipped = true;
                 }
                 return;
             }
@@ -550,7 +599,13 @@ impl Walk<'_, '_> {
         if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
             match self.validator.regex(pattern) {
                 Some(re) if !re.is_match(s) => {
-                    out.push(Issue::error("schema", path.into(), format!("{s:?} does not match the pattern {pattern}")))
+                    // Quantities (built-in kinds and controller-gen's resource.Quantity fields) share one pattern.
+                    let message = if pattern == super::openapi::QUANTITY_PATTERN {
+                        format!("{s:?} is not a quantity (such as 500m, 2, 128Mi, 1.5Gi)")
+                    } else {
+                        format!("{s:?} does not match the pattern {pattern}")
+                    };
+                    out.push(Issue::error("schema", path.into(), message))
                 }
                 Some(_) => {}
                 None => out.push(Issue::new(

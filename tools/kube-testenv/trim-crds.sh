@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
 # Regenerates tests/fixtures/crds/ (or the directory given as $1) from the project's imported CRDs
-# (schemas/crds/, written by `kubectl-capz import-schemas`), or from $CRD_SRC (files or directories of
+# (schemas/crds/<folder>/ of the default target, written by `kubectl-capz import-schemas`), or from $CRD_SRC (files or directories of
 # upstream CRD YAML). The rules are in trim.go. tests/live_apiserver.rs runs this into a temp dir and
 # fails if the committed fixtures differ. Needs bin/kube-testenv (build.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 out=${1:-$repo/tests/fixtures/crds}
-src=${CRD_SRC:-$repo/schemas/crds}
+# By default the CRDs of the default target (the first row of the targets table in schemas/README.md): the
+# folders of schemas/crds/ holding one of its releases (`aso-v2.18+v2.19` holds aso-v2.18 and aso-v2.19).
+if [ -n "${CRD_SRC:-}" ]; then
+  srcs=("$CRD_SRC")
+else
+  releases=$(awk -F'|' '/^\| target \|/ { getline; getline; print $6; exit }' "$repo/schemas/README.md" | tr -d ' ' | tr ',' ' ')
+  [ -n "$releases" ] || { echo "trim-crds.sh: no targets table in schemas/README.md" >&2; exit 2; }
+  srcs=()
+  for dir in "$repo"/schemas/crds/*/; do
+    folder=$(basename "$dir")
+    family=${folder%%-*}
+    # The GitOps CRDs (Flux, Argo CD) are not part of the management cluster under test (see below).
+    [ "$family" = gitops ] && continue
+    for version in $(echo "${folder#*-}" | tr '+' ' '); do
+      case " $releases " in *" $family-$version "*) srcs+=("$dir") ;; esac
+    done
+  done
+fi
 # The GitOps CRDs (Flux, Argo CD) are not part of the management cluster under test: the fleet tests
 # install them untrimmed from tests/fixtures/gitops-crds/ where they need them.
-mapfile -t inputs < <(find "$src" -name '*.yaml' -type f ! -name 'argoproj.io_*' ! -name 'kustomize.toolkit.fluxcd.io_*' |
+mapfile -t inputs < <(find "${srcs[@]}" -name '*.yaml' -type f ! -name 'argoproj.io_*' ! -name 'kustomize.toolkit.fluxcd.io_*' |
   LC_ALL=C sort)
-[ ${#inputs[@]} -gt 0 ] || { echo "trim-crds.sh: no *.yaml under $src" >&2; exit 2; }
+[ ${#inputs[@]} -gt 0 ] || { echo "trim-crds.sh: no *.yaml under ${srcs[*]}" >&2; exit 2; }
 [ -x "$here/bin/kube-testenv" ] || "$here/build.sh"
 
 # CAPI serves v1beta1 and v1beta2; we STORE v1beta1, which our manifests and CAPZ's templates use. With

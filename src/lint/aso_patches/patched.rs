@@ -123,7 +123,25 @@ fn check_schemas(locator: &Locator<'_>, targets: &[Target<'_>], sink: &mut Sink<
         let api_version = patched.api_version().to_string();
         let kind = patched.kind().to_string();
         let (group, version) = split_api_version(&api_version);
-        if !matches!(crate::migrate::schemas(capz).get(&Gvk::new(group, version, &kind)), Ok(Some(_))) {
+        let schemas = crate::migrate::schemas(capz);
+        if !matches!(schemas.get(&Gvk::new(group, version, &kind)), Ok(Some(_))) {
+            let served = schemas.versions_of(group, &kind);
+            if !served.is_empty() {
+                // A version the target does not serve: ASO's API server rejects the object CAPZ creates.
+                let by =
+                    schemas.target().and_then(|t| t.served_by(group)).map(|by| format!(" by {by}")).unwrap_or_default();
+                sink.emit(
+                    PATCH_SCHEMA,
+                    doc,
+                    &pointer,
+                    format!(
+                        "with the patches applied, the {kind} CAPZ creates is {api_version}, which is not served{by}; \
+                         served: {}",
+                        served.join(", ")
+                    ),
+                );
+                continue;
+            }
             let why = if version.contains("preview") {
                 " (CAPZ uses this preview version because enablePreviewFeatures is true)"
             } else {
@@ -134,8 +152,8 @@ fn check_schemas(locator: &Locator<'_>, targets: &[Target<'_>], sink: &mut Sink<
                 doc,
                 &pointer,
                 format!(
-                    "not checked: ASO schema for {api_version} is not bundled{why}; the {kind} CAPZ creates with the \
-                     patches applied is neither validated against ASO's schema nor known to be valid"
+                    "not checked: no ASO schema for {api_version} {kind}{why}; the {kind} CAPZ creates with the patches \
+                     applied is neither validated against ASO's schema nor known to be valid"
                 ),
             );
             continue;

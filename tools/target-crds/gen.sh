@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Writes upstream-crds/ (the inputs of `kubectl-capz import-schemas`, committed) from the Go module proxy only:
+#   capz-<v>/   config/crd/bases of each CAPZ release (the kinds the rules read) + aso-crd-pattern.txt (the
+#               --crd-pattern CAPZ's config/aso/kustomization.yaml gives ASO, without ${ADDITIONAL_ASO_CRDS})
+#   capi-<v>/   the CAPI CRDs of the release each CAPZ release's go.mod pins
+#   aso-<v>/    the CRDs of the kinds in the crd-pattern, generated from ASO's Go types with controller-gen
+#               (the flags of ASO's Taskfile: crd:crdVersions=v1,allowDangerousTypes=true), only for the
+#               api/ packages that hold those kinds
+# It also copies ASO's own samples (samples/<group>/<version>/<version>_<kind>.yaml of the module) of the kinds
+# in the crd-pattern into tests/fixtures/aso-samples/<aso version>/ (held-out cases: tests/targets.rs), and checks
+# that CAPZ's own cluster-template-aks*.yaml of each release equal tests/fixtures/capz/ (the
+# templates the tests render and validate per target), listing any that differ.
+# Every CRD is trimmed by trim/ (schema descriptions and status dropped). ASO v2.19.0, which CAPZ v1.27.0
+# pins, is refused by the module proxy (the refusal is written to aso-v2.19-refused.txt); the importer
+# derives it from v2.18.0 and v2.20.0 (src/schema/releases.rs). Needs Go; takes a few minutes and about
+# 2 GiB of memory (controller-gen on the network packages).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+out=${1:-$repo/upstream-crds}
+templates=$repo/tests/fixtures/capz
+export GOFLAGS=-mod=mod CGO_ENABLED=0
+NICE=""
+command -v nice >/dev/null && NICE="nice -n 10"
+work=$(mktemp -d)
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+
+(cd "$here" && $NICE go build -o bin/controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen &&
+  $NICE go build -o bin/trim ./trim)
+cg="$here/bin/controller-gen"
+trim="$here/bin/trim"
+
+# The module's directory in the module cache, fetched through the proxy.
+module_dir() {
+  (cd "$here" && go mod download -json "$1@$2" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+}
+# The version go.mod of a module directory requires of `$2`.
+required() { awk -v m="$2" '$1 == m { print $2; exit }' "$1/go.mod"; }
+
+mkdir -p "$out"
+stale_templates=()
+declare -A capi_of aso_of
+for capz in v1.26.0 v1.27.0; do
+  dir=$(module_dir sigs.k8s.io/cluster-api-provider-azure "$capz")
+  rm -rf "${out:?}/capz-$capz"
+  "$trim" -out "$out/capz-$capz" "$dir"/config/crd/bases/infrastructure.cluster.x-k8s.io_{azureasomanaged,azuremanaged}*.yaml \
+    "$dir/config/crd/bases/infrastructure.cluster.x-k8s.io_azureclusteridentities.yaml"
+  sed -n 's/.*--crd-pattern=\(..*\);\${ADDITIONAL_ASO_CRDS.*/\1/p' "$dir/config/aso/kustomization.yaml" > "$out/capz-$capz/aso-crd-pattern.txt"
+  [ -s "$out/capz-$capz/aso-crd-pattern.txt" ] || { echo "gen.sh: no --crd-pattern in CAPZ $capz config/aso" >&2; exit 2; }
+  for template in "$templates"/cluster-template-aks*.yaml; do
+    cmp -s "$template" "$dir/templates/${template##*/}" || stale_templates+=("$capz ${template##*/}")
+  done
+  capi_of[$capz]=$(required "$dir" sigs.k8s.io/cluster-api)
+  aso_of[$capz]=$(required "$dir" github.com/Azure/azure-service-operator/v2)
+  echo "CAPZ $capz: CAPI ${capi_of[$capz]}, ASO ${aso_of[$capz]}" >&2
+done
+
+for capi in $(printf '%s\n' "${capi_of[@]}" | sort -u); do
+  dir=$(module_dir sigs.k8s.io/cluster-api "$capi")
+  rm -rf "${out:?}/capi-$capi"
+  files=()
+  for name in cluster.x-k8s.io_clusters cluster.x-k8s.io_machinepools cluster.x-k8s.io_clusterclasses \
+    bootstrap.cluster.x-k8s.io_kubeadmconfigtemplates; do
+    files+=("$(find "$dir" -path '*/config/crd/bases/*' -name "$name.yaml" | LC_ALL=C sort | head -1)")
+  done
+  "$trim" -out "$out/capi-$capi" "${files[@]}"
+done
+
+# The proxy's answer for each pinned ASO release; a refused one is recorded (and derived by the importer).
+union_pattern=$(cat "$out"/capz-*/aso-crd-pattern.txt | tr ';' '\n' | LC_ALL=C sort -u | paste -sd';')
+rm -f "$out/aso-v2.19-refused.txt"
+for aso in $(printf '%s\n' "${aso_of[@]}" | sort -u) v2.20.0; do
+  rm -rf "${out:?}/aso-$aso"
+  if ! (cd "$here" && go mod download -json "github.com/Azure/azure-service-operator/v2@$aso" > "$work/dl.json" 2>&1); then
+    { echo "\$ go mod download -json github.com/Azure/azure-service-operator/v2@$aso"
+      grep '"Error"' "$work/dl.json" | sed 's/^[[:space:]]*//'; } > "$out/aso-${aso%.0}-refused.txt"
+    echo "ASO $aso: refused by the module proxy (recorded)" >&2
+    continue
+  fi
+  src=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' "$work/dl.json")
+  copy="$work/aso-$aso"
+  cp -r "$src/." "$copy"
+  chmod -R u+w "$copy"
+  # Per API group, the api/<group>/<version>[/storage] packages declaring a kind of the pattern.
+  for group in $(echo "$union_pattern" | tr ';' '\n' | sed 's/\..*//' | LC_ALL=C sort -u); do
+    pkgs=()
+    for entry in $(echo "$union_pattern" | tr ';' '\n' | grep "^$group\."); do
+      kind=${entry#*/}
+      while IFS= read -r file; do
+        pkgs+=("./${file%/*}")
+      done < <(cd "$copy" && grep -l "^type $kind struct" api/"$group"/*/*_types_gen.go api/"$group"/*/storage/*_types_gen.go 2>/dev/null || true)
+    done
+    mapfile -t pkgs < <(printf '%s\n' "${pkgs[@]}" | LC_ALL=C sort -u)
+    paths=$(IFS=','; echo "${pkgs[*]}")
+    echo "ASO $aso: controller-gen on $group (${#pkgs[@]} packages)" >&2
+    (cd "$copy" && $NICE "$cg" crd:crdVersions=v1,allowDangerousTypes=true "paths={$paths}" output:crd:dir="$work/crd-$aso")
+  done
+  "$trim" -pattern "$union_pattern" -out "$out/aso-$aso" "$work/crd-$aso"/*.yaml
+  samples="$repo/tests/fixtures/aso-samples/$aso"
+  rm -rf "$samples"
+  mkdir -p "$samples"
+  for entry in $(echo "$union_pattern" | tr ';' ' '); do
+    group=${entry%%.*}
+    kind=$(echo "${entry#*/}" | tr '[:upper:]' '[:lower:]')
+    for sample in "$src"/samples/"$group"/*/*_"$kind".yaml; do
+      [ -f "$sample" ] && cp "$sample" "$samples/$group-${sample##*/}"
+    done
+  done
+  chmod u+w "$samples"/*
+done
+
+cg_version=$(sed -n 's/^require sigs.k8s.io\/controller-tools \(.*\)$/\1/p; s/^[[:space:]]*sigs.k8s.io\/controller-tools \(v[^ ]*\).*/\1/p' "$here/go.mod" | head -1)
+echo "wrote $out (controller-gen $cg_version)" >&2
+if [ ${#stale_templates[@]} -gt 0 ]; then
+  printf 'tests/fixtures/capz differs from CAPZ %s\n' "${stale_templates[@]}" >&2
+  exit 1
+fi
