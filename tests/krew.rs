@@ -175,7 +175,7 @@ fn package_script_never_evaluates_its_text_and_is_reproducible() {
     assert!(!marker.exists(), "package.sh ran a command found in the text it writes");
     let text = std::fs::read_to_string(&manifest_a).unwrap();
     assert!(!text.contains("INJECTED"), "{text}");
-    assert!(text.contains("    `kubectl capz version` to see the exact versions."), "{text}");
+    assert!(text.contains("run `kubectl capz version` to see the exact versions."), "{text}");
 
     std::thread::sleep(std::time::Duration::from_millis(1100)); // a later mtime for every staged file
     let second = work.path().join("second/elsewhere");

@@ -1018,7 +1018,7 @@ fn the_target_comes_from_the_cluster_unless_pinned() {
     let pinned = run(&["--capz-version", "v1.26"]);
     assert!(!pinned.contains("note:") && !pinned.contains("warning:"), "{pinned}");
     assert!(
-        pinned.contains("target: CAPZ v1.26 (v1.26.0, CAPI v1.14.0, ASO v2.18.0), from --capz-version"),
+        pinned.contains("target: CAPZ v1.26 (v1.26.0, CAPI v1.13.3, ASO v2.18.0), from --capz-version"),
         "{pinned}"
     );
 }

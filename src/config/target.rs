@@ -224,7 +224,7 @@ mod tests {
         assert_eq!(from_file.target.name, "v1.26");
         assert_eq!(
             from_file.describe(),
-            "CAPZ v1.26 (v1.26.0, CAPI v1.14.0, ASO v2.18.0), from capzVersion at /repo/.kubectl-capz.yaml:2"
+            "CAPZ v1.26 (v1.26.0, CAPI v1.13.3, ASO v2.18.0), from capzVersion at /repo/.kubectl-capz.yaml:2"
         );
         let default = chosen(None, None, Some(&config("crds: [x]\n")));
         assert_eq!((default.target, default.source), (versions::default_target(), TargetSource::Default));

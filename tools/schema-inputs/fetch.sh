@@ -20,6 +20,10 @@ out="${1:-$root/target/schema-inputs}"
 export GOFLAGS="-mod=readonly"
 
 stamp="$(cat "$0" "$here/versions.env" "$root/tools/kube-testenv/versions.env" "$here/flux-crd-gen/go.sum" | sha256sum | cut -d' ' -f1)"
+# One fetch at a time (tests run this from several threads and binaries): the others wait, then find the stamp.
+mkdir -p "$(dirname "$out")"
+exec 9>"$out.lock"
+flock 9
 if [ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ]; then
   echo "$out"
   exit 0
