@@ -65,3 +65,18 @@ peak_rss() {
   rm -f "$out.one" "$out.err"
   echo "  peak RSS KiB: $(tr '\n' ' ' < "$out")-> median $(sort -n "$out" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" >&2
 }
+
+# The schema folders (schemas/gvk/*) of the default target (src/versions.rs) and the newest Kubernetes release, one
+# per line: what kubeconform gets converted, so both tools check against the same schemas.
+target_gvk_dirs() {
+  local dir name family release
+  for dir in "$repo"/schemas/gvk/*/; do
+    # A folder shared by releases of one family names the family once: aso-v2.18+v2.19.
+    name=$(basename "$dir"); family=${name%%-v*}
+    for release in $(echo "$name" | tr '+' ' ' | sed "s/\(^\| \)v/\1$family-v/g"); do
+      case " ${TARGET_RELEASES:-capi-v1.14 capz-v1.27 aso-v2.19 gitops kubernetes-v1.36} " in
+        *" $release "*) echo "${dir%/}"; break ;;
+      esac
+    done
+  done
+}

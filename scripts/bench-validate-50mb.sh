@@ -11,7 +11,7 @@ input="$data/validate-$tag.yaml"
 [ -s "$input" ] || "$repo/scripts/gen-bundle.sh" "$n" "$input"
 schemas="$data/kubeconform-schemas"
 rm -rf "$schemas"
-python3 "$repo/scripts/gen-kubeconform-schemas.py" "$repo/schemas/gvk" "$schemas"
+python3 "$repo/scripts/gen-kubeconform-schemas.py" $(target_gvk_dirs) "$schemas"
 kc="$KUBECONFORM -strict -summary -schema-location $schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
 commands=("$CAPZ validate $input")
 [ -n "${CAPZ_BEFORE:-}" ] && commands+=("$CAPZ_BEFORE validate $input")

@@ -10,7 +10,7 @@ need "$CAPZ" "$KUBECONFORM" hyperfine python3
 sizes=${SIZES:-10 100 1000}
 flavors=${FLAVORS:-aks aks-aso}
 schemas="$data/kubeconform-schemas"
-[ -d "$schemas" ] || python3 "$repo/scripts/gen-kubeconform-schemas.py" "$repo/schemas/gvk" "$schemas"
+[ -d "$schemas" ] || python3 "$repo/scripts/gen-kubeconform-schemas.py" $(target_gvk_dirs) "$schemas"
 kc="$KUBECONFORM -strict -summary -schema-location $schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for flavor in $flavors; do

@@ -11,7 +11,7 @@ if "$CAPZ" validate --help >/dev/null 2>&1 && ! "$CAPZ" validate /dev/null 2>&1 
 fi
 schemas="$data/kubeconform-schemas"
 rm -rf "$schemas"
-python3 "$repo/scripts/gen-kubeconform-schemas.py" "$repo/schemas/gvk" "$schemas"
+python3 "$repo/scripts/gen-kubeconform-schemas.py" $(target_gvk_dirs) "$schemas"
 "$CAPZ" render aks-aso demo > "$data/validate-1.yaml"
 [ -s "$data/validate-1000.yaml" ] || "$repo/scripts/gen-bundle.sh" 1000 "$data/validate-1000.yaml"
 kc="$KUBECONFORM -strict -summary -schema-location $schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"

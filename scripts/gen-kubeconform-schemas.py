@@ -8,7 +8,9 @@
   * everything else (x-kubernetes-* extensions, nullable, CEL rules) is passed through untouched and ignored
     by kubeconform, as with the script.
 
-    scripts/gen-kubeconform-schemas.py schemas/gvk OUT_DIR
+    scripts/gen-kubeconform-schemas.py SCHEMA_DIR... OUT_DIR
+
+(each SCHEMA_DIR a folder of `schemas/gvk/`, e.g. the default target's: scripts/bench-common.sh target_gvk_dirs)
 
 writes OUT_DIR/<group>/<kind lowercased>_<version>.json, to be used as
     kubeconform -schema-location 'OUT_DIR/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json'
@@ -48,12 +50,12 @@ def replace_int_or_string(node):
 
 
 def main() -> int:
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    src, out = sys.argv[1], sys.argv[2]
+    sources, out = sys.argv[1:-1], sys.argv[-1]
     count = 0
-    for group in sorted(os.listdir(src)):
+    for src, group in sorted((src, group) for src in sources for group in os.listdir(src)):
         for version in sorted(os.listdir(os.path.join(src, group))):
             for name in sorted(os.listdir(os.path.join(src, group, version))):
                 if not name.endswith(".json"):
