@@ -4,6 +4,8 @@
 
 mod support;
 
+use support::capz_diff;
+
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -105,20 +107,6 @@ impl Fixture {
         }
         out
     }
-}
-
-fn capz_diff(kubeconfig: &Path, args: &[&str]) -> Output {
-    Command::cargo_bin("kubectl-capz")
-        .unwrap()
-        .arg("diff")
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("KUBECTL_EXTERNAL_DIFF")
-        .env_remove("KUBECONFIG")
-        .output()
-        .unwrap()
 }
 
 fn diff(args: &[&str]) -> Output {

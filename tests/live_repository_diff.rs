@@ -5,10 +5,10 @@
 
 mod support;
 
-use std::path::Path;
-use std::process::Output;
+use support::capz_diff;
 
-use assert_cmd::Command;
+use std::path::Path;
+
 use serde_json::Value;
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -34,20 +34,6 @@ fn kubectl_kustomize(dir: &Path) -> String {
     let output = std::process::Command::new(support::kubectl_program()).arg("kustomize").arg(dir).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout).unwrap()
-}
-
-fn capz_diff(kubeconfig: &Path, args: &[&str]) -> Output {
-    Command::cargo_bin("kubectl-capz")
-        .unwrap()
-        .arg("diff")
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("KUBECTL_EXTERNAL_DIFF")
-        .env_remove("KUBECONFIG")
-        .output()
-        .unwrap()
 }
 
 #[test]

@@ -316,3 +316,18 @@ fn expect_success(args: &[&str], out: Output) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// `kubectl-capz diff --kubeconfig KUBECONFIG ARGS...` without colours, an external diff program or the user's
+/// KUBECONFIG.
+pub fn capz_diff(kubeconfig: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kubectl-capz"))
+        .arg("diff")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECTL_EXTERNAL_DIFF")
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("run kubectl-capz diff")
+}
