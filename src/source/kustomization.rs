@@ -26,6 +26,8 @@ pub struct Kustomization {
     pub refusals: Vec<(usize, String)>,
     /// Nothing but `resources` of local files and directories: its build is those files' objects, read directly.
     pub only_resources: bool,
+    /// `kind: Component`: only ever built as a part of a kustomization that lists it, never on its own.
+    pub is_component: bool,
 }
 
 /// Where a patch comes from.
@@ -101,6 +103,7 @@ pub fn read(
     let text = manifest::read_input_file(root.join(file)).map_err(|err| format!("cannot read {file}: {err}"))?;
     let (value, lines) = manifest::parse_value(&text, file).map_err(|err| err.to_string())?;
     let mut out = Kustomization { file: file.to_string(), ..Default::default() };
+    out.is_component = value.get("kind").and_then(serde_json::Value::as_str) == Some("Component");
     let line = |pointer: &str| lines.line_of(pointer).unwrap_or(1);
     let reference = |out: &mut Kustomization, pointer: &str, reference: &str, dirs_allowed: bool| {
         if is_remote(reference) {

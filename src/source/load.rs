@@ -161,8 +161,14 @@ impl<'a> Loader<'a> {
             }
             if KUSTOMIZATION_FILES.contains(&name) {
                 let dir = parent(relative);
-                if self.kustomizations.contains_key(dir) {
-                    let reason = format!("kustomization: built with `kubectl kustomize {}`", shown_dir(dir));
+                if let Some(kustomization) = self.kustomizations.get(dir) {
+                    let reason = if kustomization.is_component {
+                        "kustomize component: built as part of the kustomizations (or Argo CD kustomize options) \
+                         that add it"
+                            .to_string()
+                    } else {
+                        format!("kustomization: built with `kubectl kustomize {}`", shown_dir(dir))
+                    };
                     self.classes.insert(relative.clone(), (FileClass::Built, reason));
                     continue;
                 }
@@ -322,7 +328,12 @@ impl<'a> Loader<'a> {
                     let label = format!("Argo CD {} (directory ./{relative})", source.owner);
                     self.repository.built.push(BuiltSource { label, documents, patched });
                 }
-                ArgoBuild::Kustomize { relative, .. } => {
+                ArgoBuild::Kustomize { relative, edits: Some(edits), .. } => {
+                    if let Some(built) = self.build_argo_edited(source, relative, edits) {
+                        self.repository.built.push(built);
+                    }
+                }
+                ArgoBuild::Kustomize { relative, edits: None, .. } => {
                     if let Some(mut built) =
                         self.build_dirs(std::slice::from_ref(relative), &Map::new(), false, relative)
                     {
@@ -354,7 +365,9 @@ impl<'a> Loader<'a> {
             flux_targets.iter().filter(|path| !self.kustomizations.contains_key(*path)).collect();
         let roots: Vec<String> = self
             .kustomizations
-            .keys()
+            .iter()
+            .filter(|(_, kustomization)| !kustomization.is_component)
+            .map(|(dir, _)| dir)
             .filter(|dir| {
                 !included.contains(dir)
                     && !flux_targets.contains(*dir)
@@ -397,6 +410,58 @@ impl<'a> Loader<'a> {
                 return None;
             }
         };
+        Some(self.trace_build(objects, resources, label))
+    }
+
+    /// An Argo CD kustomize source with options: Argo CD's `kustomize edit` commands applied to a staged copy of
+    /// the tree, built there; objects traced to the user's files. Options not applied are one warning each, at
+    /// the Application.
+    fn build_argo_edited(
+        &mut self,
+        source: &ArgoSource,
+        relative: &str,
+        edits: &argo::ArgoKustomize,
+    ) -> Option<BuiltSource> {
+        // The components the options add are built too: refused like the kustomization's own.
+        let mut resources = vec![relative.to_string()];
+        resources.extend(argo::kustomize::component_dirs(edits, relative));
+        if self.refused(&resources) {
+            return None;
+        }
+        let label = format!("Argo CD {} (kustomize ./{relative}, with its kustomize options)", source.owner);
+        let mut files: Vec<String> = self.tree_files.iter().cloned().collect();
+        files.sort();
+        let built = argo::kustomize::build_edited(&self.canonical_root, &files, relative, edits, self.options.timeout);
+        match built {
+            Ok((objects, not_applied)) => {
+                for message in not_applied {
+                    let message = format!("{}: {message}", source.owner);
+                    let note = note(Severity::Warning, SOURCE_RULE, source.file.clone(), source.line, message);
+                    self.repository.notes.push(note);
+                }
+                Some(self.trace_build(objects, &resources, label))
+            }
+            Err(err) => {
+                let message = format!(
+                    "{}: the kustomize source ./{relative} is not built, so its objects are not checked: {}",
+                    source.owner,
+                    one_paragraph(&err.to_string())
+                );
+                let note = note(Severity::Warning, SOURCE_RULE, source.file.clone(), source.line, message);
+                self.repository.notes.push(note);
+                None
+            }
+        }
+    }
+
+    /// Built objects traced to their source files and the patches of the kustomizations reachable from
+    /// `resources`.
+    fn trace_build(
+        &mut self,
+        objects: Vec<kustomize::BuiltObject>,
+        resources: &[String],
+        label: String,
+    ) -> BuiltSource {
         let patch_sources: Vec<(String, PatchSource)> = self
             .reachable(resources)
             .iter()
@@ -410,7 +475,7 @@ impl<'a> Loader<'a> {
             documents.push(document);
             patched.push(fields);
         }
-        Some(BuiltSource { label, documents, patched })
+        BuiltSource { label, documents, patched }
     }
 
     /// A build of kustomizations that list nothing but local resources (a fleet tree's directories) is the objects

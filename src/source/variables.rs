@@ -27,6 +27,10 @@ impl VariableFields {
         for document in documents {
             let mut pointers = Vec::new();
             holding_variables(&document.value, &mut String::new(), &mut pointers);
+            if document.group() == crate::source::argo::ARGO_GROUP {
+                // Argo CD substitutes its own `$ARGOCD_APP_*` variables into kustomize options.
+                pointers.retain(|(pointer, _)| !pointer.contains("/kustomize/"));
+            }
             if pointers.is_empty() {
                 continue;
             }

@@ -8,6 +8,7 @@
 
 mod appset;
 mod directory;
+pub mod kustomize;
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +16,7 @@ use serde_json::Value;
 
 pub use appset::expand_application_set;
 pub use directory::{directory_manifests, glob_match};
+pub use kustomize::ArgoKustomize;
 
 use crate::manifest::Document;
 use crate::source::helm::{InlineValues, RenderRequest, is_chart_dir};
@@ -40,8 +42,9 @@ pub struct ArgoSource {
 pub enum ArgoBuild {
     /// Plain manifests of a directory (`directory.recurse`, `include` and `exclude` globs).
     Directory { relative: String, path: PathBuf, recurse: bool, include: String, exclude: String },
-    /// A kustomization directory (`kustomize build`).
-    Kustomize { relative: String, path: PathBuf },
+    /// A kustomization directory (`kustomize build`), with the source's `kustomize` options when it sets some
+    /// (applied as Argo CD's `kustomize edit` commands, on a staged copy).
+    Kustomize { relative: String, path: PathBuf, edits: Option<ArgoKustomize> },
     /// A chart of the repository, with the application's values (`helm template`).
     Helm { relative: String, request: RenderRequest },
     /// Not built from this repository, and why (a chart from a Helm repository, a path not in the tree, a
@@ -132,7 +135,12 @@ fn application_sources(
             file: file.to_string(),
             line,
             destination_namespace: destination_namespace.clone(),
-            build: source_build(source, pointer, &context),
+            build: match source_build(source, pointer, &context) {
+                ArgoBuild::Kustomize { relative, path, .. } => {
+                    ArgoBuild::Kustomize { relative, path, edits: ArgoKustomize::of_source(source, application) }
+                }
+                other => other,
+            },
         })
         .collect()
 }
@@ -187,7 +195,7 @@ fn source_build(source: &Value, pointer: &str, context: &SourceContext<'_>) -> A
         };
     }
     if explicit_kustomize || (!explicit_directory && has_kustomization) {
-        return ArgoBuild::Kustomize { relative, path };
+        return ArgoBuild::Kustomize { relative, path, edits: None };
     }
     ArgoBuild::Directory {
         relative,
