@@ -83,7 +83,7 @@ fn objects(text: &str) -> Vec<Value> {
 
 fn argo_of(case: &Value) -> ArgoKustomize {
     let env = case["env"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()));
-    ArgoKustomize { options: case["kustomize"].clone(), env: env.collect() }
+    ArgoKustomize { options: case["kustomize"].clone(), env: env.collect(), pointer: "/spec/source".to_string() }
 }
 
 #[test]

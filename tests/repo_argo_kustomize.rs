@@ -116,6 +116,14 @@ fn validate_finds_the_seeded_defect_at_the_users_file_and_line_and_leaves_the_fi
         );
         assert!(stdout.contains(&expected), "{expected}\n{stdout}");
     }
+    // A value the Application's own JSON patch sets is reported at that patch operation, in the Application.
+    let patched =
+        "argocd-kustomize-options/apps/team-b.yaml:27: error: AzureManagedControlPlane/prod-team-b: /spec/sku/tier:";
+    assert!(stdout.contains(patched), "{patched}\n{stdout}");
+    assert!(
+        !stdout.contains("team-b-pr-101: /spec/sku"),
+        "the ApplicationSet's Application has no such patch: {stdout}"
+    );
     // `version` cannot be honoured: one warning naming it.
     assert_eq!(stdout.matches("kustomize.version").count(), 1, "{stdout}");
     assert!(!stdout.contains("ARGOCD_APP_NAME"), "Argo CD's own variables are not unsubstituted variables: {stdout}");

@@ -410,7 +410,7 @@ impl<'a> Loader<'a> {
                 return None;
             }
         };
-        Some(self.trace_build(objects, resources, label))
+        Some(self.trace_build(objects, resources, label, Vec::new()))
     }
 
     /// An Argo CD kustomize source with options: Argo CD's `kustomize edit` commands applied to a staged copy of
@@ -439,7 +439,8 @@ impl<'a> Loader<'a> {
                     let note = note(Severity::Warning, SOURCE_RULE, source.file.clone(), source.line, message);
                     self.repository.notes.push(note);
                 }
-                Some(self.trace_build(objects, &resources, label))
+                let added = self.argo_patches(source, relative, edits);
+                Some(self.trace_build(objects, &resources, label, added))
             }
             Err(err) => {
                 let message = format!(
@@ -454,19 +455,55 @@ impl<'a> Loader<'a> {
         }
     }
 
+    /// The patches an Argo CD source's options append, as patch sources: a file as such, an inline patch at its
+    /// line in the Application (when the Application is written in a file of the tree, not generated).
+    fn argo_patches(
+        &mut self,
+        source: &ArgoSource,
+        relative: &str,
+        edits: &argo::ArgoKustomize,
+    ) -> Vec<(String, PatchSource)> {
+        let kustomization = self.kustomizations.get(relative).map(|k| k.file.clone()).unwrap_or_default();
+        let application_file = Path::new(&source.file)
+            .strip_prefix(self.files.root())
+            .ok()
+            .map(|path| path.display().to_string())
+            .filter(|relative| self.tree_files.contains(relative));
+        let application = application_file.as_ref().and_then(|file| {
+            let name = source.owner.strip_prefix("Application/")?;
+            let documents = self.files.documents(file);
+            documents.iter().find(|d| argo::is_application(d) && d.name() == name).cloned()
+        });
+        let mut out = Vec::new();
+        for patch in argo::kustomize::added_patches(edits, relative) {
+            match patch {
+                argo::kustomize::AddedPatch::File(file) => out.push((kustomization.clone(), PatchSource::File(file))),
+                argo::kustomize::AddedPatch::Inline { text, pointer } => {
+                    if let (Some(file), Some(document)) = (&application_file, &application) {
+                        let line = document.line_of(&pointer);
+                        out.push((file.clone(), PatchSource::Inline { text, line }));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Built objects traced to their source files and the patches of the kustomizations reachable from
-    /// `resources`.
+    /// `resources` (then `added`, applied after them).
     fn trace_build(
         &mut self,
         objects: Vec<kustomize::BuiltObject>,
         resources: &[String],
         label: String,
+        added: Vec<(String, PatchSource)>,
     ) -> BuiltSource {
-        let patch_sources: Vec<(String, PatchSource)> = self
+        let mut patch_sources: Vec<(String, PatchSource)> = self
             .reachable(resources)
             .iter()
             .flat_map(|k| k.patches.iter().map(|p| (k.file.clone(), p.clone())))
             .collect();
+        patch_sources.extend(added);
         let patches = Patches::read(&patch_sources, &mut self.files);
         let mut documents = Vec::with_capacity(objects.len());
         let mut patched = Vec::with_capacity(objects.len());

@@ -31,12 +31,15 @@ pub struct ArgoKustomize {
     pub options: Value,
     /// `ARGOCD_APP_*` variables (`ARGOCD_APP_REVISION*` hold [`REVISION_STAND_IN`]).
     pub env: BTreeMap<String, String>,
+    /// JSON pointer of the source in the Application (`/spec/source`, `/spec/sources/1`), for the lines of its
+    /// inline patches.
+    pub pointer: String,
 }
 
 impl ArgoKustomize {
     /// The options of `source` (an Application source) of application `application`, or `None` when it sets no
     /// option that changes the build (an empty `kustomize: {}` just picks the kustomize tool).
-    pub fn of_source(source: &Value, application: &Value) -> Option<Self> {
+    pub fn of_source(source: &Value, pointer: &str, application: &Value) -> Option<Self> {
         let options = source.get("kustomize").filter(|value| value.as_object().is_some_and(|map| !map.is_empty()))?;
         let text =
             |value: &Value, pointer: &str| value.pointer(pointer).and_then(Value::as_str).unwrap_or("").to_string();
@@ -50,7 +53,7 @@ impl ArgoKustomize {
         env.insert("ARGOCD_APP_SOURCE_REPO_URL".to_string(), text(source, "/repoURL"));
         env.insert("ARGOCD_APP_SOURCE_PATH".to_string(), text(source, "/path"));
         env.insert("ARGOCD_APP_SOURCE_TARGET_REVISION".to_string(), text(source, "/targetRevision"));
-        Some(ArgoKustomize { options: options.clone(), env })
+        Some(ArgoKustomize { options: options.clone(), env, pointer: pointer.to_string() })
     }
 
     /// Go's `os.Expand` of `text` with this environment (Argo CD's `Env.Envsubst`), and the revision variables it
@@ -569,6 +572,42 @@ pub fn component_dirs(argo: &ArgoKustomize, relative: &str) -> Vec<String> {
         .collect()
 }
 
+/// One of the `patches` the options append: a file (repository-relative) or an inline patch and the JSON pointer
+/// of its text in the Application.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AddedPatch {
+    File(String),
+    Inline { text: String, pointer: String },
+}
+
+/// The patches `argo` appends to the kustomization of `relative`, in order (applied after the kustomization's own).
+pub fn added_patches(argo: &ArgoKustomize, relative: &str) -> Vec<AddedPatch> {
+    let patches = argo.options.get("patches").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    patches
+        .iter()
+        .enumerate()
+        .filter_map(|(index, patch)| {
+            if let Some(text) = patch.get("patch").and_then(Value::as_str).filter(|text| !text.is_empty()) {
+                let pointer = format!("{}/kustomize/patches/{index}/patch", argo.pointer);
+                return Some(AddedPatch::Inline { text: text.to_string(), pointer });
+            }
+            let path = patch.get("path").and_then(Value::as_str)?;
+            let joined = if relative.is_empty() { path.to_string() } else { format!("{relative}/{path}") };
+            let mut parts: Vec<&str> = Vec::new();
+            for part in joined.split('/') {
+                match part {
+                    "" | "." => {}
+                    ".." => {
+                        parts.pop()?;
+                    }
+                    other => parts.push(other),
+                }
+            }
+            Some(AddedPatch::File(parts.join("/")))
+        })
+        .collect()
+}
+
 /// The kustomization file of `dir`, if any.
 pub fn kustomization_file(dir: &Path) -> Option<&'static str> {
     KUSTOMIZATION_FILES.iter().copied().find(|name| dir.join(name).is_file())
@@ -618,7 +657,8 @@ mod tests {
 
     fn argo(options: Value) -> ArgoKustomize {
         let application = json!({"metadata": {"name": "app"}, "spec": {"destination": {"namespace": "ns"}}});
-        ArgoKustomize::of_source(&json!({"path": "apps/x", "kustomize": options}), &application).unwrap()
+        ArgoKustomize::of_source(&json!({"path": "apps/x", "kustomize": options}), "/spec/source", &application)
+            .unwrap()
     }
 
     #[test]

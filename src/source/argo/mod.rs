@@ -137,7 +137,8 @@ fn application_sources(
             destination_namespace: destination_namespace.clone(),
             build: match source_build(source, pointer, &context) {
                 ArgoBuild::Kustomize { relative, path, .. } => {
-                    ArgoBuild::Kustomize { relative, path, edits: ArgoKustomize::of_source(source, application) }
+                    let edits = ArgoKustomize::of_source(source, pointer, application);
+                    ArgoBuild::Kustomize { relative, path, edits }
                 }
                 other => other,
             },
