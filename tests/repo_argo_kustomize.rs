@@ -124,8 +124,10 @@ fn validate_finds_the_seeded_defect_at_the_users_file_and_line_and_leaves_the_fi
         !stdout.contains("team-b-pr-101: /spec/sku"),
         "the ApplicationSet's Application has no such patch: {stdout}"
     );
-    // `version` cannot be honoured: one warning naming it.
+    // `version` cannot be honoured: one warning naming it, at its line.
     assert_eq!(stdout.matches("kustomize.version").count(), 1, "{stdout}");
+    let version = "argocd-kustomize-options/apps/team-b.yaml:22: warning: Application/team-b: kustomize.version";
+    assert!(stdout.contains(version), "{stdout}");
     assert!(!stdout.contains("ARGOCD_APP_NAME"), "Argo CD's own variables are not unsubstituted variables: {stdout}");
     let json = Command::cargo_bin("kubectl-capz")
         .unwrap()
@@ -192,6 +194,7 @@ fn options_that_argo_cd_would_fail_on_are_one_warning_and_nothing_is_built() {
         remote[0].contains("https://github.com/example/c//x") && remote[0].contains("nothing is fetched"),
         "{remote:?}"
     );
+    assert!(remote[0].contains("remote.yaml:14 "), "at the line of the component entry: {remote:?}");
     let built = built_by(&repository, "Application/remote");
     assert_eq!(built["ConfigMap/settings"].0["metadata"]["labels"], json!({"team": "c"}));
 }

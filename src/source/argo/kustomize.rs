@@ -58,13 +58,13 @@ impl ArgoKustomize {
 
     /// Go's `os.Expand` of `text` with this environment (Argo CD's `Env.Envsubst`), and the revision variables it
     /// read (their real value is only known at sync time).
-    fn envsubst(&self, text: &str, revision_used: &mut Vec<String>) -> String {
+    fn envsubst(&self, text: &str, option: &str, revision_used: &mut Vec<(String, String)>) -> String {
         go_expand(text, &mut |name| {
             if name == "$" {
                 return "$".to_string();
             }
             if name.starts_with("ARGOCD_APP_REVISION") && self.env.contains_key(name) {
-                revision_used.push(name.to_string());
+                revision_used.push((option.to_string(), name.to_string()));
             }
             self.env.get(name).cloned().unwrap_or_default()
         })
@@ -90,7 +90,15 @@ pub enum EditError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Edited {
     pub kustomization: Value,
-    pub not_applied: Vec<String>,
+    pub not_applied: Vec<NotApplied>,
+}
+
+/// An option (or part of one) that was not applied as Argo CD would, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotApplied {
+    /// Its JSON pointer below the source's `kustomize` (`/version`, `/components/1`).
+    pub option: String,
+    pub message: String,
 }
 
 /// Applies `argo`'s options to `kustomization` (the parsed kustomization file of the app's directory) in the
@@ -110,7 +118,7 @@ pub fn edit(
     let mut not_applied = Vec::new();
     for (option, why) in NOT_APPLIED {
         if options.get(option).is_some_and(|value| !value.is_null() && value != "" && value != &json!([])) {
-            not_applied.push(format!("kustomize.{option} {why}"));
+            not_applied.push(NotApplied { option: format!("/{option}"), message: format!("kustomize.{option} {why}") });
         }
     }
     let mut revision_used = Vec::new();
@@ -129,7 +137,7 @@ pub fn edit(
         let mut args = Vec::new();
         for image in images {
             let image = image.as_str().ok_or_else(|| option_error("images", "an image is not a string"))?;
-            args.push(argo.envsubst(image, &mut revision_used));
+            args.push(argo.envsubst(image, "/images", &mut revision_used));
         }
         set_images(&mut k, &args)?;
     }
@@ -139,7 +147,7 @@ pub fn edit(
     if let Some(labels) = options.get("commonLabels").and_then(Value::as_object).filter(|map| !map.is_empty()) {
         let labels: Vec<(String, String)> = labels
             .iter()
-            .map(|(name, value)| (name.clone(), argo.envsubst(&string_of(value), &mut revision_used)))
+            .map(|(name, value)| (name.clone(), argo.envsubst(&string_of(value), "/commonLabels", &mut revision_used)))
             .collect();
         let without_selector = flag("labelWithoutSelector");
         if flag("labelIncludeTemplates") && !without_selector {
@@ -162,7 +170,9 @@ pub fn edit(
             .iter()
             .map(|(name, value)| {
                 let value = string_of(value);
-                (name.clone(), if envsubst { argo.envsubst(&value, &mut revision_used) } else { value })
+                let value =
+                    if envsubst { argo.envsubst(&value, "/commonAnnotations", &mut revision_used) } else { value };
+                (name.clone(), value)
             })
             .collect();
         add_to_map(&mut k, "commonAnnotations", "annotation", &annotations, flag("forceCommonAnnotations"))?;
@@ -181,15 +191,18 @@ pub fn edit(
     }
     if let Some(components) = options.get("components").and_then(Value::as_array).filter(|list| !list.is_empty()) {
         let mut found = Vec::new();
-        for component in components {
+        for (index, component) in components.iter().enumerate() {
             let component = component.as_str().ok_or_else(|| option_error("components", "not a string"))?;
             if flag("ignoreMissingComponents") && !component_exists(component) {
                 continue;
             }
             if component.contains("://") || component.contains(['*', '?', '[']) {
-                not_applied.push(format!(
-                    "kustomize.components entry `{component}` is remote or a glob: not added (nothing is fetched)"
-                ));
+                not_applied.push(NotApplied {
+                    option: format!("/components/{index}"),
+                    message: format!(
+                        "kustomize.components entry `{component}` is remote or a glob: not added (nothing is fetched)"
+                    ),
+                });
                 continue;
             }
             if !component_exists(component) {
@@ -210,17 +223,16 @@ pub fn edit(
     }
     revision_used.sort();
     revision_used.dedup();
-    for variable in revision_used {
-        not_applied.push(format!(
-            "${variable} is the revision Argo CD syncs, unknown in a working tree: `{}` stands in for it",
-            &REVISION_STAND_IN[..REVISION_STAND_IN.len().min(if variable.ends_with("_8") {
-                8
-            } else if variable.ends_with("SHORT") {
-                7
-            } else {
-                40
-            })]
-        ));
+    for (option, variable) in revision_used {
+        let stand_in = argo.env.get(&variable).cloned().unwrap_or_default();
+        not_applied.push(NotApplied {
+            message: format!(
+                "kustomize{} uses ${variable}, the revision Argo CD syncs, unknown in a working tree: `{stand_in}` \
+                 stands in for it",
+                option.replace('/', ".")
+            ),
+            option,
+        });
     }
     Ok(Edited { kustomization: Value::Object(k), not_applied })
 }
@@ -613,42 +625,62 @@ pub fn kustomization_file(dir: &Path) -> Option<&'static str> {
     KUSTOMIZATION_FILES.iter().copied().find(|name| dir.join(name).is_file())
 }
 
-/// Copies `files` (repository-relative, all inside `root`) into a new temporary directory, applies `argo`'s
-/// options to the kustomization of `relative` there and builds it. Objects name their repository-relative
-/// files, which are the user's (the copy has the same layout). Returns what was not applied too.
-pub fn build_edited(
-    root: &Path,
-    files: &[String],
-    relative: &str,
-    argo: &ArgoKustomize,
-    timeout: Duration,
-) -> Result<(Vec<BuiltObject>, Vec<String>), EditError> {
-    let stage_error = |err: std::io::Error| EditError::Stage(err.to_string());
-    let staged = tempfile::Builder::new().prefix("kubectl-capz-argo-").tempdir().map_err(stage_error)?;
-    let staged_root = std::fs::canonicalize(staged.path()).map_err(stage_error)?;
-    for file in files {
-        let target = staged_root.join(file);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(stage_error)?;
+/// A copy of the repository in a temporary directory, made once, where each Argo CD kustomize source with options
+/// is edited and built in turn (its kustomization restored after), so the user's files are never written.
+#[derive(Debug)]
+pub struct Stage {
+    /// Removed with the stage.
+    _dir: tempfile::TempDir,
+    root: std::path::PathBuf,
+}
+
+impl Stage {
+    /// Copies `files` (repository-relative, all inside `root`; symlinks inside the tree are copied as the files
+    /// they lead to) into a new temporary directory.
+    pub fn new(root: &Path, files: &[String]) -> Result<Self, EditError> {
+        let dir = tempfile::Builder::new().prefix("kubectl-capz-argo-").tempdir().map_err(stage_error)?;
+        let staged_root = std::fs::canonicalize(dir.path()).map_err(stage_error)?;
+        for file in files {
+            let target = staged_root.join(file);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent).map_err(stage_error)?;
+            }
+            std::fs::copy(root.join(file), &target).map_err(stage_error)?;
         }
-        std::fs::copy(root.join(file), &target).map_err(stage_error)?;
+        Ok(Stage { _dir: dir, root: staged_root })
     }
-    let app_dir = staged_root.join(relative);
-    std::fs::create_dir_all(&app_dir).map_err(stage_error)?;
-    let name = kustomization_file(&app_dir).ok_or_else(|| EditError::NoKustomization(relative.to_string()))?;
-    let file = app_dir.join(name);
-    let text = std::fs::read_to_string(&file).map_err(stage_error)?;
-    let kustomization = manifest::parse_plain_value(&text, name)
-        .map_err(|err| command_error("set", &format!("invalid Kustomization: {err}")))?;
-    let exists = |component: &str| -> bool {
-        let joined = if relative.is_empty() { component.to_string() } else { format!("{relative}/{component}") };
-        crate::source::helm::in_repository(&staged_root, &joined).is_some_and(|path| path.exists())
-    };
-    let edited = edit(&kustomization, argo, &exists)?;
-    std::fs::write(&file, manifest::to_yaml(&edited.kustomization)).map_err(stage_error)?;
-    let request = BuildRequest { resources: vec![relative.to_string()], ..BuildRequest::default() };
-    let objects = kustomize::build(&staged_root, &request, timeout).map_err(|err| EditError::Build(err.to_string()))?;
-    Ok((objects, edited.not_applied))
+
+    /// Applies `argo`'s options to the kustomization of `relative` and builds it. Objects name their
+    /// repository-relative files, which are the user's (the copy has the same layout). Returns what was not
+    /// applied too.
+    pub fn build(
+        &self,
+        relative: &str,
+        argo: &ArgoKustomize,
+        timeout: Duration,
+    ) -> Result<(Vec<BuiltObject>, Vec<NotApplied>), EditError> {
+        let app_dir = self.root.join(relative);
+        let name = kustomization_file(&app_dir).ok_or_else(|| EditError::NoKustomization(relative.to_string()))?;
+        let file = app_dir.join(name);
+        let text = std::fs::read_to_string(&file).map_err(stage_error)?;
+        let kustomization = manifest::parse_plain_value(&text, name)
+            .map_err(|err| command_error("set", &format!("invalid Kustomization: {err}")))?;
+        let exists = |component: &str| -> bool {
+            let joined = if relative.is_empty() { component.to_string() } else { format!("{relative}/{component}") };
+            crate::source::helm::in_repository(&self.root, &joined).is_some_and(|path| path.exists())
+        };
+        let edited = edit(&kustomization, argo, &exists)?;
+        std::fs::write(&file, manifest::to_yaml(&edited.kustomization)).map_err(stage_error)?;
+        let request = BuildRequest { resources: vec![relative.to_string()], ..BuildRequest::default() };
+        let built = kustomize::build(&self.root, &request, timeout).map_err(|err| EditError::Build(err.to_string()));
+        // The next source may build the same directory with other options.
+        std::fs::write(&file, text).map_err(stage_error)?;
+        Ok((built?, edited.not_applied))
+    }
+}
+
+fn stage_error(err: std::io::Error) -> EditError {
+    EditError::Stage(err.to_string())
 }
 
 #[cfg(test)]
@@ -693,7 +725,8 @@ mod tests {
                 "images": [{"name": "a", "newTag": "app"}, {"name": "b", "newTag": "2"}]})
         );
         assert_eq!(edited.not_applied.len(), 1);
-        assert!(edited.not_applied[0].starts_with("kustomize.version"));
+        assert_eq!(edited.not_applied[0].option, "/version");
+        assert!(edited.not_applied[0].message.starts_with("kustomize.version"), "{:?}", edited.not_applied);
     }
 
     #[test]
