@@ -741,6 +741,37 @@ mod tests {
     }
 
     #[test]
+    fn added_components_and_patches_resolve_against_the_apps_directory() {
+        let argo = argo(json!({"components": ["../../components/x", "../../../outside"],
+            "patches": [{"path": "../common/p.yaml"}, {"patch": "- op: remove\n  path: /a\n"}]}));
+        assert_eq!(component_dirs(&argo, "clusters/team-b"), ["components/x"]);
+        assert_eq!(
+            added_patches(&argo, "clusters/team-b"),
+            [
+                AddedPatch::File("clusters/common/p.yaml".to_string()),
+                AddedPatch::Inline {
+                    text: "- op: remove\n  path: /a\n".to_string(),
+                    pointer: "/spec/source/kustomize/patches/1/patch".to_string()
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn the_revision_has_a_stand_in_and_a_warning_at_the_option() {
+        let edited =
+            edit(&json!({}), &argo(json!({"images": ["app=registry/app:${ARGOCD_APP_REVISION_SHORT}"]})), &|_| true)
+                .unwrap();
+        assert_eq!(
+            edited.kustomization["images"],
+            json!([{"name": "app", "newName": "registry/app", "newTag": "0000000"}])
+        );
+        assert_eq!(edited.not_applied.len(), 1);
+        assert_eq!(edited.not_applied[0].option, "/images");
+        assert!(edited.not_applied[0].message.contains("$ARGOCD_APP_REVISION_SHORT"), "{:?}", edited.not_applied);
+    }
+
+    #[test]
     fn go_expand_follows_os_expand() {
         let mut map = |name: &str| format!("<{name}>");
         assert_eq!(go_expand("a$B-${C}d$$e${}f$", &mut map), "a<B>-<C>d<$>ef$");
