@@ -412,6 +412,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_bundled_kubernetes_releases_are_the_ones_versions_names() {
+        assert_eq!(KUBERNETES_VERSIONS, versions::KUBERNETES_VERSIONS);
+    }
+
+    #[test]
+    fn each_kubernetes_release_serves_its_own_kinds() {
+        // MutatingAdmissionPolicy went GA (admissionregistration.k8s.io/v1) in Kubernetes 1.36; 1.35 serves it only
+        // as v1beta1, off by default.
+        let gvk = Gvk::new("admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicy");
+        let target = versions::default_target();
+        let newest = Registry::for_target_and_kubernetes(target, "v1.36").unwrap();
+        let older = Registry::for_target_and_kubernetes(target, "1.35.4").unwrap();
+        assert_eq!(older.kubernetes_version(), "v1.35");
+        assert!(newest.get(&gvk).unwrap().is_some());
+        assert!(older.get(&gvk).unwrap().is_none());
+        assert!(older.get(&Gvk::new("apps", "v1", "Deployment")).unwrap().is_some());
+        assert_eq!(Registry::for_target(target).kubernetes_version(), "v1.36");
+        assert_eq!(
+            Registry::for_target_and_kubernetes(target, "v1.34").unwrap_err().to_string(),
+            Registry::for_target(target).with_kubernetes_version("v1.34").unwrap_err().to_string()
+        );
+    }
+
+    #[test]
     fn every_embedded_set_is_looked_up() {
         let registry = Registry::embedded();
         // (group, version, kind, plural, namespaced, a built-in Go type)
