@@ -225,3 +225,119 @@ fn bad_config_files_are_usage_errors_naming_file_line_and_key() {
     }
     insta::assert_snapshot!("bad_config", shown);
 }
+
+/// A Deployment using `schedulingGroup`, a pod field Kubernetes 1.36 has and 1.35 does not.
+const SCHEDULING_GROUP_DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: gang
+  namespace: default
+spec:
+  selector:
+    matchLabels: {app: gang}
+  template:
+    metadata:
+      labels: {app: gang}
+    spec:
+      schedulingGroup:
+        podGroupName: trainers
+      containers:
+      - name: worker
+        image: registry.example/worker:1.0
+";
+
+/// The `kubernetes: ...` line of a `-v` run, the temporary directory shown as `[REPO]`.
+fn kubernetes_line(run: &Run, dir: &Path) -> String {
+    let line = run.stderr.lines().find(|line| line.starts_with("kubernetes: ")).unwrap_or("(none)");
+    line.replace(&dir.display().to_string(), "[REPO]")
+}
+
+#[test]
+fn management_kubernetes_version_flag_beats_file_beats_default_and_picks_the_built_in_schemas() {
+    let pinned = repository(Some("capzVersion: v1.26\nkubernetesVersion: v1.35\n"));
+    let bare = repository(None);
+    for dir in [&pinned, &bare] {
+        std::fs::write(dir.path().join("clusters/deployment.yaml"), SCHEDULING_GROUP_DEPLOYMENT).unwrap();
+    }
+    type Case<'a> = (&'a str, &'a tempfile::TempDir, &'a [&'a str]);
+    let cases: [Case; 5] = [
+        ("nothing pins: the newest bundled", &bare, &[]),
+        ("the file", &pinned, &[]),
+        ("--management-kubernetes-version over the file", &pinned, &["--management-kubernetes-version", "v1.36"]),
+        ("validate --kubernetes-version over the file", &pinned, &["--kubernetes-version", "1.36.3"]),
+        ("the flag where no file pins", &bare, &["--management-kubernetes-version", "1.35"]),
+    ];
+    let mut shown = String::new();
+    for (case, dir, flags) in cases {
+        let mut args = vec!["validate", "-v", "clusters"];
+        args.extend_from_slice(flags);
+        let out = run(dir.path(), &[], &args);
+        // schedulingGroup is a field of Kubernetes 1.36's pod spec only.
+        let expected = if kubernetes_line(&out, dir.path()).contains("v1.35") { 1 } else { 0 };
+        assert_eq!(out.code, Some(expected), "{case}: {}\n{}", out.stdout, out.stderr);
+        if expected == 1 {
+            assert!(
+                out.stdout.contains("/spec/template/spec/schedulingGroup: unknown field \"schedulingGroup\""),
+                "{case}: {}",
+                out.stdout
+            );
+        }
+        shown.push_str(&format!("# {case}: exit {expected}\n{}\n", kubernetes_line(&out, dir.path())));
+    }
+    insta::assert_snapshot!("kubernetes_precedence", shown);
+}
+
+#[test]
+fn every_checking_command_takes_the_management_kubernetes_version() {
+    let dir = repository(None);
+    let topology = repo("tests/fixtures/topology/custom");
+    let classic = repo("tests/fixtures/capz-translation/cases/05-cluster-network.yaml");
+    let convert = repo("tests/fixtures/convert/commented.yaml");
+    let (class, cluster) = (topology.join("class.yaml"), topology.join("cluster.yaml"));
+    let commands: Vec<(&str, Vec<&str>)> = vec![
+        ("validate", vec!["validate", "clusters/demo.yaml"]),
+        ("render", vec!["render", "aks-aso", "demo", "--validate"]),
+        ("plan", vec!["plan", "-f", class.to_str().unwrap(), "-f", cluster.to_str().unwrap()]),
+        ("migrate", vec!["migrate", "-f", classic.to_str().unwrap()]),
+        ("convert", vec!["convert", convert.to_str().unwrap()]),
+    ];
+    for (name, args) in commands {
+        let mut flagged = args.clone();
+        flagged.extend(["--management-kubernetes-version", "v1.35", "-v"]);
+        let out = run(dir.path(), RENDER_ENV, &flagged);
+        assert_eq!(out.code, Some(0), "{name}: {}", out.stderr);
+        assert_eq!(
+            kubernetes_line(&out, dir.path()),
+            "kubernetes: Kubernetes v1.35, from --management-kubernetes-version",
+            "{name}"
+        );
+        // A release whose built-in schemas are not bundled is a usage error listing the bundled ones.
+        let mut bad = args.clone();
+        bad.extend(["--management-kubernetes-version", "v1.30"]);
+        let out = run(dir.path(), RENDER_ENV, &bad);
+        assert_eq!(out.code, Some(2), "{name}: {}", out.stderr);
+        assert_eq!(
+            out.stderr,
+            "error: --management-kubernetes-version v1.30: Kubernetes version `v1.30` is not bundled; bundled: v1.36, \
+             v1.35\n",
+            "{name}"
+        );
+        assert!(out.stdout.is_empty(), "{name}: {}", out.stdout);
+    }
+    // render and diff keep --kubernetes-version for the workload cluster; validate takes it as kubeconform does, and
+    // not together with the long name.
+    let out = run(
+        dir.path(),
+        &[],
+        &[
+            "validate",
+            "clusters/demo.yaml",
+            "--kubernetes-version",
+            "v1.35",
+            "--management-kubernetes-version",
+            "v1.36",
+        ],
+    );
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("cannot be used with"), "{}", out.stderr);
+}
