@@ -246,6 +246,26 @@ spec:
         image: registry.example/worker:1.0
 ";
 
+/// A MutatingAdmissionPolicy of admissionregistration.k8s.io/v1: GA in Kubernetes 1.36, beta (off by default) in 1.35.
+const MUTATING_ADMISSION_POLICY: &str = "apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: add-team-label
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [apps]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [deployments]
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{metadata: Object.metadata{labels: {\"team\": \"platform\"}}}'
+";
+
 /// The `kubernetes: ...` line of a `-v` run, the temporary directory shown as `[REPO]`.
 fn kubernetes_line(run: &Run, dir: &Path) -> String {
     let line = run.stderr.lines().find(|line| line.starts_with("kubernetes: ")).unwrap_or("(none)");
@@ -258,6 +278,7 @@ fn management_kubernetes_version_flag_beats_file_beats_default_and_picks_the_bui
     let bare = repository(None);
     for dir in [&pinned, &bare] {
         std::fs::write(dir.path().join("clusters/deployment.yaml"), SCHEDULING_GROUP_DEPLOYMENT).unwrap();
+        std::fs::write(dir.path().join("clusters/admission.yaml"), MUTATING_ADMISSION_POLICY).unwrap();
     }
     type Case<'a> = (&'a str, &'a tempfile::TempDir, &'a [&'a str]);
     let cases: [Case; 5] = [
@@ -272,12 +293,21 @@ fn management_kubernetes_version_flag_beats_file_beats_default_and_picks_the_bui
         let mut args = vec!["validate", "-v", "clusters"];
         args.extend_from_slice(flags);
         let out = run(dir.path(), &[], &args);
-        // schedulingGroup is a field of Kubernetes 1.36's pod spec only.
+        // schedulingGroup is a field of Kubernetes 1.36's pod spec only, MutatingAdmissionPolicy v1 a kind of 1.36 only.
         let expected = if kubernetes_line(&out, dir.path()).contains("v1.35") { 1 } else { 0 };
         assert_eq!(out.code, Some(expected), "{case}: {}\n{}", out.stdout, out.stderr);
         if expected == 1 {
             assert!(
                 out.stdout.contains("/spec/template/spec/schedulingGroup: unknown field \"schedulingGroup\""),
+                "{case}: {}",
+                out.stdout
+            );
+            assert!(
+                out.stdout.contains(
+                    "admissionregistration.k8s.io/v1 MutatingAdmissionPolicy is not served by Kubernetes v1.35 \
+                     (served by Kubernetes v1.36; the management cluster's release is picked with \
+                     --management-kubernetes-version) [api-version]"
+                ),
                 "{case}: {}",
                 out.stdout
             );
