@@ -49,3 +49,40 @@ fn served_crds(crds: &[Value]) -> Vec<ServedCrd> {
     served.sort_by(|a, b| (&a.group, &a.kind).cmp(&(&b.group, &b.kind)));
     served
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn only_capz_and_aso_crds_are_kept_with_their_served_versions() {
+        let crd = |group: &str, kind: &str, versions: serde_json::Value| json!({"spec": {"group": group, "names": {"kind": kind}, "versions": versions}});
+        let crds = [
+            crd(
+                "network.azure.com",
+                "VirtualNetwork",
+                json!([{"name": "v1api20201101", "served": false}, {"name": "v20250301", "served": true}]),
+            ),
+            crd("cluster.x-k8s.io", "Cluster", json!([{"name": "v1beta2", "served": true}])),
+            crd(
+                "infrastructure.cluster.x-k8s.io",
+                "AzureASOManagedCluster",
+                json!([{"name": "v1beta1", "served": true}]),
+            ),
+            crd("containerservice.azure.com", "ManagedCluster", json!([{"name": "v20251002preview", "served": true}])),
+        ];
+        let served: Vec<(String, String, Vec<String>)> =
+            served_crds(&crds).into_iter().map(|c| (c.group, c.kind, c.versions)).collect();
+        let row = |g: &str, k: &str, v: &str| (g.to_string(), k.to_string(), vec![v.to_string()]);
+        assert_eq!(
+            served,
+            [
+                row("containerservice.azure.com", "ManagedCluster", "v20251002preview"),
+                row("infrastructure.cluster.x-k8s.io", "AzureASOManagedCluster", "v1beta1"),
+                row("network.azure.com", "VirtualNetwork", "v20250301"),
+            ]
+        );
+    }
+}
