@@ -288,6 +288,9 @@ pub struct ValidateArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub target: TargetArgs,
+    /// Kubernetes release of the management cluster (kubeconform's name for --management-kubernetes-version).
+    #[arg(long, value_name = "vX.Y", conflicts_with = "management_kubernetes_version")]
+    pub kubernetes_version: Option<String>,
     /// Skip objects whose kind has no schema instead of reporting them.
     #[arg(long)]
     pub ignore_missing_schemas: bool,
@@ -303,6 +306,13 @@ pub struct ValidateArgs {
     /// Never read paths of a directory that match this glob (`docs`, `*.tpl`, `clusters/*/secrets`); repeatable.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
+}
+
+impl ValidateArgs {
+    /// The target flags, with `--kubernetes-version` in them.
+    pub fn target_args(&self) -> TargetArgs {
+        TargetArgs { kubernetes_version: self.kubernetes_version.clone(), ..self.target.clone() }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -339,9 +349,27 @@ pub struct TargetArgs {
     /// .kubectl-capz.yaml (nearest above the input), else the cluster's CAPZ (when one is read), else the newest.
     #[arg(long, value_name = "vX.Y")]
     pub capz_version: Option<String>,
+    /// Kubernetes release of the management cluster, for the built-in kinds' schemas: v1.36 (default) or v1.35.
+    /// Else kubernetesVersion in .kubectl-capz.yaml, else the cluster's API server (when one is read), else the newest.
+    #[arg(long, value_name = "vX.Y")]
+    pub management_kubernetes_version: Option<String>,
+    /// `validate --kubernetes-version` (the same as --management-kubernetes-version there).
+    #[arg(skip)]
+    pub kubernetes_version: Option<String>,
     /// Say on stderr which CAPZ release (and config file) the run uses, and why.
     #[arg(short = 'v', long)]
     pub verbose: bool,
+}
+
+impl TargetArgs {
+    /// The management cluster's Kubernetes version given on the command line, with the flag's name.
+    pub fn kubernetes_flag(&self) -> Option<(&'static str, &str)> {
+        match (&self.management_kubernetes_version, &self.kubernetes_version) {
+            (Some(version), _) => Some(("--management-kubernetes-version", version)),
+            (None, Some(version)) => Some(("--kubernetes-version", version)),
+            (None, None) => None,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

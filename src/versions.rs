@@ -156,7 +156,7 @@ pub fn find_target(given: &str) -> Result<&'static Target, UnknownTarget> {
 
 /// Kubernetes versions (minor lines) whose core schemas are bundled, newest first; the first is the default
 /// Kubernetes version of the management cluster (`kubernetesVersion` in `.kubectl-capz.yaml`).
-pub const KUBERNETES_VERSIONS: &[&str] = &["v1.36"];
+pub const KUBERNETES_VERSIONS: &[&str] = &["v1.36", "v1.35"];
 
 /// A Kubernetes version (of the management cluster) that has no bundled core schemas, or is no version.
 #[derive(Debug, thiserror::Error)]

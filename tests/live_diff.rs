@@ -1003,8 +1003,17 @@ fn the_target_comes_from_the_cluster_unless_pinned() {
         detected.contains("target: CAPZ v1.27 (v1.27.0, CAPI v1.14.0, ASO v2.19.0), from the default"),
         "{detected}"
     );
+    assert!(detected.contains("kubernetes: Kubernetes v1.36, from the cluster's API server (v1.36.3)"), "{detected}");
     let pinned = run(&["--capz-version", "v1.26"]);
-    assert!(!pinned.contains("note:") && !pinned.contains("warning:"), "{pinned}");
+    assert!(!pinned.contains("note:"), "{pinned}");
+    // The server serves the ASO CRDs of CAPZ v1.27 (ASO v2.19): those of v1.26's ASO v2.18 differ, a warning naming both.
+    assert!(
+        pinned.contains(
+            "warning: the cluster serves VirtualNetwork network.azure.com v20250301, which ASO v2.18 that CAPZ v1.26 \
+             installs does not serve (checking against CAPZ v1.26, from --capz-version)"
+        ),
+        "{pinned}"
+    );
     assert!(
         pinned.contains("target: CAPZ v1.26 (v1.26.0, CAPI v1.13.3, ASO v2.18.0), from --capz-version"),
         "{pinned}"

@@ -388,3 +388,56 @@ fn a_wait_shows_its_progress_on_a_terminal_and_times_out_with_exit_2() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_migrated(&fixture);
 }
+
+/// A live classic cluster with `enablePreviewFeatures: true` migrates under CAPZ v1.26 and v1.27 (`--out-dir`: the
+/// offline migration of the live objects) into containerservice v20251002preview, which both targets' CAPZ writes
+/// for preview clusters and the server serves, and the result validates clean under the same target.
+#[test]
+fn a_preview_cluster_migrates_under_each_target_into_what_its_capz_writes() {
+    let fixture = Fixture::new("mig-preview");
+    let server = support::apiserver();
+    server.kubectl_ok(&[
+        "patch",
+        "azuremanagedcontrolplane",
+        "c1",
+        "-n",
+        &fixture.old,
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"enablePreviewFeatures":true}}"#,
+    ]);
+    for target in ["v1.26", "v1.27"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out_dir = dir.path().join("repo");
+        let out = fixture.run(&["--out-dir", out_dir.to_str().unwrap(), "--capz-version", target]);
+        assert_eq!(out.status.code(), Some(0), "{target}: {}", text(&out.stderr));
+        let written = out_dir.join("c1/aso-managed.yaml");
+        let manifests = std::fs::read_to_string(&written).unwrap();
+        let mut embedded = std::collections::BTreeSet::new();
+        for document in capz::manifest::parse_documents(&manifests, "aso-managed.yaml").unwrap() {
+            for resource in document.value.pointer("/spec/resources").and_then(|r| r.as_array()).into_iter().flatten() {
+                embedded.insert(format!(
+                    "{} {}",
+                    resource["apiVersion"].as_str().unwrap(),
+                    resource["kind"].as_str().unwrap()
+                ));
+            }
+        }
+        assert_eq!(
+            embedded.into_iter().collect::<Vec<_>>(),
+            [
+                "containerservice.azure.com/v20251002preview ManagedCluster",
+                "containerservice.azure.com/v20251002preview ManagedClustersAgentPool",
+                "resources.azure.com/v1api20200601 ResourceGroup",
+            ],
+            "{target}"
+        );
+        let checked = Command::new(env!("CARGO_BIN_EXE_kubectl-capz"))
+            .args(["validate", "--capz-version", target, written.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(checked.status.code(), Some(0), "{target}: {}{}", text(&checked.stdout), text(&checked.stderr));
+        assert!(!text(&checked.stdout).contains("error"), "{target}: {}", text(&checked.stdout));
+    }
+}

@@ -801,3 +801,45 @@ fn the_clusters_capz_release_is_the_target_unless_one_is_pinned() {
     api.kubectl_ok(&["delete", "deployment", "-n", &elsewhere, "--all"]);
     insta::assert_snapshot!("cluster_capz_release", shown);
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// 4. The cluster's Kubernetes version and the versions its CAPZ and ASO CRDs serve
+
+#[test]
+fn the_clusters_kubernetes_version_and_served_crd_versions_are_read() {
+    let api = support::apiserver();
+    let kubeconfig = api.kubeconfig.to_string_lossy().into_owned();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n").unwrap();
+    let mut shown = String::new();
+    let mut check = |case: &str, flags: &[&str]| {
+        let mut command = Command::cargo_bin("kubectl-capz").unwrap();
+        command.current_dir(dir.path()).env_remove("CAPZ_VERSION");
+        command.args(["validate", "--crds-from-cluster", "--kubeconfig", &kubeconfig, "-v", "cm.yaml"]).args(flags);
+        let out = command.output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{case}:\n{stderr}");
+        // The controller lines belong to the test above (which runs CAPZ Deployments in this server meanwhile).
+        let lines: String = stderr
+            .lines()
+            .filter(|l| l.starts_with("kubernetes: ") || l.contains(" Kubernetes ") || l.contains(" serve"))
+            .map(|l| l.replace(&dir.path().display().to_string(), "[DIR]") + "\n")
+            .collect();
+        shown.push_str(&format!("# {case}\n{lines}"));
+    };
+    // The server is tools/kube-testenv's kube-apiserver (Kubernetes 1.36) serving the CRDs of the default target.
+    // CAPZ v1.27 pinned (the test above runs a CAPZ v1.26 controller in this server meanwhile).
+    let v127 = ["--capz-version", "v1.27"];
+    check("nothing pins: the API server's version, the CRDs agree with CAPZ v1.27", &v127);
+    check(
+        "the flag pins Kubernetes 1.35: a warning naming both",
+        &[&v127[..], &["--management-kubernetes-version", "v1.35"]].concat(),
+    );
+    std::fs::write(dir.path().join(".kubectl-capz.yaml"), "kubernetesVersion: v1.36\n").unwrap();
+    check("the config file pins the server's release: nothing to say", &v127);
+    std::fs::remove_file(dir.path().join(".kubectl-capz.yaml")).unwrap();
+    // CAPZ v1.26's ASO v2.18 serves containerservice v1api20240402preview and no network v20250301; the cluster
+    // (ASO v2.19's CRDs) the other way round. PrivateLinkService is not in v1.26's crd-pattern: not compared.
+    check("CAPZ v1.26 pinned against ASO v2.19's CRDs: a warning per kind and side", &["--capz-version", "v1.26"]);
+    insta::assert_snapshot!("cluster_kubernetes_and_served_versions", shown);
+}

@@ -225,3 +225,215 @@ fn bad_config_files_are_usage_errors_naming_file_line_and_key() {
     }
     insta::assert_snapshot!("bad_config", shown);
 }
+
+/// A Deployment using `schedulingGroup`, a pod field Kubernetes 1.36 has and 1.35 does not.
+const SCHEDULING_GROUP_DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: gang
+  namespace: default
+spec:
+  selector:
+    matchLabels: {app: gang}
+  template:
+    metadata:
+      labels: {app: gang}
+    spec:
+      schedulingGroup:
+        podGroupName: trainers
+      containers:
+      - name: worker
+        image: registry.example/worker:1.0
+";
+
+/// A MutatingAdmissionPolicy of admissionregistration.k8s.io/v1: GA in Kubernetes 1.36, beta (off by default) in 1.35.
+const MUTATING_ADMISSION_POLICY: &str = "apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: add-team-label
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [apps]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [deployments]
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{metadata: Object.metadata{labels: {\"team\": \"platform\"}}}'
+";
+
+/// The `kubernetes: ...` line of a `-v` run, the temporary directory shown as `[REPO]`.
+fn kubernetes_line(run: &Run, dir: &Path) -> String {
+    let line = run.stderr.lines().find(|line| line.starts_with("kubernetes: ")).unwrap_or("(none)");
+    line.replace(&dir.display().to_string(), "[REPO]")
+}
+
+#[test]
+fn management_kubernetes_version_flag_beats_file_beats_default_and_picks_the_built_in_schemas() {
+    let pinned = repository(Some("capzVersion: v1.26\nkubernetesVersion: v1.35\n"));
+    let bare = repository(None);
+    for dir in [&pinned, &bare] {
+        std::fs::write(dir.path().join("clusters/deployment.yaml"), SCHEDULING_GROUP_DEPLOYMENT).unwrap();
+        std::fs::write(dir.path().join("clusters/admission.yaml"), MUTATING_ADMISSION_POLICY).unwrap();
+    }
+    type Case<'a> = (&'a str, &'a tempfile::TempDir, &'a [&'a str]);
+    let cases: [Case; 5] = [
+        ("nothing pins: the newest bundled", &bare, &[]),
+        ("the file", &pinned, &[]),
+        ("--management-kubernetes-version over the file", &pinned, &["--management-kubernetes-version", "v1.36"]),
+        ("validate --kubernetes-version over the file", &pinned, &["--kubernetes-version", "1.36.3"]),
+        ("the flag where no file pins", &bare, &["--management-kubernetes-version", "1.35"]),
+    ];
+    let mut shown = String::new();
+    for (case, dir, flags) in cases {
+        let mut args = vec!["validate", "-v", "clusters"];
+        args.extend_from_slice(flags);
+        let out = run(dir.path(), &[], &args);
+        // schedulingGroup is a field of Kubernetes 1.36's pod spec only, MutatingAdmissionPolicy v1 a kind of 1.36 only.
+        let expected = if kubernetes_line(&out, dir.path()).contains("v1.35") { 1 } else { 0 };
+        assert_eq!(out.code, Some(expected), "{case}: {}\n{}", out.stdout, out.stderr);
+        if expected == 1 {
+            assert!(
+                out.stdout.contains("/spec/template/spec/schedulingGroup: unknown field \"schedulingGroup\""),
+                "{case}: {}",
+                out.stdout
+            );
+            assert!(
+                out.stdout.contains(
+                    "admissionregistration.k8s.io/v1 MutatingAdmissionPolicy is not served by Kubernetes v1.35 \
+                     (served by Kubernetes v1.36; the management cluster's release is picked with \
+                     --management-kubernetes-version) [api-version]"
+                ),
+                "{case}: {}",
+                out.stdout
+            );
+        }
+        shown.push_str(&format!("# {case}: exit {expected}\n{}\n", kubernetes_line(&out, dir.path())));
+    }
+    insta::assert_snapshot!("kubernetes_precedence", shown);
+}
+
+#[test]
+fn every_checking_command_takes_the_management_kubernetes_version() {
+    let dir = repository(None);
+    let topology = repo("tests/fixtures/topology/custom");
+    let classic = repo("tests/fixtures/capz-translation/cases/05-cluster-network.yaml");
+    let convert = repo("tests/fixtures/convert/commented.yaml");
+    let (class, cluster) = (topology.join("class.yaml"), topology.join("cluster.yaml"));
+    let commands: Vec<(&str, Vec<&str>)> = vec![
+        ("validate", vec!["validate", "clusters/demo.yaml"]),
+        ("render", vec!["render", "aks-aso", "demo", "--validate"]),
+        ("plan", vec!["plan", "-f", class.to_str().unwrap(), "-f", cluster.to_str().unwrap()]),
+        ("migrate", vec!["migrate", "-f", classic.to_str().unwrap()]),
+        ("convert", vec!["convert", convert.to_str().unwrap()]),
+    ];
+    for (name, args) in commands {
+        let mut flagged = args.clone();
+        flagged.extend(["--management-kubernetes-version", "v1.35", "-v"]);
+        let out = run(dir.path(), RENDER_ENV, &flagged);
+        assert_eq!(out.code, Some(0), "{name}: {}", out.stderr);
+        assert_eq!(
+            kubernetes_line(&out, dir.path()),
+            "kubernetes: Kubernetes v1.35, from --management-kubernetes-version",
+            "{name}"
+        );
+        // A release whose built-in schemas are not bundled is a usage error listing the bundled ones.
+        let mut bad = args.clone();
+        bad.extend(["--management-kubernetes-version", "v1.30"]);
+        let out = run(dir.path(), RENDER_ENV, &bad);
+        assert_eq!(out.code, Some(2), "{name}: {}", out.stderr);
+        assert_eq!(
+            out.stderr,
+            "error: --management-kubernetes-version v1.30: Kubernetes version `v1.30` is not bundled; bundled: v1.36, \
+             v1.35\n",
+            "{name}"
+        );
+        assert!(out.stdout.is_empty(), "{name}: {}", out.stdout);
+    }
+    // render and diff keep --kubernetes-version for the workload cluster; validate takes it as kubeconform does, and
+    // not together with the long name.
+    let out = run(
+        dir.path(),
+        &[],
+        &[
+            "validate",
+            "clusters/demo.yaml",
+            "--kubernetes-version",
+            "v1.35",
+            "--management-kubernetes-version",
+            "v1.36",
+        ],
+    );
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("cannot be used with"), "{}", out.stderr);
+}
+
+/// The (apiVersion, kind) pairs of the ASO objects embedded in `spec.resources` of a YAML stream, sorted, deduplicated.
+fn embedded_api_versions(yaml: &str) -> Vec<(String, String)> {
+    let mut found = std::collections::BTreeSet::new();
+    for document in capz::manifest::parse_documents(yaml, "<migrated>").unwrap() {
+        let resources = document.value.pointer("/spec/resources").and_then(|r| r.as_array()).cloned();
+        for resource in resources.unwrap_or_default() {
+            let at = |key: &str| resource[key].as_str().unwrap_or_default().to_string();
+            found.insert((at("apiVersion"), at("kind")));
+        }
+    }
+    found.into_iter().collect()
+}
+
+/// A classic cluster with `enablePreviewFeatures: true` migrates under CAPZ v1.26 and v1.27 into the API versions
+/// their CAPZ writes (both import containerservice v20251002preview for preview clusters, v1api20250801 otherwise,
+/// and resources v1api20200601: azure/services of the v1.26.0 and v1.27.0 modules; for v1.26 the recordings of
+/// CAPZ v1.26.0's own translation, tests/fixtures/capz-translation/recordings.json, say the same), and the result
+/// validates clean under the same target.
+#[test]
+fn preview_clusters_migrate_into_the_targets_api_versions_and_validate_under_it() {
+    let recordings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo("tests/fixtures/capz-translation/recordings.json")).unwrap(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for case in ["33-basic-lb-udr-preview", "45-cp-patch-preview", "54-pool-patch-preview"] {
+        let input = repo(&format!("tests/fixtures/capz-translation/cases/{case}.yaml"));
+        assert!(std::fs::read_to_string(&input).unwrap().contains("enablePreviewFeatures: true"), "{case}");
+        let recorded: std::collections::BTreeSet<(String, String)> = recordings
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["case"] == case)
+            .and_then(|r| r["objects"].as_array())
+            .unwrap_or_else(|| panic!("{case}: no recorded objects"))
+            .iter()
+            .map(|o| (o["apiVersion"].as_str().unwrap().to_string(), o["kind"].as_str().unwrap().to_string()))
+            .collect();
+        for target in ["v1.26", "v1.27"] {
+            let out = run(dir.path(), &[], &["migrate", "-f", input.to_str().unwrap(), "--capz-version", target]);
+            assert_eq!(out.code, Some(0), "{case} {target}: {}", out.stderr);
+            let written = embedded_api_versions(&out.stdout);
+            assert_eq!(
+                written,
+                [
+                    ("containerservice.azure.com/v20251002preview".to_string(), "ManagedCluster".to_string()),
+                    ("containerservice.azure.com/v20251002preview".to_string(), "ManagedClustersAgentPool".to_string()),
+                    ("resources.azure.com/v1api20200601".to_string(), "ResourceGroup".to_string()),
+                ],
+                "{case} {target}"
+            );
+            assert_eq!(written.into_iter().collect::<std::collections::BTreeSet<_>>(), recorded, "{case} {target}");
+            let migrated = dir.path().join(format!("{case}-{target}.yaml"));
+            std::fs::write(&migrated, &out.stdout).unwrap();
+            let checked =
+                run(dir.path(), &[], &["validate", "-o", "json", "--capz-version", target, migrated.to_str().unwrap()]);
+            assert_eq!(checked.code, Some(0), "{case} {target}: {}\n{}", checked.stdout, checked.stderr);
+            let report: serde_json::Value = serde_json::from_str(&checked.stdout).unwrap();
+            assert_eq!(report["summary"]["errors"], 0, "{case} {target}: {}", checked.stdout);
+            assert_eq!(report["summary"]["invalid"], 0, "{case} {target}: {}", checked.stdout);
+            assert_eq!(report["summary"]["notChecked"], 0, "{case} {target}: {}", checked.stdout);
+            assert_eq!(report["target"]["capzVersion"], target);
+        }
+    }
+}

@@ -6,6 +6,7 @@
 mod controllers;
 mod error;
 mod kubeconfig;
+mod served;
 
 use std::collections::BTreeMap;
 use std::future::Future;

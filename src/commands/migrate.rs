@@ -13,7 +13,7 @@ use crate::cli::{MigrateArgs, MigrateOutput};
 use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
 use crate::migrate::{AsoBundle, MigrateOptions, adaptations, find_classic_clusters, to_aso_bundle};
-use crate::schema::{Registry, ValidateOptions, Validator};
+use crate::schema::{ValidateOptions, Validator};
 
 use super::target::{RunTarget, search_start};
 use super::validate::{format_summary, format_text, rule_filter, validate_documents};
@@ -58,7 +58,7 @@ pub(super) fn validate(bundles: &[AsoBundle], run_target: &RunTarget) -> anyhow:
     let text = manifest::to_yaml_documents(bundles.iter().flat_map(|b| b.objects.iter().chain(&b.adopt)));
     let documents = manifest::parse_documents(&text, "<migrated>").context("cannot re-read the migrated objects")?;
     let filter = rule_filter(run_target, &[], &[])?;
-    let registry = Registry::for_target(run_target.target());
+    let registry = run_target.registry()?;
     let validator = Validator::new(&registry, ValidateOptions::default());
     let report = validate_documents(&documents, &validator, &filter);
     if report.exit_status() != ExitStatus::Success {
@@ -92,7 +92,7 @@ fn validated_input(paths: &[String], run_target: &RunTarget) -> anyhow::Result<O
     }
     let documents: Vec<Document> =
         read.documents.into_iter().filter(|d| !skipped_sources.contains(&d.origin.source.as_ref())).collect();
-    let registry = Registry::for_target(run_target.target());
+    let registry = run_target.registry()?;
     let validator = Validator::new(&registry, ValidateOptions::default());
     let mut report = validate_documents(&documents, &validator, &rule_filter(run_target, &[], &[])?);
     report.add_read_problems(&problems, &read.sources);

@@ -39,7 +39,7 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
     }
     // The validate engine: built-in schemas (incl. embedded ASO objects, CEL) and the CAPZ rules.
     let filter = super::validate::rule_filter(&run_target, &[], &[])?;
-    let mut registry = crate::schema::Registry::for_target(run_target.target());
+    let mut registry = run_target.registry()?;
     for dir in run_target.config_crd_dirs()?.iter().chain(&args.crds) {
         registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;
     }

@@ -200,7 +200,7 @@ fn deletion_line(out_dir: &std::path::Path, deletion: &Deletion) -> String {
 /// compiled once per run, not once per cluster.
 fn validator(run_target: &RunTarget) -> anyhow::Result<Box<Validator<'static>>> {
     // The registry lives as long as the fleet validator that borrows it: the rest of the process.
-    let registry: &'static Registry = Box::leak(Box::new(Registry::for_target(run_target.target())));
+    let registry: &'static Registry = Box::leak(Box::new(run_target.registry()?));
     let engine = SchemaValidator::new(registry, ValidateOptions::default());
     let filter = rule_filter(run_target, &[], &[])?;
     Ok(Box::new(move |documents| validate_documents(documents, &engine, &filter).findings))

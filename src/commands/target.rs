@@ -1,5 +1,7 @@
 //! The target of a run for every command that checks: `--capz-version`, `CAPZ_VERSION`, `.kubectl-capz.yaml`,
-//! the cluster's CAPZ controller, the default; `-v` says which and why.
+//! the cluster's CAPZ controller, the default; the management cluster's Kubernetes release likewise
+//! (`--management-kubernetes-version`, the file, the cluster's API server, the newest bundled); `-v` says which
+//! and why.
 
 use std::path::{Path, PathBuf};
 
@@ -7,14 +9,17 @@ use serde::Serialize;
 
 use crate::cli::TargetArgs;
 use crate::cluster::Cluster;
-use crate::config::{self, ControllerImages, RepoConfig, TargetChoice};
-use crate::versions::{self, Target};
+use crate::config::{self, ControllerImages, KubernetesChoice, RepoConfig, TargetChoice};
+use crate::schema::Registry;
+use crate::versions::Target;
 
 /// The target chosen for a run, the config file it read (if any), and whether to say so.
 #[derive(Debug)]
 pub(crate) struct RunTarget {
     pub choice: TargetChoice,
     pub config: Option<RepoConfig>,
+    /// The management cluster's Kubernetes release and why.
+    pub kubernetes: KubernetesChoice,
     verbose: bool,
 }
 
@@ -52,7 +57,8 @@ impl RunTarget {
         let config = config::discover(start)?;
         let env = std::env::var(config::ENV_VAR).ok();
         let choice = config::choose_target(args.capz_version.as_deref(), env.as_deref(), config.as_ref())?;
-        Ok(RunTarget { choice, config, verbose: args.verbose })
+        let kubernetes = config::choose_kubernetes(args.kubernetes_flag(), config.as_ref())?;
+        Ok(RunTarget { choice, config, kubernetes, verbose: args.verbose })
     }
 
     /// The target release.
@@ -60,17 +66,49 @@ impl RunTarget {
         self.choice.target
     }
 
-    /// The management cluster's Kubernetes version: the config file's, else the newest bundled.
+    /// The management cluster's Kubernetes release (`v1.36`).
     pub(crate) fn kubernetes_version(&self) -> &'static str {
-        self.config
-            .as_ref()
-            .and_then(|config| config.kubernetes_version.as_ref())
-            .map_or(versions::KUBERNETES_VERSIONS[0], |setting| setting.value)
+        self.kubernetes.version
     }
 
-    /// Reads the CAPZ and ASO controller images of `cluster` and applies them to the choice ([`config::with_cluster`]);
-    /// warnings and notes go to stderr. A cluster that does not let us read them is a note, not an error.
+    /// The built-in schemas of the target and of the management cluster's Kubernetes release.
+    pub(crate) fn registry(&self) -> anyhow::Result<Registry> {
+        Ok(Registry::for_target_and_kubernetes(self.target(), self.kubernetes_version())?)
+    }
+
+    /// Reads what `cluster` runs and serves and applies it to the choices, warnings and notes on stderr: the CAPZ
+    /// and ASO controller images ([`config::with_cluster`]), the API server's version
+    /// ([`config::with_server_version`]) and the versions its CAPZ and ASO CRDs serve, compared with the target's
+    /// ([`config::served_version_mismatches`]). What the cluster does not let us read is a note, not an error.
     pub(crate) async fn detect(&mut self, cluster: &Cluster) {
+        self.detect_controllers(cluster).await;
+        match cluster.server_version().await {
+            Ok(server_version) => {
+                if self.verbose {
+                    eprintln!("cluster: Kubernetes {server_version}");
+                }
+                let (kubernetes, notices) = config::with_server_version(self.kubernetes.clone(), &server_version);
+                notices.iter().for_each(|notice| eprintln!("{notice}"));
+                self.kubernetes = kubernetes;
+            }
+            Err(err) => eprintln!("note: cannot read the cluster's Kubernetes version ({err})"),
+        }
+        match cluster.served_capz_and_aso_crds().await {
+            Ok(served) => {
+                let schemas = Registry::for_target(self.target());
+                let notices = config::served_version_mismatches(&self.choice, &served, |group, kind| {
+                    schemas.versions_of(group, kind)
+                });
+                notices.iter().for_each(|notice| eprintln!("{notice}"));
+            }
+            Err(err) => {
+                eprintln!("note: cannot read the cluster's CRDs ({err}); their served versions are not compared")
+            }
+        }
+    }
+
+    /// The controller images part of [`RunTarget::detect`].
+    async fn detect_controllers(&mut self, cluster: &Cluster) {
         let images = match cluster.controller_images().await {
             Ok(images) => images,
             Err(err) => {
@@ -97,6 +135,7 @@ impl RunTarget {
             return;
         }
         eprintln!("target: {}", self.choice.describe());
+        eprintln!("kubernetes: {}", self.kubernetes.describe());
         match &self.config {
             Some(config) => eprintln!("config: {}", config.path.display()),
             None => eprintln!("config: no {} found", config::FILE_NAME),

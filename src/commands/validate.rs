@@ -16,7 +16,7 @@ use crate::lint;
 use crate::manifest::{self, Document, READ_RULES, ReadProblem, SecretValues, is_secret_data_pointer};
 use crate::report::{Finding, Severity};
 use crate::schema::validate::RULES;
-use crate::schema::{ObjectStatus, Registry, ValidateOptions, Validator};
+use crate::schema::{ObjectStatus, ValidateOptions, Validator};
 use crate::source::{self, ExcludePattern, FileClass, FileEntry, Repository, RepositoryOptions, VariableFields};
 
 use super::target::{RunTarget, TargetReport, search_start};
@@ -638,7 +638,7 @@ pub(crate) fn validate_rendered(documents: &[Document], run_target: &RunTarget) 
 /// Like [`validate_rendered`], for rendered YAML text as printed (lines refer to it).
 pub(crate) fn validate_rendered_text(text: &str, run_target: &RunTarget) -> anyhow::Result<ExitStatus> {
     let filter = rule_filter(run_target, &[], &[])?;
-    let registry = Registry::for_target(run_target.target());
+    let registry = run_target.registry()?;
     let validator = Validator::new(&registry, ValidateOptions::default());
     let rendered = manifest::parse_documents(text, "<rendered>").context("cannot re-read the rendered objects")?;
     let report = validate_documents(&rendered, &validator, &filter);
@@ -717,7 +717,7 @@ fn config_excludes_for(config: &RepoConfig, dir: &std::path::Path) -> Vec<String
 }
 
 pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
-    let mut run_target = RunTarget::resolve(&args.target, &search_start(&args.paths))?;
+    let mut run_target = RunTarget::resolve(&args.target_args(), &search_start(&args.paths))?;
     let mut cluster_crds = Vec::new();
     if args.crds_from_cluster {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -725,7 +725,7 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     }
     run_target.announce();
     let filter = rule_filter(&run_target, &args.disable, &args.enable)?;
-    let mut registry = Registry::for_target(run_target.target());
+    let mut registry = run_target.registry()?;
     for dir in run_target.config_crd_dirs()?.iter().chain(&args.crds) {
         registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;
     }
@@ -775,6 +775,7 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::Registry;
 
     fn yaml_files(dir: &std::path::Path, out: &mut Vec<String>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();

@@ -302,7 +302,7 @@ mod tests {
             ("capzVersion: 1.27\n", "/repo/.kubectl-capz.yaml:1: capzVersion: expected a string, got a number"),
             (
                 "kubernetesVersion: v1.20\n",
-                "/repo/.kubectl-capz.yaml:1: kubernetesVersion: Kubernetes version `v1.20` is not bundled; bundled: v1.36",
+                "/repo/.kubectl-capz.yaml:1: kubernetesVersion: Kubernetes version `v1.20` is not bundled; bundled: v1.36, v1.35",
             ),
             (
                 "rules:\n  enabled: [x]\n",

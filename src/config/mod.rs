@@ -1,9 +1,16 @@
-//! Repository settings: the `.kubectl-capz.yaml` config file and the choice of the target CAPZ release.
+//! Repository settings: the `.kubectl-capz.yaml` config file, the choice of the target CAPZ release and of the
+//! management cluster's Kubernetes release, and how a cluster's versions compare with them.
 
 mod file;
+mod kubernetes;
+mod served;
 mod target;
 
 pub use file::{ConfigError, FILE_NAME, RepoConfig, Setting, discover, find, load, parse};
+pub use kubernetes::{
+    KubernetesChoice, KubernetesSource, KubernetesVersionError, choose_kubernetes, with_server_version,
+};
+pub use served::{ServedCrd, served_version_mismatches};
 pub use target::{
     ControllerImages, ENV_VAR, Notice, TargetChoice, TargetError, TargetSource, choose_target, image_tag, with_cluster,
 };

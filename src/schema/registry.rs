@@ -116,6 +116,27 @@ impl Registry {
         })
     }
 
+    /// The other bundled Kubernetes releases whose built-in kinds include `gvk` (newest first): for saying why an
+    /// object of a kind this release does not serve has no schema.
+    pub fn other_kubernetes_releases_serving(&self, gvk: &Gvk) -> Vec<&'static str> {
+        if self.target.is_none() {
+            return Vec::new();
+        }
+        let relative = format!("{}/{}/{}.json", group_dir(&gvk.group), gvk.version, gvk.kind);
+        KUBERNETES_VERSIONS
+            .iter()
+            .copied()
+            .filter(|version| *version != self.kubernetes_version)
+            .filter(|version| {
+                let release = format!("{}-{version}", releases::KUBERNETES_FAMILY);
+                embedded::GVK_FOLDERS.iter().any(|folder| {
+                    releases::releases_of_folder(folder).contains(&release)
+                        && embedded::paths_under(&format!("gvk/{folder}/{relative}")).next().is_some()
+                })
+            })
+            .collect()
+    }
+
     /// Only user-provided schemas (for tests of the engine itself).
     pub fn empty() -> Self {
         Registry::default()
@@ -410,6 +431,33 @@ mod lean {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bundled_kubernetes_releases_are_the_ones_versions_names() {
+        assert_eq!(KUBERNETES_VERSIONS, versions::KUBERNETES_VERSIONS);
+    }
+
+    #[test]
+    fn each_kubernetes_release_serves_its_own_kinds() {
+        // MutatingAdmissionPolicy went GA (admissionregistration.k8s.io/v1) in Kubernetes 1.36; 1.35 serves it only
+        // as v1beta1, off by default.
+        let gvk = Gvk::new("admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicy");
+        let target = versions::default_target();
+        let newest = Registry::for_target_and_kubernetes(target, "v1.36").unwrap();
+        let older = Registry::for_target_and_kubernetes(target, "1.35.4").unwrap();
+        assert_eq!(older.kubernetes_version(), "v1.35");
+        assert!(newest.get(&gvk).unwrap().is_some());
+        assert!(older.get(&gvk).unwrap().is_none());
+        assert_eq!(older.other_kubernetes_releases_serving(&gvk), ["v1.36"]);
+        assert!(newest.other_kubernetes_releases_serving(&gvk).is_empty());
+        assert!(older.other_kubernetes_releases_serving(&Gvk::new("apps", "v1", "Nothing")).is_empty());
+        assert!(older.get(&Gvk::new("apps", "v1", "Deployment")).unwrap().is_some());
+        assert_eq!(Registry::for_target(target).kubernetes_version(), "v1.36");
+        assert_eq!(
+            Registry::for_target_and_kubernetes(target, "v1.34").unwrap_err().to_string(),
+            Registry::for_target(target).with_kubernetes_version("v1.34").unwrap_err().to_string()
+        );
+    }
 
     #[test]
     fn every_embedded_set_is_looked_up() {

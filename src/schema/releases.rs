@@ -49,6 +49,7 @@ pub const KUBERNETES_FAMILY: &str = "kubernetes";
 
 /// The releases, in the order folders name them.
 pub const RELEASES: &[Release] = &[
+    Release { name: "kubernetes-v1.35", source: Source::FetchedOpenApi { dir: "kubernetes/v1.35" } },
     Release { name: "kubernetes-v1.36", source: Source::FetchedOpenApi { dir: "kubernetes/v1.36" } },
     Release { name: "gitops", source: Source::FetchedCrds { dir: "gitops" } },
     Release { name: "capi-v1.13", source: Source::Crds { dir: "capi-v1.13.3", pattern: None } },

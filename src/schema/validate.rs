@@ -299,6 +299,20 @@ impl<'r> Validator<'r> {
                         format!("{prefix}/apiVersion"),
                         format!("{api_version} {kind_name} is not served{release}; served: {}", versions.join(", ")),
                     ));
+                } else if let elsewhere = self.registry.other_kubernetes_releases_serving(&gvk)
+                    && !elsewhere.is_empty()
+                {
+                    // A built-in kind of another Kubernetes release: that kube-apiserver serves it, this one not.
+                    out.push(Issue::error(
+                        "api-version",
+                        format!("{prefix}/apiVersion"),
+                        format!(
+                            "{api_version} {kind_name} is not served by Kubernetes {} (served by Kubernetes {}; the \
+                             management cluster's release is picked with --management-kubernetes-version)",
+                            self.registry.kubernetes_version(),
+                            elsewhere.join(", ")
+                        ),
+                    ));
                 } else if self.options.ignore_missing_schemas {
                     if embedded {
                         out.push(Issue::new(

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Gathers the inputs of the bundled Kubernetes, Flux and Argo CD schemas from the Go module proxy into
 # OUT (default: target/schema-inputs of the repository) and prints OUT:
-#   OUT/kubernetes/v<major.minor>/*.json   api/openapi-spec/v3 of k8s.io/kubernetes (tools/kube-testenv's version)
+#   OUT/kubernetes/v<major.minor>/*.json   api/openapi-spec/v3 of k8s.io/kubernetes (tools/kube-testenv's version,
+#                                          and K8S_PREVIOUS_VERSION of versions.env: the minor before it)
 #   OUT/gitops/flux/*.yaml                 config/crd/bases of kustomize-controller and source-controller
 #   OUT/gitops/flux-generated/*.yaml       controller-gen over helm-, notification- and image-*-controller's api/
 #   OUT/gitops/argocd/*.yaml               manifests/crds of argo-cd/v3
@@ -45,11 +46,13 @@ mkdir -p "$out.new"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
-minor="v$(echo "$K8S_VERSION" | cut -d. -f1,2)"
-k8s="$(module_dir "k8s.io/kubernetes@v$K8S_VERSION")"
-mkdir -p "$out.new/kubernetes/$minor"
-cp "$k8s"/api/openapi-spec/v3/*.json "$out.new/kubernetes/$minor/"
-echo "k8s.io/kubernetes@v$K8S_VERSION api/openapi-spec/v3 (Go module proxy)" > "$out.new/kubernetes/$minor/SOURCES"
+for version in "$K8S_VERSION" "$K8S_PREVIOUS_VERSION"; do
+  minor="v$(echo "$version" | cut -d. -f1,2)"
+  k8s="$(module_dir "k8s.io/kubernetes@v$version")"
+  mkdir -p "$out.new/kubernetes/$minor"
+  cp "$k8s"/api/openapi-spec/v3/*.json "$out.new/kubernetes/$minor/"
+  echo "k8s.io/kubernetes@v$version api/openapi-spec/v3 (Go module proxy)" > "$out.new/kubernetes/$minor/SOURCES"
+done
 
 gitops="$out.new/gitops"
 mkdir -p "$gitops/flux" "$gitops/flux-generated" "$gitops/argocd"

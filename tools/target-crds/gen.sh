@@ -6,9 +6,8 @@
 #   aso-<v>/    the CRDs of the kinds in the crd-pattern, generated from ASO's Go types with controller-gen
 #               (the flags of ASO's Taskfile: crd:crdVersions=v1,allowDangerousTypes=true), only for the
 #               api/ packages that hold those kinds
-# It also copies ASO's own samples (samples/<group>/<version>/<version>_<kind>.yaml of the module) of the kinds
-# in the crd-pattern into tests/fixtures/aso-samples/<aso version>/ (held-out cases: tests/targets.rs), and checks
-# that CAPZ's own cluster-template-aks*.yaml of each release equal tests/fixtures/capz/ (the
+# (ASO's own samples, the held-out cases of tests/aso_samples.rs, are fetched by tools/aso-samples/fetch.sh.) It
+# checks that CAPZ's own cluster-template-aks*.yaml of each release equal tests/fixtures/capz/ (the
 # templates the tests render and validate per target), listing any that differ.
 # Every CRD is trimmed by trim/ (schema descriptions and status dropped). ASO v2.19.0, which CAPZ v1.27.0
 # pins, is refused by the module proxy (the refusal is written to aso-v2.19-refused.txt); the importer
@@ -96,17 +95,6 @@ for aso in $(printf '%s\n' "${aso_of[@]}" | sort -u) v2.20.0; do
     (cd "$copy" && $NICE "$cg" crd:crdVersions=v1,allowDangerousTypes=true "paths={$paths}" output:crd:dir="$work/crd-$aso")
   done
   "$trim" -pattern "$union_pattern" -out "$out/aso-$aso" "$work/crd-$aso"/*.yaml
-  samples="$repo/tests/fixtures/aso-samples/$aso"
-  rm -rf "$samples"
-  mkdir -p "$samples"
-  for entry in $(echo "$union_pattern" | tr ';' ' '); do
-    group=${entry%%.*}
-    kind=$(echo "${entry#*/}" | tr '[:upper:]' '[:lower:]')
-    for sample in "$src"/samples/"$group"/*/*_"$kind".yaml; do
-      [ -f "$sample" ] && cp "$sample" "$samples/$group-${sample##*/}"
-    done
-  done
-  chmod u+w "$samples"/*
 done
 
 cg_version=$(sed -n 's/^require sigs.k8s.io\/controller-tools \(.*\)$/\1/p; s/^[[:space:]]*sigs.k8s.io\/controller-tools \(v[^ ]*\).*/\1/p' "$here/go.mod" | head -1)
