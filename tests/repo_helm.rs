@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
+use capz::source::helm::{HelmRender, RenderRequest};
 use serde_json::Value;
 
 fn repos() -> PathBuf {
@@ -70,18 +71,12 @@ fn helm_template(cwd: &Path, release: &str, chart: &str, args: &[String]) -> Str
     String::from_utf8(output.stdout).unwrap()
 }
 
-/// Maps a line of helm's output to (template, line within its document), reading the `# Source:` comments the
-/// way a user would, independently of the plugin's own code.
-fn map_line(helm_output: &str, chart_dir: &str, line: usize) -> (String, usize) {
-    let mut current = None;
-    for (number, text) in helm_output.lines().enumerate().take(line) {
-        if let Some(source) = text.strip_prefix("# Source: ") {
-            let below_chart = source.split_once('/').unwrap().1;
-            current = Some((format!("{chart_dir}/{below_chart}"), number + 2));
-        }
-    }
-    let (template, first) = current.expect("a line inside a document");
-    (template, line - first + 1)
+/// Maps a line of helm's output to (template, line of the template file), as repository mode maps the lines of
+/// what it renders (`HelmRender::locate_output_line`, template files read below `cwd`).
+fn map_line(helm_output: &str, cwd: &Path, chart_dir: &str, line: usize) -> (String, usize) {
+    let request = RenderRequest { chart_dir: PathBuf::from(chart_dir), ..RenderRequest::default() };
+    let render = HelmRender::from_output(request, helm_output.to_string(), cwd);
+    render.locate_output_line(line).expect("a line inside a document")
 }
 
 /// A finding as compared: everything but the column.
@@ -139,7 +134,7 @@ fn assert_differential(
         let piped = capz(&["validate", "-o", "json", "-"], &cwd, &path, Some(&text));
         for mut finding in findings(&report(&piped, "validate -")) {
             let line = finding["line"].as_u64().unwrap() as usize;
-            let (template, line) = map_line(&text, chart_dir.trim_start_matches("./"), line);
+            let (template, line) = map_line(&text, &cwd, chart_dir.trim_start_matches("./"), line);
             finding["source"] = Value::from(template);
             finding["line"] = Value::from(line);
             piped_findings.push(finding);

@@ -7,6 +7,7 @@
 mod chart;
 mod release;
 mod render;
+mod template_lines;
 mod values;
 
 use std::path::{Path, PathBuf};
