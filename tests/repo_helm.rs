@@ -224,6 +224,98 @@ fn classic_aks_chart_findings_equal_helm_template_piped_into_validate() {
 }
 
 #[test]
+fn a_value_written_in_a_template_is_reported_at_its_template_line() {
+    // charts/lines/templates/controlplane.yaml writes `networkPolicy: calicoo` itself, after an `if` block, an
+    // `include ... | nindent` and a `range`: helm's document has more lines than the template file.
+    let chart = "./charts/lines";
+    let repository = assert_differential(
+        "helm-template-lines",
+        chart,
+        "lines",
+        &[chart_args(&["./charts/lines/values.yaml"])],
+        &|_| true,
+    );
+    let template = "charts/lines/templates/controlplane.yaml";
+    let text = std::fs::read_to_string(repos().join("helm-template-lines").join(template)).unwrap();
+    let line = 1 + text.lines().position(|line| line == "  networkPolicy: calicoo").unwrap();
+    let seeded: Vec<&Value> = repository.iter().filter(|f| f["path"] == "/spec/networkPolicy").collect();
+    assert_eq!(seeded.len(), 1, "{repository:#?}");
+    assert_eq!(seeded[0]["source"].as_str().unwrap().trim_start_matches("./"), template);
+    assert_eq!(seeded[0]["line"], line, "{:#?}", seeded[0]);
+    assert!(seeded[0]["message"].as_str().unwrap().contains("\"calicoo\""));
+    // Within its rendered document the value is further down than the template's last line.
+    let cwd = repos().join("helm-template-lines");
+    let output = helm_template(&cwd, "lines", chart, &chart_args(&["./charts/lines/values.yaml"]));
+    let document_start =
+        1 + output.lines().position(|l| l.starts_with("# Source: lines/templates/controlplane")).unwrap();
+    let rendered_line = output.lines().position(|l| l == "  networkPolicy: calicoo").unwrap() + 1 - document_start;
+    assert!(rendered_line > text.lines().count(), "{rendered_line}");
+}
+
+/// Every `file:line` of `-o FORMAT` output that names a file of `cwd`.
+fn locations(format: &str, stdout: &str) -> Vec<(String, usize)> {
+    match format {
+        "json" => findings(&serde_json::from_str(stdout).unwrap())
+            .iter()
+            .map(|f| (f["source"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap() as usize))
+            .collect(),
+        "sarif" => {
+            let sarif: Value = serde_json::from_str(stdout).unwrap();
+            let mut found = Vec::new();
+            for result in sarif["runs"][0]["results"].as_array().unwrap() {
+                let location = &result["locations"][0]["physicalLocation"];
+                let uri = location["artifactLocation"]["uri"].as_str().unwrap().to_string();
+                found.push((uri, location["region"]["startLine"].as_u64().unwrap() as usize));
+            }
+            found
+        }
+        "github" => {
+            let pattern = regex::Regex::new(r"^::\w+ file=([^,]+),line=(\d+),").unwrap();
+            stdout
+                .lines()
+                .filter_map(|line| pattern.captures(line))
+                .map(|c| (c[1].replace("%2C", ",").replace("%3A", ":"), c[2].parse().unwrap()))
+                .collect()
+        }
+        _ => {
+            let pattern = regex::Regex::new(r"^(\S+):(\d+): (error|warning|info):").unwrap();
+            stdout
+                .lines()
+                .filter_map(|line| pattern.captures(line))
+                .map(|c| (c[1].to_string(), c[2].parse().unwrap()))
+                .collect()
+        }
+    }
+}
+
+#[test]
+fn no_finding_of_a_fixture_chart_is_beyond_its_file_in_any_output_format() {
+    let path = path_with_helm();
+    for repo in ["helm-aks", "helm-aks-aso", "helm-template-lines", "flux-helmrelease", "argocd-app-of-apps"] {
+        let cwd = repos().join(repo);
+        for format in ["json", "text", "github", "sarif"] {
+            let output = capz(&["validate", "-o", format, "."], &cwd, &path, None);
+            assert_ne!(
+                output.status.code(),
+                Some(2),
+                "{repo} -o {format}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let stdout = String::from_utf8(output.stdout).unwrap();
+            let found = locations(format, &stdout);
+            let mut checked = 0;
+            for (file, line) in found {
+                let Ok(text) = std::fs::read_to_string(cwd.join(&file)) else { continue };
+                let count = text.lines().count().max(1);
+                assert!((1..=count).contains(&line), "{repo} -o {format}: {file}:{line} is beyond its {count} lines");
+                checked += usize::from(file.contains("/templates/") || file.contains("values"));
+            }
+            assert!(checked > 0, "{repo} -o {format}: no finding at a chart's file\n{stdout}");
+        }
+    }
+}
+
+#[test]
 fn argo_cd_helm_source_findings_equal_helm_template_with_the_applications_values() {
     // apps/shop-prod.yaml: release shop-prod, namespace shop, valueFiles, valuesObject, a forceString parameter;
     // Argo CD includes the chart's crds/ unless `skipCrds`.
