@@ -1,18 +1,20 @@
 //! Flux `HelmRelease` objects whose chart is a directory of this repository, as a [`RenderRequest`].
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use super::chart::is_chart_dir;
-use super::render::{InlineValues, RenderRequest};
+use super::render::{InlineValues, RenderRequest, WrittenAt, leaf_pointers};
 use crate::manifest::Document;
 
 /// API group of Flux's HelmRelease.
 pub const HELM_RELEASE_GROUP: &str = "helm.toolkit.fluxcd.io";
 
-/// Finds a ConfigMap or Secret of the repository by kind, namespace and name (for `valuesFrom`).
-pub type ObjectLookup<'a> = dyn Fn(&str, &str, &str) -> Option<Value> + 'a;
+/// Finds a ConfigMap or Secret of the repository by kind, namespace and name (for `valuesFrom`), with the lines
+/// of its fields.
+pub type ObjectLookup<'a> = dyn Fn(&str, &str, &str) -> Option<Document> + 'a;
 
 /// Whether `document` is a Flux HelmRelease.
 pub fn is_helm_release(document: &Document) -> bool {
@@ -64,26 +66,44 @@ pub fn helm_release_request(
     }
     let mut inline_values = Vec::new();
     let mut set_string = Vec::new();
+    let mut written_at = HashMap::new();
     for source in spec.get("valuesFrom").and_then(Value::as_array).into_iter().flatten() {
         let kind = source.get("kind").and_then(Value::as_str).unwrap_or("");
         let source_name = source.get("name").and_then(Value::as_str).unwrap_or("");
         let key = source.get("valuesKey").and_then(Value::as_str).unwrap_or("values.yaml");
         let optional = source.get("optional").and_then(Value::as_bool).unwrap_or(false);
-        let found = lookup(kind, &namespace, source_name).and_then(|object| data_value(&object, key));
-        let Some(text) = found else {
+        let found = lookup(kind, &namespace, source_name)
+            .and_then(|object| data_value(&object.value, key).map(|(text, pointer)| (object, text, pointer)));
+        let Some((object, text, pointer)) = found else {
             if optional {
                 continue;
             }
             return Err(format!("its valuesFrom {kind}/{source_name} (key {key}) is not in this repository"));
         };
         let label = format!("{kind}/{source_name} {key}");
+        let secret = kind == "Secret";
         if let Some(target) = source.get("targetPath").and_then(Value::as_str) {
-            set_string.push(format!("{target}={}", text.trim_end()));
+            let assignment = format!("{target}={}", text.trim_end());
+            let file = PathBuf::from(object.origin.source.as_ref());
+            written_at.insert(assignment.clone(), WrittenAt { file, line: object.line_of(&pointer), secret });
+            set_string.push(assignment);
             continue;
         }
-        match crate::manifest::parse_plain_value(&text, &label) {
-            Ok(Value::Null) => {}
-            Ok(value @ Value::Object(_)) => inline_values.push(InlineValues { label, value, written_at: None }),
+        let inline = match pointer.starts_with("/data/") && secret {
+            // Base64 data: every value at the line of its key.
+            false => InlineValues::in_text(label.clone(), &text, &object, &pointer),
+            true => crate::manifest::parse_plain_value(&text, &label).map_err(|err| err.to_string()).map(|value| {
+                let mut lines = HashMap::new();
+                leaf_pointers(&value, &mut String::new(), &mut |leaf| {
+                    lines.insert(leaf.to_string(), object.line_of(&pointer));
+                });
+                let file = PathBuf::from(object.origin.source.as_ref());
+                InlineValues { label: label.clone(), value, written_at: Some((file, lines)), secret }
+            }),
+        };
+        match inline {
+            Ok(inline) if inline.value.is_null() => {}
+            Ok(inline) if inline.value.is_object() => inline_values.push(InlineValues { secret, ..inline }),
             Ok(_) => return Err(format!("its valuesFrom {label} is not a map of values")),
             Err(err) => return Err(format!("its valuesFrom {label} is not YAML: {err}")),
         }
@@ -106,6 +126,7 @@ pub fn helm_release_request(
         inline_values,
         set: Vec::new(),
         set_string,
+        set_written_at: written_at,
         // `install.crds` defaults to Create: the chart's crds/ are applied.
         include_crds: spec.pointer("/install/crds").and_then(Value::as_str) != Some("Skip"),
         label: format!("HelmRelease/{name}"),
@@ -127,19 +148,20 @@ pub fn in_repository(repo_root: &Path, relative: &str) -> Option<std::path::Path
     Some(if relative.is_empty() { repo_root.to_path_buf() } else { repo_root.join(relative) })
 }
 
-/// The text under `key` of a ConfigMap (`data`) or Secret (`stringData`, or base64 `data`).
-fn data_value(object: &Value, key: &str) -> Option<String> {
+/// The text under `key` of a ConfigMap (`data`) or Secret (`stringData`, or base64 `data`), and its JSON pointer.
+fn data_value(object: &Value, key: &str) -> Option<(String, String)> {
     let text = |map: Option<&Map<String, Value>>| map?.get(key)?.as_str().map(str::to_string);
+    let escaped = key.replace('~', "~0").replace('/', "~1");
     if let Some(found) = text(object.get("stringData").and_then(Value::as_object)) {
-        return Some(found);
+        return Some((found, format!("/stringData/{escaped}")));
     }
     let data = text(object.get("data").and_then(Value::as_object))?;
     if object.get("kind").and_then(Value::as_str) == Some("Secret") {
         use base64::Engine;
         let bytes = base64::engine::general_purpose::STANDARD.decode(data.trim()).ok()?;
-        return String::from_utf8(bytes).ok();
+        return String::from_utf8(bytes).ok().map(|text| (text, format!("/data/{escaped}")));
     }
-    Some(data)
+    Some((data, format!("/data/{escaped}")))
 }
 
 #[cfg(test)]
@@ -158,9 +180,9 @@ mod tests {
     #[test]
     fn secret_data_is_decoded() {
         let secret = serde_json::json!({"kind": "Secret", "data": {"values.yaml": "YTogMQo="}});
-        assert_eq!(data_value(&secret, "values.yaml").as_deref(), Some("a: 1\n"));
+        assert_eq!(data_value(&secret, "values.yaml"), Some(("a: 1\n".into(), "/data/values.yaml".into())));
         let config_map = serde_json::json!({"kind": "ConfigMap", "data": {"values.yaml": "a: 1"}});
-        assert_eq!(data_value(&config_map, "values.yaml").as_deref(), Some("a: 1"));
+        assert_eq!(data_value(&config_map, "values.yaml"), Some(("a: 1".into(), "/data/values.yaml".into())));
         assert_eq!(data_value(&config_map, "other"), None);
     }
 }

@@ -37,6 +37,9 @@ pub struct RenderRequest {
     /// `--set` and `--set-string` arguments (`key=value`), applied last.
     pub set: Vec<String>,
     pub set_string: Vec<String>,
+    /// Where `--set`/`--set-string` assignments (by their text) were written: an Argo CD parameter, a Flux
+    /// `valuesFrom` with `targetPath`; for value provenance.
+    pub set_written_at: HashMap<String, WrittenAt>,
     /// `--include-crds`: the chart's `crds/` too, as Argo CD and Flux apply them (a plain `helm template` leaves
     /// them out).
     pub include_crds: bool,
@@ -53,6 +56,16 @@ pub struct InlineValues {
     /// The file they are written in and the line of each of their fields (by JSON pointer within `value`),
     /// for value provenance; None when unknown (an Application an ApplicationSet generates).
     pub written_at: Option<(PathBuf, HashMap<String, usize>)>,
+    /// Whether they come from a Secret: findings on them never show the value.
+    pub secret: bool,
+}
+
+/// Where one value was written: a file, a line, and whether it is a Secret's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenAt {
+    pub file: PathBuf,
+    pub line: usize,
+    pub secret: bool,
 }
 
 impl InlineValues {
@@ -63,7 +76,7 @@ impl InlineValues {
             lines.insert(leaf.to_string(), document.line_of(&format!("{pointer}{leaf}")));
         });
         let file = PathBuf::from(document.origin.source.as_ref());
-        InlineValues { label, value, written_at: Some((file, lines)) }
+        InlineValues { label, value, written_at: Some((file, lines)), secret: false }
     }
 
     /// Inline values parsed from a YAML string of `document` at `pointer` (a block scalar: its first line is the
@@ -76,7 +89,7 @@ impl InlineValues {
             lines.insert(leaf.to_string(), key_line + text_lines.line_of(leaf).unwrap_or(0));
         });
         let file = PathBuf::from(document.origin.source.as_ref());
-        Ok(InlineValues { label, value, written_at: Some((file, lines)) })
+        Ok(InlineValues { label, value, written_at: Some((file, lines)), secret: false })
     }
 }
 
@@ -193,8 +206,13 @@ impl HelmRender {
         ];
         words.extend(request.values_files.iter().map(|file| format!("--values {}", file.display())));
         words.extend(request.inline_values.iter().map(|inline| format!("--values <values of {}>", inline.label)));
-        words.extend(request.set.iter().map(|assignment| format!("--set {assignment}")));
-        words.extend(request.set_string.iter().map(|assignment| format!("--set-string {assignment}")));
+        // A Secret's value never shows.
+        let shown = |assignment: &String| match request.set_written_at.get(assignment) {
+            Some(written) if written.secret => format!("{}=***", assignment.split_once('=').map_or("", |(key, _)| key)),
+            _ => assignment.clone(),
+        };
+        words.extend(request.set.iter().map(|assignment| format!("--set {}", shown(assignment))));
+        words.extend(request.set_string.iter().map(|assignment| format!("--set-string {}", shown(assignment))));
         if request.include_crds {
             words.push("--include-crds".to_string());
         }
@@ -397,6 +415,24 @@ mod tests {
         assert_eq!(read.documents[1].origin.source.as_ref(), "charts/aks/charts/sub/templates/b.yaml");
         assert_eq!(read.documents[0].line_of("/kind"), 3);
         assert_eq!(read.documents[1].line_of("/kind"), 1);
+    }
+
+    #[test]
+    fn a_secrets_value_set_on_the_command_line_is_not_shown() {
+        let secret = WrittenAt { file: PathBuf::from("flux/values.yaml"), line: 7, secret: true };
+        let request = RenderRequest {
+            chart_dir: PathBuf::from("charts/aks"),
+            release: "aks".into(),
+            namespace: "default".into(),
+            set_string: vec!["password=hunter22".into(), "plain=shown".into()],
+            set_written_at: HashMap::from([("password=hunter22".to_string(), secret)]),
+            ..RenderRequest::default()
+        };
+        let render = HelmRender { request, text: String::new(), documents: Vec::new() };
+        assert_eq!(
+            render.command(),
+            "helm template aks ./charts/aks --namespace default --set-string password=*** --set-string plain=shown"
+        );
     }
 
     #[test]
