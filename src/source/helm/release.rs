@@ -178,6 +178,37 @@ mod tests {
     }
 
     #[test]
+    fn values_from_keep_where_they_are_written_and_whether_they_are_secret() {
+        let chart = tempfile::tempdir().unwrap();
+        std::fs::write(chart.path().join("Chart.yaml"), "apiVersion: v2\nname: c\nversion: 0.1.0\n").unwrap();
+        let release = ("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: r\n  namespace: ns\nspec:\n  \
+             chart:\n    spec:\n      chart: ./c\n      sourceRef:\n        kind: GitRepository\n        name: g\n  \
+             valuesFrom:\n    - kind: Secret\n      name: s\n    - kind: ConfigMap\n      name: m\n      \
+             valuesKey: size\n      targetPath: pool.size\n");
+        let release = crate::manifest::parse_documents(release, "release.yaml").unwrap().remove(0);
+        // `a: 1\nb: two\n` in base64, then a ConfigMap key for targetPath.
+        let objects = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  values.yaml: YTogMQpiOiB0d28K\n---\n\
+                       apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\ndata:\n  size: large\n";
+        let objects = crate::manifest::parse_documents(objects, "objects.yaml").unwrap();
+        let lookup =
+            |kind: &str, _: &str, name: &str| objects.iter().find(|o| o.kind() == kind && o.name() == name).cloned();
+        let root = chart.path().parent().unwrap();
+        let name = chart.path().file_name().unwrap().to_str().unwrap();
+        let mut document = release;
+        // The chart directory is the temporary one.
+        document.value["spec"]["chart"]["spec"]["chart"] = Value::from(format!("./{name}"));
+        let request = helm_release_request(&document, root, &lookup).unwrap();
+        let secret = &request.inline_values[0];
+        assert!(secret.secret);
+        let (file, lines) = secret.written_at.clone().unwrap();
+        assert_eq!(file, PathBuf::from("objects.yaml"));
+        assert_eq!((lines["/a"], lines["/b"]), (6, 6));
+        assert_eq!(request.set_string, ["pool.size=large"]);
+        let at = WrittenAt { file: PathBuf::from("objects.yaml"), line: 13, secret: false };
+        assert_eq!(request.set_written_at["pool.size=large"], at);
+    }
+
+    #[test]
     fn secret_data_is_decoded() {
         let secret = serde_json::json!({"kind": "Secret", "data": {"values.yaml": "YTogMQo="}});
         assert_eq!(data_value(&secret, "values.yaml"), Some(("a: 1\n".into(), "/data/values.yaml".into())));
