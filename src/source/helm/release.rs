@@ -89,8 +89,9 @@ pub fn helm_release_request(
             set_string.push(assignment);
             continue;
         }
-        let inline = match pointer.starts_with("/data/") && secret {
-            // Base64 data: every value at the line of its key.
+        let inline = match pointer.starts_with("/data/") && secret || !block_scalar_at(&object, &pointer, key) {
+            // Base64 data, or text not written as a block below its key (a generated ConfigMap, a quoted string):
+            // every value at the line of its key.
             false => InlineValues::in_text(label.clone(), &text, &object, &pointer),
             true => crate::manifest::parse_plain_value(&text, &label).map_err(|err| err.to_string()).map(|value| {
                 let mut lines = HashMap::new();
@@ -146,6 +147,19 @@ pub fn in_repository(repo_root: &Path, relative: &str) -> Option<std::path::Path
         }
     }
     Some(if relative.is_empty() { repo_root.to_path_buf() } else { repo_root.join(relative) })
+}
+
+/// Whether the value at `pointer` of `object` (whose key is `key`) is written in its file as a block scalar
+/// (`key: |` and the text on the lines below), so that lines within the text are lines of the file.
+fn block_scalar_at(object: &Document, pointer: &str, key: &str) -> bool {
+    let line = object.line_of(pointer);
+    let Ok(text) = std::fs::read_to_string(object.origin.source.as_ref()) else { return false };
+    let Some(written) = text.lines().nth(line.saturating_sub(1)) else { return false };
+    let written = written.trim_start();
+    let rest = [format!("{key}:"), format!("\"{key}\":"), format!("'{key}':")]
+        .iter()
+        .find_map(|prefix| written.strip_prefix(prefix.as_str()).map(str::to_string));
+    rest.is_some_and(|rest| rest.trim_start().starts_with(['|', '>']))
 }
 
 /// The text under `key` of a ConfigMap (`data`) or Secret (`stringData`, or base64 `data`), and its JSON pointer.
@@ -206,6 +220,17 @@ mod tests {
         assert_eq!(request.set_string, ["pool.size=large"]);
         let at = WrittenAt { file: PathBuf::from("objects.yaml"), line: 13, secret: false };
         assert_eq!(request.set_written_at["pool.size=large"], at);
+    }
+
+    #[test]
+    fn lines_inside_values_text_count_only_for_a_block_below_its_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("values.yaml");
+        let text = "kind: ConfigMap\nmetadata:\n  name: m\ndata:\n  block: |\n    a: 1\n  quoted: \"a: 1\"\n";
+        std::fs::write(&file, text).unwrap();
+        let object = crate::manifest::parse_documents(text, file.to_str().unwrap()).unwrap().remove(0);
+        assert!(block_scalar_at(&object, "/data/block", "block"));
+        assert!(!block_scalar_at(&object, "/data/quoted", "quoted"));
     }
 
     #[test]
