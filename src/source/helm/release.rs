@@ -195,10 +195,10 @@ mod tests {
     fn values_from_keep_where_they_are_written_and_whether_they_are_secret() {
         let chart = tempfile::tempdir().unwrap();
         std::fs::write(chart.path().join("Chart.yaml"), "apiVersion: v2\nname: c\nversion: 0.1.0\n").unwrap();
-        let release = ("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: r\n  namespace: ns\nspec:\n  \
+        let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: r\n  namespace: ns\nspec:\n  \
              chart:\n    spec:\n      chart: ./c\n      sourceRef:\n        kind: GitRepository\n        name: g\n  \
              valuesFrom:\n    - kind: Secret\n      name: s\n    - kind: ConfigMap\n      name: m\n      \
-             valuesKey: size\n      targetPath: pool.size\n");
+             valuesKey: size\n      targetPath: pool.size\n";
         let release = crate::manifest::parse_documents(release, "release.yaml").unwrap().remove(0);
         // `a: 1\nb: two\n` in base64, then a ConfigMap key for targetPath.
         let objects = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  values.yaml: YTogMQpiOiB0d28K\n---\n\

@@ -8,7 +8,7 @@
 //! they match, else to the line of the previous match. Every mapped line is a line of the template.
 
 /// Above this many cells (rendered lines × template lines) the alignment is skipped and lines map proportionally.
-const MAX_CELLS: usize = 16_000_000;
+const MAX_CELLS: usize = 4_000_000;
 
 /// Keywords of actions that print nothing.
 const SILENT_ACTIONS: [&str; 8] = ["if", "else", "end", "range", "with", "define", "break", "continue"];
@@ -147,11 +147,24 @@ fn trim_end_pieces(mut pieces: Vec<String>) -> Vec<String> {
     pieces
 }
 
+/// Where `rendered` stands line for line in `template` (a file without actions: a CRD of `crds/`), 0-based.
+fn verbatim_at(template: &str, rendered: &[&str]) -> Option<usize> {
+    let raw: Vec<&str> = template.lines().collect();
+    let first = rendered.first()?;
+    (0..raw.len().checked_sub(rendered.len())? + 1).find(|&start| {
+        raw[start].trim_end() == first.trim_end()
+            && rendered.iter().zip(&raw[start..]).all(|(line, written)| line.trim_end() == written.trim_end())
+    })
+}
+
 /// For each line of `rendered` (one document of helm's output), the 1-based line of `template` it came from.
 pub(crate) fn map_rendered_lines(template: &str, rendered: &str) -> Vec<usize> {
     let last_line = template.lines().count().max(1);
-    let template = template_lines(template);
     let rendered: Vec<&str> = rendered.lines().collect();
+    if let Some(start) = verbatim_at(template, &rendered) {
+        return (start + 1..=start + rendered.len()).collect();
+    }
+    let template = template_lines(template);
     let (t, r) = (template.len(), rendered.len());
     if t == 0 {
         return vec![1; r];
@@ -250,6 +263,12 @@ data:
         assert!(lines[1..].iter().all(|&line| line == 2), "{lines:?}");
         assert_eq!(map_rendered_lines("", "a: 1\n"), [1]);
         assert_eq!(map_rendered_lines("{{ .Values.all }}", "a: 1\nb: 2\n"), [1, 1]);
+    }
+
+    #[test]
+    fn a_file_without_actions_maps_line_for_line() {
+        let crd = "# a comment\n---\napiVersion: v1\nkind: A\nspec:\n  x: 1\n";
+        assert_eq!(map_rendered_lines(crd, "apiVersion: v1\nkind: A\nspec:\n  x: 1\n"), [3, 4, 5, 6]);
     }
 
     #[test]
