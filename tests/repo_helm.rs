@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
+use capz::source::helm::{HelmRender, RenderRequest};
 use serde_json::Value;
 
 fn repos() -> PathBuf {
@@ -70,18 +71,12 @@ fn helm_template(cwd: &Path, release: &str, chart: &str, args: &[String]) -> Str
     String::from_utf8(output.stdout).unwrap()
 }
 
-/// Maps a line of helm's output to (template, line within its document), reading the `# Source:` comments the
-/// way a user would, independently of the plugin's own code.
-fn map_line(helm_output: &str, chart_dir: &str, line: usize) -> (String, usize) {
-    let mut current = None;
-    for (number, text) in helm_output.lines().enumerate().take(line) {
-        if let Some(source) = text.strip_prefix("# Source: ") {
-            let below_chart = source.split_once('/').unwrap().1;
-            current = Some((format!("{chart_dir}/{below_chart}"), number + 2));
-        }
-    }
-    let (template, first) = current.expect("a line inside a document");
-    (template, line - first + 1)
+/// Maps a line of helm's output to (template, line of the template file), as repository mode maps the lines of
+/// what it renders (`HelmRender::locate_output_line`, template files read below `cwd`).
+fn map_line(helm_output: &str, cwd: &Path, chart_dir: &str, line: usize) -> (String, usize) {
+    let request = RenderRequest { chart_dir: PathBuf::from(chart_dir), ..RenderRequest::default() };
+    let render = HelmRender::from_output(request, helm_output.to_string(), cwd);
+    render.locate_output_line(line).expect("a line inside a document")
 }
 
 /// A finding as compared: everything but the column.
@@ -139,7 +134,7 @@ fn assert_differential(
         let piped = capz(&["validate", "-o", "json", "-"], &cwd, &path, Some(&text));
         for mut finding in findings(&report(&piped, "validate -")) {
             let line = finding["line"].as_u64().unwrap() as usize;
-            let (template, line) = map_line(&text, chart_dir.trim_start_matches("./"), line);
+            let (template, line) = map_line(&text, &cwd, chart_dir.trim_start_matches("./"), line);
             finding["source"] = Value::from(template);
             finding["line"] = Value::from(line);
             piped_findings.push(finding);
@@ -151,7 +146,13 @@ fn assert_differential(
         let source = finding["source"].as_str().unwrap();
         if !source.contains("/templates/") {
             // Traced to the values file: the piped run has the same finding at the template.
-            let twin = piped_findings.iter().find(|piped| what(piped) == what(finding));
+            // A value from a Secret is masked in repository mode (never in the piped run, which sees no Secret).
+            let masked = finding["message"].as_str().unwrap().contains("\"***\"");
+            let same_field = |piped: &&Value| {
+                ["severity", "rule", "object", "path"].iter().all(|field| piped[field] == finding[field])
+            };
+            let twin =
+                piped_findings.iter().find(|piped| what(piped) == what(finding) || (masked && same_field(piped)));
             let twin = twin.unwrap_or_else(|| panic!("{} has no twin in helm template | validate -", key(finding)));
             actual.insert(key(twin));
             let line = finding["line"].as_u64().unwrap() as usize;
@@ -226,6 +227,184 @@ fn classic_aks_chart_findings_equal_helm_template_piped_into_validate() {
     );
     let errors: Vec<String> = repository.iter().filter(|f| f["severity"] == "error").map(key).collect();
     assert_eq!(errors, Vec::<String>::new());
+}
+
+#[test]
+fn a_value_written_in_a_template_is_reported_at_its_template_line() {
+    // charts/lines/templates/controlplane.yaml writes `networkPolicy: calicoo` itself, after an `if` block, an
+    // `include ... | nindent` and a `range`: helm's document has more lines than the template file.
+    let chart = "./charts/lines";
+    let repository = assert_differential(
+        "helm-template-lines",
+        chart,
+        "lines",
+        &[chart_args(&["./charts/lines/values.yaml"])],
+        &|_| true,
+    );
+    let template = "charts/lines/templates/controlplane.yaml";
+    let text = std::fs::read_to_string(repos().join("helm-template-lines").join(template)).unwrap();
+    let line = 1 + text.lines().position(|line| line == "  networkPolicy: calicoo").unwrap();
+    let seeded: Vec<&Value> = repository.iter().filter(|f| f["path"] == "/spec/networkPolicy").collect();
+    assert_eq!(seeded.len(), 1, "{repository:#?}");
+    assert_eq!(seeded[0]["source"].as_str().unwrap().trim_start_matches("./"), template);
+    assert_eq!(seeded[0]["line"], line, "{:#?}", seeded[0]);
+    assert!(seeded[0]["message"].as_str().unwrap().contains("\"calicoo\""));
+    // Within its rendered document the value is further down than the template's last line.
+    let cwd = repos().join("helm-template-lines");
+    let output = helm_template(&cwd, "lines", chart, &chart_args(&["./charts/lines/values.yaml"]));
+    let document_start =
+        1 + output.lines().position(|l| l.starts_with("# Source: lines/templates/controlplane")).unwrap();
+    let rendered_line = output.lines().position(|l| l == "  networkPolicy: calicoo").unwrap() + 1 - document_start;
+    assert!(rendered_line > text.lines().count(), "{rendered_line}");
+}
+
+/// The 1-based line of `file` (in fixture repository `repo`) that is `text`.
+fn line_of(repo: &str, file: &str, text: &str) -> usize {
+    let content = std::fs::read_to_string(repos().join(repo).join(file)).unwrap();
+    1 + content.lines().position(|line| line == text).unwrap_or_else(|| panic!("{file} has no line `{text}`"))
+}
+
+/// The one finding of `findings` on `object` at `path`, as `file:line message`.
+fn finding_at(findings: &[Value], object: &str, path: &str) -> String {
+    let found: Vec<&Value> = findings.iter().filter(|f| f["object"] == object && f["path"] == path).collect();
+    assert_eq!(found.len(), 1, "{object} {path}: {findings:#?}");
+    let source = found[0]["source"].as_str().unwrap().trim_start_matches("./");
+    format!("{source}:{} {}", found[0]["line"], found[0]["message"].as_str().unwrap())
+}
+
+#[test]
+fn values_from_config_maps_secrets_and_application_parameters_are_reported_where_they_are_written() {
+    // flux/team-a.yaml takes values from two ConfigMaps (one through `targetPath`) and a Secret of the tree;
+    // argocd/team-b.yaml sets one with `helm.parameters`. Each seeds one value the CRD enum rejects.
+    let repo = "helm-values-from";
+    let team_a = |f: &Value| f["object"] == "AzureManagedControlPlane/team-a-team-a";
+    let team_b = |f: &Value| f["object"] == "AzureManagedControlPlane/team-b";
+    let config_map = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(config_map.path(), "location: westeurope\nnetworkPolicy: calicoo\n").unwrap();
+    let secret = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(secret.path(), "loadBalancerSKU: PremiumSecretSku\n").unwrap();
+    let spec_values = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(spec_values.path(), "location: northeurope\n").unwrap();
+    let mut flux_args = vec!["--namespace".to_string(), "team-a".to_string()];
+    for file in [&config_map, &secret, &spec_values] {
+        flux_args.extend(["--values".to_string(), file.path().to_str().unwrap().to_string()]);
+    }
+    flux_args.extend(["--set-string", "networkPlugin=kubenett", "--include-crds"].map(String::from));
+    let flux = assert_differential(repo, "./charts/plane", "team-a-team-a", &[flux_args], &team_a);
+    let argo_args =
+        ["--namespace", "team-b", "--set", "location=westus", "--set", "networkPolicy=ciliumm", "--include-crds"];
+    let argo_args: Vec<String> = argo_args.map(String::from).to_vec();
+    let argo = assert_differential(repo, "./charts/plane", "team-b", &[argo_args], &team_b);
+
+    let values = "flux/team-a-values.yaml";
+    let object = "AzureManagedControlPlane/team-a-team-a";
+    assert_eq!(
+        finding_at(&flux, object, "/spec/networkPolicy"),
+        format!(
+            "{values}:{} unsupported value \"calicoo\": supported values: \"azure\", \"calico\", \"cilium\"",
+            line_of(repo, values, "    networkPolicy: calicoo")
+        )
+    );
+    assert_eq!(
+        finding_at(&flux, object, "/spec/networkPlugin"),
+        format!(
+            "{values}:{} unsupported value \"kubenett\": supported values: \"azure\", \"kubenet\", \"none\"",
+            line_of(repo, values, "  plugin: kubenett")
+        )
+    );
+    // The Secret's value is never shown.
+    assert_eq!(
+        finding_at(&flux, object, "/spec/loadBalancerSKU"),
+        format!(
+            "{values}:{} unsupported value \"***\": supported values: \"Basic\", \"Standard\"",
+            line_of(repo, values, "    loadBalancerSKU: PremiumSecretSku")
+        )
+    );
+    let application = "argocd/team-b.yaml";
+    assert_eq!(
+        finding_at(&argo, "AzureManagedControlPlane/team-b", "/spec/networkPolicy"),
+        format!(
+            "{application}:{} unsupported value \"ciliumm\": supported values: \"azure\", \"calico\", \"cilium\"",
+            line_of(repo, application, "          value: ciliumm")
+        )
+    );
+    let path = path_with_helm();
+    for format in ["json", "text", "github", "sarif"] {
+        let output = capz(&["validate", "-o", format, "."], &repos().join(repo), &path, None);
+        let all = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        assert!(all.contains("***") && !all.contains("PremiumSecretSku"), "-o {format}: {all}");
+    }
+}
+
+/// Every `file:line` of `-o FORMAT` output that names a file of `cwd`.
+fn locations(format: &str, stdout: &str) -> Vec<(String, usize)> {
+    match format {
+        "json" => findings(&serde_json::from_str(stdout).unwrap())
+            .iter()
+            .map(|f| (f["source"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap() as usize))
+            .collect(),
+        "sarif" => {
+            let sarif: Value = serde_json::from_str(stdout).unwrap();
+            let mut found = Vec::new();
+            for result in sarif["runs"][0]["results"].as_array().unwrap() {
+                let location = &result["locations"][0]["physicalLocation"];
+                let uri = location["artifactLocation"]["uri"].as_str().unwrap().to_string();
+                found.push((uri, location["region"]["startLine"].as_u64().unwrap() as usize));
+            }
+            found
+        }
+        "github" => {
+            let pattern = regex::Regex::new(r"^::\w+ file=([^,]+),line=(\d+),").unwrap();
+            stdout
+                .lines()
+                .filter_map(|line| pattern.captures(line))
+                .map(|c| (c[1].replace("%2C", ",").replace("%3A", ":"), c[2].parse().unwrap()))
+                .collect()
+        }
+        _ => {
+            let pattern = regex::Regex::new(r"^(\S+):(\d+): (error|warning|info):").unwrap();
+            stdout
+                .lines()
+                .filter_map(|line| pattern.captures(line))
+                .map(|c| (c[1].to_string(), c[2].parse().unwrap()))
+                .collect()
+        }
+    }
+}
+
+#[test]
+fn no_finding_of_a_fixture_chart_is_beyond_its_file_in_any_output_format() {
+    let path = path_with_helm();
+    let repositories = [
+        "helm-aks",
+        "helm-aks-aso",
+        "helm-template-lines",
+        "helm-values-from",
+        "flux-helmrelease",
+        "argocd-app-of-apps",
+    ];
+    for repo in repositories {
+        let cwd = repos().join(repo);
+        for format in ["json", "text", "github", "sarif"] {
+            let output = capz(&["validate", "-o", format, "."], &cwd, &path, None);
+            assert_ne!(
+                output.status.code(),
+                Some(2),
+                "{repo} -o {format}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let stdout = String::from_utf8(output.stdout).unwrap();
+            let found = locations(format, &stdout);
+            let mut checked = 0;
+            for (file, line) in found {
+                let Ok(text) = std::fs::read_to_string(cwd.join(&file)) else { continue };
+                let count = text.lines().count().max(1);
+                assert!((1..=count).contains(&line), "{repo} -o {format}: {file}:{line} is beyond its {count} lines");
+                checked += usize::from(file.contains("/templates/") || file.contains("values"));
+            }
+            assert!(checked > 0, "{repo} -o {format}: no finding at a chart's file\n{stdout}");
+        }
+    }
 }
 
 #[test]

@@ -137,9 +137,7 @@ fn a_helm_release_of_a_chart_in_the_tree_renders_with_its_values_in_flux_order()
     let root = repos().join("flux-helmrelease");
     let all = documents(&root, "clusters/prod");
     let lookup = |kind: &str, namespace: &str, name: &str| {
-        all.iter()
-            .find(|d| d.kind() == kind && d.name() == name && d.namespace() == Some(namespace))
-            .map(|d| d.value.clone())
+        all.iter().find(|d| d.kind() == kind && d.name() == name && d.namespace() == Some(namespace)).cloned()
     };
     let mut lines = Vec::new();
     for release in all.iter().filter(|document| helm::is_helm_release(document)) {

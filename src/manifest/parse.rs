@@ -56,6 +56,20 @@ impl LineIndex {
         LineIndex { inner: Lines::Pointers(Arc::new(lines)) }
     }
 
+    /// The same index with every line passed through `map` (lines of a rendered text moved to its source's).
+    pub fn map_lines(&self, map: impl Fn(usize) -> usize) -> Self {
+        let inner = match &self.inner {
+            Lines::Empty => Lines::Empty,
+            Lines::Pointers(lines) => {
+                Lines::Pointers(Arc::new(lines.iter().map(|(pointer, line)| (pointer.clone(), map(*line))).collect()))
+            }
+            Lines::Nodes(nodes) => Lines::Nodes(
+                nodes.iter().map(|node| NodeLine { line: map(node.line as usize) as u32, size: node.size }).collect(),
+            ),
+        };
+        LineIndex { inner }
+    }
+
     /// The line of the field at `pointer`, or of the nearest parent that has one (indexes keyed by
     /// pointer only: those of [`parse_value`]).
     pub fn line_of(&self, pointer: &str) -> Option<usize> {

@@ -714,29 +714,24 @@ impl<'a> Loader<'a> {
             return;
         }
         // The ConfigMaps and Secrets of the tree, for valuesFrom.
-        let mut objects: Vec<Value> = Vec::new();
+        let mut objects: Vec<Document> = Vec::new();
         for relative in self.manifests.clone() {
             for document in self.files.documents(&relative).iter() {
                 if matches!(document.kind(), "ConfigMap" | "Secret") {
-                    objects.push(document.value.clone());
+                    objects.push(document.clone());
                 }
             }
         }
         for built in &self.repository.built {
-            objects.extend(
-                built.documents.iter().filter(|d| matches!(d.kind(), "ConfigMap" | "Secret")).map(|d| d.value.clone()),
-            );
+            objects.extend(built.documents.iter().filter(|d| matches!(d.kind(), "ConfigMap" | "Secret")).cloned());
         }
-        let lookup = |kind: &str, namespace: &str, name: &str| -> Option<Value> {
+        let lookup = |kind: &str, namespace: &str, name: &str| -> Option<Document> {
             objects
                 .iter()
                 .find(|object| {
-                    object.get("kind").and_then(Value::as_str) == Some(kind)
-                        && object.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
-                        && object
-                            .pointer("/metadata/namespace")
-                            .and_then(Value::as_str)
-                            .is_none_or(|ns| ns == namespace)
+                    object.kind() == kind
+                        && object.name() == name
+                        && object.namespace().is_none_or(|ns| ns == namespace)
                 })
                 .cloned()
         };

@@ -10,6 +10,7 @@ mod appset;
 mod directory;
 pub mod kustomize;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -19,7 +20,7 @@ pub use directory::{directory_manifests, glob_match};
 pub use kustomize::ArgoKustomize;
 
 use crate::manifest::Document;
-use crate::source::helm::{InlineValues, RenderRequest, is_chart_dir};
+use crate::source::helm::{InlineValues, RenderRequest, WrittenAt, is_chart_dir};
 
 /// API group of Argo CD's Application and ApplicationSet.
 pub const ARGO_GROUP: &str = "argoproj.io";
@@ -248,7 +249,7 @@ fn helm_request(
         let inline = match document {
             Some(document) => InlineValues::in_text(label.clone(), text, document, &format!("{pointer}/helm/values")),
             None => crate::manifest::parse_plain_value(text, &label)
-                .map(|value| InlineValues { label: label.clone(), value, written_at: None })
+                .map(|value| InlineValues { label: label.clone(), value, written_at: None, secret: false })
                 .map_err(|err| err.to_string()),
         };
         match inline {
@@ -264,11 +265,11 @@ fn helm_request(
             Some(document) => {
                 InlineValues::in_document(label, object.clone(), document, &format!("{pointer}/helm/valuesObject"))
             }
-            None => InlineValues { label, value: object.clone(), written_at: None },
+            None => InlineValues { label, value: object.clone(), written_at: None, secret: false },
         });
     }
-    let (mut set, mut set_string) = (Vec::new(), Vec::new());
-    for parameter in helm.get("parameters").and_then(Value::as_array).into_iter().flatten() {
+    let (mut set, mut set_string, mut set_written_at) = (Vec::new(), Vec::new(), HashMap::new());
+    for (index, parameter) in helm.get("parameters").and_then(Value::as_array).into_iter().flatten().enumerate() {
         let name = str_of(parameter, "/name");
         let value = match parameter.get("value") {
             Some(Value::String(text)) => text.clone(),
@@ -276,6 +277,11 @@ fn helm_request(
             None => String::new(),
         };
         let assignment = format!("{name}={value}");
+        if let Some(document) = document {
+            let line = document.line_of(&format!("{pointer}/helm/parameters/{index}/value"));
+            let file = PathBuf::from(document.origin.source.as_ref());
+            set_written_at.insert(assignment.clone(), WrittenAt { file, line, secret: false });
+        }
         if parameter.get("forceString").and_then(Value::as_bool).unwrap_or(false) {
             set_string.push(assignment);
         } else {
@@ -293,6 +299,7 @@ fn helm_request(
         inline_values,
         set,
         set_string,
+        set_written_at,
         label: owner.to_string(),
     })
 }

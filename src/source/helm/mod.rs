@@ -7,6 +7,7 @@
 mod chart;
 mod release;
 mod render;
+mod template_lines;
 mod values;
 
 use std::path::{Path, PathBuf};
@@ -14,7 +15,9 @@ use std::time::Duration;
 
 pub use chart::{CHART_FILE, Chart, Dependency, is_chart_dir};
 pub use release::{HELM_RELEASE_GROUP, ObjectLookup, helm_release_request, in_repository, is_helm_release};
-pub use render::{HELM, HelmRender, InlineValues, RELEASE_NAMESPACE, RenderRequest, RenderedDocument, source_name};
+pub use render::{
+    HELM, HelmRender, InlineValues, RELEASE_NAMESPACE, RenderRequest, RenderedDocument, WrittenAt, source_name,
+};
 pub use values::{ValueOrigin, ValueTrace, attribute_values};
 
 /// Why a chart was not rendered: one warning naming the chart.

@@ -1,18 +1,20 @@
 //! Flux `HelmRelease` objects whose chart is a directory of this repository, as a [`RenderRequest`].
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use super::chart::is_chart_dir;
-use super::render::{InlineValues, RenderRequest};
+use super::render::{InlineValues, RenderRequest, WrittenAt, leaf_pointers};
 use crate::manifest::Document;
 
 /// API group of Flux's HelmRelease.
 pub const HELM_RELEASE_GROUP: &str = "helm.toolkit.fluxcd.io";
 
-/// Finds a ConfigMap or Secret of the repository by kind, namespace and name (for `valuesFrom`).
-pub type ObjectLookup<'a> = dyn Fn(&str, &str, &str) -> Option<Value> + 'a;
+/// Finds a ConfigMap or Secret of the repository by kind, namespace and name (for `valuesFrom`), with the lines
+/// of its fields.
+pub type ObjectLookup<'a> = dyn Fn(&str, &str, &str) -> Option<Document> + 'a;
 
 /// Whether `document` is a Flux HelmRelease.
 pub fn is_helm_release(document: &Document) -> bool {
@@ -64,26 +66,45 @@ pub fn helm_release_request(
     }
     let mut inline_values = Vec::new();
     let mut set_string = Vec::new();
+    let mut written_at = HashMap::new();
     for source in spec.get("valuesFrom").and_then(Value::as_array).into_iter().flatten() {
         let kind = source.get("kind").and_then(Value::as_str).unwrap_or("");
         let source_name = source.get("name").and_then(Value::as_str).unwrap_or("");
         let key = source.get("valuesKey").and_then(Value::as_str).unwrap_or("values.yaml");
         let optional = source.get("optional").and_then(Value::as_bool).unwrap_or(false);
-        let found = lookup(kind, &namespace, source_name).and_then(|object| data_value(&object, key));
-        let Some(text) = found else {
+        let found = lookup(kind, &namespace, source_name)
+            .and_then(|object| data_value(&object.value, key).map(|(text, pointer)| (object, text, pointer)));
+        let Some((object, text, pointer)) = found else {
             if optional {
                 continue;
             }
             return Err(format!("its valuesFrom {kind}/{source_name} (key {key}) is not in this repository"));
         };
         let label = format!("{kind}/{source_name} {key}");
+        let secret = kind == "Secret";
         if let Some(target) = source.get("targetPath").and_then(Value::as_str) {
-            set_string.push(format!("{target}={}", text.trim_end()));
+            let assignment = format!("{target}={}", text.trim_end());
+            let file = PathBuf::from(object.origin.source.as_ref());
+            written_at.insert(assignment.clone(), WrittenAt { file, line: object.line_of(&pointer), secret });
+            set_string.push(assignment);
             continue;
         }
-        match crate::manifest::parse_plain_value(&text, &label) {
-            Ok(Value::Null) => {}
-            Ok(value @ Value::Object(_)) => inline_values.push(InlineValues { label, value, written_at: None }),
+        let inline = match pointer.starts_with("/data/") && secret || !block_scalar_at(&object, &pointer, key) {
+            // Base64 data, or text not written as a block below its key (a generated ConfigMap, a quoted string):
+            // every value at the line of its key.
+            false => InlineValues::in_text(label.clone(), &text, &object, &pointer),
+            true => crate::manifest::parse_plain_value(&text, &label).map_err(|err| err.to_string()).map(|value| {
+                let mut lines = HashMap::new();
+                leaf_pointers(&value, &mut String::new(), &mut |leaf| {
+                    lines.insert(leaf.to_string(), object.line_of(&pointer));
+                });
+                let file = PathBuf::from(object.origin.source.as_ref());
+                InlineValues { label: label.clone(), value, written_at: Some((file, lines)), secret }
+            }),
+        };
+        match inline {
+            Ok(inline) if inline.value.is_null() => {}
+            Ok(inline) if inline.value.is_object() => inline_values.push(InlineValues { secret, ..inline }),
             Ok(_) => return Err(format!("its valuesFrom {label} is not a map of values")),
             Err(err) => return Err(format!("its valuesFrom {label} is not YAML: {err}")),
         }
@@ -106,6 +127,7 @@ pub fn helm_release_request(
         inline_values,
         set: Vec::new(),
         set_string,
+        set_written_at: written_at,
         // `install.crds` defaults to Create: the chart's crds/ are applied.
         include_crds: spec.pointer("/install/crds").and_then(Value::as_str) != Some("Skip"),
         label: format!("HelmRelease/{name}"),
@@ -127,19 +149,33 @@ pub fn in_repository(repo_root: &Path, relative: &str) -> Option<std::path::Path
     Some(if relative.is_empty() { repo_root.to_path_buf() } else { repo_root.join(relative) })
 }
 
-/// The text under `key` of a ConfigMap (`data`) or Secret (`stringData`, or base64 `data`).
-fn data_value(object: &Value, key: &str) -> Option<String> {
+/// Whether the value at `pointer` of `object` (whose key is `key`) is written in its file as a block scalar
+/// (`key: |` and the text on the lines below), so that lines within the text are lines of the file.
+fn block_scalar_at(object: &Document, pointer: &str, key: &str) -> bool {
+    let line = object.line_of(pointer);
+    let Ok(text) = std::fs::read_to_string(object.origin.source.as_ref()) else { return false };
+    let Some(written) = text.lines().nth(line.saturating_sub(1)) else { return false };
+    let written = written.trim_start();
+    let rest = [format!("{key}:"), format!("\"{key}\":"), format!("'{key}':")]
+        .iter()
+        .find_map(|prefix| written.strip_prefix(prefix.as_str()).map(str::to_string));
+    rest.is_some_and(|rest| rest.trim_start().starts_with(['|', '>']))
+}
+
+/// The text under `key` of a ConfigMap (`data`) or Secret (`stringData`, or base64 `data`), and its JSON pointer.
+fn data_value(object: &Value, key: &str) -> Option<(String, String)> {
     let text = |map: Option<&Map<String, Value>>| map?.get(key)?.as_str().map(str::to_string);
+    let escaped = key.replace('~', "~0").replace('/', "~1");
     if let Some(found) = text(object.get("stringData").and_then(Value::as_object)) {
-        return Some(found);
+        return Some((found, format!("/stringData/{escaped}")));
     }
     let data = text(object.get("data").and_then(Value::as_object))?;
     if object.get("kind").and_then(Value::as_str) == Some("Secret") {
         use base64::Engine;
         let bytes = base64::engine::general_purpose::STANDARD.decode(data.trim()).ok()?;
-        return String::from_utf8(bytes).ok();
+        return String::from_utf8(bytes).ok().map(|text| (text, format!("/data/{escaped}")));
     }
-    Some(data)
+    Some((data, format!("/data/{escaped}")))
 }
 
 #[cfg(test)]
@@ -156,11 +192,53 @@ mod tests {
     }
 
     #[test]
+    fn values_from_keep_where_they_are_written_and_whether_they_are_secret() {
+        let chart = tempfile::tempdir().unwrap();
+        std::fs::write(chart.path().join("Chart.yaml"), "apiVersion: v2\nname: c\nversion: 0.1.0\n").unwrap();
+        let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: r\n  namespace: ns\nspec:\n  \
+             chart:\n    spec:\n      chart: ./c\n      sourceRef:\n        kind: GitRepository\n        name: g\n  \
+             valuesFrom:\n    - kind: Secret\n      name: s\n    - kind: ConfigMap\n      name: m\n      \
+             valuesKey: size\n      targetPath: pool.size\n";
+        let release = crate::manifest::parse_documents(release, "release.yaml").unwrap().remove(0);
+        // `a: 1\nb: two\n` in base64, then a ConfigMap key for targetPath.
+        let objects = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  values.yaml: YTogMQpiOiB0d28K\n---\n\
+                       apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\ndata:\n  size: large\n";
+        let objects = crate::manifest::parse_documents(objects, "objects.yaml").unwrap();
+        let lookup =
+            |kind: &str, _: &str, name: &str| objects.iter().find(|o| o.kind() == kind && o.name() == name).cloned();
+        let root = chart.path().parent().unwrap();
+        let name = chart.path().file_name().unwrap().to_str().unwrap();
+        let mut document = release;
+        // The chart directory is the temporary one.
+        document.value["spec"]["chart"]["spec"]["chart"] = Value::from(format!("./{name}"));
+        let request = helm_release_request(&document, root, &lookup).unwrap();
+        let secret = &request.inline_values[0];
+        assert!(secret.secret);
+        let (file, lines) = secret.written_at.clone().unwrap();
+        assert_eq!(file, PathBuf::from("objects.yaml"));
+        assert_eq!((lines["/a"], lines["/b"]), (6, 6));
+        assert_eq!(request.set_string, ["pool.size=large"]);
+        let at = WrittenAt { file: PathBuf::from("objects.yaml"), line: 13, secret: false };
+        assert_eq!(request.set_written_at["pool.size=large"], at);
+    }
+
+    #[test]
+    fn lines_inside_values_text_count_only_for_a_block_below_its_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("values.yaml");
+        let text = "kind: ConfigMap\nmetadata:\n  name: m\ndata:\n  block: |\n    a: 1\n  quoted: \"a: 1\"\n";
+        std::fs::write(&file, text).unwrap();
+        let object = crate::manifest::parse_documents(text, file.to_str().unwrap()).unwrap().remove(0);
+        assert!(block_scalar_at(&object, "/data/block", "block"));
+        assert!(!block_scalar_at(&object, "/data/quoted", "quoted"));
+    }
+
+    #[test]
     fn secret_data_is_decoded() {
         let secret = serde_json::json!({"kind": "Secret", "data": {"values.yaml": "YTogMQo="}});
-        assert_eq!(data_value(&secret, "values.yaml").as_deref(), Some("a: 1\n"));
+        assert_eq!(data_value(&secret, "values.yaml"), Some(("a: 1\n".into(), "/data/values.yaml".into())));
         let config_map = serde_json::json!({"kind": "ConfigMap", "data": {"values.yaml": "a: 1"}});
-        assert_eq!(data_value(&config_map, "values.yaml").as_deref(), Some("a: 1"));
+        assert_eq!(data_value(&config_map, "values.yaml"), Some(("a: 1".into(), "/data/values.yaml".into())));
         assert_eq!(data_value(&config_map, "other"), None);
     }
 }

@@ -10,6 +10,7 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::HelmProblem;
+use super::template_lines::map_rendered_lines;
 use crate::manifest::{Document, ReadOutcome, parse_documents_tolerant, parse_value};
 use crate::source::tool::{ToolError, run_tool};
 
@@ -36,6 +37,9 @@ pub struct RenderRequest {
     /// `--set` and `--set-string` arguments (`key=value`), applied last.
     pub set: Vec<String>,
     pub set_string: Vec<String>,
+    /// Where `--set`/`--set-string` assignments (by their text) were written: an Argo CD parameter, a Flux
+    /// `valuesFrom` with `targetPath`; for value provenance.
+    pub set_written_at: HashMap<String, WrittenAt>,
     /// `--include-crds`: the chart's `crds/` too, as Argo CD and Flux apply them (a plain `helm template` leaves
     /// them out).
     pub include_crds: bool,
@@ -52,6 +56,16 @@ pub struct InlineValues {
     /// The file they are written in and the line of each of their fields (by JSON pointer within `value`),
     /// for value provenance; None when unknown (an Application an ApplicationSet generates).
     pub written_at: Option<(PathBuf, HashMap<String, usize>)>,
+    /// Whether they come from a Secret: findings on them never show the value.
+    pub secret: bool,
+}
+
+/// Where one value was written: a file, a line, and whether it is a Secret's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenAt {
+    pub file: PathBuf,
+    pub line: usize,
+    pub secret: bool,
 }
 
 impl InlineValues {
@@ -62,7 +76,7 @@ impl InlineValues {
             lines.insert(leaf.to_string(), document.line_of(&format!("{pointer}{leaf}")));
         });
         let file = PathBuf::from(document.origin.source.as_ref());
-        InlineValues { label, value, written_at: Some((file, lines)) }
+        InlineValues { label, value, written_at: Some((file, lines)), secret: false }
     }
 
     /// Inline values parsed from a YAML string of `document` at `pointer` (a block scalar: its first line is the
@@ -75,7 +89,7 @@ impl InlineValues {
             lines.insert(leaf.to_string(), key_line + text_lines.line_of(leaf).unwrap_or(0));
         });
         let file = PathBuf::from(document.origin.source.as_ref());
-        Ok(InlineValues { label, value, written_at: Some((file, lines)) })
+        Ok(InlineValues { label, value, written_at: Some((file, lines)), secret: false })
     }
 }
 
@@ -122,11 +136,32 @@ pub struct RenderedDocument {
     pub first_line: usize,
     /// The document's text.
     pub text: String,
+    /// For each line of `text`, the line of the template file it came from ([`map_rendered_lines`]); `None` when
+    /// the template is not a file of the repository (a subchart packed in a .tgz): its lines are then line 1.
+    pub template_lines: Option<Vec<usize>>,
+}
+
+impl RenderedDocument {
+    /// The template line of line `line` (1-based) of the rendered document.
+    pub fn template_line(&self, line: usize) -> usize {
+        match &self.template_lines {
+            Some(lines) => lines.get(line.saturating_sub(1)).or(lines.last()).copied().unwrap_or(1),
+            None => 1,
+        }
+    }
 }
 
 impl HelmRender {
-    /// The objects of the render, each document read with its template as source and lines counted from
-    /// the start of that rendered document (documents of one template numbered in helm's order).
+    /// The render of helm's output `text` for `request` (as [`render_request`] makes it), the template files read
+    /// below `base` (the directory helm ran in; empty for the current one) to map lines to them.
+    pub fn from_output(request: RenderRequest, text: String, base: &Path) -> HelmRender {
+        let mut documents = split_output(&text, &request.chart_dir);
+        map_template_lines(&mut documents, base);
+        HelmRender { request, text, documents }
+    }
+
+    /// The objects of the render, each document read with its template as source and lines of the template file
+    /// (see [`RenderedDocument::template_lines`]; documents of one template numbered in helm's order).
     pub fn read(&self) -> ReadOutcome {
         let mut outcome = ReadOutcome::default();
         let mut seen: Vec<(&Path, usize)> = Vec::new();
@@ -139,8 +174,14 @@ impl HelmRender {
                 }
             };
             let mut read = parse_documents_tolerant(&document.text, &source_name(&document.template));
+            let to_template = |line: usize| document.template_line(line);
             for read_document in &mut read.documents {
                 read_document.origin.index += *index;
+                read_document.origin.line = to_template(read_document.origin.line);
+                read_document.lines = read_document.lines.map_lines(to_template);
+            }
+            for problem in &mut read.problems {
+                problem.line = to_template(problem.line);
             }
             *index += read.documents.len();
             outcome.documents.extend(read.documents);
@@ -165,8 +206,13 @@ impl HelmRender {
         ];
         words.extend(request.values_files.iter().map(|file| format!("--values {}", file.display())));
         words.extend(request.inline_values.iter().map(|inline| format!("--values <values of {}>", inline.label)));
-        words.extend(request.set.iter().map(|assignment| format!("--set {assignment}")));
-        words.extend(request.set_string.iter().map(|assignment| format!("--set-string {assignment}")));
+        // A Secret's value never shows.
+        let shown = |assignment: &String| match request.set_written_at.get(assignment) {
+            Some(written) if written.secret => format!("{}=***", assignment.split_once('=').map_or("", |(key, _)| key)),
+            _ => assignment.clone(),
+        };
+        words.extend(request.set.iter().map(|assignment| format!("--set {}", shown(assignment))));
+        words.extend(request.set_string.iter().map(|assignment| format!("--set-string {}", shown(assignment))));
         if request.include_crds {
             words.push("--include-crds".to_string());
         }
@@ -174,12 +220,12 @@ impl HelmRender {
     }
 
     /// Where line `line` of helm's output (as `helm template ... | kubectl capz validate -` reports it)
-    /// is: the template and the line within its rendered document, as [`HelmRender::read`] numbers them.
+    /// is: the template and its line in the template file, as [`HelmRender::read`] numbers them.
     pub fn locate_output_line(&self, line: usize) -> Option<(String, usize)> {
         self.documents
             .iter()
             .rfind(|document| document.first_line <= line)
-            .map(|document| (source_name(&document.template), line - document.first_line + 1))
+            .map(|document| (source_name(&document.template), document.template_line(line - document.first_line + 1)))
     }
 }
 
@@ -250,8 +296,7 @@ pub(crate) fn render_request(request: RenderRequest, timeout: Duration) -> Resul
     let mut files = request.values_files.clone();
     files.extend(inline.iter().map(|file| file.path().to_path_buf()));
     let text = helm_template(&request, &files, &[], timeout)?;
-    let documents = split_output(&text, &request.chart_dir);
-    Ok(HelmRender { request, text, documents })
+    Ok(HelmRender::from_output(request, text, Path::new("")))
 }
 
 /// A chart directory as helm wants it: a bare relative name (`mychart`) would be looked up in repositories.
@@ -285,6 +330,7 @@ pub(crate) fn split_output(text: &str, chart_dir: &Path) -> Vec<RenderedDocument
                 template: chart_dir.join(relative),
                 first_line: line_number + 1,
                 text: String::new(),
+                template_lines: None,
             });
         } else if content == "---" {
             // The marker of the next document; it belongs to none.
@@ -293,6 +339,18 @@ pub(crate) fn split_output(text: &str, chart_dir: &Path) -> Vec<RenderedDocument
         }
     }
     documents
+}
+
+/// Maps the lines of each document to its template file below `base`, when that is a file (not one packed in a
+/// subchart's .tgz).
+fn map_template_lines(documents: &mut [RenderedDocument], base: &Path) {
+    let mut templates: HashMap<PathBuf, Option<String>> = HashMap::new();
+    for document in documents {
+        let template = templates
+            .entry(document.template.clone())
+            .or_insert_with(|| std::fs::read_to_string(base.join(&document.template)).ok());
+        document.template_lines = template.as_deref().map(|template| map_rendered_lines(template, &document.text));
+    }
 }
 
 #[cfg(test)]
@@ -310,12 +368,14 @@ mod tests {
                 RenderedDocument {
                     template: PathBuf::from("charts/aks/templates/cluster.yaml"),
                     first_line: 3,
-                    text: "apiVersion: v1\nkind: A\n".into()
+                    text: "apiVersion: v1\nkind: A\n".into(),
+                    template_lines: None,
                 },
                 RenderedDocument {
                     template: PathBuf::from("charts/aks/charts/sub/templates/b.yaml"),
                     first_line: 7,
-                    text: "apiVersion: v1\nkind: B\n".into()
+                    text: "apiVersion: v1\nkind: B\n".into(),
+                    template_lines: None,
                 },
             ]
         );
@@ -332,10 +392,18 @@ mod tests {
             set_string: vec!["a=b".into()],
             ..RenderRequest::default()
         };
-        let render =
-            HelmRender { request, text: OUTPUT.into(), documents: split_output(OUTPUT, Path::new("charts/aks")) };
-        assert_eq!(render.locate_output_line(4), Some(("charts/aks/templates/cluster.yaml".into(), 2)));
+        // The chart's own template is a file (lines of it); the subchart's is packed in a .tgz (line 1).
+        let base = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(base.path().join("charts/aks/templates")).unwrap();
+        std::fs::write(
+            base.path().join("charts/aks/templates/cluster.yaml"),
+            "{{- if .Values.on }}\napiVersion: v1\nkind: {{ .Values.kind }}\n{{- end }}\n",
+        )
+        .unwrap();
+        let render = HelmRender::from_output(request, OUTPUT.into(), base.path());
+        assert_eq!(render.locate_output_line(4), Some(("charts/aks/templates/cluster.yaml".into(), 3)));
         assert_eq!(render.locate_output_line(7), Some(("charts/aks/charts/sub/templates/b.yaml".into(), 1)));
+        assert_eq!(render.locate_output_line(8), Some(("charts/aks/charts/sub/templates/b.yaml".into(), 1)));
         assert_eq!(render.locate_output_line(1), None);
         assert_eq!(
             render.command(),
@@ -345,7 +413,26 @@ mod tests {
         let read = render.read();
         assert_eq!(read.documents.len(), 2);
         assert_eq!(read.documents[1].origin.source.as_ref(), "charts/aks/charts/sub/templates/b.yaml");
-        assert_eq!(read.documents[1].line_of("/kind"), 2);
+        assert_eq!(read.documents[0].line_of("/kind"), 3);
+        assert_eq!(read.documents[1].line_of("/kind"), 1);
+    }
+
+    #[test]
+    fn a_secrets_value_set_on_the_command_line_is_not_shown() {
+        let secret = WrittenAt { file: PathBuf::from("flux/values.yaml"), line: 7, secret: true };
+        let request = RenderRequest {
+            chart_dir: PathBuf::from("charts/aks"),
+            release: "aks".into(),
+            namespace: "default".into(),
+            set_string: vec!["password=hunter22".into(), "plain=shown".into()],
+            set_written_at: HashMap::from([("password=hunter22".to_string(), secret)]),
+            ..RenderRequest::default()
+        };
+        let render = HelmRender { request, text: String::new(), documents: Vec::new() };
+        assert_eq!(
+            render.command(),
+            "helm template aks ./charts/aks --namespace default --set-string password=*** --set-string plain=shown"
+        );
     }
 
     #[test]

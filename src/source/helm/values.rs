@@ -14,8 +14,8 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::HelmProblem;
-use super::render::{HelmRender, helm_template, leaf_pointers, split_output};
-use crate::manifest::{Document, parse_value};
+use super::render::{HelmRender, WrittenAt, helm_template, leaf_pointers, split_output};
+use crate::manifest::{Document, SecretValues, parse_value};
 use crate::report::Finding;
 
 /// Where a value of the rendered objects was written.
@@ -27,6 +27,8 @@ pub struct ValueOrigin {
     pub line: usize,
     /// The key, dotted (`controlPlane.networkPluginMode`, `pools[0].name`).
     pub key: String,
+    /// Whether the value is a Secret's (findings on it never show it).
+    pub secret: bool,
 }
 
 /// A render of the chart with markers for values, aligned document by document with the real render.
@@ -78,7 +80,10 @@ impl HelmRender {
             }
             for inline in &self.request.inline_values {
                 let marked = match &inline.written_at {
-                    Some((file, lines)) => marked_values(inline.value.clone(), file, lines, mark_numbers, &mut origins),
+                    Some((file, lines)) => {
+                        let at = Origins { file, lines, secret: inline.secret };
+                        marked_values(inline.value.clone(), &at, mark_numbers, &mut origins)
+                    }
                     None => write_values(&inline.value),
                 };
                 files.push(marked.map_err(|reason| HelmProblem::Tool {
@@ -87,7 +92,11 @@ impl HelmRender {
                 })?);
             }
             let paths: Vec<PathBuf> = files.iter().map(|file| file.path().to_path_buf()).collect();
-            match helm_template(&self.request, &paths, &["--skip-schema-validation"], timeout) {
+            let mut request = self.request.clone();
+            request.set = marked_assignments(&request.set, &request.set_written_at, mark_numbers, &mut origins);
+            request.set_string =
+                marked_assignments(&request.set_string, &request.set_written_at, mark_numbers, &mut origins);
+            match helm_template(&request, &paths, &["--skip-schema-validation"], timeout) {
                 Ok(text) => {
                     let marked_render =
                         HelmRender { documents: split_output(&text, &chart), text, request: self.request.clone() };
@@ -144,25 +153,60 @@ fn marked_values_file(
     leaf_pointers(&value, &mut String::new(), &mut |leaf| {
         by_pointer.insert(leaf.to_string(), lines.line_of(leaf).unwrap_or(1));
     });
-    marked_values(value, file, &by_pointer, mark_numbers, origins)
+    marked_values(value, &Origins { file, lines: &by_pointer, secret: false }, mark_numbers, origins)
 }
 
-/// Writes `value` with its values replaced by markers; `lines` gives the line of each in `file`.
+/// Where the values being marked were written: a file and the line of each (by JSON pointer).
+struct Origins<'a> {
+    file: &'a Path,
+    lines: &'a HashMap<String, usize>,
+    secret: bool,
+}
+
+/// Writes `value` with its values replaced by markers, each origin at its line of `at`.
 fn marked_values(
     mut value: Value,
-    file: &Path,
-    lines: &HashMap<String, usize>,
+    at: &Origins<'_>,
     mark_numbers: bool,
     origins: &mut HashMap<u64, ValueOrigin>,
 ) -> Result<tempfile::NamedTempFile, String> {
     let mut mark = |pointer: &str, key: &str| {
         let id = 1 + origins.len() as u64;
-        let line = lines.get(pointer).copied().unwrap_or(1);
-        origins.insert(id, ValueOrigin { file: file.to_path_buf(), line, key: key.to_string() });
+        let line = at.lines.get(pointer).copied().unwrap_or(1);
+        origins.insert(id, ValueOrigin { file: at.file.to_path_buf(), line, key: key.to_string(), secret: at.secret });
         marker(id)
     };
     replace_leaves(&mut value, &mut String::new(), &mut String::new(), mark_numbers, &mut mark);
     write_values(&value)
+}
+
+/// `--set` assignments (`key=value`) with the value of each one whose origin is known replaced by a marker; booleans,
+/// numbers unless `mark_numbers`, empty values and values helm reads as several (`,`, `{...}`, escapes) stay.
+fn marked_assignments(
+    assignments: &[String],
+    written_at: &HashMap<String, WrittenAt>,
+    mark_numbers: bool,
+    origins: &mut HashMap<u64, ValueOrigin>,
+) -> Vec<String> {
+    assignments
+        .iter()
+        .map(|assignment| {
+            let (Some(at), Some((key, value))) = (written_at.get(assignment), assignment.split_once('=')) else {
+                return assignment.clone();
+            };
+            let plain = !value.is_empty()
+                && !matches!(value, "true" | "false" | "null")
+                && !value.contains([',', '{', '\\'])
+                && (mark_numbers || value.parse::<f64>().is_err());
+            if !plain {
+                return assignment.clone();
+            }
+            let id = 1 + origins.len() as u64;
+            let origin = ValueOrigin { file: at.file.clone(), line: at.line, key: key.to_string(), secret: at.secret };
+            origins.insert(id, origin);
+            format!("{key}={}", marker(id))
+        })
+        .collect()
 }
 
 /// Writes values to a temporary file for helm's `--values`.
@@ -245,6 +289,13 @@ pub fn attribute_values(renders: &[HelmRender], findings: &mut [Finding], timeou
         {
             finding.source = origin.file.display().to_string();
             finding.line = origin.line;
+            let value = candidates.iter().find(|(index, _)| *index == chosen).and_then(|(_, value)| *value);
+            if let (true, Some(value)) = (origin.secret, value) {
+                let secret = serde_json::json!({"kind": "Secret", "stringData": {"value": value}});
+                if let Some(values) = SecretValues::of(&secret) {
+                    finding.message = values.mask(&finding.message, false);
+                }
+            }
         }
     }
 }
@@ -288,8 +339,8 @@ mod tests {
             written,
             serde_json::json!({"cluster": {"name": "zzcapz1zz", "enabled": true, "pools": [{"size": "zzcapz2zz", "sku": "zzcapz3zz"}]}})
         );
-        assert_eq!(origins[&1], ValueOrigin { file: file.clone(), line: 2, key: "cluster.name".into() });
-        assert_eq!(origins[&3], ValueOrigin { file, line: 6, key: "cluster.pools[0].sku".into() });
+        assert_eq!(origins[&1], ValueOrigin { file: file.clone(), line: 2, key: "cluster.name".into(), secret: false });
+        assert_eq!(origins[&3], ValueOrigin { file, line: 6, key: "cluster.pools[0].sku".into(), secret: false });
     }
 
     #[test]
