@@ -25,6 +25,21 @@ pub struct Target {
     /// The ASO kinds (`group/Kind`) CAPZ's `--crd-pattern` makes ASO install (config/aso/kustomization.yaml of
     /// the release, without `${ADDITIONAL_ASO_CRDS}`).
     pub aso_crd_pattern: &'static [&'static str],
+    /// How the release's webhook parses `sshPublicKey` (the `golang.org/x/crypto/ssh` it links).
+    pub ssh_key_parser: SshKeyParser,
+}
+
+/// What a `golang.org/x/crypto` release's `ssh.ParseAuthorizedKey` accepts, where the releases the targets pin
+/// differ (CAPZ's webhook calls it on the decoded `sshPublicKey`; tools/capz-webhook-oracle records both).
+#[derive(Debug, PartialEq, Eq)]
+pub struct SshKeyParser {
+    /// The golang.org/x/crypto release CAPZ's go.mod pins.
+    pub x_crypto: &'static str,
+    /// Whether the key type field (`ssh-rsa` in `ssh-rsa AAAA... me@host`) must name the key blob's own algorithm,
+    /// as OpenSSH's `sshkey_read` requires (x/crypto v0.55.0 and later); before, the field was ignored.
+    pub key_type_must_match_blob: bool,
+    /// The largest RSA modulus accepted, in bits (8192 before x/crypto v0.55.0, then 16384).
+    pub rsa_max_modulus_bits: usize,
 }
 
 const ASO_CRD_PATTERN_V1_26: &[&str] = &[
@@ -73,6 +88,11 @@ pub const TARGETS: &[Target] = &[
         aso_note: Some(ASO_V2_19_NOTE),
         schema_sets: &["capi-v1.14", "capz-v1.27", "aso-v2.19", "gitops"],
         aso_crd_pattern: ASO_CRD_PATTERN_V1_27,
+        ssh_key_parser: SshKeyParser {
+            x_crypto: "v0.55.0",
+            key_type_must_match_blob: true,
+            rsa_max_modulus_bits: 16384,
+        },
     },
     Target {
         name: "v1.26",
@@ -83,6 +103,11 @@ pub const TARGETS: &[Target] = &[
         aso_note: None,
         schema_sets: &["capi-v1.13", "capz-v1.26", "aso-v2.18", "gitops"],
         aso_crd_pattern: ASO_CRD_PATTERN_V1_26,
+        ssh_key_parser: SshKeyParser {
+            x_crypto: "v0.53.0",
+            key_type_must_match_blob: false,
+            rsa_max_modulus_bits: 8192,
+        },
     },
 ];
 

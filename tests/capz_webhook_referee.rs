@@ -1,7 +1,13 @@
-//! Replays CAPZ's real admission webhooks (recorded by tools/capz-webhook-oracle from CAPZ v1.26.0's
-//! internal/webhooks) against `kubectl-capz validate`, case by case.
+//! Replays CAPZ's real admission webhooks, recorded per target by tools/capz-webhook-oracle from that target's
+//! CAPZ release (internal/webhooks of v1.26.0 and v1.27.0, src/versions.rs), against
+//! `kubectl-capz validate --capz-version <target>`, case by case.
 //!
-//! For every CAPZ object of every case in tests/fixtures/capz-webhooks/cases/:
+//! The cases are shared (tests/fixtures/capz-webhooks/cases/); each target has its recordings and known
+//! differences in tests/fixtures/capz-webhooks/<target>/. The recordings' header names the CAPZ, CAPI and ASO
+//! versions the referee was built with (and the ASO `replace` where the pinned ASO release is not served): they
+//! must be the target's.
+//!
+//! For every CAPZ object of every case:
 //! - CAPZ's webhook denies it (at create, or at Cluster API's first update that adds the
 //!   cluster-name label): `validate` must report a `capz-*` error at each field path CAPZ names;
 //! - the CRD schema denies it before any webhook runs: `validate` must report an error at that path;
@@ -9,11 +15,11 @@
 //!   mutating webhook meets before the schema check): `validate` must report an error at the field named;
 //! - CAPZ accepts it at both phases: `validate` must report no `capz-*` error on it.
 //!
-//! Every disagreement must be listed, with its reason, in
-//! tests/fixtures/capz-webhooks/known-differences.yaml; a listed difference that no longer occurs
-//! fails the test too. `UPDATE_KNOWN_DIFFERENCES=1` rewrites that file from the current
-//! disagreements (keeping the reasons already written, `why: TODO` for new ones, which the test
-//! rejects). `REFEREE_REPORT=<file>` also writes the disagreement table there as Markdown.
+//! Every disagreement must be listed, with its reason, in the target's known-differences.yaml; a listed
+//! difference that no longer occurs fails the test too. `UPDATE_KNOWN_DIFFERENCES=1` rewrites those files from
+//! the current disagreements (keeping the reasons already written, `why: TODO` for new ones, which the test
+//! rejects). `REFEREE_REPORT=<file>` also writes the disagreement table there as Markdown (`<file>` gets the
+//! target's name inserted before its extension).
 
 mod cli_runner;
 
@@ -29,6 +35,14 @@ const TODO: &str = "TODO";
 
 #[derive(Debug, Deserialize)]
 struct Recordings {
+    /// The CAPZ release the referee was built from.
+    capz: String,
+    /// The CAPI and ASO module versions linked into the referee (ASO's as CAPZ's go.mod pins it).
+    capi: String,
+    aso: String,
+    /// The replace the referee's build used for ASO, where the pinned release is not served.
+    #[serde(default)]
+    aso_replace: Option<String>,
     cases: Vec<RecordedCase>,
 }
 
@@ -183,10 +197,10 @@ fn matches(ours: &[String], capz: &[String]) -> bool {
     ours.len() >= capz.len() && ours[..capz.len()] == *capz
 }
 
-fn run_validate(case_file: &Path) -> Vec<OurError> {
+fn run_validate(case_file: &Path, target: &str) -> Vec<OurError> {
     let output = cli_runner::capz(&[])
         .current_dir(root())
-        .args(["validate", case_file.to_str().unwrap(), "-o", "json"])
+        .args(["validate", case_file.to_str().unwrap(), "--capz-version", target, "-o", "json"])
         .output()
         .unwrap();
     assert!(
@@ -332,13 +346,14 @@ fn yaml_string(s: &str) -> String {
     serde_json::to_string(s).unwrap()
 }
 
-fn write_known_differences(path: &Path, current: &[Disagreement], previous: &[KnownDifference]) {
+fn write_known_differences(path: &Path, target: &str, current: &[Disagreement], previous: &[KnownDifference]) {
     let reasons: BTreeMap<(&str, &str, &str), &str> =
         previous.iter().map(|k| ((k.case.as_str(), k.object.as_str(), k.differs.as_str()), k.why.as_str())).collect();
-    let mut text = String::from(
-        "# Where `kubectl capz validate` and CAPZ's real webhooks (tests/fixtures/capz-webhooks/recordings.json)\n\
-         # disagree, on purpose or not yet fixed. tests/capz_webhook_referee.rs fails on any disagreement not\n\
-         # listed here, on an entry that no longer occurs, and on `why: TODO`.\n\
+    let mut text = format!(
+        "# Where `kubectl capz validate --capz-version {target}` and the real webhooks of that target's CAPZ release\n\
+         # (tests/fixtures/capz-webhooks/{target}/recordings.json) disagree, on purpose or not yet fixed.\n\
+         # tests/capz_webhook_referee.rs fails on any disagreement not listed here, on an entry that no longer\n\
+         # occurs, and on `why: TODO`.\n\
          # Regenerate: UPDATE_KNOWN_DIFFERENCES=1 cargo test --test capz_webhook_referee (keeps written reasons).\n",
     );
     if current.is_empty() {
@@ -371,12 +386,39 @@ fn table(rows: &[&Disagreement]) -> String {
 }
 
 #[test]
-fn validate_agrees_with_capz_webhooks() {
+fn validate_agrees_with_capz_v1_27_webhooks() {
+    referee("v1.27");
+}
+
+#[test]
+fn validate_agrees_with_capz_v1_26_webhooks() {
+    referee("v1.26");
+}
+
+/// The recordings' header must name the target's CAPZ release and the CAPI and ASO releases it pins.
+fn check_header(recordings: &Recordings, target: &capz::versions::Target) {
+    assert_eq!(recordings.capz, target.capz, "{}: recorded from another CAPZ release", target.name);
+    assert_eq!(recordings.capi, target.capi, "{}: the referee linked another CAPI release", target.name);
+    assert_eq!(recordings.aso, target.aso, "{}: the referee's CAPZ pins another ASO release", target.name);
+    if let Some(replace) = &recordings.aso_replace {
+        assert!(
+            replace.starts_with("github.com/Azure/azure-service-operator/v2 => "),
+            "{}: unexpected replace {replace}",
+            target.name
+        );
+        assert!(target.aso_note.is_some(), "{}: ASO replaced although {} is served", target.name, target.aso);
+    }
+}
+
+fn referee(target_name: &str) {
+    let target = capz::versions::find_target(target_name).expect("a supported target");
     let root = root();
     let fixtures = root.join(FIXTURES);
     let recordings: Recordings =
-        serde_json::from_str(&std::fs::read_to_string(fixtures.join("recordings.json")).unwrap()).unwrap();
-    let known_path = fixtures.join("known-differences.yaml");
+        serde_json::from_str(&std::fs::read_to_string(fixtures.join(target_name).join("recordings.json")).unwrap())
+            .unwrap();
+    check_header(&recordings, target);
+    let known_path = fixtures.join(target_name).join("known-differences.yaml");
     let known: Vec<KnownDifference> =
         serde_saphyr::from_str(&std::fs::read_to_string(&known_path).unwrap_or_else(|_| "[]".into())).unwrap();
 
@@ -385,20 +427,25 @@ fn validate_agrees_with_capz_webhooks() {
         .map(|e| e.unwrap().file_name().to_string_lossy().trim_end_matches(".yaml").to_string())
         .collect();
     let recorded: BTreeSet<String> = recordings.cases.iter().map(|c| c.case.clone()).collect();
-    assert_eq!(case_files, recorded, "cases/ and recordings.json differ: run tools/capz-webhook-oracle/regen.sh");
+    assert_eq!(
+        case_files, recorded,
+        "cases/ and {target_name}/recordings.json differ: run tools/capz-webhook-oracle/regen.sh {}",
+        target.capz
+    );
     assert!(recordings.cases.len() >= 150, "the corpus must hold at least 150 cases");
 
     let mut disagreements = Vec::new();
     let (mut objects, mut agreeing) = (0usize, 0usize);
     for case in &recordings.cases {
         let file = PathBuf::from(FIXTURES).join("cases").join(format!("{}.yaml", case.case));
-        let ours = run_validate(&file);
+        let ours = run_validate(&file, target_name);
         let text = std::fs::read_to_string(root.join(&file)).unwrap();
         assert_eq!(
             fnv1a64(text.as_bytes()),
             case.input_fnv1a64,
-            "{} changed since it was recorded: run tools/capz-webhook-oracle/regen.sh",
-            file.display()
+            "{} changed since it was recorded: run tools/capz-webhook-oracle/regen.sh {}",
+            file.display(),
+            target.capz
         );
         let cluster_objects: Vec<String> = capz::manifest::parse_documents(&text, "case")
             .unwrap()
@@ -423,7 +470,9 @@ fn validate_agrees_with_capz_webhooks() {
         *by_group.entry(d.group.as_str()).or_default() += 1;
     }
     let mut summary = format!(
-        "{} cases, {objects} CAPZ objects: {agreeing} agree, {} disagree ({} disagreements)\nby rule / CAPZ field:\n",
+        "CAPZ {} ({target_name}): {} cases, {objects} CAPZ objects: {agreeing} agree, {} disagree ({} disagreements)\n\
+         by rule / CAPZ field:\n",
+        recordings.capz,
         recordings.cases.len(),
         objects - agreeing,
         disagreements.len()
@@ -436,13 +485,21 @@ fn validate_agrees_with_capz_webhooks() {
     if let Ok(report) = std::env::var("REFEREE_REPORT") {
         let rows: Vec<&Disagreement> = disagreements.iter().collect();
         let text = format!(
-            "# kubectl-capz validate vs CAPZ's webhooks (v1.26.0 internal/webhooks)\n\n```\n{summary}```\n\n{}",
+            "# kubectl-capz validate --capz-version {target_name} vs CAPZ's webhooks ({} internal/webhooks)\n\n\
+             ```\n{summary}```\n\n{}",
+            recordings.capz,
             table(&rows)
         );
-        std::fs::write(report, text).unwrap();
+        let report = Path::new(&report);
+        let stem = report.file_stem().unwrap_or_default().to_string_lossy();
+        let name = match report.extension() {
+            Some(ext) => format!("{stem}-{target_name}.{}", ext.to_string_lossy()),
+            None => format!("{stem}-{target_name}"),
+        };
+        std::fs::write(report.with_file_name(name), text).unwrap();
     }
     if std::env::var("UPDATE_KNOWN_DIFFERENCES").is_ok_and(|v| v == "1") {
-        write_known_differences(&known_path, &disagreements, &known);
+        write_known_differences(&known_path, target_name, &disagreements, &known);
         eprintln!("rewrote {}", known_path.display());
     }
 
@@ -460,7 +517,7 @@ fn validate_agrees_with_capz_webhooks() {
     if !unlisted.is_empty() {
         let _ = write!(
             failure,
-            "\n{} disagreement(s) with CAPZ's webhooks not in known-differences.yaml:\n{}",
+            "\n{} disagreement(s) with CAPZ's webhooks not in {target_name}/known-differences.yaml:\n{}",
             unlisted.len(),
             table(&unlisted)
         );

@@ -1,6 +1,7 @@
-//! Replays the recordings of CAPZ v1.26.0's own translation (tools/capz-translation-oracle: CAPZ's defaulting
-//! webhooks, scopes, specs and ASO reconciler run on a fake client) against `capz::migrate::translate`, for
-//! every classic bundle in tests/fixtures/capz-translation/cases.
+//! Replays the recordings of each target's CAPZ release's own translation (tools/capz-translation-oracle: CAPZ's
+//! defaulting webhooks, scopes, specs and ASO reconciler run on a fake client; v1.26.0 and v1.27.0, in
+//! tests/fixtures/capz-translation/<target>/recordings.json) against `capz::migrate::translate` for that target,
+//! for every classic bundle in tests/fixtures/capz-translation/cases.
 
 use std::path::Path;
 
@@ -47,13 +48,13 @@ fn first_difference(a: &Value, b: &Value, path: &str) -> Option<String> {
     }
 }
 
-fn ours(case: &str) -> Result<Vec<Value>, TranslateError> {
+fn ours(case: &str, target: &'static capz::versions::Target) -> Result<Vec<Value>, TranslateError> {
     let path = Path::new(FIXTURES).join("cases").join(format!("{case}.yaml"));
     let text = std::fs::read_to_string(&path).expect("case file");
     let documents = parse_documents(&text, &path.display().to_string()).expect("case parses");
     let clusters = find_classic_clusters(&documents)?;
     assert_eq!(clusters.len(), 1, "{case}: one classic cluster per case");
-    let translation = translate(&clusters[0], capz::versions::find_target("v1.26").expect("a supported target"))?;
+    let translation = translate(&clusters[0], target)?;
     let mut objects = translation.resource_groups;
     objects.push(translation.managed_cluster);
     objects.extend(translation.agent_pools);
@@ -61,15 +62,46 @@ fn ours(case: &str) -> Result<Vec<Value>, TranslateError> {
 }
 
 #[test]
-fn translation_matches_capz_recordings() {
-    let text = std::fs::read_to_string(Path::new(FIXTURES).join("recordings.json")).expect("recordings");
-    let recordings: Vec<Value> = serde_json::from_str(&text).expect("recordings are JSON");
+fn translation_matches_capz_v1_27_recordings() {
+    translation_matches_capz_recordings("v1.27");
+}
+
+#[test]
+fn translation_matches_capz_v1_26_recordings() {
+    translation_matches_capz_recordings("v1.26");
+}
+
+/// The recordings' header must name the target's CAPZ release and the CAPI and ASO releases it pins (with the
+/// ASO `replace` the referee's build used where the pinned release is not served).
+fn check_header(header: &Value, target: &capz::versions::Target) {
+    assert_eq!(header["capz"], target.capz, "{}: recorded from another CAPZ release", target.name);
+    assert_eq!(header["capi"], target.capi, "{}: the referee linked another CAPI release", target.name);
+    assert_eq!(header["aso"], target.aso, "{}: the referee's CAPZ pins another ASO release", target.name);
+    if let Some(replace) = header.get("aso_replace").and_then(Value::as_str) {
+        assert!(
+            replace.starts_with("github.com/Azure/azure-service-operator/v2 => "),
+            "{}: unexpected replace {replace}",
+            target.name
+        );
+        assert!(target.aso_note.is_some(), "{}: ASO replaced although {} is served", target.name, target.aso);
+    }
+}
+
+fn translation_matches_capz_recordings(target_name: &str) {
+    let target = capz::versions::find_target(target_name).expect("a supported target");
+    let text =
+        std::fs::read_to_string(Path::new(FIXTURES).join(target_name).join("recordings.json")).expect("recordings");
+    let header: Value = serde_json::from_str(&text).expect("recordings are JSON");
+    check_header(&header, target);
+    let recordings = header["cases"].as_array().expect("cases");
+    let case_files = std::fs::read_dir(Path::new(FIXTURES).join("cases")).expect("cases/").count();
+    assert_eq!(recordings.len(), case_files, "{target_name}: re-record with tools/capz-translation-oracle/regen.sh");
     assert!(recordings.len() >= 30, "the corpus has {} cases", recordings.len());
     let mut failures = Vec::new();
     let (mut agreed, mut errors_agreed) = (0, 0);
-    for recording in &recordings {
+    for recording in recordings {
         let case = recording["case"].as_str().expect("case name");
-        let result = ours(case);
+        let result = ours(case, target);
         match (recording.get("error").and_then(Value::as_str), result) {
             (Some(capz_error), Err(our_error)) => {
                 // A patch error names the same index as CAPZ's, when CAPZ's names one.
@@ -103,6 +135,10 @@ fn translation_matches_capz_recordings() {
             }
         }
     }
-    eprintln!("{agreed} translations and {errors_agreed} errors agree with CAPZ; {} differ", failures.len());
-    assert!(failures.is_empty(), "differences from CAPZ:\n{}", failures.join("\n"));
+    eprintln!(
+        "{target_name}: {agreed} translations and {errors_agreed} errors agree with CAPZ {}; {} differ",
+        target.capz,
+        failures.len()
+    );
+    assert!(failures.is_empty(), "differences from CAPZ {}:\n{}", target.capz, failures.join("\n"));
 }

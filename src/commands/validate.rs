@@ -909,7 +909,7 @@ mod tests {
         }
     }
 
-    /// Each CAPZ webhook referee case (829 bundles aimed at every rule's branches), one document per batch.
+    /// Each CAPZ webhook referee case (833 bundles aimed at every rule's branches), one document per batch.
     #[test]
     fn streamed_reports_equal_whole_bundle_reports_on_every_webhook_case() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capz-webhooks/cases");

@@ -131,18 +131,19 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         }
     }
     if sink.wants(&[SSH_PUBLIC_KEY]) {
+        let parser = &sink.selection.target().ssh_key_parser;
         for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
             let Some(key) = doc.value.at("/spec/sshPublicKey").and_then(Value::as_str).filter(|key| !key.is_empty())
             else {
                 continue;
             };
             let problem = match go_std_base64(key) {
-                None if is_authorized_key(key) => Some(
+                None if is_authorized_key(key, parser) => Some(
                     "sshPublicKey is a plain OpenSSH public key, but CAPZ expects it base64-encoded (as \
                      AZURE_SSH_PUBLIC_KEY_B64: `base64 -w0 < key.pub`)",
                 ),
                 None => Some("sshPublicKey is not properly base64 encoded; CAPZ's webhook rejects it"),
-                Some(decoded) if !is_authorized_key(&String::from_utf8_lossy(&decoded)) => Some(
+                Some(decoded) if !is_authorized_key(&String::from_utf8_lossy(&decoded), parser) => Some(
                     "sshPublicKey decodes, but not to an OpenSSH public key line (`ssh-rsa AAAA... comment`); CAPZ's \
                      webhook rejects it",
                 ),

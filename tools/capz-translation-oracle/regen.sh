@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
-# Rebuilds tests/fixtures/capz-translation/recordings.json by running CAPZ's real translation of classic AKS
-# objects into ASO objects (sigs.k8s.io/cluster-api-provider-azure v1.26.0: the defaulting webhooks, the
-# ManagedControlPlaneScope / ManagedMachinePoolScope specs and the ASO reconciler's CreateOrUpdateResource, with
-# azure-service-operator v2.18.0 as that module pins it) on a controller-runtime fake client, over every bundle in
-# tests/fixtures/capz-translation/cases/ (written by gen_cases.py).
+# Rebuilds tests/fixtures/capz-translation/<target>/recordings.json by running one CAPZ release's real
+# translation of classic AKS objects into ASO objects (sigs.k8s.io/cluster-api-provider-azure: the defaulting
+# webhooks, the ManagedControlPlaneScope / ManagedMachinePoolScope specs and the ASO reconciler's
+# CreateOrUpdateResource) on a controller-runtime fake client, over every bundle in
+# tests/fixtures/capz-translation/cases/ (written by gen_cases.py). One recording set per target of
+# src/versions.rs:
+#   v1.26.0 -> v1.26/ (pins azure-service-operator v2.18.0, built as pinned)
+#   v1.27.0 -> v1.27/ (pins azure-service-operator v2.19.0, which the Go module proxy refuses: built with
+#                      `replace github.com/Azure/azure-service-operator/v2 => ...@v2.20.0`; the recordings'
+#                      header says so)
 #
 # Internal packages can only be imported from inside their module, so the harness
 # (cmd/capz-translation-oracle/main.go here) is built inside a temporary copy of CAPZ's module source taken from
-# the Go module proxy. Needs Go and the module proxy; takes a while on a cold build cache.
+# the Go module proxy (tools/capz-module/build.sh). Needs Go and the module proxy; takes a while on a cold build
+# cache.
 #
-# Usage: tools/capz-translation-oracle/regen.sh
-#   CAPZ_ORACLE_WORKDIR=/some/dir  keep the module copy and binary there (reused when present)
+# Usage: tools/capz-translation-oracle/regen.sh v1.26.0|v1.27.0
+#   CAPZ_ORACLE_WORKDIR=/some/dir  keep the module copies and binaries there (reused when present)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 fixtures="$root/tests/fixtures/capz-translation"
 # shellcheck source=../capz-module/build.sh
 . "$root/tools/capz-module/build.sh"
+capz_module_version "${1:-}"
 capz_module_build capz-translation-oracle "$here"
 
 # Record.
-"$work/capz-translation-oracle" -module "$copy" -cases "$fixtures/cases" > "$fixtures/recordings.json.tmp"
-mv "$fixtures/recordings.json.tmp" "$fixtures/recordings.json"
-echo "wrote $fixtures/recordings.json ($(grep -c '"case":' "$fixtures/recordings.json") cases)"
+out="$fixtures/$capz_target/recordings.json"
+mkdir -p "$(dirname "$out")"
+"$binary" -module "$copy" -cases "$fixtures/cases" "${header_flags[@]}" > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "wrote $out ($(grep -c '"case":' "$out") cases)"

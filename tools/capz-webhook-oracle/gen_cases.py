@@ -1148,6 +1148,13 @@ _line = lambda kind, blob, rest=" me@host": kind + " " + _b64.b64encode(blob).de
 _enc = lambda text: _b64.b64encode(text.encode()).decode()
 for name, text, what in [
     ("type-field-mismatch", _line("ssh-rsa", _ED_BLOB), "type field ssh-rsa, ed25519 blob (Go ignores the field)"),
+    # x/crypto v0.55.0 (CAPZ v1.27) compares the type field with the blob's algorithm, also after options;
+    # v0.53.0 (CAPZ v1.26) ignores it.
+    ("options-type-field-mismatch", "restrict " + _line("ssh-rsa", _ED_BLOB), "options, then type field ssh-rsa with an ed25519 blob"),
+    ("type-field-match-rsa", _line("ssh-rsa", _RSA_BLOB(b"\x01\x00\x01")), "type field ssh-rsa, RSA blob"),
+    # the largest RSA modulus: 8192 bits in x/crypto v0.53.0 (CAPZ v1.26), 16384 in v0.55.0 (CAPZ v1.27)
+    ("rsa-10240-bits", _line("ssh-rsa", _ssh_string(b"ssh-rsa") + _ssh_string(b"\x01\x00\x01") + _ssh_string(b"\x00" + bytes([0xc5]) * 1280)), "RSA key with a 10240-bit modulus"),
+    ("rsa-16392-bits", _line("ssh-rsa", _ssh_string(b"ssh-rsa") + _ssh_string(b"\x01\x00\x01") + _ssh_string(b"\x00" + bytes([0xc5]) * 2049)), "RSA key with a 16392-bit modulus"),
     ("type-field-unknown", _line("foo", _ED_BLOB), "unknown type field, valid blob"),
     ("options-prefix", "no-pty,command=\"echo hi\" " + _line("ssh-ed25519", _ED_BLOB), "options before the key"),
     ("second-line", "garbage\n" + _line("ssh-ed25519", _ED_BLOB), "a garbage line, then the key"),

@@ -1,4 +1,4 @@
-// Command capz-translation-oracle records the ASO objects CAPZ v1.26.0's controllers create on the first
+// Command capz-translation-oracle records the ASO objects a CAPZ release's controllers create on the first
 // reconcile of a classic AKS cluster (AzureManagedControlPlane, AzureManagedCluster, AzureManagedMachinePools
 // with their Cluster and MachinePools). It runs CAPZ's own code on a controller-runtime fake client:
 // the defaulting webhooks (internal/webhooks Default), the scopes (azure/scope ManagedControlPlaneScope /
@@ -47,9 +47,27 @@ type recording struct {
 	Error   string            `json:"error,omitempty"`
 }
 
+// recordings is the whole output: a header saying what was built, then the cases.
+type recordings struct {
+	Referee string `json:"referee"`
+	// CAPZ is the CAPZ release whose module source the harness was built in (regen.sh's argument).
+	CAPZ string `json:"capz"`
+	// CAPI and ASO are the versions of those modules in the build's module graph (`go list -m` in the copy; ASO's
+	// as CAPZ's go.mod requires it).
+	CAPI string `json:"capi"`
+	ASO  string `json:"aso"`
+	// ASOReplace is the replace directive the build used for ASO, when CAPZ's pinned ASO release could not be had.
+	ASOReplace string      `json:"aso_replace,omitempty"`
+	Cases      []recording `json:"cases"`
+}
+
 func main() {
 	cases := flag.String("cases", "", "directory of classic bundles (*.yaml)")
 	module := flag.String("module", ".", "the CAPZ module source (for config/crd/bases)")
+	capzVersion := flag.String("capz-version", "", "the CAPZ release the module copy is (for the header)")
+	capiVersion := flag.String("capi-version", "", "the CAPI version in the build's module graph (for the header)")
+	asoVersion := flag.String("aso-version", "", "the ASO version CAPZ's go.mod requires (for the header)")
+	asoReplace := flag.String("aso-replace", "", "the replace directive the build used for ASO, if any (for the header)")
 	flag.Parse()
 	for kind, file := range map[string]string{
 		"AzureManagedControlPlane": "infrastructure.cluster.x-k8s.io_azuremanagedcontrolplanes.yaml",
@@ -68,7 +86,14 @@ func main() {
 		os.Exit(2)
 	}
 	sort.Strings(files)
-	out := []recording{}
+	out := recordings{
+		Referee:    "sigs.k8s.io/cluster-api-provider-azure@" + *capzVersion + " translation, driven by tools/capz-translation-oracle",
+		CAPZ:       *capzVersion,
+		CAPI:       *capiVersion,
+		ASO:        *asoVersion,
+		ASOReplace: *asoReplace,
+		Cases:      []recording{},
+	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		objs, err := record(f)
@@ -78,7 +103,7 @@ func main() {
 		} else {
 			rec.Objects = objs
 		}
-		out = append(out, rec)
+		out.Cases = append(out.Cases, rec)
 	}
 	data, _ := json.MarshalIndent(out, "", "  ")
 	fmt.Println(string(data))

@@ -2,8 +2,8 @@
 // kube-apiserver and Cluster API's controllers drive them, and prints what they decide as JSON.
 //
 // It is built by tools/capz-webhook-oracle/regen.sh inside a copy of CAPZ's module source
-// (sigs.k8s.io/cluster-api-provider-azure@v1.26.0 from the Go module proxy) so that it can import
-// CAPZ's internal/webhooks package. It is not part of kubectl-capz; CI only replays its recordings.
+// (sigs.k8s.io/cluster-api-provider-azure at the release given to regen.sh, from the Go module proxy) so that it
+// can import CAPZ's internal/webhooks package. It is not part of kubectl-capz; CI only replays its recordings.
 //
 // Per case (one multi-document YAML file), objects are admitted in file order (kubectl apply order):
 //
@@ -282,10 +282,18 @@ type CaseRecord struct {
 	Objects      []ObjectRecord `json:"objects"`
 }
 
-// Recordings is the whole output.
+// Recordings is the whole output: a header saying what was built, then the cases.
 type Recordings struct {
-	Referee string       `json:"referee"`
-	Cases   []CaseRecord `json:"cases"`
+	Referee string `json:"referee"`
+	// CAPZ is the CAPZ release whose module source the harness was built in (regen.sh's argument).
+	CAPZ string `json:"capz"`
+	// CAPI and ASO are the versions of those modules in the build's module graph (`go list -m` in the copy; ASO's
+	// as CAPZ's go.mod requires it).
+	CAPI string `json:"capi"`
+	ASO  string `json:"aso"`
+	// ASOReplace is the replace directive the build used for ASO, when CAPZ's pinned ASO release could not be had.
+	ASOReplace string       `json:"aso_replace,omitempty"`
+	Cases      []CaseRecord `json:"cases"`
 }
 
 // --- the harness ----------------------------------------------------------------------------------------
@@ -853,6 +861,10 @@ func stripComments(doc []byte) []byte {
 func main() {
 	module := flag.String("module", ".", "root of the CAPZ module copy (config/crd/bases, config/webhook)")
 	casesDir := flag.String("cases", "", "directory of case bundles (*.yaml)")
+	capzVersion := flag.String("capz-version", "", "the CAPZ release the module copy is (for the header)")
+	capiVersion := flag.String("capi-version", "", "the CAPI version in the build's module graph (for the header)")
+	asoVersion := flag.String("aso-version", "", "the ASO version CAPZ's go.mod requires (for the header)")
+	asoReplace := flag.String("aso-replace", "", "the replace directive the build used for ASO, if any (for the header)")
 	flag.Parse()
 	ctrllog.SetLogger(logr.Discard())
 
@@ -870,7 +882,14 @@ func main() {
 	files, err := filepath.Glob(filepath.Join(*casesDir, "*.yaml"))
 	must(err)
 	sort.Strings(files)
-	out := Recordings{Referee: "sigs.k8s.io/cluster-api-provider-azure@v1.26.0 internal/webhooks, driven by tools/capz-webhook-oracle", Cases: []CaseRecord{}}
+	out := Recordings{
+		Referee:    "sigs.k8s.io/cluster-api-provider-azure@" + *capzVersion + " internal/webhooks, driven by tools/capz-webhook-oracle",
+		CAPZ:       *capzVersion,
+		CAPI:       *capiVersion,
+		ASO:        *asoVersion,
+		ASOReplace: *asoReplace,
+		Cases:      []CaseRecord{},
+	}
 	for _, f := range files {
 		docs, err := readDocs(f)
 		must(err)
