@@ -687,6 +687,13 @@ pub(crate) static RULES: &[RuleInfo] = &[
         "aso.PatchedParameters (azure/services/aso/aso.go), then the ASO CRD's validation at create",
     ),
     rule(
+        aso_patches::CREATED_SCHEMA,
+        Severity::Error,
+        Rejecter::Aso,
+        "A classic cluster (AzureManagedControlPlane, AzureManagedCluster, AzureManagedMachinePools) whose ManagedCluster / ManagedClustersAgentPools, as CAPZ creates them at reconcile, fail ASO's schema for their apiVersion (the azureName pattern a control plane name with a dot breaks, an enum CAPZ's CRD does not have): ASO rejects them, the cluster never provisions; reported on the classic field the value comes from (metadata.name for the ManagedCluster's azureName), unless a classic rule already reports that field.",
+        "ManagedClusterSpec.Parameters (azure/services/managedclusters/spec.go), AgentPoolSpec.Parameters (azure/services/agentpools/spec.go), then the ASO CRD's validation at create",
+    ),
+    rule(
         aso_patches::PATCH_OWNED_FIELD,
         Severity::Warning,
         Rejecter::CapzMutator,
