@@ -124,8 +124,8 @@ pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
     for (index, cluster) in complete.iter().chain(&from_templates).enumerate() {
         let patched = has_patches(cluster);
         // A cluster made up from templates has made-up names: only its patches are judged.
-        let real = index < complete.len();
-        if !patched && !(real && sink.wants(&[CREATED_SCHEMA])) {
+        let created = index < complete.len() && sink.wants(&[CREATED_SCHEMA]);
+        if !patched && !created {
             continue;
         }
         let cluster_with_key = with_placeholder_ssh_key(cluster);
@@ -140,10 +140,9 @@ pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
             patched::check(&locator, &cluster_with_key, &translation, unpatched.as_ref(), sink);
             judge_patches(&locator, cluster, sink, &mut judged);
         }
-        if real && sink.wants(&[CREATED_SCHEMA]) {
-            if let Some(unpatched) = if patched { unpatched.as_ref() } else { Some(&translation) } {
-                created::check(&locator, &cluster_with_key, &translation, unpatched, sink);
-            }
+        let unpatched = if patched { unpatched.as_ref() } else { Some(&translation) };
+        if let (true, Some(unpatched)) = (created, unpatched) {
+            created::check(&locator, &cluster_with_key, &translation, unpatched, sink);
         }
     }
     check_texts(documents, sink, &judged);
