@@ -492,7 +492,7 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Severity::Error,
         Rejecter::Aks,
         "An ASO ManagedClustersAgentPool with mode System must have osType Linux.",
-        "validateOSType (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+        "AKS documentation: learn.microsoft.com/azure/aks/use-system-pools (system node pools use Ubuntu Linux or Azure Linux; Windows pools are User pools); CAPZ's validateOSType (internal/webhooks/azuremanagedmachinepool_validation.go) checks the same on AzureManagedMachinePool",
     ),
     rule(
         twins::AKS_MAX_PODS,
@@ -520,14 +520,14 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedClustersAgentPool kubeletConfig: cpuCfsQuotaPeriod in ms, imageGcLowThreshold not above imageGcHighThreshold, allowed unsafe sysctls.",
-        "validateKubeletConfig (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+        "AKS documentation: learn.microsoft.com/azure/aks/custom-node-configuration, Supported custom configuration parameters (kubelet: cpuCfsQuotaPeriod in milliseconds, imageGcLowThreshold not above imageGcHighThreshold, allowedUnsafeSysctls kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*, net.*); CAPZ's validateKubeletConfig (internal/webhooks/azuremanagedmachinepool_validation.go) checks the same on AzureManagedMachinePool",
     ),
     rule(
         twins::AKS_LINUX_OS_CONFIG,
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedClustersAgentPool linuxOSConfig: swapFileSizeMB needs failSwapOn false; sysctls.netIpv4IpLocalPortRange (ASO's spelling) ranges.",
-        "validateLinuxOSConfig (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+        "AKS documentation: learn.microsoft.com/azure/aks/custom-node-configuration, Supported custom configuration parameters (Linux OS: swapFileSizeMB with failSwapOn false, net.ipv4.ip_local_port_range); CAPZ's validateLinuxOSConfig (internal/webhooks/azuremanagedmachinepool_validation.go) checks the same on AzureManagedMachinePool",
     ),
     rule(
         twins::AKS_NETWORK_PLUGIN,
@@ -562,7 +562,7 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedCluster disableLocalAccounts: true only with an aadProfile.",
-        "validateAzureManagedControlPlaneDisableLocalAccounts (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+        "AKS REST API documentation: learn.microsoft.com/rest/api/aks/managed-clusters/create-or-update, properties.disableLocalAccounts (\"must only be used on Managed Clusters that are AAD enabled\"); CAPZ's validateAzureManagedControlPlaneDisableLocalAccounts (internal/webhooks/azuremanagedcontrolplane_validation.go) checks the same on AzureManagedControlPlane",
     ),
     rule(
         pools::SYSTEM_POOL_REQUIRED,
