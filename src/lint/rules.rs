@@ -499,7 +499,7 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedClustersAgentPool maxPods must be 10 to 250.",
-        "validateMaxPods (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+        "AKS documentation: learn.microsoft.com/azure/aks/quotas-skus-regions (maximum pods per node: 250 with kubenet and Azure CNI); the lower bound 10 is CAPZ's validateMaxPods (internal/webhooks/azuremanagedmachinepool_validation.go) on AzureManagedMachinePool",
     ),
     rule(
         twins::AKS_NODE_LABELS,
