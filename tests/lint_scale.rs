@@ -96,6 +96,39 @@ spec: {mode: System, name: sys, sku: Standard_D2s_v3}
 ---
 apiVersion: cluster.x-k8s.io/v1beta1
 kind: Cluster
+metadata: {name: dot-@N@, namespace: @NS@}
+spec:
+  controlPlaneRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlane, name: dot.@N@}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata: {name: dot.@N@, namespace: @NS@}
+spec:
+  version: v1.33.2
+  location: westeurope
+  resourceGroupName: rg-dot-@N@
+  dnsPrefix: dot-@N@
+  subscriptionID: 00000000-0000-0000-0000-000000000000
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: dot-@N@-sys, namespace: @NS@}
+spec:
+  clusterName: dot-@N@
+  replicas: 1
+  template:
+    spec:
+      clusterName: dot-@N@
+      bootstrap: {dataSecretName: ""}
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePool, name: dot-@N@-sys}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePool
+metadata: {name: dot-@N@-sys, namespace: @NS@}
+spec: {mode: System, name: sys, sku: Standard_D2s_v3}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
 metadata: {name: prev-@N@, namespace: @NS@}
 spec:
   controlPlaneRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlane, name: prev-@N@}

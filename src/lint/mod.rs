@@ -169,7 +169,9 @@ pub fn check(documents: &[Document], selection: &RuleSelection) -> Vec<Finding> 
     }
     check_bundle_rules(documents, &mut sink);
     aso_patches::check(documents, &mut sink);
-    sink.finish()
+    let mut findings = sink.finish();
+    aso_patches::drop_reported_causes(&mut findings);
+    findings
 }
 
 /// The rules that relate objects only within a namespace (or through a reference that names another namespace,

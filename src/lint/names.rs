@@ -21,8 +21,11 @@ fn reserved_word(name: &str) -> Option<&'static str> {
     ["microsoft", "windows"].into_iter().find(|word| lower.contains(word))
 }
 
+/// What a `capz-dns-prefix` message says when CAPZ defaulted the dnsPrefix from metadata.name.
+pub(super) const DNS_PREFIX_DEFAULTED: &str = " (CAPZ defaults dnsPrefix to metadata.name)";
+
 fn dns_prefix_message(prefix: &str, defaulted: bool) -> String {
-    let origin = if defaulted { " (CAPZ defaults dnsPrefix to metadata.name)" } else { "" };
+    let origin = if defaulted { DNS_PREFIX_DEFAULTED } else { "" };
     format!(
         "dnsPrefix {prefix:?}{origin} must be 2-54 letters, digits or hyphens, starting and ending with a letter or \
          digit (^[a-zA-Z0-9][a-zA-Z0-9-]{{0,52}}[a-zA-Z0-9]$); set spec.dnsPrefix to such a value"

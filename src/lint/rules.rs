@@ -492,14 +492,14 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Severity::Error,
         Rejecter::Aks,
         "An ASO ManagedClustersAgentPool with mode System must have osType Linux.",
-        "validateOSType (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+        "AKS documentation: learn.microsoft.com/azure/aks/use-system-pools (system node pools use Ubuntu Linux or Azure Linux; Windows pools are User pools); CAPZ's validateOSType (internal/webhooks/azuremanagedmachinepool_validation.go) checks the same on AzureManagedMachinePool",
     ),
     rule(
         twins::AKS_MAX_PODS,
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedClustersAgentPool maxPods must be 10 to 250.",
-        "validateMaxPods (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+        "AKS documentation: learn.microsoft.com/azure/aks/quotas-skus-regions (maximum pods per node: 250 with kubenet and Azure CNI); the lower bound 10 is CAPZ's validateMaxPods (internal/webhooks/azuremanagedmachinepool_validation.go) on AzureManagedMachinePool",
     ),
     rule(
         twins::AKS_NODE_LABELS,
@@ -520,14 +520,14 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedClustersAgentPool kubeletConfig: cpuCfsQuotaPeriod in ms, imageGcLowThreshold not above imageGcHighThreshold, allowed unsafe sysctls.",
-        "validateKubeletConfig (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+        "AKS documentation: learn.microsoft.com/azure/aks/custom-node-configuration, Supported custom configuration parameters (kubelet: cpuCfsQuotaPeriod in milliseconds, imageGcLowThreshold not above imageGcHighThreshold, allowedUnsafeSysctls kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*, net.*); CAPZ's validateKubeletConfig (internal/webhooks/azuremanagedmachinepool_validation.go) checks the same on AzureManagedMachinePool",
     ),
     rule(
         twins::AKS_LINUX_OS_CONFIG,
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedClustersAgentPool linuxOSConfig: swapFileSizeMB needs failSwapOn false; sysctls.netIpv4IpLocalPortRange (ASO's spelling) ranges.",
-        "validateLinuxOSConfig (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+        "AKS documentation: learn.microsoft.com/azure/aks/custom-node-configuration, Supported custom configuration parameters (Linux OS: swapFileSizeMB with failSwapOn false, net.ipv4.ip_local_port_range); CAPZ's validateLinuxOSConfig (internal/webhooks/azuremanagedmachinepool_validation.go) checks the same on AzureManagedMachinePool",
     ),
     rule(
         twins::AKS_NETWORK_PLUGIN,
@@ -562,7 +562,7 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedCluster disableLocalAccounts: true only with an aadProfile.",
-        "validateAzureManagedControlPlaneDisableLocalAccounts (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+        "AKS REST API documentation: learn.microsoft.com/rest/api/aks/managed-clusters/create-or-update, properties.disableLocalAccounts (\"must only be used on Managed Clusters that are AAD enabled\"); CAPZ's validateAzureManagedControlPlaneDisableLocalAccounts (internal/webhooks/azuremanagedcontrolplane_validation.go) checks the same on AzureManagedControlPlane",
     ),
     rule(
         pools::SYSTEM_POOL_REQUIRED,
@@ -685,6 +685,13 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Rejecter::Aso,
         "With asoManagedClusterPatches / asoManagedClustersAgentPoolPatches, the ManagedCluster / ManagedClustersAgentPool CAPZ creates is of a group/kind without any ASO schema (a patch changed its apiVersion or kind to one the target does not have): not checked, neither valid nor invalid.",
         "aso.PatchedParameters (azure/services/aso/aso.go), then the ASO CRD's validation at create",
+    ),
+    rule(
+        aso_patches::CREATED_SCHEMA,
+        Severity::Error,
+        Rejecter::Aso,
+        "A classic cluster (AzureManagedControlPlane, AzureManagedCluster, AzureManagedMachinePools) whose ManagedCluster / ManagedClustersAgentPools, as CAPZ creates them at reconcile, fail ASO's schema for their apiVersion (the azureName pattern a control plane name with a dot breaks, an enum CAPZ's CRD does not have): ASO rejects them, the cluster never provisions; reported on the classic field the value comes from (metadata.name for the ManagedCluster's azureName), unless a classic rule already reports that field.",
+        "ManagedClusterSpec.Parameters (azure/services/managedclusters/spec.go), AgentPoolSpec.Parameters (azure/services/agentpools/spec.go), then the ASO CRD's validation at create",
     ),
     rule(
         aso_patches::PATCH_OWNED_FIELD,

@@ -280,6 +280,7 @@ impl StreamedBundle {
                 let mut sink = Sink { selection, documents: &classic, found: Vec::new() };
                 aso_patches::check(&classic, &mut sink);
                 findings.extend(sink.finish());
+                aso_patches::drop_reported_causes(&mut findings);
             }
             if group.shares_objects {
                 found.extend(findings.into_iter().filter(|f| seen_on_shared.insert(serde_json::to_string(f).ok())));

@@ -3,17 +3,21 @@
 //! template, see `migrate::clusters_from_templates`): each patch is applied as CAPZ's `aso.PatchedParameters`
 //! applies it to the object CAPZ generates (src/migrate), and a patch CAPZ cannot apply (not YAML, or an object
 //! that no longer decodes as the ASO kind), one that changes nothing and one that changes a field CAPZ owns are
-//! reported at the patch's file:line, as is what the patched object fails ([`patched`]).
+//! reported at the patch's file:line, as is what the patched object fails ([`patched`]). And the objects CAPZ
+//! creates for every classic cluster, with or without patches, are checked against ASO's schemas ([`created`]).
 
+mod created;
 mod patched;
 
 use std::collections::HashMap;
 
 use crate::manifest::{Document, Origin, parse_plain_value};
 use crate::migrate::{
-    ClassicCluster, PatchVerdict, check_patches, clusters_from_templates, complete_classic_clusters,
-    with_placeholder_ssh_key,
+    ClassicCluster, PatchVerdict, check_patches, clusters_from_templates, complete_classic_clusters, translate,
+    with_placeholder_ssh_key, without_patches,
 };
+
+pub(crate) use created::{CREATED_SCHEMA, drop_reported_causes};
 
 use super::Sink;
 
@@ -24,6 +28,8 @@ pub(crate) const PATCH_SCHEMA: &str = "aso-patched-object-schema";
 pub(crate) const PATCH_UNCHECKED: &str = "aso-patched-object-unchecked";
 /// The rules of this module (the embedded-object rules run on the patched objects without them).
 const PATCH_RULES: &[&str] = &[PATCH_BROKEN, PATCH_NO_OP, PATCH_OWNED_FIELD, PATCH_SCHEMA, PATCH_UNCHECKED];
+/// The rules of this module: the patch rules and the check of the objects CAPZ creates.
+const RULES: &[&str] = &[PATCH_BROKEN, PATCH_NO_OP, PATCH_OWNED_FIELD, PATCH_SCHEMA, PATCH_UNCHECKED, CREATED_SCHEMA];
 
 /// Fields of the generated object CAPZ owns: it overwrites them after the patches (metadata), derives them
 /// itself (agentPoolProfiles, the agent pool's name), or a change breaks what CAPZ relies on (owner, the
@@ -104,18 +110,40 @@ fn has_patches(cluster: &ClassicCluster) -> bool {
 }
 
 pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
-    if !sink.wants(PATCH_RULES) {
+    if !sink.wants(RULES) {
         return;
     }
     let locator = Locator::new(documents);
     let mut judged = std::collections::BTreeSet::new();
     // A cluster whose objects are not all in the bundle is left out (the rules about references report it); the
     // others are still checked, each once (a Cluster defined several times: its first copy, as lookups find it).
-    let mut clusters = complete_classic_clusters(documents);
-    clusters.extend(clusters_from_templates(documents));
-    for cluster in clusters.iter().filter(|cluster| has_patches(cluster)) {
-        patched::check(&locator, &with_placeholder_ssh_key(cluster), sink);
-        judge_patches(&locator, cluster, sink, &mut judged);
+    // Each is translated once, and once more without its patches when it has any.
+    let complete = complete_classic_clusters(documents);
+    let from_templates = clusters_from_templates(documents);
+    let capz = sink.selection.target();
+    for (index, cluster) in complete.iter().chain(&from_templates).enumerate() {
+        let patched = has_patches(cluster);
+        // A cluster made up from templates has made-up names: only its patches are judged.
+        let created = index < complete.len() && sink.wants(&[CREATED_SCHEMA]);
+        if !patched && !created {
+            continue;
+        }
+        let cluster_with_key = with_placeholder_ssh_key(cluster);
+        let Ok(translation) = translate(&cluster_with_key, capz) else {
+            if patched {
+                judge_patches(&locator, cluster, sink, &mut judged);
+            }
+            continue;
+        };
+        let unpatched = if patched { translate(&without_patches(&cluster_with_key), capz).ok() } else { None };
+        if patched {
+            patched::check(&locator, &cluster_with_key, &translation, unpatched.as_ref(), sink);
+            judge_patches(&locator, cluster, sink, &mut judged);
+        }
+        let unpatched = if patched { unpatched.as_ref() } else { Some(&translation) };
+        if let (true, Some(unpatched)) = (created, unpatched) {
+            created::check(&locator, &cluster_with_key, &translation, unpatched, sink);
+        }
     }
     check_texts(documents, sink, &judged);
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::Value;
 
 use crate::manifest::{Document, parse_plain_value, split_api_version};
-use crate::migrate::{ClassicCluster, MigrateOptions, Translation, to_aso_bundle, translate, without_patches};
+use crate::migrate::{ClassicCluster, MigrateOptions, Translation, to_aso_bundle, without_patches};
 use crate::report::{Finding, Severity};
 use crate::schema::{Gvk, ObjectStatus, ValidateOptions, Validator};
 
@@ -69,11 +69,15 @@ fn targets<'a>(
     out
 }
 
-pub(super) fn check(locator: &Locator<'_>, cluster: &ClassicCluster, sink: &mut Sink<'_>) {
-    let capz = sink.selection.target();
-    let Ok(translation) = translate(cluster, capz) else { return };
-    let unpatched = translate(&without_patches(cluster), capz).ok();
-    let targets = targets(cluster, &translation, unpatched.as_ref());
+/// `translation` is what CAPZ creates for `cluster`, `unpatched` what it creates without the cluster's patches.
+pub(super) fn check(
+    locator: &Locator<'_>,
+    cluster: &ClassicCluster,
+    translation: &Translation,
+    unpatched: Option<&Translation>,
+    sink: &mut Sink<'_>,
+) {
+    let targets = targets(cluster, translation, unpatched);
     if targets.is_empty() {
         return;
     }
@@ -82,7 +86,7 @@ pub(super) fn check(locator: &Locator<'_>, cluster: &ClassicCluster, sink: &mut 
 }
 
 /// One validator per process and CAPZ release: it keeps the compiled CEL rules and regexes of ASO's large schemas.
-fn validator(capz: &'static crate::versions::Target) -> &'static Validator<'static> {
+pub(super) fn validator(capz: &'static crate::versions::Target) -> &'static Validator<'static> {
     static VALIDATORS: Mutex<Vec<(&'static str, &'static Validator<'static>)>> = Mutex::new(Vec::new());
     let mut validators = VALIDATORS.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some((_, validator)) = validators.iter().find(|(name, _)| *name == capz.name) {
@@ -95,7 +99,7 @@ fn validator(capz: &'static crate::versions::Target) -> &'static Validator<'stat
 }
 
 /// The schema errors of `object` as `(path, message)`.
-fn schema_errors(validator: &Validator<'_>, object: &Value, holder: &Document) -> Vec<(String, String)> {
+pub(super) fn schema_errors(validator: &Validator<'_>, object: &Value, holder: &Document) -> Vec<(String, String)> {
     let document = Document::from_value(object.clone(), &holder.origin.source, 0);
     let outcome = validator.validate_document(&document);
     if outcome.status != ObjectStatus::Invalid {
