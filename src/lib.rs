@@ -22,4 +22,5 @@ pub mod report;
 pub mod schema;
 pub mod source;
 pub mod topology;
+pub mod validate;
 pub mod versions;

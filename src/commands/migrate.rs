@@ -16,7 +16,8 @@ use crate::migrate::{AsoBundle, MigrateOptions, adaptations, find_classic_cluste
 use crate::schema::{Registry, ValidateOptions, Validator};
 
 use super::target::{RunTarget, search_start};
-use super::validate::{format_summary, format_text, rule_filter, validate_documents};
+use super::validate::rule_filter;
+use crate::validate::{format_summary, format_text, validate_documents};
 
 /// Refuses ClusterClass-based classic clusters, which this version does not translate.
 fn refuse_topologies(documents: &[Document]) -> anyhow::Result<()> {
