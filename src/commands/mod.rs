@@ -7,6 +7,7 @@ mod github;
 mod import_schemas;
 mod migrate;
 mod migrate_live;
+mod migrate_output;
 mod output;
 mod params;
 mod plan;
