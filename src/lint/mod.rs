@@ -12,7 +12,6 @@ mod capi_webhooks;
 mod cluster_identity;
 mod control_plane;
 mod credentials;
-pub mod defaulting;
 mod deprecated;
 mod duplicates;
 mod go_net;
