@@ -24,6 +24,7 @@ pub mod render;
 pub mod report;
 pub mod schema;
 pub mod source;
+pub mod suggest;
 pub mod topology;
 pub mod validate;
 pub mod versions;

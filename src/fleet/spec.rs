@@ -472,15 +472,9 @@ fn check_gitops(gitops: &GitopsSettings) -> Result<(), (String, String)> {
 fn with_suggestion(message: String) -> String {
     let Some(rest) = message.strip_prefix("unknown field `") else { return message };
     let Some((unknown, expected)) = rest.split_once("`, expected ") else { return message };
-    let best = expected
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .map(|known| (strsim::jaro_winkler(unknown, known), known))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let best = crate::suggest::closest(unknown, expected.split('`').skip(1).step_by(2));
     match best {
-        Some((_, known)) => format!("unknown field `{unknown}` (did you mean `{known}`?)"),
+        Some(known) => format!("unknown field `{unknown}` (did you mean `{known}`?)"),
         None => message,
     }
 }
