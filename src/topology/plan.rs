@@ -800,6 +800,70 @@ fn compute_workers(
     Ok(workers)
 }
 
+/// CAPI's builtin variable `builtin.cluster`: name, namespace, uid, metadata, topology and network of the Cluster.
+fn cluster_builtin(ctx: &Ctx, cluster: &Value, topology_version: &str, class_name: &str) -> Map<String, Value> {
+    let (cluster_name, namespace, class_ns) = (&ctx.cluster_name, &ctx.namespace, &ctx.class_ns);
+    let mut cluster_builtin = Map::new();
+    cluster_builtin.insert("name".into(), json!(cluster_name));
+    cluster_builtin.insert("namespace".into(), json!(namespace));
+    if let Some(uid) = s(cluster, "/metadata/uid") {
+        cluster_builtin.insert("uid".into(), json!(uid));
+    }
+    let mut meta = Map::new();
+    for key in ["labels", "annotations"] {
+        if let Some(v) =
+            cluster.pointer(&format!("/metadata/{key}")).filter(|v| v.as_object().is_some_and(|m| !m.is_empty()))
+        {
+            meta.insert(key.into(), v.clone());
+        }
+    }
+    if !meta.is_empty() {
+        cluster_builtin.insert("metadata".into(), Value::Object(meta));
+    }
+    cluster_builtin.insert(
+        "topology".into(),
+        json!({"version": topology_version, "class": class_name, "classNamespace": class_ns,
+               "classRef": {"name": class_name, "namespace": class_ns}}),
+    );
+    if let Some(network) = cluster.pointer("/spec/clusterNetwork").filter(|n| n.is_object()) {
+        let mut net = Map::new();
+        if let Some(domain) = network.get("serviceDomain").filter(|d| d.as_str().is_some_and(|s| !s.is_empty())) {
+            net.insert("serviceDomain".into(), domain.clone());
+        }
+        if let Some(services) = network.pointer("/services/cidrBlocks") {
+            net.insert("services".into(), services.clone());
+        }
+        if let Some(pods) = network.pointer("/pods/cidrBlocks") {
+            net.insert("pods".into(), pods.clone());
+        }
+        cluster_builtin.insert("network".into(), Value::Object(net));
+    }
+    cluster_builtin
+}
+
+/// CAPI's builtin variable `builtin.controlPlane`: version, name, replicas, machine template and metadata.
+fn control_plane_builtin(
+    cluster: &Value,
+    control_plane: &Value,
+    cp_machine: Option<&Value>,
+    topology_version: &str,
+) -> Map<String, Value> {
+    let mut cp_builtin = Map::new();
+    cp_builtin.insert("version".into(), json!(topology_version));
+    cp_builtin.insert("name".into(), control_plane.pointer("/metadata/name").cloned().unwrap_or(Value::Null));
+    if cluster.pointer("/spec/topology/controlPlane/replicas").is_some() {
+        cp_builtin.insert("replicas".into(), control_plane.pointer("/spec/replicas").cloned().unwrap_or(Value::Null));
+    }
+    if let Some(machine) = cp_machine {
+        cp_builtin
+            .insert("machineTemplate".into(), json!({"infrastructureRef": {"name": s(machine, "/metadata/name")}}));
+    }
+    if let Some(meta) = object_metadata(control_plane) {
+        cp_builtin.insert("metadata".into(), meta);
+    }
+    cp_builtin
+}
+
 /// Plans one topology Cluster; the class and its templates are looked up in `documents`.
 pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -> Result<Planned, TopologyError> {
     let cluster = &cluster_doc.value;
@@ -924,56 +988,10 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
     workers.extend(compute_machine_pools(&ctx, cluster, &topology_version, current)?);
 
     // Builtin variables.
-    let mut cluster_builtin = Map::new();
-    cluster_builtin.insert("name".into(), json!(cluster_name));
-    cluster_builtin.insert("namespace".into(), json!(namespace));
-    if let Some(uid) = s(cluster, "/metadata/uid") {
-        cluster_builtin.insert("uid".into(), json!(uid));
-    }
-    let mut meta = Map::new();
-    for key in ["labels", "annotations"] {
-        if let Some(v) =
-            cluster.pointer(&format!("/metadata/{key}")).filter(|v| v.as_object().is_some_and(|m| !m.is_empty()))
-        {
-            meta.insert(key.into(), v.clone());
-        }
-    }
-    if !meta.is_empty() {
-        cluster_builtin.insert("metadata".into(), Value::Object(meta));
-    }
-    cluster_builtin.insert(
-        "topology".into(),
-        json!({"version": topology_version, "class": class_name, "classNamespace": class_ns,
-               "classRef": {"name": class_name, "namespace": class_ns}}),
-    );
-    if let Some(network) = cluster.pointer("/spec/clusterNetwork").filter(|n| n.is_object()) {
-        let mut net = Map::new();
-        if let Some(domain) = network.get("serviceDomain").filter(|d| d.as_str().is_some_and(|s| !s.is_empty())) {
-            net.insert("serviceDomain".into(), domain.clone());
-        }
-        if let Some(services) = network.pointer("/services/cidrBlocks") {
-            net.insert("services".into(), services.clone());
-        }
-        if let Some(pods) = network.pointer("/pods/cidrBlocks") {
-            net.insert("pods".into(), pods.clone());
-        }
-        cluster_builtin.insert("network".into(), Value::Object(net));
-    }
+    let cluster_builtin = cluster_builtin(&ctx, cluster, &topology_version, &class_name);
     global.insert(variables::BUILTIN.into(), json!({"cluster": cluster_builtin}));
 
-    let mut cp_builtin = Map::new();
-    cp_builtin.insert("version".into(), json!(topology_version));
-    cp_builtin.insert("name".into(), control_plane.pointer("/metadata/name").cloned().unwrap_or(Value::Null));
-    if cluster.pointer("/spec/topology/controlPlane/replicas").is_some() {
-        cp_builtin.insert("replicas".into(), control_plane.pointer("/spec/replicas").cloned().unwrap_or(Value::Null));
-    }
-    if let Some(machine) = &cp_machine {
-        cp_builtin
-            .insert("machineTemplate".into(), json!({"infrastructureRef": {"name": s(machine, "/metadata/name")}}));
-    }
-    if let Some(meta) = object_metadata(&control_plane) {
-        cp_builtin.insert("metadata".into(), meta);
-    }
+    let cp_builtin = control_plane_builtin(cluster, &control_plane, cp_machine.as_ref(), &topology_version);
     let mut cp_vars = cp_overrides;
     cp_vars.insert(variables::BUILTIN.to_string(), json!({"controlPlane": cp_builtin}));
 
