@@ -3,6 +3,9 @@
 //! The binary (`src/main.rs`) is a thin shell over [`commands`]; every other module is a domain
 //! module that neither prints nor knows about clap.
 
+// Domain modules return data; only `commands` (and `main.rs`) print.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod cli;
 pub mod cluster;
 pub mod commands;
@@ -21,5 +24,7 @@ pub mod render;
 pub mod report;
 pub mod schema;
 pub mod source;
+pub mod suggest;
 pub mod topology;
+pub mod validate;
 pub mod versions;

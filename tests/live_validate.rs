@@ -167,14 +167,14 @@ fn not_the_servers_business(f: &Finding) -> Option<&'static str> {
 
 /// `kubectl create --dry-run=server --validate=strict` of one raw document in `namespace`.
 /// For the kinds with a CAPZ defaulting webhook (which the test server does not run), the object as that webhook
-/// returns it (`capz::lint::defaulting`, checked against CAPZ's recorded patches), so that the server's schema
+/// returns it (`capz::schema::defaulting`, checked against CAPZ's recorded patches), so that the server's schema
 /// check sees what it sees in a real cluster; other objects unchanged.
 fn as_capz_defaults_it(doc: &str) -> String {
     let Ok(parsed) = capz::manifest::parse_documents(doc, "doc") else { return doc.to_string() };
     let [document] = parsed.as_slice() else { return doc.to_string() };
     let (group, version) = capz::manifest::split_api_version(document.api_version());
     let mut value = document.value.clone();
-    if capz::lint::defaulting::apply(group, version, document.kind(), &mut value) {
+    if capz::schema::defaulting::apply(group, version, document.kind(), &mut value) {
         serde_json::to_string(&value).unwrap()
     } else {
         doc.to_string()

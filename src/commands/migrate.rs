@@ -4,19 +4,20 @@
 //! errors, 2 usage or input error (or a bundle CAPZ cannot translate).
 
 use std::io::Write;
-use std::path::Path;
 
 use anyhow::{Context, bail};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::cli::{MigrateArgs, MigrateOutput};
+use crate::cli::MigrateArgs;
 use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
-use crate::migrate::{AsoBundle, MigrateOptions, adaptations, find_classic_clusters, to_aso_bundle};
+use crate::migrate::{MigrateOptions, adaptations, find_classic_clusters, to_aso_bundle};
 use crate::schema::{ValidateOptions, Validator};
 
+use super::migrate_output::{render, validate, write_out_dir};
 use super::target::{RunTarget, search_start};
-use super::validate::{format_summary, format_text, rule_filter, validate_documents};
+use super::validate::rule_filter;
+use crate::validate::{format_summary, format_text, validate_documents};
 
 /// Refuses ClusterClass-based classic clusters, which this version does not translate.
 fn refuse_topologies(documents: &[Document]) -> anyhow::Result<()> {
@@ -40,34 +41,6 @@ fn refuse_topologies(documents: &[Document]) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-fn render(objects: &[Value], output: MigrateOutput) -> String {
-    match output {
-        MigrateOutput::Yaml => manifest::to_yaml_documents(objects),
-        MigrateOutput::Json => {
-            let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
-            format!("{}\n", serde_json::to_string_pretty(&list).expect("JSON values serialize"))
-        }
-    }
-}
-
-/// Validates the migrated objects as `kubectl capz validate` would (the run's target and the config file's rules);
-/// prints findings on stderr.
-pub(super) fn validate(bundles: &[AsoBundle], run_target: &RunTarget) -> anyhow::Result<ExitStatus> {
-    let text = manifest::to_yaml_documents(bundles.iter().flat_map(|b| b.objects.iter().chain(&b.adopt)));
-    let documents = manifest::parse_documents(&text, "<migrated>").context("cannot re-read the migrated objects")?;
-    let filter = rule_filter(run_target, &[], &[])?;
-    let registry = run_target.registry()?;
-    let validator = Validator::new(&registry, ValidateOptions::default());
-    let report = validate_documents(&documents, &validator, &filter);
-    if report.exit_status() != ExitStatus::Success {
-        let mut stderr = anstream::stderr().lock();
-        stderr.write_all(format_text(&report).as_bytes())?;
-        stderr.write_all(format_summary(&report.summary).as_bytes())?;
-        stderr.write_all(b"migrate: the migrated objects do not validate; nothing written\n")?;
-    }
-    Ok(report.exit_status())
 }
 
 /// Reads the input and runs `validate`'s checks on it first (schemas, CEL, CAPZ, CAPI and ASO
@@ -105,34 +78,6 @@ fn validated_input(paths: &[String], run_target: &RunTarget) -> anyhow::Result<O
         b"migrate: the input does not validate (`kubectl capz validate` reports the same); fix it first: nothing translated\n",
     )?;
     Ok(None)
-}
-
-/// Writes every file into a fresh temporary directory next to `out_dir`, then moves each cluster's directory
-/// into place, so a failure leaves no half-written output.
-pub(super) fn write_out_dir(out_dir: &Path, bundles: &[AsoBundle], output: MigrateOutput) -> anyhow::Result<()> {
-    std::fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
-    let extension = if output == MigrateOutput::Json { "json" } else { "yaml" };
-    for bundle in bundles {
-        let target = out_dir.join(&bundle.cluster_name);
-        if target.exists() {
-            bail!("{} exists; migrate does not overwrite it", target.display());
-        }
-    }
-    let staging = tempfile::Builder::new()
-        .prefix(".migrate-")
-        .tempdir_in(out_dir)
-        .with_context(|| format!("cannot write in {}", out_dir.display()))?;
-    for bundle in bundles {
-        let dir = staging.path().join(&bundle.cluster_name);
-        std::fs::create_dir_all(&dir)?;
-        std::fs::write(dir.join(format!("aso-managed.{extension}")), render(&bundle.objects, output))?;
-        std::fs::write(dir.join(format!("adopt.{extension}")), render(&bundle.adopt, output))?;
-    }
-    for bundle in bundles {
-        std::fs::rename(staging.path().join(&bundle.cluster_name), out_dir.join(&bundle.cluster_name))
-            .with_context(|| format!("cannot move the output into {}", out_dir.display()))?;
-    }
-    Ok(())
 }
 
 pub(crate) fn run(args: MigrateArgs) -> anyhow::Result<ExitStatus> {

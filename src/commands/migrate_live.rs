@@ -143,12 +143,12 @@ async fn write_manifests(
         .map(|c| to_aso_bundle(c, &options))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| fail(format!("CAPZ cannot translate the live objects: {e}")))?;
-    match super::migrate::validate(&bundles, run_target) {
+    match super::migrate_output::validate(&bundles, run_target) {
         Ok(ExitStatus::Success) => {}
         Ok(_) => return Err(fail("the translated objects do not validate".into())),
         Err(e) => return Err(fail(format!("{e:#}"))),
     }
-    super::migrate::write_out_dir(out_dir, &bundles, args.output).map_err(|e| fail(format!("{e:#}")))
+    super::migrate_output::write_out_dir(out_dir, &bundles, args.output).map_err(|e| fail(format!("{e:#}")))
 }
 
 /// The dry run's report: preconditions, then every step with its actions and the objects it creates as YAML.

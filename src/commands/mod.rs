@@ -1,5 +1,7 @@
 //! One module per subcommand: each resolves its flags, calls the domain modules and prints.
 
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 mod completion;
 mod convert;
 mod diff;
@@ -7,6 +9,7 @@ mod github;
 mod import_schemas;
 mod migrate;
 mod migrate_live;
+mod migrate_output;
 mod output;
 mod params;
 mod plan;

@@ -70,10 +70,10 @@ pub(crate) fn run(args: PlanArgs) -> anyhow::Result<ExitStatus> {
             .cloned(),
     );
     let validator = crate::schema::Validator::new(&registry, options);
-    let report = super::validate::validate_documents(&bundle, &validator, &filter);
+    let report = crate::validate::validate_documents(&bundle, &validator, &filter);
     let mut stderr = anstream::stderr().lock();
-    stderr.write_all(super::validate::format_text(&report).as_bytes())?;
-    stderr.write_all(super::validate::format_summary(&report.summary).as_bytes())?;
+    stderr.write_all(crate::validate::format_text(&report).as_bytes())?;
+    stderr.write_all(crate::validate::format_summary(&report.summary).as_bytes())?;
     Ok(report.exit_status())
 }
 

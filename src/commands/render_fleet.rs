@@ -10,8 +10,9 @@ use crate::fleet::{self, Change, Deletion, Fleet, FleetOptions, OutDir, Plan, Re
 use crate::schema::{Registry, ValidateOptions, Validator as SchemaValidator};
 
 use super::target::RunTarget;
-use super::validate::{rule_filter, validate_documents};
+use super::validate::rule_filter;
 use crate::render::{CapiVersion, Engine};
+use crate::validate::validate_documents;
 
 pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<ExitStatus> {
     let (Some(fleet_path), Some(out_dir)) = (&args.fleet, &args.out_dir) else {

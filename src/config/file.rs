@@ -195,14 +195,8 @@ impl Reader<'_> {
     /// Every key of `map` is one of `known`; else an error naming the closest known one.
     fn known_keys(&self, map: &Map<String, Value>, pointer: &str, known: &[&str]) -> Result<(), ConfigError> {
         let Some(unknown) = map.keys().find(|key| !known.contains(&key.as_str())) else { return Ok(()) };
-        let closest = known
-            .iter()
-            .map(|candidate| {
-                (strsim::jaro_winkler(&unknown.to_ascii_lowercase(), &candidate.to_ascii_lowercase()), candidate)
-            })
-            .filter(|(score, _)| *score >= 0.8)
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, candidate)| format!("did you mean `{candidate}`? "))
+        let closest = crate::suggest::closest(unknown, known.iter().copied())
+            .map(|candidate| format!("did you mean `{candidate}`? "))
             .unwrap_or_default();
         let place =
             if pointer.is_empty() { FILE_NAME.to_string() } else { format!("`{}`", pointer.trim_start_matches('/')) };

@@ -1,9 +1,11 @@
 //! Differences between desired and live objects: normalisation, ASO-aware matching, masking, output.
 //!
 //! The inputs are the live object and the object the server would store after a server-side
-//! apply (computed elsewhere with a dry run); this module never talks to a cluster.
+//! apply (computed elsewhere with a dry run); [`LiveReader`] reads the live objects, and nothing here writes to a
+//! cluster.
 
 mod changes;
+mod live;
 mod managers;
 mod normalize;
 mod output;
@@ -11,6 +13,7 @@ mod output;
 use serde_json::Value;
 
 pub use changes::{Change, align, changes};
+pub use live::LiveReader;
 pub use managers::owners;
 pub use normalize::{
     LAST_APPLIED, RECONCILE_POLICY, REPLICAS_MANAGED_BY, capz_managed_paths, is_aso_wrapper, mask_secrets, remove_path,

@@ -10,6 +10,8 @@ use serde_json::Value;
 
 use crate::manifest::{self, LineIndex};
 
+use super::names::{FLAVOR, LABEL, SUBDOMAIN, is_flavor_name, is_label, is_subdomain};
+
 /// A fleet: everything `render --fleet` writes into one repository tree.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -283,7 +285,7 @@ impl Fleet {
         if spec.kind != "Fleet" {
             return Err(invalid("/kind", format!("expected `Fleet`, got `{}`", spec.kind)));
         }
-        if let Some((pointer, message)) = super::names::first_bad_name(&spec) {
+        if let Some((pointer, message)) = first_bad_name(&spec) {
             return Err(invalid(&pointer, message));
         }
         let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
@@ -470,15 +472,9 @@ fn check_gitops(gitops: &GitopsSettings) -> Result<(), (String, String)> {
 fn with_suggestion(message: String) -> String {
     let Some(rest) = message.strip_prefix("unknown field `") else { return message };
     let Some((unknown, expected)) = rest.split_once("`, expected ") else { return message };
-    let best = expected
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .map(|known| (strsim::jaro_winkler(unknown, known), known))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let best = crate::suggest::closest(unknown, expected.split('`').skip(1).step_by(2));
     match best {
-        Some((_, known)) => format!("unknown field `{unknown}` (did you mean `{known}`?)"),
+        Some(known) => format!("unknown field `{unknown}` (did you mean `{known}`?)"),
         None => message,
     }
 }
@@ -496,6 +492,44 @@ fn serde_path_to_pointer(path: &serde_path_to_error::Path) -> String {
         }
     }
     pointer
+}
+
+/// The first name of the fleet that is not allowed: its JSON pointer and the message.
+fn first_bad_name(spec: &FleetSpec) -> Option<(String, String)> {
+    let bad = |pointer: String, what: &str, value: &str, rule: &str| {
+        Some((
+            pointer,
+            format!(
+                "{what} `{}` is not allowed: use {rule} (names become directories of the output tree, so they are checked even with --no-validate)",
+                value.escape_debug()
+            ),
+        ))
+    };
+    for (i, class) in spec.cluster_classes.iter().enumerate() {
+        if !is_subdomain(&class.name) {
+            return bad(format!("/clusterClasses/{i}/name"), "ClusterClass name", &class.name, SUBDOMAIN);
+        }
+        if !is_label(&class.namespace) {
+            return bad(format!("/clusterClasses/{i}/namespace"), "namespace", &class.namespace, LABEL);
+        }
+        if !is_flavor_name(&class.class) {
+            return bad(format!("/clusterClasses/{i}/class"), "class", &class.class, FLAVOR);
+        }
+    }
+    for (i, cluster) in spec.clusters.iter().enumerate() {
+        if !is_subdomain(&cluster.name) {
+            return bad(format!("/clusters/{i}/name"), "cluster name", &cluster.name, SUBDOMAIN);
+        }
+        if !is_label(&cluster.namespace) {
+            return bad(format!("/clusters/{i}/namespace"), "namespace", &cluster.namespace, LABEL);
+        }
+        if let Some(flavor) = &cluster.flavor
+            && !is_flavor_name(flavor)
+        {
+            return bad(format!("/clusters/{i}/flavor"), "flavor", flavor, FLAVOR);
+        }
+    }
+    None
 }
 
 #[cfg(test)]

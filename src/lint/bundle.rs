@@ -439,6 +439,18 @@ pub(crate) fn spec_root(doc: &Document) -> &'static str {
     spec_root_of(doc.kind())
 }
 
+/// When CAPZ's webhook runs a check gated on the cluster-name label: at create if the object already carries the
+/// label, else at CAPI's first update.
+pub(crate) fn when_labelled(doc: &Document) -> &'static str {
+    let labelled = doc.value.at("/metadata/labels").and_then(|labels| labels.get(CLUSTER_NAME_LABEL)).is_some();
+    if labelled {
+        "CAPZ's webhook rejects it at create (the object carries cluster.x-k8s.io/cluster-name)"
+    } else {
+        "rejected at CAPI's first update (label cluster.x-k8s.io/cluster-name): the apply succeeds, then CAPZ's \
+         webhook refuses the update that adds the label"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

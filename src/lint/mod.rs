@@ -12,7 +12,6 @@ mod capi_webhooks;
 mod cluster_identity;
 mod control_plane;
 mod credentials;
-pub mod defaulting;
 mod deprecated;
 mod duplicates;
 mod go_net;
@@ -134,12 +133,7 @@ fn known_ids(flag: &'static str, id: &str) -> Result<Vec<&'static str>, LintErro
     if let Some((_, ids)) = RENAMED.iter().find(|(old, _)| *old == trimmed) {
         return Ok(ids.to_vec());
     }
-    let suggestion = RULES
-        .iter()
-        .map(|rule| (strsim::jaro_winkler(&trimmed.to_ascii_lowercase(), rule.id), rule.id))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, id)| id);
+    let suggestion = crate::suggest::closest(trimmed, RULES.iter().map(|rule| rule.id));
     Err(LintError::UnknownRule { flag, id: id.to_string(), suggestion })
 }
 

@@ -7,9 +7,10 @@
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{AsoObject, At, Bundle, CAPI_GROUP, CLUSTER_NAME_LABEL, CONTAINERSERVICE_GROUP, spec_root};
+use super::bundle::{
+    AsoObject, At, Bundle, CAPI_GROUP, CLUSTER_NAME_LABEL, CONTAINERSERVICE_GROUP, spec_root, when_labelled,
+};
 use super::go_net::{parse_cidr, parse_ip};
-use super::update_path::when_labelled;
 
 pub(crate) const CLUSTER_NETWORK_CIDRS: &str = "capz-cluster-network-cidrs";
 pub(crate) const DNS_SERVICE_IP: &str = "capz-dns-service-ip";

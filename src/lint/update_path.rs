@@ -12,7 +12,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::Sink;
-use super::bundle::{At, Bundle, CLUSTER_NAME_LABEL, spec_root};
+use super::bundle::{At, Bundle, CLUSTER_NAME_LABEL, spec_root, when_labelled};
 use super::control_plane::FLEETS_MEMBER_NAME;
 use super::go_net::{parse_cidr, parse_ip};
 use crate::manifest::Document;
@@ -34,18 +34,6 @@ static FLEETS_MEMBER_PATTERN: LazyLock<Regex> =
 static RESOURCE_ID: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)subscriptions/(.+)/resourceGroups/(.+)/providers/(.+?)/(.+?)/(.+)").expect("valid regex")
 });
-
-/// When CAPZ's webhook runs a check gated on the cluster-name label: at create if the object already carries the
-/// label, else at CAPI's first update.
-pub(crate) fn when_labelled(doc: &Document) -> &'static str {
-    let labelled = doc.value.at("/metadata/labels").and_then(|labels| labels.get(CLUSTER_NAME_LABEL)).is_some();
-    if labelled {
-        "CAPZ's webhook rejects it at create (the object carries cluster.x-k8s.io/cluster-name)"
-    } else {
-        "rejected at CAPI's first update (label cluster.x-k8s.io/cluster-name): the apply succeeds, then CAPZ's \
-         webhook refuses the update that adds the label"
-    }
-}
 
 /// When a check of `ValidateUpdate` fires for this object.
 fn first_update(doc: &Document) -> &'static str {

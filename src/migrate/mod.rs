@@ -20,6 +20,7 @@ mod defaults;
 mod from_templates;
 pub mod live;
 mod managed_cluster;
+mod out_dir;
 mod patch_check;
 mod patches;
 mod reconcile;
@@ -40,6 +41,7 @@ pub use from_templates::{
     CONTROL_PLANE_TEMPLATE_PATCHES, POOL_TEMPLATE_PATCHES, clusters_from_templates, with_placeholder_ssh_key,
     without_patches,
 };
+pub use out_dir::{ClusterFiles, OutDirError, write_out_dir};
 pub use patch_check::{PatchFinding, PatchVerdict, check_patches};
 pub use patches::{PatchError, apply_merge_patches};
 

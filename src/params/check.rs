@@ -457,8 +457,7 @@ impl Walker<'_> {
                     options.iter().map(|o| o.as_str().map(str::to_string).unwrap_or(o.to_string())).collect();
                 let mut message = format!("expected one of {}, got {}", names.join(", "), self.shown(pointer, value));
                 if let Some(text) = value.as_str()
-                    && let Some(close) =
-                        names.iter().find(|n| n.eq_ignore_ascii_case(text) || strsim::jaro_winkler(n, text) > 0.85)
+                    && let Some(close) = crate::suggest::closest(text, names.iter().map(String::as_str))
                 {
                     message.push_str(&format!("; did you mean {close}?"));
                 }
@@ -562,12 +561,7 @@ fn suggest(key: &str, known: &[&str], pointer: &str) -> Option<String> {
     if let Some(exact) = known.iter().find(|k| k.eq_ignore_ascii_case(key)) {
         return Some(qualify(exact));
     }
-    let best = known
-        .iter()
-        .map(|k| (strsim::jaro_winkler(&k.to_ascii_lowercase(), &key.to_ascii_lowercase()), *k))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    if let Some((_, name)) = best {
+    if let Some(name) = crate::suggest::closest(key, known.iter().copied()) {
         return Some(qualify(name));
     }
     if parent.is_empty() {

@@ -27,11 +27,7 @@ pub enum RenderError {
 }
 
 fn suggestion(name: &str, known: &[String]) -> String {
-    known
-        .iter()
-        .map(|k| (strsim::jaro_winkler(k, name), k))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, k)| format!(" (did you mean `{k}`?)"))
+    crate::suggest::closest(name, known.iter().map(String::as_str))
+        .map(|k| format!(" (did you mean `{k}`?)"))
         .unwrap_or_default()
 }

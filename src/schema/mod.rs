@@ -1,6 +1,7 @@
 //! Schemas of CAPI, CAPZ, ASO, Flux, Argo CD and Kubernetes' built-in kinds: the importers, the embedded
 //! registry and validation.
 
+pub mod defaulting;
 pub mod embedded;
 pub mod import;
 pub mod openapi;

@@ -372,14 +372,14 @@ impl<'r> Validator<'r> {
         // A value of the wrong JSON type makes that webhook's decode fail: the API server returns the decode error
         // and stops there, so the type errors are the only findings (no default is applied, and the schema's
         // other checks, which would report what the webhook defaults, never run).
-        let has_webhook = !embedded && crate::lint::defaulting::has_webhook(&gvk.group, &gvk.version, &gvk.kind);
+        let has_webhook = !embedded && super::defaulting::has_webhook(&gvk.group, &gvk.version, &gvk.kind);
         if has_webhook && go_decode_fails(&object, &kind.schema) {
             let mut found = Vec::new();
             walk.check(&object, &kind.schema, prefix, true, &mut found);
             out.extend(found.into_iter().filter(|issue| issue.message.starts_with("must be of type ")));
             return;
         }
-        if !embedded && crate::lint::defaulting::apply(&gvk.group, &gvk.version, &gvk.kind, &mut object) {
+        if !embedded && super::defaulting::apply(&gvk.group, &gvk.version, &gvk.kind, &mut object) {
             walk.normalize(&mut object, &kind.schema, prefix, true, &mut Vec::new());
         }
         if kind.status_subresource

@@ -614,6 +614,256 @@ enum WorkerKind {
     Deployment,
 }
 
+/// CAPI's `computeInfrastructureCluster`: the infrastructure cluster from the class's template, named by the class's
+/// naming template (or the existing object's name).
+fn compute_infrastructure_cluster(
+    ctx: &Ctx,
+    class: &Value,
+    infra_template: &Value,
+    current: &Current,
+) -> Result<Value, TopologyError> {
+    let infra_name_template = s(class, "/spec/infrastructure/naming/template")
+        .or_else(|| s(class, "/spec/infrastructureNamingStrategy/template"))
+        .unwrap_or("{{ .cluster.name }}-{{ .random }}");
+    let infra_name = match &current.infrastructure_cluster {
+        Some(n) => n.clone(),
+        None => ctx.name_from_template(infra_name_template, "infrastructure", None)?,
+    };
+    Ok(template_to_object(ctx, infra_template, infra_name, &Map::new(), &Map::new()))
+}
+
+/// CAPI's `computeControlPlaneInfrastructureMachineTemplate`: the control plane's machine template, if the class has
+/// one.
+fn compute_control_plane_machine_template(
+    ctx: &Ctx,
+    cp_machine_template: Option<&Value>,
+    current: &Current,
+    cluster_name: &str,
+) -> Option<Value> {
+    cp_machine_template.map(|t| {
+        let name = current
+            .control_plane_machine_infrastructure
+            .clone()
+            .unwrap_or_else(|| ctx.prefixed_name(&format!("{cluster_name}-"), "control-plane-machine-infrastructure"));
+        template_to_template(ctx, t, name, &Map::new())
+    })
+}
+
+/// CAPI's `computeControlPlane`: the control plane from the class's template, with the topology's and the class's
+/// metadata, its machine template's reference, replicas and version.
+#[allow(clippy::too_many_arguments)]
+fn compute_control_plane(
+    ctx: &Ctx,
+    cluster: &Value,
+    class: &Value,
+    cp_template: &Value,
+    cp_machine: Option<&Value>,
+    current: &Current,
+    topology_version: &str,
+) -> Result<Value, TopologyError> {
+    let (cluster_name, namespace, v1beta2) = (&ctx.cluster_name, &ctx.namespace, ctx.v1beta2);
+    let topo_cp_meta = cluster.pointer("/spec/topology/controlPlane/metadata");
+    let class_cp_meta = class.pointer("/spec/controlPlane/metadata");
+    let mut cp_labels = merge_first_wins(
+        &labels_of(topo_cp_meta.and_then(|m| m.get("labels"))),
+        &labels_of(class_cp_meta.and_then(|m| m.get("labels"))),
+    );
+    cp_labels.insert(CLUSTER_NAME_LABEL.into(), json!(cluster_name));
+    cp_labels.insert(TOPOLOGY_OWNED_LABEL.into(), json!(""));
+    let cp_annotations = merge_first_wins(
+        &labels_of(topo_cp_meta.and_then(|m| m.get("annotations"))),
+        &labels_of(class_cp_meta.and_then(|m| m.get("annotations"))),
+    );
+    let cp_name_template = s(class, "/spec/controlPlane/naming/template")
+        .or_else(|| s(class, "/spec/controlPlane/namingStrategy/template"))
+        .unwrap_or("{{ .cluster.name }}-{{ .random }}");
+    let cp_name = match &current.control_plane {
+        Some(n) => n.clone(),
+        None => ctx.name_from_template(cp_name_template, "control-plane", None)?,
+    };
+    let mut control_plane = template_to_object(ctx, cp_template, cp_name, &cp_labels, &cp_annotations);
+    // Contract of the control plane provider: v1beta2 for controlplane.cluster.x-k8s.io/v1beta2
+    // (KCP), v1beta1 otherwise (CAPZ and most providers today).
+    let cp_contract_v1beta2 = control_plane["apiVersion"] == json!("controlplane.cluster.x-k8s.io/v1beta2");
+    if let Some(machine) = cp_machine {
+        let api_version = s(machine, "/apiVersion").unwrap_or("");
+        if cp_contract_v1beta2 {
+            set_pointer(
+                &mut control_plane,
+                "/spec/machineTemplate/spec/infrastructureRef",
+                json!({"apiGroup": split_api_version(api_version).0, "kind": s(machine, "/kind"), "name": s(machine, "/metadata/name")}),
+            );
+        } else {
+            set_pointer(
+                &mut control_plane,
+                "/spec/machineTemplate/infrastructureRef",
+                json!({"apiVersion": api_version, "kind": s(machine, "/kind"), "name": s(machine, "/metadata/name"), "namespace": namespace}),
+            );
+        }
+        let existing = control_plane.pointer("/spec/machineTemplate/metadata").cloned().unwrap_or(json!({}));
+        let labels = merge_first_wins(&labels_of(existing.get("labels")), &cp_labels);
+        let annotations = merge_first_wins(&labels_of(existing.get("annotations")), &cp_annotations);
+        let mut meta = Map::new();
+        if !labels.is_empty() {
+            meta.insert("labels".into(), Value::Object(labels));
+        }
+        if !annotations.is_empty() {
+            meta.insert("annotations".into(), Value::Object(annotations));
+        }
+        set_pointer(&mut control_plane, "/spec/machineTemplate/metadata", Value::Object(meta));
+    }
+    set_control_plane_machine_fields(&mut control_plane, cluster, class, v1beta2, cp_contract_v1beta2);
+    if let Some(replicas) = cluster.pointer("/spec/topology/controlPlane/replicas") {
+        set_pointer(&mut control_plane, "/spec/replicas", replicas.clone());
+    }
+    set_pointer(&mut control_plane, "/spec/version", json!(topology_version));
+    Ok(control_plane)
+}
+
+/// CAPI's `computeCluster`: the Cluster with its labels and the references to the infrastructure cluster and the
+/// control plane.
+fn compute_cluster(ctx: &Ctx, cluster: &Value, infra_cluster: &Value, control_plane: &Value) -> Value {
+    let cluster_name = &ctx.cluster_name;
+    let mut desired_cluster = cluster.clone();
+    let mut cluster_labels = labels_of(cluster.pointer("/metadata/labels"));
+    cluster_labels.insert(CLUSTER_NAME_LABEL.into(), json!(cluster_name));
+    cluster_labels.insert(TOPOLOGY_OWNED_LABEL.into(), json!(""));
+    set_pointer(&mut desired_cluster, "/metadata/labels", Value::Object(sorted(cluster_labels)));
+    set_pointer(&mut desired_cluster, "/spec/infrastructureRef", ctx.reference(infra_cluster));
+    set_pointer(&mut desired_cluster, "/spec/controlPlaneRef", ctx.reference(control_plane));
+    if let Some(obj) = desired_cluster.as_object_mut() {
+        obj.remove("status");
+    }
+    desired_cluster
+}
+
+/// Worker topology names are unique per kind (CAPI's Cluster webhook).
+fn check_unique_worker_names(ctx: &Ctx, cluster: &Value) -> Result<(), TopologyError> {
+    for topo_key in ["machineDeployments", "machinePools"] {
+        let names: Vec<&str> = cluster
+            .pointer(&format!("/spec/topology/workers/{topo_key}"))
+            .and_then(Value::as_array)
+            .map(|items| items.iter().filter_map(|t| s(t, "/name")).collect())
+            .unwrap_or_default();
+        for (i, name) in names.iter().enumerate() {
+            if names[..i].contains(name) {
+                return Err(ctx.cluster_err(
+                    &format!("spec.topology.workers.{topo_key}[{i}].name"),
+                    format!("Invalid value: {name:?}: names must be unique"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// CAPI's `computeMachineDeployments`: one MachineDeployment (with its bootstrap and infrastructure templates) per
+/// topology entry.
+fn compute_machine_deployments(
+    ctx: &Ctx,
+    cluster: &Value,
+    topology_version: &str,
+    current: &Current,
+) -> Result<Vec<Worker>, TopologyError> {
+    compute_workers(ctx, cluster, WorkerKind::Deployment, "machineDeployments", topology_version, current)
+}
+
+/// CAPI's `computeMachinePools`: one MachinePool (with its bootstrap and infrastructure objects) per topology entry.
+fn compute_machine_pools(
+    ctx: &Ctx,
+    cluster: &Value,
+    topology_version: &str,
+    current: &Current,
+) -> Result<Vec<Worker>, TopologyError> {
+    compute_workers(ctx, cluster, WorkerKind::Pool, "machinePools", topology_version, current)
+}
+
+/// The workers of one kind (`topo_key` names it in the topology and in the class), in topology order.
+fn compute_workers(
+    ctx: &Ctx,
+    cluster: &Value,
+    kind: WorkerKind,
+    topo_key: &str,
+    topology_version: &str,
+    current: &Current,
+) -> Result<Vec<Worker>, TopologyError> {
+    let class_key = topo_key;
+    let topologies = cluster
+        .pointer(&format!("/spec/topology/workers/{topo_key}"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut workers = Vec::new();
+    for (index, topo) in topologies.iter().enumerate() {
+        workers.push(compute_worker(ctx, kind, topo_key, class_key, index, topo, topology_version, current)?);
+    }
+    Ok(workers)
+}
+
+/// CAPI's builtin variable `builtin.cluster`: name, namespace, uid, metadata, topology and network of the Cluster.
+fn cluster_builtin(ctx: &Ctx, cluster: &Value, topology_version: &str, class_name: &str) -> Map<String, Value> {
+    let (cluster_name, namespace, class_ns) = (&ctx.cluster_name, &ctx.namespace, &ctx.class_ns);
+    let mut cluster_builtin = Map::new();
+    cluster_builtin.insert("name".into(), json!(cluster_name));
+    cluster_builtin.insert("namespace".into(), json!(namespace));
+    if let Some(uid) = s(cluster, "/metadata/uid") {
+        cluster_builtin.insert("uid".into(), json!(uid));
+    }
+    let mut meta = Map::new();
+    for key in ["labels", "annotations"] {
+        if let Some(v) =
+            cluster.pointer(&format!("/metadata/{key}")).filter(|v| v.as_object().is_some_and(|m| !m.is_empty()))
+        {
+            meta.insert(key.into(), v.clone());
+        }
+    }
+    if !meta.is_empty() {
+        cluster_builtin.insert("metadata".into(), Value::Object(meta));
+    }
+    cluster_builtin.insert(
+        "topology".into(),
+        json!({"version": topology_version, "class": class_name, "classNamespace": class_ns,
+               "classRef": {"name": class_name, "namespace": class_ns}}),
+    );
+    if let Some(network) = cluster.pointer("/spec/clusterNetwork").filter(|n| n.is_object()) {
+        let mut net = Map::new();
+        if let Some(domain) = network.get("serviceDomain").filter(|d| d.as_str().is_some_and(|s| !s.is_empty())) {
+            net.insert("serviceDomain".into(), domain.clone());
+        }
+        if let Some(services) = network.pointer("/services/cidrBlocks") {
+            net.insert("services".into(), services.clone());
+        }
+        if let Some(pods) = network.pointer("/pods/cidrBlocks") {
+            net.insert("pods".into(), pods.clone());
+        }
+        cluster_builtin.insert("network".into(), Value::Object(net));
+    }
+    cluster_builtin
+}
+
+/// CAPI's builtin variable `builtin.controlPlane`: version, name, replicas, machine template and metadata.
+fn control_plane_builtin(
+    cluster: &Value,
+    control_plane: &Value,
+    cp_machine: Option<&Value>,
+    topology_version: &str,
+) -> Map<String, Value> {
+    let mut cp_builtin = Map::new();
+    cp_builtin.insert("version".into(), json!(topology_version));
+    cp_builtin.insert("name".into(), control_plane.pointer("/metadata/name").cloned().unwrap_or(Value::Null));
+    if cluster.pointer("/spec/topology/controlPlane/replicas").is_some() {
+        cp_builtin.insert("replicas".into(), control_plane.pointer("/spec/replicas").cloned().unwrap_or(Value::Null));
+    }
+    if let Some(machine) = cp_machine {
+        cp_builtin
+            .insert("machineTemplate".into(), json!({"infrastructureRef": {"name": s(machine, "/metadata/name")}}));
+    }
+    if let Some(meta) = object_metadata(control_plane) {
+        cp_builtin.insert("metadata".into(), meta);
+    }
+    cp_builtin
+}
+
 /// Plans one topology Cluster; the class and its templates are looked up in `documents`.
 pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -> Result<Planned, TopologyError> {
     let cluster = &cluster_doc.value;
@@ -719,175 +969,29 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
     let cp_machine_template = cp_machine_ref.as_ref().map(|r| ctx.template(r)).transpose()?;
 
     // Infrastructure cluster.
-    let infra_name_template = s(class, "/spec/infrastructure/naming/template")
-        .or_else(|| s(class, "/spec/infrastructureNamingStrategy/template"))
-        .unwrap_or("{{ .cluster.name }}-{{ .random }}");
-    let infra_name = match &current.infrastructure_cluster {
-        Some(n) => n.clone(),
-        None => ctx.name_from_template(infra_name_template, "infrastructure", None)?,
-    };
-    let mut infra_cluster = template_to_object(&ctx, &infra_template, infra_name, &Map::new(), &Map::new());
+    let mut infra_cluster = compute_infrastructure_cluster(&ctx, class, &infra_template, current)?;
 
     // Control plane machine template (if the class has one).
-    let mut cp_machine = cp_machine_template.as_ref().map(|t| {
-        let name = current
-            .control_plane_machine_infrastructure
-            .clone()
-            .unwrap_or_else(|| ctx.prefixed_name(&format!("{cluster_name}-"), "control-plane-machine-infrastructure"));
-        template_to_template(&ctx, t, name, &Map::new())
-    });
+    let mut cp_machine =
+        compute_control_plane_machine_template(&ctx, cp_machine_template.as_ref(), current, &cluster_name);
 
     // Control plane.
-    let topo_cp_meta = cluster.pointer("/spec/topology/controlPlane/metadata");
-    let class_cp_meta = class.pointer("/spec/controlPlane/metadata");
-    let mut cp_labels = merge_first_wins(
-        &labels_of(topo_cp_meta.and_then(|m| m.get("labels"))),
-        &labels_of(class_cp_meta.and_then(|m| m.get("labels"))),
-    );
-    cp_labels.insert(CLUSTER_NAME_LABEL.into(), json!(cluster_name));
-    cp_labels.insert(TOPOLOGY_OWNED_LABEL.into(), json!(""));
-    let cp_annotations = merge_first_wins(
-        &labels_of(topo_cp_meta.and_then(|m| m.get("annotations"))),
-        &labels_of(class_cp_meta.and_then(|m| m.get("annotations"))),
-    );
-    let cp_name_template = s(class, "/spec/controlPlane/naming/template")
-        .or_else(|| s(class, "/spec/controlPlane/namingStrategy/template"))
-        .unwrap_or("{{ .cluster.name }}-{{ .random }}");
-    let cp_name = match &current.control_plane {
-        Some(n) => n.clone(),
-        None => ctx.name_from_template(cp_name_template, "control-plane", None)?,
-    };
-    let mut control_plane = template_to_object(&ctx, &cp_template, cp_name, &cp_labels, &cp_annotations);
-    // Contract of the control plane provider: v1beta2 for controlplane.cluster.x-k8s.io/v1beta2
-    // (KCP), v1beta1 otherwise (CAPZ and most providers today).
-    let cp_contract_v1beta2 = control_plane["apiVersion"] == json!("controlplane.cluster.x-k8s.io/v1beta2");
-    if let Some(machine) = &cp_machine {
-        let api_version = s(machine, "/apiVersion").unwrap_or("");
-        if cp_contract_v1beta2 {
-            set_pointer(
-                &mut control_plane,
-                "/spec/machineTemplate/spec/infrastructureRef",
-                json!({"apiGroup": split_api_version(api_version).0, "kind": s(machine, "/kind"), "name": s(machine, "/metadata/name")}),
-            );
-        } else {
-            set_pointer(
-                &mut control_plane,
-                "/spec/machineTemplate/infrastructureRef",
-                json!({"apiVersion": api_version, "kind": s(machine, "/kind"), "name": s(machine, "/metadata/name"), "namespace": namespace}),
-            );
-        }
-        let existing = control_plane.pointer("/spec/machineTemplate/metadata").cloned().unwrap_or(json!({}));
-        let labels = merge_first_wins(&labels_of(existing.get("labels")), &cp_labels);
-        let annotations = merge_first_wins(&labels_of(existing.get("annotations")), &cp_annotations);
-        let mut meta = Map::new();
-        if !labels.is_empty() {
-            meta.insert("labels".into(), Value::Object(labels));
-        }
-        if !annotations.is_empty() {
-            meta.insert("annotations".into(), Value::Object(annotations));
-        }
-        set_pointer(&mut control_plane, "/spec/machineTemplate/metadata", Value::Object(meta));
-    }
-    set_control_plane_machine_fields(&mut control_plane, cluster, class, v1beta2, cp_contract_v1beta2);
-    if let Some(replicas) = cluster.pointer("/spec/topology/controlPlane/replicas") {
-        set_pointer(&mut control_plane, "/spec/replicas", replicas.clone());
-    }
-    set_pointer(&mut control_plane, "/spec/version", json!(topology_version));
+    let mut control_plane =
+        compute_control_plane(&ctx, cluster, class, &cp_template, cp_machine.as_ref(), current, &topology_version)?;
 
     // The Cluster with its refs and labels.
-    let mut desired_cluster = cluster.clone();
-    let mut cluster_labels = labels_of(cluster.pointer("/metadata/labels"));
-    cluster_labels.insert(CLUSTER_NAME_LABEL.into(), json!(cluster_name));
-    cluster_labels.insert(TOPOLOGY_OWNED_LABEL.into(), json!(""));
-    set_pointer(&mut desired_cluster, "/metadata/labels", Value::Object(sorted(cluster_labels)));
-    set_pointer(&mut desired_cluster, "/spec/infrastructureRef", ctx.reference(&infra_cluster));
-    set_pointer(&mut desired_cluster, "/spec/controlPlaneRef", ctx.reference(&control_plane));
-    if let Some(obj) = desired_cluster.as_object_mut() {
-        obj.remove("status");
-    }
+    let desired_cluster = compute_cluster(&ctx, cluster, &infra_cluster, &control_plane);
 
     // Workers.
-    let mut workers = Vec::new();
-    for topo_key in ["machineDeployments", "machinePools"] {
-        let names: Vec<&str> = cluster
-            .pointer(&format!("/spec/topology/workers/{topo_key}"))
-            .and_then(Value::as_array)
-            .map(|items| items.iter().filter_map(|t| s(t, "/name")).collect())
-            .unwrap_or_default();
-        for (i, name) in names.iter().enumerate() {
-            if names[..i].contains(name) {
-                return Err(ctx.cluster_err(
-                    &format!("spec.topology.workers.{topo_key}[{i}].name"),
-                    format!("Invalid value: {name:?}: names must be unique"),
-                ));
-            }
-        }
-    }
-    for (kind, topo_key, class_key) in [
-        (WorkerKind::Deployment, "machineDeployments", "machineDeployments"),
-        (WorkerKind::Pool, "machinePools", "machinePools"),
-    ] {
-        let topologies = cluster
-            .pointer(&format!("/spec/topology/workers/{topo_key}"))
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        for (index, topo) in topologies.iter().enumerate() {
-            workers.push(compute_worker(&ctx, kind, topo_key, class_key, index, topo, &topology_version, current)?);
-        }
-    }
+    check_unique_worker_names(&ctx, cluster)?;
+    let mut workers = compute_machine_deployments(&ctx, cluster, &topology_version, current)?;
+    workers.extend(compute_machine_pools(&ctx, cluster, &topology_version, current)?);
 
     // Builtin variables.
-    let mut cluster_builtin = Map::new();
-    cluster_builtin.insert("name".into(), json!(cluster_name));
-    cluster_builtin.insert("namespace".into(), json!(namespace));
-    if let Some(uid) = s(cluster, "/metadata/uid") {
-        cluster_builtin.insert("uid".into(), json!(uid));
-    }
-    let mut meta = Map::new();
-    for key in ["labels", "annotations"] {
-        if let Some(v) =
-            cluster.pointer(&format!("/metadata/{key}")).filter(|v| v.as_object().is_some_and(|m| !m.is_empty()))
-        {
-            meta.insert(key.into(), v.clone());
-        }
-    }
-    if !meta.is_empty() {
-        cluster_builtin.insert("metadata".into(), Value::Object(meta));
-    }
-    cluster_builtin.insert(
-        "topology".into(),
-        json!({"version": topology_version, "class": class_name, "classNamespace": class_ns,
-               "classRef": {"name": class_name, "namespace": class_ns}}),
-    );
-    if let Some(network) = cluster.pointer("/spec/clusterNetwork").filter(|n| n.is_object()) {
-        let mut net = Map::new();
-        if let Some(domain) = network.get("serviceDomain").filter(|d| d.as_str().is_some_and(|s| !s.is_empty())) {
-            net.insert("serviceDomain".into(), domain.clone());
-        }
-        if let Some(services) = network.pointer("/services/cidrBlocks") {
-            net.insert("services".into(), services.clone());
-        }
-        if let Some(pods) = network.pointer("/pods/cidrBlocks") {
-            net.insert("pods".into(), pods.clone());
-        }
-        cluster_builtin.insert("network".into(), Value::Object(net));
-    }
+    let cluster_builtin = cluster_builtin(&ctx, cluster, &topology_version, &class_name);
     global.insert(variables::BUILTIN.into(), json!({"cluster": cluster_builtin}));
 
-    let mut cp_builtin = Map::new();
-    cp_builtin.insert("version".into(), json!(topology_version));
-    cp_builtin.insert("name".into(), control_plane.pointer("/metadata/name").cloned().unwrap_or(Value::Null));
-    if cluster.pointer("/spec/topology/controlPlane/replicas").is_some() {
-        cp_builtin.insert("replicas".into(), control_plane.pointer("/spec/replicas").cloned().unwrap_or(Value::Null));
-    }
-    if let Some(machine) = &cp_machine {
-        cp_builtin
-            .insert("machineTemplate".into(), json!({"infrastructureRef": {"name": s(machine, "/metadata/name")}}));
-    }
-    if let Some(meta) = object_metadata(&control_plane) {
-        cp_builtin.insert("metadata".into(), meta);
-    }
+    let cp_builtin = control_plane_builtin(cluster, &control_plane, cp_machine.as_ref(), &topology_version);
     let mut cp_vars = cp_overrides;
     cp_vars.insert(variables::BUILTIN.to_string(), json!({"controlPlane": cp_builtin}));
 

@@ -9,14 +9,16 @@ mod names;
 mod objects;
 mod plan;
 mod state;
+mod step_id;
 mod steps;
 
 pub use api::Api;
 pub use guard::{GuardError, Scope, Write, check as guard_check};
 pub use kinds::{Kind, Target};
 pub use names::Names;
-pub use plan::{Action, Plan, Step, StepId};
+pub use plan::{Action, Plan, Step};
 pub use state::{LiveState, StepStatus, classic_documents, missing_kinds, preconditions};
+pub use step_id::StepId;
 pub use steps::{Observer, RunOptions, run_plan};
 
 /// Annotation that disarms an ASO object: ASO neither updates nor deletes the Azure resource.

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::kinds::{self, Target};
 use super::names::Names;
 use super::objects::{annotation, condition_true, finalizers, is_skipped};
-use super::plan::StepId;
+use super::step_id::StepId;
 use super::{Api, BLOCK_MOVE, LiveError, MIGRATION, RECONCILE_POLICY};
 use crate::manifest::Document;
 

@@ -9,8 +9,9 @@ use super::guard::{self, Facts, Scope, Write};
 use super::kinds::{self, Target};
 use super::names::Names;
 use super::objects::{annotation, condition_true, finalizers};
-use super::plan::{Action, Plan, Step, StepId};
+use super::plan::{Action, Plan, Step};
 use super::state::{LiveState, StepStatus};
+use super::step_id::StepId;
 use super::{Api, LiveError};
 
 /// What the caller sees of a run: confirmations and progress (the domain never prints).

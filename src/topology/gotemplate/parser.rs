@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use super::functions::FUNCTIONS;
 use super::lexer::{Lexer, Tok, Token, line_of};
 use super::limits::MAX_NESTING;
+use super::value::parse_number;
 use super::{GoValue, TemplateError, parse_error};
 
 #[derive(Debug, Clone)]
@@ -428,37 +429,6 @@ impl<'a> Parser<'a> {
             }
         })
     }
-}
-
-pub(super) fn parse_number(text: &str) -> Option<GoValue> {
-    let clean = text.replace('_', "");
-    let (neg, body) = match clean.strip_prefix('-') {
-        Some(rest) => (true, rest.to_string()),
-        None => (false, clean.trim_start_matches('+').to_string()),
-    };
-    let lower = body.to_ascii_lowercase();
-    // The magnitude, so that -9223372036854775808 is an int like in Go.
-    let magnitude = if let Some(hex) = lower.strip_prefix("0x") {
-        u64::from_str_radix(hex, 16).ok()
-    } else if let Some(oct) = lower.strip_prefix("0o") {
-        u64::from_str_radix(oct, 8).ok()
-    } else if let Some(bin) = lower.strip_prefix("0b") {
-        u64::from_str_radix(bin, 2).ok()
-    } else if lower.len() > 1 && lower.starts_with('0') && lower.chars().all(|c| c.is_ascii_digit()) {
-        u64::from_str_radix(&lower[1..], 8).ok()
-    } else {
-        lower.parse::<u64>().ok()
-    };
-    let int = magnitude.and_then(|m| if neg { 0i64.checked_sub_unsigned(m) } else { i64::try_from(m).ok() });
-    if let Some(i) = int {
-        return Some(GoValue::Int(i));
-    }
-    let f: f64 = lower.parse().ok()?;
-    // Go treats a float constant with an integral value as an int when passed to interface{}.
-    if f.fract() == 0.0 && f.abs() < 9.2e18 && !lower.contains('e') && !lower.contains('.') {
-        return Some(GoValue::Int(if neg { -(f as i64) } else { f as i64 }));
-    }
-    Some(GoValue::Float(if neg { -f } else { f }))
 }
 
 impl Template {

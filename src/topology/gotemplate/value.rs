@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::limits::{self, MAX_STRING_BYTES, MAX_VALUE_DEPTH};
-use super::parser::parse_number;
 
 /// A value during template execution, shaped like what `encoding/json` gives Go.
 #[derive(Debug, Clone)]
@@ -503,4 +502,35 @@ pub(super) fn go_lt(a: &GoValue, b: &GoValue) -> Result<bool, String> {
         }
         _ => Err(format!("incompatible types for comparison: {} and {}", a.type_name(), b.type_name())),
     }
+}
+/// A Go number literal (`0x1f`, `0o17`, `017`, `1_000`, `1.5e3`) as the value Go gives it: an int when it fits.
+pub(super) fn parse_number(text: &str) -> Option<GoValue> {
+    let clean = text.replace('_', "");
+    let (neg, body) = match clean.strip_prefix('-') {
+        Some(rest) => (true, rest.to_string()),
+        None => (false, clean.trim_start_matches('+').to_string()),
+    };
+    let lower = body.to_ascii_lowercase();
+    // The magnitude, so that -9223372036854775808 is an int like in Go.
+    let magnitude = if let Some(hex) = lower.strip_prefix("0x") {
+        u64::from_str_radix(hex, 16).ok()
+    } else if let Some(oct) = lower.strip_prefix("0o") {
+        u64::from_str_radix(oct, 8).ok()
+    } else if let Some(bin) = lower.strip_prefix("0b") {
+        u64::from_str_radix(bin, 2).ok()
+    } else if lower.len() > 1 && lower.starts_with('0') && lower.chars().all(|c| c.is_ascii_digit()) {
+        u64::from_str_radix(&lower[1..], 8).ok()
+    } else {
+        lower.parse::<u64>().ok()
+    };
+    let int = magnitude.and_then(|m| if neg { 0i64.checked_sub_unsigned(m) } else { i64::try_from(m).ok() });
+    if let Some(i) = int {
+        return Some(GoValue::Int(i));
+    }
+    let f: f64 = lower.parse().ok()?;
+    // Go treats a float constant with an integral value as an int when passed to interface{}.
+    if f.fract() == 0.0 && f.abs() < 9.2e18 && !lower.contains('e') && !lower.contains('.') {
+        return Some(GoValue::Int(if neg { -(f as i64) } else { f as i64 }));
+    }
+    Some(GoValue::Float(if neg { -f } else { f }))
 }

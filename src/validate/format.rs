@@ -1,0 +1,143 @@
+//! A report as text (one finding a line, the summary line) and as JUnit XML.
+
+use std::io::Write;
+
+use crate::report::{Finding, Severity};
+use crate::schema::ObjectStatus;
+
+use super::report::{Report, ResourceResult, Summary};
+
+fn severity_name(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Info => "info",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+        Severity::NotChecked => "not-checked",
+    }
+}
+
+/// `file:line[:column]`, the place of a finding.
+fn location(f: &Finding) -> String {
+    match f.column {
+        Some(column) => format!("{}:{}:{column}", f.source, f.line),
+        None => format!("{}:{}", f.source, f.line),
+    }
+}
+
+/// `file:line: severity: Kind/name: /json/path: message [rule]`, one finding per line (without
+/// the object and path for text that could not be read into an object).
+pub(crate) fn format_text(report: &Report) -> String {
+    let mut out = String::new();
+    for f in &report.findings {
+        out.push_str(&text_line(f));
+    }
+    out
+}
+
+/// One finding as [`format_text`] prints it.
+fn text_line(f: &Finding) -> String {
+    let object = if f.object.is_empty() { String::new() } else { format!("{}: ", f.object) };
+    let path = if f.path.is_empty() { String::new() } else { format!("{}: ", f.path) };
+    format!("{}: {}: {object}{path}{} [{}]\n", location(f), severity_name(f.severity), f.message, f.rule)
+}
+
+/// [`format_text`] written line by line (a large report is never held twice).
+pub(crate) fn write_text(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
+    for f in &report.findings {
+        out.write_all(text_line(f).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The summary line (stderr).
+pub(crate) fn format_summary(summary: &Summary) -> String {
+    let not_manifests = match summary.not_manifests {
+        Some(1) => "; 1 file is not a manifest".to_string(),
+        Some(count) if count > 1 => format!("; {count} files are not manifests"),
+        _ => String::new(),
+    };
+    format!(
+        "{} objects: {} valid, {} invalid, {} skipped ({} errors, {} warnings, {} not checked){not_manifests}\n",
+        summary.resources,
+        summary.valid,
+        summary.invalid,
+        summary.skipped,
+        summary.errors,
+        summary.warnings,
+        summary.not_checked
+    )
+}
+
+fn xml_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\t' | '\r') => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// JUnit XML: one test suite per file, one test case per object, one failure per error finding.
+pub(crate) fn format_junit(report: &Report) -> String {
+    let s = &report.summary;
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<testsuites name=\"kubectl-capz validate\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+        s.resources, s.invalid, s.skipped
+    ));
+    let mut sources: Vec<&str> = Vec::new();
+    for resource in &report.resources {
+        if !sources.contains(&resource.source.as_str()) {
+            sources.push(&resource.source);
+        }
+    }
+    for source in sources {
+        let resources: Vec<&ResourceResult> = report.resources.iter().filter(|r| r.source == source).collect();
+        let failures = resources.iter().filter(|r| r.status == ObjectStatus::Invalid).count();
+        let skipped = resources.iter().filter(|r| r.status == ObjectStatus::Skipped).count();
+        out.push_str(&format!(
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">\n",
+            xml_escape(source),
+            resources.len()
+        ));
+        for resource in &resources {
+            let object = if resource.object.is_empty() { "unreadable document" } else { &resource.object };
+            out.push_str(&format!(
+                "    <testcase classname=\"{}\" name=\"{} (line {})\">",
+                xml_escape(source),
+                xml_escape(object),
+                resource.line
+            ));
+            let errors = &resource.errors;
+            match resource.status {
+                ObjectStatus::Skipped => out.push_str("\n      <skipped message=\"no schema for this kind\"/>\n    "),
+                ObjectStatus::Invalid => {
+                    out.push('\n');
+                    for f in errors {
+                        let path = if f.path.is_empty() { String::new() } else { format!("{}: ", f.path) };
+                        out.push_str(&format!(
+                            "      <failure type=\"{}\" message=\"{}\">{}: {path}{}</failure>\n",
+                            xml_escape(&f.rule),
+                            xml_escape(&f.message),
+                            xml_escape(&location(f)),
+                            xml_escape(&f.message)
+                        ));
+                    }
+                    out.push_str("    ");
+                }
+                ObjectStatus::Valid => {}
+            }
+            out.push_str("</testcase>\n");
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}

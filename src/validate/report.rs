@@ -1,0 +1,160 @@
+//! A validation run's report: the verdict on each object, the findings and their counts.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::exit::ExitStatus;
+use crate::manifest::ReadProblem;
+use crate::report::{Finding, Severity};
+use crate::schema::ObjectStatus;
+use crate::source::{FileClass, FileEntry, Repository, VariableFields};
+
+/// The verdict on one object.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ResourceResult {
+    pub source: String,
+    pub line: usize,
+    pub object: String,
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub status: ObjectStatus,
+    /// Its error findings (for JUnit).
+    #[serde(skip)]
+    pub errors: Vec<Finding>,
+}
+
+/// Counts over a run.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Summary {
+    pub resources: usize,
+    pub valid: usize,
+    pub invalid: usize,
+    pub skipped: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub not_checked: usize,
+    pub info: usize,
+    /// Files of a repository that are not manifests (repository mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_manifests: Option<usize>,
+}
+
+/// Everything a run found, sorted by file and line.
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct Report {
+    pub findings: Vec<Finding>,
+    pub resources: Vec<ResourceResult>,
+    pub summary: Summary,
+    /// Every YAML and JSON file of the repositories and what was done with it (repository mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<FileEntry>>,
+}
+
+impl Report {
+    pub(crate) fn exit_status(&self) -> ExitStatus {
+        if self.summary.errors > 0 { ExitStatus::Findings } else { ExitStatus::Success }
+    }
+
+    /// Recomputes the summary from the resources and findings.
+    pub(super) fn count(&mut self) {
+        let summary = &mut self.summary;
+        *summary = Summary { not_manifests: summary.not_manifests, ..Summary::default() };
+        summary.resources = self.resources.len();
+        for resource in &self.resources {
+            match resource.status {
+                ObjectStatus::Valid => summary.valid += 1,
+                ObjectStatus::Invalid => summary.invalid += 1,
+                ObjectStatus::Skipped => summary.skipped += 1,
+            }
+        }
+        for finding in &self.findings {
+            match finding.severity {
+                Severity::Error => summary.errors += 1,
+                Severity::Warning => summary.warnings += 1,
+                Severity::NotChecked => summary.not_checked += 1,
+                Severity::Info => summary.info += 1,
+            }
+        }
+    }
+
+    /// Adds the parts of the text that could not be read into objects (syntax errors, duplicate
+    /// keys, documents that are not objects): each is an error finding and an invalid resource,
+    /// in its place among the others (`sources` in reading order).
+    pub(crate) fn add_read_problems(&mut self, problems: &[ReadProblem], sources: &[Arc<str>]) {
+        if problems.is_empty() {
+            return;
+        }
+        for problem in problems {
+            let finding = Finding {
+                rule: problem.kind.rule().to_string(),
+                severity: Severity::Error,
+                source: problem.source.to_string(),
+                line: problem.line,
+                column: Some(problem.column),
+                object: String::new(),
+                path: String::new(),
+                message: problem.message.clone(),
+            };
+            self.resources.push(ResourceResult {
+                source: problem.source.to_string(),
+                line: problem.line,
+                object: String::new(),
+                api_version: String::new(),
+                status: ObjectStatus::Invalid,
+                errors: vec![finding.clone()],
+            });
+            self.findings.push(finding);
+        }
+        let rank: HashMap<&str, usize> =
+            sources.iter().enumerate().rev().map(|(rank, source)| (source.as_ref(), rank)).collect();
+        let rank_of = |source: &str| rank.get(source).copied().unwrap_or(usize::MAX);
+        self.resources.sort_by_key(|r| (rank_of(&r.source), r.line));
+        sort_findings(&mut self.findings);
+        self.count();
+    }
+}
+
+impl Report {
+    /// Repository mode's last steps: patch file:lines, `${VAR}` fields left out, the repositories' warnings and the
+    /// list of files.
+    pub(super) fn apply_repositories(&mut self, repositories: &[Repository], variables: &VariableFields) {
+        for repository in repositories {
+            repository.trace_values(&mut self.findings);
+            repository.remap(&mut self.findings);
+            for resource in &mut self.resources {
+                repository.remap(&mut resource.errors);
+            }
+        }
+        if !variables.is_empty() {
+            variables.suppress(&mut self.findings);
+            for resource in &mut self.resources {
+                variables.suppress(&mut resource.errors);
+                if resource.status == ObjectStatus::Invalid && resource.errors.is_empty() {
+                    resource.status = ObjectStatus::Valid;
+                }
+            }
+            self.findings.extend(variables.notes());
+        }
+        let mut files = Vec::new();
+        for repository in repositories {
+            self.findings.extend(repository.notes.iter().cloned());
+            files.extend(repository.files.iter().cloned());
+        }
+        self.summary.not_manifests = Some(files.iter().filter(|f| f.class == FileClass::NotManifest).count());
+        self.files = Some(files);
+        sort_findings(&mut self.findings);
+        self.count();
+    }
+}
+
+/// Findings by file, line and column, then path, rule and message (duplicates removed).
+pub(super) fn sort_findings(findings: &mut Vec<Finding>) {
+    findings.sort_by(|a, b| {
+        (&a.source, a.line, a.column, &a.path, &a.rule, &a.message)
+            .cmp(&(&b.source, b.line, b.column, &b.path, &b.rule, &b.message))
+    });
+    findings.dedup();
+}
