@@ -1,0 +1,117 @@
+//! Shapes met on public repositories that keep CAPZ clusters in Git, each reproduced by a fixture of our own
+//! (tests/fixtures/repos/): what `validate DIR` must say of them, and what it must not.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn repos() -> PathBuf {
+    support::repo_root().join("tests/fixtures/repos")
+}
+
+/// `validate -o json DIR` run from `cwd`.
+fn validate_json(cwd: &Path, dir: &str) -> (Value, Output) {
+    let output = Command::cargo_bin("kubectl-capz")
+        .unwrap()
+        .current_dir(cwd)
+        .args(["validate", "-o", "json", dir])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|err| panic!("validate {dir}: {err}\n{}", String::from_utf8_lossy(&output.stderr)));
+    (report, output)
+}
+
+/// Findings as `source:line severity rule path`.
+fn findings(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|f| {
+            format!(
+                "{}:{} {} {} {}",
+                f["source"].as_str().unwrap(),
+                f["line"],
+                f["severity"].as_str().unwrap(),
+                f["rule"].as_str().unwrap(),
+                f["path"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+fn messages(report: &Value, rule: &str) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .filter(|f| f["rule"] == rule)
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// clusterctl templates with bare `$NAME` variables (drone/envsubst fills them): one info finding naming them,
+/// no "invalid namespace" error on `$IDENTITY_NAMESPACE`; a shell script's `$PATH` and a password hash are no
+/// variables.
+#[test]
+fn bare_clusterctl_variables_are_unsubstituted_variables_not_errors() {
+    let (report, output) = validate_json(&repos(), "clusterctl-templates");
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert_eq!(
+        findings(&report),
+        ["clusterctl-templates/templates/identity.yaml:5 info unsubstituted-variables "],
+        "{report:#}"
+    );
+    let notes = messages(&report, "unsubstituted-variables");
+    assert!(
+        notes[0].starts_with("$AZURE_TENANT_ID, $IDENTITY_NAMESPACE, ${AZURE_CLIENT_ID} are not substituted"),
+        "{notes:?}"
+    );
+    assert!(!notes[0].contains("PATH") && !notes[0].contains("HOME"), "{notes:?}");
+}
+
+/// An AKS cluster in CAPZ's v1alpha3 API, whose control plane names its System pool with `spec.defaultPoolRef`:
+/// each object's unserved API version is an error, and no "none of the MachinePools has mode: System" follows.
+#[test]
+fn v1alpha3_default_pool_ref_is_not_a_missing_system_pool() {
+    let (report, output) = validate_json(&repos(), "capz-v1alpha3-demo");
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    let file = "capz-v1alpha3-demo/clusters/demo.yaml";
+    assert_eq!(
+        findings(&report),
+        [
+            format!("{file}:1 error api-version /apiVersion"),
+            format!("{file}:16 error api-version /apiVersion"),
+            format!("{file}:17 info capz-deprecated-api /kind"),
+            format!("{file}:29 error api-version /apiVersion"),
+            format!("{file}:30 info capz-deprecated-api /kind"),
+            format!("{file}:35 error api-version /apiVersion"),
+            format!("{file}:36 info capz-deprecated-api /kind"),
+            format!("{file}:43 error api-version /apiVersion"),
+        ],
+        "{report:#}"
+    );
+}
+
+/// ASO samples where one ResourceGroup is written in two files: the warning about the credential Secret kept out
+/// of Git names each object that uses it once.
+#[test]
+fn credential_secret_warning_names_each_object_once() {
+    let (report, output) = validate_json(&repos(), "aso-samples");
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert_eq!(
+        findings(&report),
+        ["aso-samples/samples/aks/cluster.yaml:7 warning aso-credential-secret \
+             /metadata/annotations/serviceoperator.azure.com~1credential-from"],
+        "{report:#}"
+    );
+    let message = &messages(&report, "aso-credential-secret")[0];
+    assert!(message.contains("for ResourceGroup/demo-rg, ManagedCluster/demo-aks unless"), "{message}");
+}
