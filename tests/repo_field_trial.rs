@@ -115,3 +115,27 @@ fn credential_secret_warning_names_each_object_once() {
     let message = &messages(&report, "aso-credential-secret")[0];
     assert!(message.contains("for ResourceGroup/demo-rg, ManagedCluster/demo-aks unless"), "{message}");
 }
+
+/// Flavors sharing a patch file outside their directories (CAPZ's templates/ layout): the root nothing points at is
+/// one warning at its patch line saying how to build it (not kubectl's "security; file ... is not in or below"
+/// dump); the path a Flux Kustomization points at is built as Flux builds it (`LoadRestrictionsNone`), so the
+/// seeded identity type the CRD enum rejects is found at the shared patch's line.
+#[test]
+fn shared_patches_outside_a_kustomization_are_built_for_flux_and_explained_otherwise() {
+    let (report, output) = validate_json(&repos(), "kustomize-shared-patches");
+    assert_eq!(output.status.code(), Some(1), "{report:#}");
+    assert_eq!(
+        findings(&report),
+        [
+            "kustomize-shared-patches/flavors/plain/kustomization.yaml:7 warning repository-source ",
+            "kustomize-shared-patches/shared/identity-ref.yaml:6 error schema /spec/type",
+        ],
+        "{report:#}"
+    );
+    let message = &messages(&report, "repository-source")[0];
+    assert!(
+        message.starts_with("`../../shared/identity-ref.yaml` is not in or below the directory")
+            && message.contains("`kubectl kustomize flavors/plain --load-restrictor LoadRestrictionsNone`"),
+        "{message}"
+    );
+}
