@@ -139,3 +139,23 @@ fn shared_patches_outside_a_kustomization_are_built_for_flux_and_explained_other
         "{message}"
     );
 }
+
+/// An overlay kustomize cannot build, after printing `commonLabels` deprecation warnings: the warning gives
+/// kustomize's reason itself, not the deprecation lines, kubectl's klog wrapping or the build wrapper's frames.
+#[test]
+fn a_failing_kustomization_warns_with_kustomizes_reason() {
+    let (report, output) = validate_json(&repos(), "kustomize-failing-overlay");
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert_eq!(
+        findings(&report),
+        ["kustomize-failing-overlay/overlays/dev/kustomization.yaml:1 warning repository-source "],
+        "{report:#}"
+    );
+    let message = &messages(&report, "repository-source")[0];
+    assert!(
+        message.starts_with("`kubectl kustomize overlays/dev` failed, so its objects are not checked: `")
+            && message
+                .ends_with("failed (exit status: 1): unable to find field \"spec.owner.name\" in replacement target"),
+        "{message}"
+    );
+}
