@@ -104,8 +104,10 @@ impl VariableFields {
 }
 
 /// Whether `text` holds a variable: `${...}`, or a bare `$NAME` of clusterctl's templates (see [`bare_variables_in`]).
+/// A multi-line value is a script or a document of its own (a ConfigMap's shell script with `${HOSTNAME}`, a k6
+/// test with `${__ENV.URL}`): its `${...}` are the script's, not a template's.
 fn holds_variable(text: &str) -> bool {
-    text.contains("${") || !bare_variables_in(text).is_empty()
+    !text.trim_end().contains('\n') && (text.contains("${") || !bare_variables_in(text).is_empty())
 }
 
 /// The bare `$NAME` variables of a one-word value (`namespace: $AZURE_CLUSTER_IDENTITY_SECRET_NAMESPACE`,
