@@ -159,3 +159,23 @@ fn a_failing_kustomization_warns_with_kustomizes_reason() {
         "{message}"
     );
 }
+
+/// A partial object beside a kustomization that does not list it (a patch never wired in) is applied by nothing
+/// that builds the directory: not a manifest, with the reason, and no "required field is missing" errors.
+#[test]
+fn a_file_beside_a_kustomization_that_does_not_list_it_is_not_a_manifest() {
+    let (report, _) = validate_json(&repos(), "kustomize-shared-patches");
+    let file = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "kustomize-shared-patches/flavors/managed/tenant-patch.yaml")
+        .cloned()
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!(file["class"], "not-manifest", "{file}");
+    assert_eq!(
+        file["reason"],
+        "beside flavors/managed/kustomization.yaml but not listed by it: nothing that builds this directory applies it"
+    );
+    assert!(!findings(&report).iter().any(|f| f.contains("tenant-patch")), "{report:#}");
+}
