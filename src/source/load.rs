@@ -210,15 +210,16 @@ impl<'a> Loader<'a> {
             // A manifest beside a kustomization that does not list it: kustomize, Flux and Argo CD build the
             // directory from its kustomization, so nothing applies the file (a leftover or a patch never wired in).
             let parent = relative.rsplit_once('/').map_or("", |(dir, _)| dir);
-            if !gitops && !included_files.contains_key(relative) {
-                if let Some(kustomization) = self.kustomizations.get(parent) {
-                    let reason = format!(
-                        "beside {} but not listed by it: nothing that builds this directory applies it",
-                        kustomization.file
-                    );
-                    self.classes.insert(relative.clone(), (FileClass::NotManifest, reason));
-                    continue;
-                }
+            if !gitops
+                && !included_files.contains_key(relative)
+                && let Some(kustomization) = self.kustomizations.get(parent)
+            {
+                let reason = format!(
+                    "beside {} but not listed by it: nothing that builds this directory applies it",
+                    kustomization.file
+                );
+                self.classes.insert(relative.clone(), (FileClass::NotManifest, reason));
+                continue;
             }
             if gitops {
                 let read = manifest::parse_documents_tolerant(&text, &shown);
