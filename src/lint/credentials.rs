@@ -90,7 +90,13 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         }
         for ((secret, namespace), users) in missing {
             let where_ = namespace.map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default();
-            let names: Vec<String> = users.iter().map(|o| format!("{}/{}", o.kind(), o.name())).collect();
+            // The same object written in two files of a repository is named once.
+            let mut names: Vec<String> = Vec::new();
+            for name in users.iter().map(|o| format!("{}/{}", o.kind(), o.name())) {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
             let first = users[0];
             sink.emit(
                 CREDENTIAL_SECRET,

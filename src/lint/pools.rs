@@ -280,6 +280,15 @@ fn mode_of_infra(bundle: &Bundle<'_>, infra: usize) -> Mode {
     }
 }
 
+/// Whether the Cluster's control plane is in the bundle with `spec.defaultPoolRef`: CAPZ's v1alpha3 API
+/// (exp.infrastructure.cluster.x-k8s.io) had no pool `mode` and made the pool it names the System pool; such
+/// objects draw their own api-version error, not one about a missing System pool.
+fn names_default_pool(bundle: &Bundle<'_>, cluster: usize, control_plane: &ObjRef) -> bool {
+    bundle
+        .resolve(cluster, control_plane)
+        .is_some_and(|index| bundle.docs[index].value.at("/spec/defaultPoolRef/name").is_some_and(Value::is_string))
+}
+
 fn check_cluster_has_system_pool(
     bundle: &Bundle<'_>,
     cluster: usize,
@@ -294,6 +303,9 @@ fn check_cluster_has_system_pool(
         return;
     };
     if !AKS_CONTROL_PLANES.contains(&control_plane.kind.as_str()) {
+        return;
+    }
+    if names_default_pool(bundle, cluster, &control_plane) {
         return;
     }
     let mut pools = 0;

@@ -24,6 +24,9 @@ pub struct Kustomization {
     pub patches: Vec<PatchSource>,
     /// Why it must not be built, each at its line of the kustomization file.
     pub refusals: Vec<(usize, String)>,
+    /// Files it reads from outside its own directory (inside the repository), each at its line: kustomize's default
+    /// load restrictions refuse them; Flux builds with `LoadRestrictionsNone` and reads them.
+    pub outside_dir: Vec<(usize, String)>,
     /// Nothing but `resources` of local files and directories: its build is those files' objects, read directly.
     pub only_resources: bool,
     /// `kind: Component`: only ever built as a part of a kustomization that lists it, never on its own.
@@ -54,6 +57,11 @@ pub fn is_remote(reference: &str) -> bool {
 }
 
 /// `dir/reference` normalized lexically; `None` when it climbs above the repository root.
+/// Whether repository-relative `path` is `dir` or below it (kustomize's `LoadRestrictionsRootOnly` test).
+fn is_in_or_below(path: &str, dir: &str) -> bool {
+    dir.is_empty() || path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'))
+}
+
 pub fn resolve(dir: &str, reference: &str) -> Option<String> {
     let mut parts: Vec<String> = if dir.is_empty() { Vec::new() } else { dir.split('/').map(String::from).collect() };
     if reference.starts_with('/') {
@@ -126,7 +134,12 @@ pub fn read(
         match exists(&resolved) {
             Some(true) if dirs_allowed => out.dirs.push(resolved),
             Some(true) => out.refusals.push((line(pointer), format!("`{reference}` is a directory, not a file"))),
-            Some(false) => out.files.push(resolved),
+            Some(false) => {
+                if !is_in_or_below(&resolved, dir) {
+                    out.outside_dir.push((line(pointer), reference.to_string()));
+                }
+                out.files.push(resolved);
+            }
             None => {}
         }
     };

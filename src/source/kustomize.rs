@@ -4,8 +4,10 @@
 
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
+use std::sync::LazyLock;
 use std::time::Duration;
 
+use regex::Regex;
 use serde_json::{Map, Value, json};
 
 use super::tool::{self, ToolError};
@@ -108,10 +110,44 @@ pub fn build(root: &Path, request: &BuildRequest, timeout: Duration) -> Result<V
     }
     std::fs::write(wrapper_dir.join("kustomization.yaml"), manifest::to_yaml(&kustomization))?;
     let (program, args) = command_for(&wrapper_dir, request.load_restrictor_none)?;
-    let output = tool::run_tool(&program, &args, &wrapper_dir, timeout)?;
+    let output = tool::run_tool(&program, &args, &wrapper_dir, timeout).map_err(|err| match err {
+        ToolError::Failed { program, status, stderr } => {
+            ToolError::Failed { program, status, stderr: kustomize_reason(&stderr) }
+        }
+        other => other,
+    })?;
     let documents = manifest::parse_plain_documents(&output.stdout, "kustomize output")
         .map_err(|err| BuildError::Output(err.to_string()))?;
     Ok(documents.into_iter().map(|document| built_object(document.value, &wrapper_dir, root)).collect())
+}
+
+/// kustomize's reason for failing, without what hides it: the `# Warning: 'commonLabels' is deprecated...` lines
+/// printed before it and kubectl's klog wrapping (`E1126 18:56:53.911474 25955 run.go:72] "command failed"
+/// err="..."` or `err=< ... >`).
+fn kustomize_reason(stderr: &str) -> String {
+    static KLOG: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?m)^[EWIF]\d{4} [0-9:.]+\s+\d+ [^\]]+\] "command failed" err="#).expect("klog regex is valid")
+    });
+    let kept: Vec<&str> = stderr.lines().filter(|line| !line.trim_start().starts_with("# Warning:")).collect();
+    let text = KLOG.replace_all(kept.join("\n").trim(), "").into_owned();
+    let text = text.trim();
+    let text = match text.strip_prefix('<').and_then(|rest| rest.strip_suffix('>')) {
+        Some(inner) => inner.trim().to_string(),
+        None => match text.strip_prefix('"').and_then(|rest| rest.strip_suffix('"')) {
+            Some(inner) => inner.replace("\\\"", "\""),
+            None => text.to_string(),
+        },
+    };
+    // The wrapper kustomization's own frame, before the error of the directory it includes.
+    static WRAPPER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(concat!(
+            r"^accumulating resources: accumulation err='accumulating resources from '[^']*': .*?': ",
+            r"recursed accumulation of path '[^']*': ",
+        ))
+        .expect("wrapper regex is valid")
+    });
+    let text = WRAPPER.replace(&text, "").into_owned();
+    if text.is_empty() { stderr.trim().to_string() } else { text }
 }
 
 /// Reads and removes the origin annotation (and `metadata.annotations` when it is left empty).
@@ -158,6 +194,25 @@ fn normalize(path: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn kustomize_reason_drops_deprecation_warnings_and_klog_wrapping() {
+        let quoted = "# Warning: 'commonLabels' is deprecated. Please use 'labels' instead.\n\
+                      E1126 18:56:53.911474   25955 run.go:72] \"command failed\" err=\"unable to find field \\\"spec.owner.name\\\" \
+                      in replacement target\"\n";
+        assert_eq!(super::kustomize_reason(quoted), "unable to find field \"spec.owner.name\" in replacement target");
+        let block = "E1126 18:50:45.482573   13668 run.go:72] \"command failed\" err=<\n\ttrouble configuring builtin \
+                     PatchTransformer\n >\n";
+        assert_eq!(super::kustomize_reason(block), "trouble configuring builtin PatchTransformer");
+        assert_eq!(super::kustomize_reason("Error: no such file\n"), "Error: no such file");
+        let wrapped = "E1126 18:59:01.000001   1 run.go:72] \"command failed\" err=\"accumulating resources: accumulation \
+                       err='accumulating resources from '../../repo/overlays/dev': read /repo/overlays/dev: is a \
+                       directory': recursed accumulation of path '/repo/overlays/dev': unable to find field\"";
+        assert_eq!(super::kustomize_reason(wrapped), "unable to find field");
+        let must_resolve = "accumulating resources: accumulation err='accumulating resources from '../../r/dev': \
+                            '/r/dev' must resolve to a file': recursed accumulation of path '/r/dev': bad patch";
+        assert_eq!(super::kustomize_reason(must_resolve), "bad patch");
+    }
+
     use super::*;
 
     #[test]

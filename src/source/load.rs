@@ -204,10 +204,24 @@ impl<'a> Loader<'a> {
                 self.classes.insert(relative.clone(), class);
                 continue;
             }
-            if text.contains(flux::FLUX_KUSTOMIZE_GROUP)
+            let gitops = text.contains(flux::FLUX_KUSTOMIZE_GROUP)
                 || text.contains(argo::ARGO_GROUP)
-                || text.contains(helm::HELM_RELEASE_GROUP)
+                || text.contains(helm::HELM_RELEASE_GROUP);
+            // A manifest beside a kustomization that does not list it: kustomize, Flux and Argo CD build the
+            // directory from its kustomization, so nothing applies the file (a leftover or a patch never wired in).
+            let parent = relative.rsplit_once('/').map_or("", |(dir, _)| dir);
+            if !gitops
+                && !included_files.contains_key(relative)
+                && let Some(kustomization) = self.kustomizations.get(parent)
             {
+                let reason = format!(
+                    "beside {} but not listed by it: nothing that builds this directory applies it",
+                    kustomization.file
+                );
+                self.classes.insert(relative.clone(), (FileClass::NotManifest, reason));
+                continue;
+            }
+            if gitops {
                 let read = manifest::parse_documents_tolerant(&text, &shown);
                 self.flux.extend(read.documents.iter().filter_map(flux::flux_kustomization));
                 let root = self.files.root().to_path_buf();
@@ -265,6 +279,37 @@ impl<'a> Loader<'a> {
             }
         }
         !refusals.is_empty()
+    }
+
+    /// Whether a kustomization reachable from `dirs` reads a file from outside its own directory, which kustomize's
+    /// default load restrictions refuse (`kubectl kustomize` fails with "security; file ... is not in or below ...");
+    /// one warning, at the first such line, says so and how the build is done by hand.
+    fn reads_outside_root(&mut self, dirs: &[String], anchor: &str) -> bool {
+        let outside: Vec<(String, usize, String)> = self
+            .reachable(dirs)
+            .iter()
+            .flat_map(|k| k.outside_dir.iter().map(|(line, reference)| (k.file.clone(), *line, reference.clone())))
+            .collect();
+        let Some((file, line, reference)) = outside.first() else {
+            return false;
+        };
+        if self.reported.insert((file.clone(), *line)) {
+            let shown = self.files.display(file);
+            let more = match outside.len() - 1 {
+                0 => String::new(),
+                1 => " (and 1 more such file)".to_string(),
+                n => format!(" (and {n} more such files)"),
+            };
+            let dir = shown_dir(anchor);
+            let message = format!(
+                "`{reference}`{more} is not in or below the directory of the kustomization that reads it: kustomize's \
+                 default load restrictions refuse it, so `kubectl kustomize {dir}` fails; not built. Flux builds with \
+                 `--load-restrictor LoadRestrictionsNone` (so does repository mode for the paths a Flux Kustomization \
+                 points at); by hand: `kubectl kustomize {dir} --load-restrictor LoadRestrictionsNone`"
+            );
+            self.repository.notes.push(note(Severity::Warning, SOURCE_RULE, shown, *line, message));
+        }
+        true
     }
 
     /// Directories Flux Kustomizations and Argo CD Applications build: not kustomize roots of their own.
@@ -395,7 +440,7 @@ impl<'a> Loader<'a> {
         load_restrictor_none: bool,
         anchor: &str,
     ) -> Option<BuiltSource> {
-        if self.refused(resources) {
+        if self.refused(resources) || (!load_restrictor_none && self.reads_outside_root(resources, anchor)) {
             return None;
         }
         let label = format!("kubectl kustomize {}", shown_dir(anchor));
@@ -598,7 +643,9 @@ impl<'a> Loader<'a> {
                 continue;
             }
             let built = if self.kustomizations.contains_key(&path) {
-                self.build_dirs(std::slice::from_ref(&path), &ks.overlay, false, &path)
+                // Flux's kustomize-controller builds with LoadRestrictionsNone (fluxcd/pkg/kustomize `Build`); every
+                // file a reachable kustomization reads was checked to be inside the repository.
+                self.build_dirs(std::slice::from_ref(&path), &ks.overlay, true, &path)
             } else {
                 self.build_generated(ks, &path)
             };

@@ -1,8 +1,11 @@
-//! `${VAR}` left in objects that nothing substitutes: the fields holding them are not checked (their value is not
-//! known yet), and each file gets one info finding naming the variables and how to give them values.
+//! `${VAR}` (and clusterctl's bare `$VAR`) left in objects that nothing substitutes: the fields holding them are not
+//! checked (their value is not known yet), and each file gets one info finding naming the variables and how to give
+//! them values.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::LazyLock;
 
+use regex::Regex;
 use serde_json::Value;
 
 use super::flux::variables_in;
@@ -17,7 +20,7 @@ pub const UNSUBSTITUTED_RULE: &str = "unsubstituted-variables";
 pub struct VariableFields {
     /// (source, `Kind/name`) -> pointers of fields whose value (or key) holds `${`.
     fields: HashMap<(String, String), HashSet<String>>,
-    /// source -> (first line, variable names).
+    /// source -> (first line, variables as written: `${NAME}` or `$NAME`).
     by_source: BTreeMap<String, (usize, BTreeSet<String>)>,
 }
 
@@ -38,7 +41,8 @@ impl VariableFields {
             let entry = self.by_source.entry(source.clone()).or_insert((usize::MAX, BTreeSet::new()));
             for (pointer, text) in &pointers {
                 entry.0 = entry.0.min(document.line_of(pointer));
-                entry.1.extend(variables_in(text));
+                entry.1.extend(variables_in(text).into_iter().map(|name| format!("${{{name}}}")));
+                entry.1.extend(bare_variables_in(text).into_iter().map(|name| format!("${name}")));
             }
             self.fields
                 .entry((source, document.display_name()))
@@ -60,7 +64,7 @@ impl VariableFields {
             let Some(pointers) = self.fields.get(&(finding.source.clone(), finding.object.clone())) else {
                 return true;
             };
-            if finding.message.contains("${") {
+            if finding.message.contains("${") || !bare_variables_in(&finding.message).is_empty() {
                 return false;
             }
             !pointers.iter().any(|pointer| {
@@ -76,7 +80,7 @@ impl VariableFields {
             .iter()
             .filter(|(_, (_, names))| !names.is_empty())
             .map(|(source, (line, names))| {
-                let names: Vec<String> = names.iter().map(|name| format!("${{{name}}}")).collect();
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 Finding {
                     rule: UNSUBSTITUTED_RULE.to_string(),
                     severity: Severity::Info,
@@ -99,16 +103,43 @@ impl VariableFields {
     }
 }
 
-/// Pointers (and texts) of the strings and keys of `value` that hold `${`.
+/// Whether `text` holds a variable: `${...}`, or a bare `$NAME` of clusterctl's templates (see [`bare_variables_in`]).
+/// A multi-line value is a script or a document of its own (a ConfigMap's shell script with `${HOSTNAME}`, a k6
+/// test with `${__ENV.URL}`): its `${...}` are the script's, not a template's.
+fn holds_variable(text: &str) -> bool {
+    !text.trim_end().contains('\n') && (text.contains("${") || !bare_variables_in(text).is_empty())
+}
+
+/// The bare `$NAME` variables of a one-word value (`namespace: $AZURE_CLUSTER_IDENTITY_SECRET_NAMESPACE`,
+/// `name: $CLUSTER_NAME-md-0`): clusterctl's envsubst (drone/envsubst) fills them as it fills `${NAME}`, Flux's fork
+/// does not. Only upper-case names in values without whitespace count, so a shell script in a ConfigMap (`$PATH`,
+/// `$1`) or a password hash (`$2a$10$...`) is not taken for a template.
+fn bare_variables_in(text: &str) -> Vec<String> {
+    static BARE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\$([A-Z_][A-Z0-9_]*)").expect("bare variable regex is valid"));
+    if text.chars().any(char::is_whitespace) {
+        return Vec::new();
+    }
+    let mut names: Vec<String> = BARE
+        .captures_iter(text)
+        .map(|c| c[1].to_string())
+        .filter(|name| name.len() > 1 && name.chars().any(|c| c.is_ascii_uppercase()))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Pointers (and texts) of the strings and keys of `value` that hold a variable.
 fn holding_variables(value: &Value, pointer: &mut String, out: &mut Vec<(String, String)>) {
     let len = pointer.len();
     match value {
-        Value::String(text) if text.contains("${") => out.push((pointer.clone(), text.clone())),
+        Value::String(text) if holds_variable(text) => out.push((pointer.clone(), text.clone())),
         Value::Object(map) => {
             for (key, child) in map {
                 pointer.push('/');
                 pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
-                if key.contains("${") {
+                if holds_variable(key) {
                     out.push((pointer.clone(), key.clone()));
                 }
                 holding_variables(child, pointer, out);
