@@ -4,7 +4,7 @@
 # the 10 / 100 / 1000 / 10000-cluster validate table for both APIs (classic `aks` and `aks-aso`). Prints the
 # Markdown tables (median, min-max, peak RSS median of RSS_RUNS runs of /usr/bin/time, load average before each
 # row) from .bench/results/i22-*; the raw hyperfine JSON stays there.
-#   scripts/bench-issue22.sh                    (RUNS, RUNS_BIG for 1000+ clusters, SIZES, CLUSTERS_50MB)
+#   scripts/bench-issue22.sh    (knobs: RUNS, RUNS_BIG for the 1000+ cluster rows, SIZES, CLUSTERS_FLEET, CLUSTERS_50MB)
 #   RUNS=2 RUNS_BIG=1 RSS_RUNS=1 SIZES="10 100" CLUSTERS_50MB=300 scripts/bench-issue22.sh   (a quick check)
 # A peer missing from .bench/bin (scripts/bench-setup.sh) leaves its rows with kubectl-capz alone.
 source "$(dirname "$0")/bench-common.sh"
