@@ -516,3 +516,37 @@ fn a_value_capz_cannot_decode_is_reported_alone() {
         assert!(schema[0].contains(&format!("{pointer}: must be of type")), "{name}: {stdout}");
     }
 }
+
+/// Issue 21, item 7: an `aks-*` twin without an AKS document behind it (only CAPZ's classic webhook checks the
+/// field, on its own kinds) is a warning on an embedded ASO object, exit 0, and its message says what AKS does.
+#[test]
+fn undocumented_aks_twins_warn_and_say_what_aks_does() {
+    for (file, rule, aks_does) in [
+        (
+            "tests/corpus/valid/aks-node-public-ip-without-enable.yaml",
+            "aks-node-public-ip",
+            "AKS gives nodes public IPs, from the prefix too, only with enableNodePublicIP: true",
+        ),
+        (
+            "tests/corpus/valid/aks-load-balancer-profile-two-sources.yaml",
+            "aks-load-balancer-profile",
+            "AKS documents managed outbound IPs, your own outbound IPs and your own outbound IP prefixes as alternative",
+        ),
+        (
+            "tests/corpus/valid/aks-security-profile-workload-identity.yaml",
+            "aks-security-profile",
+            "AKS workload identity federates through the cluster's OIDC issuer",
+        ),
+    ] {
+        let (code, stdout, _) = validate(&["-o", "json", file]);
+        assert_eq!(code, 0, "{file}: a warning does not fail validate\n{stdout}");
+        let report: Value = serde_json::from_str(&stdout).unwrap();
+        let findings: Vec<&Value> =
+            report["findings"].as_array().unwrap().iter().filter(|finding| finding["rule"] == rule).collect();
+        assert_eq!(findings.len(), 1, "{file}: {stdout}");
+        assert_eq!(findings[0]["severity"], "warning", "{file}");
+        let message = findings[0]["message"].as_str().unwrap();
+        assert!(message.contains(aks_does), "{file}: {message}");
+        assert!(message.contains("no AKS document says AKS rejects"), "{file}: {message}");
+    }
+}

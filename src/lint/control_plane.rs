@@ -105,8 +105,8 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     }
 }
 
-/// The AKS API rules behind two of CAPZ's checks, on an ASO ManagedCluster: workload identity needs the OIDC
-/// issuer, and local accounts can only be disabled with Entra ID (AAD) integration.
+/// Two of CAPZ's checks on an ASO ManagedCluster: workload identity needs the OIDC issuer (what AKS does is in
+/// the twin's note), and local accounts can only be disabled with Entra ID (AAD) integration (the AKS API rule).
 fn aso_managed_cluster(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_>) {
     let workload_identity = spec
         .get("securityProfile")
@@ -120,9 +120,7 @@ fn aso_managed_cluster(spec: &serde_json::Map<String, Value>, emit: &mut Emit<'_
         emit(
             SECURITY_PROFILE,
             "securityProfile/workloadIdentity/enabled",
-            "securityProfile.workloadIdentity.enabled needs oidcIssuerProfile.enabled: true; AKS rejects workload \
-             identity without the OIDC issuer"
-                .to_string(),
+            "securityProfile.workloadIdentity.enabled needs oidcIssuerProfile.enabled: true".to_string(),
         );
     }
     if spec.get("disableLocalAccounts").and_then(Value::as_bool) == Some(true)
@@ -435,11 +433,22 @@ spec:
         let wi = "      securityProfile: {workloadIdentity: {enabled: true}}\n";
         assert!(aso(&format!("{wi}      oidcIssuerProfile: {{enabled: true}}\n")).is_empty());
         assert!(aso("      securityProfile: {workloadIdentity: {enabled: false}}\n").is_empty());
-        assert_eq!(paths(&aso(wi)), ["/spec/resources/0/spec/securityProfile/workloadIdentity/enabled"]);
+        let workload_identity = aso(wi);
+        assert_eq!(paths(&workload_identity), ["/spec/resources/0/spec/securityProfile/workloadIdentity/enabled"]);
+        // No AKS document says AKS rejects it: a warning that says what AKS does.
+        assert_eq!(workload_identity[0].severity, crate::report::Severity::Warning);
+        let message = &workload_identity[0].message;
+        assert!(message.starts_with("securityProfile.workloadIdentity.enabled needs oidcIssuerProfile.enabled: true"));
+        assert!(message.contains("federates through the cluster's OIDC issuer"), "{message}");
+        assert!(message.contains("no AKS document says AKS rejects"), "{message}");
         let local = "      disableLocalAccounts: true\n";
         assert!(aso(&format!("{local}      aadProfile: {{managed: true, enableAzureRBAC: true}}\n")).is_empty());
         assert!(aso("      disableLocalAccounts: false\n").is_empty());
-        assert_eq!(ids(&aso(local)), [super::super::rules::twins::AKS_DISABLE_LOCAL_ACCOUNTS]);
+        let local_accounts = aso(local);
+        assert_eq!(ids(&local_accounts), [super::super::rules::twins::AKS_DISABLE_LOCAL_ACCOUNTS]);
+        // Documented in the AKS REST API: stays an error, without a note.
+        assert_eq!(local_accounts[0].severity, crate::report::Severity::Error);
+        assert!(!local_accounts[0].message.contains("AKS document"), "{}", local_accounts[0].message);
     }
 }
 

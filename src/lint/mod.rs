@@ -199,17 +199,21 @@ pub(crate) struct Sink<'a> {
 impl Sink<'_> {
     /// Whether any of these rules (or their `aks-*` twins) is enabled (lets a check skip work).
     pub(crate) fn wants(&self, ids: &[&str]) -> bool {
-        ids.iter().any(|id| self.selection.is_enabled(id) || aks_twin(id).is_some_and(|t| self.selection.is_enabled(t)))
+        ids.iter()
+            .any(|id| self.selection.is_enabled(id) || aks_twin(id).is_some_and(|t| self.selection.is_enabled(t.twin)))
     }
 
     /// Records a finding of rule `id` on document `doc` at JSON pointer `pointer`. A CAPZ webhook rule's finding
     /// inside an ASO object embedded in `spec.resources` goes to its `aks-*` twin: no CAPZ webhook checks those
-    /// objects, AKS rejects them at reconcile.
+    /// objects; a twin without AKS documentation behind it says what AKS does.
     pub(crate) fn emit(&mut self, id: &'static str, doc: usize, pointer: &str, message: String) {
         let embedded = pointer.starts_with("/spec/resources/") || pointer.starts_with("/spec/template/spec/resources/");
-        let id = match aks_twin(id) {
-            Some(twin) if embedded => twin,
-            _ => id,
+        let (id, message) = match aks_twin(id) {
+            Some(twin) if embedded => match twin.aks_note {
+                Some(note) => (twin.twin, format!("{message} ({note})")),
+                None => (twin.twin, message),
+            },
+            _ => (id, message),
         };
         if !self.selection.is_enabled(id) {
             return;
@@ -240,8 +244,8 @@ impl Sink<'_> {
     }
 }
 
-fn aks_twin(id: &str) -> Option<&'static str> {
-    AKS_TWINS.iter().find(|(capz, _)| *capz == id).map(|(_, twin)| *twin)
+fn aks_twin(id: &str) -> Option<&'static rules::AksTwin> {
+    AKS_TWINS.iter().find(|twin| twin.capz == id)
 }
 
 /// Escapes one JSON pointer segment (`~` -> `~0`, `/` -> `~1`).
@@ -277,7 +281,10 @@ mod tests {
                 assert!(capz_rejects, "{}: a capz-* error must be a CAPZ webhook or mutator rejection", rule.id);
             }
             if rule.id.starts_with("aks-") {
-                assert_eq!(rule.rejected_by, Rejecter::Aks, "{}", rule.id);
+                assert!(matches!(rule.rejected_by, Rejecter::Aks | Rejecter::AksUndocumented), "{}", rule.id);
+            }
+            if rule.rejected_by == Rejecter::AksUndocumented {
+                assert_eq!(rule.severity, Severity::Warning, "{}: nothing documented rejects it", rule.id);
             }
             assert!(seen.insert(rule.id), "{} is listed twice", rule.id);
             assert!(!rule.mirrors.is_empty() && !rule.summary.is_empty(), "{} lacks text", rule.id);

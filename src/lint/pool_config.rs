@@ -374,6 +374,11 @@ spec:
             ids(&findings(&agent_pool("      nodeLabels: {kubernetes.azure.comx: y}\n"))),
             [super::super::rules::twins::AKS_NODE_LABELS]
         );
+        let aso = findings(&agent_pool("      nodeLabels: {kubernetes.azure.com/mode: system}\n"));
+        // Documented (AKS reserved label prefixes): stays an error, without a note.
+        assert_eq!(ids(&aso), [super::super::rules::twins::AKS_NODE_LABELS]);
+        assert_eq!(aso[0].severity, crate::report::Severity::Error);
+        assert!(!aso[0].message.contains("AKS document"), "{}", aso[0].message);
     }
 
     #[test]
@@ -387,6 +392,15 @@ spec:
         );
         let aso = findings(&agent_pool("      nodePublicIPPrefixReference: {armId: /x}\n"));
         assert_eq!(paths(&aso), ["/spec/resources/0/spec/enableNodePublicIP"]);
+        assert_eq!(ids(&aso), [super::super::rules::twins::AKS_NODE_PUBLIC_IP]);
+        // No AKS document says AKS rejects the pool: a warning that says what AKS does.
+        assert_eq!(aso[0].severity, crate::report::Severity::Warning);
+        assert!(aso[0].message.starts_with("enableNodePublicIP must be true when nodePublicIPPrefixReference is set"));
+        assert!(aso[0].message.contains("only with enableNodePublicIP: true"), "{}", aso[0].message);
+        assert!(aso[0].message.contains("no AKS document says AKS rejects"), "{}", aso[0].message);
+        // The classic kind: CAPZ's webhook rejects it, an error.
+        let classic = findings(&ammp(&format!("  nodePublicIPPrefixID: {id}\n")));
+        assert_eq!(classic[0].severity, crate::report::Severity::Error);
     }
 
     #[test]

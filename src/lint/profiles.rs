@@ -236,8 +236,7 @@ fn aso_load_balancer_problems(profile: &Map<String, Value>) -> Vec<Problem> {
         vec![(
             String::new(),
             format!(
-                "{} are set together, but AKS takes at most one of managedOutboundIPs, outboundIPPrefixes and outboundIPs; \
-                 keep one",
+                "{} are set together; keep one of managedOutboundIPs, outboundIPPrefixes and outboundIPs",
                 sources.join(" and ")
             ),
         )]
@@ -367,6 +366,17 @@ spec:
         let found = findings(&aso(two));
         assert_eq!(ids(&found), [super::super::rules::twins::AKS_LOAD_BALANCER_PROFILE]);
         assert_eq!(found[0].path, "/spec/resources/0/spec/networkProfile/loadBalancerProfile");
+        // No AKS document says AKS rejects two outbound sources: a warning that says what AKS documents.
+        assert_eq!(found[0].severity, crate::report::Severity::Warning);
+        assert!(found[0].message.contains("managedOutboundIPs and outboundIPPrefixes are set together"));
+        assert!(found[0].message.contains("alternative outbound sources"), "{}", found[0].message);
+        assert!(found[0].message.contains("no AKS document says AKS rejects"), "{}", found[0].message);
+        // On the classic kind CAPZ's webhook rejects it: an error without the note.
+        let classic =
+            findings(&amcp("  loadBalancerProfile: {managedOutboundIPs: 2, outboundIPs: [/subscriptions/x/ip1]}\n"));
+        assert_eq!(ids(&classic), [LOAD_BALANCER_PROFILE]);
+        assert_eq!(classic[0].severity, crate::report::Severity::Error);
+        assert!(!classic[0].message.contains("AKS document"), "{}", classic[0].message);
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub enum Rejecter {
     CapzDefaulting,
     /// The AKS API, when CAPZ or ASO sends the object at reconcile.
     Aks,
+    /// No documented rejection: only CAPZ's classic webhook checks this, on its own kinds; on an embedded ASO object
+    /// the finding says what AKS does (a warning).
+    AksUndocumented,
     /// Azure Service Operator, at reconcile.
     Aso,
     /// Cluster API's validating webhooks (after its defaulting webhook), when the object is created.
@@ -55,6 +58,7 @@ impl Rejecter {
             Rejecter::CapzMutator => "CAPZ mutator at reconcile",
             Rejecter::CapzDefaulting => "nobody (CAPZ defaulting webhook rewrites it)",
             Rejecter::Aks => "AKS at reconcile",
+            Rejecter::AksUndocumented => "no documented AKS rejection (the message says what AKS does)",
             Rejecter::Aso => "ASO at reconcile",
             Rejecter::CapiWebhook => "CAPI webhook at create",
             Rejecter::Capi => "CAPI controllers at reconcile",
@@ -112,22 +116,58 @@ pub(crate) mod twins {
     pub(crate) const AKS_DISABLE_LOCAL_ACCOUNTS: &str = "aks-disable-local-accounts";
 }
 
-/// `(capz rule, its aks twin)`: a finding of the CAPZ rule inside an embedded ASO object is reported under the twin.
-pub(crate) const AKS_TWINS: &[(&str, &str)] = &[
-    (names::DNS_PREFIX, twins::AKS_DNS_PREFIX),
-    (names::RESERVED_NAME, twins::AKS_RESERVED_NAME),
-    (pools::POOL_NAME, twins::AKS_POOL_NAME),
-    (pools::SYSTEM_POOL_LINUX, twins::AKS_SYSTEM_POOL_LINUX),
-    (pool_config::MAX_PODS, twins::AKS_MAX_PODS),
-    (pool_config::NODE_LABELS, twins::AKS_NODE_LABELS),
-    (pool_config::NODE_PUBLIC_IP, twins::AKS_NODE_PUBLIC_IP),
-    (pool_config::KUBELET_CONFIG, twins::AKS_KUBELET_CONFIG),
-    (pool_config::LINUX_OS_CONFIG, twins::AKS_LINUX_OS_CONFIG),
-    (network::NETWORK_PLUGIN, twins::AKS_NETWORK_PLUGIN),
-    (profiles::LOAD_BALANCER_PROFILE, twins::AKS_LOAD_BALANCER_PROFILE),
-    (profiles::AUTOSCALER_PROFILE, twins::AKS_AUTOSCALER_PROFILE),
-    (control_plane::SECURITY_PROFILE, twins::AKS_SECURITY_PROFILE),
-    (control_plane::DISABLE_LOCAL_ACCOUNTS, twins::AKS_DISABLE_LOCAL_ACCOUNTS),
+/// A CAPZ webhook rule and its `aks-*` twin: a finding of the CAPZ rule inside an embedded ASO object is reported
+/// under the twin.
+pub(crate) struct AksTwin {
+    /// The CAPZ webhook rule.
+    pub(crate) capz: &'static str,
+    /// The rule its findings on embedded ASO objects go to.
+    pub(crate) twin: &'static str,
+    /// For a twin without a CAPZ mutator, ASO webhook or AKS document behind it (a warning): what AKS does, added
+    /// to the CAPZ rule's message.
+    pub(crate) aks_note: Option<&'static str>,
+}
+
+const fn twin(capz: &'static str, twin: &'static str) -> AksTwin {
+    AksTwin { capz, twin, aks_note: None }
+}
+
+const fn undocumented_twin(capz: &'static str, twin: &'static str, aks_note: &'static str) -> AksTwin {
+    AksTwin { capz, twin, aks_note: Some(aks_note) }
+}
+
+/// Every CAPZ webhook rule that also runs on embedded ASO objects, with its `aks-*` twin.
+pub(crate) const AKS_TWINS: &[AksTwin] = &[
+    twin(names::DNS_PREFIX, twins::AKS_DNS_PREFIX),
+    twin(names::RESERVED_NAME, twins::AKS_RESERVED_NAME),
+    twin(pools::POOL_NAME, twins::AKS_POOL_NAME),
+    twin(pools::SYSTEM_POOL_LINUX, twins::AKS_SYSTEM_POOL_LINUX),
+    twin(pool_config::MAX_PODS, twins::AKS_MAX_PODS),
+    twin(pool_config::NODE_LABELS, twins::AKS_NODE_LABELS),
+    undocumented_twin(
+        pool_config::NODE_PUBLIC_IP,
+        twins::AKS_NODE_PUBLIC_IP,
+        "AKS gives nodes public IPs, from the prefix too, only with enableNodePublicIP: true; CAPZ's classic webhook \
+         rejects this on AzureManagedMachinePool, no AKS document says AKS rejects the agent pool",
+    ),
+    twin(pool_config::KUBELET_CONFIG, twins::AKS_KUBELET_CONFIG),
+    twin(pool_config::LINUX_OS_CONFIG, twins::AKS_LINUX_OS_CONFIG),
+    twin(network::NETWORK_PLUGIN, twins::AKS_NETWORK_PLUGIN),
+    undocumented_twin(
+        profiles::LOAD_BALANCER_PROFILE,
+        twins::AKS_LOAD_BALANCER_PROFILE,
+        "AKS documents managed outbound IPs, your own outbound IPs and your own outbound IP prefixes as alternative \
+         outbound sources; CAPZ's classic webhook rejects this on AzureManagedControlPlane, no AKS document says AKS \
+         rejects the cluster",
+    ),
+    twin(profiles::AUTOSCALER_PROFILE, twins::AKS_AUTOSCALER_PROFILE),
+    undocumented_twin(
+        control_plane::SECURITY_PROFILE,
+        twins::AKS_SECURITY_PROFILE,
+        "AKS workload identity federates through the cluster's OIDC issuer, so it does not work without it; CAPZ's \
+         classic webhook rejects this on AzureManagedControlPlane, no AKS document says AKS rejects the cluster",
+    ),
+    twin(control_plane::DISABLE_LOCAL_ACCOUNTS, twins::AKS_DISABLE_LOCAL_ACCOUNTS),
 ];
 
 /// Former rule ids, still accepted by `--enable`/`--disable`: `(old id, ids it became)`.
@@ -471,14 +511,14 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedCluster dnsPrefix: 1-54 alphanumerics or hyphens, starting and ending alphanumeric.",
-        "validateAzureManagedControlPlaneDNSPrefix (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+        "AKS documentation: learn.microsoft.com/troubleshoot/azure/azure-kubernetes/create-upgrade-delete/aks-common-issues-faq, What naming restrictions are enforced for AKS resources and parameters? (the DNS prefix starts and ends with alphanumerics, 1-54 characters, alphanumerics and hyphens; AKS returns an error otherwise); CAPZ's validateAzureManagedControlPlaneDNSPrefix (internal/webhooks/azuremanagedcontrolplane_validation.go) checks the same on AzureManagedControlPlane; ASO's CRD has no pattern for dnsPrefix",
     ),
     rule(
         twins::AKS_RESERVED_NAME,
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedCluster name (azureName, else metadata.name) must not contain `microsoft` or `windows`.",
-        "validateName (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+        "Azure Resource Manager documentation: learn.microsoft.com/azure/azure-resource-manager/troubleshooting/error-reserved-resource-name (ReservedResourceName: MICROSOFT and WINDOWS cannot be a whole word or a substring of the name of a resource with an accessible endpoint, such as the AKS API server FQDN); CAPZ's validateName (internal/webhooks/azuremanagedcontrolplane_validation.go) checks the same on AzureManagedControlPlane",
     ),
     rule(
         twins::AKS_POOL_NAME,
@@ -506,14 +546,14 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedClustersAgentPool nodeLabels keys must not start with `kubernetes.azure.com`.",
-        "validateNodeLabels (internal/webhooks/azuremanagedmachinepool_validation.go); azureutil.IsAzureSystemNodeLabelKey; the AKS API rule behind it",
+        "AKS documentation: learn.microsoft.com/azure/aks/use-labels, Unavailable labels (kubernetes.azure.com/ is a reserved prefix; changing reserved labels results in an error); CAPZ's validateNodeLabels with azureutil.IsAzureSystemNodeLabelKey (internal/webhooks/azuremanagedmachinepool_validation.go) checks the same on AzureManagedMachinePool",
     ),
     rule(
         twins::AKS_NODE_PUBLIC_IP,
-        Severity::Error,
-        Rejecter::Aks,
-        "ASO ManagedClustersAgentPool nodePublicIPPrefixReference needs enableNodePublicIP: true.",
-        "validateNodePublicIPPrefixID, validateEnableNodePublicIP (internal/webhooks/azuremanagedmachinepool_validation.go); the AKS API rule behind it",
+        Severity::Warning,
+        Rejecter::AksUndocumented,
+        "ASO ManagedClustersAgentPool nodePublicIPPrefixReference without enableNodePublicIP: true: AKS gives nodes public IPs (from the prefix too) only with enableNodePublicIP; a warning, as no AKS document says AKS rejects the pool.",
+        "CAPZ's validateNodePublicIPPrefixID, validateEnableNodePublicIP (internal/webhooks/azuremanagedmachinepool_validation.go) on AzureManagedMachinePool only; AKS documentation learn.microsoft.com/azure/aks/use-node-public-ips (a public IP prefix is used together with --enable-node-public-ip); no ASO webhook or CRD rule",
     ),
     rule(
         twins::AKS_KUBELET_CONFIG,
@@ -538,24 +578,24 @@ pub(crate) static RULES: &[RuleInfo] = &[
     ),
     rule(
         twins::AKS_LOAD_BALANCER_PROFILE,
-        Severity::Error,
-        Rejecter::Aks,
-        "ASO ManagedCluster loadBalancerProfile: at most one of managedOutboundIPs, outboundIPPrefixes and outboundIPs.",
-        "validateLoadBalancerProfile (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+        Severity::Warning,
+        Rejecter::AksUndocumented,
+        "ASO ManagedCluster loadBalancerProfile with more than one of managedOutboundIPs, outboundIPPrefixes and outboundIPs: AKS documents them as alternative outbound sources; a warning, as no AKS document says AKS rejects the combination. (Its ranges are the ASO CRD's minimum/maximum: schema errors.)",
+        "CAPZ's validateLoadBalancerProfile (internal/webhooks/azuremanagedcontrolplane_validation.go) on AzureManagedControlPlane only; AKS documentation learn.microsoft.com/azure/aks/configure-load-balancer-standard (Set the allocated outbound ports and outbound IPs: either managed outbound IP count, outbound IPs or outbound IP prefixes); no ASO webhook or CRD rule",
     ),
     rule(
         twins::AKS_AUTOSCALER_PROFILE,
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedCluster autoScalerProfile values (kebab-case keys): the ranges and formats CAPZ checks on AzureManagedControlPlane.",
-        "validateAutoScalerProfile (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+        "AKS REST API documentation: learn.microsoft.com/rest/api/aks/managed-clusters/create-or-update, ManagedClusterPropertiesAutoScalerProfile (e.g. max-node-provision-time \"Values must be an integer followed by an 'm'\", max-total-unready-percentage \"The maximum is 100 and the minimum is 0\"); CAPZ's validateAutoScalerProfile (internal/webhooks/azuremanagedcontrolplane_validation.go) checks the same on AzureManagedControlPlane; ASO's CRD has no pattern or range for these values",
     ),
     rule(
         twins::AKS_SECURITY_PROFILE,
-        Severity::Error,
-        Rejecter::Aks,
-        "ASO ManagedCluster securityProfile.workloadIdentity.enabled needs oidcIssuerProfile.enabled.",
-        "validateAzureManagedControlPlaneClassSpecAzureKeyVaultKms, validateAzureManagedControlPlaneClassSpecWorkloadIdentity (internal/webhooks/azuremanagedcontrolplane_validation.go); the AKS API rule behind it",
+        Severity::Warning,
+        Rejecter::AksUndocumented,
+        "ASO ManagedCluster securityProfile.workloadIdentity.enabled without oidcIssuerProfile.enabled: AKS workload identity federates through the cluster's OIDC issuer and does not work without it; a warning, as no AKS document says AKS rejects the cluster.",
+        "CAPZ's validateAzureManagedControlPlaneClassSpecWorkloadIdentity (internal/webhooks/azuremanagedcontrolplane_validation.go) on AzureManagedControlPlane only; AKS documentation learn.microsoft.com/azure/aks/workload-identity-deploy-cluster (the cluster is created or updated with the OIDC issuer and workload identity together); no ASO webhook or CRD rule",
     ),
     rule(
         twins::AKS_DISABLE_LOCAL_ACCOUNTS,
