@@ -390,11 +390,7 @@ impl<'r> Validator<'r> {
             map.remove("status");
         }
         walk.check(&object, &kind.schema, prefix, true, out);
-        let name_rule = if gvk.group.is_empty() && gvk.kind == "Namespace" {
-            NameRule::Dns1123Label
-        } else {
-            NameRule::Dns1123Subdomain
-        };
+        let name_rule = meta::name_rule(&gvk.group, &gvk.kind);
         let built_in = meta::is_built_in_group(&gvk.group);
         meta::check(
             object.get("metadata"),
