@@ -84,6 +84,6 @@ fn validate_reports_the_corpus_at_file_and_line() {
     insta::assert_snapshot!("core_corpus_text", String::from_utf8_lossy(&out.stdout));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "70 objects: 40 valid, 30 invalid, 0 skipped (33 errors, 0 warnings, 0 not checked)\n"
+        "79 objects: 45 valid, 34 invalid, 0 skipped (37 errors, 0 warnings, 0 not checked)\n"
     );
 }

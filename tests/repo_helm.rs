@@ -600,3 +600,30 @@ fn a_template_error_is_one_warning_with_helms_message() {
     );
     assert_eq!(all[0]["severity"], "warning");
 }
+
+/// A chart whose template calls `required` on a value its values.yaml lacks: one warning naming the value and
+/// how to give it (ci/*-values.yaml, an Argo CD or Flux values source), without helm's `--debug` advice.
+#[test]
+fn a_required_value_the_chart_lacks_is_one_warning_naming_it() {
+    let repo = tempfile::tempdir().unwrap();
+    let chart = repo.path().join("charts/needs-name");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(chart.join("Chart.yaml"), "apiVersion: v2\nname: needs-name\nversion: 0.1.0\n").unwrap();
+    std::fs::write(chart.join("values.yaml"), "location: westeurope\n").unwrap();
+    std::fs::write(
+        chart.join("templates/cluster.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ required \"clusterName is required\" .Values.clusterName }}\n",
+    )
+    .unwrap();
+    let output = capz(&["validate", "-o", "json", "."], repo.path(), &path_with_helm(), None);
+    let all = findings(&report(&output, "validate ."));
+    assert_eq!(all.len(), 1, "{all:#?}");
+    assert_eq!(all[0]["severity"], "warning");
+    assert_eq!(
+        all[0]["message"],
+        "chart ./charts/needs-name could not be rendered (./charts/needs-name with values.yaml): it needs the value \
+         `.Values.clusterName` that its values do not set (templates/cluster.yaml:4 calls `required`: \"clusterName is \
+         required\"); a ci/*-values.yaml in the chart that sets it (repository mode renders each, as chart-testing \
+         does) or an Argo CD Application or Flux HelmRelease giving it values lets it render"
+    );
+}

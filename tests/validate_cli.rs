@@ -550,3 +550,14 @@ fn undocumented_aks_twins_warn_and_say_what_aks_does() {
         assert!(message.contains("no AKS document says AKS rejects"), "{file}: {message}");
     }
 }
+
+/// Removed versions of the groups the target knows (CAPI's v1alpha3, Kubernetes' policy/v1beta1 and
+/// extensions/v1beta1) are `api-version` errors naming the release, never "no schema, add its CRD"; a kind the
+/// bundle lacks in a served version (MachineDeployment v1beta1, a self-managed AzureCluster) stays a warning.
+#[test]
+fn removed_versions_of_known_groups_are_api_version_errors() {
+    let (code, stdout, stderr) = validate(&["tests/fixtures/validate/removed-api-versions.yaml"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!("removed_api_versions", stdout);
+    assert_eq!(stderr, "7 objects: 0 valid, 5 invalid, 2 skipped (5 errors, 2 warnings, 0 not checked)\n");
+}

@@ -65,6 +65,20 @@ pub(crate) fn dns1123_label_error(name: &str) -> Option<String> {
     })
 }
 
+/// `Some(reason)` when `name` cannot be a path segment (`content.IsPathSegmentName`: RBAC names, embedded
+/// resources); `prefix`: a generateName prefix, which may be `.` or `..` (a suffix follows).
+pub(crate) fn path_segment_error(name: &str, prefix: bool) -> Option<String> {
+    if !prefix && (name == "." || name == "..") {
+        return Some(format!("may not be '{name}'"));
+    }
+    let contained: Vec<String> = ["/", "%"]
+        .iter()
+        .filter(|illegal| name.contains(*illegal))
+        .map(|illegal| format!("may not contain '{illegal}'"))
+        .collect();
+    (!contained.is_empty()).then(|| contained.join(", "))
+}
+
 /// `Some(reason)` when `name` is not a DNS-1123 subdomain (most object names).
 pub(crate) fn dns1123_subdomain_error(name: &str) -> Option<String> {
     if name.len() > 253 {
@@ -100,11 +114,28 @@ pub(crate) fn qualified_name_error(key: &str) -> Option<String> {
     })
 }
 
-/// How the kind's names are checked.
+/// How the kind's names are checked (the name validator each kind's `ValidateObjectMeta` call passes in
+/// k8s.io/kubernetes pkg/apis/*/validation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NameRule {
     Dns1123Subdomain,
     Dns1123Label,
+    /// `ValidateRBACName`: only `/`, `%`, `.` and `..` are refused, so `system:azure-file` is a name.
+    PathSegment,
+}
+
+/// The name rule of a kind: kube-apiserver 1.36's own kinds whose names are not DNS-1123 subdomains
+/// (pkg/apis/core, apps and rbac validation); every other kind, custom resources included, uses subdomains.
+pub(crate) fn name_rule(group: &str, kind: &str) -> NameRule {
+    match (group, kind) {
+        // Service names are DNS-1123 labels since RelaxedServiceNameValidation (on in 1.36; recorded:
+        // tests/fixtures/core-referee, valid/service-leading-digit).
+        ("", "Namespace" | "Service") | ("apps", "StatefulSet") => NameRule::Dns1123Label,
+        ("rbac.authorization.k8s.io", "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding") => {
+            NameRule::PathSegment
+        }
+        _ => NameRule::Dns1123Subdomain,
+    }
 }
 
 const STANDARD_FINALIZERS: [&str; 3] = ["kubernetes", "orphan", "foregroundDeletion"];
@@ -159,9 +190,10 @@ pub(crate) fn check(
     let empty = serde_json::Map::new();
     let meta = meta.and_then(Value::as_object).unwrap_or(&empty);
     let str_of = |key: &str| meta.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
-    let name_error = |name: &str| match name_rule {
+    let name_error = |name: &str, prefix: bool| match name_rule {
         NameRule::Dns1123Subdomain => dns1123_subdomain_error(name),
         NameRule::Dns1123Label => dns1123_label_error(name),
+        NameRule::PathSegment => path_segment_error(name, prefix),
     };
     match (str_of("name"), str_of("generateName")) {
         (Some(name), _) if !resource_root => {
@@ -175,14 +207,14 @@ pub(crate) fn check(
         }
         (None, _) if !resource_root => {}
         (Some(name), _) => {
-            if let Some(reason) = name_error(name) {
+            if let Some(reason) = name_error(name, false) {
                 out.push(Issue::error("metadata", format!("{path}/name"), format!("invalid name {name:?}: {reason}")));
             }
         }
         (None, Some(prefix)) => {
             // The prefix is checked as the name it starts (a trailing '-' is fine).
             let masked = prefix.trim_end_matches('-');
-            if let Some(reason) = name_error(if masked.is_empty() { "a" } else { masked }) {
+            if let Some(reason) = name_error(if masked.is_empty() { "a" } else { masked }, true) {
                 out.push(Issue::error(
                     "metadata",
                     format!("{path}/generateName"),
@@ -302,6 +334,23 @@ mod tests {
         assert!(dns1123_subdomain_error("My_Cluster").is_some());
         assert!(dns1123_label_error("a.b").is_some());
         assert!(dns1123_label_error(&"a".repeat(64)).is_some());
+    }
+
+    #[test]
+    fn rbac_names_are_path_segments() {
+        assert_eq!(name_rule("rbac.authorization.k8s.io", "ClusterRole"), NameRule::PathSegment);
+        assert_eq!(name_rule("rbac.authorization.k8s.io", "RoleBinding"), NameRule::PathSegment);
+        assert_eq!(path_segment_error("system:azure-file", false), None);
+        assert_eq!(path_segment_error("Mixed_Case:ok", false), None);
+        assert_eq!(path_segment_error("..", false).as_deref(), Some("may not be '..'"));
+        assert_eq!(path_segment_error("..", true), None);
+        assert_eq!(path_segment_error("a/b%", false).as_deref(), Some("may not contain '/', may not contain '%'"));
+        let mut out = Vec::new();
+        let meta = json!({"name": "system:azure-file"});
+        check(Some(&meta), "/metadata", NameRule::PathSegment, false, true, true, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        check(Some(&meta), "/metadata", NameRule::Dns1123Subdomain, false, true, true, &mut out);
+        assert_eq!(out.len(), 1);
     }
 
     #[test]

@@ -237,6 +237,21 @@ impl Registry {
         versions.into_iter().collect()
     }
 
+    /// Every version in which any kind of `group` has a schema (sorted): the versions of the group served.
+    pub fn versions_of_group(&self, group: &str) -> Vec<String> {
+        let mut versions = BTreeSet::new();
+        for folder in &self.folders {
+            let prefix = format!("gvk/{folder}/{}/", group_dir(group));
+            for path in embedded::paths_under(&prefix) {
+                if let Some((version, _)) = path[prefix.len()..].split_once('/') {
+                    versions.insert(version.to_string());
+                }
+            }
+        }
+        versions.extend(self.user.keys().filter(|g| g.group == group).map(|g| g.version.clone()));
+        versions.into_iter().collect()
+    }
+
     /// Whether any schema of this API group is known.
     pub fn knows_group(&self, group: &str) -> bool {
         self.folders

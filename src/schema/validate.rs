@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::cel::CelChecker;
 use super::issue::Issue;
 use super::meta::{self, NameRule, escape};
-use super::{Gvk, Registry, formats};
+use super::{Gvk, Registry, formats, removed_apis};
 use crate::manifest::{Document, SecretValues, is_secret_data_pointer, split_api_version};
 use crate::report::{Finding, Severity};
 use crate::versions::Target;
@@ -313,6 +313,10 @@ impl<'r> Validator<'r> {
                             elsewhere.join(", ")
                         ),
                     ));
+                } else if let Some(message) =
+                    removed_apis::unserved_version_of_known_group(self.registry, &gvk, api_version)
+                {
+                    out.push(Issue::error("api-version", format!("{prefix}/apiVersion"), message));
                 } else if self.options.ignore_missing_schemas {
                     if embedded {
                         out.push(Issue::new(
@@ -390,11 +394,7 @@ impl<'r> Validator<'r> {
             map.remove("status");
         }
         walk.check(&object, &kind.schema, prefix, true, out);
-        let name_rule = if gvk.group.is_empty() && gvk.kind == "Namespace" {
-            NameRule::Dns1123Label
-        } else {
-            NameRule::Dns1123Subdomain
-        };
+        let name_rule = meta::name_rule(&gvk.group, &gvk.kind);
         let built_in = meta::is_built_in_group(&gvk.group);
         meta::check(
             object.get("metadata"),

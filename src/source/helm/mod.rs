@@ -7,6 +7,7 @@
 mod chart;
 mod release;
 mod render;
+mod required;
 mod template_lines;
 mod values;
 
@@ -35,6 +36,13 @@ pub enum HelmProblem {
     NeedsDownload { chart: PathBuf, dependency: String, repository: String },
     #[error("chart {} could not be rendered ({render}): {message}", chart.display())]
     TemplateError { chart: PathBuf, render: String, message: String },
+    #[error(
+        "chart {} could not be rendered ({render}): it needs {} that its values do not set ({template} calls \
+         `required`: \"{message}\"); a ci/*-values.yaml in the chart that sets it (repository mode renders each, \
+         as chart-testing does) or an Argo CD Application or Flux HelmRelease giving it values lets it render",
+        chart.display(), value.as_deref().map_or_else(|| "a value".to_string(), |value| format!("the value `{value}`"))
+    )]
+    RequiredValue { chart: PathBuf, render: String, template: String, value: Option<String>, message: String },
     #[error("chart {} could not be rendered: {message}", chart.display())]
     Tool { chart: PathBuf, message: String },
     #[error("chart {}: Chart.yaml cannot be read: {reason}", chart.display())]
@@ -51,6 +59,7 @@ impl HelmProblem {
             | HelmProblem::MissingDependencies { chart, .. }
             | HelmProblem::NeedsDownload { chart, .. }
             | HelmProblem::TemplateError { chart, .. }
+            | HelmProblem::RequiredValue { chart, .. }
             | HelmProblem::Tool { chart, .. }
             | HelmProblem::ChartUnreadable { chart, .. }
             | HelmProblem::SymlinkOutOfRepository { chart, .. } => chart,

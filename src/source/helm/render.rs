@@ -10,6 +10,7 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::HelmProblem;
+use super::required::{RequiredValue, required_failure};
 use super::template_lines::map_rendered_lines;
 use crate::manifest::{Document, ReadOutcome, parse_documents_tolerant, parse_value};
 use crate::source::tool::{ToolError, run_tool};
@@ -264,7 +265,14 @@ pub(crate) fn helm_template(
         Ok(output) => Ok(output.stdout),
         Err(ToolError::NotFound { .. }) => Err(HelmProblem::HelmNotFound { chart }),
         Err(ToolError::Failed { stderr, .. }) => {
-            Err(HelmProblem::TemplateError { chart, render: request.label.clone(), message: helm_message(&stderr) })
+            let message = helm_message(&stderr);
+            let render = request.label.clone();
+            Err(match required_failure(&chart, &message) {
+                Some(RequiredValue { template, value, message }) => {
+                    HelmProblem::RequiredValue { chart, render, template, value, message }
+                }
+                None => HelmProblem::TemplateError { chart, render, message },
+            })
         }
         Err(error) => Err(HelmProblem::Tool { chart, message: error.to_string() }),
     }
@@ -308,13 +316,17 @@ fn chart_arg(dir: &Path) -> OsString {
     }
 }
 
-/// helm's own error, without its `Error: ` prefix and the log lines before it.
+/// helm's advice after a template error, which names a flag of helm, not of ours.
+const HELM_DEBUG_ADVICE: &str = "Use --debug flag to render out invalid YAML";
+
+/// helm's own error, without its `Error: ` prefix, the log lines before it and its `--debug` advice.
 fn helm_message(stderr: &str) -> String {
     let error = stderr.lines().position(|line| line.starts_with("Error: ")).map_or(stderr.trim(), |at| {
         let start: usize = stderr.lines().take(at).map(|line| line.len() + 1).sum();
         stderr[start..].trim()
     });
-    error.strip_prefix("Error: ").unwrap_or(error).to_string()
+    let error = error.strip_prefix("Error: ").unwrap_or(error);
+    error.strip_suffix(HELM_DEBUG_ADVICE).unwrap_or(error).trim_end().to_string()
 }
 
 /// Cuts helm's output into its documents: each starts with `---` and `# Source: <chart>/<path>`, where
@@ -440,5 +452,8 @@ mod tests {
         let stderr = "walk.go:75: found symbolic link in path\nError: template: aks/templates/a.yaml:3:4: boom\n";
         assert_eq!(helm_message(stderr), "template: aks/templates/a.yaml:3:4: boom");
         assert_eq!(helm_message("plain failure\n"), "plain failure");
+        let stderr = "Error: execution error at (aks/templates/a.yaml:3:4): x is required\n\nUse --debug flag to render \
+                      out invalid YAML\n";
+        assert_eq!(helm_message(stderr), "execution error at (aks/templates/a.yaml:3:4): x is required");
     }
 }
