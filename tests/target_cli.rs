@@ -387,31 +387,32 @@ fn embedded_api_versions(yaml: &str) -> Vec<(String, String)> {
 
 /// A classic cluster with `enablePreviewFeatures: true` migrates under CAPZ v1.26 and v1.27 into the API versions
 /// their CAPZ writes (both import containerservice v20251002preview for preview clusters, v1api20250801 otherwise,
-/// and resources v1api20200601: azure/services of the v1.26.0 and v1.27.0 modules; for v1.26 the recordings of
-/// CAPZ v1.26.0's own translation, tests/fixtures/capz-translation/recordings.json, say the same), and the result
+/// and resources v1api20200601: azure/services of the v1.26.0 and v1.27.0 modules; the recordings of CAPZ
+/// v1.26.0's and v1.27.0's own translation, tests/fixtures/capz-translation/<target>/recordings.json, say the same), and the result
 /// validates clean under the same target.
 #[test]
 fn preview_clusters_migrate_into_the_targets_api_versions_and_validate_under_it() {
-    let recordings: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(repo("tests/fixtures/capz-translation/recordings.json")).unwrap(),
-    )
-    .unwrap();
+    let recordings_of = |target: &str| -> serde_json::Value {
+        let path = repo(&format!("tests/fixtures/capz-translation/{target}/recordings.json"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let recordings = [("v1.26", recordings_of("v1.26")), ("v1.27", recordings_of("v1.27"))];
     let dir = tempfile::tempdir().unwrap();
     for case in ["33-basic-lb-udr-preview", "45-cp-patch-preview", "54-pool-patch-preview"] {
         let input = repo(&format!("tests/fixtures/capz-translation/cases/{case}.yaml"));
         assert!(std::fs::read_to_string(&input).unwrap().contains("enablePreviewFeatures: true"), "{case}");
-        let recorded: std::collections::BTreeSet<(String, String)> = recordings
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["case"] == case)
-            .and_then(|r| r["objects"].as_array())
-            .unwrap_or_else(|| panic!("{case}: no recorded objects"))
-            .iter()
-            .map(|o| (o["apiVersion"].as_str().unwrap().to_string(), o["kind"].as_str().unwrap().to_string()))
-            .collect();
-        for target in ["v1.26", "v1.27"] {
-            let out = run(dir.path(), &[], &["migrate", "-f", input.to_str().unwrap(), "--capz-version", target]);
+        for (target, target_recordings) in &recordings {
+            let recorded: std::collections::BTreeSet<(String, String)> = target_recordings["cases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["case"] == case)
+                .and_then(|r| r["objects"].as_array())
+                .unwrap_or_else(|| panic!("{case} {target}: no recorded objects"))
+                .iter()
+                .map(|o| (o["apiVersion"].as_str().unwrap().to_string(), o["kind"].as_str().unwrap().to_string()))
+                .collect();
+            let out = run(dir.path(), &[], &["migrate", "-f", input.to_str().unwrap(), "--capz-version", *target]);
             assert_eq!(out.code, Some(0), "{case} {target}: {}", out.stderr);
             let written = embedded_api_versions(&out.stdout);
             assert_eq!(
@@ -426,14 +427,17 @@ fn preview_clusters_migrate_into_the_targets_api_versions_and_validate_under_it(
             assert_eq!(written.into_iter().collect::<std::collections::BTreeSet<_>>(), recorded, "{case} {target}");
             let migrated = dir.path().join(format!("{case}-{target}.yaml"));
             std::fs::write(&migrated, &out.stdout).unwrap();
-            let checked =
-                run(dir.path(), &[], &["validate", "-o", "json", "--capz-version", target, migrated.to_str().unwrap()]);
+            let checked = run(
+                dir.path(),
+                &[],
+                &["validate", "-o", "json", "--capz-version", *target, migrated.to_str().unwrap()],
+            );
             assert_eq!(checked.code, Some(0), "{case} {target}: {}\n{}", checked.stdout, checked.stderr);
             let report: serde_json::Value = serde_json::from_str(&checked.stdout).unwrap();
             assert_eq!(report["summary"]["errors"], 0, "{case} {target}: {}", checked.stdout);
             assert_eq!(report["summary"]["invalid"], 0, "{case} {target}: {}", checked.stdout);
             assert_eq!(report["summary"]["notChecked"], 0, "{case} {target}: {}", checked.stdout);
-            assert_eq!(report["target"]["capzVersion"], target);
+            assert_eq!(report["target"]["capzVersion"], *target);
         }
     }
 }
