@@ -565,23 +565,23 @@ pub fn go_expand(text: &str, mapping: &mut dyn FnMut(&str) -> String) -> String 
 /// (those that stay inside the repository).
 pub fn component_dirs(argo: &ArgoKustomize, relative: &str) -> Vec<String> {
     let components = argo.options.get("components").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-    components
-        .iter()
-        .filter_map(Value::as_str)
-        .filter_map(|component| {
-            let mut parts: Vec<&str> = relative.split('/').filter(|part| !part.is_empty()).collect();
-            for part in component.split('/') {
-                match part {
-                    "" | "." => {}
-                    ".." => {
-                        parts.pop()?;
-                    }
-                    other => parts.push(other),
-                }
+    components.iter().filter_map(Value::as_str).filter_map(|component| below(relative, component)).collect()
+}
+
+/// `path`, relative to the repository directory `relative`, as a repository-relative path with `.` and `..`
+/// resolved; None when it climbs above the repository root.
+fn below(relative: &str, path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in relative.split('/').chain(path.split('/')) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
             }
-            Some(parts.join("/"))
-        })
-        .collect()
+            other => parts.push(other),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 /// One of the `patches` the options append: a file (repository-relative) or an inline patch and the JSON pointer
@@ -604,18 +604,7 @@ pub fn added_patches(argo: &ArgoKustomize, relative: &str) -> Vec<AddedPatch> {
                 return Some(AddedPatch::Inline { text: text.to_string(), pointer });
             }
             let path = patch.get("path").and_then(Value::as_str)?;
-            let joined = if relative.is_empty() { path.to_string() } else { format!("{relative}/{path}") };
-            let mut parts: Vec<&str> = Vec::new();
-            for part in joined.split('/') {
-                match part {
-                    "" | "." => {}
-                    ".." => {
-                        parts.pop()?;
-                    }
-                    other => parts.push(other),
-                }
-            }
-            Some(AddedPatch::File(parts.join("/")))
+            below(relative, path).map(AddedPatch::File)
         })
         .collect()
 }
