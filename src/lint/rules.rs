@@ -539,7 +539,7 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Severity::Error,
         Rejecter::Aks,
         "ASO ManagedClustersAgentPool maxPods must be 10 to 250.",
-        "AKS documentation: learn.microsoft.com/azure/aks/quotas-skus-regions (maximum pods per node: 250 with kubenet and Azure CNI); the lower bound 10 is CAPZ's validateMaxPods (internal/webhooks/azuremanagedmachinepool_validation.go) on AzureManagedMachinePool",
+        "AKS documentation: learn.microsoft.com/azure/aks/concepts-network-ip-address-planning, Configuring maximum pods per node for your clusters (Azure CNI and kubenet: minimum 10, maximum 250; \"The minimum value in the previous table is strictly enforced by the AKS service\") and learn.microsoft.com/azure/aks/quotas-skus-regions (maximum pods per node: 250); CAPZ's validateMaxPods (internal/webhooks/azuremanagedmachinepool_validation.go) checks the same on AzureManagedMachinePool",
     ),
     rule(
         twins::AKS_NODE_LABELS,
