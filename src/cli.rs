@@ -23,7 +23,10 @@ pub fn parse() -> Cli {
     cli
 }
 
+/// The subcommands. `defer`: each one's flags are built only when it is invoked (or for help, completion and
+/// errors, which build the whole tree); the names, descriptions and examples are set eagerly for the top-level help.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Render a flavor, a ClusterClass or a clusterctl template into manifests.
     #[command(after_help = RENDER_EXAMPLES)]
@@ -141,7 +144,9 @@ That helper is in the krew archive; `kubectl capz completion kubectl` prints it:
   kubectl capz completion kubectl > ~/bin/kubectl_complete-capz
   chmod +x ~/bin/kubectl_complete-capz";
 
-/// What to render and with which parameters; shared by `render` and `diff FLAVOR NAME`.
+// What to render and with which parameters; shared by `render` and `diff FLAVOR NAME`.
+// (A plain comment, not a doc comment: the subcommands' flags are deferred, and a doc comment on a flattened
+// `Args` struct would become the subcommand's description when its flags are built.)
 #[derive(Debug, Args, Clone, Default)]
 pub struct RenderInputArgs {
     /// Flavor to render (aks, aks-aso, aks-clusterclass, aks-aso-clusterclass, aks-topology,
@@ -334,7 +339,7 @@ pub enum ValidateOutput {
     Github,
 }
 
-/// How to reach the cluster, with kubectl's flag names.
+// How to reach the cluster, with kubectl's flag names.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ClusterArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
@@ -348,7 +353,7 @@ pub struct ClusterArgs {
     pub request_timeout: Option<String>,
 }
 
-/// Which CAPZ release (and what it pins) to check against; shared by validate, render, diff, plan, migrate and convert.
+// Which CAPZ release (and what it pins) to check against; shared by validate, render, diff, plan, migrate and convert.
 #[derive(Debug, Args, Clone, Default)]
 pub struct TargetArgs {
     /// CAPZ release of the management cluster: v1.27 (default) or v1.26. Else CAPZ_VERSION, else capzVersion in
@@ -553,4 +558,103 @@ pub struct ConvertArgs {
     pub check: bool,
     #[command(flatten)]
     pub target: TargetArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, FromArgMatches};
+
+    use super::Cli;
+
+    /// Every `kubectl capz ...` command line of the subcommands' examples (pipelines split, redirections cut).
+    fn example_command_lines(root: &clap::Command) -> Vec<Vec<String>> {
+        let mut lines = Vec::new();
+        for sub in root.get_subcommands() {
+            let examples = sub.get_after_help().map(ToString::to_string).unwrap_or_default();
+            for segment in examples.lines().flat_map(|line| line.split('|')) {
+                let Some(start) = segment.find("kubectl capz ") else { continue };
+                let prefix = segment[..start].trim();
+                // A command: nothing before it, environment variables, or `source <(`; not prose naming it.
+                if !(prefix == "source <(" || prefix.split_whitespace().all(|word| word.contains('='))) {
+                    continue;
+                }
+                let words = segment[start + "kubectl capz ".len()..].split(['>', ')']).next().unwrap_or_default();
+                let mut argv = vec!["kubectl-capz".to_string()];
+                argv.extend(words.split_whitespace().map(str::to_string));
+                lines.push(argv);
+            }
+        }
+        lines
+    }
+
+    /// The outcome of parsing `argv` with `command`: the `Cli`, or the rendered error and its exit code.
+    fn outcome(mut command: clap::Command, argv: &[String]) -> String {
+        match command.try_get_matches_from_mut(argv) {
+            Ok(mut matches) => match Cli::from_arg_matches_mut(&mut matches) {
+                Ok(cli) => format!("{cli:?}"),
+                Err(err) => format!("error {}: {}", err.exit_code(), err.format(&mut command).render()),
+            },
+            Err(err) => format!("error {}: {}", err.exit_code(), err.render()),
+        }
+    }
+
+    fn full_tree() -> clap::Command {
+        let mut command = Cli::command();
+        command.build();
+        command
+    }
+
+    #[test]
+    fn deferred_subcommands_parse_every_example_as_the_full_tree() {
+        let lines = example_command_lines(&Cli::command());
+        let invoked: std::collections::BTreeSet<&str> = lines.iter().map(|argv| argv[1].as_str()).collect();
+        for sub in Cli::command().get_subcommands().filter(|s| !s.is_hide_set()) {
+            assert!(invoked.contains(sub.get_name()), "no example invokes `{}`", sub.get_name());
+        }
+        for argv in &lines {
+            let lazy = outcome(Cli::command(), argv);
+            assert!(!lazy.starts_with("error"), "{argv:?}: {lazy}");
+            assert_eq!(lazy, outcome(full_tree(), argv), "{argv:?}");
+        }
+    }
+
+    #[test]
+    fn deferred_subcommands_give_the_full_tree_help_and_errors() {
+        let mut cases: Vec<Vec<&str>> = vec![
+            vec!["--help"],
+            vec!["-h"],
+            vec!["--version"],
+            vec![],
+            vec!["rendr"],
+            vec!["help"],
+            vec!["render", "--bogus"],
+            vec!["validate"],
+            vec!["render", "--check"],
+            vec!["__complete", "render", "--cap"],
+        ];
+        let names: Vec<String> = Cli::command().get_subcommands().map(|s| s.get_name().to_string()).collect();
+        for name in &names {
+            cases.push(vec!["help", name.as_str()]);
+            cases.push(vec![name.as_str(), "--help"]);
+            cases.push(vec![name.as_str(), "-h"]);
+            cases.push(vec![name.as_str(), "--no-such-flag"]);
+        }
+        for case in cases {
+            let argv: Vec<String> = std::iter::once("kubectl-capz").chain(case).map(str::to_string).collect();
+            assert_eq!(outcome(Cli::command(), &argv), outcome(full_tree(), &argv), "{argv:?}");
+        }
+    }
+
+    #[test]
+    fn building_a_deferred_subcommand_keeps_its_description() {
+        let lazy = Cli::command();
+        let full = full_tree();
+        for (before, after) in lazy.get_subcommands().zip(full.get_subcommands()) {
+            let texts = |c: &clap::Command| {
+                [c.get_about(), c.get_long_about(), c.get_after_help(), c.get_before_help()]
+                    .map(|t| t.map(ToString::to_string))
+            };
+            assert_eq!(texts(before), texts(after), "{}", before.get_name());
+        }
+    }
 }
