@@ -328,8 +328,35 @@ pub struct Maintenance {
     pub node_os_upgrade_schedule: Overlay,
 }
 
-/// The JSON Schema of a values file (generated once per process).
+/// The JSON Schema of a values file, as `schemars::schema_for!(Params)` builds it; committed so that a render
+/// does not build it (start-up, issue 22). A unit test fails, and says how to regenerate it, when it differs.
+const SCHEMA_JSON: &str = include_str!("values.schema.json");
+
+/// The JSON Schema of a values file (parsed once per process).
 pub fn schema() -> &'static Value {
     static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
-    SCHEMA.get_or_init(|| serde_json::to_value(schemars::schema_for!(Params)).unwrap_or(Value::Null))
+    SCHEMA.get_or_init(|| serde_json::from_str(SCHEMA_JSON).unwrap_or(Value::Null))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Params, SCHEMA_JSON, schema};
+
+    /// `values.schema.json` is what schemars generates from `Params`, byte for byte (`params --schema`'s text).
+    #[test]
+    fn values_schema_file_is_schemars_output() {
+        let generated = serde_json::to_value(schemars::schema_for!(Params)).expect("schema as JSON");
+        let text = serde_json::to_string_pretty(&generated).expect("schema text") + "\n";
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/params/values.schema.json");
+        if std::env::var_os("CAPZ_UPDATE_VALUES_SCHEMA").is_some() {
+            std::fs::write(path, &text).expect("write values.schema.json");
+            return;
+        }
+        assert!(
+            SCHEMA_JSON == text,
+            "{path} differs from schemars::schema_for!(Params): regenerate it with\n  \
+             CAPZ_UPDATE_VALUES_SCHEMA=1 cargo test --lib values_schema_file_is_schemars_output"
+        );
+        assert_eq!(schema(), &generated, "the parsed file is the generated schema");
+    }
 }
