@@ -12,7 +12,7 @@ pub fn to_yaml_documents<'a>(values: impl IntoIterator<Item = &'a Value>) -> Str
         if i > 0 {
             out.push_str("---\n");
         }
-        out.push_str(&to_yaml(value));
+        write_document(&mut out, value);
     }
     out
 }
@@ -20,19 +20,29 @@ pub fn to_yaml_documents<'a>(values: impl IntoIterator<Item = &'a Value>) -> Str
 /// One value as a YAML document (no leading `---`), ending in a newline.
 pub fn to_yaml(value: &Value) -> String {
     let mut out = String::new();
-    match value {
-        Value::Object(map) if !map.is_empty() => write_map(&mut out, map, 0, false),
-        Value::Array(items) if !items.is_empty() => write_seq(&mut out, items, 0, false),
-        scalar => {
-            write_inline(&mut out, scalar, 0);
-            out.push('\n');
-        }
-    }
+    write_document(&mut out, value);
     out
 }
 
+fn write_document(out: &mut String, value: &Value) {
+    match value {
+        Value::Object(map) if !map.is_empty() => write_map(out, map, 0, false),
+        Value::Array(items) if !items.is_empty() => write_seq(out, items, 0, false),
+        scalar => {
+            write_inline(out, scalar, 0);
+            out.push('\n');
+        }
+    }
+}
+
 fn indent(out: &mut String, n: usize) {
-    out.extend(std::iter::repeat_n(' ', n));
+    const SPACES: &str = "                                                                ";
+    let mut left = n;
+    while left > 0 {
+        let step = left.min(SPACES.len());
+        out.push_str(&SPACES[..step]);
+        left -= step;
+    }
 }
 
 /// Longer keys are written as explicit keys (`? key` then `: value` on the next line).
@@ -44,15 +54,16 @@ fn write_map(out: &mut String, map: &Map<String, Value>, level: usize, first_inl
         if i > 0 || !first_inline {
             indent(out, level);
         }
-        let key = scalar_string(key);
-        if key.chars().count() > MAX_IMPLICIT_KEY_CHARS {
+        let start = out.len();
+        write_scalar_string(out, key);
+        // (A key's characters are at most its bytes: most keys are not counted.)
+        if out.len() - start > MAX_IMPLICIT_KEY_CHARS && out[start..].chars().count() > MAX_IMPLICIT_KEY_CHARS {
             // YAML allows at most 1024 characters before the `:` of an implicit key.
+            let key = out.split_off(start);
             out.push_str("? ");
             out.push_str(&key);
             out.push('\n');
             indent(out, level);
-        } else {
-            out.push_str(&key);
         }
         out.push(':');
         write_value_after_key(out, value, level);
@@ -104,7 +115,7 @@ fn write_inline(out: &mut String, value: &Value, block_level: usize) {
             let _ = write!(out, "{n}");
         }
         Value::String(s) if use_literal_block(s) => write_literal_block(out, s, block_level),
-        Value::String(s) => out.push_str(&scalar_string(s)),
+        Value::String(s) => write_scalar_string(out, s),
         Value::Array(_) => out.push_str("[]"),
         Value::Object(_) => out.push_str("{}"),
     }
@@ -145,8 +156,8 @@ fn write_literal_block(out: &mut String, s: &str, level: usize) {
 }
 
 /// A string as a plain scalar when that reads back as the same string, else double-quoted.
-pub(crate) fn scalar_string(s: &str) -> String {
-    if needs_quotes(s) { double_quoted(s) } else { s.to_string() }
+fn write_scalar_string(out: &mut String, s: &str) {
+    if needs_quotes(s) { write_double_quoted(out, s) } else { out.push_str(s) }
 }
 
 /// Characters outside the C0/C1 controls that must not appear raw: line breaks of YAML 1.1, the byte order mark,
@@ -158,8 +169,8 @@ fn is_special_unicode(c: char) -> bool {
 /// `s` as a YAML double-quoted scalar: JSON's escapes (which YAML shares) for quotes, backslashes and C0 controls,
 /// and `\uXXXX` for every other character YAML does not allow raw in a stream (DEL, the C1 controls, U+FFFE and
 /// U+FFFF) or reads as a line break in YAML 1.1 (U+0085, U+2028, U+2029), and for a byte order mark.
-fn double_quoted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
+fn write_double_quoted(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
     for c in s.chars() {
         match c {
@@ -177,7 +188,6 @@ fn double_quoted(s: &str) -> String {
         }
     }
     out.push('"');
-    out
 }
 
 const AMBIGUOUS_WORDS: &[&str] = &[
@@ -187,7 +197,7 @@ const AMBIGUOUS_WORDS: &[&str] = &[
 
 fn needs_quotes(s: &str) -> bool {
     let Some(first) = s.chars().next() else { return true };
-    if AMBIGUOUS_WORDS.contains(&s) {
+    if s.len() <= 5 && AMBIGUOUS_WORDS.contains(&s) {
         return true;
     }
     if matches!(
@@ -217,11 +227,16 @@ fn needs_quotes(s: &str) -> bool {
     if s.ends_with(char::is_whitespace) || s.ends_with(':') {
         return true;
     }
-    if s.contains(": ") || s.contains(" #") || s.contains(":\t") {
-        return true;
-    }
-    if s.chars().any(|c| c.is_control() || is_special_unicode(c)) {
-        return true;
+    // One pass for `: `, `:\t`, ` #` and the characters that must not appear raw.
+    let mut previous = first;
+    for c in s.chars() {
+        if (previous == ':' && (c == ' ' || c == '\t')) || (previous == ' ' && c == '#') {
+            return true;
+        }
+        if c.is_control() || is_special_unicode(c) {
+            return true;
+        }
+        previous = c;
     }
     // Anything that could be a number, a float special, a sexagesimal or a timestamp.
     if first.is_ascii_digit() || first == '+' || first == '.' {

@@ -166,10 +166,34 @@ impl Engine {
 
     /// Renders one template and parses its output into documents (empty documents dropped).
     pub fn render_documents(&self, name: &str, context: &Value) -> Result<Vec<Document>, RenderError> {
+        if let Some(documents) = self.render_documents_spliced(name, context) {
+            return Ok(documents);
+        }
         let text = self.render_text(name, context)?;
         let label = self.source.label(name);
         manifest::parse_plain_documents(&text, &format!("<rendered {label}>"))
             .map_err(|err| RenderError::BadOutput { template: label.clone(), message: err.to_string() })
+    }
+
+    /// [`Engine::render_documents`] without reading the `overlay` blocks' JSON back as YAML (start-up, issue 22):
+    /// the blocks print placeholders and their objects are put in their place after parsing. None when that may
+    /// not give what the JSON text gives (a template or YAML error, a placeholder inside a string, a key or another
+    /// overlay, printed twice or not at all): the caller renders again the plain way.
+    fn render_documents_spliced(&self, name: &str, context: &Value) -> Option<Vec<Document>> {
+        OVERLAYS.with(|overlays| *overlays.borrow_mut() = Some(Vec::new()));
+        let text = self.render_text(name, context);
+        let overlays = OVERLAYS.with(|overlays| overlays.borrow_mut().take()).unwrap_or_default();
+        let text = text.ok()?;
+        if overlays.is_empty() || text.matches(OVERLAY_PLACEHOLDER).count() != overlays.len() {
+            return None;
+        }
+        let label = self.source.label(name);
+        let mut documents = manifest::parse_plain_documents(&text, &format!("<rendered {label}>")).ok()?;
+        let mut overlays: Vec<Option<Value>> = overlays.into_iter().map(Some).collect();
+        for document in &mut documents {
+            splice_overlays(&mut document.value, &mut overlays).ok()?;
+        }
+        overlays.iter().all(Option::is_none).then_some(documents)
     }
 
     /// Renders several templates in order into one list of documents, re-indexed.
@@ -241,6 +265,57 @@ fn dedent(text: &str) -> String {
         .join("\n")
 }
 
+thread_local! {
+    /// While [`Engine::render_documents_spliced`] renders: the merged objects of the `overlay` blocks, in order.
+    static OVERLAYS: std::cell::RefCell<Option<Vec<Value>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// An `overlay` block's output while its object is kept aside: `{"<this>": index}`, a flow mapping in the place
+/// of the object's JSON (a flow mapping too), so the YAML around it reads the same.
+const OVERLAY_PLACEHOLDER: &str = "capz-overlay-placeholder-b1d3e5";
+
+/// Puts the kept objects in place of their placeholders; Err on a placeholder seen twice or out of range.
+fn splice_overlays(value: &mut Value, overlays: &mut [Option<Value>]) -> Result<(), ()> {
+    match value {
+        Value::Object(map) if map.len() == 1 && map.contains_key(OVERLAY_PLACEHOLDER) => {
+            let index = map.get(OVERLAY_PLACEHOLDER).and_then(Value::as_u64).ok_or(())?;
+            let index = usize::try_from(index).map_err(|_| ())?;
+            *value = overlays.get_mut(index).and_then(Option::take).ok_or(())?;
+        }
+        Value::Array(items) => {
+            for item in items {
+                splice_overlays(item, overlays)?;
+            }
+        }
+        Value::Object(map) => {
+            for item in map.values_mut() {
+                splice_overlays(item, overlays)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// True when the JSON text of `value`, read back as YAML, is `value` again: integers of i64, strings and keys
+/// without characters YAML reads specially in double quotes or refuses raw, keys short enough to be implicit.
+fn reads_back_exactly(value: &Value) -> bool {
+    let plain_text = |text: &str| {
+        !text
+            .chars()
+            .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'))
+    };
+    match value {
+        Value::Null | Value::Bool(_) => true,
+        Value::Number(number) => number.is_i64(),
+        Value::String(text) => plain_text(text),
+        Value::Array(items) => items.iter().all(reads_back_exactly),
+        Value::Object(map) => {
+            map.iter().all(|(key, item)| key.len() < 1000 && plain_text(key) && reads_back_exactly(item))
+        }
+    }
+}
+
 /// `{% filter overlay(patch) %}object as YAML{% endfilter %}` -> the merged object as one-line JSON.
 fn overlay_filter(body: String, patch: JinjaValue) -> Result<JinjaValue, Error> {
     let mut value = manifest::parse_plain_value(&dedent(&body), "overlay block").map_err(|err| {
@@ -255,8 +330,19 @@ fn overlay_filter(body: String, patch: JinjaValue) -> Result<JinjaValue, Error> 
         return Err(Error::new(ErrorKind::InvalidOperation, "the block of `overlay` must be a YAML mapping"));
     }
     merge_patch(&mut value, &patch);
+    let kept = OVERLAYS.with(|overlays| match overlays.borrow_mut().as_mut() {
+        // (An empty object's JSON `{}` is an empty document, which is dropped: printed as JSON.)
+        Some(kept) if value.as_object().is_some_and(|map| !map.is_empty()) && reads_back_exactly(&value) => {
+            kept.push(std::mem::take(&mut value));
+            Some(kept.len() - 1)
+        }
+        _ => None,
+    });
     // The newline after `{% endfilter %}` is trimmed; put it back so the next line stays a line.
-    Ok(JinjaValue::from_safe_string(format!("{value}\n")))
+    Ok(JinjaValue::from_safe_string(match kept {
+        Some(index) => format!("{{\"{OVERLAY_PLACEHOLDER}\": {index}}}\n"),
+        None => format!("{value}\n"),
+    }))
 }
 
 fn b64decode_filter(text: String) -> Result<String, Error> {
@@ -347,6 +433,81 @@ mod tests {
             err("badyaml.yaml.j2")
         );
         assert!(err("nope.yaml.j2").contains("template not found"), "{}", err("nope.yaml.j2"));
+    }
+
+    /// Every embedded flavor, with overlays that are kept aside and overlays that are not (a float, a
+    /// multi-line string): the spliced documents are the documents of the JSON text read back as YAML.
+    #[test]
+    fn spliced_overlays_give_the_documents_of_the_json_text() {
+        use crate::params::{Inputs, merge, resolve};
+        let engine = Engine::new(None);
+        let env: std::collections::BTreeMap<String, String> = [
+            ("AZURE_SUBSCRIPTION_ID", "00000000-0000-0000-0000-000000000000"),
+            ("AZURE_TENANT_ID", "11111111-1111-1111-1111-111111111111"),
+            ("AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY", "22222222-2222-2222-2222-222222222222"),
+            ("AZURE_LOCATION", "westeurope"),
+            ("KUBERNETES_VERSION", "v1.33.2"),
+            ("AZURE_RESOURCE_GROUP", "demo-rg"),
+            ("CLUSTER_CLASS_NAME", "demo-class"),
+            ("CLUSTER_IDENTITY_NAME", "cluster-identity"),
+            ("AZURE_NODE_MACHINE_TYPE", "Standard_D4s_v5"),
+            ("ASO_CREDENTIAL_SECRET_NAME", "aso-credentials"),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_string(), value.to_string()))
+        .collect();
+        let sets: [&[&str]; 3] = [
+            &[],
+            &[
+                "maintenance.enabled=true",
+                "managedCluster.spec.sku.tier=Standard",
+                "pools[0].agentPool.spec.maxPods=50",
+            ],
+            &["managedCluster.spec.ratio=0.5", "resourceGroup.spec.note=\"a\\nb\"", "maintenance.enabled=true"],
+        ];
+        let mut spliced = std::collections::BTreeSet::new();
+        for flavor_name in engine.source().flavor_names() {
+            let flavor = crate::render::load_flavor(engine.source(), &flavor_name).unwrap();
+            for set in sets {
+                let inputs = Inputs {
+                    env: env.clone(),
+                    set: set.iter().map(ToString::to_string).collect(),
+                    cluster_name: (!flavor_name.ends_with("clusterclass")).then(|| "demo".into()),
+                    ..Inputs::default()
+                };
+                let Ok(params) = merge(&inputs)
+                    .and_then(|layered| resolve(&layered, &flavor.name, &flavor.required, &flavor.unsupported))
+                else {
+                    continue;
+                };
+                for capi in [crate::render::CapiVersion::V1beta1, crate::render::CapiVersion::V1beta2] {
+                    let context = crate::render::flavors::context(&flavor.name, &params, capi);
+                    for name in &flavor.templates {
+                        let plain = manifest::parse_plain_documents(
+                            &engine.render_text(name, &context).unwrap(),
+                            &format!("<rendered {name}>"),
+                        )
+                        .unwrap();
+                        if engine.render_documents_spliced(name, &context).is_some() {
+                            spliced.insert(flavor_name.clone());
+                        }
+                        let rendered = engine.render_documents(name, &context).unwrap();
+                        let values = |docs: &[Document]| docs.iter().map(|d| d.value.clone()).collect::<Vec<_>>();
+                        assert_eq!(values(&rendered), values(&plain), "{name} {set:?} {capi:?}");
+                    }
+                }
+            }
+        }
+        let with_overlays = ["aks", "aks-aso"];
+        assert!(with_overlays.iter().all(|f| spliced.contains(*f)), "overlays kept aside in {spliced:?} only");
+    }
+
+    #[test]
+    fn overlays_that_json_would_retype_are_printed_as_json() {
+        assert!(reads_back_exactly(&json!({"a": [1, -2, true, null, "text", {"b": "ü"}]})));
+        for value in [json!({"a": 0.5}), json!({"a": u64::MAX}), json!({"a": "x\u{85}y"}), json!({"a\nb": 1})] {
+            assert!(!reads_back_exactly(&value), "{value}");
+        }
     }
 
     #[test]
