@@ -91,6 +91,22 @@ fn stdin_is_read_with_dash() {
     );
 }
 
+/// `validate <(kustomize build)` and `validate /dev/stdin`: a pipe has no canonical path (`/proc/self/fd/0` links to
+/// `pipe:[…]`), and was an input error ("No such file or directory") before.
+#[test]
+fn a_pipe_given_by_path_is_read() {
+    let output = Command::cargo_bin("kubectl-capz")
+        .unwrap()
+        .args(["validate", "/dev/stdin"])
+        .write_stdin("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: Bad_Name\n")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.starts_with("/dev/stdin:4: error: Namespace/Bad_Name: /metadata/name: invalid name"), "{stdout}");
+}
+
 #[test]
 fn user_crds_follow_api_server_semantics() {
     let crds = "tests/fixtures/validate/crds";

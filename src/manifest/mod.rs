@@ -214,7 +214,13 @@ impl FileWalk {
     fn files(&mut self, path: &Path) -> Result<Vec<PathBuf>, ManifestError> {
         let read_error = |source| ManifestError::Read { path: path.to_path_buf(), source };
         let metadata = std::fs::metadata(path).map_err(read_error)?;
-        let canonical = std::fs::canonicalize(path).map_err(read_error)?;
+        // A pipe (`validate <(kustomize build)`, `/dev/stdin`) has no canonical path (`/proc/self/fd/N` links to
+        // `pipe:[…]`): it is read once under the name it was given.
+        let canonical = match std::fs::canonicalize(path) {
+            Ok(canonical) => canonical,
+            Err(_) if !metadata.is_dir() => path.to_path_buf(),
+            Err(source) => return Err(read_error(source)),
+        };
         if !self.seen.insert(canonical) {
             return Ok(Vec::new());
         }

@@ -125,7 +125,9 @@ fn flush(
 fn stream_file(file: &Path, batch_bytes: usize, on_batch: &mut dyn FnMut(Batch)) -> Result<Arc<str>, ManifestError> {
     let read_error = |source| ManifestError::Read { path: file.to_path_buf(), source };
     let source: Arc<str> = Arc::from(file.display().to_string());
-    if !can_stream(file, batch_bytes).map_err(read_error)? {
+    // A pipe (`/dev/stdin`, `<(kustomize build)`) can be read only once: whole, without the streaming probe.
+    let regular = std::fs::metadata(file).map_err(read_error)?.is_file();
+    if !regular || !can_stream(file, batch_bytes).map_err(read_error)? {
         let bytes = std::fs::read(file).map_err(read_error)?;
         return Ok(stream_bytes(bytes, source, batch_bytes, on_batch));
     }
