@@ -342,9 +342,12 @@ pub(crate) fn escape(token: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A pattern and the function matching it by hand.
+    type HandWritten = (&'static str, fn(&str) -> bool);
+
     #[test]
     fn hand_written_patterns_match_the_regexes() {
-        let patterns: [(&str, fn(&str) -> bool); 4] = [
+        let patterns: [HandWritten; 4] = [
             (r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", is_dns1123_label),
             (r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$", is_dns1123_subdomain),
             (r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$", is_qualified_name_part),
