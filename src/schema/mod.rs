@@ -14,6 +14,7 @@ mod formats;
 mod go_regex;
 mod issue;
 mod meta;
+mod packed;
 mod removed_apis;
 
 use std::fmt;

@@ -1,6 +1,6 @@
-//! The schema registry: per-GVK schemas embedded from `schemas/gvk/<folder>/` (deflated per file by build.rs),
-//! those of one target's schema releases and one Kubernetes release's built-in kinds only, inflated and parsed
-//! on first use, plus CRDs the user adds (`--crds DIR`, or fetched from a cluster), which win.
+//! The schema registry: per-GVK schemas embedded from `schemas/gvk/<folder>/` (pre-parsed per file by build.rs),
+//! those of one target's schema releases and one Kubernetes release's built-in kinds only, decoded on first
+//! use, plus CRDs the user adds (`--crds DIR`, or fetched from a cluster), which win.
 //! Shared by the threads of one run (`Sync`): every schema is parsed once per process.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -10,7 +10,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use serde_json::Value;
 
 use super::embedded::{self, KUBERNETES_VERSIONS};
-use super::{Gvk, KindSchema, SchemaError, import, releases};
+use super::{Gvk, KindSchema, SchemaError, import, packed, releases};
 use crate::manifest;
 use crate::versions::{self, Target};
 
@@ -269,178 +269,17 @@ fn load_embedded(folders: &[&str], gvk: &Gvk, without_status: bool) -> Result<Op
         return Ok(None);
     }
     let relative = format!("{}/{}/{}.json", group_dir(&gvk.group), gvk.version, gvk.kind);
-    let Some((path, contents)) = folders.iter().find_map(|folder| {
+    let Some((path, tree)) = folders.iter().find_map(|folder| {
         let path = format!("gvk/{folder}/{relative}");
-        embedded::file(&path).map(|contents| (path, contents))
+        embedded::tree(&path).map(|tree| (path, tree))
     }) else {
         return Ok(None);
     };
-    let contents = contents.map_err(|message| SchemaError::Embedded { path: path.clone(), message })?;
-    let embedded = |err: serde_json::Error| SchemaError::Embedded { path: path.clone(), message: err.to_string() };
-    if without_status {
-        let lean: lean::LeanKind = serde_json::from_slice(&contents).map_err(embedded)?;
-        if let Some(kind) = lean.into_kind() {
-            return Ok(Some(Arc::new(kind)));
-        }
+    let corrupt = |message: String| SchemaError::Embedded { path: path.clone(), message };
+    if without_status && let Some(kind) = packed::read_kind_without_status(tree).map_err(corrupt)? {
+        return Ok(Some(Arc::new(kind)));
     }
-    let kind: KindSchema = serde_json::from_slice(&contents).map_err(embedded)?;
-    Ok(Some(Arc::new(kind)))
-}
-
-/// Reading an embedded schema without the subtree of its root `status` property: the subtree is
-/// skipped by the JSON reader (no values built) and replaced by an empty schema.
-mod lean {
-    use std::fmt;
-
-    use serde::Deserialize;
-    use serde::de::{IgnoredAny, MapAccess, Visitor};
-    use serde_json::{Map, Value};
-
-    use crate::schema::KindSchema;
-
-    /// An embedded schema file (the fields of [`KindSchema`]) with a lean `schema`.
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    pub(super) struct LeanKind {
-        group: String,
-        version: String,
-        kind: String,
-        plural: String,
-        scope: String,
-        #[serde(default)]
-        status_subresource: bool,
-        #[serde(default)]
-        deprecation_warning: Option<String>,
-        #[serde(default)]
-        cel: bool,
-        #[serde(default)]
-        typed: bool,
-        schema: LeanSchema,
-    }
-
-    impl LeanKind {
-        /// The kind, unless its `status` schema has a default (an object without status would get
-        /// one): then the caller reads the whole schema.
-        pub(super) fn into_kind(self) -> Option<KindSchema> {
-            if self.schema.status_has_default {
-                return None;
-            }
-            Some(KindSchema {
-                group: self.group,
-                version: self.version,
-                kind: self.kind,
-                plural: self.plural,
-                scope: self.scope,
-                status_subresource: self.status_subresource,
-                deprecation_warning: self.deprecation_warning,
-                cel: self.cel,
-                typed: self.typed,
-                schema: self.schema.value,
-                status_omitted: self.schema.status_omitted,
-            })
-        }
-    }
-
-    struct LeanSchema {
-        value: Value,
-        status_omitted: bool,
-        status_has_default: bool,
-    }
-
-    impl<'de> Deserialize<'de> for LeanSchema {
-        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            deserializer.deserialize_map(RootVisitor)
-        }
-    }
-
-    struct RootVisitor;
-
-    impl<'de> Visitor<'de> for RootVisitor {
-        type Value = LeanSchema;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a structural schema")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LeanSchema, A::Error> {
-            let mut out = Map::new();
-            let mut status_omitted = false;
-            let mut status_has_default = false;
-            while let Some(key) = map.next_key::<String>()? {
-                if key == "properties" {
-                    let properties = map.next_value::<LeanProperties>()?;
-                    status_omitted = properties.status_omitted;
-                    status_has_default = properties.status_has_default;
-                    out.insert(key, Value::Object(properties.value));
-                } else {
-                    out.insert(key, map.next_value::<Value>()?);
-                }
-            }
-            Ok(LeanSchema { value: Value::Object(out), status_omitted, status_has_default })
-        }
-    }
-
-    struct LeanProperties {
-        value: Map<String, Value>,
-        status_omitted: bool,
-        status_has_default: bool,
-    }
-
-    impl<'de> Deserialize<'de> for LeanProperties {
-        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            deserializer.deserialize_map(PropertiesVisitor)
-        }
-    }
-
-    struct PropertiesVisitor;
-
-    impl<'de> Visitor<'de> for PropertiesVisitor {
-        type Value = LeanProperties;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("schema properties")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LeanProperties, A::Error> {
-            let mut value = Map::new();
-            let mut status_omitted = false;
-            let mut status_has_default = false;
-            while let Some(key) = map.next_key::<String>()? {
-                if key == "status" {
-                    status_has_default = map.next_value::<StatusHead>()?.has_default;
-                    status_omitted = true;
-                    value.insert(key, Value::Object(Map::new()));
-                } else {
-                    value.insert(key, map.next_value::<Value>()?);
-                }
-            }
-            Ok(LeanProperties { value, status_omitted, status_has_default })
-        }
-    }
-
-    /// The `status` schema, skipped; only whether it has a default is kept.
-    struct StatusHead {
-        has_default: bool,
-    }
-
-    impl<'de> Deserialize<'de> for StatusHead {
-        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            deserializer.deserialize_map(StatusVisitor)
-        }
-    }
-
-    struct StatusVisitor;
-
-    impl<'de> Visitor<'de> for StatusVisitor {
-        type Value = StatusHead;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("the status schema")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StatusHead, A::Error> {
-            let mut has_default = false;
-            while let Some(key) = map.next_key::<String>()? {
-                has_default |= key == "default";
-                map.next_value::<IgnoredAny>()?;
-            }
-            Ok(StatusHead { has_default })
-        }
-    }
+    Ok(Some(Arc::new(packed::read_kind(tree).map_err(corrupt)?)))
 }
 
 #[cfg(test)]
@@ -516,19 +355,66 @@ mod tests {
         assert!(Registry::embedded().with_kubernetes_version(&format!("{newest}0")).is_err());
     }
 
-    #[test]
-    fn every_embedded_file_inflates_to_a_kind_schema() {
-        let mut count = 0;
-        for (path, packed, size) in embedded::sizes() {
-            let bytes = embedded::file(path).unwrap().unwrap();
-            assert_eq!(bytes.len(), size as usize, "{path}");
-            assert!(packed < size, "{path}");
-            let kind: KindSchema = serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
-            assert!(path.ends_with(&format!("/{}/{}.json", kind.version, kind.kind)), "{path}");
-            count += 1;
+    /// Every `*.json` file below `dir`, relative to `root` with `/`.
+    fn json_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                json_files(root, &path, out);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                let relative = path.strip_prefix(root).unwrap();
+                out.push(relative.components().map(|c| c.as_os_str().to_str().unwrap()).collect::<Vec<_>>().join("/"));
+            }
         }
-        assert!(count > 150, "{count}");
-        assert!(embedded::file("gvk/nope/v1/Nope.json").is_none());
+    }
+
+    /// The same `Value`s, keys in the same order.
+    fn assert_same_kind(decoded: &KindSchema, expected: &KindSchema, path: &str) {
+        assert_eq!(decoded, expected, "{path}");
+        let text = |kind: &KindSchema| serde_json::to_string(kind).unwrap();
+        assert_eq!(text(decoded), text(expected), "{path}: order of keys");
+    }
+
+    #[test]
+    fn every_embedded_tree_decodes_to_exactly_what_the_json_reader_gives() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
+        let mut on_disk = Vec::new();
+        json_files(&root, &root.join("gvk"), &mut on_disk);
+        on_disk.sort();
+        let embedded: Vec<&str> = embedded::sizes().map(|(path, _)| path).collect();
+        assert_eq!(embedded, on_disk);
+        assert!(embedded.len() >= 204, "{}", embedded.len());
+        let (mut whole, mut without_status, mut status_with_default) = (0, 0, 0);
+        for (path, size) in embedded::sizes() {
+            let json = std::fs::read(root.join(path)).unwrap();
+            let expected: KindSchema = serde_json::from_slice(&json).unwrap_or_else(|e| panic!("{path}: {e}"));
+            let tree = embedded::tree(path).unwrap();
+            assert!((size as usize) < json.len() / 2, "{path}: a tree of {size} bytes for {} of JSON", json.len());
+            assert!(path.ends_with(&format!("/{}/{}.json", expected.version, expected.kind)), "{path}");
+            assert_same_kind(&packed::read_kind(tree).unwrap(), &expected, path);
+            whole += 1;
+            // Without status: what the JSON reader gives with the status schema emptied.
+            let mut lean = expected.clone();
+            let status = lean.schema.pointer_mut("/properties/status");
+            let status_default = status.as_ref().map(|status| status.get("default").is_some());
+            if let Some(status) = status {
+                *status = Value::Object(serde_json::Map::new());
+                lean.status_omitted = true;
+            }
+            match (packed::read_kind_without_status(tree).unwrap(), status_default) {
+                (None, Some(true)) => status_with_default += 1,
+                (Some(decoded), None | Some(false)) => {
+                    assert_same_kind(&decoded, &lean, path);
+                    without_status += usize::from(decoded.status_omitted);
+                }
+                (decoded, _) => panic!("{path}: {:?} without status", decoded.map(|k| k.status_omitted)),
+            }
+        }
+        assert_eq!(whole, on_disk.len());
+        assert!(without_status > 100, "{without_status}");
+        assert!(embedded::tree("gvk/nope/v1/Nope.json").is_none());
+        // Flux's kinds default their status (`observedGeneration: -1`): those are read whole.
+        assert_eq!(status_with_default, 11);
     }
 
     #[test]
