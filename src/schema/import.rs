@@ -382,7 +382,7 @@ fn readme(
          `description`s of schema nodes removed, `conversion: None`, cert-manager CA injection dropped, unserved \
          versions dropped). Every served version and every `x-kubernetes-*` extension is kept.\n\
          - `gvk/<folder>/<group>/<version>/<Kind>.json` (`core` = the core group): one schema per served version, \
-         embedded in the binary deflated file by file (build.rs) and inflated and compiled on first use.\n\
+         embedded in the binary as pre-parsed trees (build.rs) and decoded and compiled on first use.\n\
          - `gvk/kubernetes-<version>/`: one schema per kind kube-apiserver serves by default (alpha and beta group \
          versions are off by default), from the OpenAPI v3 documents: every `$ref` inlined (a recursive reference \
          becomes a free-form value), descriptions and defaults dropped, `x-kubernetes-*` kept, `int32` fields \
