@@ -203,8 +203,8 @@ fn start() -> ApiServer {
     start_from(&bin, &[crd_fixture_dir()], audit_log, dir)
 }
 
-/// Starts kube-testenv with the kube-apiserver and etcd of `bin_dir_override` and waits for READY.
-fn start_from(bin_dir_override: &Path, crd_dirs: &[PathBuf], audit_log: PathBuf, dir: tempfile::TempDir) -> ApiServer {
+/// Starts kube-testenv with the kube-apiserver and etcd of `server_bin_dir` and waits for READY.
+fn start_from(server_bin_dir: &Path, crd_dirs: &[PathBuf], audit_log: PathBuf, dir: tempfile::TempDir) -> ApiServer {
     let bin_dir = repo_root().join("tools/kube-testenv/bin");
     for name in ["kube-testenv", "kube-apiserver", "etcd"] {
         let path = bin_dir.join(name);
@@ -221,7 +221,7 @@ fn start_from(bin_dir_override: &Path, crd_dirs: &[PathBuf], audit_log: PathBuf,
     for dir in crd_dirs {
         cmd.arg("-crd-dir").arg(dir);
     }
-    cmd.arg("-bin-dir").arg(bin_dir_override);
+    cmd.arg("-bin-dir").arg(server_bin_dir);
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
