@@ -1,5 +1,5 @@
 //! The fuzz targets' bodies, shared by the cargo-fuzz binaries (fuzz/fuzz_targets/) and by
-//! tests/fuzz_regressions.rs, which replays fuzz/regressions/<target>/* on stable Rust.
+//! tests/corpora/fuzz_regressions.rs, which replays fuzz/regressions/<target>/* on stable Rust.
 //!
 //! Each function takes arbitrary bytes and must return without panicking, looping or allocating
 //! without bound, whatever the input. Errors are fine; crashes are bugs.

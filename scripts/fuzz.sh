@@ -2,7 +2,7 @@
 # Runs every cargo-fuzz target in fuzz/ for a given time each (default 60 s), seeded from
 # fuzz/seeds/<target>, fuzz/regressions/<target> and the repository's fixtures, and prints the
 # execution count libFuzzer reports. Crashes land in fuzz/artifacts/<target>/: copy each into
-# fuzz/regressions/<target>/ once fixed (tests/fuzz_regressions.rs replays them on stable).
+# fuzz/regressions/<target>/ once fixed (tests/corpora/fuzz_regressions.rs replays them on stable).
 #
 # Needs nightly Rust and cargo-fuzz (`cargo install cargo-fuzz`).
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]

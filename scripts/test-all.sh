@@ -4,11 +4,12 @@
 #      when rustfmt and clippy are installed;
 #   1. builds the real kube-apiserver + etcd for the live tests (tools/kube-testenv/build.sh; a no-op
 #      when they are up to date, 5-20 minutes the very first time on 2 cores);
-#   2. builds krew v0.5.0 and its manifest validator for tests/krew.rs (tools/krew/build.sh; seconds when warm),
+#   2. builds krew v0.5.0 and its manifest validator for tests/tooling/krew.rs (tools/krew/build.sh; seconds when warm),
 #      and helm v3.18.6 for the repository-mode tests (tools/helm/build.sh; a few minutes cold, a second warm);
 #   3. cargo test --all-targets --no-fail-fast (every test binary runs even after a failure, so one run
-#      reports everything; live test binaries each start their own API server from those binaries).
-# Extra arguments go to cargo test, e.g. `scripts/test-all.sh --test live_apiserver`.
+#      reports everything). The integration tests are five harnesses, tests/{cli,referee,corpora,live,tooling}/main.rs;
+#      the live one starts one API server from those binaries for all its tests.
+# Extra arguments go to cargo test, e.g. `scripts/test-all.sh --test live live_apiserver`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +25,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
   else
-    echo "warning: ${missing[*]} missing: install them, or tests/completion.rs fails" >&2
+    echo "warning: ${missing[*]} missing: install them, or tests/tooling/completion.rs fails" >&2
   fi
 fi
 
@@ -47,7 +48,7 @@ t0=$SECONDS
 tools/kube-testenv/build.sh
 echo "kube-testenv ready after $((SECONDS - t0))s" >&2
 
-step "krew tools: krew and validate-krew-manifest v0.5.0 for tests/krew.rs"
+step "krew tools: krew and validate-krew-manifest v0.5.0 for tests/tooling/krew.rs"
 t0=$SECONDS
 tools/krew/build.sh
 echo "krew tools ready after $((SECONDS - t0))s" >&2

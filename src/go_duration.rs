@@ -2,7 +2,7 @@
 //!
 //! The grammar is `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` or a lone `0`, with the units ns, us, µs (U+00B5), μs (U+03BC),
 //! ms, s, m and h. Like Go, the text is read byte by byte: only ASCII digits count as digits.
-//! Replayed against Go's own answers in `tests/go_duration_referee.rs`.
+//! Replayed against Go's own answers in `tests/referee/go_duration_referee.rs`.
 
 use thiserror::Error;
 

@@ -1,4 +1,4 @@
-//! Fuzz target `envsubst`: see `harness::envsubst` (shared with tests/fuzz_regressions.rs).
+//! Fuzz target `envsubst`: see `harness::envsubst` (shared with tests/corpora/fuzz_regressions.rs).
 #![no_main]
 
 #[path = "../harness.rs"]

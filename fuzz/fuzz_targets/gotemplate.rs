@@ -1,4 +1,4 @@
-//! Fuzz target `gotemplate`: see `harness::gotemplate` (shared with tests/fuzz_regressions.rs).
+//! Fuzz target `gotemplate`: see `harness::gotemplate` (shared with tests/corpora/fuzz_regressions.rs).
 #![no_main]
 
 #[path = "../harness.rs"]

@@ -1,4 +1,4 @@
-//! Fuzz target `manifest_roundtrip`: see `harness::manifest_roundtrip` (shared with tests/fuzz_regressions.rs).
+//! Fuzz target `manifest_roundtrip`: see `harness::manifest_roundtrip` (shared with tests/corpora/fuzz_regressions.rs).
 #![no_main]
 
 #[path = "../harness.rs"]

@@ -1,4 +1,4 @@
-//! Fuzz target `params`: see `harness::params` (shared with tests/fuzz_regressions.rs).
+//! Fuzz target `params`: see `harness::params` (shared with tests/corpora/fuzz_regressions.rs).
 #![no_main]
 
 #[path = "../harness.rs"]

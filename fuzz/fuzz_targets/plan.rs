@@ -1,4 +1,4 @@
-//! Fuzz target `plan`: see `harness::plan` (shared with tests/fuzz_regressions.rs).
+//! Fuzz target `plan`: see `harness::plan` (shared with tests/corpora/fuzz_regressions.rs).
 #![no_main]
 
 #[path = "../harness.rs"]

@@ -1,4 +1,4 @@
-//! Fuzz target `validate`: see `harness::validate` (shared with tests/fuzz_regressions.rs).
+//! Fuzz target `validate`: see `harness::validate` (shared with tests/corpora/fuzz_regressions.rs).
 #![no_main]
 
 #[path = "../harness.rs"]

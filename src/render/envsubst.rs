@@ -4,7 +4,7 @@
 //! missing-variable check.
 //!
 //! The port keeps upstream's quirks on purpose (they are checked against clusterctl itself by
-//! `tests/envsubst_conformance.rs`): every default operator (`= := :- :? :+`) means "value if
+//! `tests/referee/envsubst_conformance.rs`): every default operator (`= := :- :? :+`) means "value if
 //! non-empty, else the default"; `${V-d}` and `${V+d}` are parse errors; lengths, offsets and trims
 //! work on bytes, so they can cut a multi-byte character; a NUL character ends the template; only
 //! `${` starts an expression and `$$` is `$` at top level. The one deliberate difference: a negative

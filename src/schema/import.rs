@@ -368,8 +368,8 @@ fn readme(
     let mut text = String::from(
         "# schemas/ (generated: do not edit)\n\n\
          Written by `kubectl-capz import-schemas --from upstream-crds --fetched target/schema-inputs --out schemas` \
-         after `tools/schema-inputs/fetch.sh`; `tests/importer.rs` regenerates it and fails if anything here \
-         differs. Inputs: the committed `upstream-crds/` (CAPI, CAPZ, ASO; Go module and path of each in \
+         after `tools/schema-inputs/fetch.sh`; `tests/tooling/importer.rs` regenerates it and fails if anything \
+         here differs. Inputs: the committed `upstream-crds/` (CAPI, CAPZ, ASO; Go module and path of each in \
          `upstream-crds/SOURCES.md`, rewritten by `tools/target-crds/gen.sh`) and what `tools/schema-inputs/fetch.sh` \
          fetches from the Go module proxy into a cache (`target/schema-inputs`: Kubernetes' OpenAPI v3 documents, \
          the Flux and Argo CD CRDs; see `tools/schema-inputs/README.md`).\n\n\

@@ -952,7 +952,7 @@ status:
 
     /// kube-apiserver 1.36 stores `tags: {env: null, team: a}` of a ResourceGroup (tags: additionalProperties
     /// string) as `tags: {team: a}`: a null map value is pruned like a null property; a null list item is
-    /// not (rejected), seen in tests/live_validate.rs.
+    /// not (rejected), seen in tests/live/live_validate.rs.
     #[test]
     fn null_map_values_are_pruned_null_list_items_rejected() {
         let group = "apiVersion: resources.azure.com/v1api20200601
@@ -990,7 +990,7 @@ spec:
 
     /// kube-apiserver 1.36, create with fieldValidation=Strict on a kind with the status subresource:
     /// `status.ready: maybe` is accepted (status is dropped before validation), `status.whatever` is
-    /// rejected by the strict decoder (`unknown field "status.whatever"`), seen in tests/live_validate.rs.
+    /// rejected by the strict decoder (`unknown field "status.whatever"`), seen in tests/live/live_validate.rs.
     #[test]
     fn dropped_status_is_not_validated_but_its_undeclared_fields_are_rejected() {
         assert_eq!(errors(&format!("{WITH_STATUS}  ready: maybe\n")), vec![]);

@@ -1,6 +1,6 @@
 //! Flux `Kustomization`s (kustomize.toolkit.fluxcd.io) of a repository: the path each one builds, and its
 //! post-build variable substitution with the kustomize-controller's semantics (github.com/fluxcd/pkg/kustomize
-//! `SubstituteVariables`; checked against it by tests/flux_substitute_referee.rs).
+//! `SubstituteVariables`; checked against it by tests/referee/flux_substitute_referee.rs).
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;

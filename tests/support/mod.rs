@@ -1,19 +1,26 @@
-//! Test support for live tests: one real kube-apiserver + etcd per test binary (tools/kube-testenv), a fresh
-//! namespace per test, and the real `kubectl` pointed at that server.
+//! Shared by every test harness (tests/<area>/main.rs includes it with `#[path = "../support/mod.rs"] mod support;`):
+//! the repository root, the plugin binary, running it in CLI tests ([`cli_runner`]), and for live tests the ONE real
+//! kube-apiserver + etcd of a test binary (tools/kube-testenv) with a fresh namespace per test and the real `kubectl`
+//! pointed at that server.
 //!
-//! Use from a test binary with `mod support;`. The first call to [`apiserver`] starts
-//! `tools/kube-testenv/bin/kube-testenv` with the trimmed CRDs of `tests/fixtures/crds/` and waits for its
-//! `READY` line. The launcher's stdin stays open for the life of this process; when the test binary exits
-//! (or dies) the pipe closes and the launcher stops etcd and kube-apiserver and removes its temp dirs.
-//! Missing binaries are a test failure that says how to build them, never a skip.
+//! The first call to [`apiserver`] starts `tools/kube-testenv/bin/kube-testenv` with the trimmed CRDs of
+//! `tests/fixtures/crds/` (audit logging on, for [`audited_apiserver`]) and waits for its `READY` line. Tests that need
+//! more CRDs install them into that same server ([`apiserver_with_crds`]). The launcher's stdin stays open for the
+//! life of this process; when the test binary exits (or dies) the pipe closes and the launcher stops etcd and
+//! kube-apiserver and removes its temp dirs. Missing binaries are a test failure that says how to build them, never
+//! a skip.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod cli_runner;
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 /// How long the launcher may take to start etcd and kube-apiserver and install the CRDs. Generous: the
@@ -22,6 +29,9 @@ const START_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// A running test control plane. Lives until the test process exits.
 pub struct ApiServer {
+    /// The audit log of the server (level Metadata: user, verb, URI and user agent of every request), one JSON
+    /// event per line.
+    pub audit_log: PathBuf,
     /// Admin kubeconfig (client certificate in `system:masters`).
     pub kubeconfig: PathBuf,
     /// Kubeconfig of an authenticated user without any RBAC rights: every resource request is 403.
@@ -31,11 +41,18 @@ pub struct ApiServer {
     /// Held, never written: closing it (process exit) tells the launcher to shut down.
     _stdin: Mutex<ChildStdin>,
     _child: Mutex<Child>,
+    /// The wrapper bin directory and the audit policy and log.
+    _dir: tempfile::TempDir,
 }
 
 /// The repository root (where Cargo.toml is).
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The plugin binary cargo built for this test run (`kubectl-capz`).
+pub fn capz_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_kubectl-capz"))
 }
 
 /// CAPZ's aks-aso flavor (tests/fixtures/capz) with its clusterctl variables substituted and every object
@@ -73,64 +90,121 @@ pub fn crd_fixture_names() -> Vec<String> {
     names
 }
 
-/// The shared API server of this test binary, started on first use.
+/// The shared API server of this test binary, started on first use. A test thread holds a shared claim on it
+/// until the test ends (see [`apiserver_exclusive`]).
 pub fn apiserver() -> &'static ApiServer {
+    claim(Claim::Shared);
+    server()
+}
+
+/// The shared API server, for a test that changes what every other test sees (controller Deployments that the
+/// plugin detects cluster-wide): it waits until the running live tests are done, and tests that start meanwhile wait
+/// until it is done. Call it first in the test, instead of [`apiserver`].
+pub fn apiserver_exclusive() -> &'static ApiServer {
+    claim(Claim::Exclusive);
+    server()
+}
+
+fn server() -> &'static ApiServer {
     static SERVER: OnceLock<ApiServer> = OnceLock::new();
-    SERVER.get_or_init(|| start(&[]))
+    SERVER.get_or_init(start)
 }
 
-fn start(extra_crd_dirs: &[PathBuf]) -> ApiServer {
-    let mut crd_dirs = vec![crd_fixture_dir()];
-    crd_dirs.extend(extra_crd_dirs.iter().cloned());
-    start_from(None, &crd_dirs)
+/// Which tests run while a test changes cluster-wide state.
+static CLUSTER_WIDE: RwLock<()> = RwLock::new(());
+
+enum Claim {
+    Shared,
+    Exclusive,
 }
 
-/// An API server with the CRDs of [`crd_fixture_dir`] and also those of `extra_crd_dir`, started on first
-/// use (one per test binary: later calls get the first server, whatever directory they name).
+enum Held {
+    Shared(RwLockReadGuard<'static, ()>),
+    Exclusive(RwLockWriteGuard<'static, ()>),
+}
+
+thread_local! {
+    /// The claim of the test running on this thread, released when the test's thread ends.
+    static HELD: RefCell<Option<Held>> = const { RefCell::new(None) };
+}
+
+/// Takes a claim for the test of this thread, once. Only test threads claim (libtest names them after the test,
+/// `module::test`): threads a test spawns must not wait for a claim their test already holds.
+fn claim(claim: Claim) {
+    if !std::thread::current().name().is_some_and(|name| name.contains("::")) {
+        return;
+    }
+    HELD.with(|held| {
+        let mut held = held.borrow_mut();
+        match (&*held, claim) {
+            (None, Claim::Shared) => {
+                *held = Some(Held::Shared(CLUSTER_WIDE.read().unwrap_or_else(PoisonError::into_inner)))
+            }
+            (None, Claim::Exclusive) => {
+                *held = Some(Held::Exclusive(CLUSTER_WIDE.write().unwrap_or_else(PoisonError::into_inner)))
+            }
+            (Some(Held::Shared(_)), Claim::Exclusive) => {
+                panic!("apiserver_exclusive() must come before any apiserver() call of the test")
+            }
+            (Some(_), _) => {}
+        }
+    });
+}
+
+/// The shared API server with the CRDs of [`crd_fixture_dir`] and also those of `extra_crd_dir`, installed into it
+/// at the first call naming that directory (server-side apply, then waiting until they are Established).
 pub fn apiserver_with_crds(extra_crd_dir: &Path) -> &'static ApiServer {
-    static SERVER: OnceLock<ApiServer> = OnceLock::new();
-    SERVER.get_or_init(|| start(&[extra_crd_dir.to_path_buf()]))
+    static INSTALLED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+    let api = apiserver();
+    let mut installed = INSTALLED.lock().unwrap_or_else(PoisonError::into_inner);
+    if !installed.contains(extra_crd_dir) {
+        let dir = extra_crd_dir.to_string_lossy();
+        api.kubectl_ok(&["apply", "--server-side", "--force-conflicts", "-f", &dir]);
+        api.kubectl_ok(&["wait", "--for=condition=Established", "--timeout=180s", "-f", &dir]);
+        installed.insert(extra_crd_dir.to_path_buf());
+    }
+    api
 }
 
-/// A control plane of its own (no CRDs) whose kube-apiserver writes an audit log (level Metadata:
-/// user, verb, URI and user agent of every request), for tests about what requests carry.
+/// The shared API server and its audit log, for tests about what requests carry.
 pub struct AuditedApiServer {
-    pub api: ApiServer,
-    /// The audit log: one JSON event per line.
+    pub api: &'static ApiServer,
+    /// The audit log: one JSON event per line (the last one may be still being written).
     pub audit_log: PathBuf,
-    _dir: tempfile::TempDir,
 }
 
-/// The audited control plane of this test binary, started on first use. kube-testenv runs the real
-/// kube-apiserver through a wrapper in a temporary bin directory that adds the audit flags.
-pub fn audited_apiserver() -> &'static AuditedApiServer {
-    static SERVER: OnceLock<AuditedApiServer> = OnceLock::new();
-    SERVER.get_or_init(|| {
-        let real = repo_root().join("tools/kube-testenv/bin");
-        let dir = tempfile::tempdir().expect("temp dir");
-        let bin = dir.path().join("bin");
-        std::fs::create_dir_all(&bin).unwrap();
-        let policy = dir.path().join("audit-policy.yaml");
-        std::fs::write(&policy, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n").unwrap();
-        let audit_log = dir.path().join("audit.log");
-        let wrapper = format!(
-            "#!/bin/sh\nexec '{}' \"$@\" --audit-policy-file='{}' --audit-log-path='{}'\n",
-            real.join("kube-apiserver").display(),
-            policy.display(),
-            audit_log.display()
-        );
-        std::fs::write(bin.join("kube-apiserver"), wrapper).unwrap();
-        let mut perms = std::fs::metadata(bin.join("kube-apiserver")).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-        std::fs::set_permissions(bin.join("kube-apiserver"), perms).unwrap();
-        std::os::unix::fs::symlink(real.join("etcd"), bin.join("etcd")).unwrap();
-        let api = start_from(Some(&bin), &[]);
-        AuditedApiServer { api, audit_log, _dir: dir }
-    })
+/// The shared API server with its audit log (the server always writes one).
+pub fn audited_apiserver() -> AuditedApiServer {
+    let api = apiserver();
+    AuditedApiServer { api, audit_log: api.audit_log.clone() }
 }
 
-/// Starts kube-testenv (with `-bin-dir` when given, else its own directory) and waits for READY.
-fn start_from(bin_dir_override: Option<&Path>, crd_dirs: &[PathBuf]) -> ApiServer {
+/// Starts the shared server: kube-testenv runs the real kube-apiserver through a wrapper in a temporary bin
+/// directory that adds the audit flags.
+fn start() -> ApiServer {
+    let real = repo_root().join("tools/kube-testenv/bin");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let policy = dir.path().join("audit-policy.yaml");
+    std::fs::write(&policy, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n").unwrap();
+    let audit_log = dir.path().join("audit.log");
+    let wrapper = format!(
+        "#!/bin/sh\nexec '{}' \"$@\" --audit-policy-file='{}' --audit-log-path='{}'\n",
+        real.join("kube-apiserver").display(),
+        policy.display(),
+        audit_log.display()
+    );
+    std::fs::write(bin.join("kube-apiserver"), wrapper).unwrap();
+    let mut perms = std::fs::metadata(bin.join("kube-apiserver")).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(bin.join("kube-apiserver"), perms).unwrap();
+    std::os::unix::fs::symlink(real.join("etcd"), bin.join("etcd")).unwrap();
+    start_from(&bin, &[crd_fixture_dir()], audit_log, dir)
+}
+
+/// Starts kube-testenv with the kube-apiserver and etcd of `server_bin_dir` and waits for READY.
+fn start_from(server_bin_dir: &Path, crd_dirs: &[PathBuf], audit_log: PathBuf, dir: tempfile::TempDir) -> ApiServer {
     let bin_dir = repo_root().join("tools/kube-testenv/bin");
     for name in ["kube-testenv", "kube-apiserver", "etcd"] {
         let path = bin_dir.join(name);
@@ -147,9 +221,7 @@ fn start_from(bin_dir_override: Option<&Path>, crd_dirs: &[PathBuf]) -> ApiServe
     for dir in crd_dirs {
         cmd.arg("-crd-dir").arg(dir);
     }
-    if let Some(dir) = bin_dir_override {
-        cmd.arg("-bin-dir").arg(dir);
-    }
+    cmd.arg("-bin-dir").arg(server_bin_dir);
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -214,7 +286,15 @@ fn start_from(bin_dir_override: Option<&Path>, crd_dirs: &[PathBuf]) -> ApiServe
     let server = server_of(&kubeconfig);
 
     let stdin = child.stdin.take().expect("piped stdin");
-    ApiServer { kubeconfig, forbidden_kubeconfig, server, _stdin: Mutex::new(stdin), _child: Mutex::new(child) }
+    ApiServer {
+        audit_log,
+        kubeconfig,
+        forbidden_kubeconfig,
+        server,
+        _stdin: Mutex::new(stdin),
+        _child: Mutex::new(child),
+        _dir: dir,
+    }
 }
 
 fn server_of(kubeconfig: &Path) -> String {
@@ -254,7 +334,8 @@ impl ApiServer {
         run_kubectl(&self.forbidden_kubeconfig, args, None)
     }
 
-    /// Creates a fresh namespace named `<prefix>-<n>` (unique within this test binary) and returns its name.
+    /// Creates a fresh namespace named `<prefix>-<n>` (unique within this test binary) and returns its name. Tests
+    /// share the server: each works in namespaces of its own.
     /// Namespaces are not deleted: the server has no namespace controller and is thrown away at exit.
     pub fn namespace(&self, prefix: &str) -> String {
         static NEXT: AtomicUsize = AtomicUsize::new(1);
@@ -320,7 +401,7 @@ fn expect_success(args: &[&str], out: Output) -> String {
 /// `kubectl-capz diff --kubeconfig KUBECONFIG ARGS...` without colours, an external diff program or the user's
 /// KUBECONFIG.
 pub fn capz_diff(kubeconfig: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubectl-capz"))
+    Command::new(capz_bin())
         .arg("diff")
         .arg("--kubeconfig")
         .arg(kubeconfig)

@@ -11,7 +11,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 (cd "$here" && go build -o "$work/argocd-normalizer-oracle" .)
 (cd "$root" && REGEN_ARGOCD_NORMALIZER_INPUT="$work/input.json" \
-  cargo test --test render_fleet_gitops argocd_normalizer_ignores_exactly_the_controller_fields -- --exact >/dev/null)
+  cargo test --test live render_fleet_gitops::argocd_normalizer_ignores_exactly_the_controller_fields -- --exact >/dev/null)
 mkdir -p "$root/tests/fixtures/argocd-normalizer"
 "$work/argocd-normalizer-oracle" "$work/input.json" > "$root/tests/fixtures/argocd-normalizer/recording.json"
 echo "wrote $root/tests/fixtures/argocd-normalizer/recording.json ($(grep -c '"ignoreDifferences":' "$root/tests/fixtures/argocd-normalizer/recording.json") cases)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gathers ASO's own samples (samples/<group>/ of the Go module github.com/Azure/azure-service-operator/v2) of the
 # groups CAPZ's --crd-pattern draws on most (containerservice, network, resources) for each ASO release whose samples
-# tests/aso_samples.rs checks, from the Go module proxy, into OUT (default: target/aso-samples of the repository),
+# tests/corpora/aso_samples.rs checks, from the Go module proxy, into OUT (default: target/aso-samples of the repository),
 # and prints OUT:
 #   OUT/<aso version>/<group>/<path below samples/<group>>.yaml   every sample file of the group, unchanged
 #   OUT/SOURCES                                                   module@version of each folder

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds tests/fixtures/envsubst/cli-cases.json: runs the real `clusterctl generate cluster --from`
 # (sigs.k8s.io/cluster-api v1.14.2) on every scenario of cli-scenarios.json and records stdout,
-# stderr and the exit code. tests/render_from_clusterctl.rs replays them against kubectl-capz.
+# stderr and the exit code. tests/cli/render_from_clusterctl.rs replays them against kubectl-capz.
 #
 # CLUSTERCTL=/path/to/clusterctl uses an existing binary; otherwise clusterctl is built from the Go
 # module proxy. `go install sigs.k8s.io/cluster-api/cmd/clusterctl@v1.14.2` refuses to (the module

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds tests/fixtures/go-duration/recordings.json: what Go's time.ParseDuration returns for
 # the cases in tests/fixtures/go-duration/cases.json and a deterministic set of generated ones.
-# Stdlib only; needs Go. CI never runs this: tests/go_duration_referee.rs replays the recordings.
+# Stdlib only; needs Go. CI never runs this: tests/referee/go_duration_referee.rs replays the recordings.
 # Usage: tools/go-duration-oracle/regen.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

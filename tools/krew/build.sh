@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds krew's own programs for tests/krew.rs into tools/krew/bin/ (gitignored):
+# Builds krew's own programs for tests/tooling/krew.rs into tools/krew/bin/ (gitignored):
 #   bin/krew                    sigs.k8s.io/krew/cmd/krew v0.5.0 (run as `kubectl krew`, KREW_ROOT in a temp dir)
 #   bin/validate-krew-manifest  sigs.k8s.io/krew/cmd/validate-krew-manifest v0.5.0 (krew-index's manifest check)
 # Both come from the Go module proxy through this consuming module (go.mod/go.sum pin v0.5.0; tools.go

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates tests/fixtures/crds/ (or the directory given as $1) from the project's imported CRDs
 # (schemas/crds/<folder>/ of the default target, written by `kubectl-capz import-schemas`), or from $CRD_SRC (files or directories of
-# upstream CRD YAML). The rules are in trim.go. tests/live_apiserver.rs runs this into a temp dir and
+# upstream CRD YAML). The rules are in trim.go. tests/live/live_apiserver.rs runs this into a temp dir and
 # fails if the committed fixtures differ. Needs bin/kube-testenv (build.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,7 +35,7 @@ mapfile -t inputs < <(find "${srcs[@]}" -name '*.yaml' -type f ! -name 'argoproj
 # CAPI serves v1beta1 and v1beta2; we STORE v1beta1, which our manifests and CAPZ's templates use. With
 # conversion None an object is only relabelled between versions and then pruned by the stored version's
 # schema: stored as v1beta2, a v1beta1 Cluster read back loses spec.controlPlaneRef.apiVersion (v1beta2
-# has apiGroup instead); tests/live_apiserver.rs checks that the round trip is exact.
+# has apiGroup instead); tests/live/live_apiserver.rs checks that the round trip is exact.
 # ASO: store the API versions CAPZ's templates use, so those objects read back exactly as applied.
 "$here/bin/kube-testenv" trim-crds -out "$out" \
   -storage cluster.x-k8s.io=v1beta1 \

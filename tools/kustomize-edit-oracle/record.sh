@@ -2,7 +2,7 @@
 # Records tests/fixtures/argo-kustomize-edit/cases.json: for each case of cases.input.json, the `kustomize edit`
 # sequence Argo CD's repo-server runs for the case's kustomize options, run with the real kustomize
 # (sigs.k8s.io/kustomize/kustomize/v5 v5.7.1, built by build.sh from the Go module proxy), then `kustomize build`.
-# tests/argo_kustomize_referee.rs replays the recordings; CI never runs this. Usage: tools/kustomize-edit-oracle/record.sh
+# tests/referee/argo_kustomize_referee.rs replays the recordings; CI never runs this. Usage: tools/kustomize-edit-oracle/record.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"

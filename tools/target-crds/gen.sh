@@ -6,7 +6,7 @@
 #   aso-<v>/    the CRDs of the kinds in the crd-pattern, generated from ASO's Go types with controller-gen
 #               (the flags of ASO's Taskfile: crd:crdVersions=v1,allowDangerousTypes=true), only for the
 #               api/ packages that hold those kinds
-# (ASO's own samples, the held-out cases of tests/aso_samples.rs, are fetched by tools/aso-samples/fetch.sh.) It
+# (ASO's own samples, the held-out cases of tests/corpora/aso_samples.rs, are fetched by tools/aso-samples/fetch.sh.) It
 # checks that CAPZ's own cluster-template-aks*.yaml of each release equal tests/fixtures/capz/ (the
 # templates the tests render and validate per target), listing any that differ.
 # Every CRD is trimmed by trim/ (schema descriptions and status dropped). ASO v2.19.0, which CAPZ v1.27.0

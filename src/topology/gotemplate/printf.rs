@@ -2,7 +2,7 @@
 //! and argument index Go accepts, with Go's `%!verb(type=value)` error forms) and `strconv.Quote`.
 //!
 //! Ported from the behaviour of Go's `fmt/print.go` and `fmt/format.go`; replayed against real Go
-//! in `tests/plan_gotemplate.rs`.
+//! in `tests/referee/plan_gotemplate.rs`.
 
 use super::limits;
 use super::value::{GoValue, format_float_g};

@@ -1,0 +1,136 @@
+//! The classic path's work grows linearly (issue 22), counted, never timed: translations of classic clusters
+//! (`capz::migrate::translations_on_this_thread`) and documents given to the rules
+//! (`capz::lint::documents_judged_on_this_thread`) for N and 2N clusters, and for many copies of one cluster.
+//! And copies of one object (issue 21, item 9): `duplicate-object`, each copy judged with its own directory.
+
+use capz::lint::{RuleSelection, StreamedBundle, check, documents_judged_on_this_thread};
+use capz::manifest::{Document, parse_documents};
+use capz::migrate::translations_on_this_thread;
+use capz::report::Finding;
+
+/// A classic cluster `c42` in `default` with control plane patches, two pools and an AzureClusterIdentity
+/// `cluster-identity` (every cluster of a rendered `aks` fleet carries its own copy of the identity).
+const CLUSTER: &str = include_str!("../fixtures/capz-translation/cases/42-cp-patch-order.yaml");
+
+/// Cluster `i` of a fleet: distinct names, spread over 4 namespaces.
+fn cluster(i: usize) -> String {
+    CLUSTER
+        .replace("c42", &format!("c{i}"))
+        .replace("namespace: \"default\"", &format!("namespace: \"team-{}\"", i % 4))
+}
+
+/// Work of the streamed rules (what `validate FILE...` runs) over `documents`: (translations, documents judged).
+fn streamed_work(documents: &[Document]) -> (usize, usize, Vec<Finding>) {
+    let (translations, judged) = (translations_on_this_thread(), documents_judged_on_this_thread());
+    let mut bundle = StreamedBundle::default();
+    bundle.add(documents);
+    let findings = bundle.check(&RuleSelection::default());
+    (translations_on_this_thread() - translations, documents_judged_on_this_thread() - judged, findings)
+}
+
+/// Translations of the whole-bundle rules (`render`, `migrate`, fleets) over `documents`.
+fn whole_bundle_translations(documents: &[Document]) -> usize {
+    let before = translations_on_this_thread();
+    check(documents, &RuleSelection::default());
+    translations_on_this_thread() - before
+}
+
+fn fleet(clusters: usize) -> Vec<Document> {
+    let text: String = (0..clusters).map(|i| cluster(i) + "\n---\n").collect();
+    parse_documents(&text, "fleet.yaml").unwrap()
+}
+
+#[test]
+fn work_per_classic_cluster_is_constant_from_n_to_2n_clusters() {
+    let (one_translations, one_judged, _) = streamed_work(&fleet(1));
+    assert!(one_translations > 0, "a cluster with patches is translated");
+    for n in [12, 24, 48] {
+        let documents = fleet(n);
+        let (translations, judged, _) = streamed_work(&documents);
+        assert_eq!(translations, n * one_translations, "{n} clusters: translations");
+        // Each cluster's group holds its own objects and the first copy of the identity; each identity copy is
+        // also judged alone. (The fleet used to put every copy of the identity of a namespace into the group of
+        // each cluster of that namespace: quadratic.)
+        assert_eq!(judged, n * one_judged, "{n} clusters: documents judged");
+        assert_eq!(whole_bundle_translations(&documents), n * one_translations, "{n} clusters, whole bundle");
+    }
+}
+
+#[test]
+fn copies_of_one_cluster_in_one_file_are_translated_once() {
+    let one = whole_bundle_translations(&parse_documents(CLUSTER, "one.yaml").unwrap());
+    for copies in [10, 40] {
+        // The copies differ (their location): each is reported, and the rules take the first, as lookups do.
+        let text: String =
+            (0..copies).map(|i| CLUSTER.replace("\"westeurope\"", &format!("\"region{i}\"")) + "\n---\n").collect();
+        let documents = parse_documents(&text, "copies.yaml").unwrap();
+        assert_eq!(whole_bundle_translations(&documents), one, "{copies} copies, whole bundle");
+        let (translations, _, findings) = streamed_work(&documents);
+        assert_eq!(translations, one, "{copies} copies, streamed");
+        let duplicates = findings.iter().filter(|f| f.rule == "duplicate-object").count();
+        assert_eq!(duplicates, copies - 1, "every copy of the control plane but the last: {findings:#?}");
+    }
+}
+
+/// Copy `i` of the cluster in its own directory `copy{i}/`, differing by location; `edit` changes it further.
+fn copies_in_directories(copies: usize, edit: impl Fn(usize, String) -> String) -> Vec<Document> {
+    let mut documents = Vec::new();
+    for i in 0..copies {
+        let text = edit(i, CLUSTER.replace("\"westeurope\"", &format!("\"region{i}\"")));
+        documents.extend(parse_documents(&text, &format!("copy{i}/cluster.yaml")).unwrap());
+    }
+    documents
+}
+
+#[test]
+fn copies_in_directories_are_each_judged_once_with_their_own_objects() {
+    let (one_translations, one_judged, _) = streamed_work(&parse_documents(CLUSTER, "copy0/cluster.yaml").unwrap());
+    for copies in [10, 40] {
+        let documents = copies_in_directories(copies, |_, text| text);
+        let (translations, judged, _) = streamed_work(&documents);
+        assert_eq!(translations, copies * one_translations, "{copies} copies: translations");
+        assert_eq!(judged, copies * one_judged, "{copies} copies: documents judged");
+        assert_eq!(whole_bundle_translations(&documents), copies * one_translations, "{copies} copies, whole bundle");
+    }
+}
+
+#[test]
+fn duplicate_object_names_the_copies_and_each_copy_gets_its_own_findings() {
+    // copy1's pools are both User pools: only copy1 lacks a System pool. Judged as one bundle (first copy wins),
+    // copy1's cluster would borrow copy0's pools and the finding would be lost.
+    let documents = copies_in_directories(3, |i, text| match i {
+        1 => text.replace("mode: \"System\"", "mode: \"User\""),
+        _ => text,
+    });
+    let whole = check(&documents, &RuleSelection::default());
+    let (_, _, mut streamed) = streamed_work(&documents);
+    streamed.sort_by(|a, b| {
+        (&a.source, a.line, &a.rule, &a.path, &a.message).cmp(&(&b.source, b.line, &b.rule, &b.path, &b.message))
+    });
+    assert_eq!(whole, streamed, "the whole-bundle and the streamed rules agree");
+    let system_pool: Vec<&str> =
+        whole.iter().filter(|f| f.rule == "aks-system-pool-required").map(|f| f.source.as_str()).collect();
+    assert!(!system_pool.is_empty() && system_pool.iter().all(|s| *s == "copy1/cluster.yaml"), "{whole:#?}");
+    let duplicates: Vec<&Finding> = whole.iter().filter(|f| f.rule == "duplicate-object").collect();
+    // The control plane differs in all three copies, copy1's pools from the others: reported on every copy but
+    // the last, which `kubectl apply` keeps.
+    let on = |object: &str| {
+        duplicates.iter().filter(|f| f.object == object).map(|f| (f.source.as_str(), f.line)).collect::<Vec<_>>()
+    };
+    assert_eq!(on("AzureManagedControlPlane/c42"), [("copy0/cluster.yaml", 19), ("copy1/cluster.yaml", 19)]);
+    assert_eq!(
+        on("AzureManagedMachinePool/c42-pool0"),
+        [("copy0/cluster.yaml", 63), ("copy1/cluster.yaml", 63)],
+        "{duplicates:#?}"
+    );
+    assert!(on("Cluster/c42").is_empty(), "identical copies are not reported");
+    let first = duplicates.iter().find(|f| f.object == "AzureManagedControlPlane/c42").unwrap();
+    assert_eq!(first.severity, capz::report::Severity::Warning);
+    assert!(
+        first.message.contains("is defined 3 times")
+            && first.message.contains("also at copy1/cluster.yaml:19, copy2/cluster.yaml:19")
+            && first.message.contains("keeps the last copy, at copy2/cluster.yaml:19"),
+        "{}",
+        first.message
+    );
+}

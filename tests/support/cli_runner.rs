@@ -1,0 +1,59 @@
+//! Running the plugin binary in CLI tests: an empty environment plus the variables a test gives,
+//! success and usage-error expectations, rendered YAML read back as values.
+
+use assert_cmd::Command;
+use capz::manifest::parse_documents;
+use serde_json::Value;
+
+/// The binary with only PATH and `env` in its environment.
+pub fn capz(env: &[(&str, &str)]) -> Command {
+    let mut cmd = Command::new(super::capz_bin());
+    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// Runs and expects success with nothing on stderr; returns stdout.
+pub fn run_ok(env: &[(&str, &str)], args: &[&str]) -> String {
+    let output = capz(env).args(args).output().unwrap();
+    assert!(
+        output.status.success(),
+        "exit {:?}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Runs and expects exit 2 with nothing on stdout; returns stderr.
+pub fn run_err(env: &[(&str, &str)], args: &[&str]) -> String {
+    let output = capz(env).args(args).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "stdout:\n{}", String::from_utf8_lossy(&output.stdout));
+    assert!(output.stdout.is_empty(), "stdout: {}", String::from_utf8_lossy(&output.stdout));
+    String::from_utf8(output.stderr).unwrap()
+}
+
+/// Multi-document YAML as JSON values.
+pub fn values(yaml: &str) -> Vec<Value> {
+    parse_documents(yaml, "<rendered>").unwrap().into_iter().map(|d| d.value).collect()
+}
+
+/// Every file below `dir` with its bytes, by path relative to `dir`.
+pub fn snapshot_tree(dir: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        for entry in std::fs::read_dir(&current).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}

@@ -1,0 +1,14 @@
+//! The project's tooling and generated files: shell completion, the krew manifest, the schema importer,
+//! docs/rules.md, and the module graph of src/ (no import circles).
+//!
+//! One test binary; each file below is a module. To add one: put `tests/tooling/NAME.rs` here, add `mod NAME;`
+//! below, and reach the shared helpers with `use crate::support;`.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod completion; // bash, zsh and fish completion in real shells
+mod import_cycles; // no import circle between the files of src/
+mod importer; // schemas/ equals a fresh import
+mod krew; // the krew manifest and package
+mod lint_rules_doc; // docs/rules.md is current
