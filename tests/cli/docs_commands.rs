@@ -27,8 +27,8 @@ enum Check {
 /// Every concrete command of the docs, as written there (comments stripped, continuations joined).
 const CONCRETE: &[(&str, Check)] = &[
     (
-        "cargo run --release -- render aks-aso --values examples/aks-aso.values.yaml",
-        // Run as the built binary: the same program, without a second (release) build inside a test.
+        "cargo run --profile quick -- render aks-aso --values examples/aks-aso.values.yaml",
+        // Run as the built binary: the same program, without a second (quick-profile) build inside a test.
         Check::Run { exit: 0, output_contains: "kind: AzureASOManagedControlPlane" },
     ),
     ("./scripts/test-all.sh", Check::RunBy { file: ".ci/run", contains: "./scripts/test-all.sh" }),
@@ -240,8 +240,8 @@ fn scratch() -> tempfile::TempDir {
 
 fn run_in_bash(command: &str, dir: &Path) -> (i32, String) {
     let bin_dir = support::capz_bin().parent().unwrap().to_path_buf();
-    // `cargo run --release -- ARGS` is the plugin with ARGS.
-    let command = command.replace("cargo run --release --", "kubectl-capz");
+    // `cargo run --profile quick -- ARGS` is the plugin with ARGS.
+    let command = command.replace("cargo run --profile quick --", "kubectl-capz");
     let out = Command::new("bash")
         .args(["-c", &command])
         .current_dir(dir)
