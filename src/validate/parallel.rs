@@ -76,7 +76,7 @@ pub(crate) fn ordered_map<P: Send, R: Send, T>(
             seq += 1;
         });
         drop(work_tx);
-        let panic = consumer.join().unwrap_or_else(|payload| Some(payload));
+        let panic = consumer.join().unwrap_or_else(Some);
         (produced, panic)
     });
     if let Some(payload) = panic {
@@ -101,7 +101,7 @@ mod tests {
             },
             |i: usize| {
                 // Uneven work, so that results come back out of order.
-                if i % 3 == 0 {
+                if i.is_multiple_of(3) {
                     std::thread::sleep(std::time::Duration::from_millis(1));
                 }
                 i * i
