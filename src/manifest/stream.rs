@@ -13,9 +13,10 @@ use super::parse::{document_markers, document_start_line, parse_documents_tolera
 use super::problem::{MAX_DOCUMENT_BYTES, ReadProblem};
 use super::{FileWalk, ManifestError, ReadOutcome};
 
-/// Pieces are cut at the first document marker after this many bytes (256 KiB: a unit of work for one core, a few
-/// of them in flight cost little next to the input; each is read and checked on its own).
-pub const BATCH_BYTES: usize = 256 * 1024;
+/// Pieces are cut at the first document marker after this many bytes (64 KiB, ~20 objects: a unit of work for one
+/// core, small enough that a bundle of a few hundred KiB keeps every core busy to its end, large enough that handing
+/// it over costs nothing next to reading it; a few of them in flight cost little next to the input).
+pub const BATCH_BYTES: usize = 64 * 1024;
 
 /// Documents read from one piece of one source.
 #[derive(Debug, Default)]
