@@ -39,7 +39,7 @@ use crate::report::Finding;
 use bundle::Bundle;
 use rules::{AKS_TWINS, RENAMED, RULES};
 pub use rules::{Rejecter, RuleInfo};
-pub use stream::{StreamedBundle, documents_judged_on_this_thread};
+pub use stream::{PreparedDocument, StreamedBundle, documents_judged_on_this_thread};
 
 /// Whether `doc` is a CAPI v1beta1 object (the subject of the off-by-default rule `capi-v1beta1`).
 pub fn is_capi_v1beta1(doc: &crate::manifest::Document) -> bool {

@@ -201,16 +201,65 @@ pub struct StreamedBundle {
     name_count: u32,
 }
 
+/// What [`StreamedBundle`] keeps of one document, made without the bundle (on any thread): see
+/// [`StreamedBundle::prepare`].
+#[derive(Debug)]
+pub struct PreparedDocument {
+    kept: Kept,
+    own_namespace: Option<String>,
+    /// Every string under a key ending in `namespace`.
+    named_namespaces: Vec<String>,
+    /// The names it holds (see [`held_names`]), when it has a namespace.
+    held_names: Vec<String>,
+}
+
+impl PreparedDocument {
+    /// Adds `offset` to the document's index in its source (pieces of a source are read apart, then numbered).
+    pub fn shift_index(&mut self, offset: usize) {
+        self.kept.origin.index += offset;
+    }
+}
+
 impl StreamedBundle {
     /// Keeps what the rules need of `documents`.
     pub fn add(&mut self, documents: &[Document]) {
-        for document in documents {
-            let namespaces = self.namespaces_of(document);
-            let names = match namespaces.own {
-                Some(own) => held_names(&document.value).into_iter().map(|name| self.name_id(own, name)).collect(),
+        self.add_prepared(Self::prepare(documents));
+    }
+
+    /// The costly part of [`StreamedBundle::add`] (the compact JSON, the names and namespaces a document holds),
+    /// which needs no bundle: prepared on several threads, documents are added in order by
+    /// [`StreamedBundle::add_prepared`], with the same result as [`StreamedBundle::add`].
+    pub fn prepare(documents: &[Document]) -> Vec<PreparedDocument> {
+        documents
+            .iter()
+            .map(|document| {
+                let own_namespace = document.value.at("/metadata/namespace").and_then(Value::as_str);
+                let mut named = Vec::new();
+                named_namespaces(&document.value, &mut named);
+                let held = match own_namespace {
+                    Some(_) => held_names(&document.value).into_iter().map(str::to_string).collect(),
+                    None => Vec::new(),
+                };
+                PreparedDocument {
+                    kept: Kept::new(document, Namespaces::default(), Box::default()),
+                    own_namespace: own_namespace.map(str::to_string),
+                    named_namespaces: named,
+                    held_names: held,
+                }
+            })
+            .collect()
+    }
+
+    /// Keeps documents prepared by [`StreamedBundle::prepare`], in order.
+    pub fn add_prepared(&mut self, prepared: Vec<PreparedDocument>) {
+        for PreparedDocument { mut kept, own_namespace, named_namespaces, held_names } in prepared {
+            let namespaces = self.namespaces_of(own_namespace.as_deref(), named_namespaces);
+            kept.names = match namespaces.own {
+                Some(own) => held_names.iter().map(|name| self.name_id(own, name)).collect(),
                 None => Box::default(),
             };
-            self.kept.push(Kept::new(document, namespaces, names));
+            kept.namespaces = namespaces;
+            self.kept.push(kept);
         }
     }
 
@@ -249,10 +298,9 @@ impl StreamedBundle {
         id
     }
 
-    fn namespaces_of(&mut self, document: &Document) -> Namespaces {
-        let own = document.value.at("/metadata/namespace").and_then(Value::as_str).map(|own| self.namespace_id(own));
-        let mut named = Vec::new();
-        named_namespaces(&document.value, &mut named);
+    /// The namespaces of a document in `own` naming `named`, as ids.
+    fn namespaces_of(&mut self, own: Option<&str>, named: Vec<String>) -> Namespaces {
+        let own = own.map(|own| self.namespace_id(own));
         let mut others: Vec<u32> = named.into_iter().map(|name| self.namespace_id(&name)).collect();
         others.sort_unstable();
         others.dedup();
@@ -269,19 +317,12 @@ impl StreamedBundle {
         found.extend(duplicates::report_all(&duplicates, |index| self.kept[index].document(), selection));
         // An object in several groups gets the same finding from each: keep one, as the whole bundle gives one.
         let mut seen_on_shared = std::collections::HashSet::new();
-        for group in self.groups(&duplicates) {
-            DOCUMENTS_JUDGED.with(|count| count.set(count.get() + group.members.len()));
-            let documents = read_kept(&group.members);
-            let mut sink = Sink { selection, documents: &documents, found: Vec::new() };
-            check_bundle_rules(&documents, &mut sink);
-            let mut findings = sink.finish();
-            let classic: Vec<Document> = documents.into_iter().filter(wanted_by_patch_rules).collect();
-            if !classic.is_empty() {
-                let mut sink = Sink { selection, documents: &classic, found: Vec::new() };
-                aso_patches::check(&classic, &mut sink);
-                findings.extend(sink.finish());
-                aso_patches::drop_reported_causes(&mut findings);
-            }
+        let groups = self.groups(&duplicates);
+        let judged: usize = groups.iter().map(|group| group.members.len()).sum();
+        DOCUMENTS_JUDGED.with(|count| count.set(count.get() + judged));
+        let (checked, translations) = check_groups_on_every_core(&groups, selection);
+        crate::migrate::add_translations_on_this_thread(translations);
+        for (group, findings) in groups.iter().zip(checked) {
             if group.shares_objects {
                 found.extend(findings.into_iter().filter(|f| seen_on_shared.insert(serde_json::to_string(f).ok())));
             } else {
@@ -422,6 +463,57 @@ struct Group<'k> {
     members: Vec<&'k Kept>,
     /// Whether it holds objects other groups hold too.
     shares_objects: bool,
+}
+
+/// The findings of the rules over one group (see [`StreamedBundle::check`]).
+fn check_group(group: &Group<'_>, selection: &RuleSelection) -> Vec<Finding> {
+    let documents = read_kept(&group.members);
+    let mut sink = Sink { selection, documents: &documents, found: Vec::new() };
+    check_bundle_rules(&documents, &mut sink);
+    let mut findings = sink.finish();
+    let classic: Vec<Document> = documents.into_iter().filter(wanted_by_patch_rules).collect();
+    if !classic.is_empty() {
+        let mut sink = Sink { selection, documents: &classic, found: Vec::new() };
+        aso_patches::check(&classic, &mut sink);
+        findings.extend(sink.finish());
+        aso_patches::drop_reported_causes(&mut findings);
+    }
+    findings
+}
+
+/// The findings of each group, in the order of `groups`, the groups spread over the cores (each worker takes the
+/// next group left); with the classic clusters translated on the workers (the count for this thread's total).
+fn check_groups_on_every_core(groups: &[Group<'_>], selection: &RuleSelection) -> (Vec<Vec<Finding>>, usize) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16).min(groups.len());
+    if threads <= 1 {
+        return (groups.iter().map(|group| check_group(group, selection)).collect(), 0);
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<(usize, Vec<Finding>)> = Vec::with_capacity(groups.len());
+    let mut translations = 0;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let before = crate::migrate::translations_on_this_thread();
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(group) = groups.get(index) else { break };
+                        done.push((index, check_group(group, selection)));
+                    }
+                    (done, crate::migrate::translations_on_this_thread() - before)
+                })
+            })
+            .collect();
+        for worker in workers {
+            let (done, count) = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            results.extend(done);
+            translations += count;
+        }
+    });
+    results.sort_unstable_by_key(|(index, _)| *index);
+    (results.into_iter().map(|(_, findings)| findings).collect(), translations)
 }
 
 /// Whether the ASO patch rules read `document` (a Cluster or MachinePool only when it points at a classic kind).

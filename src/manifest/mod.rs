@@ -22,7 +22,7 @@ pub use parse::{
 };
 pub use problem::{MAX_DOCUMENT_BYTES, ProblemKind, READ_RULES, ReadProblem};
 pub use secret::{SecretValues, is_secret_data_pointer};
-pub use stream::{BATCH_BYTES, Batch, stream_paths};
+pub use stream::{BATCH_BYTES, Batch, DocumentNumbering, Piece, stream_paths, stream_pieces};
 
 /// Where a document came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

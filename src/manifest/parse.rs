@@ -539,11 +539,7 @@ fn document_cuts(text: &str, parts: usize) -> Vec<usize> {
 /// Every document of the stream with its line records; large streams are cut at document markers
 /// and the parts read in parallel (lines shifted back to the whole text's).
 fn parse_lined_documents(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr::Error> {
-    let serial = || {
-        read_overflowing_floats_as_strings(text, |text| {
-            serde_saphyr::from_multiple_with_options::<LinedDocument>(text, kubernetes_yaml_options())
-        })
-    };
+    let serial = || parse_lined_documents_serially(text);
     if text.len() < PARALLEL_PARSE_MIN_BYTES {
         return serial();
     }
@@ -565,6 +561,13 @@ fn parse_lined_documents(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr:
         return serial();
     }
     Ok(results.into_iter().flatten().flatten().collect())
+}
+
+/// Every document of the stream with its line records, read on the calling thread.
+fn parse_lined_documents_serially(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr::Error> {
+    read_overflowing_floats_as_strings(text, |text| {
+        serde_saphyr::from_multiple_with_options::<LinedDocument>(text, kubernetes_yaml_options())
+    })
 }
 
 /// `text` cut at byte offsets `cuts`, each part with the number of lines before it.
@@ -648,22 +651,28 @@ pub struct ReadOutcome {
 /// Parses a multi-document manifest, going on after a broken document: its problem is recorded
 /// and every other document is still read. Empty documents are dropped; `kind: List` is expanded.
 pub fn parse_documents_tolerant(text: &str, source_name: &str) -> ReadOutcome {
-    parse_documents_tolerant_at(text, source_name, 0, 0)
+    parse_documents_tolerant_at(text, &Arc::from(source_name), 0, true)
 }
 
-/// Like [`parse_documents_tolerant`] for a piece of a larger stream: `text` starts after `line_offset` lines of
-/// its source, and its first document is the source's document number `first_index`.
-pub(crate) fn parse_documents_tolerant_at(
-    text: &str,
-    source_name: &str,
-    line_offset: usize,
-    first_index: usize,
-) -> ReadOutcome {
-    let source: Arc<str> = Arc::from(source_name);
+/// Like [`parse_documents_tolerant`] for a piece of a larger stream read on the calling thread only (the caller
+/// reads pieces on every core): `text` starts after `line_offset` lines of its source; documents are numbered from
+/// 0 within the piece.
+pub(crate) fn parse_documents_tolerant_on_one_core(text: &str, source: &Arc<str>, line_offset: usize) -> ReadOutcome {
+    parse_documents_tolerant_at(text, source, line_offset, false)
+}
+
+/// [`parse_documents_tolerant`] of `text`, which starts after `line_offset` lines of `source`; a large text on every
+/// core when `every_core`.
+fn parse_documents_tolerant_at(text: &str, source: &Arc<str>, line_offset: usize, every_core: bool) -> ReadOutcome {
+    let source = source.clone();
     let oversized = text.len() > MAX_DOCUMENT_BYTES
         && split_at(text, &document_markers(text)).iter().any(|(_, part)| part.len() > MAX_DOCUMENT_BYTES);
+    let read = |text: &str| match every_core {
+        true => parse_lined_documents(text),
+        false => parse_lined_documents_serially(text),
+    };
     let (mut parsed, mut problems) = match oversized {
-        false => match parse_lined_documents(text) {
+        false => match read(text) {
             Ok(parsed) => (parsed, Vec::new()),
             Err(_) => parse_lined_documents_one_by_one(text, &source),
         },
@@ -680,11 +689,6 @@ pub(crate) fn parse_documents_tolerant_at(
     let mut outcome = ReadOutcome { sources: vec![source.clone()], ..ReadOutcome::default() };
     for document in parsed {
         push_document(document, &source, &mut outcome.documents, &mut problems);
-    }
-    if first_index > 0 {
-        for document in &mut outcome.documents {
-            document.origin.index += first_index;
-        }
     }
     problems.sort_by_key(|p| (p.line, p.column));
     outcome.problems = problems;

@@ -83,6 +83,11 @@ pub fn translations_on_this_thread() -> usize {
     TRANSLATIONS.with(std::cell::Cell::get)
 }
 
+/// Counts `count` translations made on other threads on behalf of this one (work spread over several cores).
+pub(crate) fn add_translations_on_this_thread(count: usize) {
+    TRANSLATIONS.with(|total| total.set(total.get() + count));
+}
+
 /// Translates one classic cluster as CAPZ's controllers do on the first reconcile, with the schemas of `target`.
 pub fn translate(cluster: &ClassicCluster, target: &'static Target) -> Result<Translation, TranslateError> {
     TRANSLATIONS.with(|count| count.set(count.get() + 1));

@@ -1,6 +1,7 @@
 //! The validation library: a run's report, the pipeline that checks documents and repositories, and the sources it reads.
 
 mod format;
+mod parallel;
 mod pipeline;
 mod report;
 mod sources;

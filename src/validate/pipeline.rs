@@ -5,12 +5,13 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::lint::{self, LintError};
-use crate::manifest::{self, Document, ManifestError, READ_RULES, SecretValues, is_secret_data_pointer};
+use crate::manifest::{self, Document, ManifestError, READ_RULES, ReadProblem, SecretValues, is_secret_data_pointer};
 use crate::report::{Finding, Severity};
 use crate::schema::validate::RULES;
 use crate::schema::{ObjectStatus, Validator};
 use crate::source::{Repository, VariableFields};
 
+use super::parallel;
 use super::report::{Report, ResourceResult, sort_findings};
 
 /// Why a rule selection is refused.
@@ -153,8 +154,8 @@ pub(crate) fn validate_documents(documents: &[Document], validator: &Validator, 
     assemble(checked, secrets.mask(lint_findings))
 }
 
-/// Validates the manifests of `paths` a batch of documents at a time ([`manifest::stream_paths`]): the schema part
-/// holds one batch, the CAPZ rules keep what they need ([`lint::StreamedBundle`]). The report is the one
+/// Validates the manifests of `paths` a batch of documents at a time ([`manifest::stream_pieces`]): the schema part
+/// holds a few batches, the CAPZ rules keep what they need ([`lint::StreamedBundle`]). The report is the one
 /// [`validate_documents`] and [`Report::add_read_problems`] give for the same documents.
 #[cfg(test)]
 pub(crate) fn validate_stream(
@@ -169,7 +170,8 @@ pub(crate) fn validate_stream(
 /// [`validate_stream`] over `paths`, then the built objects of `repositories` (kustomize builds, Helm renders, Flux
 /// substitutions) as further batches of the same run: the CAPZ rules see every object together. Findings on fields
 /// a patch set move to the patch; fields holding `${VAR}` that nothing substitutes are not judged (one info finding
-/// per file says so); the repositories' warnings join the findings.
+/// per file says so); the repositories' warnings join the findings. Batches are read and schema-checked on every
+/// core.
 pub(crate) fn validate_sources(
     paths: &[String],
     repositories: &[Repository],
@@ -177,22 +179,73 @@ pub(crate) fn validate_sources(
     validator: &Validator,
     filter: &RuleFilter,
 ) -> Result<Report, ManifestError> {
-    let mut checked = Vec::new();
-    let mut problems = Vec::new();
-    let mut secrets = SecretIndex::default();
-    let mut bundle = lint::StreamedBundle::default();
-    let mut variables = VariableFields::default();
+    validate_sources_with_workers(paths, repositories, batch_bytes, parallel::default_workers(), validator, filter)
+}
+
+/// One batch read and schema-checked by a worker: its documents (numbered within the batch), problems, schema results
+/// and what the CAPZ rules keep of it.
+struct CheckedBatch {
+    first_of_source: bool,
+    documents: Vec<Document>,
+    problems: Vec<ReadProblem>,
+    checked: Vec<(ResourceResult, Vec<Finding>)>,
+    prepared: Vec<lint::PreparedDocument>,
+}
+
+/// What the batches add up to, in input order.
+#[derive(Default)]
+struct Collected {
+    checked: Vec<(ResourceResult, Vec<Finding>)>,
+    problems: Vec<ReadProblem>,
+    secrets: SecretIndex,
+    bundle: lint::StreamedBundle,
+    variables: VariableFields,
+    numbering: manifest::DocumentNumbering,
+}
+
+/// [`validate_sources`] with `workers` threads reading and checking batches (1: all on the calling thread); the
+/// report is the same whatever their number.
+pub(crate) fn validate_sources_with_workers(
+    paths: &[String],
+    repositories: &[Repository],
+    batch_bytes: usize,
+    workers: usize,
+    validator: &Validator,
+    filter: &RuleFilter,
+) -> Result<Report, ManifestError> {
     let repository_mode = !repositories.is_empty();
-    let mut sources = manifest::stream_paths(paths, batch_bytes, &mut |batch| {
-        let documents = &batch.outcome.documents;
-        checked.extend(check_documents(documents, validator, filter));
-        secrets.add(documents);
-        bundle.add(documents);
-        if repository_mode {
-            variables.add(documents);
+    let mut collected = Collected::default();
+    let work = |piece: manifest::Piece| {
+        let outcome = piece.read();
+        let checked = outcome.documents.iter().map(|document| check_document(document, validator, filter)).collect();
+        let prepared = lint::StreamedBundle::prepare(&outcome.documents);
+        CheckedBatch {
+            first_of_source: piece.is_first_of_source(),
+            documents: outcome.documents,
+            problems: outcome.problems,
+            checked,
+            prepared,
         }
-        problems.extend(batch.outcome.problems);
-    })?;
+    };
+    let consume = |batch: CheckedBatch| {
+        let CheckedBatch { first_of_source, mut documents, problems, checked, mut prepared } = batch;
+        let offset = collected.numbering.offset(first_of_source, documents.len());
+        for document in &mut documents {
+            document.origin.index += offset;
+        }
+        prepared.iter_mut().for_each(|document| document.shift_index(offset));
+        collected.checked.extend(checked);
+        collected.secrets.add(&documents);
+        collected.bundle.add_prepared(prepared);
+        if repository_mode {
+            collected.variables.add(&documents);
+        }
+        collected.problems.extend(problems);
+    };
+    let streamed =
+        parallel::ordered_map(workers, |give| manifest::stream_pieces(paths, batch_bytes, give), work, consume);
+    let mut sources = streamed?;
+    let Collected { mut checked, problems, mut secrets, mut bundle, mut variables, .. } = collected;
     let mut known: HashSet<Arc<str>> = sources.iter().cloned().collect();
     for built in repositories.iter().flat_map(|repository| &repository.built) {
         let documents = &built.documents;
@@ -436,6 +489,54 @@ mod tests {
             let expected = whole(&files, &validator, filter);
             let streamed = validate_stream(&files, 1, &validator, filter).unwrap();
             assert!(serde_json::to_string_pretty(&streamed).unwrap() + &format_junit(&streamed) == expected);
+        }
+    }
+
+    /// The text and JSON reports of `paths` read and checked by `workers` threads, in batches of `batch_bytes`.
+    fn reports_with_workers(paths: &[String], batch_bytes: usize, workers: usize) -> String {
+        let registry = Registry::embedded();
+        let validator = Validator::new(&registry, ValidateOptions::default());
+        let filter = RuleFilter::default();
+        let report = validate_sources_with_workers(paths, &[], batch_bytes, workers, &validator, &filter).unwrap();
+        crate::validate::format_text(&report) + &serde_json::to_string_pretty(&report).unwrap()
+    }
+
+    #[test]
+    fn one_worker_and_several_give_byte_identical_reports_with_broken_documents_in_the_middle() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lint");
+        let aso = std::fs::read_to_string(root.join("aks-aso.yaml")).unwrap();
+        let classic = std::fs::read_to_string(root.join("aks.yaml")).unwrap();
+        let mut fleet = String::new();
+        for copy in 0..12 {
+            let text = if copy % 3 == 2 { &classic } else { &aso };
+            fleet.push_str(&text.replace("my-cluster", &format!("c{copy}")));
+            fleet.push_str("\n---\n");
+            match copy {
+                // A syntax error, a duplicate key, a document that is a list, a block scalar holding `---` lines
+                // (indented: not markers), a copy of an earlier object.
+                3 => fleet.push_str("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: broken\n---\n"),
+                5 => fleet.push_str("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n  name: e\n---\n"),
+                7 => fleet.push_str("- just\n- a list\n---\n"),
+                8 => fleet.push_str(
+                    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: block, namespace: default}\ndata:\n  k: |\n    ---\n    x\n---\n",
+                ),
+                9 => fleet.push_str(&aso.replace("my-cluster", "c0").replace("mode: System", "mode: User")),
+                _ => {}
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("fleet.yaml"), &fleet).unwrap();
+        std::fs::write(dir.path().join("second.yaml"), aso.replace("my-cluster", "c1").replace("v1.", "v9.")).unwrap();
+        std::fs::write(dir.path().join("z-not-utf8.yaml"), b"kind: A\n\xff\n").unwrap();
+        let paths = [dir.path().display().to_string()];
+        let one = reports_with_workers(&paths, 1, 1);
+        assert!(one.contains("yaml-syntax") && one.contains("yaml-duplicate-key"), "{one}");
+        assert!(one.contains("not-an-object") && one.contains("duplicate-object"), "{one}");
+        for batch_bytes in [1, 2000, manifest::BATCH_BYTES] {
+            for workers in [1, 2, 5] {
+                let got = reports_with_workers(&paths, batch_bytes, workers);
+                assert!(got == one, "{workers} workers, batches of {batch_bytes} bytes: the report differs");
+            }
         }
     }
 
