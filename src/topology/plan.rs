@@ -996,18 +996,49 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
     cp_vars.insert(variables::BUILTIN.to_string(), json!({"controlPlane": cp_builtin}));
 
     // Patch the templates.
+    let mut items = patch_items(
+        &ctx,
+        &defs,
+        &var_err,
+        [&infra_template, &cp_template],
+        cp_machine_template.as_ref(),
+        &cp_vars,
+        &workers,
+    )?;
+    let has_patches = class.pointer("/spec/patches").and_then(Value::as_array).is_some_and(|p| !p.is_empty());
+    if has_patches {
+        patches::apply(class, &global, &mut items)?;
+        copy_patched_templates(&items, &mut infra_cluster, &mut control_plane, cp_machine.as_mut(), &mut workers);
+    }
+
+    let objects = assemble(&ctx, desired_cluster, infra_cluster, cp_machine, control_plane, workers);
+    Ok(Planned { cluster_name, namespace, objects })
+}
+
+/// The templates the class patches run on, each with the variables of its holder: the infrastructure cluster
+/// (cluster variables only), the control plane and its machine template (control plane overrides), then the
+/// bootstrap and infrastructure templates of every worker (its overrides and `builtin.<worker>`).
+fn patch_items(
+    ctx: &Ctx,
+    defs: &[variables::VariableDefinition],
+    var_err: &dyn Fn(Vec<VariableError>) -> TopologyError,
+    [infra_template, cp_template]: [&Value; 2],
+    cp_machine_template: Option<&Value>,
+    cp_vars: &BTreeMap<String, Value>,
+    workers: &[Worker],
+) -> Result<Vec<Item>, TopologyError> {
     let mut items = vec![
         Item { holder: Holder::InfrastructureCluster, object: infra_template.clone(), variables: BTreeMap::new() },
         Item { holder: Holder::ControlPlane, object: cp_template.clone(), variables: cp_vars.clone() },
     ];
-    if let Some(t) = &cp_machine_template {
+    if let Some(t) = cp_machine_template {
         items.push(Item {
             holder: Holder::ControlPlaneMachineInfrastructure,
             object: t.clone(),
             variables: cp_vars.clone(),
         });
     }
-    for w in &workers {
+    for w in workers {
         let (key, holder) = match w.kind {
             WorkerKind::Pool => {
                 ("machinePool", Holder::MachinePool { class: w.class.clone(), topology: w.topology_name.clone() })
@@ -1018,10 +1049,13 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
             ),
         };
         let topo_key = if w.kind == WorkerKind::Pool { "machinePools" } else { "machineDeployments" };
-        let topo =
-            cluster.pointer(&format!("/spec/topology/workers/{topo_key}/{}", w.index)).cloned().unwrap_or(Value::Null);
+        let topo = ctx
+            .cluster
+            .pointer(&format!("/spec/topology/workers/{topo_key}/{}", w.index))
+            .cloned()
+            .unwrap_or(Value::Null);
         let mut vars = variables::resolve(
-            &defs,
+            defs,
             topo.pointer("/variables/overrides"),
             &format!("spec.topology.workers.{topo_key}[{}].variables.overrides", w.index),
             &ctx.class_label,
@@ -1032,14 +1066,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         items.push(Item { holder: holder.clone(), object: w.bootstrap_template.clone(), variables: vars.clone() });
         items.push(Item { holder, object: w.infrastructure_template.clone(), variables: vars });
     }
-    let has_patches = class.pointer("/spec/patches").and_then(Value::as_array).is_some_and(|p| !p.is_empty());
-    if has_patches {
-        patches::apply(class, &global, &mut items)?;
-        copy_patched_templates(&items, &mut infra_cluster, &mut control_plane, cp_machine.as_mut(), &mut workers);
-    }
-
-    let objects = assemble(&ctx, desired_cluster, infra_cluster, cp_machine, control_plane, workers);
-    Ok(Planned { cluster_name, namespace, objects })
+    Ok(items)
 }
 
 /// The `builtin.machineDeployment` / `builtin.machinePool` variable of a worker, from its unpatched objects.
