@@ -5,6 +5,7 @@ pub mod engine;
 pub mod envsubst;
 pub mod flavors;
 pub mod from_template;
+pub mod out_dir;
 
 pub use engine::{Engine, TemplateSource, merge_patch};
 pub use flavors::{CapiVersion, Flavor, load_flavor, render_flavor};

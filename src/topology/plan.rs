@@ -996,18 +996,49 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
     cp_vars.insert(variables::BUILTIN.to_string(), json!({"controlPlane": cp_builtin}));
 
     // Patch the templates.
+    let mut items = patch_items(
+        &ctx,
+        &defs,
+        &var_err,
+        [&infra_template, &cp_template],
+        cp_machine_template.as_ref(),
+        &cp_vars,
+        &workers,
+    )?;
+    let has_patches = class.pointer("/spec/patches").and_then(Value::as_array).is_some_and(|p| !p.is_empty());
+    if has_patches {
+        patches::apply(class, &global, &mut items)?;
+        copy_patched_templates(&items, &mut infra_cluster, &mut control_plane, cp_machine.as_mut(), &mut workers);
+    }
+
+    let objects = assemble(&ctx, desired_cluster, infra_cluster, cp_machine, control_plane, workers);
+    Ok(Planned { cluster_name, namespace, objects })
+}
+
+/// The templates the class patches run on, each with the variables of its holder: the infrastructure cluster
+/// (cluster variables only), the control plane and its machine template (control plane overrides), then the
+/// bootstrap and infrastructure templates of every worker (its overrides and `builtin.<worker>`).
+fn patch_items(
+    ctx: &Ctx,
+    defs: &[variables::VariableDefinition],
+    var_err: &dyn Fn(Vec<VariableError>) -> TopologyError,
+    [infra_template, cp_template]: [&Value; 2],
+    cp_machine_template: Option<&Value>,
+    cp_vars: &BTreeMap<String, Value>,
+    workers: &[Worker],
+) -> Result<Vec<Item>, TopologyError> {
     let mut items = vec![
         Item { holder: Holder::InfrastructureCluster, object: infra_template.clone(), variables: BTreeMap::new() },
         Item { holder: Holder::ControlPlane, object: cp_template.clone(), variables: cp_vars.clone() },
     ];
-    if let Some(t) = &cp_machine_template {
+    if let Some(t) = cp_machine_template {
         items.push(Item {
             holder: Holder::ControlPlaneMachineInfrastructure,
             object: t.clone(),
             variables: cp_vars.clone(),
         });
     }
-    for w in &workers {
+    for w in workers {
         let (key, holder) = match w.kind {
             WorkerKind::Pool => {
                 ("machinePool", Holder::MachinePool { class: w.class.clone(), topology: w.topology_name.clone() })
@@ -1018,73 +1049,102 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
             ),
         };
         let topo_key = if w.kind == WorkerKind::Pool { "machinePools" } else { "machineDeployments" };
-        let topo =
-            cluster.pointer(&format!("/spec/topology/workers/{topo_key}/{}", w.index)).cloned().unwrap_or(Value::Null);
+        let topo = ctx
+            .cluster
+            .pointer(&format!("/spec/topology/workers/{topo_key}/{}", w.index))
+            .cloned()
+            .unwrap_or(Value::Null);
         let mut vars = variables::resolve(
-            &defs,
+            defs,
             topo.pointer("/variables/overrides"),
             &format!("spec.topology.workers.{topo_key}[{}].variables.overrides", w.index),
             &ctx.class_label,
             true,
         )
         .map_err(var_err)?;
-        let mut b = Map::new();
-        b.insert("version".into(), w.object.pointer("/spec/template/spec/version").cloned().unwrap_or(Value::Null));
-        b.insert("class".into(), json!(w.class));
-        b.insert("name".into(), w.object.pointer("/metadata/name").cloned().unwrap_or(Value::Null));
-        b.insert("topologyName".into(), json!(w.topology_name));
-        if let Some(r) = w.object.pointer("/spec/replicas") {
-            b.insert("replicas".into(), r.clone());
-        }
-        if let Some(meta) = object_metadata(&w.object) {
-            b.insert("metadata".into(), meta);
-        }
-        b.insert("bootstrap".into(), json!({"configRef": {"name": s(&w.bootstrap, "/metadata/name")}}));
-        b.insert("infrastructureRef".into(), json!({"name": s(&w.infrastructure, "/metadata/name")}));
-        vars.insert(variables::BUILTIN.into(), json!({ key: b }));
+        vars.insert(variables::BUILTIN.into(), json!({ key: worker_builtin(w) }));
         items.push(Item { holder: holder.clone(), object: w.bootstrap_template.clone(), variables: vars.clone() });
         items.push(Item { holder, object: w.infrastructure_template.clone(), variables: vars });
     }
-    let has_patches = class.pointer("/spec/patches").and_then(Value::as_array).is_some_and(|p| !p.is_empty());
-    if has_patches {
-        patches::apply(class, &global, &mut items)?;
-        // Patched templates -> desired objects.
-        copy_spec(&mut infra_cluster, &items[0].object, &[]);
-        copy_spec(
-            &mut control_plane,
-            &items[1].object,
-            &[
-                "/spec/machineTemplate/metadata",
-                "/spec/machineTemplate/infrastructureRef",
-                "/spec/machineTemplate/spec/infrastructureRef",
-                "/spec/machineTemplate/nodeDrainTimeout",
-                "/spec/machineTemplate/nodeVolumeDetachTimeout",
-                "/spec/machineTemplate/nodeDeletionTimeout",
-                "/spec/replicas",
-                "/spec/version",
-            ],
-        );
-        let mut next = 2;
-        if let Some(machine) = cp_machine.as_mut() {
-            machine["spec"] = items[next].object.get("spec").cloned().unwrap_or(json!({}));
-            next += 1;
-        }
-        for w in workers.iter_mut() {
-            let (bootstrap, infra) = (&items[next].object, &items[next + 1].object);
-            next += 2;
-            match w.kind {
-                WorkerKind::Pool => {
-                    copy_spec(&mut w.bootstrap, bootstrap, &[]);
-                    copy_spec(&mut w.infrastructure, infra, &[]);
-                }
-                WorkerKind::Deployment => {
-                    w.bootstrap["spec"] = bootstrap.get("spec").cloned().unwrap_or(json!({}));
-                    w.infrastructure["spec"] = infra.get("spec").cloned().unwrap_or(json!({}));
-                }
+    Ok(items)
+}
+
+/// The `builtin.machineDeployment` / `builtin.machinePool` variable of a worker, from its unpatched objects.
+fn worker_builtin(w: &Worker) -> Map<String, Value> {
+    let mut b = Map::new();
+    b.insert("version".into(), w.object.pointer("/spec/template/spec/version").cloned().unwrap_or(Value::Null));
+    b.insert("class".into(), json!(w.class));
+    b.insert("name".into(), w.object.pointer("/metadata/name").cloned().unwrap_or(Value::Null));
+    b.insert("topologyName".into(), json!(w.topology_name));
+    if let Some(r) = w.object.pointer("/spec/replicas") {
+        b.insert("replicas".into(), r.clone());
+    }
+    if let Some(meta) = object_metadata(&w.object) {
+        b.insert("metadata".into(), meta);
+    }
+    b.insert("bootstrap".into(), json!({"configRef": {"name": s(&w.bootstrap, "/metadata/name")}}));
+    b.insert("infrastructureRef".into(), json!({"name": s(&w.infrastructure, "/metadata/name")}));
+    b
+}
+
+/// The patched templates' specs back into the desired objects, in the order `items` was built (infrastructure
+/// cluster, control plane, its machine template, then bootstrap and infrastructure per worker); the control plane
+/// keeps the fields the controller sets itself.
+fn copy_patched_templates(
+    items: &[Item],
+    infra_cluster: &mut Value,
+    control_plane: &mut Value,
+    cp_machine: Option<&mut Value>,
+    workers: &mut [Worker],
+) {
+    copy_spec(infra_cluster, &items[0].object, &[]);
+    copy_spec(
+        control_plane,
+        &items[1].object,
+        &[
+            "/spec/machineTemplate/metadata",
+            "/spec/machineTemplate/infrastructureRef",
+            "/spec/machineTemplate/spec/infrastructureRef",
+            "/spec/machineTemplate/nodeDrainTimeout",
+            "/spec/machineTemplate/nodeVolumeDetachTimeout",
+            "/spec/machineTemplate/nodeDeletionTimeout",
+            "/spec/replicas",
+            "/spec/version",
+        ],
+    );
+    let mut next = 2;
+    if let Some(machine) = cp_machine {
+        machine["spec"] = items[next].object.get("spec").cloned().unwrap_or(json!({}));
+        next += 1;
+    }
+    for w in workers.iter_mut() {
+        let (bootstrap, infra) = (&items[next].object, &items[next + 1].object);
+        next += 2;
+        match w.kind {
+            WorkerKind::Pool => {
+                copy_spec(&mut w.bootstrap, bootstrap, &[]);
+                copy_spec(&mut w.infrastructure, infra, &[]);
+            }
+            WorkerKind::Deployment => {
+                w.bootstrap["spec"] = bootstrap.get("spec").cloned().unwrap_or(json!({}));
+                w.infrastructure["spec"] = infra.get("spec").cloned().unwrap_or(json!({}));
             }
         }
     }
+}
 
+/// The output objects in the controller's order: the Cluster, the infrastructure cluster, the control plane's
+/// machine template, the control plane and its health check, then per worker its bootstrap and infrastructure
+/// objects, the worker itself and its health check.
+fn assemble(
+    ctx: &Ctx,
+    desired_cluster: Value,
+    infra_cluster: Value,
+    cp_machine: Option<Value>,
+    control_plane: Value,
+    workers: Vec<Worker>,
+) -> Vec<Value> {
+    let (cluster, class, v1beta2) = (ctx.cluster, ctx.class, ctx.v1beta2);
     let mut objects = vec![desired_cluster, infra_cluster];
     let cp_health_check = cp_machine.as_ref().and_then(|_| {
         let key = if v1beta2 { "healthCheck" } else { "machineHealthCheck" };
@@ -1100,7 +1160,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
     }
     let cp_mhc = cp_health_check.map(|check| {
         let selector = json!({"matchLabels": {"cluster.x-k8s.io/control-plane": "", TOPOLOGY_OWNED_LABEL: ""}});
-        machine_health_check(&ctx, &control_plane, selector, &check)
+        machine_health_check(ctx, &control_plane, selector, &check)
     });
     objects.push(control_plane);
     objects.extend(cp_mhc);
@@ -1124,12 +1184,12 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
             .map(|check| {
                 let selector =
                     json!({"matchLabels": {MACHINE_DEPLOYMENT_NAME_LABEL: w.topology_name, TOPOLOGY_OWNED_LABEL: ""}});
-                machine_health_check(&ctx, &w.object, selector, &check)
+                machine_health_check(ctx, &w.object, selector, &check)
             });
         objects.push(w.object);
         objects.extend(mhc);
     }
-    Ok(Planned { cluster_name, namespace, objects })
+    objects
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -255,6 +255,44 @@ fn out_dir_refuses_a_directory_with_foreign_files() {
     assert_eq!(listing(tmp.path()), ["notes.txt"]);
 }
 
+/// A render whose out-dir write fails after some files (the second object's file name is longer than
+/// the file system allows) leaves no directory when there was none, and an earlier render untouched.
+#[test]
+fn out_dir_failing_mid_way_leaves_no_half_written_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let template = |second: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {second}\n"
+        )
+    };
+    let good = tmp.path().join("good.yaml");
+    std::fs::write(&good, template("second")).unwrap();
+    let bad = tmp.path().join("bad.yaml");
+    std::fs::write(&bad, template(&"x".repeat(300))).unwrap();
+    let out = tmp.path().join("out/demo");
+    let failed = |dir: &Path| {
+        let output = capz(&[]).args(["render", "--from"]).arg(&bad).arg("--out-dir").arg(dir).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("cannot write 02-configmap-xxx"), "{stderr}");
+    };
+    // No directory before: none after, and nothing staged left beside it.
+    failed(&out);
+    assert!(!out.exists());
+    assert!(listing(out.parent().unwrap()).is_empty(), "{:?}", listing(out.parent().unwrap()));
+    // An earlier render: kept as it was.
+    stdout_of(capz(&[]).args(["render", "--from"]).arg(&good).arg("--out-dir").arg(&out));
+    let before = listing(&out);
+    assert_eq!(before, ["01-configmap-first.yaml", "02-configmap-second.yaml"]);
+    failed(&out);
+    assert_eq!(listing(&out), before);
+    assert_eq!(listing(out.parent().unwrap()), ["demo"]);
+    // A second good run over the existing out-dir replaces it (docs/render.md).
+    std::fs::write(&good, template("renamed")).unwrap();
+    stdout_of(capz(&[]).args(["render", "--from"]).arg(&good).arg("--out-dir").arg(&out));
+    assert_eq!(listing(&out), ["01-configmap-first.yaml", "02-configmap-renamed.yaml"]);
+}
+
 #[test]
 fn flavor_dir_overrides_a_flavor() {
     let tmp = tempfile::tempdir().unwrap();
