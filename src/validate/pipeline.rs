@@ -179,7 +179,18 @@ pub(crate) fn validate_sources(
     validator: &Validator,
     filter: &RuleFilter,
 ) -> Result<Report, ManifestError> {
-    validate_sources_with_workers(paths, repositories, batch_bytes, parallel::default_workers(), validator, filter)
+    let workers = if fits_one_piece(paths, batch_bytes) { 1 } else { parallel::default_workers() };
+    validate_sources_with_workers(paths, repositories, batch_bytes, workers, validator, filter)
+}
+
+/// Whether `paths` are regular files that together fit in one piece: then the calling thread reads and checks them
+/// (starting workers, each with its own allocator arena, cost more than one piece; the report is the same).
+fn fits_one_piece(paths: &[String], batch_bytes: usize) -> bool {
+    let total = paths.iter().try_fold(0u64, |total, path| {
+        let metadata = std::fs::metadata(path).ok().filter(std::fs::Metadata::is_file)?;
+        Some(total + metadata.len())
+    });
+    total.is_some_and(|total| total <= batch_bytes as u64)
 }
 
 /// One batch read and schema-checked by a worker: its documents (numbered within the batch), problems, schema results
