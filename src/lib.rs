@@ -12,6 +12,7 @@ pub mod commands;
 pub mod config;
 pub mod controller_fields;
 pub mod convert;
+pub mod cores;
 pub mod diff;
 pub mod exit;
 pub mod fleet;

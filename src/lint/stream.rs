@@ -484,7 +484,7 @@ fn check_group(group: &Group<'_>, selection: &RuleSelection) -> Vec<Finding> {
 /// The findings of each group, in the order of `groups`, the groups spread over the cores (each worker takes the
 /// next group left); with the classic clusters translated on the workers (the count for this thread's total).
 fn check_groups_on_every_core(groups: &[Group<'_>], selection: &RuleSelection) -> (Vec<Vec<Finding>>, usize) {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16).min(groups.len());
+    let threads = crate::cores::available().min(groups.len());
     if threads <= 1 {
         return (groups.iter().map(|group| check_group(group, selection)).collect(), 0);
     }
@@ -533,7 +533,7 @@ fn read_kept(kept: &[&Kept]) -> Vec<Document> {
 
 /// `work` on each of `kept`, in order, spread over the cores when there are enough of them.
 fn on_every_core<T: Send>(kept: &[&Kept], work: impl Fn(&Kept) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    let threads = crate::cores::available();
     if kept.len() < 64 * threads {
         return kept.iter().map(|kept| work(kept)).collect();
     }

@@ -543,7 +543,7 @@ fn parse_lined_documents(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr:
     if text.len() < PARALLEL_PARSE_MIN_BYTES {
         return serial();
     }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    let threads = crate::cores::available();
     let cuts = document_cuts(text, threads);
     if cuts.is_empty() {
         return serial();

@@ -4,11 +4,6 @@
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError, mpsc};
 
-/// How many workers a run uses by default: one per core (at most 16).
-pub(crate) fn default_workers() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16)
-}
-
 /// Items `produce` hands over (through the callback it is given) are done by `work` on `workers` threads and their
 /// results given to `consume` in the order they were produced; at most `2 * workers` items are between `produce` and
 /// `consume` at any time. With one worker everything runs on the calling thread, item by item. A panic in `work` is

@@ -122,7 +122,7 @@ fn check_documents(
     if documents.len() < PARALLEL_MIN_DOCUMENTS {
         return check_chunk(documents);
     }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    let threads = crate::cores::available();
     let chunk_size = documents.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let workers: Vec<_> =
@@ -179,7 +179,7 @@ pub(crate) fn validate_sources(
     validator: &Validator,
     filter: &RuleFilter,
 ) -> Result<Report, ManifestError> {
-    let workers = if fits_one_piece(paths, batch_bytes) { 1 } else { parallel::default_workers() };
+    let workers = if fits_one_piece(paths, batch_bytes) { 1 } else { crate::cores::available() };
     validate_sources_with_workers(paths, repositories, batch_bytes, workers, validator, filter)
 }
 
