@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # The one command that runs every test of kubectl-capz, locally and in CI:
-#   0. checks the formatting (`cargo fmt --check`) and the lints (`cargo clippy --all-targets -- -D warnings`),
-#      when rustfmt and clippy are installed;
+#   0. checks the formatting (`cargo fmt --check`);
 #   1. builds the real kube-apiserver + etcd for the live tests (tools/kube-testenv/build.sh; a no-op
 #      when they are up to date, 5-20 minutes the very first time on 2 cores);
 #   2. builds krew v0.5.0 and its manifest validator for tests/tooling/krew.rs (tools/krew/build.sh; seconds when warm),
 #      and helm v3.18.6 for the repository-mode tests (tools/helm/build.sh; a few minutes cold, a second warm);
-#   3. cargo test --all-targets --no-fail-fast (every test binary runs even after a failure, so one run
-#      reports everything). The integration tests are five harnesses, tests/{cli,referee,corpora,live,tooling}/main.rs;
-#      the live one starts one API server from those binaries for all its tests.
-# Extra arguments go to cargo test, e.g. `scripts/test-all.sh --test live live_apiserver`.
+#   3. builds every test target (`cargo test --all-targets --no-run`) with clippy as the workspace's compiler
+#      wrapper and `-D warnings`: the lints of `cargo clippy --all-targets -- -D warnings`, run on the crate while it
+#      is compiled for the tests, instead of a second pass that type-checks every dependency again (3-4 minutes
+#      cold on 2 cores). Without clippy installed the lints are skipped with a warning;
+#   4. runs the test binaries: the live harness (one kube-apiserver for all its tests, which waits on the server
+#      much of the time) in the background, the unit tests and the other harnesses
+#      (tests/{cli,corpora,referee,tooling}/main.rs) one after another beside it. Every binary runs even after a
+#      failure, so one run reports everything; the summary lists each binary's result and time.
+# Extra arguments skip step 4's split and go to `cargo test` as they are, e.g.
+# `scripts/test-all.sh --test live live_apiserver`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,13 +41,6 @@ else
   echo "rustfmt is not installed: formatting not checked" >&2
 fi
 
-if cargo clippy --version >/dev/null 2>&1; then
-  step "cargo clippy --all-targets -- -D warnings"
-  cargo clippy --all-targets -- -D warnings
-else
-  echo "clippy is not installed: lints not checked" >&2
-fi
-
 step "kube-testenv: real kube-apiserver + etcd for live tests"
 t0=$SECONDS
 tools/kube-testenv/build.sh
@@ -58,7 +56,73 @@ t0=$SECONDS
 tools/helm/build.sh
 echo "helm ready after $((SECONDS - t0))s" >&2
 
-step "cargo test --all-targets --no-fail-fast $*"
+# Clippy as the compiler wrapper of this workspace's crates (what `cargo clippy` itself sets up), so the lints run
+# while the test binaries are compiled. Dependencies are compiled by plain rustc either way.
+if cargo clippy --version >/dev/null 2>&1 && command -v clippy-driver >/dev/null; then
+  export RUSTC_WORKSPACE_WRAPPER=clippy-driver
+  export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+  lints="with clippy's lints (-D warnings)"
+else
+  echo "warning: clippy is not installed: lints not checked" >&2
+  lints="without lints"
+fi
+
+if [ $# -gt 0 ]; then
+  step "cargo test --no-fail-fast $* ($lints)"
+  exec cargo test --no-fail-fast "$@"
+fi
+
+step "building every test target $lints"
 t0=$SECONDS
-cargo test --all-targets --no-fail-fast "$@"
-echo "cargo test finished after $((SECONDS - t0))s" >&2
+logs=target/test-logs
+mkdir -p "$logs"
+cargo test --all-targets --no-run --message-format=json-render-diagnostics >"$logs/artifacts.json"
+echo "test build finished after $((SECONDS - t0))s" >&2
+# One line per test binary: its name, then its path (the plugin binary itself is not a test artifact).
+python3 - "$logs/artifacts.json" >"$logs/binaries.txt" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    msg = json.loads(line)
+    if msg.get("reason") == "compiler-artifact" and msg.get("executable") and msg["profile"]["test"]:
+        target = msg["target"]
+        name = "unit-" + target["kind"][0] if target["kind"][0] in ("lib", "bin") else target["name"]
+        print(name, msg["executable"])
+PY
+
+run_binary() { # name path -> its output in $logs/name.log, "name exit-code seconds" in $logs/name.status
+  local name=$1 exe=$2 began=$SECONDS rc=0
+  "$exe" >"$logs/$name.log" 2>&1 || rc=$?
+  echo "$name $rc $((SECONDS - began))" >"$logs/$name.status"
+}
+
+step "running the test binaries (live in the background)"
+t0=$SECONDS
+rm -f "$logs"/*.status
+background_pid=
+while read -r name exe; do
+  if [ "$name" = live ]; then
+    run_binary "$name" "$exe" &
+    background_pid=$!
+  fi
+done <"$logs/binaries.txt"
+while read -r name exe; do
+  [ "$name" = live ] && continue
+  step "$name ($exe)"
+  run_binary "$name" "$exe"
+  cat "$logs/$name.log"
+done <"$logs/binaries.txt"
+if [ -n "$background_pid" ]; then
+  wait "$background_pid" || true
+  step "live (ran in the background)"
+  cat "$logs/live.log"
+fi
+
+step "summary: test binaries run in $((SECONDS - t0))s"
+failed=0
+while read -r name exe; do
+  read -r _ rc seconds <"$logs/$name.status" || { rc=missing seconds=?; }
+  result=$(grep -E '^test result:' "$logs/$name.log" | tail -1)
+  printf '%-12s exit %-3s %4ss  %s\n' "$name" "$rc" "$seconds" "${result:-no test result line}" >&2
+  [ "$rc" = 0 ] || failed=1
+done <"$logs/binaries.txt"
+exit "$failed"
