@@ -22,9 +22,14 @@ type SchemaCache = HashMap<Gvk, CachedKind>;
 struct CachedKind {
     /// Read whole and without `status` (`Some(None)`: no schema), indexed by whether `status` was left out.
     read: [Option<Option<Arc<KindSchema>>>; 2],
-    /// Read once for one object ([`Registry::get_for_object`]): the next object of the kind reads it whole.
-    read_for_one: bool,
+    /// How many objects had it read for themselves ([`Registry::get_for_object`]); from
+    /// [`OBJECTS_READ_FOR_THEMSELVES`] on, objects share the whole reading.
+    read_for_one: u8,
 }
+
+/// The objects of a kind that get a schema read for themselves: a cluster's bundle holds up to a few objects of
+/// a kind (pools); a fleet reads each kind whole once after these.
+pub(crate) const OBJECTS_READ_FOR_THEMSELVES: u8 = 3;
 
 /// Where schemas come from; lookups are cached, so each GVK is parsed at most once.
 #[derive(Default)]
@@ -216,8 +221,9 @@ impl Registry {
     /// The schema of `gvk` for checking `object` (the schema walk, without CAPZ's defaulting webhooks, which add
     /// fields): the first object of an embedded kind gets only the part of the schema its walk reads (see
     /// `packed::Part::For`; an ASO ManagedCluster uses a few of its hundreds of properties, and a one-bundle
-    /// `validate` spent a third of its instructions decoding schemas whole); from the second object of the kind
-    /// on, the whole schema, decoded once and shared ([`Registry::get`] or [`Registry::get_without_status`]).
+    /// `validate` spent a third of its instructions decoding schemas whole); after the first
+    /// [`OBJECTS_READ_FOR_THEMSELVES`] objects of the kind, the whole schema, decoded once and shared
+    /// ([`Registry::get`] or [`Registry::get_without_status`]).
     pub fn get_for_object(&self, gvk: &Gvk, object: &Value) -> Result<Option<Arc<KindSchema>>, SchemaError> {
         let without_status = object.get("status").is_none();
         if self.user.contains_key(gvk) || self.cached(gvk, without_status).is_some() {
@@ -226,7 +232,8 @@ impl Registry {
         let first = {
             let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
             let entry = cache.entry(gvk.clone()).or_default();
-            !std::mem::replace(&mut entry.read_for_one, true)
+            entry.read_for_one = entry.read_for_one.saturating_add(1);
+            entry.read_for_one <= OBJECTS_READ_FOR_THEMSELVES
         };
         let found = if first { embedded_tree(&self.folders, gvk) } else { None };
         let Some((path, tree)) = found else {
@@ -350,10 +357,14 @@ mod tests {
         assert!(first.schema.pointer("/properties/status").is_none());
         let network = first.schema.pointer("/properties/spec/properties/networkProfile/properties").unwrap();
         assert_eq!(network.as_object().unwrap().keys().collect::<Vec<_>>(), ["networkPlugin"]);
-        // The next object of the kind gets the whole schema (without status), shared.
-        let second = registry.get_for_object(&gvk, &object).unwrap().unwrap();
-        assert_eq!(second.schema, registry.get_without_status(&gvk).unwrap().unwrap().schema);
-        assert!(second.schema.pointer("/properties/spec/properties/agentPoolProfiles").is_some());
+        // After the first few objects, the next object of the kind gets the whole schema (without status), shared.
+        for _ in 1..OBJECTS_READ_FOR_THEMSELVES {
+            let again = registry.get_for_object(&gvk, &object).unwrap().unwrap();
+            assert_eq!(again.schema, first.schema);
+        }
+        let next = registry.get_for_object(&gvk, &object).unwrap().unwrap();
+        assert_eq!(next.schema, registry.get_without_status(&gvk).unwrap().unwrap().schema);
+        assert!(next.schema.pointer("/properties/spec/properties/agentPoolProfiles").is_some());
     }
 
     #[test]
