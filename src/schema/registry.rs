@@ -219,7 +219,7 @@ impl Registry {
     }
 
     /// The schema of `gvk` for checking `object` (the schema walk, without CAPZ's defaulting webhooks, which add
-    /// fields): the first object of an embedded kind gets only the part of the schema its walk reads (see
+    /// fields): the first objects of an embedded kind get only the part of the schema their walk reads (see
     /// `packed::Part::For`; an ASO ManagedCluster uses a few of its hundreds of properties, and a one-bundle
     /// `validate` spent a third of its instructions decoding schemas whole); after the first
     /// [`OBJECTS_READ_FOR_THEMSELVES`] objects of the kind, the whole schema, decoded once and shared
@@ -229,13 +229,13 @@ impl Registry {
         if self.user.contains_key(gvk) || self.cached(gvk, without_status).is_some() {
             return self.lookup(gvk, without_status);
         }
-        let first = {
+        let read_for_itself = {
             let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
             let entry = cache.entry(gvk.clone()).or_default();
             entry.read_for_one = entry.read_for_one.saturating_add(1);
             entry.read_for_one <= OBJECTS_READ_FOR_THEMSELVES
         };
-        let found = if first { embedded_tree(&self.folders, gvk) } else { None };
+        let found = if read_for_itself { embedded_tree(&self.folders, gvk) } else { None };
         let Some((path, tree)) = found else {
             return self.lookup(gvk, without_status);
         };
