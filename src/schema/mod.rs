@@ -15,6 +15,7 @@ mod go_regex;
 mod issue;
 mod meta;
 mod packed;
+mod pointer;
 mod removed_apis;
 
 use std::fmt;

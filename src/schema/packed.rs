@@ -8,16 +8,36 @@ use super::embedded;
 
 /// The kind in `tree`, whole.
 pub(crate) fn read_kind(tree: &[u8]) -> Result<KindSchema, String> {
-    let (kind, _) = Reader { bytes: tree, at: 0 }.kind(false)?;
+    let (kind, _) = Reader { bytes: tree, at: 0 }.kind(Part::Whole)?;
     Ok(kind)
+}
+
+/// The kind in `tree` with only the schema that checking `object` reads (see [`Part::For`]); `None` when the
+/// kind has CEL rules (their compiled form is cached per kind, from the whole schema).
+pub(crate) fn read_kind_for(tree: &[u8], object: &Value) -> Result<Option<KindSchema>, String> {
+    let (kind, usable) = Reader { bytes: tree, at: 0 }.kind(Part::For(object))?;
+    Ok(usable.then_some(kind))
 }
 
 /// The kind in `tree` with the subtree of its root `status` property skipped and replaced by an empty
 /// schema (see [`super::Registry::get_without_status`]); `None` when that `status` schema has a default (an
 /// object without status would get one): then the whole kind is needed.
 pub(crate) fn read_kind_without_status(tree: &[u8]) -> Result<Option<KindSchema>, String> {
-    let (kind, status_has_default) = Reader { bytes: tree, at: 0 }.kind(true)?;
-    Ok((!status_has_default).then_some(kind))
+    let (kind, usable) = Reader { bytes: tree, at: 0 }.kind(Part::WithoutStatus)?;
+    Ok(usable.then_some(kind))
+}
+
+/// Which part of a kind's schema is decoded.
+#[derive(Clone, Copy)]
+enum Part<'o> {
+    Whole,
+    /// Without the subtree of the root `status` property.
+    WithoutStatus,
+    /// What the schema walk of this one object reads: below every object node the object has, the properties
+    /// it does not have are left out, unless they have a `default` (the walk inserts it and checks it against the
+    /// whole subtree); every other keyword (`items`, `additionalProperties`, `anyOf`, `required`, ...) is whole.
+    /// The walk never looks at the schema of a field an object lacks otherwise, so its findings are the same.
+    For(&'o Value),
 }
 
 const NULL: u8 = 0;
@@ -154,8 +174,9 @@ impl Reader<'_> {
     }
 
     /// A schema file's object (the fields of [`KindSchema`]; others are passed over, as serde does), and
-    /// whether the skipped `status` schema has a default.
-    fn kind(&mut self, without_status: bool) -> Result<(KindSchema, bool), String> {
+    /// whether it can be used: not when the skipped `status` schema has a default, nor when a schema read for
+    /// one object belongs to a kind with CEL rules.
+    fn kind(&mut self, part: Part<'_>) -> Result<(KindSchema, bool), String> {
         self.tag(OBJECT, "the schema file")?;
         let mut kind = KindSchema {
             group: String::new(),
@@ -190,11 +211,18 @@ impl Reader<'_> {
                         other => return Err(format!("{field}: expected a string, found {other}")),
                     }
                 }
-                "schema" if without_status => {
-                    (kind.schema, kind.status_omitted, status_has_default) = self.schema_without_status()?;
+                "schema" => {
                     found[5] = true;
+                    match part {
+                        Part::WithoutStatus => {
+                            (kind.schema, kind.status_omitted, status_has_default) = self.schema_without_status()?
+                        }
+                        // The fields are written in `KindSchema`'s order: `cel` comes first.
+                        Part::For(_) if kind.cel => self.skip()?,
+                        Part::For(object) => kind.schema = self.schema_for(object)?,
+                        Part::Whole => kind.schema = self.node()?,
+                    }
                 }
-                "schema" => (kind.schema, found[5]) = (self.node()?, true),
                 _ => self.skip()?,
             }
         }
@@ -202,7 +230,68 @@ impl Reader<'_> {
         if let Some(missing) = names.iter().zip(found).find_map(|(name, found)| (!found).then_some(name)) {
             return Err(format!("missing field `{missing}`"));
         }
-        Ok((kind, status_has_default))
+        let usable = match part {
+            Part::Whole => true,
+            Part::WithoutStatus => !status_has_default,
+            Part::For(_) => !kind.cel,
+        };
+        Ok((kind, usable))
+    }
+
+    /// The schema node here with, when `value` is an object, only the properties its walk reads (see
+    /// [`Part::For`]).
+    fn schema_for(&mut self, value: &Value) -> Result<Value, String> {
+        let Value::Object(object) = value else { return self.node() };
+        if self.bytes.get(self.at) != Some(&OBJECT) {
+            return self.node();
+        }
+        self.at += 1;
+        let count = self.count()?;
+        let mut schema = Map::with_capacity(count);
+        for _ in 0..count {
+            let key = self.string()?;
+            let node = if key == "properties" { self.properties_for(object)? } else { self.node()? };
+            schema.insert(key.to_owned(), node);
+        }
+        Ok(Value::Object(schema))
+    }
+
+    /// A `properties` node with the properties of `object` (each read for its value) and those with a default.
+    fn properties_for(&mut self, object: &Map<String, Value>) -> Result<Value, String> {
+        if self.bytes.get(self.at) != Some(&OBJECT) {
+            return self.node();
+        }
+        self.at += 1;
+        let mut properties = Map::new();
+        for _ in 0..self.count()? {
+            let name = self.string()?;
+            if let Some(value) = object.get(name) {
+                properties.insert(name.to_owned(), self.schema_for(value)?);
+            } else if let Some(schema) = self.defaulted_schema()? {
+                properties.insert(name.to_owned(), schema);
+            }
+        }
+        Ok(Value::Object(properties))
+    }
+
+    /// The schema node here, whole, when it has a `default`; else passes over it.
+    fn defaulted_schema(&mut self) -> Result<Option<Value>, String> {
+        let start = self.at;
+        if self.bytes.get(self.at) != Some(&OBJECT) {
+            self.skip()?;
+            return Ok(None);
+        }
+        self.at += 1;
+        let mut has_default = false;
+        for _ in 0..self.count()? {
+            has_default |= self.string()? == "default";
+            self.skip()?;
+        }
+        if !has_default {
+            return Ok(None);
+        }
+        self.at = start;
+        self.node().map(Some)
     }
 
     /// The root schema with its `properties.status` subtree passed over (an empty schema in its place):

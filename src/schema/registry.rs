@@ -14,8 +14,22 @@ use super::{Gvk, KindSchema, SchemaError, import, packed, releases};
 use crate::manifest;
 use crate::versions::{self, Target};
 
-/// Parsed embedded schemas by GVK and whether `status` was left out (`None`: no schema).
-type SchemaCache = HashMap<(Gvk, bool), Option<Arc<KindSchema>>>;
+/// Parsed embedded schemas by GVK (looked up by reference: no key is built per object).
+type SchemaCache = HashMap<Gvk, CachedKind>;
+
+/// What is known of one embedded kind.
+#[derive(Default)]
+struct CachedKind {
+    /// Read whole and without `status` (`Some(None)`: no schema), indexed by whether `status` was left out.
+    read: [Option<Option<Arc<KindSchema>>>; 2],
+    /// How many objects had it read for themselves ([`Registry::get_for_object`]); from
+    /// [`OBJECTS_READ_FOR_THEMSELVES`] on, objects share the whole reading.
+    read_for_one: u8,
+}
+
+/// The objects of a kind that get a schema read for themselves: a cluster's bundle holds up to a few objects of
+/// a kind (pools); a fleet reads each kind whole once after these.
+pub(crate) const OBJECTS_READ_FOR_THEMSELVES: u8 = 3;
 
 /// Where schemas come from; lookups are cached, so each GVK is parsed at most once.
 #[derive(Default)]
@@ -27,7 +41,7 @@ pub struct Registry {
     kubernetes_version: &'static str,
     /// The embedded folders (`schemas/gvk/<folder>/`) holding the served releases.
     folders: Vec<&'static str>,
-    /// Embedded schemas by GVK and whether `status` was left out.
+    /// Embedded schemas by GVK.
     cache: RwLock<SchemaCache>,
 }
 
@@ -190,9 +204,7 @@ impl Registry {
     }
 
     fn forget(&mut self, gvk: &Gvk) {
-        let cache = self.cache.get_mut().unwrap_or_else(PoisonError::into_inner);
-        cache.remove(&(gvk.clone(), false));
-        cache.remove(&(gvk.clone(), true));
+        self.cache.get_mut().unwrap_or_else(PoisonError::into_inner).remove(gvk);
     }
 
     /// The schema of `gvk`, if any source has it.
@@ -206,18 +218,51 @@ impl Registry {
         self.lookup(gvk, true)
     }
 
+    /// The schema of `gvk` for checking `object` (the schema walk, without CAPZ's defaulting webhooks, which add
+    /// fields): the first objects of an embedded kind get only the part of the schema their walk reads (see
+    /// `packed::Part::For`; an ASO ManagedCluster uses a few of its hundreds of properties, and a one-bundle
+    /// `validate` spent a third of its instructions decoding schemas whole); after the first
+    /// [`OBJECTS_READ_FOR_THEMSELVES`] objects of the kind, the whole schema, decoded once and shared
+    /// ([`Registry::get`] or [`Registry::get_without_status`]).
+    pub fn get_for_object(&self, gvk: &Gvk, object: &Value) -> Result<Option<Arc<KindSchema>>, SchemaError> {
+        let without_status = object.get("status").is_none();
+        if self.user.contains_key(gvk) || self.cached(gvk, without_status).is_some() {
+            return self.lookup(gvk, without_status);
+        }
+        let read_for_itself = {
+            let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
+            let entry = cache.entry(gvk.clone()).or_default();
+            entry.read_for_one = entry.read_for_one.saturating_add(1);
+            entry.read_for_one <= OBJECTS_READ_FOR_THEMSELVES
+        };
+        let found = if read_for_itself { embedded_tree(&self.folders, gvk) } else { None };
+        let Some((path, tree)) = found else {
+            return self.lookup(gvk, without_status);
+        };
+        match packed::read_kind_for(tree, object).map_err(|message| SchemaError::Embedded { path, message })? {
+            Some(kind) => Ok(Some(Arc::new(kind))),
+            None => self.lookup(gvk, without_status),
+        }
+    }
+
+    /// The cached reading of `gvk` (`Some(None)`: it has no embedded schema).
+    fn cached(&self, gvk: &Gvk, without_status: bool) -> Option<Option<Arc<KindSchema>>> {
+        let cache = self.cache.read().unwrap_or_else(PoisonError::into_inner);
+        cache.get(gvk).and_then(|kind| kind.read[usize::from(without_status)].clone())
+    }
+
     fn lookup(&self, gvk: &Gvk, without_status: bool) -> Result<Option<Arc<KindSchema>>, SchemaError> {
         if let Some(kind) = self.user.get(gvk) {
             return Ok(Some(kind.clone()));
         }
-        let key = (gvk.clone(), without_status);
-        if let Some(hit) = self.cache.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
-            return Ok(hit.clone());
+        if let Some(hit) = self.cached(gvk, without_status) {
+            return Ok(hit);
         }
         let loaded = load_embedded(&self.folders, gvk, without_status)?;
         // Two threads may both parse a schema the first time; the first one stored wins.
         let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
-        Ok(cache.entry(key).or_insert(loaded).clone())
+        let slot = &mut cache.entry(gvk.clone()).or_default().read[usize::from(without_status)];
+        Ok(slot.get_or_insert(loaded).clone())
     }
 
     /// Every version in which `group`/`kind` has a schema (sorted), e.g. to say which versions a
@@ -261,18 +306,23 @@ impl Registry {
     }
 }
 
-/// The schema of `gvk` in the first of the embedded `folders` that has it.
-fn load_embedded(folders: &[&str], gvk: &Gvk, without_status: bool) -> Result<Option<Arc<KindSchema>>, SchemaError> {
+/// The path and tree of `gvk`'s schema in the first of the embedded `folders` that has it.
+fn embedded_tree(folders: &[&str], gvk: &Gvk) -> Option<(String, &'static [u8])> {
     // Path components come from user input: refuse anything that could walk the tree.
     let safe = |s: &str| !s.is_empty() && !s.contains('/') && !s.contains('\\') && s != "." && s != "..";
     if !(safe(group_dir(&gvk.group)) && safe(&gvk.version) && safe(&gvk.kind)) {
-        return Ok(None);
+        return None;
     }
     let relative = format!("{}/{}/{}.json", group_dir(&gvk.group), gvk.version, gvk.kind);
-    let Some((path, tree)) = folders.iter().find_map(|folder| {
+    folders.iter().find_map(|folder| {
         let path = format!("gvk/{folder}/{relative}");
         embedded::tree(&path).map(|tree| (path, tree))
-    }) else {
+    })
+}
+
+/// The schema of `gvk` in the first of the embedded `folders` that has it.
+fn load_embedded(folders: &[&str], gvk: &Gvk, without_status: bool) -> Result<Option<Arc<KindSchema>>, SchemaError> {
+    let Some((path, tree)) = embedded_tree(folders, gvk) else {
         return Ok(None);
     };
     let corrupt = |message: String| SchemaError::Embedded { path: path.clone(), message };
@@ -289,6 +339,32 @@ mod tests {
     #[test]
     fn the_bundled_kubernetes_releases_are_the_ones_versions_names() {
         assert_eq!(KUBERNETES_VERSIONS, versions::KUBERNETES_VERSIONS);
+    }
+
+    #[test]
+    fn the_first_object_of_a_kind_gets_the_schema_its_walk_reads() {
+        let registry = Registry::embedded();
+        let gvk = Gvk::new("containerservice.azure.com", "v1api20240901", "ManagedCluster");
+        let object = serde_json::json!({
+            "apiVersion": "containerservice.azure.com/v1api20240901",
+            "kind": "ManagedCluster",
+            "metadata": {"name": "demo"},
+            "spec": {"location": "westeurope", "networkProfile": {"networkPlugin": "azure"}},
+        });
+        let first = registry.get_for_object(&gvk, &object).unwrap().unwrap();
+        let spec = first.schema.pointer("/properties/spec/properties").and_then(Value::as_object).unwrap();
+        assert_eq!(spec.keys().collect::<Vec<_>>(), ["location", "networkProfile"]);
+        assert!(first.schema.pointer("/properties/status").is_none());
+        let network = first.schema.pointer("/properties/spec/properties/networkProfile/properties").unwrap();
+        assert_eq!(network.as_object().unwrap().keys().collect::<Vec<_>>(), ["networkPlugin"]);
+        // After the first few objects, the next object of the kind gets the whole schema (without status), shared.
+        for _ in 1..OBJECTS_READ_FOR_THEMSELVES {
+            let again = registry.get_for_object(&gvk, &object).unwrap().unwrap();
+            assert_eq!(again.schema, first.schema);
+        }
+        let next = registry.get_for_object(&gvk, &object).unwrap().unwrap();
+        assert_eq!(next.schema, registry.get_without_status(&gvk).unwrap().unwrap().schema);
+        assert!(next.schema.pointer("/properties/spec/properties/agentPoolProfiles").is_some());
     }
 
     #[test]

@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use super::cel::CelChecker;
 use super::issue::Issue;
 use super::meta::{self, NameRule, escape};
+use super::pointer::Pointer;
 use super::{Gvk, Registry, formats, removed_apis};
 use crate::manifest::{Document, SecretValues, is_secret_data_pointer, split_api_version};
 use crate::report::{Finding, Severity};
@@ -290,9 +291,15 @@ impl<'r> Validator<'r> {
             }
             return;
         }
-        // An object without status never consults the status schema: read the kind without it.
-        let lookup =
-            if map.contains_key("status") { self.registry.get(&gvk) } else { self.registry.get_without_status(&gvk) };
+        // An object without status never consults the status schema: read the kind without it. Kinds without a
+        // CAPZ defaulting webhook (which adds fields to walk) may be read for this one object only.
+        let lookup = if !super::defaulting::has_webhook(group, version, kind_name) {
+            self.registry.get_for_object(&gvk, value)
+        } else if map.contains_key("status") {
+            self.registry.get(&gvk)
+        } else {
+            self.registry.get_without_status(&gvk)
+        };
         let kind = match lookup {
             Ok(Some(kind)) => kind,
             Ok(None) => {
@@ -396,7 +403,8 @@ impl<'r> Validator<'r> {
         let walk = Walk { validator: self, typed: kind.typed };
         // Strict field validation decodes the whole body first, status included: an undeclared field under
         // status is rejected even though status is dropped afterwards.
-        walk.normalize(&mut object, &kind.schema, prefix, true, out);
+        let root = Pointer::Root(prefix);
+        walk.normalize(&mut object, &kind.schema, &root, true, out);
         // CAPZ's defaulting webhook runs next (admission order: structural defaults, mutating webhooks, then the
         // schema); the API server prunes and defaults the webhook's result again.
         // A value of the wrong JSON type makes that webhook's decode fail: the API server returns the decode error
@@ -405,12 +413,12 @@ impl<'r> Validator<'r> {
         let has_webhook = !embedded && super::defaulting::has_webhook(&gvk.group, &gvk.version, &gvk.kind);
         if has_webhook && go_decode_fails(&object, &kind.schema) {
             let mut found = Vec::new();
-            walk.check(&object, &kind.schema, prefix, true, &mut found);
+            walk.check(&object, &kind.schema, &root, true, &mut found);
             out.extend(found.into_iter().filter(|issue| issue.message.starts_with("must be of type ")));
             return;
         }
         if !embedded && super::defaulting::apply(&gvk.group, &gvk.version, &gvk.kind, &mut object) {
-            walk.normalize(&mut object, &kind.schema, prefix, true, &mut Vec::new());
+            walk.normalize(&mut object, &kind.schema, &root, true, &mut Vec::new());
         }
         if kind.status_subresource
             && let Some(map) = object.as_object_mut()
@@ -419,7 +427,7 @@ impl<'r> Validator<'r> {
             // validated.
             map.remove("status");
         }
-        walk.check(&object, &kind.schema, prefix, true, out);
+        walk.check(&object, &kind.schema, &root, true, out);
         let name_rule = meta::name_rule(&gvk.group, &gvk.kind);
         let built_in = meta::is_built_in_group(&gvk.group);
         meta::check(
@@ -476,7 +484,14 @@ struct Walk<'v, 'r> {
 impl Walk<'_, '_> {
     /// Unknown fields (reported, then pruned), defaults, and pruning of nulls, in the API
     /// server's order.
-    fn normalize(&self, value: &mut Value, schema: &Value, path: &str, resource_root: bool, out: &mut Vec<Issue>) {
+    fn normalize(
+        &self,
+        value: &mut Value,
+        schema: &Value,
+        path: &Pointer<'_>,
+        resource_root: bool,
+        out: &mut Vec<Issue>,
+    ) {
         self.normalize_typed(value, schema, path, resource_root, self.typed, out);
     }
 
@@ -484,7 +499,7 @@ impl Walk<'_, '_> {
         &self,
         value: &mut Value,
         schema: &Value,
-        path: &str,
+        path: &Pointer<'_>,
         resource_root: bool,
         typed: bool,
         out: &mut Vec<Issue>,
@@ -514,7 +529,7 @@ impl Walk<'_, '_> {
                 }
                 let keys: Vec<String> = map.keys().cloned().collect();
                 for key in keys {
-                    let child_path = format!("{path}/{}", escape(&key));
+                    let child_path = Pointer::Key(path, &key);
                     if resource && key == "metadata" {
                         if map.field(&key).is_some_and(Value::is_null) {
                             map.remove(&key);
@@ -532,7 +547,7 @@ impl Walk<'_, '_> {
                         if !preserve {
                             out.push(Issue::error(
                                 "unknown-field",
-                                child_path,
+                                child_path.to_string(),
                                 format!("unknown field {key:?} (not declared in the schema)"),
                             ));
                             map.remove(&key);
@@ -557,7 +572,7 @@ impl Walk<'_, '_> {
                 if let Some(item_schema) = schema.field("items").filter(|s| s.is_object()) {
                     for (i, item) in items.iter_mut().enumerate() {
                         if !item.is_null() {
-                            self.normalize_typed(item, item_schema, &format!("{path}/{i}"), false, typed, out);
+                            self.normalize_typed(item, item_schema, &Pointer::Index(path, i), false, typed, out);
                         }
                     }
                 }
@@ -567,7 +582,14 @@ impl Walk<'_, '_> {
     }
 
     /// Value validations of the (normalized) value against `schema`.
-    fn check(&self, value: &Value, schema_value: &Value, path: &str, resource_root: bool, out: &mut Vec<Issue>) {
+    fn check(
+        &self,
+        value: &Value,
+        schema_value: &Value,
+        path: &Pointer<'_>,
+        resource_root: bool,
+        out: &mut Vec<Issue>,
+    ) {
         let Some(schema) = schema_value.as_object() else { return };
         let expected = schema.field("type").and_then(Value::as_str);
         if value.is_null() {
@@ -616,14 +638,14 @@ impl Walk<'_, '_> {
         self.check_junctors(value, schema, path, out);
     }
 
-    fn check_string(&self, s: &str, schema: &Map<String, Value>, path: &str, out: &mut Vec<Issue>) {
+    fn check_string(&self, s: &str, schema: &Map<String, Value>, path: &Pointer<'_>, out: &mut Vec<Issue>) {
         let length = s.chars().count() as u64;
         if let Some(max) = schema.field("maxLength").and_then(Value::as_u64)
             && length > max
         {
             out.push(Issue::error(
                 "schema",
-                path.into(),
+                path.to_string(),
                 format!("may not be longer than {max} characters (is {length})"),
             ));
         }
@@ -632,7 +654,7 @@ impl Walk<'_, '_> {
         {
             out.push(Issue::error(
                 "schema",
-                path.into(),
+                path.to_string(),
                 format!("must be at least {min} characters long (is {length})"),
             ));
         }
@@ -645,13 +667,13 @@ impl Walk<'_, '_> {
                     } else {
                         format!("{s:?} does not match the pattern {pattern}")
                     };
-                    out.push(Issue::error("schema", path.into(), message))
+                    out.push(Issue::error("schema", path.to_string(), message))
                 }
                 Some(_) => {}
                 None => out.push(Issue::new(
                     "schema",
                     Severity::NotChecked,
-                    path.into(),
+                    path.to_string(),
                     format!("pattern {pattern} is not supported by the offline regex engine; not checked"),
                 )),
             }
@@ -659,21 +681,21 @@ impl Walk<'_, '_> {
         if let Some(format) = schema.field("format").and_then(Value::as_str)
             && let Some(message) = formats::check(format, s)
         {
-            out.push(Issue::error("schema", path.into(), message));
+            out.push(Issue::error("schema", path.to_string(), message));
         }
     }
 
-    fn check_array(&self, items: &[Value], schema: &Map<String, Value>, path: &str, out: &mut Vec<Issue>) {
+    fn check_array(&self, items: &[Value], schema: &Map<String, Value>, path: &Pointer<'_>, out: &mut Vec<Issue>) {
         let count = items.len() as u64;
         if let Some(max) = schema.field("maxItems").and_then(Value::as_u64)
             && count > max
         {
-            out.push(Issue::error("schema", path.into(), format!("must have at most {max} items (has {count})")));
+            out.push(Issue::error("schema", path.to_string(), format!("must have at most {max} items (has {count})")));
         }
         if let Some(min) = schema.field("minItems").and_then(Value::as_u64)
             && count < min
         {
-            out.push(Issue::error("schema", path.into(), format!("must have at least {min} items (has {count})")));
+            out.push(Issue::error("schema", path.to_string(), format!("must have at least {min} items (has {count})")));
         }
         let list_type = schema.field("x-kubernetes-list-type").and_then(Value::as_str);
         let item_schema = schema.field("items").filter(|s| s.is_object());
@@ -721,7 +743,7 @@ impl Walk<'_, '_> {
         }
         if let Some(item_schema) = item_schema {
             for (i, item) in items.iter().enumerate() {
-                self.check(item, item_schema, &format!("{path}/{i}"), false, out);
+                self.check(item, item_schema, &Pointer::Index(path, i), false, out);
             }
         }
     }
@@ -730,7 +752,7 @@ impl Walk<'_, '_> {
         &self,
         map: &Map<String, Value>,
         schema: &Map<String, Value>,
-        path: &str,
+        path: &Pointer<'_>,
         resource_root: bool,
         out: &mut Vec<Issue>,
     ) {
@@ -749,12 +771,20 @@ impl Walk<'_, '_> {
         if let Some(max) = schema.field("maxProperties").and_then(Value::as_u64)
             && count > max
         {
-            out.push(Issue::error("schema", path.into(), format!("must have at most {max} properties (has {count})")));
+            out.push(Issue::error(
+                "schema",
+                path.to_string(),
+                format!("must have at most {max} properties (has {count})"),
+            ));
         }
         if let Some(min) = schema.field("minProperties").and_then(Value::as_u64)
             && count < min
         {
-            out.push(Issue::error("schema", path.into(), format!("must have at least {min} properties (has {count})")));
+            out.push(Issue::error(
+                "schema",
+                path.to_string(),
+                format!("must have at least {min} properties (has {count})"),
+            ));
         }
         let resource = resource_root || flag(schema, "x-kubernetes-embedded-resource");
         if resource && !resource_root {
@@ -780,10 +810,11 @@ impl Walk<'_, '_> {
         let properties = schema.field("properties").and_then(Value::as_object);
         let additional = schema.field("additionalProperties").filter(|a| a.is_object());
         for (key, child) in map {
-            let child_path = format!("{path}/{}", escape(key));
+            let child_path = Pointer::Key(path, key);
             if resource && key == "metadata" {
                 self.check(child, &meta::OBJECT_META, &child_path, false, out);
                 if !resource_root {
+                    let child_path = child_path.to_string();
                     meta::check(Some(child), &child_path, NameRule::Dns1123Subdomain, true, false, false, out);
                 }
                 continue;
@@ -794,7 +825,7 @@ impl Walk<'_, '_> {
         }
     }
 
-    fn check_junctors(&self, value: &Value, schema: &Map<String, Value>, path: &str, out: &mut Vec<Issue>) {
+    fn check_junctors(&self, value: &Value, schema: &Map<String, Value>, path: &Pointer<'_>, out: &mut Vec<Issue>) {
         let passes = |sub: &Value| {
             let mut scratch = Vec::new();
             self.check(value, sub, path, false, &mut scratch);
@@ -810,7 +841,7 @@ impl Walk<'_, '_> {
         {
             out.push(Issue::error(
                 "schema",
-                path.into(),
+                path.to_string(),
                 format!("{} matches none of the allowed forms (anyOf)", compact(value)),
             ));
         }
@@ -819,7 +850,7 @@ impl Walk<'_, '_> {
             if matching != 1 {
                 out.push(Issue::error(
                     "schema",
-                    path.into(),
+                    path.to_string(),
                     format!("must match exactly one of the allowed forms (oneOf), matches {matching}"),
                 ));
             }
@@ -827,32 +858,32 @@ impl Walk<'_, '_> {
         if let Some(not) = schema.field("not")
             && passes(not)
         {
-            out.push(Issue::error("schema", path.into(), "must not match the schema in `not`".into()));
+            out.push(Issue::error("schema", path.to_string(), "must not match the schema in `not`".into()));
         }
     }
 }
 
-fn check_number(value: &Value, schema: &Map<String, Value>, path: &str, out: &mut Vec<Issue>) {
+fn check_number(value: &Value, schema: &Map<String, Value>, path: &Pointer<'_>, out: &mut Vec<Issue>) {
     let Some(x) = value.as_f64() else { return };
     if let Some(max) = schema.field("maximum").and_then(Value::as_f64) {
         let exclusive = flag(schema, "exclusiveMaximum");
         if x > max || (exclusive && x == max) {
             let op = if exclusive { "less than" } else { "less than or equal to" };
-            out.push(Issue::error("schema", path.into(), format!("must be {op} {max} (is {value})")));
+            out.push(Issue::error("schema", path.to_string(), format!("must be {op} {max} (is {value})")));
         }
     }
     if let Some(min) = schema.field("minimum").and_then(Value::as_f64) {
         let exclusive = flag(schema, "exclusiveMinimum");
         if x < min || (exclusive && x == min) {
             let op = if exclusive { "greater than" } else { "greater than or equal to" };
-            out.push(Issue::error("schema", path.into(), format!("must be {op} {min} (is {value})")));
+            out.push(Issue::error("schema", path.to_string(), format!("must be {op} {min} (is {value})")));
         }
     }
     if let Some(m) = schema.field("multipleOf").and_then(Value::as_f64)
         && m > 0.0
         && ((x / m) - (x / m).round()).abs() > 1e-9
     {
-        out.push(Issue::error("schema", path.into(), format!("must be a multiple of {m} (is {value})")));
+        out.push(Issue::error("schema", path.to_string(), format!("must be a multiple of {m} (is {value})")));
     }
 }
 
@@ -948,6 +979,44 @@ spec:
         );
         let quoted = errors(&yaml.replace("cidrBlock: y", "cidrBlock: 10.240.0.0/16"));
         assert!(!quoted.iter().any(|(_, path)| path.contains("subnet")), "{quoted:?}");
+    }
+
+    /// The first objects of a kind are checked against only the part of the schema their walk reads, later ones
+    /// against the whole schema (`Registry::get_for_object`): both give the same findings, for every object of
+    /// the corpus (the embedded ASO objects included).
+    #[test]
+    fn a_schema_read_for_one_object_gives_the_findings_of_the_whole_schema() {
+        let mut files: Vec<std::path::PathBuf> = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus"))];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("the corpus is readable") {
+                let path = entry.expect("a corpus entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "yaml") {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        let mut compared = 0;
+        for file in &files {
+            let text = std::fs::read_to_string(file).expect("a corpus file is readable");
+            let Ok(documents) = parse_documents(&text, &file.display().to_string()) else { continue };
+            for document in &documents {
+                let registry = Registry::embedded();
+                let validator = Validator::new(&registry, ValidateOptions::default());
+                let first = validator.validate_document(document);
+                for _ in 1..crate::schema::registry::OBJECTS_READ_FOR_THEMSELVES {
+                    validator.validate_document(document);
+                }
+                let whole = validator.validate_document(document);
+                assert_eq!(first.findings, whole.findings, "{} {}", file.display(), document.display_name());
+                assert_eq!(first.status, whole.status, "{} {}", file.display(), document.display_name());
+                compared += 1;
+            }
+        }
+        assert!(compared > 100, "only {compared} objects compared");
     }
 
     const WITH_STATUS: &str = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
