@@ -1,6 +1,7 @@
 //! Multi-document Kubernetes manifests in and out: YAML read as Kubernetes reads it (YAML 1.1),
 //! every document and every field traced back to its file:line.
 
+mod direct;
 mod emit;
 mod input;
 mod parse;

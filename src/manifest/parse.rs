@@ -32,11 +32,11 @@ enum Lines {
 
 /// The line of one node and the size of its subtree, in post-order (children before their parent,
 /// the root last). A map entry's line is its key's line; a list item's, the item's.
-#[derive(Debug, Clone, Copy, Default)]
-struct NodeLine {
-    line: u32,
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct NodeLine {
+    pub(super) line: u32,
     /// Records in this node's subtree, itself included.
-    size: u32,
+    pub(super) size: u32,
 }
 
 impl LineIndex {
@@ -159,11 +159,13 @@ fn node_lines_len() -> usize {
 }
 
 /// One document read straight into JSON, with the line records of its nodes.
-struct LinedDocument {
-    value: Value,
-    line: usize,
-    column: usize,
-    nodes: Vec<NodeLine>,
+#[derive(Debug, PartialEq)]
+pub(super) struct LinedDocument {
+    pub(super) value: Value,
+    /// Line and column (1-based) where the document's root node starts.
+    pub(super) line: usize,
+    pub(super) column: usize,
+    pub(super) nodes: Vec<NodeLine>,
 }
 
 impl LinedDocument {
@@ -349,7 +351,7 @@ impl<'de, const LINES: bool> Visitor<'de> for ValueVisitor<LINES> {
 }
 
 /// The options that make serde-saphyr read YAML as go-yaml v2 (Kubernetes) does.
-fn kubernetes_yaml_options() -> Options {
+pub(super) fn kubernetes_yaml_options() -> Options {
     let mut options = Options::default();
     options.legacy_octal_numbers = true;
     options.duplicate_keys = DuplicateKeyPolicy::Error;
@@ -565,6 +567,9 @@ fn parse_lined_documents(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr:
 
 /// Every document of the stream with its line records, read on the calling thread.
 fn parse_lined_documents_serially(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr::Error> {
+    if let Some(documents) = super::direct::lined_documents(text) {
+        return Ok(documents);
+    }
     read_overflowing_floats_as_strings(text, |text| {
         serde_saphyr::from_multiple_with_options::<LinedDocument>(text, kubernetes_yaml_options())
     })
@@ -589,9 +594,7 @@ pub(crate) fn split_at<'t>(text: &'t str, cuts: &[usize]) -> Vec<(usize, &'t str
 
 /// The documents of one part of a stream, lines shifted by the `line_offset` lines before it.
 fn parse_part(part: &str, line_offset: usize) -> Result<Vec<LinedDocument>, serde_saphyr::Error> {
-    let mut documents = read_overflowing_floats_as_strings(part, |part| {
-        serde_saphyr::from_multiple_with_options::<LinedDocument>(part, kubernetes_yaml_options())
-    })?;
+    let mut documents = parse_lined_documents_serially(part)?;
     for document in &mut documents {
         document.shift_lines(line_offset);
     }
