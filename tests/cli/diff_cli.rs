@@ -1,11 +1,10 @@
 //! `kubectl capz diff` failures that happen before or instead of talking to an API server: they
 //! exit 2 and say what is wrong. (Everything that needs a server is in live_diff.rs.)
 
-use assert_cmd::Command;
+use crate::support::cli_runner::capz_command;
 
 fn capz(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    capz_command()
         .arg("diff")
         .args(args)
         .env_remove("KUBECONFIG")
@@ -84,8 +83,7 @@ fn bad_kubeconfig_says_which_file() {
 #[test]
 fn kubeconfig_env_is_used_without_the_flag() {
     let f = Files::new();
-    let out = Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let out = capz_command()
         .args(["diff", "-f", &f.path("cm.yaml"), "--context", "elsewhere"])
         .env("KUBECONFIG", f.path("kubeconfig"))
         .output()

@@ -2,12 +2,12 @@
 //! (1 for an input `validate` rejects, 2 for a bundle CAPZ cannot translate, a ClusterClass-based cluster, no
 //! classic cluster).
 
-use assert_cmd::Command;
+use crate::support::cli_runner::capz_command;
 
 const CASES: &str = "tests/fixtures/capz-translation/cases";
 
 fn migrate(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("kubectl-capz").unwrap().arg("migrate").args(args).output().unwrap()
+    capz_command().arg("migrate").args(args).output().unwrap()
 }
 
 fn case(name: &str) -> String {

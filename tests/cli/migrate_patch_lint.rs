@@ -2,16 +2,12 @@
 //! error and a no-op patch a warning, each at the patch's file:line with its index (rules capz-aso-patch-broken,
 //! capz-aso-patch-no-op, computed with CAPZ's translation in src/migrate).
 
-use assert_cmd::Command;
+use crate::support::cli_runner::capz_command;
 
 const CASES: &str = "tests/fixtures/capz-translation/cases";
 
 fn validate(case: &str) -> (i32, String) {
-    let out = Command::cargo_bin("kubectl-capz")
-        .unwrap()
-        .args(["validate", &format!("{CASES}/{case}.yaml")])
-        .output()
-        .unwrap();
+    let out = capz_command().args(["validate", &format!("{CASES}/{case}.yaml")]).output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.code().unwrap_or(-1), text)
 }
@@ -90,11 +86,8 @@ fn patches_of_fields_capz_owns_are_warnings() {
 
 #[test]
 fn a_patched_object_asos_schema_rejects_is_an_error() {
-    let out = Command::cargo_bin("kubectl-capz")
-        .unwrap()
-        .args(["validate", "tests/corpus/invalid/aso-patched-object-schema-enum.yaml"])
-        .output()
-        .unwrap();
+    let out =
+        capz_command().args(["validate", "tests/corpus/invalid/aso-patched-object-schema-enum.yaml"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{text}");
     let schema = lines_with(&text, "[aso-patched-object-schema]");
@@ -106,7 +99,7 @@ fn a_patched_object_asos_schema_rejects_is_an_error() {
 const PATCH_LINT: &str = "tests/fixtures/patch-lint";
 
 fn validate_file(path: &str) -> (i32, String) {
-    let out = Command::cargo_bin("kubectl-capz").unwrap().args(["validate", path]).output().unwrap();
+    let out = capz_command().args(["validate", path]).output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.code().unwrap_or(-1), text)
 }

@@ -1,13 +1,13 @@
 //! `kubectl capz plan` end to end: output snapshots, v1beta2 shapes and the errors of issue 5
 //! (unknown variable, patch path that does not exist, failing template) with exit code 2.
 
-use assert_cmd::Command;
+use crate::support::cli_runner::capz_command;
 use std::path::Path;
 
 const CUSTOM: &str = "tests/fixtures/topology/custom";
 
 fn plan(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("kubectl-capz").unwrap().arg("plan").args(args).output().unwrap()
+    capz_command().arg("plan").args(args).output().unwrap()
 }
 
 /// Writes the custom class and cluster into a temp dir with one textual replacement applied.
@@ -301,7 +301,7 @@ fn from_cluster_honours_the_request_timeout_and_zero_means_none() {
     let err = stderr(&out);
     assert!(err.contains(&format!("no answer from the API server {server} within the request timeout of 1s")), "{err}");
 
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-capz"))
+    let mut child = std::process::Command::new(crate::support::capz_bin())
         .args(["plan", "--from-cluster", "--request-timeout", "0", "--kubeconfig", &kubeconfig, "-f", &cluster])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

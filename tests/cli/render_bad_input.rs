@@ -1,6 +1,6 @@
 //! Every bad input of `render`/`params`: exit code 2, a message that says where, nothing on stdout.
 
-use assert_cmd::Command;
+use crate::support::cli_runner::capz;
 
 const ENV: &[(&str, &str)] = &[
     ("CLUSTER_NAME", "demo"),
@@ -12,13 +12,9 @@ const ENV: &[(&str, &str)] = &[
 
 /// Runs the binary; asserts exit 2, empty stdout, no panic; returns stderr with temp paths replaced.
 fn fails(env: &[(&str, &str)], args: &[&str], dir: Option<&std::path::Path>) -> String {
-    let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
-    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
+    let mut cmd = capz(env);
     if let Some(dir) = dir {
         cmd.current_dir(dir);
-    }
-    for (k, v) in env {
-        cmd.env(k, v);
     }
     let output = cmd.args(args).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -265,13 +261,7 @@ fn counts_above_int32_name_the_parameter() {
     let stderr = fails(ENV, &["render", "aks-aso", "--set", "pools[0].replicas=4294967296"], None);
     insta::assert_snapshot!("replicas_above_int32", stderr);
     // The largest int32 is accepted.
-    let output = Command::cargo_bin("kubectl-capz")
-        .unwrap()
-        .env_clear()
-        .envs(ENV.iter().copied())
-        .args(["render", "aks-aso", "--set", "pools[0].replicas=2147483647"])
-        .output()
-        .unwrap();
+    let output = capz(ENV).args(["render", "aks-aso", "--set", "pools[0].replicas=2147483647"]).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
 }
 

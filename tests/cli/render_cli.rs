@@ -493,7 +493,7 @@ fn kubectl_finds_the_plugin_on_path() {
     let Ok(kubectl) = which("kubectl") else {
         panic!("kubectl is not on PATH; this test needs the real kubectl");
     };
-    let bin = assert_cmd::cargo::cargo_bin("kubectl-capz");
+    let bin = crate::support::capz_bin();
     let bin_dir = bin.parent().unwrap();
     let home = tempfile::tempdir().unwrap();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());

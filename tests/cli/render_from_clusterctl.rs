@@ -6,7 +6,7 @@
 //!   same values (the YAML text may quote differently: our emitter is not go-yaml);
 //! - errors: clusterctl's message appears in our stderr, and we exit 2.
 
-use assert_cmd::Command;
+use crate::support::cli_runner::capz_command;
 use serde_json::Value;
 
 fn fixture(name: &str) -> String {
@@ -57,7 +57,7 @@ fn render_from_matches_recorded_clusterctl_runs() {
     let mut failures = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let name = case["name"].as_str().unwrap();
-        let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
+        let mut cmd = capz_command();
         cmd.env_clear().args(["render", "--from"]).arg(fixture(case["template"].as_str().unwrap()));
         cmd.arg(case["cluster_name"].as_str().unwrap()).args(["-n", case["namespace"].as_str().unwrap()]);
         if let Some(version) = case["kubernetes_version"].as_str() {

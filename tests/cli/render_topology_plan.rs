@@ -4,20 +4,13 @@
 //! values. Names of planned objects follow the controller's naming, so objects are matched by role
 //! (and pools by their AKS name).
 
-use assert_cmd::Command;
+use crate::support::cli_runner::capz;
 use capz::manifest::parse_documents;
 use capz::topology::plan_all;
 use serde_json::{Value, json};
 
 fn render(args: &[&str]) -> String {
-    let output = Command::cargo_bin("kubectl-capz")
-        .unwrap()
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .arg("render")
-        .args(args)
-        .output()
-        .unwrap();
+    let output = capz(&[]).arg("render").args(args).output().unwrap();
     assert!(output.status.success(), "render {args:?}: {}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout).unwrap()
 }

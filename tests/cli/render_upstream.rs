@@ -2,9 +2,9 @@
 //! from CAPZ `templates/`) expanded with the same clusterctl variables, after YAML parsing, except
 //! for the deliberate differences the README lists (checked here one by one).
 
+use crate::support::cli_runner::capz;
 use std::collections::BTreeMap;
 
-use assert_cmd::Command;
 use capz::manifest::parse_documents;
 use serde_json::{Value, json};
 
@@ -88,12 +88,7 @@ fn upstream(file: &str, env: &[(&str, &str)], namespace: &str) -> Vec<Value> {
 }
 
 fn ours(flavor: &str, env: &[(&str, &str)], args: &[&str]) -> Vec<Value> {
-    let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
-    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let output = cmd.arg("render").arg(flavor).args(args).output().unwrap();
+    let output = capz(env).arg("render").arg(flavor).args(args).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     parse_documents(&String::from_utf8(output.stdout).unwrap(), "ours").unwrap().into_iter().map(|d| d.value).collect()
 }

@@ -2,12 +2,11 @@
 //! the API-server semantics of a user CRD (int-or-string, nullable, defaults, formats,
 //! preserve-unknown-fields, embedded resources, list-type set, CEL).
 
-use assert_cmd::Command;
+use crate::support::cli_runner::capz_command;
 use serde_json::Value;
 
 fn validate(args: &[&str]) -> (i32, String, String) {
-    let output = Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let output = capz_command()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("CAPZ_VERSION")
         .arg("validate")
@@ -76,8 +75,7 @@ fn unknown_rule_ids_and_missing_files_are_usage_errors() {
 
 #[test]
 fn stdin_is_read_with_dash() {
-    let output = Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let output = capz_command()
         .args(["validate", "-"])
         .write_stdin("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: Bad_Name\n")
         .output()
@@ -95,8 +93,7 @@ fn stdin_is_read_with_dash() {
 /// `pipe:[…]`), and was an input error ("No such file or directory") before.
 #[test]
 fn a_pipe_given_by_path_is_read() {
-    let output = Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let output = capz_command()
         .args(["validate", "/dev/stdin"])
         .write_stdin("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: Bad_Name\n")
         .output()
@@ -291,15 +288,13 @@ fn secret_values_never_show_whatever_the_shape_of_data() {
 /// server's `deprecated-api` for CAPI v1beta1 is shown with `capi-v1beta1`, which is off by default.
 #[test]
 fn rendered_default_output_has_no_capi_deprecation_warnings_unless_asked() {
-    let rendered = Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let rendered = capz_command()
         .args(["render", "aks-aso", "demo", "--values", "examples/aks-aso.values.yaml"])
         .output()
         .unwrap();
     assert!(rendered.status.success());
     let run = |extra: &[&str]| {
-        let out = Command::cargo_bin("kubectl-capz")
-            .unwrap()
+        let out = capz_command()
             .args(["validate", "-", "-o", "json"])
             .args(extra)
             .write_stdin(rendered.stdout.clone())
@@ -435,8 +430,7 @@ fn github_output_is_one_escaped_workflow_command_per_finding() {
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  labels:\n    share: 50%\n",
     )
     .unwrap();
-    let output = Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let output = capz_command()
         .current_dir(dir.path())
         .env_remove("CAPZ_VERSION")
         .args(["validate", "-o", "github", "team,a:prod.yaml", "-"])

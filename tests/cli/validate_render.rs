@@ -1,11 +1,10 @@
 //! `render --validate`: rendered flavors validate clean against the built-in schemas (and the
 //! CAPZ rules); findings go to stderr, the manifests to stdout.
 
-use assert_cmd::Command;
+use crate::support::cli_runner::capz_command;
 
 fn render_validate(flavor: &str, capi: &str, create_secret: bool) -> (i32, String, String) {
-    let output = Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let output = capz_command()
         .env_clear()
         .args(["render", flavor, "demo", "--kubernetes-version", "v1.33.2", "--capi-api", capi, "--validate"])
         .args(["--set", "location=westeurope", "--set", "poolDefaults.vmSize=Standard_D2s_v3"])
@@ -65,8 +64,7 @@ fn flavors_render_valid_in_both_capi_versions() {
 /// `render --validate` findings point at lines of the printed YAML.
 #[test]
 fn findings_name_lines_of_the_rendered_output() {
-    let output = Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let output = capz_command()
         .env_clear()
         .args(["render", "aks-aso", "demo", "--kubernetes-version", "v1.33.2", "--validate"])
         .args([

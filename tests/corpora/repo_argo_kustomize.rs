@@ -4,12 +4,12 @@
 //! that cannot be applied are one warning each, and the user's files are untouched.
 
 use crate::support;
+use crate::support::cli_runner::capz_command;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use assert_cmd::Command;
 use capz::source::{self, RepositoryOptions};
 use serde_json::{Value, json};
 
@@ -99,8 +99,7 @@ fn the_applications_kustomize_options_are_applied_to_what_is_built() {
 #[test]
 fn validate_finds_the_seeded_defect_at_the_users_file_and_line_and_leaves_the_files_untouched() {
     let before = snapshot_of(&fixture());
-    let output = Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let output = capz_command()
         .current_dir(fixture().parent().unwrap())
         .args(["validate", "argocd-kustomize-options"])
         .output()
@@ -129,8 +128,7 @@ fn validate_finds_the_seeded_defect_at_the_users_file_and_line_and_leaves_the_fi
     let version = "argocd-kustomize-options/apps/team-b.yaml:22: warning: Application/team-b: kustomize.version";
     assert!(stdout.contains(version), "{stdout}");
     assert!(!stdout.contains("ARGOCD_APP_NAME"), "Argo CD's own variables are not unsubstituted variables: {stdout}");
-    let json = Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let json = capz_command()
         .current_dir(fixture().parent().unwrap())
         .args(["validate", "-o", "json", "argocd-kustomize-options"])
         .output()

@@ -2,11 +2,11 @@
 //! (tests/fixtures/repos/): what `validate DIR` must say of them, and what it must not.
 
 use crate::support;
+use crate::support::cli_runner::capz_command;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 fn repos() -> PathBuf {
@@ -15,12 +15,7 @@ fn repos() -> PathBuf {
 
 /// `validate -o json DIR` run from `cwd`.
 fn validate_json(cwd: &Path, dir: &str) -> (Value, Output) {
-    let output = Command::cargo_bin("kubectl-capz")
-        .unwrap()
-        .current_dir(cwd)
-        .args(["validate", "-o", "json", dir])
-        .output()
-        .unwrap();
+    let output = capz_command().current_dir(cwd).args(["validate", "-o", "json", dir]).output().unwrap();
     let report: Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|err| panic!("validate {dir}: {err}\n{}", String::from_utf8_lossy(&output.stderr)));
     (report, output)

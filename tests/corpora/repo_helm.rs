@@ -4,13 +4,13 @@
 //! warning each, and nothing is downloaded or run for them.
 
 use crate::support;
+use crate::support::cli_runner::capz_command;
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
 use capz::source::helm::{HelmRender, RenderRequest};
 use serde_json::Value;
 
@@ -37,7 +37,7 @@ fn path_with_helm() -> OsString {
 }
 
 fn capz(args: &[&str], cwd: &Path, path: &OsString, stdin: Option<&str>) -> Output {
-    let mut command = Command::cargo_bin("kubectl-capz").unwrap();
+    let mut command = capz_command();
     command.current_dir(cwd).env("PATH", path).args(args);
     if let Some(input) = stdin {
         command.write_stdin(input.to_string());

@@ -3,12 +3,12 @@
 //! their source line, hostile repositories refused with one warning each, `--no-build` and `--exclude`.
 
 use crate::support;
+use crate::support::cli_runner::capz_command;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 fn repos() -> PathBuf {
@@ -16,7 +16,7 @@ fn repos() -> PathBuf {
 }
 
 fn capz(args: &[&str], cwd: &Path) -> Output {
-    Command::cargo_bin("kubectl-capz").unwrap().current_dir(cwd).args(args).output().unwrap()
+    capz_command().current_dir(cwd).args(args).output().unwrap()
 }
 
 fn stderr(output: &Output) -> String {
@@ -143,12 +143,7 @@ fn kustomize_builds_find_what_validating_kubectl_kustomize_finds() {
     for (repo, dir, files) in cases {
         let root = repos().join(repo);
         let built = kubectl_kustomize(&root.join(dir));
-        let stdin = Command::cargo_bin("kubectl-capz")
-            .unwrap()
-            .args(["validate", "-o", "json", "-"])
-            .write_stdin(built)
-            .output()
-            .unwrap();
+        let stdin = capz_command().args(["validate", "-o", "json", "-"]).write_stdin(built).output().unwrap();
         let expected: Value = serde_json::from_slice(&stdin.stdout).unwrap();
         let (report, _) = validate_json(&root, &["."]);
         let prefix = format!("./{files}");
@@ -195,8 +190,7 @@ fn a_patch_that_breaks_the_managed_cluster_is_reported_at_the_patch() {
     let (report, _) = validate_json(root, &["."]);
     let errors = errors(&report);
     assert_eq!(errors, ["./overlay/sku.yaml:1 schema /spec/resources/0/spec/sku/tier"], "{report:#}");
-    let stdin = Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let stdin = capz_command()
         .args(["validate", "-o", "json", "-"])
         .write_stdin(kubectl_kustomize(&root.join("overlay")))
         .output()
@@ -226,13 +220,8 @@ fn tripwire(dir: &Path) -> (PathBuf, PathBuf) {
 
 fn validate_with_path(root: &Path, bin: &Path) -> Value {
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let output = Command::cargo_bin("kubectl-capz")
-        .unwrap()
-        .current_dir(root)
-        .env("PATH", path)
-        .args(["validate", "-o", "json", "."])
-        .output()
-        .unwrap();
+    let output =
+        capz_command().current_dir(root).env("PATH", path).args(["validate", "-o", "json", "."]).output().unwrap();
     serde_json::from_slice(&output.stdout).unwrap_or_else(|err| panic!("{err}: {}", stderr(&output)))
 }
 

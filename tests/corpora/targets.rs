@@ -3,6 +3,7 @@
 //! target, kinds outside CAPZ's --crd-pattern are warnings and not checked, and CAPZ's own templates of each
 //! release validate clean under their target.
 
+use crate::support::cli_runner::capz_command;
 use capz::manifest::{Document, parse_documents};
 use capz::report::Severity;
 use capz::schema::{Registry, ValidateOptions, Validator};
@@ -247,13 +248,7 @@ fn capz_templates_of_each_release_validate_clean_under_their_target() {
 }
 
 fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let output = assert_cmd::Command::cargo_bin("kubectl-capz")
-        .unwrap()
-        .env_clear()
-        .args(args)
-        .write_stdin(stdin)
-        .output()
-        .unwrap();
+    let output = capz_command().env_clear().args(args).write_stdin(stdin).output().unwrap();
     (
         output.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&output.stdout).into_owned(),

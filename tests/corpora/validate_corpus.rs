@@ -7,9 +7,9 @@
 //!
 //! An optional `# args: ...` line adds command-line flags.
 
+use crate::support::cli_runner::capz_command;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 #[derive(Debug)]
@@ -63,15 +63,7 @@ fn corpus_files(kind: &str) -> Vec<PathBuf> {
 fn check_file(file: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(file).unwrap();
     let (expectation, args) = parse_expectations(&text, file);
-    let output = Command::cargo_bin("kubectl-capz")
-        .unwrap()
-        .arg("validate")
-        .arg("-o")
-        .arg("json")
-        .args(&args)
-        .arg(file)
-        .output()
-        .unwrap();
+    let output = capz_command().arg("validate").arg("-o").arg("json").args(&args).arg(file).output().unwrap();
     let code = output.status.code().unwrap_or(-1);
     let name = file.display();
     if let Expectation::InputError = expectation {

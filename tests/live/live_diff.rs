@@ -3,6 +3,7 @@
 //! compared with `kubectl diff --server-side` on the same inputs and server.
 
 use crate::support;
+use crate::support::cli_runner::capz_command;
 
 use support::capz_diff;
 
@@ -11,7 +12,6 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 
 const MANAGER: &str = "kubectl-capz";
@@ -201,7 +201,7 @@ fn one_changed_embedded_field_gives_exactly_that_path() {
     assert_eq!(edits, ["-      dnsPrefix: c1", "+      dnsPrefix: c1-renamed"], "{text}");
     assert!(!text.contains('\x1b'), "NO_COLOR must turn colour off");
     let coloured = |no_color: bool| {
-        let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
+        let mut cmd = capz_command();
         cmd.args(["diff", "--kubeconfig"]).arg(&support::apiserver().kubeconfig).args(["-f", file.to_str().unwrap()]);
         cmd.env("CLICOLOR_FORCE", "1").env_remove("KUBECTL_EXTERNAL_DIFF").env_remove("NO_COLOR");
         if no_color {
@@ -507,8 +507,7 @@ fn kubeconfig_env_list_is_merged_and_missing_files_skipped() {
     let file = fixture.write("desired");
     let api = support::apiserver();
     let list = std::env::join_paths([PathBuf::from("/nonexistent/kubeconfig"), api.kubeconfig.clone()]).unwrap();
-    let out = Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let out = capz_command()
         .args(["diff", "-f", file.to_str().unwrap()])
         .env("KUBECONFIG", list)
         .env_remove("KUBECTL_EXTERNAL_DIFF")
@@ -522,8 +521,7 @@ fn external_diff_program_gets_kubectl_layout_and_decides_the_exit_code() {
     let mut fixture = applied("diff-external");
     fixture.doc_mut("MachinePool", "c1-pool0")["spec"]["replicas"] = json!(3);
     let file = fixture.write("desired");
-    let out = Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let out = capz_command()
         .args(["diff", "--kubeconfig"])
         .arg(&support::apiserver().kubeconfig)
         .args(["-f", file.to_str().unwrap()])
@@ -636,8 +634,7 @@ fn flavor_and_name_are_rendered_then_diffed() {
     let api = support::apiserver();
     let ns = api.namespace("diff-flavor");
     let capz = |args: &[&str], location: &str| {
-        Command::cargo_bin("kubectl-capz")
-            .unwrap()
+        capz_command()
             .args(args)
             .env("KUBERNETES_VERSION", "v1.33.2")
             .env("AZURE_LOCATION", location)
@@ -721,7 +718,7 @@ const TEMPLATE_VARIABLES: [&str; 8] = [
 
 /// `kubectl-capz ARGS` with exactly `env` of the template's variables set.
 fn capz_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::cargo_bin("kubectl-capz").unwrap();
+    let mut cmd = capz_command();
     cmd.args(args).env("NO_COLOR", "1").env_remove("KUBECONFIG").env_remove("KUBECTL_EXTERNAL_DIFF");
     for name in TEMPLATE_VARIABLES {
         cmd.env_remove(name);
@@ -982,8 +979,7 @@ fn the_target_comes_from_the_cluster_unless_pinned() {
     let run = |extra: &[&str]| {
         let mut args = vec!["-f", file.to_str().unwrap(), "-v"];
         args.extend_from_slice(extra);
-        let out = Command::cargo_bin("kubectl-capz")
-            .unwrap()
+        let out = capz_command()
             .current_dir(dir.path())
             .arg("diff")
             .arg("--kubeconfig")

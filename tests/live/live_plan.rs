@@ -5,10 +5,10 @@
 //! the topology show up as removals.
 
 use crate::support;
+use crate::support::cli_runner::capz_command;
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 const CUSTOM: &str = "tests/fixtures/topology/custom";
@@ -25,7 +25,7 @@ fn fixtures(namespace: &str) -> tempfile::TempDir {
 }
 
 fn capz(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("kubectl-capz").unwrap().args(args).output().unwrap()
+    capz_command().args(args).output().unwrap()
 }
 
 fn objects(yaml: &str) -> Vec<Value> {

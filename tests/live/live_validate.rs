@@ -11,11 +11,11 @@
 //! produces.
 
 use crate::support;
+use crate::support::cli_runner::capz_command;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 // ---------------------------------------------------------------------------------------------------------
@@ -26,7 +26,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn capz(args: &[&str]) -> Output {
-    Command::cargo_bin("kubectl-capz").unwrap().args(args).output().unwrap()
+    capz_command().args(args).output().unwrap()
 }
 
 fn corpus_files() -> Vec<PathBuf> {
@@ -102,7 +102,7 @@ fn our_errors(file: &Path, args: &[String]) -> Vec<Vec<Finding>> {
     let mut cmd_args: Vec<String> = vec!["validate".into(), "-o".into(), "json".into()];
     cmd_args.extend(args.iter().cloned());
     cmd_args.push(file.to_string_lossy().into_owned());
-    let out = Command::cargo_bin("kubectl-capz").unwrap().args(&cmd_args).output().unwrap();
+    let out = capz_command().args(&cmd_args).output().unwrap();
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!("validate printed no JSON report for {} ({e}); stderr:\n{}", file.display(), text(&out.stderr))
     });
@@ -559,7 +559,7 @@ fn render(flavor: &str, capi: &str, namespace: &str) -> String {
             "asoCredentialSecret.create=true",
         ]);
     }
-    let out = Command::cargo_bin("kubectl-capz").unwrap().env_clear().args(&args).output().unwrap();
+    let out = capz_command().env_clear().args(&args).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "render {flavor} --capi-api {capi} --validate:\n{}", text(&out.stderr));
     text(&out.stdout)
 }
@@ -755,7 +755,7 @@ fn the_clusters_capz_release_is_the_target_unless_one_is_pinned() {
     std::fs::write(dir.path().join("cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n").unwrap();
     let mut shown = String::new();
     let mut check = |case: &str, env: &[(&str, &str)], flags: &[&str]| {
-        let mut command = Command::cargo_bin("kubectl-capz").unwrap();
+        let mut command = capz_command();
         command.current_dir(dir.path()).env_remove("CAPZ_VERSION").envs(env.iter().copied());
         command.args(["validate", "--crds-from-cluster", "--kubeconfig", &kubeconfig, "-v", "cm.yaml"]).args(flags);
         let out = command.output().unwrap();
@@ -816,7 +816,7 @@ fn the_clusters_kubernetes_version_and_served_crd_versions_are_read() {
     std::fs::write(dir.path().join("cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n").unwrap();
     let mut shown = String::new();
     let mut check = |case: &str, flags: &[&str]| {
-        let mut command = Command::cargo_bin("kubectl-capz").unwrap();
+        let mut command = capz_command();
         command.current_dir(dir.path()).env_remove("CAPZ_VERSION");
         command.args(["validate", "--crds-from-cluster", "--kubeconfig", &kubeconfig, "-v", "cm.yaml"]).args(flags);
         let out = command.output().unwrap();

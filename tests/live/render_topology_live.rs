@@ -3,8 +3,7 @@
 //! the bundle (`kubectl create --dry-run=server --validate=strict`), for both CAPI API versions.
 
 use crate::support;
-
-use assert_cmd::Command;
+use crate::support::cli_runner::capz_command;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -13,7 +12,7 @@ fn text(bytes: &[u8]) -> String {
 fn render(flavor: &str, values: &str, capi: &str, namespace: &str) -> String {
     let args =
         ["render", flavor, "--values", values, "-n", namespace, "--capi-api", capi, "--with-class", "--validate"];
-    let out = Command::cargo_bin("kubectl-capz").unwrap().env_clear().args(args).output().unwrap();
+    let out = capz_command().env_clear().args(args).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "render {args:?}:\n{}", text(&out.stderr));
     text(&out.stdout)
 }

@@ -7,6 +7,7 @@
 //! the API server's Go validation that no schema expresses (enums included: the published spec has none): the server rejects each of them and we
 //! do not (docs/rules.md lists them); a case we start catching fails here so it can move to its class.
 
+use crate::support::cli_runner::capz_command;
 use capz::manifest;
 use capz::report::Severity;
 use capz::schema::{Registry, ValidateOptions, Validator};
@@ -74,8 +75,7 @@ fn our_verdicts_equal_the_recorded_api_server_verdicts() {
 /// What a user sees for the corpus: one finding per rejected field, at its line.
 #[test]
 fn validate_reports_the_corpus_at_file_and_line() {
-    let out = assert_cmd::Command::cargo_bin("kubectl-capz")
-        .unwrap()
+    let out = capz_command()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["validate", "tests/fixtures/core-referee/cases.yaml"])
         .output()

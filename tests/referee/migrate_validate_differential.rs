@@ -4,13 +4,12 @@
 //! through (CAPZ webhook rejections, an unserved API version, a CRD enum value) stop it with
 //! `validate`'s findings.
 
+use crate::support::cli_runner::capz_command;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use assert_cmd::Command;
-
 fn run(args: &[&str]) -> (i32, String) {
-    let out = Command::cargo_bin("kubectl-capz").unwrap().args(args).output().unwrap();
+    let out = capz_command().args(args).output().unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
@@ -217,11 +216,7 @@ fn a_template_in_a_directory_does_not_stop_the_rest() {
         "values-template.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n{{- if .Values.x }}\ndata: {}\n{{- end }}\n",
     );
-    let out = Command::cargo_bin("kubectl-capz")
-        .unwrap()
-        .args(["migrate", "-f", dir.path().to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = capz_command().args(["migrate", "-f", dir.path().to_str().unwrap()]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
@@ -239,7 +234,7 @@ fn every_value_written_differently_is_reported() {
         "sku.yaml",
         &classic("\n  loadBalancerSKU: Standard\n  networkPlugin: azure\n  networkPolicy: calico", ""),
     );
-    let out = Command::cargo_bin("kubectl-capz").unwrap().args(["migrate", "-f", &file]).output().unwrap();
+    let out = capz_command().args(["migrate", "-f", &file]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let notes: Vec<&str> = stderr.lines().filter(|l| l.contains(": note: ")).collect();

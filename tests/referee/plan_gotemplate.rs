@@ -2,6 +2,7 @@
 //! (`HermeticTxtFuncMap`, as CAPI uses it). The recorder is tools/gotemplate-oracle (`regen.sh`
 //! runs it on its `cases.jsonl`); the data is tests/fixtures/topology/gotemplate_data.json.
 
+use crate::support::cli_runner::capz_command;
 use capz::topology::gotemplate::{GoValue, render};
 use serde_json::Value;
 
@@ -81,8 +82,7 @@ fn plan_stops_a_template_bomb_with_exit_2() {
     assert_ne!(bomb, class, "the fixture's patch template moved");
     std::fs::write(dir.path().join("class.yaml"), bomb).unwrap();
     std::fs::copy("tests/fixtures/topology/custom/cluster.yaml", dir.path().join("cluster.yaml")).unwrap();
-    let out =
-        assert_cmd::Command::cargo_bin("kubectl-capz").unwrap().args(["plan", "-f"]).arg(dir.path()).output().unwrap();
+    let out = capz_command().args(["plan", "-f"]).arg(dir.path()).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(out.stdout.is_empty());

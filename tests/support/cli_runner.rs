@@ -5,6 +5,11 @@ use assert_cmd::Command;
 use capz::manifest::parse_documents;
 use serde_json::Value;
 
+/// The binary with the test's own environment (for an empty one, [`capz`]).
+pub fn capz_command() -> Command {
+    Command::new(super::capz_bin())
+}
+
 /// The binary with only PATH and `env` in its environment.
 pub fn capz(env: &[(&str, &str)]) -> Command {
     let mut cmd = Command::new(super::capz_bin());

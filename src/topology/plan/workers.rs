@@ -1,0 +1,288 @@
+//! CAPI's `computeMachineDeployments` and `computeMachinePools`: the workers of a topology, each with its
+//! bootstrap and infrastructure objects (pools) or templates (deployments).
+
+use serde_json::{Map, Value, json};
+
+use super::context::Ctx;
+use super::error::TopologyError;
+use super::fields::{labels_of, merge_first_wins, s, sorted};
+use super::templates::{template_to_object, template_to_template};
+use super::types::{
+    CLUSTER_NAME_LABEL, Current, MACHINE_DEPLOYMENT_NAME_LABEL, MACHINE_POOL_NAME_LABEL, TOPOLOGY_OWNED_LABEL, Worker,
+    WorkerKind,
+};
+use crate::topology::webhooks;
+
+/// Worker topology names are unique per kind (CAPI's Cluster webhook).
+pub(super) fn check_unique_worker_names(ctx: &Ctx, cluster: &Value) -> Result<(), TopologyError> {
+    for topo_key in ["machineDeployments", "machinePools"] {
+        let names: Vec<&str> = cluster
+            .pointer(&format!("/spec/topology/workers/{topo_key}"))
+            .and_then(Value::as_array)
+            .map(|items| items.iter().filter_map(|t| s(t, "/name")).collect())
+            .unwrap_or_default();
+        for (i, name) in names.iter().enumerate() {
+            if names[..i].contains(name) {
+                return Err(ctx.cluster_err(
+                    &format!("spec.topology.workers.{topo_key}[{i}].name"),
+                    format!("Invalid value: {name:?}: names must be unique"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// CAPI's `computeMachineDeployments`: one MachineDeployment (with its bootstrap and infrastructure templates) per
+/// topology entry.
+pub(super) fn compute_machine_deployments(
+    ctx: &Ctx,
+    cluster: &Value,
+    topology_version: &str,
+    current: &Current,
+) -> Result<Vec<Worker>, TopologyError> {
+    compute_workers(ctx, cluster, WorkerKind::Deployment, "machineDeployments", topology_version, current)
+}
+
+/// CAPI's `computeMachinePools`: one MachinePool (with its bootstrap and infrastructure objects) per topology entry.
+pub(super) fn compute_machine_pools(
+    ctx: &Ctx,
+    cluster: &Value,
+    topology_version: &str,
+    current: &Current,
+) -> Result<Vec<Worker>, TopologyError> {
+    compute_workers(ctx, cluster, WorkerKind::Pool, "machinePools", topology_version, current)
+}
+
+/// The workers of one kind (`topo_key` names it in the topology and in the class), in topology order.
+fn compute_workers(
+    ctx: &Ctx,
+    cluster: &Value,
+    kind: WorkerKind,
+    topo_key: &str,
+    topology_version: &str,
+    current: &Current,
+) -> Result<Vec<Worker>, TopologyError> {
+    let class_key = topo_key;
+    let topologies = cluster
+        .pointer(&format!("/spec/topology/workers/{topo_key}"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut workers = Vec::new();
+    for (index, topo) in topologies.iter().enumerate() {
+        workers.push(compute_worker(ctx, kind, topo_key, class_key, index, topo, topology_version, current)?);
+    }
+    Ok(workers)
+}
+
+/// One worker: its class's templates made into the bootstrap and infrastructure objects (pools) or per-cluster
+/// templates (deployments), and the MachinePool or MachineDeployment with the topology's and the class's fields.
+#[allow(clippy::too_many_arguments)]
+fn compute_worker(
+    ctx: &Ctx,
+    kind: WorkerKind,
+    topo_key: &str,
+    class_key: &str,
+    index: usize,
+    topo: &Value,
+    topology_version: &str,
+    current: &Current,
+) -> Result<Worker, TopologyError> {
+    let field = format!("spec.topology.workers.{topo_key}[{index}]");
+    let topology_name = s(topo, "/name").unwrap_or("").to_string();
+    let class_name = s(topo, "/class").unwrap_or("").to_string();
+    if topology_name.is_empty() || class_name.is_empty() {
+        return Err(ctx.cluster_err(&field, "Required value: name and class must be set".into()));
+    }
+    let classes =
+        ctx.class.pointer(&format!("/spec/workers/{class_key}")).and_then(Value::as_array).cloned().unwrap_or_default();
+    let Some(ci) = classes.iter().position(|c| s(c, "/class") == Some(class_name.as_str())) else {
+        return Err(ctx.cluster_err(
+            &format!("{field}.class"),
+            format!(
+                "Invalid value: {class_name:?}: no {class_key} class of that name in ClusterClass {}",
+                ctx.class_label
+            ),
+        ));
+    };
+    let class_def = &classes[ci];
+    let base = format!("/spec/workers/{class_key}/{ci}");
+    // v1beta2: bootstrap/infrastructure directly on the class; v1beta1: under template:.
+    let (boot_base, infra_base, meta_ptr) = if class_def.get("template").is_some() {
+        (format!("{base}/template/bootstrap"), format!("{base}/template/infrastructure"), "/template/metadata")
+    } else {
+        (format!("{base}/bootstrap"), format!("{base}/infrastructure"), "/metadata")
+    };
+    let bootstrap_template = ctx.template(&ctx.required_ref(&boot_base)?)?;
+    let infrastructure_template = ctx.template(&ctx.required_ref(&infra_base)?)?;
+    let (key, label, role) = match kind {
+        WorkerKind::Pool => ("machinePool", MACHINE_POOL_NAME_LABEL, "machine-pool"),
+        WorkerKind::Deployment => ("machineDeployment", MACHINE_DEPLOYMENT_NAME_LABEL, "machine-deployment"),
+    };
+    let current_worker = match kind {
+        WorkerKind::Pool => current.machine_pools.get(&topology_name),
+        WorkerKind::Deployment => current.machine_deployments.get(&topology_name),
+    };
+    let prefix = format!("{}-{topology_name}-", ctx.cluster_name);
+    let mut topo_label = Map::new();
+    topo_label.insert(label.into(), json!(topology_name));
+    let bootstrap_name = current_worker
+        .and_then(|c| c.bootstrap.clone())
+        .unwrap_or_else(|| ctx.prefixed_name(&prefix, &format!("{role}/{topology_name}/bootstrap")));
+    let infra_name = current_worker
+        .and_then(|c| c.infrastructure.clone())
+        .unwrap_or_else(|| ctx.prefixed_name(&prefix, &format!("{role}/{topology_name}/infrastructure")));
+    let (bootstrap, infrastructure) = match kind {
+        WorkerKind::Pool => (
+            template_to_object(ctx, &bootstrap_template, bootstrap_name, &topo_label, &Map::new()),
+            template_to_object(ctx, &infrastructure_template, infra_name, &topo_label, &Map::new()),
+        ),
+        WorkerKind::Deployment => (
+            template_to_template(ctx, &bootstrap_template, bootstrap_name, &topo_label),
+            template_to_template(ctx, &infrastructure_template, infra_name, &topo_label),
+        ),
+    };
+    let name_template = s(class_def, "/naming/template")
+        .or_else(|| s(class_def, "/namingStrategy/template"))
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("{{{{ .cluster.name }}}}-{{{{ .{key}.topologyName }}}}-{{{{ .random }}}}"));
+    let name = match current_worker.and_then(|c| c.name.clone()) {
+        Some(n) => n,
+        None => {
+            ctx.name_from_template(&name_template, &format!("{role}/{topology_name}"), Some((key, &topology_name)))?
+        }
+    };
+    let class_meta = class_def.pointer(meta_ptr);
+    let topo_meta = topo.get("metadata");
+    let mut annotations = merge_first_wins(
+        &labels_of(topo_meta.and_then(|m| m.get("annotations"))),
+        &labels_of(class_meta.and_then(|m| m.get("annotations"))),
+    );
+    annotations.remove("topology.cluster.x-k8s.io/hold-upgrade-sequence");
+    annotations.remove("topology.cluster.x-k8s.io/defer-upgrade");
+    let mut labels = merge_first_wins(
+        &labels_of(topo_meta.and_then(|m| m.get("labels"))),
+        &labels_of(class_meta.and_then(|m| m.get("labels"))),
+    );
+    labels.insert(CLUSTER_NAME_LABEL.into(), json!(ctx.cluster_name));
+    labels.insert(TOPOLOGY_OWNED_LABEL.into(), json!(""));
+    labels.insert(label.into(), json!(topology_name));
+    let labels = sorted(labels);
+
+    let mut template_spec = Map::new();
+    template_spec.insert("clusterName".into(), json!(ctx.cluster_name));
+    template_spec.insert("version".into(), json!(topology_version));
+    template_spec.insert("bootstrap".into(), json!({"configRef": ctx.reference(&bootstrap)}));
+    template_spec.insert("infrastructureRef".into(), ctx.reference(&infrastructure));
+    // Values the topology overrides over the class.
+    let pick = |ptr: &str| topo.pointer(ptr).or_else(|| class_def.pointer(ptr)).cloned();
+    if ctx.v1beta2 {
+        let mut deletion = Map::new();
+        for f in ["nodeDrainTimeoutSeconds", "nodeVolumeDetachTimeoutSeconds", "nodeDeletionTimeoutSeconds"] {
+            if let Some(v) = pick(&format!("/deletion/{f}")) {
+                deletion.insert(f.into(), v);
+            }
+        }
+        if !deletion.is_empty() {
+            template_spec.insert("deletion".into(), Value::Object(deletion));
+        }
+        if let Some(v) = pick("/minReadySeconds") {
+            template_spec.insert("minReadySeconds".into(), v);
+        }
+        if kind == WorkerKind::Deployment {
+            for field in ["failureDomain", "taints"] {
+                if let Some(v) = pick(&format!("/{field}")) {
+                    template_spec.insert(field.into(), v);
+                }
+            }
+        }
+    } else {
+        for f in ["nodeDrainTimeout", "nodeVolumeDetachTimeout", "nodeDeletionTimeout"] {
+            if let Some(mut v) = pick(&format!("/{f}")) {
+                webhooks::canonical_duration(&mut v);
+                template_spec.insert(f.into(), v);
+            }
+        }
+        if kind == WorkerKind::Deployment
+            && let Some(v) = pick("/failureDomain")
+        {
+            template_spec.insert("failureDomain".into(), v);
+        }
+    }
+    if let Some(v) = pick("/readinessGates") {
+        template_spec.insert("readinessGates".into(), v);
+    }
+    let mut template_meta = Map::new();
+    template_meta.insert("labels".into(), Value::Object(labels.clone()));
+    if !annotations.is_empty() {
+        template_meta.insert("annotations".into(), Value::Object(annotations.clone()));
+    }
+    let mut meta = Map::new();
+    meta.insert("name".into(), json!(name));
+    meta.insert("namespace".into(), json!(ctx.namespace));
+    meta.insert("labels".into(), Value::Object(labels.clone()));
+    if !annotations.is_empty() {
+        meta.insert("annotations".into(), Value::Object(annotations));
+    }
+    let mut spec = Map::new();
+    spec.insert("clusterName".into(), json!(ctx.cluster_name));
+    if let Some(r) = topo.get("replicas") {
+        spec.insert("replicas".into(), r.clone());
+    }
+    if kind == WorkerKind::Deployment {
+        let mut selector = Map::new();
+        selector.insert(CLUSTER_NAME_LABEL.into(), json!(ctx.cluster_name));
+        selector.insert(TOPOLOGY_OWNED_LABEL.into(), json!(""));
+        selector.insert(label.into(), json!(topology_name));
+        spec.insert("selector".into(), json!({"matchLabels": selector}));
+    }
+    if let Some(v) = pick("/failureDomains") {
+        spec.insert("failureDomains".into(), v);
+    }
+    if !ctx.v1beta2
+        && let Some(v) = pick("/minReadySeconds")
+    {
+        spec.insert("minReadySeconds".into(), v);
+    }
+    if kind == WorkerKind::Deployment && !ctx.v1beta2 {
+        if let Some(v) = pick("/strategy") {
+            spec.insert("strategy".into(), v);
+        }
+    } else if kind == WorkerKind::Deployment {
+        // v1beta2: the topology's rollout (with `after`) replaces the class's strategy.
+        let rollout = match topo.get("rollout").filter(|r| r.as_object().is_some_and(|m| !m.is_empty())) {
+            Some(r) => Some(r.clone()),
+            None => class_def.pointer("/rollout/strategy").map(|st| json!({"strategy": st})),
+        };
+        if let Some(r) = rollout {
+            spec.insert("rollout".into(), r);
+        }
+        if let Some(order) = pick("/deletion/order") {
+            spec.insert("deletion".into(), json!({"order": order}));
+        }
+        if let Some(max) = pick("/healthCheck/remediation/maxInFlight") {
+            spec.insert("remediation".into(), json!({"maxInFlight": max}));
+        }
+    }
+    spec.insert("template".into(), json!({"metadata": template_meta, "spec": template_spec}));
+    let capi_api_version = ctx.cluster.get("apiVersion").cloned().unwrap_or(json!("cluster.x-k8s.io/v1beta1"));
+    let object = json!({
+        "apiVersion": capi_api_version,
+        "kind": if kind == WorkerKind::Pool { "MachinePool" } else { "MachineDeployment" },
+        "metadata": meta,
+        "spec": spec,
+    });
+    Ok(Worker {
+        kind,
+        topology_name,
+        class: class_name,
+        index,
+        bootstrap,
+        infrastructure,
+        object,
+        bootstrap_template,
+        infrastructure_template,
+        class_health_check: class_def.get(if ctx.v1beta2 { "healthCheck" } else { "machineHealthCheck" }).cloned(),
+    })
+}
