@@ -17,6 +17,7 @@ pub mod diff;
 pub mod exit;
 pub mod fleet;
 pub mod go_duration;
+pub mod json_pointer;
 pub mod lint;
 pub mod manifest;
 pub mod migrate;

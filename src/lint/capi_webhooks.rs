@@ -3,6 +3,7 @@
 
 use super::Sink;
 use super::bundle::{Bundle, CAPI_GROUP};
+use crate::json_pointer::At;
 use crate::topology::admission::{class_rejections, cluster_rejections, pointer_of};
 
 pub(crate) const CLUSTERCLASS_WEBHOOK: &str = "capi-clusterclass-webhook";
@@ -24,7 +25,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     }
     if sink.wants(&[CLUSTER_WEBHOOK]) {
         for (index, doc) in bundle.of_kind(CAPI_GROUP, &["Cluster"]) {
-            if doc.value.pointer("/spec/topology").is_none() {
+            if doc.value.at("/spec/topology").is_none() {
                 continue;
             }
             let (class_ns, class_name) = crate::topology::plan::class_ref(&doc.value);

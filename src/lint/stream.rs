@@ -181,6 +181,37 @@ fn each_string<'v>(value: &'v Value, visit: &mut impl FnMut(&'v str)) {
     }
 }
 
+/// Calls `visit` with every string of the compact JSON text `json` (values and keys, at any depth), as
+/// [`each_string`] does on its value, without reading the value: a string without escapes is a slice of the text.
+fn each_json_string(json: &str, visit: &mut impl FnMut(&str)) {
+    let bytes = json.as_bytes();
+    let mut at = 0;
+    while let Some(offset) = bytes[at..].iter().position(|&b| b == b'"') {
+        let start = at + offset + 1;
+        let mut end = start;
+        let mut escaped = false;
+        while end < bytes.len() && bytes[end] != b'"' {
+            if bytes[end] == b'\\' {
+                escaped = true;
+                end += 1;
+            }
+            end += 1;
+        }
+        if end >= bytes.len() {
+            return;
+        }
+        if escaped {
+            // Text this process wrote: the string reads back (a failure would be a serde_json bug).
+            if let Ok(text) = serde_json::from_str::<String>(&json[start - 1..=end]) {
+                visit(&text);
+            }
+        } else {
+            visit(&json[start..end]);
+        }
+        at = end + 1;
+    }
+}
+
 fn has_float(value: &Value) -> bool {
     match value {
         Value::Number(number) => number.is_f64(),
@@ -282,8 +313,11 @@ impl StreamedBundle {
             .filter_map(|namespace| self.name_ids.get(namespace))
             .collect();
         let mut found = Vec::new();
-        let value = kept.value();
-        each_string(&value, &mut |text| found.extend(tables.iter().filter_map(|names| names.get(text)).copied()));
+        let mut visit = |text: &str| found.extend(tables.iter().filter_map(|names| names.get(text)).copied());
+        match &kept.body {
+            Body::Json(json) => each_json_string(json, &mut visit),
+            Body::Value(value) => each_string(value, &mut visit),
+        }
         found.sort_unstable();
         found.dedup();
         found
@@ -563,6 +597,19 @@ mod tests {
         let mut names = Vec::new();
         named_namespaces(&value, &mut names);
         assert_eq!(names, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn strings_of_compact_json_are_those_of_its_value() {
+        let value = serde_json::json!({
+            "a\"b": ["x\\y", "é\u{1}", 1, true, null, {"k": "v", "": ""}],
+            "n": {"m": [[]], "q": "\"\\/"}
+        });
+        let mut from_value = Vec::new();
+        each_string(&value, &mut |text| from_value.push(text.to_string()));
+        let mut from_text = Vec::new();
+        each_json_string(&value.to_string(), &mut |text| from_text.push(text.to_string()));
+        assert_eq!(from_text, from_value);
     }
 
     /// `copies` clusters of tests/fixtures/lint/aks-aso.yaml in one namespace, the i-th named `c{i}`.

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::AsoBundle;
 use super::bundle::ClassicCluster;
+use crate::json_pointer::At;
 
 /// One value written differently (or not at all), at `location` (file:line of the classic field).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,10 +54,10 @@ fn compare(
     out: &mut Vec<Adaptation>,
 ) {
     for (classic, aso) in fields {
-        let Some(old) = from.value.pointer(classic).filter(|v| !v.is_null() && v.as_str() != Some("")) else {
+        let Some(old) = from.value.at(classic).filter(|v| !v.is_null() && v.as_str() != Some("")) else {
             continue;
         };
-        let new = to.and_then(|t| t.pointer(aso));
+        let new = to.and_then(|t| t.at(aso));
         let message = match new {
             Some(new) if new == old => continue,
             Some(new) => format!(
@@ -78,7 +79,7 @@ fn compare(
 
 /// The object embedded first in the `index`-th object of the bundle (a wrapper's `spec.resources[0]`).
 fn embedded(bundle: &AsoBundle, index: usize) -> Option<&Value> {
-    bundle.objects.get(index)?.pointer("/spec/resources/0")
+    bundle.objects.get(index)?.at("/spec/resources/0")
 }
 
 /// Every classic value of `classic` written differently, or not at all, in `bundle`.

@@ -7,6 +7,7 @@ use super::defaults::{Defaulted, DefaultedPool};
 use super::patches::apply_merge_patches;
 use super::reconcile::{self, Owner, normalized_name};
 use super::{TranslateError, bool_at, str_at};
+use crate::json_pointer::At;
 
 pub(super) const STABLE: &str = "containerservice.azure.com/v1api20250801";
 pub(super) const PREVIEW: &str = "containerservice.azure.com/v20251002preview";
@@ -66,7 +67,7 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
     let cp = &defaulted.control_plane;
     let ammp = &pool.pool;
     let mp = &pool.machine_pool.value;
-    let p = |field: &str| ammp.pointer(&format!("/spec/{field}")).filter(|v| !v.is_null());
+    let p = |field: &str| ammp.at(&format!("/spec/{field}")).filter(|v| !v.is_null());
 
     let mut spec = Map::new();
     spec.insert("azureName".into(), json!(str_at(ammp, "/spec/name").unwrap_or("")));
@@ -74,7 +75,7 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
     if let Some(zones) = p("availabilityZones").filter(|z| z.as_array().is_some_and(|a| !a.is_empty())) {
         spec.insert("availabilityZones".into(), zones.clone());
     }
-    let replicas = mp.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
+    let replicas = mp.at("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
     spec.insert("count".into(), json!(replicas));
     let scaling = p("scaling");
     spec.insert("enableAutoScaling".into(), json!(scaling.is_some()));
@@ -189,7 +190,7 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
 
 fn patch_list(object: &Value, pointer: &str) -> Vec<String> {
     object
-        .pointer(pointer)
+        .at(pointer)
         .and_then(Value::as_array)
         .map(|items| items.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
         .unwrap_or_default()

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::json_pointer::str_field;
 use crate::manifest::Document;
 
 use super::{TranslateError, str_at};
@@ -38,17 +39,28 @@ struct Index<'a> {
     machine_pools: HashMap<(&'a str, &'a str), Vec<&'a Document>>,
 }
 
+/// `kind`, namespace (`default` when unset) and name of `doc`, as `Document`'s accessors read them, by direct
+/// lookups (`Document::kind` and the others read a JSON pointer, which allocates per token).
+fn identity(doc: &Document) -> (&str, &str, &str) {
+    let value = &doc.value;
+    (
+        str_field(value, &["kind"]).unwrap_or(""),
+        str_field(value, &["metadata", "namespace"]).unwrap_or("default"),
+        str_field(value, &["metadata", "name"]).unwrap_or(""),
+    )
+}
+
 impl<'a> Index<'a> {
     fn new(documents: &'a [Document]) -> Self {
-        let mut named = HashMap::new();
+        let mut named = HashMap::with_capacity(documents.len());
         for doc in documents {
-            named.entry((doc.kind(), doc.namespace().unwrap_or("default"), doc.name())).or_insert(doc);
+            named.entry(identity(doc)).or_insert(doc);
         }
         let mut index = Index { named, machine_pools: HashMap::new() };
         let mut machine_pools: HashMap<(&str, &str), Vec<&Document>> = HashMap::new();
-        for doc in documents.iter().filter(|doc| doc.kind() == "MachinePool" && index.is_first_copy(doc)) {
-            if let Some(cluster) = str_at(&doc.value, "/spec/clusterName") {
-                machine_pools.entry((doc.namespace().unwrap_or("default"), cluster)).or_default().push(doc);
+        for doc in documents.iter().filter(|doc| identity(doc).0 == "MachinePool" && index.is_first_copy(doc)) {
+            if let Some(cluster) = str_field(&doc.value, &["spec", "clusterName"]) {
+                machine_pools.entry((identity(doc).1, cluster)).or_default().push(doc);
             }
         }
         index.machine_pools = machine_pools;
@@ -61,13 +73,12 @@ impl<'a> Index<'a> {
 
     /// Whether `doc` is the first document of its kind, namespace and name (the one every lookup finds).
     fn is_first_copy(&self, doc: &Document) -> bool {
-        self.find(doc.kind(), doc.name(), doc.namespace().unwrap_or("default"))
-            .is_some_and(|first| std::ptr::eq(first, doc))
+        self.named.get(&identity(doc)).is_some_and(|first| std::ptr::eq(*first, doc))
     }
 
     /// The Clusters of the bundle, one per namespace and name: the first copy, as every lookup finds it.
     fn clusters(&self, documents: &'a [Document]) -> impl Iterator<Item = &'a Document> {
-        documents.iter().filter(|doc| doc.kind() == "Cluster" && self.is_first_copy(doc))
+        documents.iter().filter(|doc| identity(doc).0 == "Cluster" && self.is_first_copy(doc))
     }
 }
 
@@ -89,12 +100,10 @@ pub fn complete_classic_clusters(documents: &[Document]) -> Vec<ClassicCluster> 
 
 /// The classic cluster of document `cluster`, if it is a Cluster whose control plane is an AzureManagedControlPlane.
 fn classic_cluster(index: &Index<'_>, cluster: &Document) -> Result<Option<ClassicCluster>, TranslateError> {
-    if cluster.kind() != "Cluster"
-        || str_at(&cluster.value, "/spec/controlPlaneRef/kind") != Some("AzureManagedControlPlane")
-    {
+    let (kind, namespace, cluster_name) = identity(cluster);
+    if kind != "Cluster" || str_at(&cluster.value, "/spec/controlPlaneRef/kind") != Some("AzureManagedControlPlane") {
         return Ok(None);
     }
-    let namespace = cluster.namespace().unwrap_or("default");
     let cp_name = str_at(&cluster.value, "/spec/controlPlaneRef/name").unwrap_or("");
     let control_plane =
         index.find("AzureManagedControlPlane", cp_name, namespace).ok_or_else(|| TranslateError::Incomplete {
@@ -108,7 +117,7 @@ fn classic_cluster(index: &Index<'_>, cluster: &Document) -> Result<Option<Class
         .and_then(|name| index.find("AzureManagedCluster", name, namespace))
         .cloned();
     let mut pools = Vec::new();
-    let machine_pools = index.machine_pools.get(&(namespace, cluster.name())).map_or(&[][..], Vec::as_slice);
+    let machine_pools = index.machine_pools.get(&(namespace, cluster_name)).map_or(&[][..], Vec::as_slice);
     for machine_pool in machine_pools {
         let infra_ref = "/spec/template/spec/infrastructureRef";
         if str_at(&machine_pool.value, &format!("{infra_ref}/kind")) != Some("AzureManagedMachinePool") {

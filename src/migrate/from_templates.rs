@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use crate::manifest::Document;
 
 use super::{ClassicCluster, str_at};
+use crate::json_pointer::At;
 
 const INFRA_API: &str = "infrastructure.cluster.x-k8s.io/v1beta1";
 const CAPI_API: &str = "cluster.x-k8s.io/v1beta1";
@@ -26,7 +27,7 @@ pub const CONTROL_PLANE_TEMPLATE_PATCHES: &str = "/spec/template/spec/asoManaged
 pub const POOL_TEMPLATE_PATCHES: &str = "/spec/template/spec/asoManagedClustersAgentPoolPatches";
 
 fn has_patches(doc: &Document, pointer: &str) -> bool {
-    doc.value.pointer(pointer).and_then(Value::as_array).is_some_and(|list| !list.is_empty())
+    doc.value.at(pointer).and_then(Value::as_array).is_some_and(|list| !list.is_empty())
 }
 
 fn placeholder(value: Value) -> Document {
@@ -36,7 +37,7 @@ fn placeholder(value: Value) -> Document {
 
 /// A classic object of `kind` with the template's `spec.template.spec`, its origin and the assumed name.
 fn from_template(template: &Document, kind: &str, name: &str, namespace: &str) -> Document {
-    let spec = template.value.pointer("/spec/template/spec").cloned().unwrap_or_else(|| json!({}));
+    let spec = template.value.at("/spec/template/spec").cloned().unwrap_or_else(|| json!({}));
     let value = json!({
         "apiVersion": INFRA_API,
         "kind": kind,
@@ -186,12 +187,17 @@ pub fn without_patches(cluster: &ClassicCluster) -> ClassicCluster {
 /// the patches a placeholder key (`ssh-rsa placeholder`, base64) stands in for it.
 pub fn with_placeholder_ssh_key(cluster: &ClassicCluster) -> ClassicCluster {
     let mut cluster = cluster.clone();
+    put_placeholder_ssh_key(&mut cluster);
+    cluster
+}
+
+/// [`with_placeholder_ssh_key`] in place.
+pub fn put_placeholder_ssh_key(cluster: &mut ClassicCluster) {
     if let Some(key) = cluster.control_plane.value.pointer_mut("/spec/sshPublicKey")
         && key.as_str() == Some("")
     {
         *key = json!("c3NoLXJzYSBwbGFjZWhvbGRlcg==");
     }
-    cluster
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use super::patches::apply_merge_patches;
 use super::reconcile::{self, Owner, normalized_name};
 use super::resource_group::{additional_tags, capz_tags};
 use super::{TranslateError, bool_at, str_at};
+use crate::json_pointer::At;
 
 /// ASO's enums, which the conversion from CAPZ's hub object matches case-insensitively (`genruntime.ToEnum`).
 fn canonical(value: &str, options: &[&str]) -> String {
@@ -90,7 +91,7 @@ fn network_profile(defaulted: &Defaulted<'_>, spec: &Value) -> Result<Value, Tra
         network.insert("networkPluginMode".into(), json!(canonical(mode, &["overlay"])));
     }
     let single = |pointer: &str| {
-        cluster.pointer(pointer).and_then(Value::as_array).filter(|a| a.len() == 1).and_then(|a| a[0].as_str())
+        cluster.at(pointer).and_then(Value::as_array).filter(|a| a.len() == 1).and_then(|a| a[0].as_str())
     };
     if let Some(pods) = single("/spec/clusterNetwork/pods/cidrBlocks").filter(|p| !p.is_empty()) {
         network.insert("podCidr".into(), json!(pods));
@@ -388,7 +389,7 @@ pub(super) fn build(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Va
     check_pools(defaulted, pools)?;
     let cp = &defaulted.control_plane;
     let patches: Vec<String> = cp
-        .pointer("/spec/asoManagedClusterPatches")
+        .at("/spec/asoManagedClusterPatches")
         .and_then(Value::as_array)
         .map(|items| items.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
         .unwrap_or_default();

@@ -30,6 +30,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 
+use crate::json_pointer::At;
 use crate::schema::Registry;
 use crate::versions::Target;
 
@@ -38,8 +39,8 @@ pub(crate) use aso_bundle::use_aso_api_kubeconfig_secrets;
 pub use aso_bundle::{AsoBundle, MigrateOptions, to_aso_bundle};
 pub use bundle::{ClassicCluster, complete_classic_clusters, find_classic_clusters};
 pub use from_templates::{
-    CONTROL_PLANE_TEMPLATE_PATCHES, POOL_TEMPLATE_PATCHES, clusters_from_templates, with_placeholder_ssh_key,
-    without_patches,
+    CONTROL_PLANE_TEMPLATE_PATCHES, POOL_TEMPLATE_PATCHES, clusters_from_templates, put_placeholder_ssh_key,
+    with_placeholder_ssh_key, without_patches,
 };
 pub use out_dir::{ClusterFiles, OutDirError, write_out_dir};
 pub use patch_check::{PatchFinding, PatchVerdict, check_patches};
@@ -135,9 +136,9 @@ pub(crate) fn schemas(target: &'static Target) -> &'static Registry {
 }
 
 fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
-    value.pointer(pointer).and_then(Value::as_str)
+    value.at(pointer).and_then(Value::as_str)
 }
 
 fn bool_at(value: &Value, pointer: &str) -> Option<bool> {
-    value.pointer(pointer).and_then(Value::as_bool)
+    value.at(pointer).and_then(Value::as_bool)
 }

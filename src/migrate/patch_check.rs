@@ -10,6 +10,7 @@ use crate::versions::Target;
 use super::defaults::{self, Defaulted};
 use super::patches::{PatchError, apply_merge_patches};
 use super::{ClassicCluster, agent_pool, managed_cluster};
+use crate::json_pointer::At;
 
 /// What one patch does.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,7 +34,7 @@ pub struct PatchFinding {
 
 fn patch_list(object: &Value, pointer: &str) -> Vec<String> {
     object
-        .pointer(pointer)
+        .at(pointer)
         .and_then(Value::as_array)
         .map(|items| items.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
         .unwrap_or_default()

@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::json_pointer::At;
 use crate::manifest::parse_plain_value;
 use crate::schema::Gvk;
 use crate::versions::Target;
@@ -213,7 +214,7 @@ pub fn apply_merge_patches(object: &Value, patches: &[String], target: &'static 
     }
     if let Some(schema) = kind_schema(&api_version, &kind, target) {
         let no_schema = serde_json::json!({});
-        let spec_schema = schema.schema.pointer("/properties/spec").filter(|s| !s.is_null()).unwrap_or(&no_schema);
+        let spec_schema = schema.schema.at("/properties/spec").filter(|s| !s.is_null()).unwrap_or(&no_schema);
         if let Some(spec) = merged.get_mut("spec") {
             if spec.is_null() {
                 merged.as_object_mut().expect("object").remove("spec");

@@ -8,13 +8,14 @@ use serde_json::{Value, json};
 use super::defaults::Defaulted;
 use super::reconcile::{self, Owner, normalized_name};
 use super::str_at;
+use crate::json_pointer::At;
 
 pub(super) const API_VERSION: &str = "resources.azure.com/v1api20200601";
 
 /// The additional tags of the control plane (`spec.additionalTags`).
 pub(super) fn additional_tags(control_plane: &Value) -> BTreeMap<String, String> {
     control_plane
-        .pointer("/spec/additionalTags")
+        .at("/spec/additionalTags")
         .and_then(Value::as_object)
         .map(|tags| tags.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect())
         .unwrap_or_default()

@@ -12,6 +12,7 @@ use crate::schema::Gvk;
 use super::super::Sink;
 use super::Locator;
 use super::patched::{schema_errors, validator};
+use crate::json_pointer::At;
 
 pub(crate) const CREATED_SCHEMA: &str = "aso-classic-object-schema";
 
@@ -78,7 +79,7 @@ pub(super) fn check(
             let message = messages.join("; ");
             let classic_pointer = classic_field(created.holder, created.object, &path);
             let Some((doc, pointer)) = locator.locate(&created.holder.origin, &classic_pointer) else { continue };
-            let name = created.object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+            let name = created.object.at("/metadata/name").and_then(Value::as_str).unwrap_or("");
             sink.emit(
                 CREATED_SCHEMA,
                 doc,
@@ -97,13 +98,13 @@ pub(super) fn check(
 /// else any leaf of the classic spec holding it, else `/spec`.
 fn classic_field(holder: &Document, object: &Value, path: &str) -> String {
     if path == "/spec/azureName" {
-        return if holder.value.pointer("/spec/name").and_then(Value::as_str).is_some_and(|n| !n.is_empty()) {
+        return if holder.value.at("/spec/name").and_then(Value::as_str).is_some_and(|n| !n.is_empty()) {
             "/spec/name".into()
         } else {
             "/metadata/name".into()
         };
     }
-    let Some(value) = object.pointer(path).filter(|v| !v.is_object() && !v.is_array()) else {
+    let Some(value) = object.at(path).filter(|v| !v.is_object() && !v.is_array()) else {
         return "/spec".into();
     };
     let key = path.rsplit('/').next().unwrap_or("").to_ascii_lowercase();

@@ -13,13 +13,14 @@ use std::collections::HashMap;
 
 use crate::manifest::{Document, Origin, parse_plain_value};
 use crate::migrate::{
-    ClassicCluster, PatchVerdict, check_patches, clusters_from_templates, complete_classic_clusters, translate,
-    with_placeholder_ssh_key, without_patches,
+    ClassicCluster, PatchVerdict, check_patches, clusters_from_templates, complete_classic_clusters,
+    put_placeholder_ssh_key, translate, without_patches,
 };
 
 pub(crate) use created::{CREATED_SCHEMA, drop_reported_causes};
 
 use super::Sink;
+use crate::json_pointer::At;
 
 pub(crate) const PATCH_BROKEN: &str = "capz-aso-patch-broken";
 pub(crate) const PATCH_NO_OP: &str = "capz-aso-patch-no-op";
@@ -103,7 +104,7 @@ impl<'a> Locator<'a> {
 /// Whether any object of the cluster carries patches (a cluster without any has nothing to judge).
 fn has_patches(cluster: &ClassicCluster) -> bool {
     let listed = |document: &Document, pointer: &str| {
-        document.value.pointer(pointer).and_then(|v| v.as_array()).is_some_and(|list| !list.is_empty())
+        document.value.at(pointer).and_then(|v| v.as_array()).is_some_and(|list| !list.is_empty())
     };
     listed(&cluster.control_plane, "/spec/asoManagedClusterPatches")
         || cluster.pools.iter().any(|(_, pool)| listed(pool, "/spec/asoManagedClustersAgentPoolPatches"))
@@ -121,24 +122,28 @@ pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
     let complete = complete_classic_clusters(documents);
     let from_templates = clusters_from_templates(documents);
     let capz = sink.selection.target();
-    for (index, cluster) in complete.iter().chain(&from_templates).enumerate() {
-        let patched = has_patches(cluster);
+    let complete_count = complete.len();
+    for (index, mut cluster) in complete.into_iter().chain(from_templates).enumerate() {
+        let patched = has_patches(&cluster);
         // A cluster made up from templates has made-up names: only its patches are judged.
-        let created = index < complete.len() && sink.wants(&[CREATED_SCHEMA]);
+        let created = index < complete_count && sink.wants(&[CREATED_SCHEMA]);
         if !patched && !created {
             continue;
         }
-        let cluster_with_key = with_placeholder_ssh_key(cluster);
+        // The patches are judged on the cluster as it is; the translations get a placeholder for an empty key.
+        let as_is = patched.then(|| cluster.clone());
+        put_placeholder_ssh_key(&mut cluster);
+        let cluster_with_key = cluster;
         let Ok(translation) = translate(&cluster_with_key, capz) else {
-            if patched {
-                judge_patches(&locator, cluster, sink, &mut judged);
+            if let Some(as_is) = &as_is {
+                judge_patches(&locator, as_is, sink, &mut judged);
             }
             continue;
         };
         let unpatched = if patched { translate(&without_patches(&cluster_with_key), capz).ok() } else { None };
-        if patched {
+        if let Some(as_is) = &as_is {
             patched::check(&locator, &cluster_with_key, &translation, unpatched.as_ref(), sink);
-            judge_patches(&locator, cluster, sink, &mut judged);
+            judge_patches(&locator, as_is, sink, &mut judged);
         }
         let unpatched = if patched { unpatched.as_ref() } else { Some(&translation) };
         if let (true, Some(unpatched)) = (created, unpatched) {
@@ -180,7 +185,7 @@ fn judge_patches(
 fn check_texts(documents: &[Document], sink: &mut Sink<'_>, judged: &std::collections::BTreeSet<(usize, String)>) {
     for (doc, document) in documents.iter().enumerate() {
         let Some((_, pointer)) = PATCH_FIELDS.iter().find(|(kind, _)| *kind == document.kind()) else { continue };
-        let Some(patches) = document.value.pointer(pointer).and_then(|v| v.as_array()) else { continue };
+        let Some(patches) = document.value.at(pointer).and_then(|v| v.as_array()) else { continue };
         for (index, patch) in patches.iter().enumerate() {
             let at = format!("{pointer}/{index}");
             let text = patch.as_str().unwrap_or("");

@@ -14,6 +14,7 @@ use crate::schema::{Gvk, ObjectStatus, ValidateOptions, Validator};
 
 use super::super::{RuleSelection, Sink, rule_info};
 use super::{Locator, PATCH_RULES, PATCH_SCHEMA, PATCH_UNCHECKED, touched};
+use crate::json_pointer::At;
 
 const CP_FIELD: &str = "asoManagedClusterPatches";
 const POOL_FIELD: &str = "asoManagedClustersAgentPoolPatches";
@@ -37,7 +38,7 @@ impl Target<'_> {
 fn patch_texts(holder: &Document, field: &str) -> Vec<String> {
     holder
         .value
-        .pointer(&format!("/spec/{field}"))
+        .at(&format!("/spec/{field}"))
         .and_then(Value::as_array)
         .map(|list| list.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
         .unwrap_or_default()
