@@ -6,7 +6,7 @@
 use serde_json::{Map, Number, Value};
 use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle, Span, StrInput};
 
-use super::parse::{LinedDocument, NodeLine};
+use super::lined::{LinedDocument, NodeLine};
 
 /// Deeper than this, the serde path reads the text (serde-saphyr's budget refuses nodes 64 levels deep).
 const MAX_DIRECT_DEPTH: usize = 48;

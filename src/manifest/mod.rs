@@ -4,6 +4,7 @@
 mod direct;
 mod emit;
 mod input;
+mod lined;
 mod parse;
 mod problem;
 mod secret;

@@ -9,6 +9,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use serde_saphyr::{DuplicateKeyPolicy, Options, Spanned};
 
+use super::lined::{LinedDocument, NodeLine};
 use super::problem::{MAX_DOCUMENT_BYTES, ReadProblem};
 use super::{Document, ManifestError, Origin};
 
@@ -28,15 +29,6 @@ enum Lines {
     Empty,
     Pointers(Arc<HashMap<String, usize>>),
     Nodes(Arc<[NodeLine]>),
-}
-
-/// The line of one node and the size of its subtree, in post-order (children before their parent,
-/// the root last). A map entry's line is its key's line; a list item's, the item's.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct NodeLine {
-    pub(super) line: u32,
-    /// Records in this node's subtree, itself included.
-    pub(super) size: u32,
 }
 
 impl LineIndex {
@@ -156,26 +148,6 @@ fn set_last_line(line: usize) {
 
 fn node_lines_len() -> usize {
     NODE_LINES.with_borrow(Vec::len)
-}
-
-/// One document read straight into JSON, with the line records of its nodes.
-#[derive(Debug, PartialEq)]
-pub(super) struct LinedDocument {
-    pub(super) value: Value,
-    /// Line and column (1-based) where the document's root node starts.
-    pub(super) line: usize,
-    pub(super) column: usize,
-    pub(super) nodes: Vec<NodeLine>,
-}
-
-impl LinedDocument {
-    /// Moves the document `offset` lines down (it was read from a part of a longer text).
-    fn shift_lines(&mut self, offset: usize) {
-        self.line += offset;
-        for node in &mut self.nodes {
-            node.line += offset as u32;
-        }
-    }
 }
 
 impl<'de> Deserialize<'de> for LinedDocument {

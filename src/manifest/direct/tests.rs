@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::super::parse::{LinedDocument, kubernetes_yaml_options};
+use super::super::lined::LinedDocument;
+use super::super::parse::kubernetes_yaml_options;
 use super::{lined_documents, read};
 
 fn serde_read(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr::Error> {
