@@ -67,7 +67,7 @@ out="$data/i22-fleet-out"
 # "render --fleet 1000 clusters"), which measured the benchmark's deletions, not the tool.
 trash="$data/i22-fleet-trash"
 mkdir -p "$trash"; [ ! -e "$out" ] || mv "$out" "$trash/previous-$$"
-RUNS=${RUNS_BIG:-$RUNS} PREPARE="[ ! -e $out ] || mv $out $trash/\$(date +%s%N)" row fleet-fresh "\`render --fleet\` $n clusters, fresh directory" \
+RUNS=${RUNS_BIG:-$RUNS} PREPARE="bash -c '[ ! -e $out ] || mv $out $trash/\$(date +%s%N)'" row fleet-fresh "\`render --fleet\` $n clusters, fresh directory" \
   "$CAPZ render --fleet $data/fleet-$n.yaml --out-dir $out"
 rm -rf "$trash"
 RUNS=${RUNS_BIG:-$RUNS} row fleet-rerun "\`render --fleet\` $n clusters, unchanged re-run" \
