@@ -221,21 +221,10 @@ fn assert_validates_clean(yaml: &str, what: &str) {
     }
 }
 
-/// The variables CAPZ's docs export (as tests/cli/render_upstream.rs).
-const CLUSTERCTL_ENV: &[(&str, &str)] = &[
-    ("CLUSTER_NAME", "demo"),
-    ("CLUSTER_CLASS_NAME", "aks-aso"),
-    ("KUBERNETES_VERSION", "v1.33.2"),
-    ("AZURE_LOCATION", "southcentralus"),
-    ("AZURE_RESOURCE_GROUP", "demo"),
-    ("AZURE_SUBSCRIPTION_ID", "00000000-0000-0000-0000-000000000001"),
-    ("AZURE_TENANT_ID", "00000000-0000-0000-0000-000000000002"),
-    ("AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY", "00000000-0000-0000-0000-000000000003"),
-    ("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3"),
-    ("CLUSTER_IDENTITY_NAME", "cluster-identity"),
-    ("ASO_CREDENTIAL_SECRET_NAME", "aso-credentials"),
-    ("WORKER_MACHINE_COUNT", "2"),
-];
+/// The variables CAPZ's docs export, and the class the clusterclass and topology templates name.
+fn clusterctl_env() -> Vec<(&'static str, &'static str)> {
+    [("CLUSTER_CLASS_NAME", "aks-aso")].into_iter().chain(cli_runner::CAPZ_DOCS_ENV.iter().copied()).collect()
+}
 
 fn stdout_of(env: &[(&str, &str)], args: &[&str], stdin: Option<&str>) -> String {
     let mut cmd = capz(env);
@@ -268,7 +257,7 @@ fn no_capi_v1beta1(objects: &[Value], what: &str) {
 fn capz_aks_aso_templates_convert_and_validate_clean() {
     for flavor in ["", "-clusterclass", "-topology", "-maintenance"] {
         let template = format!("tests/fixtures/capz/cluster-template-aks-aso{flavor}.yaml");
-        let rendered = stdout_of(CLUSTERCTL_ENV, &["render", "--from", &template, "demo"], None);
+        let rendered = stdout_of(&clusterctl_env(), &["render", "--from", &template, "demo"], None);
         let converted = convert_stdin(&rendered);
         assert_ne!(converted, rendered, "{template}: nothing converted");
         no_capi_v1beta1(&values(&converted), &template);

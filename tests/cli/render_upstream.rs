@@ -2,26 +2,11 @@
 //! from CAPZ `templates/`) expanded with the same clusterctl variables, after YAML parsing, except
 //! for the deliberate differences the README lists (checked here one by one).
 
-use crate::support::cli_runner::capz;
+use crate::support::cli_runner::{CAPZ_DOCS_ENV as DOCS_ENV, capz};
 use std::collections::BTreeMap;
 
 use capz::manifest::parse_documents;
 use serde_json::{Value, json};
-
-/// The variables CAPZ's docs export (managedcluster.md), plus the aks-aso secret name.
-const DOCS_ENV: &[(&str, &str)] = &[
-    ("CLUSTER_NAME", "demo"),
-    ("KUBERNETES_VERSION", "v1.33.2"),
-    ("AZURE_LOCATION", "southcentralus"),
-    ("AZURE_RESOURCE_GROUP", "demo"),
-    ("AZURE_SUBSCRIPTION_ID", "00000000-0000-0000-0000-000000000001"),
-    ("AZURE_TENANT_ID", "00000000-0000-0000-0000-000000000002"),
-    ("AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY", "00000000-0000-0000-0000-000000000003"),
-    ("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3"),
-    ("CLUSTER_IDENTITY_NAME", "cluster-identity"),
-    ("ASO_CREDENTIAL_SECRET_NAME", "aso-credentials"),
-    ("WORKER_MACHINE_COUNT", "2"),
-];
 
 /// A test-local clusterctl expansion: `${VAR}` and `${VAR:=default}` (default may nest `${X}`),
 /// with clusterctl's injected `WORKER_MACHINE_COUNT`/`NAMESPACE`, then the target namespace set on

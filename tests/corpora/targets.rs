@@ -3,7 +3,7 @@
 //! target, kinds outside CAPZ's --crd-pattern are warnings and not checked, and CAPZ's own templates of each
 //! release validate clean under their target.
 
-use crate::support::cli_runner::capz_command;
+use crate::support::cli_runner::{CAPZ_DOCS_ENV, capz_command};
 use capz::manifest::{Document, parse_documents};
 use capz::report::Severity;
 use capz::schema::{Registry, ValidateOptions, Validator};
@@ -210,21 +210,8 @@ fn aso_kinds_outside_the_crd_pattern_are_warnings_and_not_checked() {
 /// tools/target-crds/gen.sh), with the variables CAPZ's docs export, validate clean under their target.
 #[test]
 fn capz_templates_of_each_release_validate_clean_under_their_target() {
-    let vars = [
-        ("CLUSTER_NAME", "demo"),
-        ("KUBERNETES_VERSION", "v1.33.2"),
-        ("AZURE_LOCATION", "southcentralus"),
-        ("AZURE_RESOURCE_GROUP", "demo"),
-        ("AZURE_SUBSCRIPTION_ID", "00000000-0000-0000-0000-000000000001"),
-        ("AZURE_TENANT_ID", "00000000-0000-0000-0000-000000000002"),
-        ("AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY", "00000000-0000-0000-0000-000000000003"),
-        ("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3"),
-        ("CLUSTER_IDENTITY_NAME", "cluster-identity"),
-        ("ASO_CREDENTIAL_SECRET_NAME", "aso-credentials"),
-        ("WORKER_MACHINE_COUNT", "2"),
-        ("NAMESPACE", "default"),
-        ("CI_RG", "demo-ci"),
-    ];
+    let vars: Vec<(&str, &str)> =
+        CAPZ_DOCS_ENV.iter().copied().chain([("NAMESPACE", "default"), ("CI_RG", "demo-ci")]).collect();
     let lookup = |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string());
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capz");
     let mut checked = 0;

@@ -5,6 +5,22 @@ use assert_cmd::Command;
 use capz::manifest::parse_documents;
 use serde_json::Value;
 
+/// The variables CAPZ's docs export before `clusterctl generate cluster` (managedcluster.md), plus the aks-aso
+/// secret name: the clusterctl variables the upstream-template tests expand CAPZ's templates with.
+pub const CAPZ_DOCS_ENV: &[(&str, &str)] = &[
+    ("CLUSTER_NAME", "demo"),
+    ("KUBERNETES_VERSION", "v1.33.2"),
+    ("AZURE_LOCATION", "southcentralus"),
+    ("AZURE_RESOURCE_GROUP", "demo"),
+    ("AZURE_SUBSCRIPTION_ID", "00000000-0000-0000-0000-000000000001"),
+    ("AZURE_TENANT_ID", "00000000-0000-0000-0000-000000000002"),
+    ("AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY", "00000000-0000-0000-0000-000000000003"),
+    ("AZURE_NODE_MACHINE_TYPE", "Standard_D2s_v3"),
+    ("CLUSTER_IDENTITY_NAME", "cluster-identity"),
+    ("ASO_CREDENTIAL_SECRET_NAME", "aso-credentials"),
+    ("WORKER_MACHINE_COUNT", "2"),
+];
+
 /// The binary with the test's own environment (for an empty one, [`capz`]).
 pub fn capz_command() -> Command {
     Command::new(super::capz_bin())
