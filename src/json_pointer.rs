@@ -40,8 +40,8 @@ fn array_index(token: &str) -> Option<usize> {
     token.parse().ok()
 }
 
-/// `kind`, `metadata.name`, `metadata.namespace` and `apiVersion` of an object as [`crate::manifest::Document`]'s
-/// accessors read them, by direct map lookups.
+/// The string at `path` (object keys only), by direct map lookups: what `Value::pointer` finds for the pointer
+/// `/path/...` when no key needs escaping (`crate::manifest::Document`'s `kind`, `name` and other accessors).
 pub fn str_field<'v>(value: &'v Value, path: &[&str]) -> Option<&'v str> {
     let mut target = value;
     for key in path {

@@ -60,24 +60,25 @@ impl Document {
         Document { value, origin: Origin { source: source.clone(), index, line: 1 }, lines: LineIndex::default() }
     }
 
-    fn str_at(&self, pointer: &str) -> Option<&str> {
-        self.value.pointer(pointer).and_then(Value::as_str)
+    /// The string at `path` (object keys), by direct lookups: these accessors run several times per object.
+    fn str_at(&self, path: &[&str]) -> Option<&str> {
+        crate::json_pointer::str_field(&self.value, path)
     }
     /// `apiVersion`, or "" when missing.
     pub fn api_version(&self) -> &str {
-        self.str_at("/apiVersion").unwrap_or("")
+        self.str_at(&["apiVersion"]).unwrap_or("")
     }
     /// `kind`, or "" when missing.
     pub fn kind(&self) -> &str {
-        self.str_at("/kind").unwrap_or("")
+        self.str_at(&["kind"]).unwrap_or("")
     }
     /// `metadata.name`, or "" when missing.
     pub fn name(&self) -> &str {
-        self.str_at("/metadata/name").unwrap_or("")
+        self.str_at(&["metadata", "name"]).unwrap_or("")
     }
     /// `metadata.namespace`, if set.
     pub fn namespace(&self) -> Option<&str> {
-        self.str_at("/metadata/namespace")
+        self.str_at(&["metadata", "namespace"])
     }
     /// API group (empty for the core group).
     pub fn group(&self) -> &str {

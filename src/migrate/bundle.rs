@@ -39,15 +39,9 @@ struct Index<'a> {
     machine_pools: HashMap<(&'a str, &'a str), Vec<&'a Document>>,
 }
 
-/// `kind`, namespace (`default` when unset) and name of `doc`, as `Document`'s accessors read them, by direct
-/// lookups (`Document::kind` and the others read a JSON pointer, which allocates per token).
+/// `kind`, namespace (`default` when unset) and name of `doc`.
 fn identity(doc: &Document) -> (&str, &str, &str) {
-    let value = &doc.value;
-    (
-        str_field(value, &["kind"]).unwrap_or(""),
-        str_field(value, &["metadata", "namespace"]).unwrap_or("default"),
-        str_field(value, &["metadata", "name"]).unwrap_or(""),
-    )
+    (doc.kind(), doc.namespace().unwrap_or("default"), doc.name())
 }
 
 impl<'a> Index<'a> {
