@@ -153,16 +153,13 @@ mod tests {
     /// A classic cluster with control plane patches and two pools (neither with patches).
     const CLUSTER: &str = include_str!("../../tests/fixtures/capz-translation/cases/42-cp-patch-order.yaml");
 
-    fn borrowed(doc: &Cow<'_, Document>) -> bool {
-        matches!(doc, Cow::Borrowed(_))
-    }
-
     #[test]
     fn found_clusters_borrow_the_bundle_and_copy_only_what_changes() {
+        let borrowed = |doc: &Cow<'_, Document>| matches!(doc, Cow::Borrowed(_));
         let documents = parse_documents(CLUSTER, "c.yaml").unwrap();
         let [cluster] = &complete_classic_clusters(&documents)[..] else { panic!("one classic cluster") };
         assert!(borrowed(&cluster.cluster) && borrowed(&cluster.control_plane));
-        assert!(cluster.infra_cluster.iter().chain(&cluster.identity).all(borrowed));
+        assert!(cluster.infra_cluster.iter().chain(&cluster.identity).all(&borrowed));
         assert_eq!(cluster.pools.len(), 2);
         assert!(cluster.pools.iter().all(|(machine_pool, pool)| borrowed(machine_pool) && borrowed(pool)));
         // The documents found are the bundle's own, not equal copies.
