@@ -83,7 +83,7 @@ fn embedded(bundle: &AsoBundle, index: usize) -> Option<&Value> {
 }
 
 /// Every classic value of `classic` written differently, or not at all, in `bundle`.
-pub fn adaptations(classic: &ClassicCluster, bundle: &AsoBundle) -> Vec<Adaptation> {
+pub fn adaptations(classic: &ClassicCluster<'_>, bundle: &AsoBundle) -> Vec<Adaptation> {
     let mut out = Vec::new();
     // Cluster, AzureASOManagedCluster, AzureASOManagedControlPlane, then (MachinePool, AzureASOManagedMachinePool)s.
     let managed_cluster = embedded(bundle, 2);

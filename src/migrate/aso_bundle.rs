@@ -170,7 +170,7 @@ fn wrapper(kind: &str, old: &Value, namespace: &str, spec: Value) -> Value {
 }
 
 /// The AzureASOManaged* bundle for one classic cluster.
-pub fn to_aso_bundle(classic: &ClassicCluster, options: &MigrateOptions) -> Result<AsoBundle, TranslateError> {
+pub fn to_aso_bundle(classic: &ClassicCluster<'_>, options: &MigrateOptions) -> Result<AsoBundle, TranslateError> {
     let Translation { resource_groups, managed_cluster, agent_pools } = translate(classic, options.target)?;
     let namespace = options.to_namespace.clone().unwrap_or_else(|| classic.namespace().to_string());
     let cluster_name = classic.name().to_string();

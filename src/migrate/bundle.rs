@@ -1,6 +1,7 @@
 //! Finds the classic clusters of a manifest bundle: each Cluster whose control plane is an
 //! AzureManagedControlPlane, with its AzureManagedCluster, MachinePools, AzureManagedMachinePools and identity.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::json_pointer::str_field;
@@ -8,19 +9,21 @@ use crate::manifest::Document;
 
 use super::{TranslateError, str_at};
 
-/// One classic (AzureManagedControlPlane-based) cluster and the objects that make it up.
+/// One classic (AzureManagedControlPlane-based) cluster and the objects that make it up: borrowed from the bundle
+/// it was found in (a copy only of what is changed, e.g. the patches stripped or a placeholder key put in), or
+/// owned when made up (see `clusters_from_templates`).
 #[derive(Debug, Clone)]
-pub struct ClassicCluster {
-    pub cluster: Document,
-    pub control_plane: Document,
-    pub infra_cluster: Option<Document>,
+pub struct ClassicCluster<'a> {
+    pub cluster: Cow<'a, Document>,
+    pub control_plane: Cow<'a, Document>,
+    pub infra_cluster: Option<Cow<'a, Document>>,
     /// Each MachinePool of the Cluster with the AzureManagedMachinePool it references, in file order.
-    pub pools: Vec<(Document, Document)>,
+    pub pools: Vec<(Cow<'a, Document>, Cow<'a, Document>)>,
     /// The AzureClusterIdentity named by `spec.identityRef`, when it is in the bundle.
-    pub identity: Option<Document>,
+    pub identity: Option<Cow<'a, Document>>,
 }
 
-impl ClassicCluster {
+impl ClassicCluster<'_> {
     /// The namespace every object of the cluster lives in (`default` when unset).
     pub fn namespace(&self) -> &str {
         self.cluster.namespace().unwrap_or("default")
@@ -79,21 +82,21 @@ impl<'a> Index<'a> {
 /// Every Cluster in `documents` whose `controlPlaneRef` is an AzureManagedControlPlane, with its objects; an error
 /// for the first whose control plane or pools are not in `documents`. A Cluster defined more than once (same
 /// namespace and name) is taken once, from its first copy, with the first copy of each of its objects.
-pub fn find_classic_clusters(documents: &[Document]) -> Result<Vec<ClassicCluster>, TranslateError> {
+pub fn find_classic_clusters(documents: &[Document]) -> Result<Vec<ClassicCluster<'_>>, TranslateError> {
     let index = Index::new(documents);
-    let clusters: Vec<Option<ClassicCluster>> =
+    let clusters: Vec<Option<ClassicCluster<'_>>> =
         index.clusters(documents).map(|cluster| classic_cluster(&index, cluster)).collect::<Result<_, _>>()?;
     Ok(clusters.into_iter().flatten().collect())
 }
 
 /// Like [`find_classic_clusters`], without the clusters whose objects are not all in `documents`.
-pub fn complete_classic_clusters(documents: &[Document]) -> Vec<ClassicCluster> {
+pub fn complete_classic_clusters(documents: &[Document]) -> Vec<ClassicCluster<'_>> {
     let index = Index::new(documents);
     index.clusters(documents).filter_map(|cluster| classic_cluster(&index, cluster).ok().flatten()).collect()
 }
 
 /// The classic cluster of document `cluster`, if it is a Cluster whose control plane is an AzureManagedControlPlane.
-fn classic_cluster(index: &Index<'_>, cluster: &Document) -> Result<Option<ClassicCluster>, TranslateError> {
+fn classic_cluster<'a>(index: &Index<'a>, cluster: &'a Document) -> Result<Option<ClassicCluster<'a>>, TranslateError> {
     let (kind, namespace, cluster_name) = identity(cluster);
     if kind != "Cluster" || str_at(&cluster.value, "/spec/controlPlaneRef/kind") != Some("AzureManagedControlPlane") {
         return Ok(None);
@@ -109,7 +112,7 @@ fn classic_cluster(index: &Index<'_>, cluster: &Document) -> Result<Option<Class
         })?;
     let infra_cluster = str_at(&cluster.value, "/spec/infrastructureRef/name")
         .and_then(|name| index.find("AzureManagedCluster", name, namespace))
-        .cloned();
+        .map(Cow::Borrowed);
     let mut pools = Vec::new();
     let machine_pools = index.machine_pools.get(&(namespace, cluster_name)).map_or(&[][..], Vec::as_slice);
     for machine_pool in machine_pools {
@@ -126,17 +129,57 @@ fn classic_cluster(index: &Index<'_>, cluster: &Document) -> Result<Option<Class
                     machine_pool.name()
                 ),
             })?;
-        pools.push(((*machine_pool).clone(), pool.clone()));
+        pools.push((Cow::Borrowed(*machine_pool), Cow::Borrowed(pool)));
     }
     let identity = str_at(&control_plane.value, "/spec/identityRef/name").and_then(|name| {
         let identity_ns = str_at(&control_plane.value, "/spec/identityRef/namespace").unwrap_or(namespace);
-        index.find("AzureClusterIdentity", name, identity_ns).cloned()
+        index.find("AzureClusterIdentity", name, identity_ns).map(Cow::Borrowed)
     });
     Ok(Some(ClassicCluster {
-        cluster: cluster.clone(),
-        control_plane: control_plane.clone(),
+        cluster: Cow::Borrowed(cluster),
+        control_plane: Cow::Borrowed(control_plane),
         infra_cluster,
         pools,
         identity,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::parse_documents;
+    use crate::migrate::{put_placeholder_ssh_key, without_patches};
+
+    /// A classic cluster with control plane patches and two pools (neither with patches).
+    const CLUSTER: &str = include_str!("../../tests/fixtures/capz-translation/cases/42-cp-patch-order.yaml");
+
+    #[test]
+    fn found_clusters_borrow_the_bundle_and_copy_only_what_changes() {
+        let borrowed = |doc: &Cow<'_, Document>| matches!(doc, Cow::Borrowed(_));
+        let documents = parse_documents(CLUSTER, "c.yaml").unwrap();
+        let [cluster] = &complete_classic_clusters(&documents)[..] else { panic!("one classic cluster") };
+        assert!(borrowed(&cluster.cluster) && borrowed(&cluster.control_plane));
+        assert!(cluster.infra_cluster.iter().chain(&cluster.identity).all(&borrowed));
+        assert_eq!(cluster.pools.len(), 2);
+        assert!(cluster.pools.iter().all(|(machine_pool, pool)| borrowed(machine_pool) && borrowed(pool)));
+        // The documents found are the bundle's own, not equal copies.
+        assert!(std::ptr::eq(&*cluster.control_plane, &documents[1]), "{:?}", cluster.control_plane.kind());
+
+        // Stripping the patches copies the control plane only (the pools have none).
+        let stripped = without_patches(cluster);
+        assert!(!borrowed(&stripped.control_plane));
+        assert!(stripped.control_plane.value["spec"].get("asoManagedClusterPatches").is_none());
+        assert!(stripped.pools.iter().all(|(machine_pool, pool)| borrowed(machine_pool) && borrowed(pool)));
+        assert!(borrowed(&stripped.cluster));
+
+        // A missing key is left as it is, without a copy; an empty one is replaced in a copy.
+        let mut keyed = cluster.clone();
+        put_placeholder_ssh_key(&mut keyed);
+        assert!(borrowed(&keyed.control_plane));
+        let mut unkeyed = cluster.clone();
+        unkeyed.control_plane.to_mut().value["spec"]["sshPublicKey"] = serde_json::json!("");
+        put_placeholder_ssh_key(&mut unkeyed);
+        assert_eq!(unkeyed.control_plane.value["spec"]["sshPublicKey"], "c3NoLXJzYSBwbGFjZWhvbGRlcg==");
+        assert!(documents[1].value["spec"].get("sshPublicKey").is_none(), "the bundle's document is not changed");
+    }
 }

@@ -13,7 +13,7 @@ use super::{ClassicCluster, str_at};
 /// A classic cluster after defaulting.
 #[derive(Debug, Clone)]
 pub(super) struct Defaulted<'a> {
-    pub source: &'a ClassicCluster,
+    pub source: &'a ClassicCluster<'a>,
     /// The CAPZ release whose CRDs defaulted it (and whose ASO schemas decode its patches).
     pub target: &'static Target,
     pub cluster_name: String,
@@ -195,7 +195,7 @@ fn defaulted(document: &Document, kind: &str, webhook: fn(&mut Value), target: &
 }
 
 /// The classic objects as the API server stores them after creation.
-pub(super) fn apply<'a>(cluster: &'a ClassicCluster, target: &'static Target) -> Defaulted<'a> {
+pub(super) fn apply<'a>(cluster: &'a ClassicCluster<'a>, target: &'static Target) -> Defaulted<'a> {
     Defaulted {
         source: cluster,
         target,

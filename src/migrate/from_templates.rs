@@ -9,6 +9,7 @@
 //! placeholder System pool `placeholder` (Standard_D2s_v3), since CAPZ needs one. The objects built from the
 //! template carry the template's origin; the placeholders carry the origin `<placeholder>`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -97,30 +98,36 @@ fn identities(documents: &[Document]) -> Identities<'_> {
     out
 }
 
-fn identity_of(identities: &Identities<'_>, control_plane: &Document, namespace: &str) -> Option<Document> {
+fn identity_of<'a>(identities: &Identities<'a>, control_plane: &Document, namespace: &str) -> Option<&'a Document> {
     let name = str_at(&control_plane.value, "/spec/identityRef/name")?;
     let identity_ns = str_at(&control_plane.value, "/spec/identityRef/namespace").unwrap_or(namespace);
-    identities.get(&(identity_ns, name)).map(|doc| (*doc).clone())
+    identities.get(&(identity_ns, name)).copied()
 }
 
-fn assemble(
-    identities: &Identities<'_>,
+fn assemble<'a>(
+    identities: &Identities<'a>,
     name: &str,
     namespace: &str,
     control_plane: Document,
     mut pools: Vec<(Document, Document)>,
-) -> ClassicCluster {
+) -> ClassicCluster<'a> {
     let version = str_at(&control_plane.value, "/spec/version").map(str::to_string);
     if !pools.iter().any(|(_, pool)| str_at(&pool.value, "/spec/mode") == Some("System")) {
         pools.insert(0, placeholder_system_pool(name, namespace, version.as_deref()));
     }
     let identity = identity_of(identities, &control_plane, namespace);
-    ClassicCluster { cluster: cluster_object(name, namespace), control_plane, infra_cluster: None, pools, identity }
+    ClassicCluster {
+        cluster: Cow::Owned(cluster_object(name, namespace)),
+        control_plane: Cow::Owned(control_plane),
+        infra_cluster: None,
+        pools: pools.into_iter().map(|(machine_pool, pool)| (Cow::Owned(machine_pool), Cow::Owned(pool))).collect(),
+        identity: identity.map(Cow::Borrowed),
+    }
 }
 
 /// One made-up classic cluster per AzureManagedControlPlaneTemplate and per AzureManagedMachinePoolTemplate
 /// that has patches (see the module's documentation for what is assumed).
-pub fn clusters_from_templates(documents: &[Document]) -> Vec<ClassicCluster> {
+pub fn clusters_from_templates(documents: &[Document]) -> Vec<ClassicCluster<'_>> {
     let mut out = Vec::new();
     let identities = identities(documents);
     let cp_templates: Vec<&Document> =
@@ -168,10 +175,12 @@ pub fn clusters_from_templates(documents: &[Document]) -> Vec<ClassicCluster> {
 }
 
 /// The cluster with every `asoManagedClusterPatches` / `asoManagedClustersAgentPoolPatches` removed: what CAPZ
-/// creates without them.
-pub fn without_patches(cluster: &ClassicCluster) -> ClassicCluster {
-    let strip = |doc: &mut Document, field: &str| {
-        if let Some(spec) = doc.value.get_mut("spec").and_then(Value::as_object_mut) {
+/// creates without them (a copy of only the objects that have them).
+pub fn without_patches<'a>(cluster: &ClassicCluster<'a>) -> ClassicCluster<'a> {
+    let strip = |doc: &mut Cow<'_, Document>, field: &str| {
+        if doc.value.get("spec").is_some_and(|spec| spec.get(field).is_some())
+            && let Some(spec) = doc.to_mut().value.get_mut("spec").and_then(Value::as_object_mut)
+        {
             spec.remove(field);
         }
     };
@@ -185,16 +194,16 @@ pub fn without_patches(cluster: &ClassicCluster) -> ClassicCluster {
 
 /// The key CAPZ's webhook generates for an empty `sshPublicKey` is only known to the live cluster; for checks of
 /// the patches a placeholder key (`ssh-rsa placeholder`, base64) stands in for it.
-pub fn with_placeholder_ssh_key(cluster: &ClassicCluster) -> ClassicCluster {
+pub fn with_placeholder_ssh_key<'a>(cluster: &ClassicCluster<'a>) -> ClassicCluster<'a> {
     let mut cluster = cluster.clone();
     put_placeholder_ssh_key(&mut cluster);
     cluster
 }
 
 /// [`with_placeholder_ssh_key`] in place.
-pub fn put_placeholder_ssh_key(cluster: &mut ClassicCluster) {
-    if let Some(key) = cluster.control_plane.value.pointer_mut("/spec/sshPublicKey")
-        && key.as_str() == Some("")
+pub fn put_placeholder_ssh_key(cluster: &mut ClassicCluster<'_>) {
+    if cluster.control_plane.value.at("/spec/sshPublicKey").and_then(Value::as_str) == Some("")
+        && let Some(key) = cluster.control_plane.to_mut().value.pointer_mut("/spec/sshPublicKey")
     {
         *key = json!("c3NoLXJzYSBwbGFjZWhvbGRlcg==");
     }
@@ -268,7 +277,7 @@ spec: {template: {spec: {mode: System, name: sys, sku: Standard_D2s_v3}}}
     fn without_patches_and_the_placeholder_key() {
         let documents = parse_documents(TEMPLATES, "t.yaml").unwrap();
         let mut cluster = clusters_from_templates(&documents).remove(1);
-        cluster.control_plane.value["spec"]["sshPublicKey"] = json!("");
+        cluster.control_plane.to_mut().value["spec"]["sshPublicKey"] = json!("");
         let stripped = without_patches(&cluster);
         assert!(stripped.pools[1].1.value["spec"].get("asoManagedClustersAgentPoolPatches").is_none());
         let keyed = with_placeholder_ssh_key(&cluster);

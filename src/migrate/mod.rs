@@ -90,7 +90,7 @@ pub(crate) fn add_translations_on_this_thread(count: usize) {
 }
 
 /// Translates one classic cluster as CAPZ's controllers do on the first reconcile, with the schemas of `target`.
-pub fn translate(cluster: &ClassicCluster, target: &'static Target) -> Result<Translation, TranslateError> {
+pub fn translate(cluster: &ClassicCluster<'_>, target: &'static Target) -> Result<Translation, TranslateError> {
     TRANSLATIONS.with(|count| count.set(count.get() + 1));
     let defaulted = defaults::apply(cluster, target);
     if str_at(&defaulted.control_plane, "/spec/resourceGroupName").unwrap_or("").is_empty() {

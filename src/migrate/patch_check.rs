@@ -52,7 +52,7 @@ fn judge(
     let decoded = |patches: &[String]| {
         let mut all = vec!["{}".to_string()];
         all.extend_from_slice(patches);
-        apply_merge_patches(generated, &all, target)
+        apply_merge_patches(generated.clone(), &all, target)
     };
     let Ok(mut before) = decoded(&[]) else { return };
     for index in 0..list.len() {
@@ -81,10 +81,10 @@ fn renumber(error: PatchError, index: usize) -> PatchError {
     }
 }
 
-fn without_pool_patches(cluster: &ClassicCluster) -> ClassicCluster {
+fn without_pool_patches<'a>(cluster: &ClassicCluster<'a>) -> ClassicCluster<'a> {
     let mut cluster = cluster.clone();
     for (_, pool) in &mut cluster.pools {
-        if let Some(spec) = pool.value.get_mut("spec").and_then(Value::as_object_mut) {
+        if let Some(spec) = pool.to_mut().value.get_mut("spec").and_then(Value::as_object_mut) {
             spec.remove("asoManagedClustersAgentPoolPatches");
         }
     }
@@ -92,7 +92,7 @@ fn without_pool_patches(cluster: &ClassicCluster) -> ClassicCluster {
 }
 
 /// Every broken or no-op patch of a classic cluster's control plane and pools, as `target`'s CAPZ applies them.
-pub fn check_patches(cluster: &ClassicCluster, target: &'static Target) -> Vec<PatchFinding> {
+pub fn check_patches(cluster: &ClassicCluster<'_>, target: &'static Target) -> Vec<PatchFinding> {
     let defaulted: Defaulted<'_> = defaults::apply(cluster, target);
     let mut out = Vec::new();
     let Ok(pools) = agent_pool::build_unpatched(&defaulted) else { return out };

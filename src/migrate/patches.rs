@@ -184,15 +184,15 @@ fn decode_metadata(object: &mut Value) {
 }
 
 /// Applies `patches` in order to `object` (an ASO object with `apiVersion` and `kind`) as CAPZ does.
-/// Without patches the object is returned unchanged (CAPZ does not decode it then). The object is decoded with
-/// `target`'s schema of its kind.
-pub fn apply_merge_patches(object: &Value, patches: &[String], target: &'static Target) -> Result<Value, PatchError> {
+/// Without patches the object is returned unchanged (CAPZ does not decode it then; taken by value, so the
+/// translation's unpatched objects are not copied). The object is decoded with `target`'s schema of its kind.
+pub fn apply_merge_patches(object: Value, patches: &[String], target: &'static Target) -> Result<Value, PatchError> {
     if patches.is_empty() {
-        return Ok(object.clone());
+        return Ok(object);
     }
     let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string();
     let kind = object.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
-    let mut merged = object.clone();
+    let mut merged = object;
     let mut last_non_object: Option<usize> = None;
     for (index, text) in patches.iter().enumerate() {
         let patch =
@@ -246,7 +246,7 @@ mod tests {
     #[test]
     fn broken_yaml_names_the_index() {
         let object = json!({"apiVersion": "resources.azure.com/v1api20200601", "kind": "ResourceGroup", "spec": {}});
-        let err = apply_merge_patches(&object, &["{}".into(), "spec: [".into()], crate::versions::default_target())
+        let err = apply_merge_patches(object, &["{}".into(), "spec: [".into()], crate::versions::default_target())
             .unwrap_err();
         assert_eq!(err.index(), 1);
     }

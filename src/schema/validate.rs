@@ -210,14 +210,7 @@ impl<'r> Validator<'r> {
 
     /// Validates one document: its schema, metadata, CEL rules and embedded ASO objects.
     pub fn validate_document(&self, document: &Document) -> ValidationOutcome {
-        let mut issues = Vec::new();
-        let mut skipped = false;
-        self.validate_object(&document.value, "", false, &mut issues, &mut skipped);
-        if let Some(secrets) = SecretValues::of(&document.value) {
-            for issue in &mut issues {
-                issue.message = secrets.mask(&issue.message, is_secret_data_pointer(&issue.path));
-            }
-        }
+        let (issues, skipped) = self.issues_of(&document.value);
         let object = document.display_name();
         let findings: Vec<Finding> = issues
             .into_iter()
@@ -240,6 +233,31 @@ impl<'r> Validator<'r> {
             ObjectStatus::Valid
         };
         ValidationOutcome { findings, status }
+    }
+
+    /// The schema errors of `value` (an object of no file: what the checks of the objects CAPZ creates read) as
+    /// `(path, message)`, in the order [`Validator::validate_document`] reports them, without copying `value` into a
+    /// [`Document`] first.
+    pub fn errors_of(&self, value: &Value) -> Vec<(String, String)> {
+        let (issues, _) = self.issues_of(value);
+        issues
+            .into_iter()
+            .filter(|issue| issue.severity == Severity::Error)
+            .map(|issue| (issue.path, issue.message))
+            .collect()
+    }
+
+    /// The issues of a top-level object (secret values masked in the messages) and whether it was skipped.
+    fn issues_of(&self, value: &Value) -> (Vec<Issue>, bool) {
+        let mut issues = Vec::new();
+        let mut skipped = false;
+        self.validate_object(value, "", false, &mut issues, &mut skipped);
+        if let Some(secrets) = SecretValues::of(value) {
+            for issue in &mut issues {
+                issue.message = secrets.mask(&issue.message, is_secret_data_pointer(&issue.path));
+            }
+        }
+        (issues, skipped)
     }
 
     fn validate_object(&self, value: &Value, prefix: &str, embedded: bool, out: &mut Vec<Issue>, skipped: &mut bool) {
@@ -527,18 +545,21 @@ impl Walk<'_, '_> {
                         }
                     }
                 }
-                let keys: Vec<String> = map.keys().cloned().collect();
-                for key in keys {
-                    let child_path = Pointer::Key(path, &key);
+                // The fields pruned, removed once the walk is over, in the order met: the map is walked in place
+                // (no copy of its keys, no lookup per key), and removing the same keys in the same order leaves
+                // the same map (serde_json's `remove` moves the last entry into the gap).
+                let mut pruned: Vec<String> = Vec::new();
+                for (key, child) in map.iter_mut() {
+                    let child_path = Pointer::Key(path, key);
                     if resource && key == "metadata" {
-                        if map.field(&key).is_some_and(Value::is_null) {
-                            map.remove(&key);
-                        } else if let Some(child) = map.get_mut(&key) {
+                        if child.is_null() {
+                            pruned.push(key.clone());
+                        } else {
                             self.normalize_typed(child, &meta::OBJECT_META, &child_path, false, true, out);
                         }
                         continue;
                     }
-                    let declared = properties.and_then(|p| p.field(&key));
+                    let declared = properties.and_then(|p| p.field(key));
                     if resource && (key == "apiVersion" || key == "kind") && declared.is_none() {
                         continue;
                     }
@@ -550,22 +571,22 @@ impl Walk<'_, '_> {
                                 child_path.to_string(),
                                 format!("unknown field {key:?} (not declared in the schema)"),
                             ));
-                            map.remove(&key);
+                            pruned.push(key.clone());
                         }
                         continue;
                     };
-                    let is_null = map.field(&key).is_some_and(Value::is_null);
-                    if is_null {
+                    if child.is_null() {
                         // Declared properties and map values (additionalProperties) alike: the API server
                         // prunes a null that is neither nullable nor defaulted (list items are kept).
                         if typed || (!nullable(child_schema) && child_schema.field("default").is_none()) {
-                            map.remove(&key);
+                            pruned.push(key.clone());
                         }
                         continue;
                     }
-                    if let Some(child) = map.get_mut(&key) {
-                        self.normalize_typed(child, child_schema, &child_path, false, typed, out);
-                    }
+                    self.normalize_typed(child, child_schema, &child_path, false, typed, out);
+                }
+                for key in &pruned {
+                    map.remove(key);
                 }
             }
             Value::Array(items) => {
@@ -979,6 +1000,44 @@ spec:
         );
         let quoted = errors(&yaml.replace("cidrBlock: y", "cidrBlock: 10.240.0.0/16"));
         assert!(!quoted.iter().any(|(_, path)| path.contains("subnet")), "{quoted:?}");
+    }
+
+    /// `errors_of` (the checks of the objects CAPZ creates, which have no file) gives the error findings of
+    /// `validate_document`, path and message, in order: an ASO ManagedCluster with errors, and a Secret whose
+    /// message holds a secret value (masked in both).
+    #[test]
+    fn errors_of_a_value_are_the_error_findings_of_its_document() {
+        let registry = Registry::embedded();
+        let validator = Validator::new(&registry, ValidateOptions::default());
+        let yaml = "apiVersion: containerservice.azure.com/v1api20240901
+kind: ManagedCluster
+metadata: {name: Bad_Name, namespace: default}
+spec:
+  location: westeurope
+  owner: {name: rg}
+  dnsPrefix: 42
+  unknownField: x
+  agentPoolProfiles: [{name: pool0, count: many, mode: System}]
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: s, namespace: default}
+data: {password: \"hunter2!!\"}
+stringData: {token: 42}
+";
+        let documents = parse_documents(yaml, "test.yaml").expect("test YAML parses");
+        for document in &documents {
+            let findings: Vec<(String, String)> = validator
+                .validate_document(document)
+                .findings
+                .into_iter()
+                .filter(|f| f.severity == Severity::Error)
+                .map(|f| (f.path, f.message))
+                .collect();
+            assert!(!findings.is_empty(), "{}: the case has errors", document.kind());
+            assert!(!findings.iter().any(|(_, message)| message.contains("hunter2")), "{findings:?}");
+            assert_eq!(validator.errors_of(&document.value), findings, "{}", document.kind());
+        }
     }
 
     /// The first objects of a kind are checked against only the part of the schema their walk reads, later ones

@@ -28,7 +28,7 @@ struct Created<'a> {
 /// (what only the patched objects fail is `aso-patched-object-schema`'s).
 pub(super) fn check(
     locator: &Locator<'_>,
-    cluster: &ClassicCluster,
+    cluster: &ClassicCluster<'_>,
     translation: &Translation,
     unpatched: &Translation,
     sink: &mut Sink<'_>,
@@ -57,11 +57,11 @@ pub(super) fn check(
         let before = if std::ptr::eq(created.object, created.unpatched) {
             None
         } else {
-            Some(schema_errors(validator, created.unpatched, created.holder))
+            Some(schema_errors(validator, created.unpatched))
         };
         // One finding per field: every message ASO's schema gives there (a name both too long and off pattern).
         let mut by_path: Vec<(String, Vec<String>)> = Vec::new();
-        for (path, message) in schema_errors(validator, created.object, created.holder) {
+        for (path, message) in schema_errors(validator, created.object) {
             if before.as_ref().is_some_and(|before| !before.contains(&(path.clone(), message.clone()))) {
                 continue;
             }

@@ -102,7 +102,7 @@ impl<'a> Locator<'a> {
 }
 
 /// Whether any object of the cluster carries patches (a cluster without any has nothing to judge).
-fn has_patches(cluster: &ClassicCluster) -> bool {
+fn has_patches(cluster: &ClassicCluster<'_>) -> bool {
     let listed = |document: &Document, pointer: &str| {
         document.value.at(pointer).and_then(|v| v.as_array()).is_some_and(|list| !list.is_empty())
     };
@@ -156,7 +156,7 @@ pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
 /// Broken and no-op patches of one cluster; `judged` gets the patches reported.
 fn judge_patches(
     locator: &Locator<'_>,
-    cluster: &ClassicCluster,
+    cluster: &ClassicCluster<'_>,
     sink: &mut Sink<'_>,
     judged: &mut std::collections::BTreeSet<(usize, String)>,
 ) {

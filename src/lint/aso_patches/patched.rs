@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use crate::manifest::{Document, parse_plain_value, split_api_version};
 use crate::migrate::{ClassicCluster, MigrateOptions, Translation, to_aso_bundle, without_patches};
-use crate::report::{Finding, Severity};
-use crate::schema::{Gvk, ObjectStatus, ValidateOptions, Validator};
+use crate::report::Finding;
+use crate::schema::{Gvk, ValidateOptions, Validator};
 
 use super::super::{RuleSelection, Sink, rule_info};
 use super::{Locator, PATCH_RULES, PATCH_SCHEMA, PATCH_UNCHECKED, touched};
@@ -45,7 +45,7 @@ fn patch_texts(holder: &Document, field: &str) -> Vec<String> {
 }
 
 fn targets<'a>(
-    cluster: &'a ClassicCluster,
+    cluster: &'a ClassicCluster<'a>,
     translation: &'a Translation,
     unpatched: Option<&'a Translation>,
 ) -> Vec<Target<'a>> {
@@ -73,7 +73,7 @@ fn targets<'a>(
 /// `translation` is what CAPZ creates for `cluster`, `unpatched` what it creates without the cluster's patches.
 pub(super) fn check(
     locator: &Locator<'_>,
-    cluster: &ClassicCluster,
+    cluster: &ClassicCluster<'_>,
     translation: &Translation,
     unpatched: Option<&Translation>,
     sink: &mut Sink<'_>,
@@ -100,18 +100,8 @@ pub(super) fn validator(capz: &'static crate::versions::Target) -> &'static Vali
 }
 
 /// The schema errors of `object` as `(path, message)`.
-pub(super) fn schema_errors(validator: &Validator<'_>, object: &Value, holder: &Document) -> Vec<(String, String)> {
-    let document = Document::from_value(object.clone(), &holder.origin.source, 0);
-    let outcome = validator.validate_document(&document);
-    if outcome.status != ObjectStatus::Invalid {
-        return Vec::new();
-    }
-    outcome
-        .findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .map(|f| (f.path.clone(), f.message.clone()))
-        .collect()
+pub(super) fn schema_errors(validator: &Validator<'_>, object: &Value) -> Vec<(String, String)> {
+    validator.errors_of(object)
 }
 
 /// ASO's schema of the patched object's apiVersion; an error the object without patches does not have is reported
@@ -163,8 +153,8 @@ fn check_schemas(locator: &Locator<'_>, targets: &[Target<'_>], sink: &mut Sink<
             );
             continue;
         }
-        let before = target.unpatched.map(|u| schema_errors(validator, u, target.holder)).unwrap_or_default();
-        for (path, message) in schema_errors(validator, target.object, target.holder) {
+        let before = target.unpatched.map(|u| schema_errors(validator, u)).unwrap_or_default();
+        for (path, message) in schema_errors(validator, target.object) {
             if before.contains(&(path.clone(), message.clone())) {
                 continue;
             }
@@ -182,7 +172,7 @@ fn check_schemas(locator: &Locator<'_>, targets: &[Target<'_>], sink: &mut Sink<
 }
 
 /// The lint findings of the AzureASOManaged* bundle of `cluster`; each finding's `source` is its object's index.
-fn bundle_findings(cluster: &ClassicCluster, selection: &RuleSelection) -> Option<Vec<Finding>> {
+fn bundle_findings(cluster: &ClassicCluster<'_>, selection: &RuleSelection) -> Option<Vec<Finding>> {
     let options = MigrateOptions { target: selection.target(), ..MigrateOptions::default() };
     let bundle = to_aso_bundle(cluster, &options).ok()?;
     let documents: Vec<Document> = bundle
@@ -197,10 +187,10 @@ fn bundle_findings(cluster: &ClassicCluster, selection: &RuleSelection) -> Optio
 /// The target a finding on object `index` of the bundle (Cluster, AzureASOManagedCluster, control plane, then a
 /// MachinePool and its AzureASOManagedMachinePool per pool) belongs to: the object's own patches, else the only
 /// object of the cluster with patches.
-fn target_of<'t, 'a>(index: usize, cluster: &ClassicCluster, targets: &'t [Target<'a>]) -> Option<&'t Target<'a>> {
-    let own = match index {
+fn target_of<'t, 'a>(index: usize, cluster: &ClassicCluster<'_>, targets: &'t [Target<'a>]) -> Option<&'t Target<'a>> {
+    let own: Option<&Document> = match index {
         0..=2 => Some(&cluster.control_plane),
-        _ => cluster.pools.get((index - 3) / 2).map(|(_, pool)| pool),
+        _ => cluster.pools.get((index - 3) / 2).map(|(_, pool)| &**pool),
     };
     own.and_then(|holder| targets.iter().find(|t| std::ptr::eq(t.holder, holder))).or(if let [only] = targets {
         Some(only)
@@ -229,7 +219,12 @@ fn culprit(target: &Target<'_>, inner: Option<&str>) -> usize {
 
 /// The rules of ASO objects embedded in AzureASOManaged*.spec.resources (and every other rule of the bundle),
 /// on the bundle with and without the patches.
-fn check_embedded_rules(locator: &Locator<'_>, cluster: &ClassicCluster, targets: &[Target<'_>], sink: &mut Sink<'_>) {
+fn check_embedded_rules(
+    locator: &Locator<'_>,
+    cluster: &ClassicCluster<'_>,
+    targets: &[Target<'_>],
+    sink: &mut Sink<'_>,
+) {
     let selection = RuleSelection {
         enabled: sink.selection.enabled.iter().copied().filter(|id| !PATCH_RULES.contains(id)).collect(),
         target: sink.selection.target,
