@@ -446,6 +446,32 @@ pub fn parse_plain_value(text: &str, source_name: &str) -> Result<Value, Manifes
 /// Parses a multi-document stream the tool rendered itself into documents without field lines:
 /// empty documents dropped, every other one must be a mapping.
 pub fn parse_plain_documents(text: &str, source_name: &str) -> Result<Vec<Document>, ManifestError> {
+    if let Some(documents) = plain_documents_read_directly(text, source_name) {
+        return Ok(documents);
+    }
+    parse_plain_documents_with_serde(text, source_name)
+}
+
+/// [`parse_plain_documents`] through the readers `validate` reads files with first (direct.rs: the same values as
+/// the serde path): a fleet's render reads back every cluster's text. None when the reader leaves the text to the
+/// serde path or a document is not a mapping (the serde path then gives the error and its line).
+fn plain_documents_read_directly(text: &str, source_name: &str) -> Option<Vec<Document>> {
+    let lined = super::direct::lined_documents(text)?;
+    let source: Arc<str> = Arc::from(source_name);
+    let mut documents = Vec::with_capacity(lined.len());
+    for LinedDocument { value, .. } in lined {
+        match &value {
+            Value::Null => {}
+            Value::Object(map) if map.is_empty() => {}
+            Value::Object(_) => documents.push(Document::from_value(value, &source, documents.len())),
+            _ => return None,
+        }
+    }
+    Some(documents)
+}
+
+/// [`parse_plain_documents`] through serde-saphyr alone.
+fn parse_plain_documents_with_serde(text: &str, source_name: &str) -> Result<Vec<Document>, ManifestError> {
     let values: Vec<Spanned<PlainValue>> = read_overflowing_floats_as_strings(text, |text| {
         serde_saphyr::from_multiple_with_options(text, kubernetes_yaml_options())
     })
@@ -741,6 +767,44 @@ fn push_document(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn plain_documents_read_directly_equal_the_serde_path_on_every_yaml_file_of_the_repository() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        let mut dirs: Vec<std::path::PathBuf> =
+            ["flavors", "clusterclasses", "examples", "tests"].iter().map(|d| root.join(d)).collect();
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                    files.push(path);
+                }
+            }
+        }
+        let mut direct = 0;
+        for path in &files {
+            let Ok(text) = std::fs::read_to_string(path) else { continue };
+            let name = path.display().to_string();
+            let serde = parse_plain_documents_with_serde(&text, &name);
+            if plain_documents_read_directly(&text, &name).is_some() {
+                direct += 1;
+            }
+            match (parse_plain_documents(&text, &name), serde) {
+                (Ok(ours), Ok(theirs)) => {
+                    let values = |docs: &[Document]| docs.iter().map(|d| d.value.clone()).collect::<Vec<_>>();
+                    assert_eq!(values(&ours), values(&theirs), "{name}");
+                    let indexes = |docs: &[Document]| docs.iter().map(|d| d.origin.index).collect::<Vec<_>>();
+                    assert_eq!(indexes(&ours), indexes(&theirs), "{name}");
+                }
+                (Err(ours), Err(theirs)) => assert_eq!(ours.to_string(), theirs.to_string(), "{name}"),
+                (ours, theirs) => panic!("{name}: {:?} against {:?}", ours.map(|d| d.len()), theirs.map(|d| d.len())),
+            }
+        }
+        assert!(files.len() > 100 && direct * 2 > files.len(), "{direct} of {} files read directly", files.len());
+    }
 
     #[test]
     fn overflowing_float_scalars_read_as_the_strings_they_spell_as_go_yaml_v2_does() {
