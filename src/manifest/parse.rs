@@ -539,6 +539,9 @@ fn parse_lined_documents(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr:
 
 /// Every document of the stream with its line records, read on the calling thread.
 fn parse_lined_documents_serially(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr::Error> {
+    if let Some(documents) = super::scan::lined_documents(text) {
+        return Ok(documents);
+    }
     if let Some(documents) = super::direct::lined_documents(text) {
         return Ok(documents);
     }
