@@ -17,10 +17,17 @@ const MAX_KEY_BYTES: usize = 200;
 /// Every non-null document of `text` with its line records, as [`super::direct::lined_documents`] reads them; None
 /// when the text holds anything outside the subset this scanner reads (then nothing read here is used).
 pub(super) fn lined_documents(text: &str) -> Option<Vec<LinedDocument>> {
-    if text.len() >= MAX_DIRECT_BYTES || !text.bytes().all(|b| b == b'\n' || (b' '..0x7f).contains(&b)) {
+    if text.len() >= MAX_DIRECT_BYTES {
         return None;
     }
-    let mut scanner = Scanner { lines: lines(text)?, position: 0, nodes: Vec::new(), depth: 0 };
+    let mut scanner = Scanner {
+        lines: lines(text)?,
+        position: 0,
+        nodes: Vec::new(),
+        entries: Vec::new(),
+        items: Vec::new(),
+        depth: 0,
+    };
     let mut documents = Vec::new();
     while scanner.position < scanner.lines.len() {
         if scanner.lines[scanner.position].is_marker() {
@@ -53,21 +60,34 @@ impl Line<'_> {
 }
 
 /// The lines of `text` holding something; None when a line is one this scanner leaves to the event reader (markers
-/// with content, document ends, directives).
+/// with content, document ends, directives) or the text holds anything but printable ASCII and line feeds.
 fn lines(text: &str) -> Option<Vec<Line<'_>>> {
     let mut out = Vec::with_capacity(text.len() / 24);
-    for (index, raw) in text.split('\n').enumerate() {
-        let content = raw.trim_end_matches(' ');
-        let body = content.trim_start_matches(' ');
-        if body.is_empty() || body.starts_with('#') {
-            continue;
-        }
-        let indent = content.len() - body.len();
-        if indent == 0 && (body.starts_with("---") || body.starts_with("...") || body.starts_with('%')) && body != "---"
-        {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for index in 0.. {
+        let end = bytes[start..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |offset| start + offset);
+        let raw = &bytes[start..end];
+        if !raw.iter().all(|&b| (b' '..0x7f).contains(&b)) {
             return None;
         }
-        out.push(Line { number: u32::try_from(index + 1).ok()?, indent, text: body });
+        // ASCII only: any cut is on a character boundary.
+        let content = text[start..end].trim_end_matches(' ');
+        let body = content.trim_start_matches(' ');
+        if !body.is_empty() && !body.starts_with('#') {
+            let indent = content.len() - body.len();
+            if indent == 0
+                && (body.starts_with("---") || body.starts_with("...") || body.starts_with('%'))
+                && body != "---"
+            {
+                return None;
+            }
+            out.push(Line { number: u32::try_from(index + 1).ok()?, indent, text: body });
+        }
+        if end == bytes.len() {
+            break;
+        }
+        start = end + 1;
     }
     Some(out)
 }
@@ -77,6 +97,10 @@ struct Scanner<'t> {
     position: usize,
     /// Line records of the document being read, post-order (see [`NodeLine`]).
     nodes: Vec<NodeLine>,
+    /// Entries of the mappings being read, innermost last: a mapping is made once its size is known.
+    entries: Vec<(String, Value)>,
+    /// Items of the sequences being read, innermost last.
+    items: Vec<Value>,
     depth: usize,
 }
 
@@ -109,7 +133,7 @@ impl<'t> Scanner<'t> {
     /// The block mapping whose keys are at `indent`, from the current line on.
     fn mapping(&mut self, indent: usize) -> Option<Map<String, Value>> {
         self.enter()?;
-        let mut map = Map::new();
+        let base = self.entries.len();
         while let Some(line) = self.peek() {
             if line.indent < indent {
                 break;
@@ -123,6 +147,10 @@ impl<'t> Scanner<'t> {
             let value = self.value_of_key(rest, indent)?;
             let size = u32::try_from(self.nodes.len() - first_record + 1).ok()?;
             self.nodes.push(NodeLine { line: line.number, size });
+            self.entries.push((key, value));
+        }
+        let mut map = Map::with_capacity(self.entries.len() - base);
+        for (key, value) in self.entries.drain(base..) {
             if map.insert(key, value).is_some() {
                 return None;
             }
@@ -148,7 +176,7 @@ impl<'t> Scanner<'t> {
     /// The block sequence whose items are at `indent`, from the current line on.
     fn sequence(&mut self, indent: usize) -> Option<Vec<Value>> {
         self.enter()?;
-        let mut items = Vec::new();
+        let base = self.items.len();
         while let Some(line) = self.peek() {
             if line.indent < indent || (line.indent == indent && !line.is_item()) {
                 break;
@@ -176,10 +204,10 @@ impl<'t> Scanner<'t> {
             };
             let size = u32::try_from(self.nodes.len() - first_record + 1).ok()?;
             self.nodes.push(NodeLine { line: line.number, size });
-            items.push(value);
+            self.items.push(value);
         }
         self.depth -= 1;
-        Some(items)
+        Some(self.items.drain(base..).collect())
     }
 
     fn enter(&mut self) -> Option<()> {
