@@ -2,7 +2,16 @@
 
 use std::borrow::Cow;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+/// Maps up to this many entries are looked up by comparing keys (see [`field`]).
+const SCANNED_FIELDS: usize = 8;
+
+/// `map.get(key)`, by comparing the keys of a small map (most maps of a manifest): serde_json's map hashes each key
+/// looked up with std's SipHash, which costs more than a few comparisons. Larger maps are looked up by hash.
+pub fn field<'v>(map: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
+    if map.len() <= SCANNED_FIELDS { map.iter().find_map(|(k, v)| (k == key).then_some(v)) } else { map.get(key) }
+}
 
 /// JSON pointer lookup like `Value::pointer` (same results), without the two `String`s serde_json allocates per
 /// token to unescape it: the rules and the classic translation look up dozens of pointers per object.
@@ -23,7 +32,7 @@ impl At for Value {
                 Cow::Borrowed(token)
             };
             target = match target {
-                Value::Object(map) => map.get(token.as_ref())?,
+                Value::Object(map) => field(map, token.as_ref())?,
                 Value::Array(items) => items.get(array_index(&token)?)?,
                 _ => return None,
             };
@@ -45,7 +54,7 @@ fn array_index(token: &str) -> Option<usize> {
 pub fn str_field<'v>(value: &'v Value, path: &[&str]) -> Option<&'v str> {
     let mut target = value;
     for key in path {
-        target = target.as_object()?.get(*key)?;
+        target = field(target.as_object()?, key)?;
     }
     target.as_str()
 }

@@ -113,7 +113,9 @@ impl Kept {
     fn new(document: &Document, namespaces: Namespaces, names: Box<[u32]>) -> Self {
         let body = match has_float(&document.value) {
             true => Body::Value(Box::new(document.value.clone())),
-            false => Body::Json(document.value.to_string().into_boxed_str()),
+            // `to_string` on a value writes into a byte buffer (its `Display` goes through the formatting machinery
+            // for each piece); the same compact text, and it cannot fail on a value.
+            false => Body::Json(serde_json::to_string(&document.value).unwrap_or_default().into_boxed_str()),
         };
         let shared = match document.kind() {
             "Secret" if document.api_version() == "v1" => Some(SharedKind::Secret),
@@ -230,6 +232,8 @@ pub struct StreamedBundle {
     /// Every name a document holds, per namespace id, numbered in order of appearance.
     name_ids: HashMap<u32, HashMap<Box<str>, u32>>,
     name_count: u32,
+    /// Whether a name of this length (in bytes) is held: strings of other lengths are not looked up.
+    name_lengths: Vec<bool>,
 }
 
 /// What [`StreamedBundle`] keeps of one document, made without the bundle (on any thread): see
@@ -302,6 +306,10 @@ impl StreamedBundle {
         let id = self.name_count;
         self.name_count += 1;
         names.insert(name.into(), id);
+        if self.name_lengths.len() <= name.len() {
+            self.name_lengths.resize(name.len() + 1, false);
+        }
+        self.name_lengths[name.len()] = true;
         id
     }
 
@@ -313,7 +321,11 @@ impl StreamedBundle {
             .filter_map(|namespace| self.name_ids.get(namespace))
             .collect();
         let mut found = Vec::new();
-        let mut visit = |text: &str| found.extend(tables.iter().filter_map(|names| names.get(text)).copied());
+        let mut visit = |text: &str| {
+            if self.name_lengths.get(text.len()).copied().unwrap_or(false) {
+                found.extend(tables.iter().filter_map(|names| names.get(text)).copied());
+            }
+        };
         match &kept.body {
             Body::Json(json) => each_json_string(json, &mut visit),
             Body::Value(value) => each_string(value, &mut visit),

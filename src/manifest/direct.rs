@@ -12,7 +12,7 @@ use super::lined::{LinedDocument, NodeLine};
 const MAX_DIRECT_DEPTH: usize = 48;
 
 /// Texts this long or longer are left to the serde path (its budget counts 64 MiB of comments per read).
-const MAX_DIRECT_BYTES: usize = 48 * 1024 * 1024;
+pub(super) const MAX_DIRECT_BYTES: usize = 48 * 1024 * 1024;
 
 /// The parser options serde-saphyr derives from [`serde_saphyr::Budget`] (`Budget::parser_options`, with the
 /// `comments` feature serde-saphyr builds with by default), so the parser accepts and refuses the same texts.
@@ -207,7 +207,7 @@ fn decimal_integer(text: &str) -> Option<Number> {
 
 /// The JSON value of a scalar, or None when only the serde path can say (floats, radix and legacy-octal integers,
 /// integers out of range, anything unusual).
-fn scalar_value(text: String, style: ScalarStyle) -> Option<Value> {
+pub(super) fn scalar_value(text: String, style: ScalarStyle) -> Option<Value> {
     if style != ScalarStyle::Plain {
         return Some(Value::String(text));
     }
@@ -225,7 +225,7 @@ fn scalar_value(text: String, style: ScalarStyle) -> Option<Value> {
 
 /// A mapping key as [`super::parse`]'s `KubeKey` spells it, for keys that are strings as written; None for the rest
 /// (numbers, booleans, null and merge keys: the serde path).
-fn key_text(text: &str, style: ScalarStyle) -> Option<String> {
+pub(super) fn key_text(text: &str, style: ScalarStyle) -> Option<String> {
     if text == "<<" {
         return None;
     }

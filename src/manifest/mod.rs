@@ -7,6 +7,7 @@ mod input;
 mod lined;
 mod parse;
 mod problem;
+mod scan;
 mod secret;
 mod stream;
 

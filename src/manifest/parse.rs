@@ -452,11 +452,11 @@ pub fn parse_plain_documents(text: &str, source_name: &str) -> Result<Vec<Docume
     parse_plain_documents_with_serde(text, source_name)
 }
 
-/// [`parse_plain_documents`] through the readers `validate` reads files with first (direct.rs: the same values as
-/// the serde path): a fleet's render reads back every cluster's text. None when the reader leaves the text to the
-/// serde path or a document is not a mapping (the serde path then gives the error and its line).
+/// [`parse_plain_documents`] through the readers `validate` reads files with first (scan.rs, direct.rs: the same
+/// values as the serde path): a fleet's render reads back every cluster's text. None when they leave the text to
+/// the serde path or a document is not a mapping (the serde path then gives the error and its line).
 fn plain_documents_read_directly(text: &str, source_name: &str) -> Option<Vec<Document>> {
-    let lined = super::direct::lined_documents(text)?;
+    let lined = lined_documents_read_directly(text)?;
     let source: Arc<str> = Arc::from(source_name);
     let mut documents = Vec::with_capacity(lined.len());
     for LinedDocument { value, .. } in lined {
@@ -563,9 +563,15 @@ fn parse_lined_documents(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr:
     Ok(results.into_iter().flatten().flatten().collect())
 }
 
+/// The documents of the readers tried before the serde path (each gives exactly its documents and line records):
+/// the line scanner (scan.rs), then the event reader (direct.rs); None when both leave the text to the serde path.
+fn lined_documents_read_directly(text: &str) -> Option<Vec<LinedDocument>> {
+    super::scan::lined_documents(text).or_else(|| super::direct::lined_documents(text))
+}
+
 /// Every document of the stream with its line records, read on the calling thread.
 fn parse_lined_documents_serially(text: &str) -> Result<Vec<LinedDocument>, serde_saphyr::Error> {
-    if let Some(documents) = super::direct::lined_documents(text) {
+    if let Some(documents) = lined_documents_read_directly(text) {
         return Ok(documents);
     }
     read_overflowing_floats_as_strings(text, |text| {

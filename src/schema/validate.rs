@@ -5,6 +5,7 @@
 //! map/set uniqueness, embedded resources, ObjectMeta rules, CEL; and the ASO objects embedded in
 //! `AzureASOManaged*.spec.resources`, each against the schema of its own apiVersion/kind.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -17,6 +18,7 @@ use super::issue::Issue;
 use super::meta::{self, NameRule, escape};
 use super::pointer::Pointer;
 use super::{Gvk, Registry, formats, removed_apis};
+use crate::json_pointer::At;
 use crate::manifest::{Document, SecretValues, is_secret_data_pointer, split_api_version};
 use crate::report::{Finding, Severity};
 use crate::versions::Target;
@@ -99,16 +101,9 @@ trait Fields {
     fn field(&self, key: &str) -> Option<&Value>;
 }
 
-/// Maps up to this many entries are scanned.
-const SCANNED_FIELDS: usize = 8;
-
 impl Fields for Map<String, Value> {
     fn field(&self, key: &str) -> Option<&Value> {
-        if self.len() <= SCANNED_FIELDS {
-            self.iter().find_map(|(k, v)| (k == key).then_some(v))
-        } else {
-            self.get(key)
-        }
+        crate::json_pointer::field(self, key)
     }
 }
 
@@ -417,12 +412,16 @@ impl<'r> Validator<'r> {
                 format!("{warning}{fix}"),
             ));
         }
-        let mut object = value.clone();
         let walk = Walk { validator: self, typed: kind.typed };
         // Strict field validation decodes the whole body first, status included: an undeclared field under
         // status is rejected even though status is dropped afterwards.
         let root = Pointer::Root(prefix);
-        walk.normalize(&mut object, &kind.schema, &root, true, out);
+        // The object as the API server holds it after pruning and defaulting: a copy only when something changes
+        // (most objects of a rendered manifest are already in that form).
+        let mut object = Cow::Borrowed(value);
+        if walk.normalize_changes(value, &kind.schema, true) {
+            walk.normalize(object.to_mut(), &kind.schema, &root, true, out);
+        }
         // CAPZ's defaulting webhook runs next (admission order: structural defaults, mutating webhooks, then the
         // schema); the API server prunes and defaults the webhook's result again.
         // A value of the wrong JSON type makes that webhook's decode fail: the API server returns the decode error
@@ -435,15 +434,16 @@ impl<'r> Validator<'r> {
             out.extend(found.into_iter().filter(|issue| issue.message.starts_with("must be of type ")));
             return;
         }
-        if !embedded && super::defaulting::apply(&gvk.group, &gvk.version, &gvk.kind, &mut object) {
-            walk.normalize(&mut object, &kind.schema, &root, true, &mut Vec::new());
+        // Only the kinds with a webhook are changed by `apply`.
+        if has_webhook && super::defaulting::apply(&gvk.group, &gvk.version, &gvk.kind, object.to_mut()) {
+            walk.normalize(object.to_mut(), &kind.schema, &root, true, &mut Vec::new());
         }
-        if kind.status_subresource
-            && let Some(map) = object.as_object_mut()
-        {
+        if kind.status_subresource && object.field("status").is_some() {
             // The API server drops status on create when the status subresource is on: its values are not
             // validated.
-            map.remove("status");
+            if let Some(map) = object.to_mut().as_object_mut() {
+                map.remove("status");
+            }
         }
         walk.check(&object, &kind.schema, &root, true, out);
         let name_rule = meta::name_rule(&gvk.group, &gvk.kind);
@@ -464,7 +464,7 @@ impl<'r> Validator<'r> {
             self.cel.check(&kind, &object, prefix, out);
         }
         if let Some(pointer) = embedded_resources_pointer(&gvk)
-            && let Some(Value::Array(resources)) = object.pointer(pointer)
+            && let Some(Value::Array(resources)) = object.at(pointer)
         {
             for (i, resource) in resources.iter().enumerate() {
                 let path = format!("{prefix}{pointer}/{i}");
@@ -473,7 +473,7 @@ impl<'r> Validator<'r> {
                 let label = format!(
                     "{}/{}",
                     resource.field("kind").and_then(Value::as_str).unwrap_or("?"),
-                    resource.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")
+                    resource.at("/metadata/name").and_then(Value::as_str).unwrap_or("")
                 );
                 for issue in &mut out[start..] {
                     issue.message = format!("embedded {label}: {}", issue.message);
@@ -513,6 +513,59 @@ impl Walk<'_, '_> {
         self.normalize_typed(value, schema, path, resource_root, self.typed, out);
     }
 
+    /// Whether [`Walk::normalize`] would change `value` (a default to insert, a field to prune): when it would not,
+    /// it reports nothing either (it reports only the fields it prunes). Mirrors [`Walk::normalize_typed`].
+    fn normalize_changes(&self, value: &Value, schema: &Value, resource_root: bool) -> bool {
+        self.normalize_changes_typed(value, schema, resource_root, self.typed)
+    }
+
+    fn normalize_changes_typed(&self, value: &Value, schema: &Value, resource_root: bool, typed: bool) -> bool {
+        let Some(schema) = schema.as_object() else { return false };
+        match value {
+            Value::Object(map) => {
+                let properties = schema.field("properties").and_then(Value::as_object);
+                let additional = schema.field("additionalProperties");
+                let preserve =
+                    flag(schema, "x-kubernetes-preserve-unknown-fields") || additional == Some(&Value::Bool(true));
+                let resource = resource_root || flag(schema, "x-kubernetes-embedded-resource");
+                if let Some(properties) = properties {
+                    for (key, child) in properties {
+                        if child.field("default").is_some() {
+                            match map.field(key) {
+                                None => return true,
+                                Some(Value::Null) if !nullable(child) => return true,
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+                map.iter().any(|(key, child)| {
+                    if resource && key == "metadata" {
+                        return child.is_null() || self.normalize_changes_typed(child, &meta::OBJECT_META, false, true);
+                    }
+                    let declared = properties.and_then(|p| p.field(key));
+                    if resource && (key == "apiVersion" || key == "kind") && declared.is_none() {
+                        return false;
+                    }
+                    let Some(child_schema) = declared.or(additional.filter(|a| a.is_object())) else {
+                        return !preserve;
+                    };
+                    if child.is_null() {
+                        return typed || (!nullable(child_schema) && child_schema.field("default").is_none());
+                    }
+                    self.normalize_changes_typed(child, child_schema, false, typed)
+                })
+            }
+            Value::Array(items) => match schema.field("items").filter(|s| s.is_object()) {
+                Some(item_schema) => items
+                    .iter()
+                    .any(|item| !item.is_null() && self.normalize_changes_typed(item, item_schema, false, typed)),
+                None => false,
+            },
+            _ => false,
+        }
+    }
+
     fn normalize_typed(
         &self,
         value: &mut Value,
@@ -545,9 +598,8 @@ impl Walk<'_, '_> {
                         }
                     }
                 }
-                // The fields pruned, removed once the walk is over, in the order met: the map is walked in place
-                // (no copy of its keys, no lookup per key), and removing the same keys in the same order leaves
-                // the same map (serde_json's `remove` moves the last entry into the gap).
+                // Fields are pruned once all are walked, in walking order: the same map as removing each where it
+                // is met (lookups are by key), without a copy of every key.
                 let mut pruned: Vec<String> = Vec::new();
                 for (key, child) in map.iter_mut() {
                     let child_path = Pointer::Key(path, key);
@@ -585,8 +637,8 @@ impl Walk<'_, '_> {
                     }
                     self.normalize_typed(child, child_schema, &child_path, false, typed, out);
                 }
-                for key in &pruned {
-                    map.remove(key);
+                for key in pruned {
+                    map.remove(&key);
                 }
             }
             Value::Array(items) => {
@@ -966,6 +1018,65 @@ fn check_core_data(kind: &str, object: &Value, prefix: &str, out: &mut Vec<Issue
 mod tests {
     use super::*;
     use crate::manifest::parse_documents;
+
+    fn yaml_files(dir: &std::path::Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|entry| entry.path()).collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                yaml_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "yaml") {
+                out.push(path.display().to_string());
+            }
+        }
+    }
+
+    /// The walk skips copying and normalizing an object only when normalizing would leave it as it is (same text)
+    /// and report nothing: checked on every object of the corpus and fixtures, typed and untyped, with its embedded
+    /// ASO resources.
+    #[test]
+    fn objects_said_to_need_no_normalizing_are_left_as_they_are_by_it() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+        let mut files = Vec::new();
+        for dir in ["corpus", "fixtures"] {
+            yaml_files(&root.join(dir), &mut files);
+        }
+        let registry = Registry::embedded();
+        let validator = Validator::new(&registry, ValidateOptions::default());
+        let (mut unchanged, mut changed) = (0, 0);
+        for file in &files {
+            let Ok(read) = crate::manifest::read_paths_tolerant(std::slice::from_ref(file)) else { continue };
+            let mut objects: Vec<Value> = Vec::new();
+            for document in &read.documents {
+                objects.push(document.value.clone());
+                if let Some(Value::Array(resources)) = document.value.pointer("/spec/resources") {
+                    objects.extend(resources.iter().cloned());
+                }
+            }
+            for object in &objects {
+                let api_version = object.field("apiVersion").and_then(Value::as_str).unwrap_or("");
+                let (group, version) = crate::manifest::split_api_version(api_version);
+                let kind = object.field("kind").and_then(Value::as_str).unwrap_or("");
+                let gvk = Gvk::new(group, version, kind);
+                let Ok(Some(schema)) = registry.get(&gvk) else { continue };
+                for typed in [false, true] {
+                    let walk = Walk { validator: &validator, typed };
+                    let mut copy = object.clone();
+                    let mut found = Vec::new();
+                    walk.normalize(&mut copy, &schema.schema, &Pointer::Root(""), true, &mut found);
+                    if walk.normalize_changes(object, &schema.schema, true) {
+                        changed += 1;
+                    } else {
+                        assert!(found.is_empty(), "{file}: {kind}: {found:?}");
+                        assert_eq!(copy.to_string(), object.to_string(), "{file}: {kind}");
+                        unchanged += 1;
+                    }
+                }
+            }
+        }
+        assert!(unchanged > 200 && changed > 50, "{unchanged} unchanged, {changed} changed");
+    }
 
     fn errors(yaml: &str) -> Vec<(String, String)> {
         let registry = Registry::embedded();
