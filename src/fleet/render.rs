@@ -59,8 +59,8 @@ enum Unit<'f> {
     Cluster(usize, &'f ClusterEntry),
 }
 
-/// A unit's result: its key, input digest and files, and whether they were taken from the tree.
-type UnitResult = Result<(String, Digest, Files, bool), FleetError>;
+/// A unit's result: its key, its record and files, and whether they were taken from the tree.
+type UnitResult = Result<(String, UnitRecord, Files, bool), FleetError>;
 
 /// Renders every ClusterClass and cluster of the fleet into the desired tree. Reads values files (and, with
 /// [`FleetOptions::reuse`], the recorded units' files in the tree), writes nothing. The first failing entry
@@ -76,14 +76,17 @@ pub fn render_fleet(fleet: &Fleet, engine: &Engine, options: &FleetOptions) -> R
     let done = AtomicUsize::new(0);
     let render_unit = |unit: &Unit| -> UnitResult {
         let (key, inputs) = unit_inputs(fleet, unit, &shared_inputs);
-        let reused = options.reuse.and_then(|record| record.reuse(&key, &inputs, record.out_dir()));
+        let reused = options.reuse.and_then(|record| {
+            let files = record.reuse(&key, &inputs, record.out_dir())?;
+            Some((record.get(&key)?.clone(), files))
+        });
         let result = match reused {
-            Some(files) => Ok((key, inputs, files, true)),
+            Some((unit_record, files)) => Ok((key, unit_record, files, true)),
             None => match unit {
                 Unit::Class(i) => render_class(fleet, *i, engine, options, &flavors),
                 Unit::Cluster(i, cluster) => render_cluster(fleet, *i, cluster, engine, options, &flavors),
             }
-            .map(|files| (key, inputs, files, false)),
+            .map(|files| (key, UnitRecord::of(inputs, &files), files, false)),
         };
         (options.progress)(done.fetch_add(1, Ordering::Relaxed) + 1);
         result
@@ -101,9 +104,9 @@ pub fn render_fleet(fleet: &Fleet, engine: &Engine, options: &FleetOptions) -> R
     let mut recorded = Vec::with_capacity(results.len());
     let mut reused = 0;
     for result in results {
-        let (key, inputs, files, was_reused) = result?;
+        let (key, unit_record, files, was_reused) = result?;
         reused += usize::from(was_reused);
-        recorded.push((key, UnitRecord::of(inputs, &files)));
+        recorded.push((key, unit_record));
         for (path, content) in files {
             tree.insert(path, content);
         }
