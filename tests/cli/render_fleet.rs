@@ -321,10 +321,13 @@ fn the_render_record_changes_no_result() {
     assert_eq!(both("first run").0, Some(0));
     let records: Vec<_> = std::fs::read_dir(cache.join("fleet")).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(records.len(), 1, "one record, of the run without --no-cache: {records:?}");
+    let record = std::fs::read(&records[0]).unwrap();
     assert_eq!(
         both("unchanged re-run"),
         (Some(0), String::new(), "OUT: 12 clusters, 32 files written, 0 changed\n".into())
     );
+    // Another process computed the same input digests (so it reused every unit) and left the record as it was.
+    assert_eq!(std::fs::read(&records[0]).unwrap(), record);
 
     for out in [&recorded, &plain] {
         std::fs::write(out.join("clusters/team-1/c0001/cluster.yaml"), "edited\n").unwrap();
