@@ -244,6 +244,10 @@ pub struct RenderArgs {
     /// With --fleet: do not validate the rendered clusters.
     #[arg(long, requires = "fleet")]
     pub no_validate: bool,
+    /// With --fleet: render and validate every cluster, neither reading nor writing the render record
+    /// (by default a cluster whose inputs and files are unchanged since the last run is not rendered again).
+    #[arg(long, requires = "fleet")]
+    pub no_cache: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

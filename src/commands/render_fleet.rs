@@ -6,6 +6,7 @@ use anyhow::{Context, bail};
 
 use crate::cli::{CapiApi, GitopsKind, RenderArgs};
 use crate::exit::ExitStatus;
+use crate::fleet::record::{self, RenderRecord};
 use crate::fleet::{self, Change, Deletion, Fleet, FleetOptions, OutDir, Plan, Recovery, Validator};
 use crate::schema::{Registry, ValidateOptions, Validator as SchemaValidator};
 
@@ -45,7 +46,20 @@ pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<Ex
             }
         }
     };
-    let validator = if args.no_validate { None } else { Some(validator(run_target)?) };
+    let (validator, context) = if args.no_validate {
+        (None, "not validated".to_string())
+    } else {
+        let (validator, context) = validator(run_target)?;
+        (Some(validator), context)
+    };
+    // The render record of the output directory: None with --no-cache or without a cache directory.
+    let record_file = match (args.no_cache, record::cache_dir(), record::tool_build(), std::path::absolute(out_dir)) {
+        (false, Some(cache), Some(tool), Ok(absolute)) => {
+            Some((record::record_file(&cache, &absolute), tool, absolute))
+        }
+        _ => None,
+    };
+    let previous = record_file.as_ref().map(|(file, tool, absolute)| RenderRecord::load(file, tool, absolute));
     let options = FleetOptions {
         capi: match args.input.capi_api {
             CapiApi::V1beta1 => CapiVersion::V1beta1,
@@ -54,6 +68,8 @@ pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<Ex
         validator: validator.as_deref(),
         progress: &progress,
         target: run_target.target(),
+        context: &context,
+        reuse: previous.as_ref(),
     };
     let cannot = || format!("cannot update `{}`", out_dir.display());
     let mut stdout = super::output::stdout();
@@ -69,7 +85,7 @@ pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<Ex
             );
             return Ok(ExitStatus::Findings);
         }
-        let tree = fleet::render_fleet(&fleet, &engine, &options)?;
+        let tree = fleet::render_fleet(&fleet, &engine, &options)?.tree;
         let plan = Plan::compute(out_dir, &tree).with_context(cannot)?;
         let deletions = fleet::guard::deletions(out_dir, &plan, &tree);
         if plan.is_up_to_date() {
@@ -98,7 +114,8 @@ pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<Ex
         );
         return Ok(ExitStatus::Findings);
     }
-    let tree = fleet::render_fleet(&fleet, &engine, &options)?;
+    let rendered = fleet::render_fleet(&fleet, &engine, &options)?;
+    let tree = &rendered.tree;
     let held = OutDir::open(out_dir).with_context(cannot)?;
     match held.recovery() {
         Some(Recovery::Completed) => {
@@ -109,14 +126,14 @@ pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<Ex
         }
         None => {}
     }
-    let plan = match Plan::compute(out_dir, &tree) {
+    let plan = match Plan::compute(out_dir, tree) {
         Ok(plan) => plan,
         Err(err) => {
             held.discard_if_created();
             return Err(err).with_context(cannot);
         }
     };
-    let deletions = fleet::guard::deletions(out_dir, &plan, &tree);
+    let deletions = fleet::guard::deletions(out_dir, &plan, tree);
     if !deletions.is_empty() && !args.allow_deletions {
         held.discard_if_created();
         let listing: Vec<String> = deletions.iter().map(|d| format!("  {}", deletion_line(out_dir, d))).collect();
@@ -139,6 +156,16 @@ pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<Ex
     if let Err(err) = plan.apply() {
         held.discard_if_created();
         return Err(err).with_context(cannot);
+    }
+    if let Some((file, tool, absolute)) = &record_file {
+        // Best effort: without a record the next run renders every unit, with the same result.
+        let mut record = RenderRecord::new(tool, absolute);
+        for (key, unit) in rendered.units {
+            record.insert(key, unit);
+        }
+        if previous.as_ref() != Some(&record) {
+            let _ = record.save(file);
+        }
     }
     for change in plan.changes() {
         writeln!(stdout, "{} {}", change.verb(), out_dir.join(change.path()).display())?;
@@ -199,10 +226,17 @@ fn deletion_line(out_dir: &std::path::Path, deletion: &Deletion) -> String {
 /// The checks run on every rendered cluster: the `validate` engine (schemas, CEL, CAPZ's rules).
 /// One validator serves every rendering thread, so each schema, pattern and CEL program is
 /// compiled once per run, not once per cluster.
-fn validator(run_target: &RunTarget) -> anyhow::Result<Box<Validator<'static>>> {
+/// Also returns what the findings depend on besides the objects (target, Kubernetes release, rule selection),
+/// for the render record.
+fn validator(run_target: &RunTarget) -> anyhow::Result<(Box<Validator<'static>>, String)> {
     // The registry lives as long as the fleet validator that borrows it: the rest of the process.
     let registry: &'static Registry = Box::leak(Box::new(run_target.registry()?));
     let engine = SchemaValidator::new(registry, ValidateOptions::default());
     let filter = rule_filter(run_target, &[], &[])?;
-    Ok(Box::new(move |documents| validate_documents(documents, &engine, &filter).findings))
+    let context = format!(
+        "validated: target {:?}, Kubernetes {}, rules {filter:?}",
+        run_target.target(),
+        run_target.kubernetes_version()
+    );
+    Ok((Box::new(move |documents| validate_documents(documents, &engine, &filter).findings), context))
 }

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::{Value, json};
 
 use super::gitops::{self, Role};
+use super::record::{self, Digest, InputDigest, RenderRecord, UnitRecord};
 use super::spec::{ClusterEntry, Fleet, FleetError, GitopsKind, NamespacePolicy};
 use super::tree::DesiredTree;
 use crate::manifest::{self, Document};
@@ -28,6 +29,21 @@ pub struct FleetOptions<'a> {
     pub progress: &'a (dyn Fn(usize) + Sync),
     /// The CAPZ release whose patch semantics check the rendered patches.
     pub target: &'static crate::versions::Target,
+    /// What else every unit's files and verdict depend on (the validator's configuration), for the record.
+    pub context: &'a str,
+    /// An earlier run's record: a unit whose inputs and files in the tree it vouches for is taken from the
+    /// tree instead of rendered and validated.
+    pub reuse: Option<&'a RenderRecord>,
+}
+
+/// A rendered fleet: the tree, and per unit (by its directory) what to record for the next run.
+pub struct RenderedFleet {
+    /// The files of the tree.
+    pub tree: DesiredTree,
+    /// Each cluster's and ClusterClass's input digest and files.
+    pub units: Vec<(String, UnitRecord)>,
+    /// How many units were taken from the tree instead of rendered.
+    pub reused: usize,
 }
 
 /// The number of clusters and ClusterClasses a fleet renders.
@@ -43,36 +59,55 @@ enum Unit<'f> {
     Cluster(usize, &'f ClusterEntry),
 }
 
-/// Renders every ClusterClass and cluster of the fleet into the desired tree. Reads values files, writes
-/// nothing. The first failing entry (in file order) is the error.
-pub fn render_fleet(fleet: &Fleet, engine: &Engine, options: &FleetOptions) -> Result<DesiredTree, FleetError> {
+/// A unit's result: its key, its record and files, and whether they were taken from the tree.
+type UnitResult = Result<(String, UnitRecord, Files, bool), FleetError>;
+
+/// Renders every ClusterClass and cluster of the fleet into the desired tree. Reads values files (and, with
+/// [`FleetOptions::reuse`], the recorded units' files in the tree), writes nothing. The first failing entry
+/// (in file order) is the error.
+pub fn render_fleet(fleet: &Fleet, engine: &Engine, options: &FleetOptions) -> Result<RenderedFleet, FleetError> {
     let spec = &fleet.spec;
     check_names(fleet)?;
     let mut units: Vec<Unit> = (0..spec.cluster_classes.len()).map(Unit::Class).collect();
     units.extend(spec.clusters.iter().enumerate().map(|(i, c)| Unit::Cluster(i, c)));
 
+    let shared_inputs = shared_inputs(fleet, engine, options);
     let flavors: Mutex<BTreeMap<String, Flavor>> = Mutex::new(BTreeMap::new());
     let done = AtomicUsize::new(0);
-    let render_unit = |unit: &Unit| -> Result<Files, FleetError> {
-        let files = match unit {
-            Unit::Class(i) => render_class(fleet, *i, engine, options, &flavors),
-            Unit::Cluster(i, cluster) => render_cluster(fleet, *i, cluster, engine, options, &flavors),
+    let render_unit = |unit: &Unit| -> UnitResult {
+        let (key, inputs) = unit_inputs(fleet, unit, &shared_inputs);
+        let reused = options.reuse.and_then(|record| {
+            let files = record.reuse(&key, &inputs, record.out_dir())?;
+            Some((record.get(&key)?.clone(), files))
+        });
+        let result = match reused {
+            Some((unit_record, files)) => Ok((key, unit_record, files, true)),
+            None => match unit {
+                Unit::Class(i) => render_class(fleet, *i, engine, options, &flavors),
+                Unit::Cluster(i, cluster) => render_cluster(fleet, *i, cluster, engine, options, &flavors),
+            }
+            .map(|files| (key, UnitRecord::of(inputs, &files), files, false)),
         };
         (options.progress)(done.fetch_add(1, Ordering::Relaxed) + 1);
-        files
+        result
     };
 
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(units.len().max(1));
     let chunk = units.len().div_ceil(threads).max(1);
-    let results: Vec<Result<Files, FleetError>> = std::thread::scope(|scope| {
+    let results: Vec<UnitResult> = std::thread::scope(|scope| {
         let handles: Vec<_> =
             units.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(&render_unit).collect::<Vec<_>>())).collect();
         handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
     });
 
     let mut tree = DesiredTree::default();
+    let mut recorded = Vec::with_capacity(results.len());
+    let mut reused = 0;
     for result in results {
-        for (path, content) in result? {
+        let (key, unit_record, files, was_reused) = result?;
+        reused += usize::from(was_reused);
+        recorded.push((key, unit_record));
+        for (path, content) in files {
             tree.insert(path, content);
         }
     }
@@ -86,7 +121,55 @@ pub fn render_fleet(fleet: &Fleet, engine: &Engine, options: &FleetOptions) -> R
         }
         add_gitops_index(&mut tree, kind);
     }
-    Ok(tree)
+    Ok(RenderedFleet { tree, units: recorded, reused })
+}
+
+/// What every unit's files and verdict depend on besides its own entry: the record's format, the validator's
+/// configuration, the CAPI version, the target, the fleet file's path and its settings shared by all units
+/// (defaults, classes, GitOps settings, namespace policy), and the templates of a `--flavor-dir`. (The
+/// embedded templates, schemas and rules are the tool's build, which the record checks as a whole.)
+fn shared_inputs(fleet: &Fleet, engine: &Engine, options: &FleetOptions) -> InputDigest {
+    let spec = &fleet.spec;
+    let flavor_dir = match &engine.source().flavor_dir {
+        Some(dir) => record::dir_digest(dir).to_vec(),
+        None => b"embedded templates".to_vec(),
+    };
+    InputDigest::default()
+        .part(b"fleet unit v1")
+        .part(options.context.as_bytes())
+        .part(format!("{:?}", options.capi).as_bytes())
+        .part(format!("{:?}", options.target).as_bytes())
+        .part(fleet.file.as_os_str().as_encoded_bytes())
+        .part(format!("{:?}", spec.defaults).as_bytes())
+        .part(format!("{:?}", spec.cluster_classes).as_bytes())
+        .part(format!("{:?}", spec.gitops).as_bytes())
+        .part(format!("{:?}", spec.namespaces).as_bytes())
+        .part(&flavor_dir)
+}
+
+/// A unit's key (its directory in the tree) and the digest of everything its files and verdict depend on: the
+/// shared inputs, its entry, and the path and content of each of its values files.
+fn unit_inputs(fleet: &Fleet, unit: &Unit, shared: &InputDigest) -> (String, Digest) {
+    match unit {
+        Unit::Class(i) => {
+            let class = &fleet.spec.cluster_classes[*i];
+            let key = format!("clusterclasses/{}/{}", class.namespace, class.name);
+            (key, shared.clone().part(b"class").part(format!("{class:?}").as_bytes()).finish())
+        }
+        Unit::Cluster(_, cluster) => {
+            let key = format!("clusters/{}/{}", cluster.namespace, cluster.name);
+            let mut inputs = shared.clone().part(b"cluster").part(format!("{cluster:?}").as_bytes());
+            for relative in &cluster.values_files {
+                let path = fleet.resolve(relative);
+                inputs = inputs.part(path.as_os_str().as_encoded_bytes());
+                inputs = match std::fs::read(&path) {
+                    Ok(content) => inputs.part(b"content").part(&content),
+                    Err(e) => inputs.part(b"unreadable").part(e.to_string().as_bytes()),
+                };
+            }
+            (key, inputs.finish())
+        }
+    }
 }
 
 /// Every namespace of the fleet's clusters and classes.
@@ -415,3 +498,6 @@ fn add_gitops_index(tree: &mut DesiredTree, kind: GitopsKind) {
     }));
     tree.insert(PathBuf::from(folder).join("kustomization.yaml"), index.into_bytes());
 }
+
+#[cfg(test)]
+mod reuse_tests;

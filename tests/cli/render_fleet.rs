@@ -295,3 +295,57 @@ clusters:
     assert!(stderr.contains("asoManagedClusterPatches[0]") && stderr.contains("spec.enableRBAC"), "{stderr}");
     assert!(!out.exists(), "nothing written");
 }
+
+/// With a cache directory, a re-run takes the clusters whose inputs and files are unchanged from the tree (the
+/// render record): its exit code, output and tree are those of a `--no-cache` run, after an unchanged re-run,
+/// edited and deleted files, a changed fleet and a corrupt record.
+#[test]
+fn the_render_record_changes_no_result() {
+    let work = tempfile::tempdir().unwrap();
+    let fleet = write_fleet(work.path(), 12, "");
+    let cache = work.path().join("cache");
+    let env = [("KUBECTL_CAPZ_CACHE_DIR", cache.to_str().unwrap())];
+    let (recorded, plain) = (work.path().join("recorded"), work.path().join("plain"));
+    let run = |out: &Path, extra: &[&str]| {
+        let output =
+            capz(&env).args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(out).args(extra).output().unwrap();
+        let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap().replace(out.to_str().unwrap(), "OUT");
+        (output.status.code(), text(output.stdout), text(output.stderr))
+    };
+    let both = |step: &str| {
+        let with_record = run(&recorded, &[]);
+        assert_eq!(with_record, run(&plain, &["--no-cache"]), "{step}");
+        assert_eq!(snapshot_tree(&recorded), snapshot_tree(&plain), "{step}");
+        with_record
+    };
+    assert_eq!(both("first run").0, Some(0));
+    let records: Vec<_> = std::fs::read_dir(cache.join("fleet")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(records.len(), 1, "one record, of the run without --no-cache: {records:?}");
+    let record = std::fs::read(&records[0]).unwrap();
+    assert_eq!(
+        both("unchanged re-run"),
+        (Some(0), String::new(), "OUT: 12 clusters, 32 files written, 0 changed\n".into())
+    );
+    // Another process computed the same input digests (so it reused every unit) and left the record as it was.
+    assert_eq!(std::fs::read(&records[0]).unwrap(), record);
+
+    for out in [&recorded, &plain] {
+        std::fs::write(out.join("clusters/team-1/c0001/cluster.yaml"), "edited\n").unwrap();
+        std::fs::remove_file(out.join("clusters/team-2/c0002/kustomization.yaml")).unwrap();
+    }
+    let (_, stdout, _) = both("an edited and a deleted file");
+    assert_eq!(
+        stdout,
+        "update OUT/clusters/team-1/c0001/cluster.yaml\ncreate OUT/clusters/team-2/c0002/kustomization.yaml\n"
+    );
+
+    let text = std::fs::read_to_string(&fleet).unwrap().replacen("replicas: 2\n", "replicas: 5\n", 1);
+    std::fs::write(&fleet, text).unwrap();
+    assert_eq!(both("a changed cluster").1, "update OUT/clusters/team-1/c0001/cluster.yaml\n");
+
+    std::fs::write(&records[0], "kubectl-capz render record v1\ngarbage\n").unwrap();
+    assert_eq!(both("a corrupt record").1, "");
+    for out in [&recorded, &plain] {
+        capz(&env).args(["render", "--check", "--fleet"]).arg(&fleet).arg("--out-dir").arg(out).assert().code(0);
+    }
+}
