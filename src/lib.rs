@@ -27,6 +27,8 @@ pub mod report;
 pub mod schema;
 pub mod source;
 pub mod suggest;
+#[cfg(test)]
+mod test_files;
 pub mod topology;
 pub mod validate;
 pub mod versions;

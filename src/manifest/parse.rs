@@ -776,20 +776,7 @@ mod tests {
 
     #[test]
     fn plain_documents_read_directly_equal_the_serde_path_on_every_yaml_file_of_the_repository() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = Vec::new();
-        let mut dirs: Vec<std::path::PathBuf> =
-            ["flavors", "clusterclasses", "examples", "tests"].iter().map(|d| root.join(d)).collect();
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                    files.push(path);
-                }
-            }
-        }
+        let files = crate::test_files::repository_yaml_files();
         let mut direct = 0;
         for path in &files {
             let Ok(text) = std::fs::read_to_string(path) else { continue };

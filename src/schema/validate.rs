@@ -1019,29 +1019,17 @@ mod tests {
     use super::*;
     use crate::manifest::parse_documents;
 
-    fn yaml_files(dir: &std::path::Path, out: &mut Vec<String>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|entry| entry.path()).collect();
-        entries.sort();
-        for path in entries {
-            if path.is_dir() {
-                yaml_files(&path, out);
-            } else if path.extension().is_some_and(|e| e == "yaml") {
-                out.push(path.display().to_string());
-            }
-        }
-    }
-
     /// The walk skips copying and normalizing an object only when normalizing would leave it as it is (same text)
     /// and report nothing: checked on every object of the corpus and fixtures, typed and untyped, with its embedded
     /// ASO resources.
     #[test]
     fn objects_said_to_need_no_normalizing_are_left_as_they_are_by_it() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-        let mut files = Vec::new();
-        for dir in ["corpus", "fixtures"] {
-            yaml_files(&root.join(dir), &mut files);
-        }
+        let files: Vec<String> = ["corpus", "fixtures"]
+            .iter()
+            .flat_map(|dir| crate::test_files::files_under(&root.join(dir), &["yaml"]))
+            .map(|path| path.display().to_string())
+            .collect();
         let registry = Registry::embedded();
         let validator = Validator::new(&registry, ValidateOptions::default());
         let (mut unchanged, mut changed) = (0, 0);

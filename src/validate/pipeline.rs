@@ -371,18 +371,6 @@ mod tests {
     use crate::schema::{Registry, ValidateOptions};
     use crate::validate::format_junit;
 
-    fn yaml_files(dir: &std::path::Path, out: &mut Vec<String>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-        entries.sort();
-        for path in entries {
-            if path.is_dir() {
-                yaml_files(&path, out);
-            } else if path.extension().is_some_and(|e| e == "yaml") {
-                out.push(path.display().to_string());
-            }
-        }
-    }
-
     /// The report of the whole bundle held in memory, as `validate` made it before streaming.
     fn whole(paths: &[String], validator: &Validator, filter: &RuleFilter) -> String {
         let read = manifest::read_paths_tolerant(paths).unwrap();
@@ -394,10 +382,11 @@ mod tests {
     #[test]
     fn streamed_reports_equal_whole_bundle_reports_at_every_batch_size() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-        let mut files = Vec::new();
-        for dir in ["corpus", "fixtures/lint", "fixtures/validate"] {
-            yaml_files(&root.join(dir), &mut files);
-        }
+        let mut files: Vec<String> = ["corpus", "fixtures/lint", "fixtures/validate"]
+            .iter()
+            .flat_map(|dir| crate::test_files::files_under(&root.join(dir), &["yaml"]))
+            .map(|path| path.display().to_string())
+            .collect();
         assert!(files.len() > 20, "{files:?}");
         // A bundle of several namespaces and cross-object findings in every group.
         let dir = tempfile::tempdir().unwrap();
@@ -555,8 +544,8 @@ mod tests {
     #[test]
     fn streamed_reports_equal_whole_bundle_reports_on_every_webhook_case() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capz-webhooks/cases");
-        let mut files = Vec::new();
-        yaml_files(&root, &mut files);
+        let files: Vec<String> =
+            crate::test_files::files_under(&root, &["yaml"]).iter().map(|path| path.display().to_string()).collect();
         assert!(files.len() > 800, "{}", files.len());
         let registry = Registry::embedded();
         let validator = Validator::new(&registry, ValidateOptions::default());

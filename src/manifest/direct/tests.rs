@@ -1,8 +1,6 @@
 //! The direct reader against the serde path: on every YAML file of the repository and on snippets of each kind of
 //! scalar and structure, it reads the same values, lines and columns, or leaves the text to the serde path.
 
-use std::path::{Path, PathBuf};
-
 use super::super::lined::LinedDocument;
 use super::super::parse::kubernetes_yaml_options;
 use super::{lined_documents, read};
@@ -23,26 +21,9 @@ fn same_as_serde(text: &str, name: &str) -> bool {
     true
 }
 
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<PathBuf> = entries.filter_map(Result::ok).map(|entry| entry.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            yaml_files(&path, out);
-        } else if matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")) {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn every_yaml_file_of_the_repository_reads_as_the_serde_path_reads_it() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    for dir in ["tests", "flavors", "clusterclasses", "examples"] {
-        yaml_files(&root.join(dir), &mut files);
-    }
+    let files = crate::test_files::repository_yaml_files();
     let (mut direct, mut total) = (0, 0);
     let mut left = std::collections::BTreeMap::new();
     for file in &files {
