@@ -121,6 +121,71 @@ fn nullable(schema: &Value) -> bool {
     schema.field("nullable").and_then(Value::as_bool).unwrap_or(false)
 }
 
+/// Whether the declared `property` of an object gets its default: the object lacks `key`, or holds a null there
+/// that the property does not allow.
+fn lacks_default(map: &Map<String, Value>, key: &str, property: &Value) -> bool {
+    match map.field(key) {
+        None => true,
+        Some(Value::Null) => !nullable(property),
+        Some(_) => false,
+    }
+}
+
+/// What an object's schema says about normalizing (pruning, defaulting) its fields: shared by the walk that
+/// normalizes and the dry walk that says whether it would change anything, so the two cannot drift apart.
+struct ObjectShape<'s> {
+    properties: Option<&'s Map<String, Value>>,
+    additional: Option<&'s Value>,
+    /// Unknown fields are kept (`x-kubernetes-preserve-unknown-fields`, or `additionalProperties: true`).
+    preserve: bool,
+    /// A Kubernetes object: its `metadata` is ObjectMeta, its `apiVersion` and `kind` are always known.
+    resource: bool,
+}
+
+/// What normalizing does with one field of an object.
+enum FieldStep<'s> {
+    /// The field stays as it is.
+    Keep,
+    /// The field is removed (a null the API server prunes).
+    Prune,
+    /// The field is removed and reported: the schema does not declare it.
+    Unknown,
+    /// The field is normalized against this schema, typed or not.
+    Walk(&'s Value, bool),
+}
+
+impl<'s> ObjectShape<'s> {
+    fn of(schema: &'s Map<String, Value>, resource_root: bool) -> ObjectShape<'s> {
+        let additional = schema.field("additionalProperties");
+        ObjectShape {
+            properties: schema.field("properties").and_then(Value::as_object),
+            additional,
+            preserve: flag(schema, "x-kubernetes-preserve-unknown-fields") || additional == Some(&Value::Bool(true)),
+            resource: resource_root || flag(schema, "x-kubernetes-embedded-resource"),
+        }
+    }
+
+    fn step(&self, key: &str, child: &Value, typed: bool) -> FieldStep<'s> {
+        if self.resource && key == "metadata" {
+            return if child.is_null() { FieldStep::Prune } else { FieldStep::Walk(&meta::OBJECT_META, true) };
+        }
+        let declared = self.properties.and_then(|p| p.field(key));
+        if self.resource && (key == "apiVersion" || key == "kind") && declared.is_none() {
+            return FieldStep::Keep;
+        }
+        let Some(child_schema) = declared.or(self.additional.filter(|a| a.is_object())) else {
+            return if self.preserve { FieldStep::Keep } else { FieldStep::Unknown };
+        };
+        if child.is_null() {
+            // Declared properties and map values (additionalProperties) alike: the API server prunes a null that is
+            // neither nullable nor defaulted (list items are kept).
+            let pruned = typed || (!nullable(child_schema) && child_schema.field("default").is_none());
+            return if pruned { FieldStep::Prune } else { FieldStep::Keep };
+        }
+        FieldStep::Walk(child_schema, typed)
+    }
+}
+
 /// Integers as the API server reads YAML: a whole float (`3.0`) is the integer 3.
 fn is_integer(value: &Value) -> bool {
     match value {
@@ -523,38 +588,20 @@ impl Walk<'_, '_> {
         let Some(schema) = schema.as_object() else { return false };
         match value {
             Value::Object(map) => {
-                let properties = schema.field("properties").and_then(Value::as_object);
-                let additional = schema.field("additionalProperties");
-                let preserve =
-                    flag(schema, "x-kubernetes-preserve-unknown-fields") || additional == Some(&Value::Bool(true));
-                let resource = resource_root || flag(schema, "x-kubernetes-embedded-resource");
-                if let Some(properties) = properties {
-                    for (key, child) in properties {
-                        if child.field("default").is_some() {
-                            match map.field(key) {
-                                None => return true,
-                                Some(Value::Null) if !nullable(child) => return true,
-                                _ => {}
-                            }
+                let shape = ObjectShape::of(schema, resource_root);
+                let defaulted = shape.properties.is_some_and(|properties| {
+                    properties
+                        .iter()
+                        .any(|(key, property)| property.field("default").is_some() && lacks_default(map, key, property))
+                });
+                defaulted
+                    || map.iter().any(|(key, child)| match shape.step(key, child, typed) {
+                        FieldStep::Keep => false,
+                        FieldStep::Prune | FieldStep::Unknown => true,
+                        FieldStep::Walk(child_schema, typed) => {
+                            self.normalize_changes_typed(child, child_schema, false, typed)
                         }
-                    }
-                }
-                map.iter().any(|(key, child)| {
-                    if resource && key == "metadata" {
-                        return child.is_null() || self.normalize_changes_typed(child, &meta::OBJECT_META, false, true);
-                    }
-                    let declared = properties.and_then(|p| p.field(key));
-                    if resource && (key == "apiVersion" || key == "kind") && declared.is_none() {
-                        return false;
-                    }
-                    let Some(child_schema) = declared.or(additional.filter(|a| a.is_object())) else {
-                        return !preserve;
-                    };
-                    if child.is_null() {
-                        return typed || (!nullable(child_schema) && child_schema.field("default").is_none());
-                    }
-                    self.normalize_changes_typed(child, child_schema, false, typed)
-                })
+                    })
             }
             Value::Array(items) => match schema.field("items").filter(|s| s.is_object()) {
                 Some(item_schema) => items
@@ -578,24 +625,12 @@ impl Walk<'_, '_> {
         let Some(schema) = schema.as_object() else { return };
         match value {
             Value::Object(map) => {
-                let properties = schema.field("properties").and_then(Value::as_object);
-                let additional = schema.field("additionalProperties");
-                let preserve =
-                    flag(schema, "x-kubernetes-preserve-unknown-fields") || additional == Some(&Value::Bool(true));
-                let resource = resource_root || flag(schema, "x-kubernetes-embedded-resource");
-                if let Some(properties) = properties {
-                    for (key, child) in properties {
-                        if let Some(default) = child.field("default") {
-                            match map.field(key) {
-                                None => {
-                                    map.insert(key.clone(), default.clone());
-                                }
-                                Some(Value::Null) if !nullable(child) => {
-                                    map.insert(key.clone(), default.clone());
-                                }
-                                _ => {}
-                            }
-                        }
+                let shape = ObjectShape::of(schema, resource_root);
+                for (key, property) in shape.properties.into_iter().flatten() {
+                    if let Some(default) = property.field("default")
+                        && lacks_default(map, key, property)
+                    {
+                        map.insert(key.clone(), default.clone());
                     }
                 }
                 // Fields are pruned once all are walked, in walking order: the same map as removing each where it
@@ -603,21 +638,10 @@ impl Walk<'_, '_> {
                 let mut pruned: Vec<String> = Vec::new();
                 for (key, child) in map.iter_mut() {
                     let child_path = Pointer::Key(path, key);
-                    if resource && key == "metadata" {
-                        if child.is_null() {
-                            pruned.push(key.clone());
-                        } else {
-                            self.normalize_typed(child, &meta::OBJECT_META, &child_path, false, true, out);
-                        }
-                        continue;
-                    }
-                    let declared = properties.and_then(|p| p.field(key));
-                    if resource && (key == "apiVersion" || key == "kind") && declared.is_none() {
-                        continue;
-                    }
-                    let child_schema = declared.or(additional.filter(|a| a.is_object()));
-                    let Some(child_schema) = child_schema else {
-                        if !preserve {
+                    match shape.step(key, child, typed) {
+                        FieldStep::Keep => {}
+                        FieldStep::Prune => pruned.push(key.clone()),
+                        FieldStep::Unknown => {
                             out.push(Issue::error(
                                 "unknown-field",
                                 child_path.to_string(),
@@ -625,17 +649,10 @@ impl Walk<'_, '_> {
                             ));
                             pruned.push(key.clone());
                         }
-                        continue;
-                    };
-                    if child.is_null() {
-                        // Declared properties and map values (additionalProperties) alike: the API server
-                        // prunes a null that is neither nullable nor defaulted (list items are kept).
-                        if typed || (!nullable(child_schema) && child_schema.field("default").is_none()) {
-                            pruned.push(key.clone());
+                        FieldStep::Walk(child_schema, typed) => {
+                            self.normalize_typed(child, child_schema, &child_path, false, typed, out)
                         }
-                        continue;
                     }
-                    self.normalize_typed(child, child_schema, &child_path, false, typed, out);
                 }
                 for key in pruned {
                     map.remove(&key);
