@@ -100,7 +100,7 @@ pub(super) fn call(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
             // sprig: ceil when the fraction (with its sign, from math.Modf) reaches roundOn, else floor.
             want_min_args(name, &args, 2)?;
             let round_on = args.get(2).map_or(0.5, to_f64);
-            let pow = 10f64.powf(to_i64(&args[1]) as f64);
+            let pow = go_pow10(to_i64(&args[1]));
             let digit = pow * to_f64(&args[0]);
             let rounded = if digit.fract() >= round_on { digit.ceil() } else { digit.floor() };
             V::Float(rounded / pow)
@@ -162,4 +162,88 @@ pub(super) fn call(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
         }
         other => return Err(format!("function \"{other}\" not defined")),
     })
+}
+
+/// Go's `math.Pow(10, places)` for an integer `places`, as sprig's `round` computes it: Go's own algorithm
+/// (repeated squaring of the mantissa, the exponent kept apart, `Ldexp` at the end), whose last bits for large
+/// exponents can differ from a correctly rounded `pow` (tools/gotemplate-oracle's `round` cases).
+fn go_pow10(places: i64) -> f64 {
+    match places {
+        0 => return 1.0,
+        1 => return 10.0,
+        // |y| >= 2^63: Go answers 0 for |x| > 1 and y < 0.
+        i64::MIN => return 0.0,
+        _ => {}
+    }
+    // frexp(10) = 0.625 * 2^4.
+    let (mut x1, mut xe) = (0.625f64, 4i64);
+    let (mut a1, mut ae) = (1.0f64, 0i64);
+    let mut i = places.unsigned_abs();
+    while i != 0 {
+        if !(-(1 << 12)..=(1 << 12)).contains(&xe) {
+            // Catastrophic overflow: Ldexp below turns it into 0 or Inf.
+            ae += xe;
+            break;
+        }
+        if i & 1 == 1 {
+            a1 *= x1;
+            ae += xe;
+        }
+        x1 *= x1;
+        xe <<= 1;
+        if x1 < 0.5 {
+            x1 += x1;
+            xe -= 1;
+        }
+        i >>= 1;
+    }
+    if places < 0 {
+        a1 = 1.0 / a1;
+        ae = -ae;
+    }
+    go_ldexp(a1, ae)
+}
+
+/// Go's `math.Ldexp` (`frac` normal and finite here: a product of mantissas in [0.5, 1) or its inverse).
+fn go_ldexp(frac: f64, exp: i64) -> f64 {
+    const SHIFT: u32 = 52;
+    const MASK: u64 = 0x7ff;
+    const BIAS: i64 = 1023;
+    if frac == 0.0 || !frac.is_finite() {
+        return frac;
+    }
+    let bits = frac.to_bits();
+    let exp = exp.saturating_add(((bits >> SHIFT) & MASK) as i64 - BIAS);
+    if exp < -1075 {
+        return 0.0f64.copysign(frac);
+    }
+    if exp > 1023 {
+        return f64::INFINITY.copysign(frac);
+    }
+    let (exp, scale) = if exp < -1022 { (exp + 53, 1.0 / (1u64 << 53) as f64) } else { (exp, 1.0) };
+    let bits = (bits & !(MASK << SHIFT)) | (((exp + BIAS) as u64) << SHIFT);
+    scale * f64::from_bits(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_pow10;
+
+    #[test]
+    fn powers_of_ten_up_to_22_are_exact_as_in_go() {
+        let mut exact = 1.0f64;
+        for places in 0..=22 {
+            assert_eq!(go_pow10(places), exact, "10^{places}");
+            assert_eq!(go_pow10(-places), 1.0 / exact, "10^-{places}");
+            exact *= 10.0;
+        }
+    }
+
+    #[test]
+    fn overflow_and_underflow_end_in_infinity_and_zero() {
+        assert_eq!(go_pow10(400), f64::INFINITY);
+        assert_eq!(go_pow10(-400), 0.0);
+        assert_eq!(go_pow10(i64::MAX), f64::INFINITY);
+        assert_eq!(go_pow10(i64::MIN), 0.0);
+    }
 }
