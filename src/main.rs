@@ -2,6 +2,11 @@
 
 use std::process::ExitCode;
 
+/// mimalloc instead of glibc's malloc: validate and render build and drop many small JSON values, and a third of
+/// their instructions went to glibc's malloc and free (BENCHMARKS.md, issue 22).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = capz::cli::parse();
     match capz::commands::run(cli) {
