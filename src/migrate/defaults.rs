@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::json_pointer::field;
 use crate::manifest::Document;
 use crate::schema::Gvk;
 use crate::versions::Target;
@@ -40,28 +41,32 @@ fn crd_schema(kind: &str, target: &'static Target) -> Option<std::sync::Arc<crat
 /// The API server's structural defaulting: a missing (or null) property whose schema has a default gets it;
 /// present objects and arrays are walked.
 fn apply_crd_defaults(value: &mut Value, schema: &Value) {
+    // Schema nodes and most objects are small maps: `field` compares their keys instead of hashing each one looked
+    // up (this walk looked up every property of the classic CRDs' schemas in every object, issue 22).
+    let Some(schema) = schema.as_object() else { return };
     match value {
         Value::Object(map) => {
-            let properties = schema.get("properties").and_then(Value::as_object);
+            let properties = field(schema, "properties").and_then(Value::as_object);
             if let Some(properties) = properties {
                 for (key, child) in properties {
-                    if let Some(default) = child.get("default")
-                        && map.get(key).is_none_or(Value::is_null)
+                    if let Some(default) = child.as_object().and_then(|child| field(child, "default"))
+                        && field(map, key).is_none_or(Value::is_null)
                     {
                         map.insert(key.clone(), default.clone());
                     }
                 }
             }
+            let additional = field(schema, "additionalProperties").filter(|a| a.is_object());
             for (key, child) in map.iter_mut() {
-                if let Some(child_schema) = properties.and_then(|p| p.get(key)) {
+                if let Some(child_schema) = properties.and_then(|p| field(p, key)) {
                     apply_crd_defaults(child, child_schema);
-                } else if let Some(additional) = schema.get("additionalProperties").filter(|a| a.is_object()) {
+                } else if let Some(additional) = additional {
                     apply_crd_defaults(child, additional);
                 }
             }
         }
         Value::Array(items) => {
-            if let Some(item_schema) = schema.get("items") {
+            if let Some(item_schema) = field(schema, "items") {
                 for item in items {
                     apply_crd_defaults(item, item_schema);
                 }

@@ -134,20 +134,24 @@ pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
         let as_is = patched.then(|| cluster.clone());
         put_placeholder_ssh_key(&mut cluster);
         let cluster_with_key = cluster;
-        let Ok(translation) = translate(&cluster_with_key, capz) else {
+        let Ok(mut translation) = translate(&cluster_with_key, capz) else {
             if let Some(as_is) = &as_is {
                 judge_patches(&locator, as_is, sink, &mut judged);
             }
             continue;
         };
-        let unpatched = if patched { translate(&without_patches(&cluster_with_key), capz).ok() } else { None };
+        let mut unpatched = if patched { translate(&without_patches(&cluster_with_key), capz).ok() } else { None };
         if let Some(as_is) = &as_is {
             patched::check(&locator, &cluster_with_key, &translation, unpatched.as_ref(), sink);
             judge_patches(&locator, as_is, sink, &mut judged);
         }
-        let unpatched = if patched { unpatched.as_ref() } else { Some(&translation) };
-        if let (true, Some(unpatched)) = (created, unpatched) {
-            created::check(&locator, &cluster_with_key, &translation, unpatched, sink);
+        // Last: the check of the created objects trims both translations.
+        match (created, patched, unpatched.as_mut()) {
+            (true, false, _) => created::check(&locator, &cluster_with_key, &mut translation, None, sink),
+            (true, true, Some(unpatched)) => {
+                created::check(&locator, &cluster_with_key, &mut translation, Some(unpatched), sink)
+            }
+            _ => {}
         }
     }
     check_texts(documents, sink, &judged);
