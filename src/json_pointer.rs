@@ -9,6 +9,8 @@ const SCANNED_FIELDS: usize = 8;
 
 /// `map.get(key)`, by comparing the keys of a small map (most maps of a manifest): serde_json's map hashes each key
 /// looked up with std's SipHash, which costs more than a few comparisons. Larger maps are looked up by hash.
+/// Inlined: called from the schema walk's inner loop, where a call per field cost more than the comparisons.
+#[inline(always)]
 pub fn field<'v>(map: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
     if map.len() <= SCANNED_FIELDS { map.iter().find_map(|(k, v)| (k == key).then_some(v)) } else { map.get(key) }
 }
@@ -24,20 +26,29 @@ impl At for Value {
         if pointer.is_empty() {
             return Some(self);
         }
+        let tokens = pointer.strip_prefix('/')?;
         let mut target = self;
-        for token in pointer.strip_prefix('/')?.split('/') {
-            let token: Cow<'_, str> = if token.contains('~') {
-                Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+        let mut start = 0;
+        // The tokens split by hand, byte by byte: pointers are short, and `split('/')` with `contains('~')` set up
+        // a character searcher per token (a third of the lookups' instructions, issue 22).
+        loop {
+            let end = tokens.as_bytes()[start..].iter().position(|&b| b == b'/').map_or(tokens.len(), |i| start + i);
+            let raw = &tokens[start..end];
+            let token: Cow<'_, str> = if raw.bytes().any(|b| b == b'~') {
+                Cow::Owned(raw.replace("~1", "/").replace("~0", "~"))
             } else {
-                Cow::Borrowed(token)
+                Cow::Borrowed(raw)
             };
             target = match target {
                 Value::Object(map) => field(map, token.as_ref())?,
                 Value::Array(items) => items.get(array_index(&token)?)?,
                 _ => return None,
             };
+            if end == tokens.len() {
+                return Some(target);
+            }
+            start = end + 1;
         }
-        Some(target)
     }
 }
 
@@ -86,6 +97,10 @@ mod tests {
             "a",
             "/missing/x",
             "/a/b~01c",
+            "//",
+            "/a//",
+            "/list/0/",
+            "/a/0/",
         ] {
             assert_eq!(value.at(pointer), value.pointer(pointer), "{pointer:?}");
         }
