@@ -1,14 +1,15 @@
 //! `kubectl capz version`: the plugin version and the targets it supports (CAPZ release with the CAPI and ASO
 //! releases it pins, and where their schemas came from).
 
-use std::io::Write;
+use std::fmt::Write;
 
 use crate::exit::ExitStatus;
 use crate::schema::Registry;
 use crate::versions::{PLUGIN, TARGETS, default_target};
 
 pub(crate) fn run() -> anyhow::Result<ExitStatus> {
-    let mut out = super::output::stdout();
+    // Written once: the process's stdout flushes each line, one system call per line (39 of them).
+    let mut out = String::new();
     writeln!(out, "kubectl-capz v{PLUGIN}")?;
     writeln!(out, "Targets (management clusters it checks against; the default is marked *):")?;
     for target in TARGETS {
@@ -61,5 +62,6 @@ pub(crate) fn run() -> anyhow::Result<ExitStatus> {
          (schemas: gitops) from their Go modules (tools/schema-inputs/README.md)"
     )?;
     writeln!(out, "Sources: upstream-crds/SOURCES.md and schemas/README.md in the repository.")?;
+    super::output::write_stdout(&out)?;
     Ok(ExitStatus::Success)
 }
