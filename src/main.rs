@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
-/// mimalloc instead of glibc's malloc: validate and render build and drop many small JSON values, and a third of
-/// their instructions went to glibc's malloc and free (BENCHMARKS.md, issue 22).
+/// mimalloc instead of glibc's malloc: validate and render build and drop many small JSON values, and more than a
+/// quarter of their instructions went to glibc's malloc and free (BENCHMARKS.md, issue 22).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -31,7 +31,7 @@ struct Created<'a> {
 /// the ManagedCluster's `spec.agentPoolProfiles` here: they are copies of the agent pools' specs (CAPZ's
 /// AgentPoolToManagedClusterAgentPoolProfile) that each agent pool's own check reports, and ASO's ManagedCluster
 /// schemas have no rule (CEL, `required`, `minItems`) that reads them from elsewhere, so the other fields' errors are
-/// the same without them (a third of the check's work, issue 22).
+/// the same without them (about a sixth of the check's work, issue 22).
 pub(super) fn check(
     locator: &Locator<'_>,
     cluster: &ClassicCluster<'_>,
