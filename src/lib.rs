@@ -15,6 +15,7 @@ pub mod convert;
 pub mod cores;
 pub mod diff;
 pub mod exit;
+pub mod fast_hash;
 pub mod fleet;
 pub mod go_duration;
 pub mod json_pointer;

@@ -4,11 +4,11 @@
 //! Namespaces: an object without `metadata.namespace` lands in whatever namespace the apply uses,
 //! so it is treated as matching any namespace; two explicit namespaces must be equal.
 
-use std::collections::HashMap;
 use std::ops::Range;
 
 use serde_json::Value;
 
+use crate::fast_hash::HashMap;
 use crate::manifest::{Document, split_api_version};
 
 /// API group of CAPZ's kinds.
@@ -233,8 +233,8 @@ impl<'a> Bundle<'a> {
                 }
             })
             .collect();
-        let mut by_group_kind: HashMap<(&'a str, &'a str), Vec<usize>> = HashMap::new();
-        let mut by_kind_name: HashMap<(&'a str, &'a str), NsIndex<'a>> = HashMap::new();
+        let mut by_group_kind: HashMap<(&'a str, &'a str), Vec<usize>> = HashMap::default();
+        let mut by_kind_name: HashMap<(&'a str, &'a str), NsIndex<'a>> = HashMap::default();
         let mut aso = Vec::new();
         let mut embedded = Vec::with_capacity(docs.len());
         for (index, (doc, meta)) in docs.iter().zip(&meta).enumerate() {
@@ -260,7 +260,7 @@ impl<'a> Bundle<'a> {
             let end = if meta.group.ends_with(".azure.com") { start } else { aso.len() };
             embedded.push(start..end);
         }
-        let mut aso_by_name: HashMap<&'a str, NsIndex<'a>> = HashMap::new();
+        let mut aso_by_name: HashMap<&'a str, NsIndex<'a>> = HashMap::default();
         for (position, object) in aso.iter().enumerate() {
             aso_by_name.entry(object.name).or_default().push(position, meta[object.doc].namespace);
         }
@@ -272,8 +272,8 @@ impl<'a> Bundle<'a> {
             aso,
             embedded,
             aso_by_name,
-            cluster_by_control_plane: HashMap::new(),
-            machine_pool_by_infra: HashMap::new(),
+            cluster_by_control_plane: HashMap::default(),
+            machine_pool_by_infra: HashMap::default(),
         };
         bundle.cluster_by_control_plane = bundle.referrers("Cluster", "/spec/controlPlaneRef");
         bundle.machine_pool_by_infra = bundle.referrers("MachinePool", "/spec/template/spec/infrastructureRef");
@@ -304,7 +304,7 @@ impl<'a> Bundle<'a> {
 
     /// For every document referenced through `pointer` by a CAPI `kind`, the first such referrer.
     fn referrers(&self, kind: &str, pointer: &str) -> HashMap<usize, usize> {
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         for (index, doc) in self.of_kind(CAPI_GROUP, &[kind]) {
             let target =
                 doc.value.at(pointer).and_then(ObjRef::parse).and_then(|reference| self.resolve(index, &reference));

@@ -8,12 +8,11 @@
 //! stay together and the lookups take the first, as for any bundle. Identical copies are neither reported nor
 //! split: whichever copy a lookup finds, the result is the same.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use super::bundle::At;
 use super::{RuleSelection, Sink};
+use crate::fast_hash::{HashMap, HashSet};
 use crate::manifest::{Document, split_api_version};
 use crate::report::Finding;
 
@@ -54,7 +53,7 @@ pub(crate) struct Duplicates {
 impl Duplicates {
     /// `keys` and `sources` per document; `same(a, b)`: documents `a` and `b` have the same content.
     pub(crate) fn find(keys: &[Option<&ObjectKey>], sources: &[&str], same: impl Fn(usize, usize) -> bool) -> Self {
-        let mut copies: HashMap<&ObjectKey, Vec<usize>> = HashMap::new();
+        let mut copies: HashMap<&ObjectKey, Vec<usize>> = HashMap::default();
         for (index, key) in keys.iter().enumerate() {
             if let Some(key) = *key {
                 copies.entry(key).or_default().push(index);
@@ -71,9 +70,9 @@ impl Duplicates {
         }
         // Directories where two files hold copies of one object: their files are units of their own.
         let directory = |index: usize| std::path::Path::new(sources[index]).parent().map(|p| p.as_os_str());
-        let mut split_directories = std::collections::HashSet::new();
+        let mut split_directories = HashSet::default();
         for set in &duplicates.sets {
-            let mut file_of_directory = HashMap::new();
+            let mut file_of_directory = HashMap::default();
             for &index in set {
                 let file = *file_of_directory.entry(directory(index)).or_insert(sources[index]);
                 if file != sources[index] {
@@ -86,7 +85,7 @@ impl Duplicates {
             false => (directory(index), None),
         };
         // Units holding copies that other units hold too are scopes.
-        let mut scope_ids = HashMap::new();
+        let mut scope_ids = HashMap::default();
         for set in &duplicates.sets {
             let first = unit_of(set[0]);
             if set.iter().all(|&index| unit_of(index) == first) {
@@ -119,7 +118,7 @@ impl Duplicates {
     pub(crate) fn split(&self, members: Vec<usize>) -> Vec<(Option<u32>, Vec<usize>, bool)> {
         let mut by_scope: Vec<(u32, Vec<usize>)> = Vec::new();
         let mut common = Vec::new();
-        let mut position: HashMap<u32, usize> = HashMap::new();
+        let mut position: HashMap<u32, usize> = HashMap::default();
         for &index in &members {
             match self.scope_of(index) {
                 None => common.push(index),

@@ -2,12 +2,12 @@
 //! `validateOSType` and `validateLastSystemNodePool` (internal/webhooks/azuremanagedmachinepool_validation.go),
 //! and AKS's minimum of one node per System pool (CAPZ passes MachinePool replicas as the pool's count).
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use super::Sink;
 use super::bundle::{AsoObject, At, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, NsIndex, ObjRef, spec_root};
+
+use crate::fast_hash::HashMap;
 
 pub(crate) const POOL_NAME: &str = "capz-pool-name";
 pub(crate) const SYSTEM_POOL_LINUX: &str = "capz-system-pool-linux";
@@ -178,7 +178,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         }
     }
     if sink.wants(&[SYSTEM_POOL_REQUIRED]) {
-        let mut pools_by_cluster: HashMap<&str, NsIndex<'_>> = HashMap::new();
+        let mut pools_by_cluster: HashMap<&str, NsIndex<'_>> = HashMap::default();
         for (index, pool) in bundle.of_kind(CAPI_GROUP, &["MachinePool"]) {
             if let Some(cluster) = pool.value.at("/spec/clusterName").and_then(Value::as_str) {
                 pools_by_cluster.entry(cluster).or_default().push(index, bundle.namespace(index));

@@ -18,13 +18,12 @@
 //! group. Where copies of one object differ, a group is split by scope (file or directory, see
 //! [`super::duplicates`]) so that each copy is judged with its own objects.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use super::bundle::At;
 use super::duplicates::{self, Duplicates, ObjectKey};
 use super::{RuleSelection, Sink, aso_patches, check_bundle_rules};
+use crate::fast_hash::{HashMap, HashSet};
 use crate::manifest::{Document, LineIndex, Origin};
 use crate::report::Finding;
 
@@ -362,7 +361,7 @@ impl StreamedBundle {
         let duplicates = Duplicates::find(&keys, &sources, |a, b| self.kept[a].same_content(&self.kept[b]));
         found.extend(duplicates::report_all(&duplicates, |index| self.kept[index].document(), selection));
         // An object in several groups gets the same finding from each: keep one, as the whole bundle gives one.
-        let mut seen_on_shared = std::collections::HashSet::new();
+        let mut seen_on_shared = HashSet::default();
         let groups = self.groups(&duplicates);
         let judged: usize = groups.iter().map(|group| group.members.len()).sum();
         DOCUMENTS_JUDGED.with(|count| count.set(count.get() + judged));
@@ -445,12 +444,12 @@ impl StreamedBundle {
                 }
             }
         }
-        let mut first_template: HashMap<Option<u32>, usize> = HashMap::new();
+        let mut first_template: HashMap<Option<u32>, usize> = HashMap::default();
         for (index, kept) in self.kept.iter().enumerate().filter(|(_, kept)| kept.classic_template) {
             let first = *first_template.entry(kept.namespaces.own).or_insert(index);
             join(&mut parent, first, index);
         }
-        let mut group_of_root: HashMap<usize, usize> = HashMap::new();
+        let mut group_of_root: HashMap<usize, usize> = HashMap::default();
         let mut connected: Vec<Vec<usize>> = Vec::new();
         for index in 0..documents {
             let group = *group_of_root.entry(root(&mut parent, index)).or_insert_with(|| {

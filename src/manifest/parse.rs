@@ -1,7 +1,6 @@
 //! YAML text to JSON values the way Kubernetes decodes it (YAML 1.1 booleans and octals,
 //! duplicate keys rejected), keeping the line of every field.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -12,6 +11,8 @@ use serde_saphyr::{DuplicateKeyPolicy, Options, Spanned};
 use super::lined::{LinedDocument, NodeLine};
 use super::problem::{MAX_DOCUMENT_BYTES, ReadProblem};
 use super::{Document, ManifestError, Origin};
+
+use crate::fast_hash::HashMap;
 
 /// Lines of fields in one document.
 ///
@@ -502,7 +503,7 @@ pub fn parse_value(text: &str, source_name: &str) -> Result<(Value, LineIndex), 
         serde_saphyr::from_str_with_options(text, kubernetes_yaml_options())
     })
     .map_err(|err| syntax_error(err, source_name))?;
-    let mut lines = HashMap::new();
+    let mut lines = HashMap::default();
     pointer_lines(&value, &nodes, nodes.len(), &mut String::new(), &mut lines);
     Ok((value, LineIndex { inner: Lines::Pointers(Arc::new(lines)) }))
 }

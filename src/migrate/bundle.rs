@@ -2,8 +2,8 @@
 //! AzureManagedControlPlane, with its AzureManagedCluster, MachinePools, AzureManagedMachinePools and identity.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
+use crate::fast_hash::HashMap;
 use crate::json_pointer::str_field;
 use crate::manifest::Document;
 
@@ -49,12 +49,12 @@ fn identity(doc: &Document) -> (&str, &str, &str) {
 
 impl<'a> Index<'a> {
     fn new(documents: &'a [Document]) -> Self {
-        let mut named = HashMap::with_capacity(documents.len());
+        let mut named = HashMap::with_capacity_and_hasher(documents.len(), Default::default());
         for doc in documents {
             named.entry(identity(doc)).or_insert(doc);
         }
-        let mut index = Index { named, machine_pools: HashMap::new() };
-        let mut machine_pools: HashMap<(&str, &str), Vec<&Document>> = HashMap::new();
+        let mut index = Index { named, machine_pools: HashMap::default() };
+        let mut machine_pools: HashMap<(&str, &str), Vec<&Document>> = HashMap::default();
         for doc in documents.iter().filter(|doc| identity(doc).0 == "MachinePool" && index.is_first_copy(doc)) {
             if let Some(cluster) = str_field(&doc.value, &["spec", "clusterName"]) {
                 machine_pools.entry((identity(doc).1, cluster)).or_default().push(doc);

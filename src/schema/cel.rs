@@ -4,7 +4,6 @@
 //! Rules are compiled only once an object has a value where one applies (compiling is the costly
 //! part), and then once per GVK for every thread.
 
-use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use kube::core::cel::{CompiledSchema, ErrorKind, RootContext, Validator, compile_schema};
@@ -12,6 +11,7 @@ use serde_json::Value;
 
 use super::issue::Issue;
 use super::{Gvk, KindSchema};
+use crate::fast_hash::HashMap;
 use crate::report::Severity;
 
 pub(crate) struct CelChecker {
@@ -113,7 +113,7 @@ fn instantiated(object: &Value, location: &[Step]) -> bool {
 
 impl CelChecker {
     pub(crate) fn new() -> Self {
-        CelChecker { validator: Validator::new(), kinds: RwLock::new(HashMap::new()) }
+        CelChecker { validator: Validator::new(), kinds: RwLock::new(HashMap::default()) }
     }
 
     fn rules_of(&self, kind: &KindSchema) -> Arc<KindRules> {

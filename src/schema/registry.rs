@@ -3,7 +3,7 @@
 //! use, plus CRDs the user adds (`--crds DIR`, or fetched from a cluster), which win.
 //! Shared by the threads of one run (`Sync`): every schema is parsed once per process.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::embedded::{self, KUBERNETES_VERSIONS};
 use super::{Gvk, KindSchema, SchemaError, import, packed, releases};
+use crate::fast_hash::HashMap;
 use crate::manifest;
 use crate::versions::{self, Target};
 

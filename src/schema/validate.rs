@@ -6,7 +6,6 @@
 //! `AzureASOManaged*.spec.resources`, each against the schema of its own apiVersion/kind.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use regex::Regex;
@@ -18,6 +17,7 @@ use super::issue::Issue;
 use super::meta::{self, NameRule, escape};
 use super::pointer::Pointer;
 use super::{Gvk, Registry, formats, removed_apis};
+use crate::fast_hash::HashMap;
 use crate::json_pointer::At;
 use crate::manifest::{Document, SecretValues, is_secret_data_pointer, split_api_version};
 use crate::report::{Finding, Severity};
@@ -265,7 +265,7 @@ pub fn compact(value: &Value) -> String {
 
 impl<'r> Validator<'r> {
     pub fn new(registry: &'r Registry, options: ValidateOptions) -> Self {
-        Validator { registry, options, regexes: RwLock::new(HashMap::new()), cel: CelChecker::new() }
+        Validator { registry, options, regexes: RwLock::new(HashMap::default()), cel: CelChecker::new() }
     }
 
     /// Validates one document: its schema, metadata, CEL rules and embedded ASO objects.

@@ -248,7 +248,7 @@ pub fn trace(
             let patched = patches.fields_of(&value, &|pointer| source.value.pointer(pointer).is_some());
             let mut pointers = Vec::new();
             all_pointers(&value, &mut String::new(), &mut pointers);
-            let lines: HashMap<String, usize> = pointers
+            let lines: crate::fast_hash::HashMap<String, usize> = pointers
                 .into_iter()
                 .filter(|pointer| source.value.pointer(pointer).is_some())
                 .map(|pointer| {

@@ -1,9 +1,10 @@
 //! Documents, files and built repositories -> a [`Report`]: schema checks per document (on every core for large
 //! bundles), the CAPZ rules over the whole bundle, Secret values masked.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use crate::fast_hash::{HashMap, HashSet};
 use crate::lint::{self, LintError};
 use crate::manifest::{self, Document, ManifestError, READ_RULES, ReadProblem, SecretValues, is_secret_data_pointer};
 use crate::report::{Finding, Severity};
@@ -301,7 +302,7 @@ fn assemble(checked: Vec<(ResourceResult, Vec<Finding>)>, lint_findings: Vec<Fin
     }
     // Objects by (source, name): an error counts for the last object of that name starting at or
     // before its line.
-    let mut objects: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    let mut objects: HashMap<(&str, &str), Vec<usize>> = HashMap::default();
     for (index, resource) in report.resources.iter().enumerate() {
         objects.entry((resource.source.as_str(), resource.object.as_str())).or_default().push(index);
     }

@@ -9,8 +9,7 @@
 mod created;
 mod patched;
 
-use std::collections::HashMap;
-
+use crate::fast_hash::HashMap;
 use crate::manifest::{Document, Origin, parse_plain_value};
 use crate::migrate::{
     ClassicCluster, PatchVerdict, check_patches, clusters_from_templates, complete_classic_clusters,
@@ -81,7 +80,7 @@ pub(super) struct Locator<'a> {
 
 impl<'a> Locator<'a> {
     fn new(documents: &'a [Document]) -> Self {
-        let mut by_origin = HashMap::with_capacity(documents.len());
+        let mut by_origin = HashMap::with_capacity_and_hasher(documents.len(), Default::default());
         for (position, document) in documents.iter().enumerate() {
             let origin = &document.origin;
             by_origin.entry((&*origin.source, origin.index, origin.line)).or_insert(position);
