@@ -17,7 +17,7 @@ pub enum Severity {
 }
 
 /// One problem found in one object.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Finding {
     /// Stable id of the rule: `schema`, `cel`, or a CAPZ rule id such as `capz-system-pool`.
     pub rule: String,

@@ -18,12 +18,14 @@
 //! group. Where copies of one object differ, a group is split by scope (file or directory, see
 //! [`super::duplicates`]) so that each copy is judged with its own objects.
 
+use std::hash::BuildHasher;
+
 use serde_json::Value;
 
 use super::bundle::At;
 use super::duplicates::{self, Duplicates, ObjectKey};
 use super::{RuleSelection, Sink, aso_patches, check_bundle_rules};
-use crate::fast_hash::{HashMap, HashSet};
+use crate::fast_hash::HashMap;
 use crate::manifest::{Document, LineIndex, Origin};
 use crate::report::Finding;
 
@@ -360,8 +362,10 @@ impl StreamedBundle {
         let sources: Vec<&str> = self.kept.iter().map(|kept| &*kept.origin.source).collect();
         let duplicates = Duplicates::find(&keys, &sources, |a, b| self.kept[a].same_content(&self.kept[b]));
         found.extend(duplicates::report_all(&duplicates, |index| self.kept[index].document(), selection));
-        // An object in several groups gets the same finding from each: keep one, as the whole bundle gives one.
-        let mut seen_on_shared = HashSet::default();
+        // An object in several groups gets the same finding from each: keep one, as the whole bundle gives one. The
+        // findings of such groups kept so far, by hash (indexes into `found`): compared whole, not as JSON text.
+        let hasher = foldhash::fast::RandomState::default();
+        let mut seen_on_shared: HashMap<u64, Vec<usize>> = HashMap::default();
         let groups = self.groups(&duplicates);
         let judged: usize = groups.iter().map(|group| group.members.len()).sum();
         DOCUMENTS_JUDGED.with(|count| count.set(count.get() + judged));
@@ -369,7 +373,13 @@ impl StreamedBundle {
         crate::migrate::add_translations_on_this_thread(translations);
         for (group, findings) in groups.iter().zip(checked) {
             if group.shares_objects {
-                found.extend(findings.into_iter().filter(|f| seen_on_shared.insert(serde_json::to_string(f).ok())));
+                for finding in findings {
+                    let copies = seen_on_shared.entry(hasher.hash_one(&finding)).or_default();
+                    if !copies.iter().any(|&index| found[index] == finding) {
+                        copies.push(found.len());
+                        found.push(finding);
+                    }
+                }
             } else {
                 found.extend(findings);
             }

@@ -18,9 +18,19 @@ fn severity_name(severity: Severity) -> &'static str {
 
 /// `file:line[:column]`, the place of a finding.
 fn location(f: &Finding) -> String {
-    match f.column {
-        Some(column) => format!("{}:{}:{column}", f.source, f.line),
-        None => format!("{}:{}", f.source, f.line),
+    let mut out = String::new();
+    push_location(&mut out, f);
+    out
+}
+
+/// [`location`] appended to `out`.
+fn push_location(out: &mut String, f: &Finding) {
+    use std::fmt::Write as _;
+    out.push_str(&f.source);
+    // Writing to a String cannot fail.
+    let _ = write!(out, ":{}", f.line);
+    if let Some(column) = f.column {
+        let _ = write!(out, ":{column}");
     }
 }
 
@@ -29,22 +39,37 @@ fn location(f: &Finding) -> String {
 pub(crate) fn format_text(report: &Report) -> String {
     let mut out = String::new();
     for f in &report.findings {
-        out.push_str(&text_line(f));
+        push_text_line(&mut out, f);
     }
     out
 }
 
-/// One finding as [`format_text`] prints it.
-fn text_line(f: &Finding) -> String {
-    let object = if f.object.is_empty() { String::new() } else { format!("{}: ", f.object) };
-    let path = if f.path.is_empty() { String::new() } else { format!("{}: ", f.path) };
-    format!("{}: {}: {object}{path}{} [{}]\n", location(f), severity_name(f.severity), f.message, f.rule)
+/// One finding as [`format_text`] prints it, appended to `out` piece by piece (a `format!` per line and per piece
+/// cost a tenth of the main thread's work when validating 1000 clusters, issue 22).
+fn push_text_line(out: &mut String, f: &Finding) {
+    push_location(out, f);
+    out.push_str(": ");
+    out.push_str(severity_name(f.severity));
+    out.push_str(": ");
+    for part in [&f.object, &f.path] {
+        if !part.is_empty() {
+            out.push_str(part);
+            out.push_str(": ");
+        }
+    }
+    out.push_str(&f.message);
+    out.push_str(" [");
+    out.push_str(&f.rule);
+    out.push_str("]\n");
 }
 
 /// [`format_text`] written line by line (a large report is never held twice).
 pub(crate) fn write_text(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
+    let mut line = String::new();
     for f in &report.findings {
-        out.write_all(text_line(f).as_bytes())?;
+        line.clear();
+        push_text_line(&mut line, f);
+        out.write_all(line.as_bytes())?;
     }
     Ok(())
 }
