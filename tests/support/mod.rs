@@ -160,17 +160,19 @@ pub fn apiserver_with_crds(extra_crd_dir: &Path) -> &'static ApiServer {
     if !installed.contains(extra_crd_dir) {
         let dir = extra_crd_dir.to_string_lossy();
         api.kubectl_ok(&["apply", "--server-side", "--force-conflicts", "-f", &dir]);
-        wait_established(api, &dir);
+        wait_established(api, &["-f", &dir]);
         installed.insert(extra_crd_dir.to_path_buf());
     }
     api
 }
 
-/// `kubectl wait --for=condition=Established` on the CRDs of `dir`. kubectl fails at once, instead of waiting, on a
-/// CRD whose `status.conditions` the server has not written yet ("accessor error: <nil>"), which a loaded machine
-/// sees right after the apply: that answer is waited out (up to a minute), any other failure panics.
-fn wait_established(api: &ApiServer, dir: &str) {
-    let args = ["wait", "--for=condition=Established", "--timeout=180s", "-f", dir];
+/// `kubectl wait --for=condition=Established` on the CRDs `which` names (`["-f", DIR]`, `["crd/NAME"]`). kubectl fails
+/// at once, instead of waiting, on a CRD whose `status.conditions` the server has not written yet ("accessor error:
+/// <nil>"), which a loaded machine sees right after the apply: that answer is waited out (up to a minute), any other
+/// failure panics.
+pub fn wait_established(api: &ApiServer, which: &[&str]) {
+    let mut args = vec!["wait", "--for=condition=Established", "--timeout=180s"];
+    args.extend_from_slice(which);
     for _ in 0..120 {
         let out = api.kubectl(&args);
         if out.status.success() || !String::from_utf8_lossy(&out.stderr).contains(".status.conditions accessor error") {
