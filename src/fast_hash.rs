@@ -4,5 +4,7 @@
 //! from these maps (indexes by kind, name and namespace, the schema cache, per-group lookups). Seeded per
 //! process like std's maps, so iteration order is no more predictable than before and nothing depends on it.
 
-pub type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
-pub type HashSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
+/// The hasher of [`HashMap`] and [`HashSet`], for hashing a value by itself (`hash_one`).
+pub type RandomState = foldhash::fast::RandomState;
+pub type HashMap<K, V> = std::collections::HashMap<K, V, RandomState>;
+pub type HashSet<T> = std::collections::HashSet<T, RandomState>;

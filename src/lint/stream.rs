@@ -25,7 +25,7 @@ use serde_json::Value;
 use super::bundle::At;
 use super::duplicates::{self, Duplicates, ObjectKey};
 use super::{RuleSelection, Sink, aso_patches, check_bundle_rules};
-use crate::fast_hash::HashMap;
+use crate::fast_hash::{HashMap, RandomState};
 use crate::manifest::{Document, LineIndex, Origin};
 use crate::report::Finding;
 
@@ -364,7 +364,7 @@ impl StreamedBundle {
         found.extend(duplicates::report_all(&duplicates, |index| self.kept[index].document(), selection));
         // An object in several groups gets the same finding from each: keep one, as the whole bundle gives one. The
         // findings of such groups kept so far, by hash (indexes into `found`): compared whole, not as JSON text.
-        let hasher = foldhash::fast::RandomState::default();
+        let hasher = RandomState::default();
         let mut seen_on_shared: HashMap<u64, Vec<usize>> = HashMap::default();
         let groups = self.groups(&duplicates);
         let judged: usize = groups.iter().map(|group| group.members.len()).sum();

@@ -78,7 +78,7 @@ async fn planned_objects_are_created_and_a_live_change_is_the_only_difference() 
     let api = support::apiserver();
     let kubeconfig = api.kubeconfig.to_str().unwrap().to_string();
     api.kubectl_ok(&["apply", "-f", "tests/fixtures/topology/live/kubeadmconfig-crd.yaml"]);
-    support::wait_established(api, &["crd/kubeadmconfigs.bootstrap.cluster.x-k8s.io"]);
+    api.wait_established(&["crd/kubeadmconfigs.bootstrap.cluster.x-k8s.io"]);
     let ns = api.namespace("plan");
     let dir = fixtures(&ns);
     let class = dir.path().join("class.yaml");

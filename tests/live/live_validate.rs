@@ -304,7 +304,7 @@ fn install_gadget_crd(api: &support::ApiServer) {
     INSTALLED.call_once(|| {
         let crd = fixture("gadgets-crd.yaml");
         api.kubectl_ok(&["apply", "-f", &crd.to_string_lossy()]);
-        support::wait_established(api, &["crd/gadgets.verdicts.kubectl-capz.invalid"]);
+        api.wait_established(&["crd/gadgets.verdicts.kubectl-capz.invalid"]);
     });
 }
 

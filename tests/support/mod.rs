@@ -160,28 +160,10 @@ pub fn apiserver_with_crds(extra_crd_dir: &Path) -> &'static ApiServer {
     if !installed.contains(extra_crd_dir) {
         let dir = extra_crd_dir.to_string_lossy();
         api.kubectl_ok(&["apply", "--server-side", "--force-conflicts", "-f", &dir]);
-        wait_established(api, &["-f", &dir]);
+        api.wait_established(&["-f", &dir]);
         installed.insert(extra_crd_dir.to_path_buf());
     }
     api
-}
-
-/// `kubectl wait --for=condition=Established` on the CRDs `which` names (`["-f", DIR]`, `["crd/NAME"]`). kubectl fails
-/// at once, instead of waiting, on a CRD whose `status.conditions` the server has not written yet ("accessor error:
-/// <nil>"), which a loaded machine sees right after the apply: that answer is waited out (up to a minute), any other
-/// failure panics.
-pub fn wait_established(api: &ApiServer, which: &[&str]) {
-    let mut args = vec!["wait", "--for=condition=Established", "--timeout=180s"];
-    args.extend_from_slice(which);
-    for _ in 0..120 {
-        let out = api.kubectl(&args);
-        if out.status.success() || !String::from_utf8_lossy(&out.stderr).contains(".status.conditions accessor error") {
-            expect_success(&args, out);
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(500));
-    }
-    api.kubectl_ok(&args);
 }
 
 /// The shared API server and its audit log, for tests about what requests carry.
@@ -335,6 +317,26 @@ impl ApiServer {
     /// Like [`Self::kubectl`], with `input` on kubectl's stdin (for `-f -`).
     pub fn kubectl_stdin(&self, args: &[&str], input: &str) -> Output {
         run_kubectl(&self.kubeconfig, args, Some(input))
+    }
+
+    /// `kubectl wait --for=condition=Established` on the CRDs `which` names (`["-f", DIR]`, `["crd/NAME"]`).
+    /// kubectl fails at once, instead of waiting, on a CRD whose `status.conditions` the server has not written yet
+    /// ("accessor error: <nil>"), which a loaded machine sees right after the apply: that answer is waited out (up to
+    /// a minute), any other failure panics.
+    pub fn wait_established(&self, which: &[&str]) {
+        let mut args = vec!["wait", "--for=condition=Established", "--timeout=180s"];
+        args.extend_from_slice(which);
+        for _ in 0..120 {
+            let out = self.kubectl(&args);
+            if out.status.success()
+                || !String::from_utf8_lossy(&out.stderr).contains(".status.conditions accessor error")
+            {
+                expect_success(&args, out);
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        self.kubectl_ok(&args);
     }
 
     /// Runs kubectl as admin and returns stdout; panics with kubectl's stderr when it fails.
