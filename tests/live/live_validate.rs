@@ -165,7 +165,6 @@ fn not_the_servers_business(f: &Finding) -> Option<&'static str> {
     None
 }
 
-/// `kubectl create --dry-run=server --validate=strict` of one raw document in `namespace`.
 /// For the kinds with a CAPZ defaulting webhook (which the test server does not run), the object as that webhook
 /// returns it (`capz::schema::defaulting`, checked against CAPZ's recorded patches), so that the server's schema
 /// check sees what it sees in a real cluster; other objects unchanged.
@@ -181,12 +180,64 @@ fn as_capz_defaults_it(doc: &str) -> String {
     }
 }
 
+/// What `kubectl create` and a first client-side `kubectl apply` send: a create with `fieldValidation=Strict`.
+const CREATE: &[&str] = &["create", "--dry-run=server", "--validate=strict"];
+/// Server-side apply as `kubectl apply --server-side` and Flux do it.
+const SERVER_SIDE_APPLY: &[&str] = &["apply", "--server-side", "--dry-run=server", "--field-manager=capz-test"];
+
+/// `kubectl create --dry-run=server --validate=strict` of one raw document in `namespace` (see [`server_verdicts`]).
 fn server_verdict(api: &support::ApiServer, doc: &str, namespace: &str) -> Result<(), String> {
-    let out = api.kubectl_stdin(
-        &["create", "--dry-run=server", "--validate=strict", "-n", namespace, "-o", "name", "-f", "-"],
-        &as_capz_defaults_it(&in_namespace(doc, namespace)),
-    );
-    if out.status.success() { Ok(()) } else { Err(text(&out.stderr).trim().to_owned()) }
+    server_verdicts(api, CREATE, &as_submitted(&[doc], namespace), namespace).pop().expect("one verdict")
+}
+
+/// Corpus documents as they are submitted: in `namespace`, and as CAPZ's defaulting webhook returns them.
+fn as_submitted<D: AsRef<str>>(documents: &[D], namespace: &str) -> Vec<String> {
+    documents.iter().map(|doc| as_capz_defaults_it(&in_namespace(doc.as_ref(), namespace))).collect()
+}
+
+/// The server's verdict on each document (YAML or JSON text) with `kubectl <command> -n namespace -o name -f -`:
+/// `Ok` when it is accepted, else kubectl's message.
+///
+/// kubectl sends every object of a stream as its own request and exits 0 only when each one succeeded, printing
+/// one name per object: so when a whole stream comes back with exit 0 and one name per document, every document
+/// is accepted, in one kubectl process instead of one per document (kubectl's start-up is most of a dry run's
+/// cost). Otherwise each document of that stream is submitted alone, so that every rejection carries its own
+/// message. YAML and JSON documents go in separate streams: kubectl reads a stream starting with `{` as JSON
+/// throughout, and JSON text read as YAML 1.1 is not always the same value.
+fn server_verdicts(
+    api: &support::ApiServer,
+    command: &[&str],
+    submitted: &[String],
+    namespace: &str,
+) -> Vec<Result<(), String>> {
+    let mut args = command.to_vec();
+    args.extend(["-n", namespace, "-o", "name", "-f", "-"]);
+    let mut verdicts = vec![Ok(()); submitted.len()];
+    for json in [false, true] {
+        let members: Vec<usize> =
+            (0..submitted.len()).filter(|&i| submitted[i].trim_start().starts_with('{') == json).collect();
+        if members.is_empty() {
+            continue;
+        }
+        let stream = if json {
+            members.iter().map(|&i| format!("{}\n", submitted[i].trim_end())).collect::<String>()
+        } else {
+            members.iter().map(|&i| submitted[i].as_str()).collect::<Vec<_>>().join("---\n")
+        };
+        if members.len() > 1 {
+            let out = api.kubectl_stdin(&args, &stream);
+            if out.status.success() && text(&out.stdout).lines().count() == members.len() {
+                continue;
+            }
+        }
+        for &i in &members {
+            let out = api.kubectl_stdin(&args, &submitted[i]);
+            if !out.status.success() {
+                verdicts[i] = Err(text(&out.stderr).trim().to_owned());
+            }
+        }
+    }
+    verdicts
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -210,10 +261,10 @@ fn corpus_verdicts_equal_the_api_servers() {
         let documents = split_documents(&content);
         let ours_per_object = our_errors(&file, &args);
         assert_eq!(ours_per_object.len(), documents.len(), "{rel}: validate saw another number of objects");
-        for (index, (doc, ours)) in documents.iter().zip(&ours_per_object).enumerate() {
+        let server_per_object = server_verdicts(api, CREATE, &as_submitted(&documents, &ns), &ns);
+        for (index, (ours, server)) in ours_per_object.iter().zip(server_per_object).enumerate() {
             let (server_relevant, other): (Vec<&Finding>, Vec<&Finding>) =
                 ours.iter().partition(|f| not_the_servers_business(f).is_none());
-            let server = server_verdict(api, doc, &ns);
             compared += 1;
             match (&server, server_relevant.is_empty()) {
                 (Ok(()), true) => {
@@ -610,6 +661,8 @@ fn embedded_aso_objects_get_the_api_servers_verdict_on_their_own() {
         }
         let documents = split_documents(&content);
         let ours_per_object = our_errors(&file, &corpus_args(&content));
+        // (label, our findings, the embedded object as JSON) for every embedded object of the file.
+        let mut embedded = Vec::new();
         for (index, (doc, ours)) in documents.iter().zip(&ours_per_object).enumerate() {
             let kind = doc.lines().find_map(|l| l.strip_prefix("kind: ")).unwrap_or_default().trim();
             if !ASO_EMBEDDING_KINDS.contains(&kind) {
@@ -625,21 +678,22 @@ fn embedded_aso_objects_get_the_api_servers_verdict_on_their_own() {
                     .filter(|f| !capz::lint::rules().iter().any(|rule| rule.id == f.rule))
                     .filter(|f| f.path == prefix || f.path.starts_with(&format!("{prefix}/")))
                     .collect();
-                let json = serde_json::to_string(resource).unwrap();
-                let out = api.kubectl_stdin(
-                    &["create", "--dry-run=server", "--validate=strict", "-n", &ns, "-o", "name", "-f", "-"],
-                    &json,
-                );
-                compared += 1;
-                let label = format!("{rel} document {index} {prefix}");
-                match (out.status.success(), ours.is_empty()) {
-                    (true, true) => {}
-                    (false, false) => rejected += 1,
-                    (true, false) => disagreements.push(format!("{label}: the server ACCEPTS, we report {ours:#?}")),
-                    (false, true) => disagreements.push(format!(
-                        "{label}: the server REJECTS, we report nothing:\n  server: {}",
-                        text(&out.stderr).trim()
-                    )),
+                embedded.push((
+                    format!("{rel} document {index} {prefix}"),
+                    ours,
+                    serde_json::to_string(resource).unwrap(),
+                ));
+            }
+        }
+        let submitted: Vec<String> = embedded.iter().map(|(_, _, json)| json.clone()).collect();
+        for ((label, ours, _), server) in embedded.iter().zip(server_verdicts(api, CREATE, &submitted, &ns)) {
+            compared += 1;
+            match (server, ours.is_empty()) {
+                (Ok(()), true) => {}
+                (Err(_), false) => rejected += 1,
+                (Ok(()), false) => disagreements.push(format!("{label}: the server ACCEPTS, we report {ours:#?}")),
+                (Err(message), true) => {
+                    disagreements.push(format!("{label}: the server REJECTS, we report nothing:\n  server: {message}"))
                 }
             }
         }
@@ -697,15 +751,12 @@ fn server_side_apply_differs_from_create_only_where_listed() {
         }
         let documents = split_documents(&content);
         let ours_per_object = our_errors(&file, &corpus_args(&content));
-        for (index, (doc, ours)) in documents.iter().zip(&ours_per_object).enumerate() {
+        let server_per_object = server_verdicts(api, SERVER_SIDE_APPLY, &as_submitted(&documents, &ns), &ns);
+        for (index, (ours, server)) in ours_per_object.iter().zip(server_per_object).enumerate() {
             let we_reject = ours.iter().any(|f| not_the_servers_business(f).is_none());
-            let out = api.kubectl_stdin(
-                &["apply", "--server-side", "--dry-run=server", "--field-manager=capz-test", "-n", &ns, "-f", "-"],
-                &as_capz_defaults_it(&in_namespace(doc, &ns)),
-            );
-            let message = text(&out.stderr);
+            let message = server.as_ref().err().cloned().unwrap_or_default();
             let listed = SERVER_SIDE_APPLY_REJECTS_TOO.iter().find(|(f, i, _, _)| *f == rel && *i == index);
-            match (out.status.success(), we_reject, listed) {
+            match (server.is_ok(), we_reject, listed) {
                 (true, false, None) | (false, true, None) => {}
                 (false, false, Some((_, _, fragment, _))) if message.contains(fragment) => {
                     seen.push((rel.clone(), index))
