@@ -85,15 +85,23 @@ if [ ! -d target/debug ] && [ -z "${CARGO_INCREMENTAL:-}" ]; then
 fi
 cargo test --lib --tests --no-run --message-format=json-render-diagnostics >"$logs/artifacts.json"
 echo "test build finished after $((SECONDS - t0))s" >&2
-# One line per test binary: its name, then its path (the plugin binary itself is not a test artifact).
+# One line per test binary: its name, then its path (the plugin binary itself is not a test artifact), in the order
+# they run: live first (in the background), then cli, whose 2,000-cluster kill test is one long test that leaves a
+# core to live, and the unit tests last, which keep both cores busy once live has finished (cargo's artifact order
+# varies; in a cold run of 2026-11-29 cli ran last and alone for 77 s).
 python3 - "$logs/artifacts.json" >"$logs/binaries.txt" <<'PY'
 import json, sys
+ORDER = ["live", "cli", "referee", "corpora", "tooling", "unit-lib"]
+binaries = []
 for line in open(sys.argv[1]):
     msg = json.loads(line)
     if msg.get("reason") == "compiler-artifact" and msg.get("executable") and msg["profile"]["test"]:
         target = msg["target"]
         name = "unit-" + target["kind"][0] if target["kind"][0] in ("lib", "bin") else target["name"]
-        print(name, msg["executable"])
+        binaries.append((name, msg["executable"]))
+binaries.sort(key=lambda b: (ORDER.index(b[0]) if b[0] in ORDER else len(ORDER), b[0]))
+for name, executable in binaries:
+    print(name, executable)
 PY
 
 run_binary() { # name path -> its output in $logs/name.log, "name exit-code seconds" in $logs/name.status
