@@ -15,6 +15,16 @@ pub fn field<'v>(map: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
     if map.len() <= SCANNED_FIELDS { map.iter().find_map(|(k, v)| (k == key).then_some(v)) } else { map.get(key) }
 }
 
+/// `token` as one reference token of a JSON pointer: `~` written `~0`, then `/` written `~1` (RFC 6901); borrowed
+/// when there is nothing to escape.
+pub fn escape_token(token: &str) -> Cow<'_, str> {
+    if token.contains(['~', '/']) {
+        Cow::Owned(token.replace('~', "~0").replace('/', "~1"))
+    } else {
+        Cow::Borrowed(token)
+    }
+}
+
 /// JSON pointer lookup like `Value::pointer` (same results), without the two `String`s serde_json allocates per
 /// token to unescape it: the rules and the classic translation look up dozens of pointers per object.
 pub trait At {

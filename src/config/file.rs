@@ -135,7 +135,7 @@ pub fn parse(text: &str, path: &Path) -> Result<RepoConfig, ConfigError> {
     reader.known_keys(settings, "", SETTINGS)?;
     let root = config.root().to_path_buf();
     for (key, value) in settings {
-        let pointer = format!("/{}", escape(key));
+        let pointer = format!("/{}", crate::json_pointer::escape_token(key));
         let line = reader.line(&pointer);
         match key.as_str() {
             "capzVersion" => {
@@ -203,7 +203,7 @@ impl Reader<'_> {
         let key =
             if pointer.is_empty() { unknown.clone() } else { format!("{}.{unknown}", pointer.trim_start_matches('/')) };
         Err(self.invalid(
-            &format!("{pointer}/{}", escape(unknown)),
+            &format!("{pointer}/{}", crate::json_pointer::escape_token(unknown)),
             &key,
             format!("unknown setting of {place}; {closest}known: {}", known.join(", ")),
         ))
@@ -232,11 +232,6 @@ impl Reader<'_> {
             })
             .collect()
     }
-}
-
-/// A JSON pointer token for a map key.
-fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
 }
 
 fn type_name(value: &Value) -> &'static str {

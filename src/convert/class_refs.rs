@@ -40,7 +40,7 @@ fn references(value: &Value, pointer: &str, out: &mut Vec<Reference>) {
                 if pointer == "/spec" && key == "patches" {
                     continue;
                 }
-                references(child, &format!("{pointer}/{}", super::escape(key)), out);
+                references(child, &format!("{pointer}/{}", crate::json_pointer::escape_token(key)), out);
             }
         }
         Value::Array(items) => {
@@ -333,7 +333,7 @@ fn v1beta2_mismatch(
             return None;
         }
         let next = node
-            .pointer(&format!("/properties/{}", super::escape(&token)))
+            .pointer(&format!("/properties/{}", crate::json_pointer::escape_token(&token)))
             .or_else(|| {
                 let index = token == "-" || token.parse::<usize>().is_ok();
                 node.get("items").filter(|_| index)

@@ -140,8 +140,3 @@ pub fn follow_references(object: &mut Value, converted_templates: &[ConvertedTem
     }
     (changed, warnings)
 }
-
-/// Escapes one JSON pointer token (`~` -> `~0`, `/` -> `~1`).
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}

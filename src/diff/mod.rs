@@ -157,7 +157,7 @@ pub fn aso_apply_body(embedded: &Value, namespace: &str, live: Option<&Value>) -
     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
     let kind = body.get("kind").and_then(Value::as_str).unwrap_or("");
     for path in capz_managed_paths(group, kind, true) {
-        let pointer: String = path.iter().map(|p| format!("/{}", p.replace('~', "~0").replace('/', "~1"))).collect();
+        let pointer: String = path.iter().map(|p| format!("/{}", crate::json_pointer::escape_token(p))).collect();
         if body.pointer(&pointer).is_none()
             && let Some(value) = live.pointer(&pointer)
         {

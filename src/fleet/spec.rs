@@ -486,7 +486,7 @@ fn serde_path_to_pointer(path: &serde_path_to_error::Path) -> String {
         pointer.push('/');
         match segment {
             Segment::Seq { index } => pointer.push_str(&index.to_string()),
-            Segment::Map { key } => pointer.push_str(&key.replace('~', "~0").replace('/', "~1")),
+            Segment::Map { key } => pointer.push_str(&crate::json_pointer::escape_token(key)),
             Segment::Enum { variant } => pointer.push_str(variant),
             Segment::Unknown => pointer.push('?'),
         }

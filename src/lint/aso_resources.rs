@@ -4,8 +4,9 @@
 
 use serde_json::Value;
 
+use super::Sink;
 use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, RECONCILE_POLICY as POLICY_ANNOTATION, spec_root};
-use super::{Sink, escape_segment};
+use crate::json_pointer::escape_token;
 
 pub(crate) const MANAGED_CLUSTER_COUNT: &str = "capz-managed-cluster-count";
 pub(crate) const AGENT_POOL_RESOURCE_COUNT: &str = "capz-agent-pool-resource-count";
@@ -123,7 +124,7 @@ fn check_reconcile_policy(object: &AsoObject<'_>, sink: &mut Sink<'_>) {
     sink.emit(
         RECONCILE_POLICY,
         object.doc,
-        &object.pointer(&format!("/metadata/annotations/{}", escape_segment(POLICY_ANNOTATION))),
+        &object.pointer(&format!("/metadata/annotations/{}", escape_token(POLICY_ANNOTATION))),
         format!(
             "{POLICY_ANNOTATION} is {shown}: when the Cluster is paused (e.g. by clusterctl move) CAPZ must set it to \
              \"skip\" and fails with an Incompatible error. Remove the annotation (or set \"skip\")"

@@ -6,9 +6,10 @@
 
 use serde_json::Value;
 
+use super::Sink;
 use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, CREDENTIAL_FROM};
 use super::ssh_key::{go_std_base64, is_authorized_key};
-use super::{Sink, escape_segment};
+use crate::json_pointer::escape_token;
 
 pub(crate) const CREDENTIAL_SECRET: &str = "aso-credential-secret";
 pub(crate) const USER_CREDENTIALS_NAME: &str = "aso-user-credentials-name";
@@ -101,7 +102,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             sink.emit(
                 CREDENTIAL_SECRET,
                 first.doc,
-                &first.pointer(&format!("/metadata/annotations/{}", escape_segment(CREDENTIAL_FROM))),
+                &first.pointer(&format!("/metadata/annotations/{}", escape_token(CREDENTIAL_FROM))),
                 format!(
                     "credential Secret {secret:?}{where_} is not in the bundle; ASO reports \"credential secret \
                      not found\" for {} unless it exists in the same namespace (keys AZURE_SUBSCRIPTION_ID, \

@@ -248,11 +248,6 @@ fn aks_twin(id: &str) -> Option<&'static rules::AksTwin> {
     AKS_TWINS.iter().find(|twin| twin.capz == id)
 }
 
-/// Escapes one JSON pointer segment (`~` -> `~0`, `/` -> `~1`).
-pub(crate) fn escape_segment(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -74,7 +74,7 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
         for key in labels.keys().filter(|key| key.starts_with(AZURE_SYSTEM_LABEL_PREFIX)) {
             found.push((
                 NODE_LABELS,
-                format!("nodeLabels/{}", super::escape_segment(key)),
+                format!("nodeLabels/{}", crate::json_pointer::escape_token(key)),
                 format!(
                     "node label {key:?} uses the prefix {AZURE_SYSTEM_LABEL_PREFIX:?}, which AKS reserves for its own \
                      labels; choose another key"

@@ -221,7 +221,7 @@ fn labelled_cluster(bundle: &Bundle<'_>, index: usize, doc: &Document, sink: &mu
         .find_named("Cluster", name, namespace, |cluster| bundle.group(cluster) == super::bundle::CAPI_GROUP)
         .is_some();
     let why = if later { "comes after it in apply order" } else { "is not in the bundle" };
-    let pointer = format!("/metadata/labels/{}", super::escape_segment(CLUSTER_NAME_LABEL));
+    let pointer = format!("/metadata/labels/{}", crate::json_pointer::escape_token(CLUSTER_NAME_LABEL));
     sink.emit(
         LABELLED_CLUSTER_MISSING,
         index,

@@ -339,10 +339,6 @@ pub(super) fn kubernetes_yaml_options() -> Options {
     options
 }
 
-fn escape_pointer_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
 /// The JSON-pointer lines of a value read by [`LinedDocument`]: every node under its pointer.
 fn pointer_lines(
     value: &Value,
@@ -363,7 +359,7 @@ fn pointer_lines(
     match value {
         Value::Object(map) => {
             for ((key, child), &(_, child_end)) in map.iter().zip(&ranges) {
-                visit(&escape_pointer_token(key), child, child_end, pointer);
+                visit(&crate::json_pointer::escape_token(key), child, child_end, pointer);
             }
         }
         Value::Array(items) => {

@@ -121,7 +121,7 @@ fn expand_pattern(value: &Value, pattern: &str) -> Vec<String> {
                 }
                 key => {
                     let child = current.get(key).unwrap_or(&Value::Null);
-                    next.push((format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1")), child));
+                    next.push((format!("{pointer}/{}", crate::json_pointer::escape_token(key)), child));
                 }
             }
         }
@@ -529,7 +529,7 @@ impl Walker<'_> {
         for (key, child) in map {
             let len = pointer.len();
             pointer.push('/');
-            pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+            pointer.push_str(&crate::json_pointer::escape_token(key));
             match properties.and_then(|p| p.get(key)) {
                 Some(child_schema) => self.check(child, child_schema, pointer, problems),
                 None => match schema.get("additionalProperties") {

@@ -178,10 +178,6 @@ pub fn parse_path(path: &str) -> Result<Vec<Segment>, String> {
     Ok(segments)
 }
 
-fn escape_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
 fn unescape_token(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")
 }
@@ -199,7 +195,7 @@ fn segments_pointer(segments: &[Segment]) -> String {
     for segment in segments {
         pointer.push('/');
         match segment {
-            Segment::Key(key) => pointer.push_str(&escape_token(key)),
+            Segment::Key(key) => pointer.push_str(&crate::json_pointer::escape_token(key)),
             Segment::Index(i) => pointer.push_str(&i.to_string()),
         }
     }
@@ -299,7 +295,7 @@ impl Layered {
             if let Some(Value::Object(map)) = self.value.pointer_mut(&parent_pointer) {
                 map.shift_remove(key);
             }
-            let pointer = format!("{parent_pointer}/{}", escape_token(key));
+            let pointer = format!("{parent_pointer}/{}", crate::json_pointer::escape_token(key));
             self.forget_under(&pointer);
             let source = source_of(&pointer);
             self.sources.insert(pointer, source);
@@ -317,7 +313,7 @@ impl Layered {
                         return Err(format!("`{}` is not an object", display_path(&pointer)));
                     };
                     pointer.push('/');
-                    pointer.push_str(&escape_token(key));
+                    pointer.push_str(&crate::json_pointer::escape_token(key));
                     target = map.entry(key.clone()).or_insert(Value::Null);
                 }
                 Segment::Index(index) => {
@@ -366,7 +362,7 @@ fn merge_value(target: &mut Value, patch: Value, pointer: &mut String, writes: &
             for (key, value) in patch_map {
                 let len = pointer.len();
                 pointer.push('/');
-                pointer.push_str(&escape_token(&key));
+                pointer.push_str(&crate::json_pointer::escape_token(&key));
                 if value.is_null() && !in_overlay(pointer) {
                     map.shift_remove(&key);
                     writes.push((pointer.clone(), true));
@@ -395,7 +391,7 @@ fn record_children(value: &Value, pointer: &mut String, writes: &mut Vec<(String
             for (key, child) in map {
                 let len = pointer.len();
                 pointer.push('/');
-                pointer.push_str(&escape_token(key));
+                pointer.push_str(&crate::json_pointer::escape_token(key));
                 writes.push((pointer.clone(), false));
                 record_children(child, pointer, writes);
                 pointer.truncate(len);

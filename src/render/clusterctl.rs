@@ -82,7 +82,7 @@ pub fn parse_config(text: &str, source_name: &str) -> Result<Map<String, Value>,
     let source_lines: Vec<&str> = text.lines().collect();
     let mut out = Map::new();
     for (key, value) in map {
-        let pointer = format!("/{}", key.replace('~', "~0").replace('/', "~1"));
+        let pointer = format!("/{}", crate::json_pointer::escape_token(&key));
         let line = lines.line_of(&pointer).and_then(|line| source_lines.get(line.wrapping_sub(1)));
         let raw = line.and_then(|line| plain_scalar_after_key(line));
         // `N:`, `y:`, `off:` ... are boolean keys in YAML 1.1 but names for viper.

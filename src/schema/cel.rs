@@ -171,7 +171,7 @@ fn field_path_to_pointer(field_path: &str) -> String {
         };
         if !name.is_empty() {
             pointer.push('/');
-            pointer.push_str(&super::meta::escape(name));
+            pointer.push_str(&crate::json_pointer::escape_token(name));
         }
         for index in rest.split(['[', ']']).filter(|s| !s.is_empty()) {
             pointer.push('/');

@@ -31,7 +31,7 @@ impl fmt::Display for Pointer<'_> {
     }
 }
 
-/// One pointer token, `~` and `/` escaped (as [`super::meta::escape`]).
+/// One pointer token, `~` and `/` escaped (as [`crate::json_pointer::escape_token`]).
 fn write_token(token: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     if !token.bytes().any(|b| b == b'~' || b == b'/') {
         return f.write_str(token);

@@ -14,11 +14,12 @@ use serde_json::{Map, Value};
 
 use super::cel::CelChecker;
 use super::issue::Issue;
-use super::meta::{self, NameRule, escape};
+use super::meta::{self, NameRule};
 use super::pointer::Pointer;
 use super::{Gvk, Registry, formats, removed_apis};
 use crate::fast_hash::HashMap;
 use crate::json_pointer::At;
+use crate::json_pointer::escape_token;
 use crate::manifest::{Document, SecretValues, is_secret_data_pointer, split_api_version};
 use crate::report::{Finding, Severity};
 use crate::versions::Target;
@@ -814,7 +815,7 @@ impl Walk<'_, '_> {
                             .cloned()
                             .or_else(|| {
                                 item_schema
-                                    .and_then(|s| s.pointer(&format!("/properties/{}/default", escape(k))))
+                                    .and_then(|s| s.pointer(&format!("/properties/{}/default", escape_token(k))))
                                     .cloned()
                             })
                             .unwrap_or(Value::Null)
@@ -854,7 +855,7 @@ impl Walk<'_, '_> {
                 if !map.contains_key(key) {
                     out.push(Issue::error(
                         "schema",
-                        format!("{path}/{}", escape(key)),
+                        format!("{path}/{}", escape_token(key)),
                         format!("required field {key:?} is missing"),
                     ));
                 }
@@ -1007,7 +1008,7 @@ fn check_core_data(kind: &str, object: &Value, prefix: &str, out: &mut Vec<Issue
             if let Some(reason) = config_key_error(key) {
                 out.push(Issue::error(
                     "schema",
-                    format!("{prefix}/{field}/{}", escape(key)),
+                    format!("{prefix}/{field}/{}", escape_token(key)),
                     format!("invalid key {key:?}: {reason}"),
                 ));
             }
@@ -1020,7 +1021,7 @@ fn check_core_data(kind: &str, object: &Value, prefix: &str, out: &mut Vec<Issue
         for key in binary.keys().filter(|k| data.contains_key(*k)) {
             out.push(Issue::error(
                 "schema",
-                format!("{prefix}/binaryData/{}", escape(key)),
+                format!("{prefix}/binaryData/{}", escape_token(key)),
                 format!("duplicate of key {key:?} in data"),
             ));
         }

@@ -186,7 +186,7 @@ fn all_pointers(value: &Value, pointer: &mut String, out: &mut Vec<String>) {
         Value::Object(map) => {
             for (key, child) in map {
                 pointer.push('/');
-                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                pointer.push_str(&crate::json_pointer::escape_token(key));
                 all_pointers(child, pointer, out);
                 pointer.truncate(len);
             }

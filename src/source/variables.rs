@@ -138,7 +138,7 @@ fn holding_variables(value: &Value, pointer: &mut String, out: &mut Vec<(String,
         Value::Object(map) => {
             for (key, child) in map {
                 pointer.push('/');
-                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                pointer.push_str(&crate::json_pointer::escape_token(key));
                 if holds_variable(key) {
                     out.push((pointer.clone(), key.clone()));
                 }

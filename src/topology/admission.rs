@@ -106,7 +106,7 @@ pub fn pointer_of(value: &Value, path: &str) -> String {
             None => (segment, None),
         };
         pointer.push('/');
-        pointer.push_str(&field.replace('~', "~0").replace('/', "~1"));
+        pointer.push_str(&crate::json_pointer::escape_token(field));
         current = current.and_then(|c| c.get(field));
         pointers.push(pointer.clone());
         if let Some(key) = key {
@@ -123,7 +123,7 @@ pub fn pointer_of(value: &Value, path: &str) -> String {
                     current = current.and_then(|c| c.get(i));
                 }
                 None => {
-                    pointer.push_str(&format!("/{}", key.replace('~', "~0").replace('/', "~1")));
+                    pointer.push_str(&format!("/{}", crate::json_pointer::escape_token(key)));
                     current = current.and_then(|c| c.get(key));
                 }
             }

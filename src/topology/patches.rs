@@ -294,7 +294,7 @@ pub fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
     let mut walked = String::new();
     for token in parents {
         walked.push('/');
-        walked.push_str(&token.replace('~', "~0").replace('/', "~1"));
+        walked.push_str(&crate::json_pointer::escape_token(token));
         parent = match parent {
             Value::Object(map) => map
                 .get_mut(token)

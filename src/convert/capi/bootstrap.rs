@@ -38,7 +38,7 @@ fn args_to_list(map: &mut Object, key: &str, pointer: &str) -> Result<(), Conver
     for (name, value) in args {
         let Value::String(value) = value else {
             return Err(ConvertError::invalid(
-                &format!("{pointer}/{key}/{}", name.replace('~', "~0").replace('/', "~1")),
+                &format!("{pointer}/{key}/{}", crate::json_pointer::escape_token(&name)),
                 "an extra arg value must be a string (quote it)",
             ));
         };

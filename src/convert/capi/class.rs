@@ -152,8 +152,8 @@ fn json_schema(schema: &mut Object, restored: Option<&Value>) {
     }
     if let Some(properties) = object_mut(schema, "properties") {
         for (name, property) in properties.iter_mut() {
-            let restored_child = restored
-                .and_then(|r| r.pointer(&format!("/properties/{}", name.replace('~', "~0").replace('/', "~1"))));
+            let restored_child =
+                restored.and_then(|r| r.pointer(&format!("/properties/{}", crate::json_pointer::escape_token(name))));
             if let Some(property) = property.as_object_mut() {
                 json_schema(property, restored_child);
             }

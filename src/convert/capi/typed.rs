@@ -87,7 +87,7 @@ fn walk(node: &Node, value: &mut Value, pointer: &str, unknown: &mut dyn FnMut(&
             if let Some(properties) = &node.properties {
                 let keys: Vec<String> = map.keys().cloned().collect();
                 for key in keys {
-                    let child_pointer = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+                    let child_pointer = format!("{pointer}/{}", crate::json_pointer::escape_token(&key));
                     match properties.get(&key) {
                         Some(child) => walk(child, map.get_mut(&key).expect("listed key"), &child_pointer, unknown)?,
                         None if node.additional.is_some() => {}
@@ -100,7 +100,7 @@ fn walk(node: &Node, value: &mut Value, pointer: &str, unknown: &mut dyn FnMut(&
                 }
             } else if let Some(additional) = &node.additional {
                 for (key, child) in map.iter_mut() {
-                    let child_pointer = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+                    let child_pointer = format!("{pointer}/{}", crate::json_pointer::escape_token(key));
                     walk(additional, child, &child_pointer, unknown)?;
                 }
             }

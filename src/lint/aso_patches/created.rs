@@ -132,7 +132,7 @@ fn leaves_equal_to(value: &Value, wanted: &Value, prefix: &str, out: &mut Vec<St
     match value {
         Value::Object(map) => {
             for (key, child) in map {
-                leaves_equal_to(child, wanted, &format!("{prefix}/{}", super::super::escape_segment(key)), out);
+                leaves_equal_to(child, wanted, &format!("{prefix}/{}", crate::json_pointer::escape_token(key)), out);
             }
         }
         Value::Array(items) => {

@@ -57,7 +57,7 @@ pub(super) fn touched(value: &serde_json::Value, prefix: &str, out: &mut Vec<Str
     match value.as_object() {
         Some(map) if !map.is_empty() => {
             for (key, child) in map {
-                touched(child, &format!("{prefix}/{}", super::escape_segment(key)), out);
+                touched(child, &format!("{prefix}/{}", crate::json_pointer::escape_token(key)), out);
             }
         }
         _ => out.push(prefix.to_string()),

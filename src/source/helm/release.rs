@@ -165,7 +165,7 @@ fn block_scalar_at(object: &Document, pointer: &str, key: &str) -> bool {
 /// The text under `key` of a ConfigMap (`data`) or Secret (`stringData`, or base64 `data`), and its JSON pointer.
 fn data_value(object: &Value, key: &str) -> Option<(String, String)> {
     let text = |map: Option<&Map<String, Value>>| map?.get(key)?.as_str().map(str::to_string);
-    let escaped = key.replace('~', "~0").replace('/', "~1");
+    let escaped = crate::json_pointer::escape_token(key);
     if let Some(found) = text(object.get("stringData").and_then(Value::as_object)) {
         return Some((found, format!("/stringData/{escaped}")));
     }

@@ -101,7 +101,7 @@ pub(crate) fn leaf_pointers(value: &Value, pointer: &mut String, visit: &mut imp
             for (key, child) in map {
                 let length = pointer.len();
                 pointer.push('/');
-                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                pointer.push_str(&crate::json_pointer::escape_token(key));
                 leaf_pointers(child, pointer, visit);
                 pointer.truncate(length);
             }

@@ -234,7 +234,7 @@ fn replace_leaves(
             for (name, child) in map.iter_mut() {
                 let (pointer_len, key_len) = (pointer.len(), key.len());
                 pointer.push('/');
-                pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
+                pointer.push_str(&crate::json_pointer::escape_token(name));
                 if !key.is_empty() {
                     key.push('.');
                 }

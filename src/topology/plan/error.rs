@@ -41,7 +41,7 @@ pub(super) fn field_pointer(error: &VariableError) -> String {
     for part in path.split('.') {
         let (name, rest) = part.split_once('[').unwrap_or((part, ""));
         pointer.push('/');
-        pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
+        pointer.push_str(&crate::json_pointer::escape_token(name));
         for index in rest.split('[').filter(|i| !i.is_empty()) {
             let index = index.trim_end_matches(']');
             if index.chars().all(|c| c.is_ascii_digit()) {
