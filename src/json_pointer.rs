@@ -85,6 +85,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn pointer_tokens_escape_tilde_then_slash() {
+        assert_eq!(escape_token("metadata"), "metadata");
+        assert_eq!(escape_token("example.com/team"), "example.com~1team");
+        assert_eq!(escape_token("a~/b"), "a~0~1b");
+        assert_eq!(escape_token("~1"), "~01");
+    }
+
+    #[test]
     fn at_finds_what_serde_json_pointer_finds() {
         let value = serde_json::json!({
             "a": {"b/c": [1, {"d~e": true}], "": 2, "0": "zero"},

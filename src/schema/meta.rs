@@ -364,14 +364,6 @@ mod tests {
     }
 
     #[test]
-    fn pointer_tokens_escape_tilde_then_slash() {
-        assert_eq!(crate::json_pointer::escape_token("metadata"), "metadata");
-        assert_eq!(crate::json_pointer::escape_token("example.com/team"), "example.com~1team");
-        assert_eq!(crate::json_pointer::escape_token("a~/b"), "a~0~1b");
-        assert_eq!(crate::json_pointer::escape_token("~1"), "~01");
-    }
-
-    #[test]
     fn names_follow_dns_rules() {
         assert_eq!(dns1123_subdomain_error("my-cluster.example"), None);
         assert!(dns1123_subdomain_error("My_Cluster").is_some());

@@ -219,12 +219,12 @@ fn server_verdicts(
         if members.is_empty() {
             continue;
         }
-        let stream = if json {
-            members.iter().map(|&i| format!("{}\n", submitted[i].trim_end())).collect::<String>()
-        } else {
-            members.iter().map(|&i| submitted[i].as_str()).collect::<Vec<_>>().join("---\n")
-        };
         if members.len() > 1 {
+            let stream = if json {
+                members.iter().map(|&i| format!("{}\n", submitted[i].trim_end())).collect::<String>()
+            } else {
+                members.iter().map(|&i| submitted[i].as_str()).collect::<Vec<_>>().join("---\n")
+            };
             let out = api.kubectl_stdin(&args, &stream);
             if out.status.success() && text(&out.stdout).lines().count() == members.len() {
                 continue;
@@ -661,8 +661,8 @@ fn embedded_aso_objects_get_the_api_servers_verdict_on_their_own() {
         }
         let documents = split_documents(&content);
         let ours_per_object = our_errors(&file, &corpus_args(&content));
-        // (label, our findings, the embedded object as JSON) for every embedded object of the file.
-        let mut embedded = Vec::new();
+        // Every embedded object of the file: (label, our findings), and the object as JSON.
+        let (mut embedded, mut submitted) = (Vec::new(), Vec::new());
         for (index, (doc, ours)) in documents.iter().zip(&ours_per_object).enumerate() {
             let kind = doc.lines().find_map(|l| l.strip_prefix("kind: ")).unwrap_or_default().trim();
             if !ASO_EMBEDDING_KINDS.contains(&kind) {
@@ -678,15 +678,11 @@ fn embedded_aso_objects_get_the_api_servers_verdict_on_their_own() {
                     .filter(|f| !capz::lint::rules().iter().any(|rule| rule.id == f.rule))
                     .filter(|f| f.path == prefix || f.path.starts_with(&format!("{prefix}/")))
                     .collect();
-                embedded.push((
-                    format!("{rel} document {index} {prefix}"),
-                    ours,
-                    serde_json::to_string(resource).unwrap(),
-                ));
+                embedded.push((format!("{rel} document {index} {prefix}"), ours));
+                submitted.push(serde_json::to_string(resource).unwrap());
             }
         }
-        let submitted: Vec<String> = embedded.iter().map(|(_, _, json)| json.clone()).collect();
-        for ((label, ours, _), server) in embedded.iter().zip(server_verdicts(api, CREATE, &submitted, &ns)) {
+        for ((label, ours), server) in embedded.iter().zip(server_verdicts(api, CREATE, &submitted, &ns)) {
             compared += 1;
             match (server, ours.is_empty()) {
                 (Ok(()), true) => {}
