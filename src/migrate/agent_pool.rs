@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use super::defaults::{Defaulted, DefaultedPool};
 use super::patches::apply_merge_patches;
 use super::reconcile::{self, Owner, normalized_name};
-use super::{TranslateError, bool_at, str_at};
+use super::{TranslateError, aso_object, bool_at, str_at};
 use crate::json_pointer::At;
 
 pub(super) const STABLE: &str = "containerservice.azure.com/v1api20250801";
@@ -187,7 +187,7 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
         spec.insert("linuxOSConfig".into(), Value::Object(config));
     }
     let api_version = if preview(defaulted) { PREVIEW } else { STABLE };
-    json!({"apiVersion": api_version, "kind": "ManagedClustersAgentPool", "metadata": {}, "spec": spec})
+    aso_object(api_version, "ManagedClustersAgentPool", spec)
 }
 
 fn patch_list(object: &Value, pointer: &str) -> Vec<String> {

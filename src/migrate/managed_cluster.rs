@@ -12,7 +12,7 @@ use super::defaults::Defaulted;
 use super::patches::apply_merge_patches;
 use super::reconcile::{self, Owner, normalized_name};
 use super::resource_group::{additional_tags, capz_tags};
-use super::{TranslateError, bool_at, str_at};
+use super::{TranslateError, aso_object, bool_at, str_at};
 use crate::json_pointer::At;
 
 /// ASO's enums, which the conversion from CAPZ's hub object matches case-insensitively (`genruntime.ToEnum`).
@@ -188,7 +188,7 @@ fn kubeconfig_secret(name: String) -> Value {
 /// `ManagedClusterSpec.Parameters` on an empty cluster, before patches.
 fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, TranslateError> {
     let cp = &defaulted.control_plane;
-    let spec_in = cp.get("spec").cloned().unwrap_or_else(|| json!({}));
+    let spec_in = cp.get("spec").unwrap_or(&Value::Null);
     let s = |field: &str| spec_in.get(field).filter(|v| !v.is_null());
     let cp_name = str_at(cp, "/metadata/name").unwrap_or("");
     let cluster = &defaulted.cluster_name;
@@ -222,7 +222,7 @@ fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, T
         }
         spec.insert("autoScalerProfile".into(), Value::Object(profile));
     }
-    spec.insert("networkProfile".into(), network_profile(defaulted, &spec_in)?);
+    spec.insert("networkProfile".into(), network_profile(defaulted, spec_in)?);
 
     if let Some(key) = s("sshPublicKey").and_then(Value::as_str).filter(|k| !k.is_empty()) {
         let decoded = base64::engine::general_purpose::STANDARD
@@ -355,7 +355,7 @@ fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, T
         spec.insert("agentPoolProfiles".into(), Value::Array(profiles));
     }
     let api_version = if preview(defaulted) { PREVIEW } else { STABLE };
-    Ok(json!({"apiVersion": api_version, "kind": "ManagedCluster", "metadata": {}, "spec": spec}))
+    Ok(aso_object(api_version, "ManagedCluster", spec))
 }
 
 /// `GetAllAgentPools`: no MachinePool above the control plane's version, at least one System pool.

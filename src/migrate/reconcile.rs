@@ -68,11 +68,10 @@ pub(super) fn finish(
         list.push(owner_reference);
     }
 
-    let mut annotations: Map<String, Value> =
-        metadata.get("annotations").and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut annotations = take_object(metadata, "annotations");
     if let Some(additional) = tags {
         let spec = object.entry("spec").or_insert_with(|| json!({}));
-        let mut merged: Map<String, Value> = spec.get("tags").and_then(Value::as_object).cloned().unwrap_or_default();
+        let mut merged = spec.as_object_mut().map(|spec| take_object(spec, "tags")).unwrap_or_default();
         for (key, value) in &additional {
             merged.insert(key.clone(), json!(value));
         }
@@ -88,7 +87,7 @@ pub(super) fn finish(
         annotations.insert("sigs.k8s.io/cluster-api-provider-azure-last-applied-tags".into(), json!(applied));
     }
     let metadata = object.get_mut("metadata").and_then(Value::as_object_mut).expect("object");
-    let mut labels: Map<String, Value> = metadata.get("labels").and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut labels = take_object(metadata, "labels");
     labels.insert("cluster.x-k8s.io/cluster-name".into(), json!(cluster_name));
     metadata.insert("labels".into(), Value::Object(labels));
     if let Some(previous) = annotations.remove("sigs.k8s.io/cluster-api-provider-azure-pre-pause-reconcile-policy") {
@@ -98,6 +97,15 @@ pub(super) fn finish(
     annotations.insert("serviceoperator.azure.com/credential-from".into(), json!(format!("{cluster_name}-aso-secret")));
     metadata.insert("annotations".into(), Value::Object(annotations));
     parameters
+}
+
+/// The object at `key` of `map`, taken out (a null left in its place, so that inserting there again keeps the key's
+/// position); an empty map where there is none or something else.
+fn take_object(map: &mut Map<String, Value>, key: &str) -> Map<String, Value> {
+    match map.get_mut(key).map(Value::take) {
+        Some(Value::Object(object)) => object,
+        _ => Map::new(),
+    }
 }
 
 #[cfg(test)]

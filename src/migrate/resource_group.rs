@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::defaults::Defaulted;
 use super::reconcile::{self, Owner, normalized_name};
-use super::str_at;
+use super::{aso_object, str_at};
 use crate::json_pointer::At;
 
 pub(super) const API_VERSION: &str = "resources.azure.com/v1api20200601";
@@ -43,7 +43,7 @@ fn group(defaulted: &Defaulted<'_>, name: &str, azure_name: &str) -> Value {
     }
     spec.insert("location".into(), json!(location));
     spec.insert("tags".into(), capz_tags(&additional, &defaulted.cluster_name, name));
-    let parameters = json!({"apiVersion": API_VERSION, "kind": "ResourceGroup", "metadata": {}, "spec": spec});
+    let parameters = aso_object(API_VERSION, "ResourceGroup", spec);
     let owner = Owner {
         api_version: "infrastructure.cluster.x-k8s.io/v1beta1",
         kind: "AzureManagedControlPlane",
