@@ -4,12 +4,10 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::json_pointer::field;
 use crate::manifest::Document;
-use crate::schema::Gvk;
 use crate::versions::Target;
 
-use super::{ClassicCluster, str_at};
+use super::{ClassicCluster, crd_defaults, str_at};
 
 /// A classic cluster after defaulting.
 #[derive(Debug, Clone)]
@@ -30,50 +28,6 @@ pub(super) struct DefaultedPool<'a> {
     pub machine_pool: &'a Document,
     pub document: &'a Document,
     pub pool: Value,
-}
-
-const INFRA_GROUP: &str = "infrastructure.cluster.x-k8s.io";
-
-fn crd_schema(kind: &str, target: &'static Target) -> Option<std::sync::Arc<crate::schema::KindSchema>> {
-    super::schemas(target).get(&Gvk::new(INFRA_GROUP, "v1beta1", kind)).ok().flatten()
-}
-
-/// The API server's structural defaulting: a missing (or null) property whose schema has a default gets it;
-/// present objects and arrays are walked.
-fn apply_crd_defaults(value: &mut Value, schema: &Value) {
-    // Schema nodes and most objects are small maps: `field` compares their keys instead of hashing each one looked
-    // up (this walk looked up every property of the classic CRDs' schemas in every object, issue 22).
-    let Some(schema) = schema.as_object() else { return };
-    match value {
-        Value::Object(map) => {
-            let properties = field(schema, "properties").and_then(Value::as_object);
-            if let Some(properties) = properties {
-                for (key, child) in properties {
-                    if let Some(default) = child.as_object().and_then(|child| field(child, "default"))
-                        && field(map, key).is_none_or(Value::is_null)
-                    {
-                        map.insert(key.clone(), default.clone());
-                    }
-                }
-            }
-            let additional = field(schema, "additionalProperties").filter(|a| a.is_object());
-            for (key, child) in map.iter_mut() {
-                if let Some(child_schema) = properties.and_then(|p| field(p, key)) {
-                    apply_crd_defaults(child, child_schema);
-                } else if let Some(additional) = additional {
-                    apply_crd_defaults(child, additional);
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item_schema) = field(schema, "items") {
-                for item in items {
-                    apply_crd_defaults(item, item_schema);
-                }
-            }
-        }
-        _ => {}
-    }
 }
 
 fn spec_mut(object: &mut Value) -> &mut Map<String, Value> {
@@ -188,14 +142,9 @@ fn default_pool(pool: &mut Value) {
 
 fn defaulted(document: &Document, kind: &str, webhook: fn(&mut Value), target: &'static Target) -> Value {
     let mut value = document.value.clone();
-    let schema = crd_schema(kind, target);
-    if let Some(schema) = &schema {
-        apply_crd_defaults(&mut value, &schema.schema);
-    }
+    crd_defaults::apply(kind, target, &mut value);
     webhook(&mut value);
-    if let Some(schema) = &schema {
-        apply_crd_defaults(&mut value, &schema.schema);
-    }
+    crd_defaults::apply(kind, target, &mut value);
     value
 }
 
