@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 /// Maps up to this many entries are looked up by comparing keys (see [`field`]).
-const SCANNED_FIELDS: usize = 8;
+const SCANNED_FIELDS: usize = 16;
 
 /// `map.get(key)`, by comparing the keys of a small map (most maps of a manifest): serde_json's map hashes each key
 /// looked up with std's SipHash, which costs more than a few comparisons. Larger maps are looked up by hash.
