@@ -18,6 +18,7 @@ mod go_net;
 mod mutators;
 mod names;
 mod network;
+mod packed_value;
 mod pool_config;
 mod pools;
 mod profiles;

@@ -1,8 +1,8 @@
-//! The rules over a stream of documents without holding the stream: each document is kept as compact JSON text
-//! with its line records and namespaces (a fraction of the size of its values), and at the end the rules run over
-//! one group of related documents at a time, turned back into values (serde_json reads what it wrote exactly:
-//! same keys in the same order, same strings and integers, so the same lines; a document with a float is kept as
-//! its value, since serde_json's default float reading is not exact to the last bit).
+//! The rules over a stream of documents without holding the stream: each document is kept packed
+//! ([`super::packed_value`]: a fraction of the size of its value) with its line records and namespaces, and at the
+//! end the rules run over one group of related documents at a time, turned back into values (the same keys in the
+//! same order, the same strings and numbers, so the same lines; a document with a float is kept as its value, so
+//! that copies of it compare as values, as they did when documents were kept as JSON text).
 //!
 //! Groups are exact for the rules: they relate objects only by namespace and name (a reference, a label or an
 //! annotation naming another object, an ASO owner naming an embedded ASO object, a MachinePool's `clusterName`), an
@@ -24,6 +24,7 @@ use serde_json::Value;
 
 use super::bundle::At;
 use super::duplicates::{self, Duplicates, ObjectKey};
+use super::packed_value;
 use super::{RuleSelection, Sink, aso_patches, check_bundle_rules};
 use crate::fast_hash::{HashMap, RandomState};
 use crate::manifest::{Document, LineIndex, Origin};
@@ -76,8 +77,8 @@ fn named_namespaces(value: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// A document as the rules will need it: compact JSON (or its value, when it holds a float), with its origin, lines
-/// and namespaces.
+/// A document as the rules will need it: packed (or its value, when it holds a float), with its origin, lines and
+/// namespaces.
 #[derive(Debug)]
 struct Kept {
     body: Body,
@@ -106,7 +107,7 @@ enum SharedKind {
 
 #[derive(Debug)]
 enum Body {
-    Json(Box<str>),
+    Packed(Box<[u8]>),
     Value(Box<Value>),
 }
 
@@ -114,9 +115,7 @@ impl Kept {
     fn new(document: &Document, namespaces: Namespaces, names: Box<[u32]>) -> Self {
         let body = match has_float(&document.value) {
             true => Body::Value(Box::new(document.value.clone())),
-            // `to_string` on a value writes into a byte buffer (its `Display` goes through the formatting machinery
-            // for each piece); the same compact text, and it cannot fail on a value.
-            false => Body::Json(serde_json::to_string(&document.value).unwrap_or_default().into_boxed_str()),
+            false => Body::Packed(packed_value::pack(&document.value)),
         };
         let shared = match document.kind() {
             "Secret" if document.api_version() == "v1" => Some(SharedKind::Secret),
@@ -135,7 +134,7 @@ impl Kept {
     /// Whether two kept documents hold the same object content.
     fn same_content(&self, other: &Kept) -> bool {
         match (&self.body, &other.body) {
-            (Body::Json(a), Body::Json(b)) => a == b,
+            (Body::Packed(a), Body::Packed(b)) => a == b,
             (Body::Value(a), Body::Value(b)) => a == b,
             _ => false,
         }
@@ -143,8 +142,7 @@ impl Kept {
 
     fn value(&self) -> Value {
         match &self.body {
-            // Text this process wrote from a value: it reads back (a failure would be a serde_json bug).
-            Body::Json(json) => serde_json::from_str(json).unwrap_or(Value::Null),
+            Body::Packed(bytes) => packed_value::unpack(bytes),
             Body::Value(value) => Value::clone(value),
         }
     }
@@ -181,37 +179,6 @@ fn each_string<'v>(value: &'v Value, visit: &mut impl FnMut(&'v str)) {
         }
         Value::Array(items) => items.iter().for_each(|item| each_string(item, visit)),
         _ => {}
-    }
-}
-
-/// Calls `visit` with every string of the compact JSON text `json` (values and keys, at any depth), as
-/// [`each_string`] does on its value, without reading the value: a string without escapes is a slice of the text.
-fn each_json_string(json: &str, visit: &mut impl FnMut(&str)) {
-    let bytes = json.as_bytes();
-    let mut at = 0;
-    while let Some(offset) = bytes[at..].iter().position(|&b| b == b'"') {
-        let start = at + offset + 1;
-        let mut end = start;
-        let mut escaped = false;
-        while end < bytes.len() && bytes[end] != b'"' {
-            if bytes[end] == b'\\' {
-                escaped = true;
-                end += 1;
-            }
-            end += 1;
-        }
-        if end >= bytes.len() {
-            return;
-        }
-        if escaped {
-            // Text this process wrote: the string reads back (a failure would be a serde_json bug).
-            if let Ok(text) = serde_json::from_str::<String>(&json[start - 1..=end]) {
-                visit(&text);
-            }
-        } else {
-            visit(&json[start..end]);
-        }
-        at = end + 1;
     }
 }
 
@@ -328,7 +295,7 @@ impl StreamedBundle {
             }
         };
         match &kept.body {
-            Body::Json(json) => each_json_string(json, &mut visit),
+            Body::Packed(bytes) => packed_value::each_string(bytes, &mut visit),
             Body::Value(value) => each_string(value, &mut visit),
         }
         found.sort_unstable();
@@ -618,19 +585,6 @@ mod tests {
         let mut names = Vec::new();
         named_namespaces(&value, &mut names);
         assert_eq!(names, ["a", "b", "c"]);
-    }
-
-    #[test]
-    fn strings_of_compact_json_are_those_of_its_value() {
-        let value = serde_json::json!({
-            "a\"b": ["x\\y", "é\u{1}", 1, true, null, {"k": "v", "": ""}],
-            "n": {"m": [[]], "q": "\"\\/"}
-        });
-        let mut from_value = Vec::new();
-        each_string(&value, &mut |text| from_value.push(text.to_string()));
-        let mut from_text = Vec::new();
-        each_json_string(&value.to_string(), &mut |text| from_text.push(text.to_string()));
-        assert_eq!(from_text, from_value);
     }
 
     /// `copies` clusters of tests/fixtures/lint/aks-aso.yaml in one namespace, the i-th named `c{i}`.
