@@ -433,11 +433,34 @@ fn syntax_error(err: serde_saphyr::Error, source_name: &str) -> ManifestError {
 /// Parses one YAML (or JSON) document into a value, without lines (for text the tool wrote
 /// itself: rendered templates, overlay blocks).
 pub fn parse_plain_value(text: &str, source_name: &str) -> Result<Value, ManifestError> {
+    match one_mapping_read_directly(text) {
+        Some(value) => Ok(value),
+        None => parse_plain_value_with_serde(text, source_name),
+    }
+}
+
+/// [`parse_plain_value`] through serde-saphyr alone.
+fn parse_plain_value_with_serde(text: &str, source_name: &str) -> Result<Value, ManifestError> {
     let PlainValue(value) = read_overflowing_floats_as_strings(text, |text| {
         serde_saphyr::from_str_with_options(text, kubernetes_yaml_options())
     })
     .map_err(|err| syntax_error(err, source_name))?;
     Ok(value)
+}
+
+/// The mapping of a one-document `text` through the readers `validate` reads files with first (the same value as
+/// the serde path; a render reads back every overlay block): None for anything else (no mapping, several documents
+/// or markers that could make several, directives, or text those readers leave to the serde path).
+fn one_mapping_read_directly(text: &str) -> Option<Value> {
+    let one_document = document_markers(text).is_empty()
+        && !text.starts_with(['%', '.'])
+        && !text.contains("\n%")
+        && !text.contains("\n...");
+    if !one_document {
+        return None;
+    }
+    let mut documents = lined_documents_read_directly(text)?;
+    (documents.len() == 1).then(|| documents.remove(0).value)
 }
 
 /// Parses a multi-document stream the tool rendered itself into documents without field lines:
@@ -794,6 +817,48 @@ mod tests {
             }
         }
         assert!(files.len() > 100 && direct * 2 > files.len(), "{direct} of {} files read directly", files.len());
+    }
+
+    #[test]
+    fn plain_values_read_directly_equal_the_serde_path() {
+        let mut texts: Vec<String> = [
+            "",
+            "---\n",
+            "a: 1\n",
+            "---\na: 1\n",
+            "a: 1\n---\nb: 2\n",
+            "---\n---\na: 1\n",
+            "a: 1\n...\n",
+            "%YAML 1.1\n---\na: 1\n",
+            "x\n",
+            "- 1\n",
+            "{a: 1, b: [x, y]}\n",
+            "a: 1\na: 2\n",
+            "a: [\n",
+            "a: yes\nb: 0x1f\n",
+            "  a: 1\n  b:\n    c: d\n",
+            ".a: 1\n",
+            "a: |\n  ---\n  x\n",
+        ]
+        .iter()
+        .map(|text| text.to_string())
+        .collect();
+        for path in crate::test_files::repository_yaml_files() {
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            texts.extend(split_at(&text, &document_markers(&text)).into_iter().map(|(_, part)| part.to_string()));
+            texts.push(text);
+        }
+        let mut direct = 0;
+        for text in &texts {
+            direct += usize::from(one_mapping_read_directly(text).is_some());
+            match (parse_plain_value(text, "t"), parse_plain_value_with_serde(text, "t")) {
+                // As text: the keys in the same order too.
+                (Ok(ours), Ok(theirs)) => assert_eq!(ours.to_string(), theirs.to_string(), "{text}"),
+                (Err(ours), Err(theirs)) => assert_eq!(ours.to_string(), theirs.to_string(), "{text}"),
+                (ours, theirs) => panic!("{text}: {ours:?} against {theirs:?}"),
+            }
+        }
+        assert!(direct * 2 > texts.len(), "{direct} of {} texts read directly", texts.len());
     }
 
     #[test]
