@@ -18,7 +18,10 @@ fn main() {
     let mut files = Vec::new();
     walk(&root, &root.join("gvk"), &mut files);
     files.sort();
-    let mut index = pack_schema_trees(&files, &out_dir);
+    // The values files' JSON Schema, packed beside them (a render reads it: issue 22), not listed with the kinds.
+    println!("cargo:rerun-if-changed=src/params/values.schema.json");
+    let values_schema = manifest_dir.join("src/params/values.schema.json");
+    let mut index = pack_schema_trees(&files, &values_schema, &out_dir);
     // Release folders below gvk/ (`aso-v2.18+v2.19`, `kubernetes-v1.36`), sorted.
     let mut folders: Vec<String> = std::fs::read_dir(root.join("gvk"))
         .map(|entries| {
@@ -100,16 +103,16 @@ fn link_binary_at_a_fixed_address() {
 ///   their indexes take one byte.
 ///
 /// Each file's tree is stored as it is (not deflated): a tree is about a third of its JSON, and inflating
-/// costs more than the pages it saves. Writes `schemas.bin` and `schema_strings.txt`/`schema_string_ends.bin`;
-/// returns the start of `schemas_index.rs` (the index of files).
-fn pack_schema_trees(files: &[(String, PathBuf)], out_dir: &Path) -> String {
-    let documents: Vec<serde_json::Value> = files
-        .iter()
-        .map(|(_, path)| {
-            let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        })
-        .collect();
+/// costs more than the pages it saves. The values files' JSON Schema (`values_schema`) follows the files' trees,
+/// at `VALUES_SCHEMA` rather than in the index. Writes `schemas.bin` and `schema_strings.txt`/
+/// `schema_string_ends.bin`; returns the start of `schemas_index.rs` (the index of files).
+fn pack_schema_trees(files: &[(String, PathBuf)], values_schema: &Path, out_dir: &Path) -> String {
+    let read = |path: &Path| -> serde_json::Value {
+        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let mut documents: Vec<serde_json::Value> = files.iter().map(|(_, path)| read(path)).collect();
+    documents.push(read(values_schema));
     let mut uses: HashMap<&str, usize> = HashMap::new();
     for document in &documents {
         count_strings(document, &mut uses);
@@ -134,6 +137,15 @@ fn pack_schema_trees(files: &[(String, PathBuf)], out_dir: &Path) -> String {
         writeln!(index, "    ({relative:?}, {start}, {}),", blob.len() - start).unwrap();
     }
     index.push_str("];\n");
+    let start = blob.len();
+    write_node(documents.last().expect("the values schema"), &numbers, &mut blob);
+    writeln!(
+        index,
+        "/// The tree of `src/params/values.schema.json` (offset and length in the blob).\n\
+         pub(super) static VALUES_SCHEMA: (u32, u32) = ({start}, {});",
+        blob.len() - start
+    )
+    .unwrap();
     std::fs::write(out_dir.join("schemas.bin"), &blob).expect("write schemas.bin");
     std::fs::write(out_dir.join("schema_strings.txt"), &text).expect("write schema_strings.txt");
     std::fs::write(out_dir.join("schema_string_ends.bin"), &ends).expect("write schema_string_ends.bin");

@@ -21,6 +21,12 @@ pub(crate) fn tree(path: &str) -> Option<&'static [u8]> {
     BLOB.get(offset as usize..offset as usize + length as usize)
 }
 
+/// The tree of the JSON Schema of a values file (`src/params/values.schema.json`).
+pub(crate) fn values_schema_tree() -> Option<&'static [u8]> {
+    let (offset, length) = generated::VALUES_SCHEMA;
+    BLOB.get(offset as usize..offset as usize + length as usize)
+}
+
 /// String number `index` of the trees' string table.
 pub(crate) fn string(index: usize) -> Option<&'static str> {
     let end = |i: usize| -> Option<usize> {

@@ -14,7 +14,7 @@ mod formats;
 mod go_regex;
 mod issue;
 mod meta;
-mod packed;
+pub(crate) mod packed;
 mod pointer;
 mod removed_apis;
 

@@ -27,6 +27,12 @@ pub(crate) fn read_kind_without_status(tree: &[u8]) -> Result<Option<KindSchema>
     Ok(usable.then_some(kind))
 }
 
+/// The JSON Schema of a values file (`src/params/values.schema.json`), decoded from its tree.
+pub(crate) fn values_schema() -> Result<Value, String> {
+    let tree = embedded::values_schema_tree().ok_or("no values schema tree")?;
+    Reader { bytes: tree, at: 0 }.node()
+}
+
 /// Which part of a kind's schema is decoded.
 #[derive(Clone, Copy)]
 enum Part<'o> {
