@@ -178,6 +178,12 @@ fn is_plain_string(text: &str) -> bool {
     if matches!(first, b' ' | b'\t' | b'\r' | b'\n') || matches!(last, b' ' | b'\t' | b'\r' | b'\n') {
         return false;
     }
+    // Most strings of a manifest start with a letter no null, boolean (any case), `inf` or `nan` starts with, and
+    // nothing else below starts with a letter: they are strings without the word comparisons and the float parse
+    // (a tenth of reading a rendered manifest, issue 22).
+    if first.is_ascii_alphabetic() && !matches!(first.to_ascii_lowercase(), b't' | b'y' | b'o' | b'f' | b'n' | b'i') {
+        return true;
+    }
     if is_null_word(text) || yaml11_bool(text).is_some() || text.parse::<f64>().is_ok() {
         return false;
     }

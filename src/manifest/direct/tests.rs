@@ -194,3 +194,17 @@ fn structures_read_as_the_serde_path_reads_them_or_are_left_to_it() {
     assert!(same_as_serde("a: {b: [1, {c: d}]}\n", "flow"));
     assert!(same_as_serde("a:\n  b:\n  - c: 1\n    d:\n  - e\n", "block"));
 }
+
+#[test]
+fn scalars_starting_with_any_letter_read_as_the_serde_path_reads_them() {
+    let tails =
+        ["", "1", "_1", "e5", "abc", "-x.y", ".5", "nf", "nfinity", "an", "ull", "rue", "es", "n", "ff", "alse"];
+    let mut read = 0;
+    for first in ('a'..='z').chain('A'..='Z') {
+        for tail in tails {
+            let text = format!("k: {first}{tail}\n");
+            read += usize::from(same_as_serde(&text, &text));
+        }
+    }
+    assert!(read > 52 * tails.len() / 2, "{read} read directly");
+}
