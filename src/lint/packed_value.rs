@@ -12,15 +12,8 @@
 
 use serde_json::{Map, Number, Value};
 
-const NULL: u8 = 0;
-const FALSE: u8 = 1;
-const TRUE: u8 = 2;
-const UNSIGNED: u8 = 3;
-const NEGATIVE: u8 = 4;
-const FLOAT: u8 = 5;
-const STRING: u8 = 6;
-const ARRAY: u8 = 7;
-const OBJECT: u8 = 8;
+// The tags of the embedded schema trees.
+use crate::schema::packed::{ARRAY, FALSE, FLOAT, NEGATIVE, NULL, OBJECT, STRING, TRUE, UNSIGNED};
 
 /// `value` as packed bytes.
 pub(super) fn pack(value: &Value) -> Box<[u8]> {

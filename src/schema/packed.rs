@@ -46,15 +46,16 @@ enum Part<'o> {
     For(&'o Value),
 }
 
-const NULL: u8 = 0;
-const FALSE: u8 = 1;
-const TRUE: u8 = 2;
-const UNSIGNED: u8 = 3;
-const NEGATIVE: u8 = 4;
-const FLOAT: u8 = 5;
-const STRING: u8 = 6;
-const ARRAY: u8 = 7;
-const OBJECT: u8 = 8;
+// The tag byte of each kind of node (build.rs writes them; `lint::packed_value` uses the same ones).
+pub(crate) const NULL: u8 = 0;
+pub(crate) const FALSE: u8 = 1;
+pub(crate) const TRUE: u8 = 2;
+pub(crate) const UNSIGNED: u8 = 3;
+pub(crate) const NEGATIVE: u8 = 4;
+pub(crate) const FLOAT: u8 = 5;
+pub(crate) const STRING: u8 = 6;
+pub(crate) const ARRAY: u8 = 7;
+pub(crate) const OBJECT: u8 = 8;
 
 struct Reader<'a> {
     bytes: &'a [u8],
