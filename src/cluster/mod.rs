@@ -6,6 +6,7 @@
 mod controllers;
 mod error;
 mod kubeconfig;
+mod name_service;
 mod served;
 
 use std::collections::BTreeMap;
@@ -106,6 +107,7 @@ impl Cluster {
             Some(d) => Some(d),
         };
         let loaded = kubeconfig::load(options.kubeconfig.as_deref(), options.context.as_deref()).await?;
+        name_service::restrict_host_lookup();
         let mut config = loaded.config;
         // Retries are ours (bounded, classified); a failed connect is reported, not retried.
         config.default_retry = false;

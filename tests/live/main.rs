@@ -11,6 +11,7 @@ mod support;
 
 mod classic_cluster; // the world of the live migration tests (used by live_migrate)
 
+mod host_names; // a server named by host name, resolved through the restricted name service
 mod live_apiserver; // the harness itself: the real server, the trimmed CRDs, the launcher
 mod live_core_referee; // records kube-apiserver's verdicts on core objects
 mod live_diff; // `diff`
