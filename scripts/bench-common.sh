@@ -10,7 +10,7 @@ templates=${CAPZ_TEMPLATES:-/work/shared/reference/capz-templates}
 RUNS=${RUNS:-10}
 WARMUP=${WARMUP:-2}
 RSS_RUNS=${RSS_RUNS:-5}
-CAPZ=${CAPZ:-${CARGO_TARGET_DIR:-$repo/target}/dist/kubectl-capz}
+CAPZ=${CAPZ:-${CARGO_TARGET_DIR:-$repo/target}/$(rustc -vV | sed -n 's/^host: //p')/dist/kubectl-capz}
 CLUSTERCTL=${CLUSTERCTL:-$bin/clusterctl}
 KUBECONFORM=${KUBECONFORM:-$bin/kubeconform}
 # kubectl matching the test server (1.36), built by scripts/bench-setup.sh; PATH's kubectl otherwise.

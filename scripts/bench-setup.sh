@@ -2,7 +2,8 @@
 # Installs what the benchmarks compare against, into .bench/bin (gitignored):
 #   hyperfine (Debian), kubeconform v0.7.0 built from its Go module, clusterctl v1.14.2 built from the consuming
 #   module tools/bench-peers (cluster-api's own go.mod has a replace directive for its api module, so
-#   `go install sigs.k8s.io/cluster-api/cmd/clusterctl@v1.14.2` is refused), and the dist build (release + thin LTO) of kubectl-capz.
+#   `go install sigs.k8s.io/cluster-api/cmd/clusterctl@v1.14.2` is refused), and the dist build (release + thin LTO)
+#   of kubectl-capz as the krew archive holds it.
 # The kube-apiserver for bench-diff.sh comes from tools/kube-testenv/build.sh.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,5 +22,10 @@ if [ ! -x "$bin/kubectl" ] && [ -f "$repo/tools/kube-testenv/versions.env" ]; th
     -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=v$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2)" \
     -o "$bin/kubectl" k8s.io/kubernetes/cmd/kubectl)
 fi
-cargo build --profile dist --manifest-path "$repo/Cargo.toml" --bin kubectl-capz
+# The binary as scripts/package.sh builds it for krew: dist profile, for the host target given explicitly, with the
+# release's rustc flags (statically linked on Linux: scripts/static-flags.sh).
+. "$repo/scripts/static-flags.sh"
+host=$(rustc -vV | sed -n 's/^host: //p')
+RUSTFLAGS="${RUSTFLAGS:-} $(static_flags "$host")" \
+  cargo build --profile dist --target "$host" --manifest-path "$repo/Cargo.toml" --bin kubectl-capz
 echo "bench-setup: $(ls "$bin" | tr '\n' ' ')" >&2

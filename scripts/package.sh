@@ -36,6 +36,9 @@ tag="v$version"
 homepage="https://github.com/kubectl-capz/kubectl-capz"
 mkdir -p "$out"
 
+# Linux binaries are linked statically with glibc (scripts/static-flags.sh says why).
+. "$repo/scripts/static-flags.sh"
+
 # os/arch of a Rust target triple, as krew's selector labels spell them.
 os_arch() {
   case "$1" in
@@ -71,7 +74,7 @@ for target in "${targets[@]}"; do
     built="$binary"
   else
     echo "package.sh: building $target (dist profile: release with thin LTO)" >&2
-    RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$repo=. --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo" \
+    RUSTFLAGS="${RUSTFLAGS:-} $(static_flags "$target") --remap-path-prefix=$repo=. --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo" \
       cargo build --profile dist --locked --target "$target" --manifest-path "$repo/Cargo.toml" >&2
     built="${CARGO_TARGET_DIR:-$repo/target}/$target/dist/$exe"
   fi
