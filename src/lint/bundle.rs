@@ -4,6 +4,7 @@
 //! Namespaces: an object without `metadata.namespace` lands in whatever namespace the apply uses,
 //! so it is treated as matching any namespace; two explicit namespaces must be equal.
 
+use crate::json_pointer::Fields;
 use std::ops::Range;
 
 use serde_json::Value;
@@ -143,15 +144,18 @@ pub(crate) fn served_group(group: &str) -> &str {
 impl ObjRef {
     /// Reads a reference object; `None` when it has no kind or no name.
     pub fn parse(value: &Value) -> Option<ObjRef> {
-        let kind = value.get("kind")?.as_str()?.to_string();
-        let name = value.get("name")?.as_str()?.to_string();
-        let group =
-            match (value.get("apiVersion").and_then(Value::as_str), value.get("apiGroup").and_then(Value::as_str)) {
-                (Some(api_version), _) => Some(served_group(split_api_version(api_version).0).to_string()),
-                (None, Some(group)) => Some(served_group(group).to_string()),
-                (None, None) => None,
-            };
-        let namespace = value.get("namespace").and_then(Value::as_str).filter(|ns| !ns.is_empty()).map(str::to_string);
+        let kind = value.field("kind")?.as_str()?.to_string();
+        let name = value.field("name")?.as_str()?.to_string();
+        let group = match (
+            value.field("apiVersion").and_then(Value::as_str),
+            value.field("apiGroup").and_then(Value::as_str),
+        ) {
+            (Some(api_version), _) => Some(served_group(split_api_version(api_version).0).to_string()),
+            (None, Some(group)) => Some(served_group(group).to_string()),
+            (None, None) => None,
+        };
+        let namespace =
+            value.field("namespace").and_then(Value::as_str).filter(|ns| !ns.is_empty()).map(str::to_string);
         Some(ObjRef { group, kind, name, namespace })
     }
 
@@ -213,9 +217,9 @@ impl<'a> AsoObject<'a> {
     /// An annotation's value.
     pub fn annotation(&self, key: &str) -> Option<&'a Value> {
         self.value
-            .get("metadata")
-            .and_then(|metadata| metadata.get("annotations"))
-            .and_then(|annotations| annotations.get(key))
+            .field("metadata")
+            .and_then(|metadata| metadata.field("annotations"))
+            .and_then(|annotations| annotations.field(key))
     }
 }
 
@@ -245,7 +249,7 @@ impl<'a> Bundle<'a> {
                 aso.push(AsoObject::new(index, None, &doc.value));
             } else if meta.group == CAPZ_GROUP && ASO_HOLDERS.contains(&meta.kind) {
                 let root = spec_root_of(meta.kind);
-                let resources = doc.value.at(root).and_then(|spec| spec.get("resources"));
+                let resources = doc.value.at(root).and_then(|spec| spec.field("resources"));
                 if let Some(Value::Array(items)) = resources {
                     aso.extend(
                         items
@@ -361,7 +365,7 @@ impl<'a> Bundle<'a> {
         if let Some(cluster) = self.cluster_for_control_plane(doc) {
             return Some(self.meta[cluster].name);
         }
-        self.docs[doc].value.at("/metadata/labels").and_then(|labels| labels.get(CLUSTER_NAME_LABEL)?.as_str())
+        self.docs[doc].value.at("/metadata/labels").and_then(|labels| labels.field(CLUSTER_NAME_LABEL)?.as_str())
     }
 
     /// The ASO objects embedded in document `doc` (empty for kinds that hold none).
@@ -407,7 +411,7 @@ pub(crate) fn spec_root(doc: &Document) -> &'static str {
 /// When CAPZ's webhook runs a check gated on the cluster-name label: at create if the object already carries the
 /// label, else at CAPI's first update.
 pub(crate) fn when_labelled(doc: &Document) -> &'static str {
-    let labelled = doc.value.at("/metadata/labels").and_then(|labels| labels.get(CLUSTER_NAME_LABEL)).is_some();
+    let labelled = doc.value.at("/metadata/labels").and_then(|labels| labels.field(CLUSTER_NAME_LABEL)).is_some();
     if labelled {
         "CAPZ's webhook rejects it at create (the object carries cluster.x-k8s.io/cluster-name)"
     } else {

@@ -4,6 +4,7 @@
 //! These restate AKS API limits (learn.microsoft.com/azure/aks/custom-node-configuration), so they also apply to
 //! the ManagedClustersAgentPools of aks-aso, whose fields have the same names.
 
+use crate::json_pointer::Fields;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -61,7 +62,7 @@ type Problem = (&'static str, String, String);
 
 fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
     let mut found = Vec::new();
-    if let Some(max_pods) = spec.get("maxPods").and_then(Value::as_i64)
+    if let Some(max_pods) = spec.field("maxPods").and_then(Value::as_i64)
         && !(10..=250).contains(&max_pods)
     {
         found.push((
@@ -70,7 +71,7 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
             format!("maxPods {max_pods} is out of range: AKS allows 10 to 250 pods per node"),
         ));
     }
-    if let Some(labels) = spec.get("nodeLabels").and_then(Value::as_object) {
+    if let Some(labels) = spec.field("nodeLabels").and_then(Value::as_object) {
         for key in labels.keys().filter(|key| key.starts_with(AZURE_SYSTEM_LABEL_PREFIX)) {
             found.push((
                 NODE_LABELS,
@@ -82,10 +83,10 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
             ));
         }
     }
-    let public_ip = spec.get("enableNodePublicIP").and_then(Value::as_bool) == Some(true);
+    let public_ip = spec.field("enableNodePublicIP").and_then(Value::as_bool) == Some(true);
     match shape {
         Shape::Capz { .. } => {
-            if let Some(id) = spec.get("nodePublicIPPrefixID").and_then(Value::as_str) {
+            if let Some(id) = spec.field("nodePublicIPPrefixID").and_then(Value::as_str) {
                 if !PUBLIC_IP_PREFIX_ID.is_match(id) {
                     found.push((
                         NODE_PUBLIC_IP,
@@ -106,7 +107,7 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
             }
         }
         Shape::Aso => {
-            if spec.get("nodePublicIPPrefixReference").is_some_and(Value::is_object) && !public_ip {
+            if spec.field("nodePublicIPPrefixReference").is_some_and(Value::is_object) && !public_ip {
                 found.push((
                     NODE_PUBLIC_IP,
                     "enableNodePublicIP".to_string(),
@@ -116,7 +117,7 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
         }
     }
     if let Shape::Capz { template } = shape
-        && let Some(subnet) = spec.get("subnetName").and_then(Value::as_str)
+        && let Some(subnet) = spec.field("subnetName").and_then(Value::as_str)
         && !SUBNET.is_match(subnet)
     {
         let problem = format!(
@@ -140,7 +141,7 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
     // CAPZ's webhooks decode the object into Go types first: a spotMaxPrice that is no resource.Quantity fails
     // there ("quantities must match the regular expression ..."), before any validator runs.
     if let Shape::Capz { .. } = shape
-        && let Some(Value::String(price)) = spec.get("spotMaxPrice")
+        && let Some(Value::String(price)) = spec.field("spotMaxPrice")
         // Quantity.UnmarshalJSON trims white space (strings.TrimSpace) from the JSON text first; control characters
         // and U+2028/U+2029 arrive escaped in that text, so they are not trimmed.
         && !QUANTITY.is_match(price.trim_matches(|c: char| {
@@ -153,11 +154,11 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
             format!("spotMaxPrice {price:?} is not a Kubernetes quantity (e.g. \"0.05\" or \"-1\"); CAPZ's webhook cannot decode it"),
         ));
     }
-    let kubelet = spec.get("kubeletConfig").and_then(Value::as_object);
+    let kubelet = spec.field("kubeletConfig").and_then(Value::as_object);
     if let Some(kubelet) = kubelet {
         kubelet_problems(kubelet, &mut found);
     }
-    if let Some(linux) = spec.get("linuxOSConfig").and_then(Value::as_object) {
+    if let Some(linux) = spec.field("linuxOSConfig").and_then(Value::as_object) {
         // CAPZ spells the sysctl `netIpv4IPLocalPortRange` (api/v1beta1 SysctlConfig), ASO `netIpv4IpLocalPortRange`.
         let port_range_field = if shape == Shape::Aso { "netIpv4IpLocalPortRange" } else { "netIpv4IPLocalPortRange" };
         linux_problems(linux, kubelet, port_range_field, &mut found);
@@ -174,7 +175,7 @@ fn kubelet_problems(kubelet: &Map<String, Value>, found: &mut Vec<Problem>) {
 }
 
 fn kubelet_all_problems(kubelet: &Map<String, Value>, found: &mut Vec<Problem>) {
-    if let Some(period) = kubelet.get("cpuCfsQuotaPeriod").and_then(Value::as_str)
+    if let Some(period) = kubelet.field("cpuCfsQuotaPeriod").and_then(Value::as_str)
         && !period.ends_with("ms")
     {
         found.push((
@@ -186,8 +187,8 @@ fn kubelet_all_problems(kubelet: &Map<String, Value>, found: &mut Vec<Problem>) 
         ));
     }
     if let (Some(high), Some(low)) = (
-        kubelet.get("imageGcHighThreshold").and_then(Value::as_i64),
-        kubelet.get("imageGcLowThreshold").and_then(Value::as_i64),
+        kubelet.field("imageGcHighThreshold").and_then(Value::as_i64),
+        kubelet.field("imageGcLowThreshold").and_then(Value::as_i64),
     ) && low > high
     {
         found.push((
@@ -196,7 +197,7 @@ fn kubelet_all_problems(kubelet: &Map<String, Value>, found: &mut Vec<Problem>) 
             format!("kubeletConfig.imageGcLowThreshold {low} must not be greater than imageGcHighThreshold {high}"),
         ));
     }
-    if let Some(Value::Array(sysctls)) = kubelet.get("allowedUnsafeSysctls") {
+    if let Some(Value::Array(sysctls)) = kubelet.field("allowedUnsafeSysctls") {
         for (index, sysctl) in sysctls.iter().enumerate() {
             if let Some(sysctl) = sysctl.as_str()
                 && !UNSAFE_SYSCTLS.iter().any(|pattern| pattern.is_match(sysctl))
@@ -220,8 +221,8 @@ fn linux_problems(
     port_range_field: &str,
     found: &mut Vec<Problem>,
 ) {
-    let fail_swap_on = kubelet.and_then(|kubelet| kubelet.get("failSwapOn")).and_then(Value::as_bool).unwrap_or(true);
-    if linux.get("swapFileSizeMB").is_some_and(|v| !v.is_null()) && fail_swap_on {
+    let fail_swap_on = kubelet.and_then(|kubelet| kubelet.field("failSwapOn")).and_then(Value::as_bool).unwrap_or(true);
+    if linux.field("swapFileSizeMB").is_some_and(|v| !v.is_null()) && fail_swap_on {
         found.push((
             LINUX_OS_CONFIG,
             "linuxOSConfig/swapFileSizeMB".to_string(),
@@ -230,7 +231,8 @@ fn linux_problems(
                 .to_string(),
         ));
     }
-    let Some(range) = linux.get("sysctls").and_then(|sysctls| sysctls.get(port_range_field)).and_then(Value::as_str)
+    let Some(range) =
+        linux.field("sysctls").and_then(|sysctls| sysctls.field(port_range_field)).and_then(Value::as_str)
     else {
         return;
     };

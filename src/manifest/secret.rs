@@ -1,6 +1,7 @@
 //! The values of a Secret's `data` and `stringData`, whatever their shape (strings, numbers,
 //! booleans, lists, nested maps), and masking them out of any message about that Secret.
 
+use crate::json_pointer::Fields;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -34,12 +35,12 @@ impl SecretValues {
     /// The values of `object` if it is a Secret (`kind: Secret`, whatever its apiVersion: a
     /// mistyped apiVersion still holds secret data).
     pub fn of(object: &Value) -> Option<SecretValues> {
-        if object.get("kind").and_then(Value::as_str) != Some("Secret") {
+        if object.field("kind").and_then(Value::as_str) != Some("Secret") {
             return None;
         }
         let mut texts = Vec::new();
         for field in ["data", "stringData"] {
-            if let Some(value) = object.get(field) {
+            if let Some(value) = object.field(field) {
                 collect_scalars(value, &mut texts);
             }
         }

@@ -1,6 +1,7 @@
 //! The ManagedClustersAgentPools CAPZ's `agentpools` service creates (`buildAgentPoolSpec` in
 //! azure/scope/managedmachinepool.go, `AgentPoolSpec.Parameters`), one per AzureManagedMachinePool.
 
+use crate::json_pointer::Fields;
 use serde_json::{Map, Value, json};
 
 use super::defaults::{Defaulted, DefaultedPool};
@@ -50,7 +51,7 @@ fn aso_sysctl_name(capz: &str) -> String {
 fn copy_fields(from: Option<&Value>, fields: &[&str], to: &mut Map<String, Value>) {
     let Some(from) = from.and_then(Value::as_object) else { return };
     for field in fields {
-        if let Some(value) = from.get(*field).filter(|v| !v.is_null()) {
+        if let Some(value) = from.field(*field).filter(|v| !v.is_null()) {
             to.insert((*field).to_string(), value.clone());
         }
     }
@@ -68,8 +69,8 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
     let ammp = &pool.pool;
     let mp = &pool.machine_pool.value;
     // `/spec/<field>` without formatting a pointer per field (44 per pool; issue 22).
-    let ammp_spec = ammp.get("spec");
-    let p = |field: &str| ammp_spec.and_then(|spec| spec.get(field)).filter(|v| !v.is_null());
+    let ammp_spec = ammp.field("spec");
+    let p = |field: &str| ammp_spec.and_then(|spec| spec.field(field)).filter(|v| !v.is_null());
 
     let mut spec = Map::new();
     spec.insert("azureName".into(), json!(str_at(ammp, "/spec/name").unwrap_or("")));
@@ -85,13 +86,13 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
         spec.insert("enableUltraSSD".into(), v.clone());
     }
     set_non_empty_str(&mut spec, "kubeletDiskType", p("kubeletDiskType").and_then(Value::as_str));
-    if let Some(max) = scaling.and_then(|s| s.get("maxSize")).filter(|v| !v.is_null()) {
+    if let Some(max) = scaling.and_then(|s| s.field("maxSize")).filter(|v| !v.is_null()) {
         spec.insert("maxCount".into(), max.clone());
     }
     if let Some(v) = p("maxPods") {
         spec.insert("maxPods".into(), v.clone());
     }
-    if let Some(min) = scaling.and_then(|s| s.get("minSize")).filter(|v| !v.is_null()) {
+    if let Some(min) = scaling.and_then(|s| s.field("minSize")).filter(|v| !v.is_null()) {
         spec.insert("minCount".into(), min.clone());
     }
     spec.insert("mode".into(), json!(str_at(ammp, "/spec/mode").unwrap_or("")));
@@ -148,7 +149,7 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
             &mut config,
         );
         if let Some(sysctls) =
-            kubelet.get("allowedUnsafeSysctls").filter(|s| s.as_array().is_some_and(|a| !a.is_empty()))
+            kubelet.field("allowedUnsafeSysctls").filter(|s| s.as_array().is_some_and(|a| !a.is_empty()))
         {
             config.insert("allowedUnsafeSysctls".into(), sysctls.clone());
         }
@@ -179,7 +180,7 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
             &["swapFileSizeMB", "transparentHugePageEnabled", "transparentHugePageDefrag"],
             &mut config,
         );
-        if let Some(sysctls) = linux.get("sysctls").and_then(Value::as_object) {
+        if let Some(sysctls) = linux.field("sysctls").and_then(Value::as_object) {
             let renamed: Map<String, Value> =
                 sysctls.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (aso_sysctl_name(k), v.clone())).collect();
             config.insert("sysctls".into(), Value::Object(renamed));

@@ -2,6 +2,7 @@
 //! after the mutating webhooks) and CAPZ's defaulting webhooks (`AzureManagedControlPlaneWebhook.Default`,
 //! `AzureManagedMachinePoolWebhook.Default`).
 
+use crate::json_pointer::Fields;
 use serde_json::{Map, Value, json};
 
 use crate::manifest::Document;
@@ -31,7 +32,7 @@ pub(super) struct DefaultedPool<'a> {
 }
 
 fn spec_mut(object: &mut Value) -> &mut Map<String, Value> {
-    if !object.get("spec").is_some_and(Value::is_object) {
+    if !object.field("spec").is_some_and(Value::is_object) {
         object["spec"] = json!({});
     }
     object["spec"].as_object_mut().expect("spec is an object")
@@ -46,72 +47,72 @@ fn default_control_plane(cp: &mut Value) {
     let name = str_at(cp, "/metadata/name").unwrap_or("").to_string();
     let cluster_label = str_at(cp, "/metadata/labels/cluster.x-k8s.io~1cluster-name").map(str::to_string);
     let spec = spec_mut(cp);
-    if let Some(version) = spec.get("version").and_then(Value::as_str)
+    if let Some(version) = spec.field("version").and_then(Value::as_str)
         && !version.is_empty()
         && !version.starts_with('v')
     {
         spec.insert("version".into(), json!(format!("v{version}")));
     }
-    match spec.get("sku").filter(|s| !s.is_null()) {
+    match spec.field("sku").filter(|s| !s.is_null()) {
         None => {
             spec.insert("sku".into(), json!({"tier": "Free"}));
         }
-        Some(sku) if sku.get("tier").and_then(Value::as_str) == Some("Paid") => {
+        Some(sku) if sku.field("tier").and_then(Value::as_str) == Some("Paid") => {
             spec.insert("sku".into(), json!({"tier": "Standard"}));
         }
         Some(_) => {}
     }
     if let Some(fleets) = spec.get_mut("fleetsMember").and_then(Value::as_object_mut)
         && let Some(label) = &cluster_label
-        && is_empty_str(fleets.get("name"))
+        && is_empty_str(fleets.field("name"))
     {
         fleets.insert("name".into(), json!(label));
     }
-    if is_empty_str(spec.get("resourceGroupName"))
+    if is_empty_str(spec.field("resourceGroupName"))
         && let Some(label) = &cluster_label
     {
         spec.insert("resourceGroupName".into(), json!(label));
     }
-    let rg = spec.get("resourceGroupName").and_then(Value::as_str).unwrap_or("").to_string();
-    let location = spec.get("location").and_then(Value::as_str).unwrap_or("").to_string();
-    if is_empty_str(spec.get("nodeResourceGroupName")) {
+    let rg = spec.field("resourceGroupName").and_then(Value::as_str).unwrap_or("").to_string();
+    let location = spec.field("location").and_then(Value::as_str).unwrap_or("").to_string();
+    if is_empty_str(spec.field("nodeResourceGroupName")) {
         spec.insert("nodeResourceGroupName".into(), json!(format!("MC_{rg}_{name}_{location}")));
     }
-    let overlay = spec.get("networkPluginMode").and_then(Value::as_str) == Some("overlay");
-    if !spec.get("virtualNetwork").is_some_and(Value::is_object) {
+    let overlay = spec.field("networkPluginMode").and_then(Value::as_str) == Some("overlay");
+    if !spec.field("virtualNetwork").is_some_and(Value::is_object) {
         spec.insert("virtualNetwork".into(), json!({}));
     }
     let vnet = spec["virtualNetwork"].as_object_mut().expect("object");
-    if is_empty_str(vnet.get("name")) {
+    if is_empty_str(vnet.field("name")) {
         vnet.insert("name".into(), json!(name));
     }
-    if is_empty_str(vnet.get("cidrBlock")) {
+    if is_empty_str(vnet.field("cidrBlock")) {
         vnet.insert("cidrBlock".into(), json!(if overlay { "10.224.0.0/12" } else { "10.0.0.0/8" }));
     }
-    if is_empty_str(vnet.get("resourceGroup")) {
+    if is_empty_str(vnet.field("resourceGroup")) {
         vnet.insert("resourceGroup".into(), json!(rg));
     }
-    if !vnet.get("subnet").is_some_and(Value::is_object) {
+    if !vnet.field("subnet").is_some_and(Value::is_object) {
         vnet.insert("subnet".into(), json!({}));
     }
     let subnet = vnet["subnet"].as_object_mut().expect("object");
-    if is_empty_str(subnet.get("name")) {
+    if is_empty_str(subnet.field("name")) {
         subnet.insert("name".into(), json!(name));
     }
-    if is_empty_str(subnet.get("cidrBlock")) {
+    if is_empty_str(subnet.field("cidrBlock")) {
         subnet.insert("cidrBlock".into(), json!(if overlay { "10.224.0.0/16" } else { "10.240.0.0/16" }));
     }
-    if spec.get("oidcIssuerProfile").is_none_or(Value::is_null) {
+    if spec.field("oidcIssuerProfile").is_none_or(Value::is_null) {
         spec.insert("oidcIssuerProfile".into(), json!({}));
     }
-    if spec.get("dnsPrefix").is_none_or(Value::is_null) {
+    if spec.field("dnsPrefix").is_none_or(Value::is_null) {
         spec.insert("dnsPrefix".into(), json!(name));
     }
     if let Some(extensions) = spec.get_mut("extensions").and_then(Value::as_array_mut) {
         for extension in extensions {
             let product = str_at(extension, "/plan/product").unwrap_or("").to_string();
             if let Some(plan) = extension.get_mut("plan").and_then(Value::as_object_mut)
-                && is_empty_str(plan.get("name"))
+                && is_empty_str(plan.field("name"))
             {
                 plan.insert("name".into(), json!(format!("{name}-{product}")));
             }
@@ -123,19 +124,19 @@ fn default_control_plane(cp: &mut Value) {
 fn default_pool(pool: &mut Value) {
     let name = str_at(pool, "/metadata/name").unwrap_or("").to_string();
     let mode = str_at(pool, "/spec/mode").unwrap_or("").to_string();
-    if !pool.get("metadata").is_some_and(Value::is_object) {
+    if !pool.field("metadata").is_some_and(Value::is_object) {
         pool["metadata"] = json!({});
     }
     let metadata = pool["metadata"].as_object_mut().expect("object");
-    if !metadata.get("labels").is_some_and(Value::is_object) {
+    if !metadata.field("labels").is_some_and(Value::is_object) {
         metadata.insert("labels".into(), json!({}));
     }
     metadata["labels"]["azuremanagedmachinepool.infrastructure.cluster.x-k8s.io/agentpoolmode"] = json!(mode);
     let spec = spec_mut(pool);
-    if is_empty_str(spec.get("name")) {
+    if is_empty_str(spec.field("name")) {
         spec.insert("name".into(), json!(name));
     }
-    if spec.get("osType").is_none_or(Value::is_null) {
+    if spec.field("osType").is_none_or(Value::is_null) {
         spec.insert("osType".into(), json!("Linux"));
     }
 }

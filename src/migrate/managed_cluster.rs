@@ -2,6 +2,7 @@
 //! `ManagedClusterSpec.Parameters`), with `agentPoolProfiles` built from the patched agent pools as CAPZ sends
 //! them when it creates the cluster.
 
+use crate::json_pointer::Fields;
 use std::net::IpAddr;
 
 use base64::Engine;
@@ -74,7 +75,7 @@ fn invalid(defaulted: &Defaulted<'_>, pointer: &str, message: String) -> Transla
 fn network_profile(defaulted: &Defaulted<'_>, spec: &Value) -> Result<Value, TranslateError> {
     let cluster = &defaulted.source.cluster.value;
     let mut network = Map::new();
-    let s = |field: &str| spec.get(field).and_then(Value::as_str).filter(|v| !v.is_empty());
+    let s = |field: &str| spec.field(field).and_then(Value::as_str).filter(|v| !v.is_empty());
     if let Some(plugin) = s("networkPlugin") {
         network.insert("networkPlugin".into(), json!(canonical(plugin, &["azure", "kubenet", "none"])));
     }
@@ -84,10 +85,10 @@ fn network_profile(defaulted: &Defaulted<'_>, spec: &Value) -> Result<Value, Tra
     if let Some(policy) = s("networkPolicy") {
         network.insert("networkPolicy".into(), json!(canonical(policy, &["azure", "calico", "cilium", "none"])));
     }
-    if let Some(dataplane) = spec.get("networkDataplane").and_then(Value::as_str) {
+    if let Some(dataplane) = spec.field("networkDataplane").and_then(Value::as_str) {
         network.insert("networkDataplane".into(), json!(canonical(dataplane, &["azure", "cilium"])));
     }
-    if let Some(mode) = spec.get("networkPluginMode").and_then(Value::as_str) {
+    if let Some(mode) = spec.field("networkPluginMode").and_then(Value::as_str) {
         network.insert("networkPluginMode".into(), json!(canonical(mode, &["overlay"])));
     }
     let single = |pointer: &str| {
@@ -98,7 +99,7 @@ fn network_profile(defaulted: &Defaulted<'_>, spec: &Value) -> Result<Value, Tra
     }
     if let Some(services) = single("/spec/clusterNetwork/services/cidrBlocks").filter(|p| !p.is_empty()) {
         network.insert("serviceCidr".into(), json!(services));
-        let ip = match spec.get("dnsServiceIP").and_then(Value::as_str) {
+        let ip = match spec.field("dnsServiceIP").and_then(Value::as_str) {
             Some(ip) => ip.to_string(),
             None => dns_service_ip(services).ok_or_else(|| TranslateError::Invalid {
                 location: defaulted.source.cluster.location_of("/spec/clusterNetwork/services/cidrBlocks/0"),
@@ -107,27 +108,27 @@ fn network_profile(defaulted: &Defaulted<'_>, spec: &Value) -> Result<Value, Tra
         };
         network.insert("dnsServiceIP".into(), json!(ip));
     }
-    if let Some(lb) = spec.get("loadBalancerProfile").filter(|v| v.is_object()) {
+    if let Some(lb) = spec.field("loadBalancerProfile").filter(|v| v.is_object()) {
         let mut profile = Map::new();
         for field in ["allocatedOutboundPorts", "idleTimeoutInMinutes"] {
-            if let Some(v) = lb.get(field).filter(|v| !v.is_null()) {
+            if let Some(v) = lb.field(field).filter(|v| !v.is_null()) {
                 profile.insert(field.into(), v.clone());
             }
         }
-        if let Some(count) = lb.get("managedOutboundIPs").filter(|v| !v.is_null()) {
+        if let Some(count) = lb.field("managedOutboundIPs").filter(|v| !v.is_null()) {
             profile.insert("managedOutboundIPs".into(), json!({"count": count}));
         }
-        let prefixes = references(lb.get("outboundIPPrefixes"));
+        let prefixes = references(lb.field("outboundIPPrefixes"));
         if !prefixes.is_empty() {
             profile.insert("outboundIPPrefixes".into(), json!({"publicIPPrefixes": prefixes}));
         }
-        let ips = references(lb.get("outboundIPs"));
+        let ips = references(lb.field("outboundIPs"));
         if !ips.is_empty() {
             profile.insert("outboundIPs".into(), json!({"publicIPs": ips}));
         }
         network.insert("loadBalancerProfile".into(), Value::Object(profile));
     }
-    if let Some(outbound) = spec.get("outboundType").and_then(Value::as_str) {
+    if let Some(outbound) = spec.field("outboundType").and_then(Value::as_str) {
         let options = ["loadBalancer", "managedNATGateway", "none", "userAssignedNATGateway", "userDefinedRouting"];
         network.insert("outboundType".into(), json!(canonical(outbound, &options)));
     }
@@ -136,7 +137,7 @@ fn network_profile(defaulted: &Defaulted<'_>, spec: &Value) -> Result<Value, Tra
 
 fn security_profile(spec: &Value) -> Value {
     let mut profile = Map::new();
-    if let Some(kms) = spec.get("azureKeyVaultKms").filter(|v| v.is_object()) {
+    if let Some(kms) = spec.field("azureKeyVaultKms").filter(|v| v.is_object()) {
         let mut out = Map::new();
         out.insert("enabled".into(), json!(bool_at(kms, "/enabled").unwrap_or(false)));
         out.insert("keyId".into(), json!(str_at(kms, "/keyID").unwrap_or("")));
@@ -148,7 +149,7 @@ fn security_profile(spec: &Value) -> Value {
         }
         profile.insert("azureKeyVaultKms".into(), Value::Object(out));
     }
-    if let Some(defender) = spec.get("defender").filter(|v| v.is_object()) {
+    if let Some(defender) = spec.field("defender").filter(|v| v.is_object()) {
         profile.insert(
             "defender".into(),
             json!({
@@ -157,15 +158,15 @@ fn security_profile(spec: &Value) -> Value {
             }),
         );
     }
-    if let Some(cleaner) = spec.get("imageCleaner").filter(|v| v.is_object()) {
+    if let Some(cleaner) = spec.field("imageCleaner").filter(|v| v.is_object()) {
         let mut out = Map::new();
         out.insert("enabled".into(), json!(bool_at(cleaner, "/enabled").unwrap_or(false)));
-        if let Some(hours) = cleaner.get("intervalHours").filter(|v| !v.is_null()) {
+        if let Some(hours) = cleaner.field("intervalHours").filter(|v| !v.is_null()) {
             out.insert("intervalHours".into(), hours.clone());
         }
         profile.insert("imageCleaner".into(), Value::Object(out));
     }
-    if let Some(identity) = spec.get("workloadIdentity").filter(|v| v.is_object()) {
+    if let Some(identity) = spec.field("workloadIdentity").filter(|v| v.is_object()) {
         profile.insert("workloadIdentity".into(), json!({"enabled": bool_at(identity, "/enabled").unwrap_or(false)}));
     }
     Value::Object(profile)
@@ -173,7 +174,7 @@ fn security_profile(spec: &Value) -> Value {
 
 /// The agent pool profile CAPZ derives from a patched agent pool (`AgentPoolToManagedClusterAgentPoolProfile`).
 fn agent_pool_profile(pool: &BuiltPool) -> Value {
-    let mut profile = pool.patched.get("spec").and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut profile = pool.patched.field("spec").and_then(Value::as_object).cloned().unwrap_or_default();
     for field in ["azureName", "owner", "operatorSpec"] {
         profile.remove(field);
     }
@@ -188,8 +189,8 @@ fn kubeconfig_secret(name: String) -> Value {
 /// `ManagedClusterSpec.Parameters` on an empty cluster, before patches.
 fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, TranslateError> {
     let cp = &defaulted.control_plane;
-    let spec_in = cp.get("spec").unwrap_or(&Value::Null);
-    let s = |field: &str| spec_in.get(field).filter(|v| !v.is_null());
+    let spec_in = cp.field("spec").unwrap_or(&Value::Null);
+    let s = |field: &str| spec_in.field(field).filter(|v| !v.is_null());
     let cp_name = str_at(cp, "/metadata/name").unwrap_or("");
     let cluster = &defaulted.cluster_name;
     let mut spec = Map::new();
@@ -243,7 +244,7 @@ fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, T
         let mut profile = Map::new();
         profile.insert("managed".into(), json!(managed));
         profile.insert("enableAzureRBAC".into(), json!(managed));
-        if let Some(groups) = aad.get("adminGroupObjectIDs").filter(|g| g.as_array().is_some_and(|a| !a.is_empty())) {
+        if let Some(groups) = aad.field("adminGroupObjectIDs").filter(|g| g.as_array().is_some_and(|a| !a.is_empty())) {
             profile.insert("adminGroupObjectIDs".into(), groups.clone());
         }
         spec.insert("aadProfile".into(), Value::Object(profile));
@@ -262,7 +263,7 @@ fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, T
         for addon in addons {
             let mut profile = Map::new();
             profile.insert("enabled".into(), json!(bool_at(addon, "/enabled").unwrap_or(false)));
-            if let Some(config) = addon.get("config").filter(|c| c.as_object().is_some_and(|m| !m.is_empty())) {
+            if let Some(config) = addon.field("config").filter(|c| c.as_object().is_some_and(|m| !m.is_empty())) {
                 profile.insert("config".into(), config.clone());
             }
             profiles.insert(str_at(addon, "/name").unwrap_or("").to_string(), Value::Object(profile));
@@ -276,11 +277,12 @@ fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, T
     if let Some(access) = s("apiServerAccessProfile").filter(|v| v.is_object()) {
         let mut profile = Map::new();
         for field in ["enablePrivateCluster", "privateDNSZone", "enablePrivateClusterPublicFQDN"] {
-            if let Some(v) = access.get(field).filter(|v| !v.is_null()) {
+            if let Some(v) = access.field(field).filter(|v| !v.is_null()) {
                 profile.insert(field.into(), v.clone());
             }
         }
-        if let Some(ranges) = access.get("authorizedIPRanges").filter(|r| r.as_array().is_some_and(|a| !a.is_empty())) {
+        if let Some(ranges) = access.field("authorizedIPRanges").filter(|r| r.as_array().is_some_and(|a| !a.is_empty()))
+        {
             profile.insert("authorizedIPRanges".into(), ranges.clone());
         }
         spec.insert("apiServerAccessProfile".into(), Value::Object(profile));
@@ -311,18 +313,18 @@ fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, T
     if let Some(proxy) = s("httpProxyConfig").filter(|v| v.is_object()) {
         let mut out = Map::new();
         for (from, to) in [("httpProxy", "httpProxy"), ("httpsProxy", "httpsProxy"), ("trustedCa", "trustedCa")] {
-            if let Some(v) = proxy.get(from).filter(|v| !v.is_null()) {
+            if let Some(v) = proxy.field(from).filter(|v| !v.is_null()) {
                 out.insert(to.into(), v.clone());
             }
         }
-        if let Some(no_proxy) = proxy.get("noProxy").filter(|r| r.as_array().is_some_and(|a| !a.is_empty())) {
+        if let Some(no_proxy) = proxy.field("noProxy").filter(|r| r.as_array().is_some_and(|a| !a.is_empty())) {
             out.insert("noProxy".into(), no_proxy.clone());
         }
         spec.insert("httpProxyConfig".into(), Value::Object(out));
     }
     if let Some(oidc) = s("oidcIssuerProfile").filter(|v| v.is_object()) {
         let mut out = Map::new();
-        if let Some(enabled) = oidc.get("enabled").filter(|v| !v.is_null()) {
+        if let Some(enabled) = oidc.field("enabled").filter(|v| !v.is_null()) {
             out.insert("enabled".into(), enabled.clone());
         }
         spec.insert("oidcIssuerProfile".into(), Value::Object(out));

@@ -5,6 +5,7 @@
 //! the webhook's Go round trip writes back: a Go field without `omitempty` returns as its zero value (`""`,
 //! `false`, `{}`) and controller-runtime keeps those additions in its patch (it drops only removals).
 
+use crate::json_pointer::Fields;
 use serde_json::{Map, Value};
 
 /// `infrav1.LabelAgentPoolMode`.
@@ -79,7 +80,7 @@ fn ensure_path<'v>(value: &'v mut Value, path: &[&str]) -> &'v mut Map<String, V
 
 /// Sets `key` to `zero` unless present with a non-null value.
 fn zero(map: &mut Map<String, Value>, key: &str, zero: Value) {
-    if map.get(key).is_none_or(Value::is_null) {
+    if map.field(key).is_none_or(Value::is_null) {
         map.insert(key.to_string(), zero);
     }
 }
@@ -168,13 +169,13 @@ fn name_of(object: &Value) -> String {
 fn cluster_label(object: &Value) -> Option<String> {
     object
         .pointer("/metadata/labels")
-        .and_then(|labels| labels.get(CLUSTER_NAME_LABEL))
+        .and_then(|labels| labels.field(CLUSTER_NAME_LABEL))
         .and_then(Value::as_str)
         .map(str::to_string)
 }
 
 fn text<'m>(map: &'m Map<String, Value>, key: &str) -> &'m str {
-    map.get(key).and_then(Value::as_str).unwrap_or("")
+    map.field(key).and_then(Value::as_str).unwrap_or("")
 }
 
 fn set_if_empty(map: &mut Map<String, Value>, key: &str, value: impl FnOnce() -> String) {
@@ -235,10 +236,10 @@ fn default_control_plane(object: &mut Value) {
     let subnet = struct_at(vnet, "subnet");
     set_if_empty(subnet, "name", || name.clone());
     set_if_empty(subnet, "cidrBlock", || if overlay { "10.224.0.0/16" } else { "10.240.0.0/16" }.to_string());
-    if spec.get("oidcIssuerProfile").is_none_or(Value::is_null) {
+    if spec.field("oidcIssuerProfile").is_none_or(Value::is_null) {
         spec.insert("oidcIssuerProfile".into(), Value::Object(Map::new()));
     }
-    if spec.get("dnsPrefix").is_none_or(Value::is_null) {
+    if spec.field("dnsPrefix").is_none_or(Value::is_null) {
         spec.insert("dnsPrefix".into(), Value::String(name.clone()));
     }
     each_item(spec, "extensions", |extension| {
@@ -255,7 +256,7 @@ fn default_control_plane_template(object: &mut Value) {
     let spec = ensure_path(object, &["spec", "template", "spec"]);
     set_if_empty(spec, "networkPlugin", || "azure".into());
     set_if_empty(spec, "loadBalancerSKU", || "Standard".into());
-    if spec.get("enablePreviewFeatures").is_none_or(Value::is_null) {
+    if spec.field("enablePreviewFeatures").is_none_or(Value::is_null) {
         spec.insert("enablePreviewFeatures".into(), Value::Bool(false));
     }
     normalize_version(spec);
@@ -305,7 +306,7 @@ mod tests {
         assert_eq!(spec["sku"]["tier"], "Free");
         assert_eq!(spec["dnsPrefix"], "c1");
         assert_eq!(spec["aadProfile"]["managed"], false);
-        assert!(spec.get("identityRef").is_none(), "a nil pointer is not made up");
+        assert!(spec.field("identityRef").is_none(), "a nil pointer is not made up");
         assert_eq!(spec["controlPlaneEndpoint"], json!({"host": "", "port": 0}));
     }
 

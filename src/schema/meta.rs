@@ -2,6 +2,7 @@
 //! decoded) and the rules of `ValidateObjectMeta` (names, namespace, labels, annotations,
 //! finalizers).
 
+use crate::json_pointer::Fields;
 use std::sync::LazyLock;
 
 use serde_json::{Value, json};
@@ -211,7 +212,7 @@ pub(crate) fn check(
 ) {
     let empty = serde_json::Map::new();
     let meta = meta.and_then(Value::as_object).unwrap_or(&empty);
-    let str_of = |key: &str| meta.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let str_of = |key: &str| meta.field(key).and_then(Value::as_str).filter(|s| !s.is_empty());
     let name_error = |name: &str, prefix: bool| match name_rule {
         NameRule::Dns1123Subdomain => dns1123_subdomain_error(name),
         NameRule::Dns1123Label => dns1123_label_error(name),
@@ -258,7 +259,7 @@ pub(crate) fn check(
             format!("invalid namespace {namespace:?}: {reason}"),
         ));
     }
-    if let Some(Value::Object(labels)) = meta.get("labels") {
+    if let Some(Value::Object(labels)) = meta.field("labels") {
         for (key, value) in labels {
             let field = format!("{path}/labels/{}", crate::json_pointer::escape_token(key));
             if let Some(reason) = qualified_name_error(key) {
@@ -277,7 +278,7 @@ pub(crate) fn check(
             }
         }
     }
-    if let Some(Value::Object(annotations)) = meta.get("annotations") {
+    if let Some(Value::Object(annotations)) = meta.field("annotations") {
         let mut total = 0;
         for (key, value) in annotations {
             total += key.len() + value.as_str().map_or(0, str::len);
@@ -294,7 +295,7 @@ pub(crate) fn check(
             ));
         }
     }
-    if let Some(Value::Array(finalizers)) = meta.get("finalizers") {
+    if let Some(Value::Array(finalizers)) = meta.field("finalizers") {
         for (i, finalizer) in finalizers.iter().enumerate() {
             let Some(finalizer) = finalizer.as_str() else { continue };
             let field = format!("{path}/finalizers/{i}");

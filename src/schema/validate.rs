@@ -19,6 +19,7 @@ use super::pointer::Pointer;
 use super::{Gvk, Registry, formats, removed_apis};
 use crate::fast_hash::HashMap;
 use crate::json_pointer::At;
+use crate::json_pointer::Fields;
 use crate::json_pointer::escape_token;
 use crate::manifest::{Document, SecretValues, is_secret_data_pointer, split_api_version};
 use crate::report::{Finding, Severity};
@@ -92,28 +93,6 @@ fn embedded_resources_pointer(gvk: &Gvk) -> Option<&'static str> {
         | "AzureASOManagedControlPlaneTemplate"
         | "AzureASOManagedMachinePoolTemplate" => Some("/spec/template/spec/resources"),
         _ => None,
-    }
-}
-
-/// A field of a schema node or object, found by comparing the keys of a small map (nearly every schema node and most
-/// objects): serde_json's map hashes each key looked up with std's SipHash, which cost more than the comparisons (12%
-/// of a fleet's `validate`, issue 22). Larger maps are looked up by hash.
-trait Fields {
-    fn field(&self, key: &str) -> Option<&Value>;
-}
-
-// Inlined like `json_pointer::field`: a thin-LTO build that kept these as calls spent 5% more instructions.
-impl Fields for Map<String, Value> {
-    #[inline(always)]
-    fn field(&self, key: &str) -> Option<&Value> {
-        crate::json_pointer::field(self, key)
-    }
-}
-
-impl Fields for Value {
-    #[inline(always)]
-    fn field(&self, key: &str) -> Option<&Value> {
-        self.as_object().and_then(|map| map.field(key))
     }
 }
 
@@ -852,7 +831,7 @@ impl Walk<'_, '_> {
     ) {
         if let Some(Value::Array(required)) = schema.field("required") {
             for key in required.iter().filter_map(Value::as_str) {
-                if !map.contains_key(key) {
+                if map.field(key).is_none() {
                     out.push(Issue::error(
                         "schema",
                         format!("{path}/{}", escape_token(key)),
