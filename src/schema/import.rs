@@ -353,6 +353,7 @@ pub fn kind_schemas_from_crd(crd: &Value, location: &str) -> Result<Vec<KindSche
             cel,
             typed: false,
             status_omitted: false,
+            defaults: Default::default(),
             schema,
         });
     }

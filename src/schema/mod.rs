@@ -80,11 +80,32 @@ pub struct KindSchema {
     /// [`Registry::get_without_status`]); only for objects that have no `status`.
     #[serde(skip)]
     pub status_omitted: bool,
+    /// Whether `schema` has a `default` anywhere, worked out on first use (see [`KindSchema::has_defaults`]).
+    #[serde(skip)]
+    pub defaults: DefaultsSeen,
+}
+
+/// A cache of [`KindSchema::has_defaults`]: not part of the schema's value (two kinds compare equal whether or not
+/// either has been asked yet).
+#[derive(Debug, Clone, Default)]
+pub struct DefaultsSeen(std::sync::OnceLock<bool>);
+
+impl PartialEq for DefaultsSeen {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl KindSchema {
     pub fn gvk(&self) -> Gvk {
         Gvk::new(&self.group, &self.version, &self.kind)
+    }
+
+    /// Whether any node of `schema` holds a `default` key (a property named `default` counts too): when none does,
+    /// the API server's structural defaulting has nothing to add and the schema walk skips looking for defaults
+    /// (issue 22: it looked at every declared property of every object node it met).
+    pub fn has_defaults(&self) -> bool {
+        *self.defaults.0.get_or_init(|| holds_key(&self.schema, "default"))
     }
     pub fn namespaced(&self) -> bool {
         self.scope == "Namespaced"
@@ -144,5 +165,46 @@ pub(crate) fn for_each_schema_mut(schema: &mut Value, f: &mut dyn FnMut(&mut ser
         if let Some(Value::Array(items)) = map.get_mut(key) {
             items.iter_mut().for_each(|item| for_each_schema_mut(item, f));
         }
+    }
+}
+
+/// Whether any map in `value`, at any depth, has `key`.
+pub(crate) fn holds_key(value: &Value, key: &str) -> bool {
+    match value {
+        Value::Object(map) => map.contains_key(key) || map.values().any(|child| holds_key(child, key)),
+        Value::Array(items) => items.iter().any(|item| holds_key(item, key)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(schema: Value) -> KindSchema {
+        serde_json::from_value(serde_json::json!({
+            "group": "example.com", "version": "v1", "kind": "Widget", "plural": "widgets", "scope": "Namespaced",
+            "schema": schema,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_default_at_any_depth_is_seen_and_a_kind_without_one_is_not() {
+        let nested = serde_json::json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "pools": {"type": "array", "items": {"type": "object", "properties": {"mode": {"type": "string", "default": "User"}}}}
+        }}}});
+        assert!(kind(nested).has_defaults());
+        let plain = serde_json::json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "replicas": {"type": "integer", "minimum": 0}
+        }}}});
+        let plain = kind(plain);
+        assert!(!plain.has_defaults());
+        // Cached, and not part of the value: a kind asked compares equal to one not asked yet.
+        assert_eq!(plain, plain.clone());
+        assert_eq!(plain, kind(plain.schema.clone()));
+        // A property named `default` counts too (the walk then looks, as it always did).
+        let named = serde_json::json!({"type": "object", "properties": {"default": {"type": "string"}}});
+        assert!(kind(named).has_defaults());
     }
 }

@@ -111,6 +111,7 @@ pub fn kind_schemas_from_openapi(spec: &Value, location: &str) -> Result<Vec<Kin
             cel: false,
             typed: true,
             status_omitted: false,
+            defaults: Default::default(),
             schema,
         });
     }

@@ -197,6 +197,7 @@ impl Reader<'_> {
             typed: false,
             schema: Value::Null,
             status_omitted: false,
+            defaults: Default::default(),
         };
         let mut status_has_default = false;
         let mut found = [false; 6];

@@ -6,7 +6,7 @@
 //! `AzureASOManaged*.spec.resources`, each against the schema of its own apiVersion/kind.
 
 use std::borrow::Cow;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
 use regex::Regex;
 use serde::Serialize;
@@ -16,7 +16,7 @@ use super::cel::CelChecker;
 use super::issue::Issue;
 use super::meta::{self, NameRule};
 use super::pointer::Pointer;
-use super::{Gvk, Registry, formats, removed_apis};
+use super::{Gvk, KindSchema, Registry, formats, holds_key, removed_apis};
 use crate::fast_hash::HashMap;
 use crate::json_pointer::At;
 use crate::json_pointer::Fields;
@@ -460,7 +460,7 @@ impl<'r> Validator<'r> {
                 format!("{warning}{fix}"),
             ));
         }
-        let walk = Walk { validator: self, typed: kind.typed };
+        let walk = Walk { validator: self, typed: kind.typed, defaults: defaults_possible(&kind) };
         // Strict field validation decodes the whole body first, status included: an undeclared field under
         // status is rejected even though status is dropped afterwards.
         let root = Pointer::Root(prefix);
@@ -545,6 +545,15 @@ struct Walk<'v, 'r> {
     validator: &'v Validator<'r>,
     /// A Go-typed (built-in) kind: null decodes to the zero value anywhere.
     typed: bool,
+    /// The kind's schema, or ObjectMeta's, may declare a default: otherwise no object node is searched for them.
+    defaults: bool,
+}
+
+/// Whether a walk over an object of `kind` may meet a `default` (see [`Walk::defaults`]): in the kind's schema, or in
+/// ObjectMeta's, which the walk takes for `metadata`.
+fn defaults_possible(kind: &KindSchema) -> bool {
+    static META_HAS_DEFAULTS: LazyLock<bool> = LazyLock::new(|| holds_key(&meta::OBJECT_META, "default"));
+    kind.has_defaults() || *META_HAS_DEFAULTS
 }
 
 impl Walk<'_, '_> {
@@ -572,11 +581,12 @@ impl Walk<'_, '_> {
         match value {
             Value::Object(map) => {
                 let shape = ObjectShape::of(schema, resource_root);
-                let defaulted = shape.properties.is_some_and(|properties| {
-                    properties
-                        .iter()
-                        .any(|(key, property)| property.field("default").is_some() && lacks_default(map, key, property))
-                });
+                let defaulted = self.defaults
+                    && shape.properties.is_some_and(|properties| {
+                        properties.iter().any(|(key, property)| {
+                            property.field("default").is_some() && lacks_default(map, key, property)
+                        })
+                    });
                 defaulted
                     || map.iter().any(|(key, child)| match shape.step(key, child, typed) {
                         FieldStep::Keep => false,
@@ -609,7 +619,7 @@ impl Walk<'_, '_> {
         match value {
             Value::Object(map) => {
                 let shape = ObjectShape::of(schema, resource_root);
-                for (key, property) in shape.properties.into_iter().flatten() {
+                for (key, property) in shape.properties.filter(|_| self.defaults).into_iter().flatten() {
                     if let Some(default) = property.field("default")
                         && lacks_default(map, key, property)
                     {
@@ -1049,7 +1059,7 @@ mod tests {
                 let gvk = Gvk::new(group, version, kind);
                 let Ok(Some(schema)) = registry.get(&gvk) else { continue };
                 for typed in [false, true] {
-                    let walk = Walk { validator: &validator, typed };
+                    let walk = Walk { validator: &validator, typed, defaults: defaults_possible(&schema) };
                     let mut copy = object.clone();
                     let mut found = Vec::new();
                     walk.normalize(&mut copy, &schema.schema, &Pointer::Root(""), true, &mut found);
