@@ -51,7 +51,7 @@ fn aso_sysctl_name(capz: &str) -> String {
 fn copy_fields(from: Option<&Value>, fields: &[&str], to: &mut Map<String, Value>) {
     let Some(from) = from.and_then(Value::as_object) else { return };
     for field in fields {
-        if let Some(value) = from.field(*field).filter(|v| !v.is_null()) {
+        if let Some(value) = from.field(field).filter(|v| !v.is_null()) {
             to.insert((*field).to_string(), value.clone());
         }
     }
