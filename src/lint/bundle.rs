@@ -4,12 +4,12 @@
 //! Namespaces: an object without `metadata.namespace` lands in whatever namespace the apply uses,
 //! so it is treated as matching any namespace; two explicit namespaces must be equal.
 
-use crate::json_pointer::Fields;
 use std::ops::Range;
 
 use serde_json::Value;
 
 use crate::fast_hash::HashMap;
+use crate::json_pointer::Fields;
 use crate::manifest::{Document, split_api_version};
 
 /// API group of CAPZ's kinds.

@@ -4,7 +4,6 @@
 //! These restate AKS API limits (learn.microsoft.com/azure/aks/custom-node-configuration), so they also apply to
 //! the ManagedClustersAgentPools of aks-aso, whose fields have the same names.
 
-use crate::json_pointer::Fields;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -13,6 +12,8 @@ use serde_json::{Map, Value};
 use super::Sink;
 use super::bundle::{At, Bundle, CONTAINERSERVICE_GROUP, spec_root};
 use super::network::TEMPLATE_INSTANCE;
+
+use crate::json_pointer::Fields;
 
 pub(crate) const MAX_PODS: &str = "capz-max-pods";
 pub(crate) const NODE_LABELS: &str = "capz-node-labels";

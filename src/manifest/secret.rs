@@ -1,11 +1,12 @@
 //! The values of a Secret's `data` and `stringData`, whatever their shape (strings, numbers,
 //! booleans, lists, nested maps), and masking them out of any message about that Secret.
 
-use crate::json_pointer::Fields;
 use std::sync::LazyLock;
 
 use regex::Regex;
 use serde_json::Value;
+
+use crate::json_pointer::Fields;
 
 /// Values shorter than this are masked only where quoted or named as a number or boolean: a bare
 /// `1` or `ab` would match innocent text of the message.

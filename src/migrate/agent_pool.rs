@@ -1,7 +1,6 @@
 //! The ManagedClustersAgentPools CAPZ's `agentpools` service creates (`buildAgentPoolSpec` in
 //! azure/scope/managedmachinepool.go, `AgentPoolSpec.Parameters`), one per AzureManagedMachinePool.
 
-use crate::json_pointer::Fields;
 use serde_json::{Map, Value, json};
 
 use super::defaults::{Defaulted, DefaultedPool};
@@ -9,6 +8,7 @@ use super::patches::apply_merge_patches;
 use super::reconcile::{self, Owner, normalized_name};
 use super::{TranslateError, aso_object, bool_at, str_at};
 use crate::json_pointer::At;
+use crate::json_pointer::Fields;
 
 pub(super) const STABLE: &str = "containerservice.azure.com/v1api20250801";
 pub(super) const PREVIEW: &str = "containerservice.azure.com/v20251002preview";

@@ -2,9 +2,9 @@
 //! after the mutating webhooks) and CAPZ's defaulting webhooks (`AzureManagedControlPlaneWebhook.Default`,
 //! `AzureManagedMachinePoolWebhook.Default`).
 
-use crate::json_pointer::Fields;
 use serde_json::{Map, Value, json};
 
+use crate::json_pointer::Fields;
 use crate::manifest::Document;
 use crate::versions::Target;
 

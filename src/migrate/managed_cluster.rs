@@ -2,7 +2,6 @@
 //! `ManagedClusterSpec.Parameters`), with `agentPoolProfiles` built from the patched agent pools as CAPZ sends
 //! them when it creates the cluster.
 
-use crate::json_pointer::Fields;
 use std::net::IpAddr;
 
 use base64::Engine;
@@ -15,6 +14,7 @@ use super::reconcile::{self, Owner, normalized_name};
 use super::resource_group::{additional_tags, capz_tags};
 use super::{TranslateError, aso_object, bool_at, str_at};
 use crate::json_pointer::At;
+use crate::json_pointer::Fields;
 
 /// ASO's enums, which the conversion from CAPZ's hub object matches case-insensitively (`genruntime.ToEnum`).
 fn canonical(value: &str, options: &[&str]) -> String {

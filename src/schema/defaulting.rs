@@ -5,8 +5,9 @@
 //! the webhook's Go round trip writes back: a Go field without `omitempty` returns as its zero value (`""`,
 //! `false`, `{}`) and controller-runtime keeps those additions in its patch (it drops only removals).
 
-use crate::json_pointer::Fields;
 use serde_json::{Map, Value};
+
+use crate::json_pointer::Fields;
 
 /// `infrav1.LabelAgentPoolMode`.
 const LABEL_AGENT_POOL_MODE: &str = "azuremanagedmachinepool.infrastructure.cluster.x-k8s.io/agentpoolmode";

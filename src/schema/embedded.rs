@@ -18,12 +18,17 @@ static STRING_ENDS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/schema_str
 pub(crate) fn tree(path: &str) -> Option<&'static [u8]> {
     let i = generated::INDEX.binary_search_by(|(p, ..)| (*p).cmp(path)).ok()?;
     let (_, offset, length) = generated::INDEX[i];
-    BLOB.get(offset as usize..offset as usize + length as usize)
+    tree_at(offset, length)
 }
 
 /// The tree of the JSON Schema of a values file (`src/params/values.schema.json`).
 pub(crate) fn values_schema_tree() -> Option<&'static [u8]> {
     let (offset, length) = generated::VALUES_SCHEMA;
+    tree_at(offset, length)
+}
+
+/// The `length` bytes of [`BLOB`] from `offset`.
+fn tree_at(offset: u32, length: u32) -> Option<&'static [u8]> {
     BLOB.get(offset as usize..offset as usize + length as usize)
 }
 

@@ -2,12 +2,12 @@
 //! decoded) and the rules of `ValidateObjectMeta` (names, namespace, labels, annotations,
 //! finalizers).
 
-use crate::json_pointer::Fields;
 use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 
 use super::issue::Issue;
+use crate::json_pointer::Fields;
 use crate::report::Severity;
 
 /// The structural schema of `metadata` (k8s.io/apimachinery ObjectMeta).

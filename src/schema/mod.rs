@@ -169,7 +169,7 @@ pub(crate) fn for_each_schema_mut(schema: &mut Value, f: &mut dyn FnMut(&mut ser
 }
 
 /// Whether any map in `value`, at any depth, has `key`.
-pub(crate) fn holds_key(value: &Value, key: &str) -> bool {
+fn holds_key(value: &Value, key: &str) -> bool {
     match value {
         Value::Object(map) => map.contains_key(key) || map.values().any(|child| holds_key(child, key)),
         Value::Array(items) => items.iter().any(|item| holds_key(item, key)),

@@ -4,8 +4,6 @@
 
 use crate::support;
 
-use std::process::Command;
-
 #[test]
 fn a_server_named_by_host_name_is_reached() {
     let api = support::apiserver();
@@ -26,15 +24,7 @@ fn a_server_named_by_host_name_is_reached() {
         format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: by-host-name\n  namespace: {ns}\ndata:\n  a: b\n"),
     )
     .unwrap();
-    let diff = Command::new(env!("CARGO_BIN_EXE_kubectl-capz"))
-        .args(["diff", "-f"])
-        .arg(&file)
-        .arg("--kubeconfig")
-        .arg(&by_name)
-        .env("NO_COLOR", "1")
-        .env_remove("KUBECTL_EXTERNAL_DIFF")
-        .output()
-        .unwrap();
+    let diff = support::capz_diff(&by_name, &["-f", file.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&diff.stdout);
     assert_eq!(diff.status.code(), Some(1), "{}", String::from_utf8_lossy(&diff.stderr));
     assert!(stdout.contains("+  name: by-host-name"), "the new ConfigMap is the diff: {stdout}");
