@@ -321,6 +321,10 @@ pub struct ValidateArgs {
     /// Never read paths of a directory that match this glob (`docs`, `*.tpl`, `clusters/*/secrets`); repeatable.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
+    /// A source of a directory that cannot be built (refused, a tool failure or budget, a download it would need)
+    /// is an error instead of a warning, so the run fails (also `strict: true` in .kubectl-capz.yaml).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl ValidateArgs {

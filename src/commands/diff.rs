@@ -106,7 +106,8 @@ fn inputs(
 /// unless `--no-build`. Sources that could not be built are named on stderr; a Flux substitution that fails stops
 /// the diff (the controller would apply nothing of it).
 fn repository_documents(args: &DiffArgs, config: Option<&RepoConfig>) -> anyhow::Result<Vec<Document>> {
-    let (paths, repositories) = crate::validate::read_sources(&args.filenames, args.no_build, &args.exclude, config)?;
+    let (paths, repositories) =
+        crate::validate::read_sources(&args.filenames, args.no_build, &args.exclude, config, false)?;
     let mut documents = manifest::read_paths(&paths)?;
     let mut stderr = anstream::stderr().lock();
     for repository in &repositories {

@@ -13,8 +13,8 @@ use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
 use crate::schema::{ValidateOptions, Validator};
 use crate::validate::{
-    Report, RuleFilter, format_junit, format_summary, format_text, read_sources, validate_documents, validate_sources,
-    write_text,
+    Report, RuleFilter, format_junit, format_not_built, format_summary, format_text, read_sources, validate_documents,
+    validate_sources, write_text,
 };
 
 use super::target::{RunTarget, TargetReport, search_start};
@@ -123,7 +123,10 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     // Problems in the text are findings: every other document and file is still checked.
     let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas, ..Default::default() };
     let validator = Validator::new(&registry, options);
-    let (paths, repositories) = read_sources(&args.paths, args.no_build, &args.exclude, run_target.config.as_ref())?;
+    let strict =
+        args.strict || run_target.config.as_ref().and_then(|config| config.strict.as_ref()).is_some_and(|s| s.value);
+    let (paths, repositories) =
+        read_sources(&args.paths, args.no_build, &args.exclude, run_target.config.as_ref(), strict)?;
     let report = validate_sources(&paths, &repositories, manifest::BATCH_BYTES, &validator, &filter)?;
     // Buffered: a large report goes out in blocks, not a write per line.
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, super::output::stdout());
@@ -152,6 +155,9 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     }
     stdout.flush()?;
     anstream::eprint!("{}", format_summary(&report.summary));
+    if let Some(line) = format_not_built(&report) {
+        anstream::eprint!("{line}");
+    }
     let status = report.exit_status();
     // The process ends next: freeing thousands of objects one by one (the report, the loaded schemas: 8% of a
     // one-bundle validate) costs more than the OS reclaiming the memory at exit.

@@ -11,7 +11,7 @@ use crate::versions::{self, Target};
 pub const FILE_NAME: &str = ".kubectl-capz.yaml";
 
 /// The top-level settings of the file, in the order the docs list them.
-const SETTINGS: &[&str] = &["capzVersion", "kubernetesVersion", "rules", "crds", "exclude"];
+const SETTINGS: &[&str] = &["capzVersion", "kubernetesVersion", "rules", "crds", "exclude", "strict"];
 
 /// The settings under `rules:`.
 const RULE_SETTINGS: &[&str] = &["enable", "disable"];
@@ -40,6 +40,8 @@ pub struct RepoConfig {
     pub crds: Vec<Setting<PathBuf>>,
     /// `exclude`: globs of paths (relative to [`RepoConfig::root`]) never read.
     pub exclude: Vec<Setting<String>>,
+    /// `strict`: a source repository mode cannot build is an error, as `validate --strict`.
+    pub strict: Option<Setting<bool>>,
 }
 
 impl RepoConfig {
@@ -115,6 +117,7 @@ pub fn parse(text: &str, path: &Path) -> Result<RepoConfig, ConfigError> {
         disable: Vec::new(),
         crds: Vec::new(),
         exclude: Vec::new(),
+        strict: None,
     };
     if text.trim().is_empty() {
         return Ok(config);
@@ -171,6 +174,16 @@ pub fn parse(text: &str, path: &Path) -> Result<RepoConfig, ConfigError> {
                 }
             }
             "exclude" => config.exclude = reader.strings(value, &pointer, key)?,
+            "strict" => match value {
+                Value::Bool(strict) => config.strict = Some(Setting { value: *strict, line }),
+                other => {
+                    return Err(reader.invalid(
+                        &pointer,
+                        key,
+                        format!("expected true or false, got {}", type_name(other)),
+                    ));
+                }
+            },
             _ => unreachable!("known_keys checked the settings"),
         }
     }
@@ -282,7 +295,7 @@ mod tests {
         let cases = [
             (
                 "capzVersion: v1.27\ncapzVersoin: v1.26\n",
-                "/repo/.kubectl-capz.yaml:2: capzVersoin: unknown setting of .kubectl-capz.yaml; did you mean `capzVersion`? known: capzVersion, kubernetesVersion, rules, crds, exclude",
+                "/repo/.kubectl-capz.yaml:2: capzVersoin: unknown setting of .kubectl-capz.yaml; did you mean `capzVersion`? known: capzVersion, kubernetesVersion, rules, crds, exclude, strict",
             ),
             (
                 "capzVersion: v1.25\n",
@@ -304,6 +317,7 @@ mod tests {
             ("crds: crds/\n", "/repo/.kubectl-capz.yaml:1: crds: expected a list of strings, got a string"),
             ("exclude:\n  - a\n  - \"\"\n", "/repo/.kubectl-capz.yaml:3: exclude[1]: is empty"),
             ("- capzVersion\n", "/repo/.kubectl-capz.yaml:1: (top level): expected a mapping of settings, got a list"),
+            ("strict: \"true\"\n", "/repo/.kubectl-capz.yaml:1: strict: expected true or false, got a string"),
         ];
         for (text, expected) in cases {
             assert_eq!(parse_text(text).unwrap_err().to_string(), expected, "{text:?}");

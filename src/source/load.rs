@@ -14,8 +14,8 @@ use super::kustomization::{self, KUSTOMIZATION_FILES, Kustomization, PatchSource
 use super::kustomize::{self, BuildRequest};
 use super::origin::{self, Patches, SourceFiles};
 use super::{
-    BuiltSource, FLUX_SUBSTITUTE_RULE, FileClass, FileEntry, Repository, RepositoryOptions, SOURCE_RULE, SourceError,
-    classify, note, walk,
+    BuiltSource, FLUX_SUBSTITUTE_RULE, FileClass, FileEntry, NotBuilt, Repository, RepositoryOptions, SOURCE_RULE,
+    SourceError, classify, note, walk,
 };
 use crate::manifest::{self, Document};
 use crate::report::Severity;
@@ -76,7 +76,8 @@ impl<'a> Loader<'a> {
             loader.classes.insert(refused.relative.clone(), (FileClass::Refused, refused.reason.clone()));
             let message = format!("`{}` is {}", refused.relative, refused.reason);
             let shown = loader.files.display(&refused.relative);
-            loader.repository.notes.push(note(Severity::Warning, SOURCE_RULE, shown, 1, message));
+            let what = format!("file {}", refused.relative);
+            loader.not_built(Severity::Warning, shown, 1, what, message);
         }
         loader.classify(&tree);
         loader.build_charts();
@@ -86,6 +87,21 @@ impl<'a> Loader<'a> {
         loader.build_helm_releases();
         loader.finish();
         Ok(loader.repository)
+    }
+
+    /// A source that is not built: its note (an error under `--strict`, else `severity`) and its entry in the
+    /// repository's `not_built`.
+    fn not_built(&mut self, severity: Severity, source: String, line: usize, what: String, message: String) {
+        let (severity, message) = if self.options.strict {
+            (Severity::Error, format!("{message} (--strict: a source that is not built fails the run)"))
+        } else {
+            (severity, message)
+        };
+        // One entry per source, however many of its lines are refused.
+        if !self.repository.not_built.iter().any(|entry| entry.what == what) {
+            self.repository.not_built.push(NotBuilt { source: source.clone(), line, what, reason: message.clone() });
+        }
+        self.repository.notes.push(note(severity, SOURCE_RULE, source, line, message));
     }
 
     fn exists(&self, relative: &str) -> Option<bool> {
@@ -129,7 +145,7 @@ impl<'a> Loader<'a> {
                 }
                 Err(message) => {
                     let shown = self.files.display(&file);
-                    self.repository.notes.push(note(Severity::Warning, SOURCE_RULE, shown, 1, message));
+                    self.not_built(Severity::Warning, shown, 1, format!("kustomization {}", shown_dir(dir)), message);
                 }
             }
         }
@@ -275,7 +291,8 @@ impl<'a> Loader<'a> {
         for (file, line, message) in &refusals {
             if self.reported.insert((file.clone(), *line)) {
                 let shown = self.files.display(file);
-                self.repository.notes.push(note(Severity::Warning, SOURCE_RULE, shown, *line, message.clone()));
+                let what = format!("kustomization {}", shown_dir(parent(file)));
+                self.not_built(Severity::Warning, shown, *line, what, message.clone());
             }
         }
         !refusals.is_empty()
@@ -307,7 +324,7 @@ impl<'a> Loader<'a> {
                  `--load-restrictor LoadRestrictionsNone` (so does repository mode for the paths a Flux Kustomization \
                  points at); by hand: `kubectl kustomize {dir} --load-restrictor LoadRestrictionsNone`"
             );
-            self.repository.notes.push(note(Severity::Warning, SOURCE_RULE, shown, *line, message));
+            self.not_built(Severity::Warning, shown, *line, format!("kustomization {dir}"), message);
         }
         true
     }
@@ -351,7 +368,8 @@ impl<'a> Loader<'a> {
             None => (problem.file().display().to_string(), 1),
         };
         if self.reported.insert((source.clone(), line)) {
-            self.repository.notes.push(note(Severity::Warning, SOURCE_RULE, source, line, problem.to_string()));
+            let what = format!("Helm chart {}", problem.chart().display());
+            self.not_built(Severity::Warning, source, line, what, problem.to_string());
         }
     }
 
@@ -398,8 +416,8 @@ impl<'a> Loader<'a> {
                 }
                 ArgoBuild::NotBuilt { reason } => {
                     let message = format!("{}: {reason}", source.owner);
-                    let shown = source.file.clone();
-                    self.repository.notes.push(note(Severity::Info, SOURCE_RULE, shown, source.line, message));
+                    let what = format!("Argo CD {}", source.owner);
+                    self.not_built(Severity::Info, source.file.clone(), source.line, what, message);
                 }
             }
         }
@@ -455,7 +473,7 @@ impl<'a> Loader<'a> {
                 let shown = self.files.display(&file);
                 let message =
                     format!("`{label}` failed, so its objects are not checked: {}", one_paragraph(&err.to_string()));
-                self.repository.notes.push(note(Severity::Warning, SOURCE_RULE, shown, 1, message));
+                self.not_built(Severity::Warning, shown, 1, format!("kustomization {}", shown_dir(anchor)), message);
                 return None;
             }
         };
@@ -485,8 +503,8 @@ impl<'a> Loader<'a> {
                 Ok(stage) => self.argo_stage = Some(stage),
                 Err(err) => {
                     let message = format!("{}: ./{relative} is not built: {err}", source.owner);
-                    let note = note(Severity::Warning, SOURCE_RULE, source.file.clone(), source.line, message);
-                    self.repository.notes.push(note);
+                    let what = format!("Argo CD {} (kustomize ./{relative})", source.owner);
+                    self.not_built(Severity::Warning, source.file.clone(), source.line, what, message);
                     return None;
                 }
             }
@@ -512,8 +530,8 @@ impl<'a> Loader<'a> {
                     source.owner,
                     one_paragraph(&err.to_string())
                 );
-                let note = note(Severity::Warning, SOURCE_RULE, source.file.clone(), source.line, message);
-                self.repository.notes.push(note);
+                let what = format!("Argo CD {} (kustomize ./{relative})", source.owner);
+                self.not_built(Severity::Warning, source.file.clone(), source.line, what, message);
                 None
             }
         }
@@ -625,13 +643,8 @@ impl<'a> Loader<'a> {
             }
             let Some(path) = ks.path.clone() else {
                 let message = format!("{}: spec.path leaves the repository; not built", ks.object);
-                self.repository.notes.push(note(
-                    Severity::Warning,
-                    SOURCE_RULE,
-                    ks.source.clone(),
-                    ks.path_line,
-                    message,
-                ));
+                let what = format!("Flux Kustomization {}", ks.name());
+                self.not_built(Severity::Warning, ks.source.clone(), ks.path_line, what, message);
                 continue;
             };
             if !self.tree_dirs.contains(&path) {
@@ -639,7 +652,8 @@ impl<'a> Loader<'a> {
                     "{}: spec.path `./{path}` is not a directory of this repository (source {}); not built",
                     ks.object, ks.source_ref
                 );
-                self.repository.notes.push(note(Severity::Info, SOURCE_RULE, ks.source.clone(), ks.path_line, message));
+                let what = format!("Flux Kustomization {}", ks.name());
+                self.not_built(Severity::Info, ks.source.clone(), ks.path_line, what, message);
                 continue;
             }
             let built = if self.kustomizations.contains_key(&path) {
@@ -792,7 +806,8 @@ impl<'a> Loader<'a> {
                 },
                 Err(reason) => {
                     let message = format!("{}: {reason}; not rendered", release.display_name());
-                    self.repository.notes.push(note(Severity::Info, SOURCE_RULE, at.0, at.1, message));
+                    let what = format!("Flux {}", release.display_name());
+                    self.not_built(Severity::Info, at.0, at.1, what, message);
                 }
             }
         }

@@ -68,6 +68,20 @@ pub struct BuiltSource {
     pub patched: Vec<Vec<PatchedField>>,
 }
 
+/// A source repository mode did not build (refused, a tool that failed or overran a budget, a download it would
+/// need, another repository): the objects it would apply are not checked. Counted in the summary; an error under
+/// `--strict`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotBuilt {
+    /// The file that asks for the build (a kustomization, Chart.yaml, the Application or Kustomization object).
+    pub source: String,
+    pub line: usize,
+    /// What was not built, in a few words (`kustomization clusters/prod`, `Helm chart charts/aks`).
+    pub what: String,
+    /// Why, as the finding at `source:line` says it.
+    pub reason: String,
+}
+
 /// What a repository holds, ready to validate.
 #[derive(Debug, Default)]
 pub struct Repository {
@@ -78,6 +92,8 @@ pub struct Repository {
     pub built: Vec<BuiltSource>,
     /// Warnings about sources not built, Flux substitution errors.
     pub notes: Vec<Finding>,
+    /// The sources that were not built (each also one of `notes`).
+    pub not_built: Vec<NotBuilt>,
     /// Fields set by patches, by (source, `Kind/name`): findings there are shown at the patch.
     pub patched: HashMap<(String, String), Vec<PatchedField>>,
     /// The Helm renders of the built sources, to trace findings to values files.
@@ -129,11 +145,14 @@ pub struct RepositoryOptions {
     pub excludes: Vec<ExcludePattern>,
     /// Limit for each external tool run.
     pub timeout: Duration,
+    /// A source that is not built is an error finding instead of a warning (`--strict`, `strict: true`), so a
+    /// gate cannot pass by making its own input unbuildable.
+    pub strict: bool,
 }
 
 impl Default for RepositoryOptions {
     fn default() -> Self {
-        RepositoryOptions { excludes: Vec::new(), timeout: Duration::from_secs(120) }
+        RepositoryOptions { excludes: Vec::new(), timeout: Duration::from_secs(120), strict: false }
     }
 }
 

@@ -93,6 +93,20 @@ pub(crate) fn format_summary(summary: &Summary) -> String {
     )
 }
 
+/// The line after the summary naming the sources of a repository that were not built (none: `None`).
+pub(crate) fn format_not_built(report: &Report) -> Option<String> {
+    let not_built = report.not_built.as_deref().filter(|list| !list.is_empty())?;
+    const SHOWN: usize = 5;
+    let names: Vec<&str> = not_built.iter().map(|entry| entry.what.as_str()).take(SHOWN).collect();
+    let more = not_built.len().saturating_sub(SHOWN);
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    let count = match not_built.len() {
+        1 => "1 source not built".to_string(),
+        n => format!("{n} sources not built"),
+    };
+    Some(format!("{count}, so what they would apply is not checked: {}{more}\n", names.join(", ")))
+}
+
 fn xml_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {

@@ -6,7 +6,7 @@ mod pipeline;
 mod report;
 mod sources;
 
-pub(crate) use format::{format_junit, format_summary, format_text, write_text};
+pub(crate) use format::{format_junit, format_not_built, format_summary, format_text, write_text};
 pub(crate) use pipeline::{RuleFilter, validate_documents, validate_sources};
 pub(crate) use report::Report;
 pub(crate) use sources::read_sources;

@@ -9,7 +9,7 @@ use crate::exit::ExitStatus;
 use crate::manifest::ReadProblem;
 use crate::report::{Finding, Severity};
 use crate::schema::ObjectStatus;
-use crate::source::{FileClass, FileEntry, Repository, VariableFields};
+use crate::source::{FileClass, FileEntry, NotBuilt, Repository, VariableFields};
 
 /// The verdict on one object.
 #[derive(Debug, Clone, Serialize)]
@@ -40,6 +40,9 @@ pub(crate) struct Summary {
     /// Files of a repository that are not manifests (repository mode only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_manifests: Option<usize>,
+    /// Sources of a repository that were not built, so their objects are not checked (repository mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_built: Option<usize>,
 }
 
 /// Everything a run found, sorted by file and line.
@@ -51,6 +54,9 @@ pub(crate) struct Report {
     /// Every YAML and JSON file of the repositories and what was done with it (repository mode only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files: Option<Vec<FileEntry>>,
+    /// The sources of the repositories that were not built (repository mode only).
+    #[serde(rename = "notBuilt", skip_serializing_if = "Option::is_none")]
+    pub not_built: Option<Vec<NotBuilt>>,
 }
 
 impl Report {
@@ -61,7 +67,7 @@ impl Report {
     /// Recomputes the summary from the resources and findings.
     pub(super) fn count(&mut self) {
         let summary = &mut self.summary;
-        *summary = Summary { not_manifests: summary.not_manifests, ..Summary::default() };
+        *summary = Summary { not_manifests: summary.not_manifests, not_built: summary.not_built, ..Summary::default() };
         summary.resources = self.resources.len();
         for resource in &self.resources {
             match resource.status {
@@ -139,12 +145,16 @@ impl Report {
             self.findings.extend(variables.notes());
         }
         let mut files = Vec::new();
+        let mut not_built = Vec::new();
         for repository in repositories {
             self.findings.extend(repository.notes.iter().cloned());
             files.extend(repository.files.iter().cloned());
+            not_built.extend(repository.not_built.iter().cloned());
         }
         self.summary.not_manifests = Some(files.iter().filter(|f| f.class == FileClass::NotManifest).count());
+        self.summary.not_built = Some(not_built.len());
         self.files = Some(files);
+        self.not_built = Some(not_built);
         sort_findings(&mut self.findings);
         self.count();
     }

@@ -155,6 +155,47 @@ fn a_failing_kustomization_warns_with_kustomizes_reason() {
     );
 }
 
+/// A source that is not built is counted (`summary.notBuilt`, the `notBuilt` list, a line on stderr after the
+/// summary) and stays a warning; `--strict` (or `strict: true` in the config file) makes it an error, so a gate
+/// cannot pass by making its own input unbuildable.
+#[test]
+fn a_source_not_built_is_counted_and_fails_the_run_under_strict() {
+    let (report, output) = validate_json(&repos(), "kustomize-failing-overlay");
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["summary"]["notBuilt"], 1, "{report:#}");
+    assert_eq!(report["notBuilt"][0]["what"], "kustomization overlays/dev", "{report:#}");
+    assert_eq!(report["notBuilt"][0]["source"], "kustomize-failing-overlay/overlays/dev/kustomization.yaml");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("1 source not built, so what they would apply is not checked: kustomization overlays/dev\n"),
+        "{stderr}"
+    );
+
+    let strict = capz_command()
+        .current_dir(repos())
+        .args(["validate", "--strict", "kustomize-failing-overlay"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&strict.stdout);
+    assert_eq!(strict.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.starts_with("kustomize-failing-overlay/overlays/dev/kustomization.yaml:1: error: `kubectl kustomize")
+            && stdout.contains("(--strict: a source that is not built fails the run) [repository-source]"),
+        "{stdout}"
+    );
+
+    // The same from the config file of a copy of the repository.
+    let copy = tempfile::tempdir().unwrap();
+    support::copy_tree(&repos().join("kustomize-failing-overlay"), copy.path());
+    std::fs::write(copy.path().join(".kubectl-capz.yaml"), "strict: true\n").unwrap();
+    let from_config = capz_command().current_dir(copy.path()).args(["validate", "."]).output().unwrap();
+    assert_eq!(from_config.status.code(), Some(1), "{}", String::from_utf8_lossy(&from_config.stdout));
+    std::fs::write(copy.path().join(".kubectl-capz.yaml"), "strict: yes please\n").unwrap();
+    let bad = capz_command().current_dir(copy.path()).args(["validate", "."]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("strict: expected true or false, got a string"));
+}
+
 /// A partial object beside a kustomization that does not list it (a patch never wired in) is applied by nothing
 /// that builds the directory: not a manifest, with the reason, and no "required field is missing" errors.
 #[test]

@@ -12,19 +12,6 @@ use std::path::Path;
 
 use serde_json::Value;
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 fn edit(path: &Path, from: &str, to: &str) {
     let text = std::fs::read_to_string(path).unwrap();
     assert!(text.contains(from), "{} has no {from:?}", path.display());
@@ -65,7 +52,7 @@ fn diff_of_the_flux_repository_shows_only_the_seeded_change() {
     let api = support::apiserver_with_crds(&flux_crds());
     let work = tempfile::tempdir().unwrap();
     let repo = work.path().join("flux");
-    copy_tree(&support::repo_root().join("tests/fixtures/repos/flux"), &repo);
+    support::copy_tree(&support::repo_root().join("tests/fixtures/repos/flux"), &repo);
     // The fixture's seeded validation defects would be refused by the API server: repaired first.
     edit(&repo.join("clusters/mgmt/cluster-vars.yaml"), "OS_DISK_SIZE_GB: \"4096\"", "OS_DISK_SIZE_GB: \"128\"");
     edit(&repo.join("workload-clusters/prod/network-plugin.yaml"), "value: calico", "value: azure");

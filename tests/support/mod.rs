@@ -51,6 +51,20 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// The plugin binary cargo built for this test run (`kubectl-capz`).
+/// Copies the directory `from` into `to` (made if missing), file by file.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
 pub fn capz_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_kubectl-capz"))
 }
