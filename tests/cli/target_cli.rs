@@ -388,14 +388,12 @@ fn embedded_api_versions(yaml: &str) -> Vec<(String, String)> {
 /// A classic cluster with `enablePreviewFeatures: true` migrates under CAPZ v1.26 and v1.27 into the API versions
 /// their CAPZ writes (both import containerservice v20251002preview for preview clusters, v1api20250801 otherwise,
 /// and resources v1api20200601: azure/services of the v1.26.0 and v1.27.0 modules; the recordings of CAPZ
-/// v1.26.0's and v1.27.0's own translation, tests/fixtures/capz-translation/<target>/recordings.json, say the same), and the result
+/// v1.26.0's and v1.27.0's own translation, tests/fixtures/capz-translation/<target>/, say the same), and the result
 /// validates clean under the same target.
 #[test]
 fn preview_clusters_migrate_into_the_targets_api_versions_and_validate_under_it() {
-    let recordings_of = |target: &str| -> serde_json::Value {
-        let path = repo(&format!("tests/fixtures/capz-translation/{target}/recordings.json"));
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-    };
+    let recordings_of =
+        |target: &str| -> serde_json::Value { support::recordings(&repo("tests/fixtures/capz-translation"), target) };
     let recordings = [("v1.26", recordings_of("v1.26")), ("v1.27", recordings_of("v1.27"))];
     let dir = tempfile::tempdir().unwrap();
     for case in ["33-basic-lb-udr-preview", "45-cp-patch-preview", "54-pool-patch-preview"] {

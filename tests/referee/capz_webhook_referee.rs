@@ -3,7 +3,8 @@
 //! `kubectl-capz validate --capz-version <target>`, case by case.
 //!
 //! The cases are shared (tests/fixtures/capz-webhooks/cases/); each target has its recordings and known
-//! differences in tests/fixtures/capz-webhooks/<target>/. The recordings' header names the CAPZ, CAPI and ASO
+//! differences in tests/fixtures/capz-webhooks/<target>/: the newest target's recordings whole, an older one's as
+//! the cases in which it differs (`recordings.delta.json`, laid over the newest's). The recordings' header names the CAPZ, CAPI and ASO
 //! versions the referee was built with (and the ASO `replace` where the pinned ASO release is not served): they
 //! must be the target's.
 //!
@@ -410,9 +411,8 @@ fn referee(target_name: &str) {
     let target = capz::versions::find_target(target_name).expect("a supported target");
     let root = support::repo_root();
     let fixtures = root.join(FIXTURES);
-    let recordings: Recordings =
-        serde_json::from_str(&std::fs::read_to_string(fixtures.join(target_name).join("recordings.json")).unwrap())
-            .unwrap();
+    let recordings: Recordings = serde_json::from_value(support::recordings(&fixtures, target_name))
+        .unwrap_or_else(|err| panic!("{target_name}'s recordings: {err}"));
     check_header(&recordings, target);
     let known_path = fixtures.join(target_name).join("known-differences.yaml");
     let known: Vec<KnownDifference> =

@@ -1,6 +1,6 @@
 //! Replays the recordings of each target's CAPZ release's own translation (tools/capz-translation-oracle: CAPZ's
 //! defaulting webhooks, scopes, specs and ASO reconciler run on a fake client; v1.26.0 and v1.27.0, in
-//! tests/fixtures/capz-translation/<target>/recordings.json) against `capz::migrate::translate` for that target,
+//! tests/fixtures/capz-translation/<target>/, an older target as a delta) against `capz::migrate::translate` for that target,
 //! for every classic bundle in tests/fixtures/capz-translation/cases.
 
 use std::path::Path;
@@ -89,9 +89,7 @@ fn check_header(header: &Value, target: &capz::versions::Target) {
 
 fn translation_matches_capz_recordings(target_name: &str) {
     let target = capz::versions::find_target(target_name).expect("a supported target");
-    let text =
-        std::fs::read_to_string(Path::new(FIXTURES).join(target_name).join("recordings.json")).expect("recordings");
-    let header: Value = serde_json::from_str(&text).expect("recordings are JSON");
+    let header = crate::support::recordings(Path::new(FIXTURES), target_name);
     check_header(&header, target);
     let recordings = header["cases"].as_array().expect("cases");
     let case_files = std::fs::read_dir(Path::new(FIXTURES).join("cases")).expect("cases/").count();

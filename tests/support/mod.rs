@@ -65,6 +65,38 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// A target's referee recordings (`fixtures/<target>/recordings.json`), or for a target stored as a delta
+/// (`recordings.delta.json`, written by tools/capz-module/delta.py: the cases in which it differs from the target
+/// its `base` names) the base's recordings with the delta's header and cases laid over them.
+pub fn recordings(fixtures: &Path, target: &str) -> serde_json::Value {
+    let read = |path: PathBuf| -> serde_json::Value {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        serde_json::from_str(&text).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+    };
+    let full = fixtures.join(target).join("recordings.json");
+    if full.exists() {
+        return read(full);
+    }
+    let mut delta = read(fixtures.join(target).join("recordings.delta.json"));
+    let base_name = delta["base"].as_str().expect("a delta names its base").to_string();
+    let mut base = read(fixtures.join(&base_name).join("recordings.json"));
+    let mut overrides: std::collections::BTreeMap<String, serde_json::Value> = delta["cases"]
+        .as_array()
+        .expect("a delta's cases")
+        .iter()
+        .map(|case| (case["case"].as_str().expect("a case name").to_string(), case.clone()))
+        .collect();
+    let cases = base["cases"].as_array_mut().expect("the base's cases");
+    for case in cases.iter_mut() {
+        if let Some(own) = overrides.remove(case["case"].as_str().expect("a case name")) {
+            *case = own;
+        }
+    }
+    assert!(overrides.is_empty(), "{target}'s delta names cases {base_name} does not record: {:?}", overrides.keys());
+    delta["cases"] = base["cases"].take();
+    delta
+}
+
 pub fn capz_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_kubectl-capz"))
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rebuilds tests/fixtures/capz-translation/<target>/recordings.json by running one CAPZ release's real
+# Rebuilds tests/fixtures/capz-translation/<target>/recordings.json (recordings.delta.json for a target older than
+# v1.27: regenerate v1.27 first) by running one CAPZ release's real
 # translation of classic AKS objects into ASO objects (sigs.k8s.io/cluster-api-provider-azure: the defaulting
 # webhooks, the ManagedControlPlaneScope / ManagedMachinePoolScope specs and the ASO reconciler's
 # CreateOrUpdateResource) on a controller-runtime fake client, over every bundle in
@@ -26,9 +27,16 @@ fixtures="$root/tests/fixtures/capz-translation"
 capz_module_version "${1:-}"
 capz_module_build capz-translation-oracle "$here"
 
-# Record.
+# Record. The newest target's recordings are kept whole; an older target's as the cases in which it differs
+# from the newest (tools/capz-module/delta.py), which the tests lay over the newest's.
+base_target=v1.27
 out="$fixtures/$capz_target/recordings.json"
 mkdir -p "$(dirname "$out")"
 "$binary" -module "$copy" -cases "$fixtures/cases" "${header_flags[@]}" > "$out.tmp"
-mv "$out.tmp" "$out"
-echo "wrote $out ($(grep -c '"case":' "$out") cases)"
+if [ "$capz_target" = "$base_target" ]; then
+  mv "$out.tmp" "$out"
+  echo "wrote $out ($(grep -c '"case":' "$out") cases)"
+else
+  python3 "$root/tools/capz-module/delta.py" "$base_target" "$out.tmp" "$fixtures/$capz_target/recordings.delta.json"
+  rm -f "$out.tmp" "$out"
+fi

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rebuilds tests/fixtures/capz-webhooks/<target>/recordings.json by running the real admission webhooks of one
+# Rebuilds tests/fixtures/capz-webhooks/<target>/recordings.json (recordings.delta.json for a target older than
+# v1.27: regenerate v1.27 first) by running the real admission webhooks of one
 # CAPZ release (sigs.k8s.io/cluster-api-provider-azure, internal/webhooks) over every bundle in
 # tests/fixtures/capz-webhooks/cases/. One recording set per target of src/versions.rs:
 #   v1.26.0 -> v1.26/ (pins azure-service-operator v2.18.0, built as pinned)
@@ -23,9 +24,16 @@ fixtures="$root/tests/fixtures/capz-webhooks"
 capz_module_version "${1:-}"
 capz_module_build capz-webhook-oracle "$here"
 
-# Record.
+# Record. The newest target's recordings are kept whole; an older target's as the cases in which it differs
+# from the newest (tools/capz-module/delta.py), which the replay test lays over the newest's.
+base_target=v1.27
 out="$fixtures/$capz_target/recordings.json"
 mkdir -p "$(dirname "$out")"
 "$binary" -module "$copy" -cases "$fixtures/cases" "${header_flags[@]}" > "$out.tmp"
-mv "$out.tmp" "$out"
-echo "wrote $out ($(grep -c '"case":' "$out") cases)"
+if [ "$capz_target" = "$base_target" ]; then
+  mv "$out.tmp" "$out"
+  echo "wrote $out ($(grep -c '"case":' "$out") cases)"
+else
+  python3 "$root/tools/capz-module/delta.py" "$base_target" "$out.tmp" "$fixtures/$capz_target/recordings.delta.json"
+  rm -f "$out.tmp" "$out"
+fi
