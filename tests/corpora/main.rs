@@ -7,6 +7,13 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+/// Before any test runs: stop with one message when what this harness runs is not built (helm renders the charts of the repository fixtures, kubectl builds their kustomizations).
+#[ctor::ctor(unsafe)]
+fn prerequisites_are_built() {
+    use support::prerequisites::{Prerequisite, require};
+    require("corpora", &[Prerequisite::Helm, Prerequisite::Kubectl]);
+}
+
 mod aso_samples; // ASO's own samples, held out
 mod classic_aso_objects; // classic clusters' ASO objects
 mod classic_linear_work; // the classic path's work grows linearly

@@ -9,6 +9,13 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+/// Before any test runs: stop with one message when what this harness runs is not built (the real kube-apiserver and kubectl).
+#[ctor::ctor(unsafe)]
+fn prerequisites_are_built() {
+    use support::prerequisites::{Prerequisite, require};
+    require("live", &[Prerequisite::ApiServer, Prerequisite::Kubectl]);
+}
+
 mod classic_cluster; // the world of the live migration tests (used by live_migrate)
 
 mod host_names; // a server named by host name, resolved through the restricted name service

@@ -7,6 +7,13 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+/// Before any test runs: stop with one message when what this harness runs is not built (kubectl kustomize replays the Argo CD kustomize cases).
+#[ctor::ctor(unsafe)]
+fn prerequisites_are_built() {
+    use support::prerequisites::{Prerequisite, require};
+    require("referee", &[Prerequisite::Kubectl]);
+}
+
 mod plan_referee; // shared by the two `plan` referees: one recorded CAPI case against `capz::topology`
 
 mod argo_kustomize_referee; // Argo CD kustomize options against the real kustomize

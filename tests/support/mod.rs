@@ -7,11 +7,12 @@
 //! `tests/fixtures/crds/` (audit logging on, for [`audited_apiserver`]) and waits for its `READY` line. Tests that need
 //! more CRDs install them into that same server ([`apiserver_with_crds`]). The launcher's stdin stays open for the
 //! life of this process; when the test binary exits (or dies) the pipe closes and the launcher stops etcd and
-//! kube-apiserver and removes its temp dirs. Missing binaries are a test failure that says how to build them, never
-//! a skip.
+//! kube-apiserver and removes its temp dirs. Missing binaries stop a harness before its first test with one message
+//! saying how to build them ([`prerequisites`]), never a skip.
 #![allow(dead_code)] // each test binary uses a different subset
 
 pub mod cli_runner;
+pub mod prerequisites;
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;

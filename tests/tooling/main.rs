@@ -7,8 +7,16 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+/// Before any test runs: stop with one message when what this harness runs is not built (krew checks the manifest, real shells run the completion scripts).
+#[ctor::ctor(unsafe)]
+fn prerequisites_are_built() {
+    use support::prerequisites::{Prerequisite, require};
+    require("tooling", &[Prerequisite::Krew, Prerequisite::Shells]);
+}
+
 mod completion; // bash, zsh and fish completion in real shells
 mod import_cycles; // no import circle between the files of src/
 mod importer; // schemas/ equals a fresh import
 mod krew; // the krew manifest and package
 mod lint_rules_doc; // docs/rules.md is current
+mod prerequisites; // each harness stops at once, with one message, when a tool it runs is missing
