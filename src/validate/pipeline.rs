@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::fast_hash::{HashMap, HashSet};
 use crate::lint::{self, LintError};
-use crate::manifest::{self, Document, ManifestError, READ_RULES, ReadProblem, SecretValues, is_secret_data_pointer};
+use crate::manifest::{self, Document, ManifestError, READ_RULES, ReadProblem, SecretValues};
 use crate::report::{Finding, Severity};
 use crate::schema::validate::RULES;
 use crate::schema::{ObjectStatus, Validator};
@@ -358,8 +358,10 @@ impl SecretIndex {
         }
         for finding in &mut findings {
             let key = (finding.source.clone(), finding.object.clone());
+            // Only values are masked: the rules' messages never print a Secret's data, they name it (its name, its
+            // keys) and quote what ASO says, so only the exact values are looked for.
             if let Some(values) = self.secrets.get(&key) {
-                finding.message = values.mask(&finding.message, is_secret_data_pointer(&finding.path));
+                finding.message = values.mask(&finding.message, false);
             }
         }
         findings
