@@ -636,8 +636,15 @@ pub(crate) static RULES: &[RuleInfo] = &[
         refs::UNRESOLVED_REF,
         Severity::Error,
         Rejecter::Capi,
-        "controlPlaneRef, infrastructureRef, MachinePool infrastructureRef/configRef and ClusterClass template references must name an object in the bundle.",
-        "external.Get in the CAPI Cluster, MachinePool and ClusterClass reconcilers",
+        "controlPlaneRef, infrastructureRef, MachinePool/MachineDeployment/MachineSet/Machine infrastructureRef/configRef and ClusterClass template references must name an object in the bundle, by API group, kind and name in the referencing object's own namespace (a v1beta1 reference's namespace is dropped when CAPI converts it to v1beta2).",
+        "external.GetObjectFromContractVersionedRef / external.Get in the CAPI Cluster, Machine* and ClusterClass reconcilers; convertToContractVersionedObjectReference (core/webhooks/conversion/common.go; CAPI v1.14)",
+    ),
+    rule(
+        refs::INCOMPLETE_REF,
+        Severity::Error,
+        Rejecter::Capi,
+        "A v1beta1 controlPlaneRef, infrastructureRef or MachinePool/MachineDeployment/MachineSet/Machine infrastructureRef/configRef that is set but has no kind, no API group (apiVersion) or no name: CAPI looks references up through the CRD of their group and kind, so it can never resolve it (a v1beta2 reference without them is a schema error).",
+        "convertToContractVersionedObjectReference (core/webhooks/conversion/common.go), then external.GetObjectFromContractVersionedRef → contract.GetGKMetadata (controllers/external/util.go, internal/contract/version.go; CAPI v1.14)",
     ),
     rule(
         refs::UNRESOLVED_OWNER,
