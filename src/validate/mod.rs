@@ -3,6 +3,7 @@
 mod format;
 mod parallel;
 mod pipeline;
+mod placeholders;
 mod report;
 mod sources;
 

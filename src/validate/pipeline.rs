@@ -13,6 +13,7 @@ use crate::schema::{ObjectStatus, Validator};
 use crate::source::{Repository, VariableFields};
 
 use super::parallel;
+use super::placeholders::Placeholders;
 use super::report::{Report, ResourceResult, sort_findings};
 
 /// Why a rule selection is refused.
@@ -112,13 +113,13 @@ fn check_document(document: &Document, validator: &Validator, filter: &RuleFilte
 }
 
 /// The schema findings and verdicts of `documents`, in input order; large slices on every core.
-fn check_documents(
-    documents: &[Document],
+fn check_documents<D: std::borrow::Borrow<Document> + Sync>(
+    documents: &[D],
     validator: &Validator,
     filter: &RuleFilter,
 ) -> Vec<(ResourceResult, Vec<Finding>)> {
-    let check_chunk = |chunk: &[Document]| -> Vec<(ResourceResult, Vec<Finding>)> {
-        chunk.iter().map(|document| check_document(document, validator, filter)).collect()
+    let check_chunk = |chunk: &[D]| -> Vec<(ResourceResult, Vec<Finding>)> {
+        chunk.iter().map(|document| check_document(document.borrow(), validator, filter)).collect()
     };
     if documents.len() < PARALLEL_MIN_DOCUMENTS {
         return check_chunk(documents);
@@ -212,6 +213,7 @@ struct Collected {
     secrets: SecretIndex,
     bundle: lint::StreamedBundle,
     variables: VariableFields,
+    placeholders: Placeholders,
     numbering: manifest::DocumentNumbering,
 }
 
@@ -226,6 +228,7 @@ pub(crate) fn validate_sources_with_workers(
     filter: &RuleFilter,
 ) -> Result<Report, ManifestError> {
     let repository_mode = !repositories.is_empty();
+    let roots: Vec<&str> = repositories.iter().map(|repository| repository.root.as_str()).collect();
     let mut collected = Collected::default();
     let work = |piece: manifest::Piece| {
         let outcome = piece.read();
@@ -251,19 +254,47 @@ pub(crate) fn validate_sources_with_workers(
         collected.bundle.add_prepared(prepared);
         if repository_mode {
             collected.variables.add(&documents);
+            for root in &roots {
+                collected.placeholders.add(&documents, root);
+            }
         }
         collected.problems.extend(problems);
     };
     let streamed =
         parallel::ordered_map(workers, |give| manifest::stream_pieces(paths, batch_bytes, give), work, consume);
     let mut sources = streamed?;
-    let Collected { mut checked, problems, mut secrets, mut bundle, mut variables, .. } = collected;
+    let Collected { mut checked, problems, mut secrets, mut bundle, mut variables, mut placeholders, .. } = collected;
     let mut known: HashSet<Arc<str>> = sources.iter().cloned().collect();
-    for built in repositories.iter().flat_map(|repository| &repository.built) {
+    // An object several builds reach from the same place with the same content (a file of a Flux path that a
+    // kustomize root includes too) is one object: checked and counted once.
+    let mut places: HashMap<(Arc<str>, usize), Vec<(u32, &Document)>> = HashMap::default();
+    for (repository, built) in
+        repositories.iter().flat_map(|repository| repository.built.iter().map(move |b| (repository, b)))
+    {
         let documents = &built.documents;
-        checked.extend(check_documents(documents, validator, filter));
+        // What a GitOps object applies is applied as it is: its placeholders are values like any other.
+        if built.target.is_none() {
+            placeholders.add(documents, &repository.root);
+        }
+        let target = built
+            .target
+            .as_ref()
+            .map(|target| (target.cluster.as_str().into(), target.namespace.as_deref().map(Into::into)));
+        let unit = bundle.add_unit(lint::ApplyUnit { label: built.label.as_str().into(), target });
+        let first_reached: Vec<&Document> = documents
+            .iter()
+            .filter(|document| {
+                let reached = places.entry((document.origin.source.clone(), document.origin.line)).or_default();
+                let again = reached.iter().any(|(other, earlier)| *other != unit && earlier.value == document.value);
+                if !again {
+                    reached.push((unit, document));
+                }
+                !again
+            })
+            .collect();
+        checked.extend(check_documents(&first_reached, validator, filter));
         secrets.add(documents);
-        bundle.add(documents);
+        bundle.add_in_unit(documents, unit);
         variables.add(documents);
         for document in documents {
             if known.insert(document.origin.source.clone()) {
@@ -275,7 +306,7 @@ pub(crate) fn validate_sources_with_workers(
     let mut report = assemble(checked, secrets.mask(lint_findings));
     report.add_read_problems(&problems, &sources);
     if repository_mode {
-        report.apply_repositories(repositories, &variables);
+        report.apply_repositories(repositories, &variables, &placeholders);
     }
     Ok(report)
 }

@@ -11,6 +11,8 @@ use crate::report::{Finding, Severity};
 use crate::schema::ObjectStatus;
 use crate::source::{FileClass, FileEntry, Repository, VariableFields};
 
+use super::placeholders::Placeholders;
+
 /// The verdict on one object.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ResourceResult {
@@ -118,9 +120,14 @@ impl Report {
 }
 
 impl Report {
-    /// Repository mode's last steps: patch file:lines, `${VAR}` fields left out, the repositories' warnings and the
-    /// list of files.
-    pub(super) fn apply_repositories(&mut self, repositories: &[Repository], variables: &VariableFields) {
+    /// Repository mode's last steps: patch file:lines, `${VAR}` and example placeholder fields left out, the
+    /// repositories' warnings and the list of files.
+    pub(super) fn apply_repositories(
+        &mut self,
+        repositories: &[Repository],
+        variables: &VariableFields,
+        placeholders: &Placeholders,
+    ) {
         for repository in repositories {
             repository.trace_values(&mut self.findings);
             repository.remap(&mut self.findings);
@@ -137,6 +144,16 @@ impl Report {
                 }
             }
             self.findings.extend(variables.notes());
+        }
+        if !placeholders.is_empty() {
+            placeholders.suppress(&mut self.findings);
+            for resource in &mut self.resources {
+                placeholders.suppress(&mut resource.errors);
+                if resource.status == ObjectStatus::Invalid && resource.errors.is_empty() {
+                    resource.status = ObjectStatus::Valid;
+                }
+            }
+            self.findings.extend(placeholders.notes());
         }
         let mut files = Vec::new();
         for repository in repositories {
