@@ -10,11 +10,12 @@ use crate::manifest::{self, Document, ManifestError, READ_RULES, ReadProblem, Se
 use crate::report::{Finding, Severity};
 use crate::schema::validate::RULES;
 use crate::schema::{ObjectStatus, Validator};
-use crate::source::{Repository, VariableFields};
+use crate::source::{FileClass, Repository, VariableFields};
 
 use super::parallel;
 use super::placeholders::Placeholders;
 use super::report::{Report, ResourceResult, sort_findings};
+use super::suppress::Suppressions;
 
 /// Why a rule selection is refused.
 #[derive(Debug, thiserror::Error)]
@@ -214,6 +215,7 @@ struct Collected {
     bundle: lint::StreamedBundle,
     variables: VariableFields,
     placeholders: Placeholders,
+    suppressions: Suppressions,
     numbering: manifest::DocumentNumbering,
 }
 
@@ -252,6 +254,7 @@ pub(crate) fn validate_sources_with_workers(
         collected.checked.extend(checked);
         collected.secrets.add(&documents);
         collected.bundle.add_prepared(prepared);
+        collected.suppressions.add(&documents);
         if repository_mode {
             collected.variables.add(&documents);
             for root in &roots {
@@ -263,7 +266,16 @@ pub(crate) fn validate_sources_with_workers(
     let streamed =
         parallel::ordered_map(workers, |give| manifest::stream_pieces(paths, batch_bytes, give), work, consume);
     let mut sources = streamed?;
-    let Collected { mut checked, problems, mut secrets, mut bundle, mut variables, mut placeholders, .. } = collected;
+    let Collected {
+        mut checked,
+        problems,
+        mut secrets,
+        mut bundle,
+        mut variables,
+        mut placeholders,
+        mut suppressions,
+        ..
+    } = collected;
     let mut known: HashSet<Arc<str>> = sources.iter().cloned().collect();
     // An object several builds reach from the same place with the same content (a file of a Flux path that a
     // kustomize root includes too) is one object: checked and counted once.
@@ -296,6 +308,7 @@ pub(crate) fn validate_sources_with_workers(
         secrets.add(documents);
         bundle.add_in_unit(documents, unit);
         variables.add(documents);
+        suppressions.add(documents);
         for document in documents {
             if known.insert(document.origin.source.clone()) {
                 sources.push(document.origin.source.clone());
@@ -305,9 +318,18 @@ pub(crate) fn validate_sources_with_workers(
     let lint_findings = bundle.check(&filter.lint);
     let mut report = assemble(checked, secrets.mask(lint_findings));
     report.add_read_problems(&problems, &sources);
+    report.apply_annotation_suppressions(&suppressions);
     if repository_mode {
         report.apply_repositories(repositories, &variables, &placeholders);
     }
+    // Comments are looked up in every file read, and in the files findings now point at (patches, values files,
+    // templates).
+    let mut files = sources;
+    for repository in repositories {
+        let read = repository.files.iter().filter(|file| matches!(file.class, FileClass::Manifest | FileClass::Built));
+        files.extend(read.map(|file| Arc::from(file.path.as_str())));
+    }
+    report.apply_comment_suppressions(suppressions, files);
     Ok(report)
 }
 

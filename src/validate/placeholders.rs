@@ -16,7 +16,7 @@ use crate::manifest::Document;
 use crate::report::{Finding, Severity};
 
 /// The rule id of the info finding.
-pub(crate) const PLACEHOLDER_RULE: &str = "example-placeholders";
+pub const PLACEHOLDER_RULE: &str = "example-placeholders";
 
 /// Directories whose files are examples, samples or test inputs (a segment of the path below the repository root).
 const EXAMPLE_DIRECTORIES: &[&str] = &["examples", "example", "samples", "sample", "fixtures", "testdata"];

@@ -1,6 +1,6 @@
 //! A validation run's report: the verdict on each object, the findings and their counts.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -12,6 +12,7 @@ use crate::schema::ObjectStatus;
 use crate::source::{FileClass, FileEntry, Repository, VariableFields};
 
 use super::placeholders::Placeholders;
+use super::suppress::{SuppressedFinding, Suppressions};
 
 /// The verdict on one object.
 #[derive(Debug, Clone, Serialize)]
@@ -42,12 +43,22 @@ pub(crate) struct Summary {
     /// Files of a repository that are not manifests (repository mode only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_manifests: Option<usize>,
+    /// Findings a suppression in the repository silences (not counted above).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub suppressed: usize,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// Everything a run found, sorted by file and line.
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct Report {
     pub findings: Vec<Finding>,
+    /// Findings a `# kubectl-capz: ignore` comment or a `kubectl-capz.io/ignore` annotation silences, with it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suppressed: Vec<SuppressedFinding>,
     pub resources: Vec<ResourceResult>,
     pub summary: Summary,
     /// Every YAML and JSON file of the repositories and what was done with it (repository mode only).
@@ -65,6 +76,7 @@ impl Report {
         let summary = &mut self.summary;
         *summary = Summary { not_manifests: summary.not_manifests, ..Summary::default() };
         summary.resources = self.resources.len();
+        summary.suppressed = self.suppressed.len();
         for resource in &self.resources {
             match resource.status {
                 ObjectStatus::Valid => summary.valid += 1,
@@ -164,6 +176,52 @@ impl Report {
         self.files = Some(files);
         sort_findings(&mut self.findings);
         self.count();
+    }
+}
+
+impl Report {
+    /// Moves the findings a `kubectl-capz.io/ignore` annotation silences to [`Report::suppressed`] (before findings
+    /// move to patches and values files: annotations are matched by the object's own file).
+    pub(super) fn apply_annotation_suppressions(&mut self, suppressions: &Suppressions) {
+        let before = self.suppressed.len();
+        suppressions.apply_annotations(&mut self.findings, &mut self.suppressed);
+        self.drop_suppressed_errors(before);
+    }
+
+    /// Moves the findings a `# kubectl-capz: ignore` comment silences (at their final file:line) to
+    /// [`Report::suppressed`]; the suppressions' own errors join the findings.
+    pub(super) fn apply_comment_suppressions(&mut self, suppressions: Suppressions, files: Vec<Arc<str>>) {
+        let before = self.suppressed.len();
+        let errors = suppressions.apply_comments(files, &mut self.findings, &mut self.suppressed);
+        self.drop_suppressed_errors(before);
+        self.findings.extend(errors);
+        sort_findings(&mut self.findings);
+        self.suppressed.sort_by(|a, b| {
+            let (a, b) = (&a.finding, &b.finding);
+            (&a.source, a.line, &a.path, &a.rule, &a.message).cmp(&(&b.source, b.line, &b.path, &b.rule, &b.message))
+        });
+        self.suppressed.dedup();
+        self.count();
+    }
+
+    /// The objects' errors that are findings suppressed since `from` no longer count for their verdict (matched by
+    /// rule, object and field: an error's copy on the object may not have moved to a values file as the finding did).
+    fn drop_suppressed_errors(&mut self, from: usize) {
+        let silenced: HashSet<(&str, &str, &str)> = self.suppressed[from..]
+            .iter()
+            .map(|s| (s.finding.rule.as_str(), s.finding.object.as_str(), s.finding.path.as_str()))
+            .collect();
+        if silenced.is_empty() {
+            return;
+        }
+        for resource in &mut self.resources {
+            let before = resource.errors.len();
+            resource.errors.retain(|e| !silenced.contains(&(e.rule.as_str(), e.object.as_str(), e.path.as_str())));
+            if resource.errors.len() != before && resource.errors.is_empty() && resource.status == ObjectStatus::Invalid
+            {
+                resource.status = ObjectStatus::Valid;
+            }
+        }
     }
 }
 
