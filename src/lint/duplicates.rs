@@ -94,6 +94,8 @@ pub(crate) struct Owners {
 pub(crate) struct Duplicates {
     /// Per document: the scope it is judged in, `None` for documents common to every scope.
     pub scope: Vec<Option<u32>>,
+    /// The further scopes of documents that several units reach (one object those units share: judged in each).
+    pub also: HashMap<usize, Vec<u32>>,
     /// Differing copies within one unit.
     pub sets: Vec<InUnit>,
     /// One object on one cluster and namespace from several units.
@@ -175,6 +177,24 @@ impl Duplicates {
         for (index, scope) in duplicates.scope.iter_mut().enumerate() {
             *scope = scope_ids.get(&unit_of(index)).copied();
         }
+        // A document other units reach too is in each of their scopes; in none when one of them is no scope (its
+        // documents are common to every scope).
+        for (&index, echoes) in &echoes_of {
+            let Some(own) = duplicates.scope[index] else { continue };
+            let others: Option<Vec<u32>> =
+                echoes.iter().map(|unit| scope_ids.get(&JudgeUnit::Built(*unit)).copied()).collect();
+            match others {
+                None => duplicates.scope[index] = None,
+                Some(mut others) => {
+                    others.retain(|scope| *scope != own);
+                    others.sort_unstable();
+                    others.dedup();
+                    if !others.is_empty() {
+                        duplicates.also.insert(index, others);
+                    }
+                }
+            }
+        }
         duplicates
     }
 
@@ -247,9 +267,26 @@ impl Duplicates {
         }
     }
 
-    /// The scope document `index` is judged in (`None`: common to every scope, or no scopes at all).
-    pub(crate) fn scope_of(&self, index: usize) -> Option<u32> {
-        self.scope.get(index).copied().flatten()
+    /// The scopes document `index` is judged in (none: common to every scope, or no scopes at all).
+    pub(crate) fn scopes_of(&self, index: usize) -> impl Iterator<Item = u32> + '_ {
+        let also = self.also.get(&index).map(Vec::as_slice).unwrap_or_default();
+        self.scope.get(index).copied().flatten().into_iter().chain(also.iter().copied())
+    }
+
+    /// Whether document `index` is common to every scope.
+    pub(crate) fn is_common(&self, index: usize) -> bool {
+        self.scope.get(index).copied().flatten().is_none()
+    }
+
+    /// Whether document `index` is judged in `scope` (`None`: the bundle is not split): a common document is judged
+    /// in every scope.
+    pub(crate) fn judged_in(&self, index: usize, scope: Option<u32>) -> bool {
+        self.is_common(index) || scope.is_some_and(|scope| self.scopes_of(index).any(|own| own == scope))
+    }
+
+    /// Whether documents `a` and `b` are judged in the same scopes.
+    pub(crate) fn same_scopes(&self, a: usize, b: usize) -> bool {
+        self.scopes_of(a).eq(self.scopes_of(b))
     }
 
     /// Whether some documents are judged apart from others.
@@ -270,16 +307,19 @@ impl Duplicates {
         let mut by_scope: Vec<(u32, Vec<usize>)> = Vec::new();
         let mut common = Vec::new();
         let mut position: HashMap<u32, usize> = HashMap::default();
+        let mut in_several = false;
         for &index in &members {
-            match self.scope_of(index) {
-                None => common.push(index),
-                Some(scope) => {
-                    let at = *position.entry(scope).or_insert_with(|| {
-                        by_scope.push((scope, Vec::new()));
-                        by_scope.len() - 1
-                    });
-                    by_scope[at].1.push(index);
-                }
+            if self.is_common(index) {
+                common.push(index);
+                continue;
+            }
+            in_several |= self.also.contains_key(&index);
+            for scope in self.scopes_of(index) {
+                let at = *position.entry(scope).or_insert_with(|| {
+                    by_scope.push((scope, Vec::new()));
+                    by_scope.len() - 1
+                });
+                by_scope[at].1.push(index);
             }
         }
         match by_scope.len() {
@@ -290,7 +330,7 @@ impl Duplicates {
                 .map(|(scope, mut own)| {
                     own.extend(&common);
                     own.sort_unstable();
-                    (Some(scope), own, !common.is_empty())
+                    (Some(scope), own, in_several || !common.is_empty())
                 })
                 .collect(),
         }

@@ -417,10 +417,9 @@ impl StreamedBundle {
                 match kept.shared {
                     Some(kind) => {
                         let holders = &mut shared_holders[name];
-                        let scope = duplicates.scope_of(index);
                         if !holders
                             .iter()
-                            .any(|&h| self.kept[h].shared == Some(kind) && duplicates.scope_of(h) == scope)
+                            .any(|&h| self.kept[h].shared == Some(kind) && duplicates.same_scopes(h, index))
                         {
                             holders.push(index);
                         }
@@ -486,7 +485,7 @@ impl StreamedBundle {
             let set = group_of_root[&root(&mut parent, index)];
             for group in parts[set].clone() {
                 let scope = members[group].0;
-                if duplicates.scope_of(index).is_some_and(|own| Some(own) != scope) {
+                if !duplicates.judged_in(index, scope) {
                     continue;
                 }
                 let holders = &shared_holders[name as usize];
@@ -495,8 +494,8 @@ impl StreamedBundle {
                 for kind in kinds {
                     let of_kind = || holders.iter().copied().filter(move |&h| self.kept[h].shared == Some(kind));
                     let holder = of_kind()
-                        .find(|&h| duplicates.scope_of(h) == scope && scope.is_some())
-                        .or_else(|| of_kind().find(|&h| duplicates.scope_of(h).is_none()))
+                        .find(|&h| scope.is_some() && !duplicates.is_common(h) && duplicates.judged_in(h, scope))
+                        .or_else(|| of_kind().find(|&h| duplicates.is_common(h)))
                         .or_else(|| of_kind().next());
                     members[group].1.extend(holder);
                 }

@@ -104,7 +104,12 @@ impl Placeholders {
             let Some(pointers) = self.fields.get(&(finding.source.clone(), finding.object.clone())) else {
                 return true;
             };
-            if self.all.iter().any(|placeholder| finding.message.contains(placeholder.as_str())) {
+            // A message about an embedded object starts with its name: that is not the value the finding is about.
+            let message = match finding.message.strip_prefix("embedded ") {
+                Some(rest) => rest.split_once(": ").map_or(rest, |(_, rest)| rest),
+                None => &finding.message,
+            };
+            if self.all.iter().any(|placeholder| message.contains(placeholder.as_str())) {
                 return false;
             }
             !pointers.iter().any(|pointer| {
