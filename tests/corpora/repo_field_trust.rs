@@ -88,10 +88,8 @@ fn example_file_placeholders_are_one_info_each_and_every_other_field_is_judged()
 fn an_object_a_flux_path_and_a_kustomize_root_both_reach_is_counted_once() {
     let report = json(&repos(), "double-reach", "json");
     let resources = report["resources"].as_array().unwrap();
-    let mut places: Vec<(String, u64)> = resources
-        .iter()
-        .map(|r| (r["source"].as_str().unwrap().to_string(), r["line"].as_u64().unwrap()))
-        .collect();
+    let mut places: Vec<(String, u64)> =
+        resources.iter().map(|r| (r["source"].as_str().unwrap().to_string(), r["line"].as_u64().unwrap())).collect();
     let all = places.len();
     places.sort();
     places.dedup();
@@ -117,9 +115,10 @@ fn a_charts_own_render_and_an_applications_are_apart_and_two_applications_are_tw
     assert_eq!(messages.len(), 6, "{shown}");
     for message in &messages {
         assert!(
-            message.contains("has two owners that apply it to Argo CD destination https://kubernetes.default.svc, \
-                              namespace team-a: helm template Application/team-a-again")
-                && message.contains("and helm template Application/team-a (at "),
+            message.contains(
+                "has two owners that apply it to Argo CD destination https://kubernetes.default.svc, \
+                              namespace team-a: helm template Application/team-a-again"
+            ) && message.contains("and helm template Application/team-a (at "),
             "{message}"
         );
         assert!(!message.contains("defined"), "{message}");
