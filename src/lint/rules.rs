@@ -751,7 +751,7 @@ pub(crate) static RULES: &[RuleInfo] = &[
         duplicates::DUPLICATE_OBJECT,
         Severity::Warning,
         Rejecter::KubectlApply,
-        "The same object (API group, kind, namespace, name) defined more than once with different content: `kubectl apply` of the bundle keeps the last copy; reported on every other copy with where the copies are (identical copies are not reported). Each copy is checked with the objects of its own file, or directory when no other file there defines it too.",
-        "kubectl apply (each copy is applied in turn: the last one stays)",
+        "The same object (API group, kind, namespace, name) defined more than once with different content within one apply unit (a file, a kustomize root, a chart render, what one Flux Kustomization or HelmRelease or Argo CD Application applies): `kubectl apply` of the unit keeps the last copy; reported on every other copy with where the copies are (identical copies are not reported). Across units only when two GitOps objects apply it to the same cluster and namespace: one finding naming its owners (each overwrites the other's copy; pruning either deletes it). Units no GitOps object applies (a chart's own renders, alternative files such as CAPZ's calico and calico-ipv6 addons) are never compared. Each copy is checked with the objects of its own unit.",
+        "kubectl apply (each copy is applied in turn: the last one stays); Argo CD's shared-resource warning and Flux's ownership labels (two owners of one object)",
     ),
 ];
