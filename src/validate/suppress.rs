@@ -163,42 +163,58 @@ static COMMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:^|\s)#\s*kubectl-capz:\s*ignore(?:\s+(.*))?$").expect("suppression comment regex is valid")
 });
 
-/// The suppression comments of one file, by 1-based line, and which lines are only a comment.
+/// The suppression comments of one file: the directives that apply at each 1-based line.
 #[derive(Debug, Default)]
 struct FileComments {
-    directives: HashMap<usize, Directive>,
-    comment_only: Vec<bool>,
+    directives: Vec<Directive>,
+    /// Line -> the directives (indexes) that apply there: a trailing comment at its own line, a comment line at its
+    /// own line and at the first line after the comment lines it is part of.
+    at: HashMap<usize, Vec<usize>>,
 }
 
 impl FileComments {
-    fn read(source: &str, text: &str, errors: &mut Vec<Finding>) -> Self {
+    /// Reads the lines of `reader` one at a time (a large file is never held whole; only lines that mention
+    /// `kubectl-capz:` are decoded). Bytes that are not UTF-8 are replaced: such a file is a finding of its own.
+    fn read(source: &str, mut reader: impl std::io::BufRead, errors: &mut Vec<Finding>) -> Self {
+        const MARKER: &[u8] = b"kubectl-capz:";
         let mut comments = FileComments::default();
-        comments.comment_only.push(false);
-        for (index, line) in text.lines().enumerate() {
-            let number = index + 1;
-            comments.comment_only.push(line.trim_start().starts_with('#'));
-            let Some(found) = COMMENT.captures(line) else { continue };
+        // Directives of the comment lines read since the last other line.
+        let mut pending: Vec<usize> = Vec::new();
+        let mut line = Vec::new();
+        let mut number = 0;
+        loop {
+            line.clear();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => number += 1,
+            }
+            let comment_only = line.iter().find(|byte| !byte.is_ascii_whitespace()) == Some(&b'#');
+            if !comment_only {
+                for directive in pending.drain(..) {
+                    comments.at.entry(number).or_default().push(directive);
+                }
+            }
+            if !line.windows(MARKER.len()).any(|window| window == MARKER) {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&line);
+            let Some(found) = COMMENT.captures(text.trim_end_matches(['\n', '\r'])) else { continue };
             let (ids, reason) = parse_rules(found.get(1).map_or("", |rest| rest.as_str()));
             let rules = check_rules(ids, source, number, "`# kubectl-capz: ignore`", errors);
-            comments.directives.insert(number, Directive { rules, reason, at: format!("{source}:{number}") });
+            comments.directives.push(Directive { rules, reason, at: format!("{source}:{number}") });
+            let directive = comments.directives.len() - 1;
+            comments.at.entry(number).or_default().push(directive);
+            if comment_only {
+                pending.push(directive);
+            }
         }
         comments
     }
 
     /// The directive that silences `rule` at `line`: on the line itself, or on the comment lines right above it.
     fn silencing(&self, rule: &str, line: usize) -> Option<&Directive> {
-        let applies = |number: usize| self.directives.get(&number).filter(|d| d.rules.iter().any(|id| id == rule));
-        if let Some(directive) = applies(line) {
-            return Some(directive);
-        }
-        let mut above = line.checked_sub(1)?;
-        while above > 0 && self.comment_only.get(above).copied().unwrap_or(false) {
-            if let Some(directive) = applies(above) {
-                return Some(directive);
-            }
-            above -= 1;
-        }
-        None
+        let directives = self.at.get(&line)?;
+        directives.iter().map(|&index| &self.directives[index]).find(|d| d.rules.iter().any(|id| id == rule))
     }
 }
 
@@ -266,7 +282,7 @@ impl Suppressions {
         move_silenced(findings, suppressed, silencing);
     }
 
-    /// Reads the suppression comments of `files` (those that are real files and mention `kubectl-capz:`), then moves
+    /// Reads the suppression comments of `files` (those that are real files), then moves
     /// the findings a comment silences from `findings` to `suppressed`. Returns the errors about suppressions
     /// (annotations' and comments').
     pub(crate) fn apply_comments(
@@ -284,12 +300,14 @@ impl Suppressions {
             if source.is_empty() || source.starts_with('<') {
                 continue;
             }
-            let Ok(text) = crate::manifest::read_input_file(std::path::Path::new(source.as_ref())) else { continue };
-            if !text.contains("kubectl-capz:") {
+            let Ok(file) = std::fs::File::open(source.as_ref()) else { continue };
+            if !file.metadata().is_ok_and(|metadata| metadata.is_file()) {
                 continue;
             }
-            let comments = FileComments::read(&source, &text, &mut self.errors);
-            read.insert(source, comments);
+            let comments = FileComments::read(&source, std::io::BufReader::new(file), &mut self.errors);
+            if !comments.directives.is_empty() {
+                read.insert(source, comments);
+            }
         }
         if !read.is_empty() {
             let silencing = |finding: &Finding| {
@@ -356,7 +374,7 @@ mod tests {
                     e: 5 # kubectl-capz: ignore\n\
                     f: '#kubectl-capz: ignore schema'\n";
         let mut errors = Vec::new();
-        let comments = FileComments::read("f.yaml", text, &mut errors);
+        let comments = FileComments::read("f.yaml", std::io::Cursor::new(text), &mut errors);
         let reason = |rule: &str, line: usize| comments.silencing(rule, line).map(|d| d.reason.as_str());
         assert_eq!(reason("schema", 1), Some("known"));
         assert_eq!(reason("cel", 4), Some("upstream bug"), "through the comment lines right above");

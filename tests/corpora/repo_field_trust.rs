@@ -141,7 +141,8 @@ fn capz_alternative_addon_files_are_no_duplicates_of_each_other() {
 }
 
 /// A finding silenced by a comment on its line, by a comment above a JSON 6902 patch's operation (where the
-/// finding is reported), by an annotation on the Secret; a comment and an annotation naming unknown rules are
+/// finding is reported), on a Helm template's line and above a value in the chart's values file (where the finding
+/// is reported), by an annotation on the Secret; a comment and an annotation naming unknown rules are
 /// errors at their lines, and the finding the comment meant stays. Suppressed findings are in `-o json`
 /// (`suppressed`, with the reason) and in SARIF (`suppressions` of kind `inSource`), counted in the summary line,
 /// and not in the exit code.
@@ -151,7 +152,7 @@ fn findings_suppressed_by_comment_and_annotation_are_reported_as_such() {
     assert_eq!(code, 1, "{shown}");
     let report = json(&repos(), "suppressions", "json");
     assert_eq!(rules_of(&report), ["invalid-suppression", "invalid-suppression", "aks-dns-prefix"], "{shown}");
-    assert_eq!(report["summary"]["suppressed"], 3);
+    assert_eq!(report["summary"]["suppressed"], 5);
     assert_eq!(report["summary"]["errors"], 3, "suppressed errors do not count");
     let sarif = json(&repos(), "suppressions", "sarif");
     let suppressed: Vec<Value> = sarif["runs"][0]["results"]
@@ -167,7 +168,7 @@ fn findings_suppressed_by_comment_and_annotation_are_reported_as_such() {
             })
         })
         .collect();
-    assert_eq!(suppressed.len(), 3);
+    assert_eq!(suppressed.len(), 5);
     insta::assert_snapshot!(
         "suppressions",
         format!(
@@ -193,8 +194,8 @@ fn findings_suppressed_by_comment_and_annotation_are_reported_as_such() {
     assert!(output.stdout.is_empty(), "{}", String::from_utf8_lossy(&output.stdout));
     assert_eq!(
         stderr,
-        "8 objects: 8 valid, 0 invalid, 0 skipped (0 errors, 0 warnings, 0 not checked); 4 findings suppressed in the \
-         repository\n"
+        "9 objects: 9 valid, 0 invalid, 0 skipped (0 errors, 0 warnings, 0 not checked); 6 findings suppressed in the \
+         repository; 1 file is not a manifest\n"
     );
 }
 
