@@ -210,7 +210,9 @@ impl Duplicates {
         same: &impl Fn(usize, usize) -> bool,
     ) {
         // Within a unit: a plain file, or a registered unit.
-        let mut by_unit: Vec<((Option<u32>, &str), Vec<usize>)> = Vec::new();
+        // (registered unit, or a plain file's source) -> its copies.
+        type ByUnit<'s> = Vec<((Option<u32>, &'s str), Vec<usize>)>;
+        let mut by_unit: ByUnit<'_> = Vec::new();
         for &index in set {
             let unit = match units.unit_of(index) {
                 Some(unit) => (Some(unit), ""),
@@ -229,7 +231,9 @@ impl Duplicates {
         }
         // Across units: those with a target, by cluster and the namespace the object lands in.
         let own_namespace = keys[set[0]].and_then(|key| key.namespace.as_deref());
-        let mut placed: Vec<((&str, Option<&str>), Vec<(usize, u32)>)> = Vec::new();
+        // (cluster, namespace) -> the copies and the units that put them there.
+        type Placed<'s> = Vec<((&'s str, Option<&'s str>), Vec<(usize, u32)>)>;
+        let mut placed: Placed<'_> = Vec::new();
         let reached = set.iter().flat_map(|&index| {
             let echoes = echoes_of.get(&index).map(Vec::as_slice).unwrap_or_default();
             units.unit_of(index).into_iter().chain(echoes.iter().copied()).map(move |unit| (index, unit))

@@ -219,6 +219,9 @@ struct Collected {
     numbering: manifest::DocumentNumbering,
 }
 
+/// Where a built document comes from: its source and line.
+type Place = (Arc<str>, usize);
+
 /// [`validate_sources`] with `workers` threads reading and checking batches (1: all on the calling thread); the
 /// report is the same whatever their number.
 pub(crate) fn validate_sources_with_workers(
@@ -279,7 +282,7 @@ pub(crate) fn validate_sources_with_workers(
     let mut known: HashSet<Arc<str>> = sources.iter().cloned().collect();
     // An object several builds reach from the same place with the same content (a file of a Flux path that a
     // kustomize root includes too) is one object: checked and counted once.
-    let mut places: HashMap<(Arc<str>, usize), Vec<(u32, &Document)>> = HashMap::default();
+    let mut places: HashMap<Place, Vec<(u32, &Document)>> = HashMap::default();
     for (repository, built) in
         repositories.iter().flat_map(|repository| repository.built.iter().map(move |b| (repository, b)))
     {

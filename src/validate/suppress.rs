@@ -274,7 +274,7 @@ impl Suppressions {
                 .iter()
                 .filter(|(prefix, directive)| {
                     (prefix.is_empty() || finding.path == *prefix || finding.path.starts_with(&format!("{prefix}/")))
-                        && directive.rules.iter().any(|id| *id == finding.rule)
+                        && directive.rules.contains(&finding.rule)
                 })
                 .max_by_key(|(prefix, _)| prefix.len())
                 .map(|(_, directive)| directive.suppression())
