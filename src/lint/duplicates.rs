@@ -528,6 +528,14 @@ mod tests {
             }],
             "c puts it in another namespace, d on another cluster"
         );
+        // `shared` is reached by units that are no scope (b, c, d hold no differing copy): common to every scope.
+        assert_eq!(found.scope, [Some(0), Some(1), None, None, None]);
+        // Reached by two scopes only: judged in both.
+        let echoes = [(2, 0)];
+        let units = Units { of: &of, registered: &registered, echoes: &echoes };
+        let found = Duplicates::find(&refs(&keys(&values)), &sources, units, |a, b| values[a] == values[b]);
         assert_eq!(found.scope, [Some(0), Some(1), Some(1), None, None]);
+        assert_eq!(found.also.get(&2), Some(&vec![0]));
+        assert_eq!(found.split(vec![0, 1, 2]), [(Some(0), vec![0, 2], true), (Some(1), vec![1, 2], true)]);
     }
 }
