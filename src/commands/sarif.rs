@@ -8,6 +8,8 @@ use serde_json::{Map, Value, json};
 use crate::manifest::READ_RULES;
 use crate::report::{Finding, Severity};
 use crate::schema::validate::RULES as SCHEMA_RULES;
+use crate::source::{SOURCE_RULE, UNSUBSTITUTED_RULE};
+use crate::validate::{PLACEHOLDER_RULE, REPOSITORY_RULES, SuppressedFinding};
 use crate::versions::PLUGIN;
 
 /// The base id result locations are relative to (the repository root).
@@ -26,8 +28,12 @@ fn level(severity: Severity) -> &'static str {
 fn rule_descriptors() -> Vec<Value> {
     let sentence = |text: &str| format!("{}.", text.trim_end_matches('.'));
     let mut rules = Vec::new();
-    for (id, description) in READ_RULES.iter().chain(SCHEMA_RULES) {
-        let level = if *id == "deprecated-api" { "note" } else { "error" };
+    for (id, description) in READ_RULES.iter().chain(SCHEMA_RULES).chain(REPOSITORY_RULES) {
+        let level = match *id {
+            "deprecated-api" | UNSUBSTITUTED_RULE | PLACEHOLDER_RULE => "note",
+            SOURCE_RULE => "warning",
+            _ => "error",
+        };
         rules.push(json!({
             "id": id,
             "shortDescription": {"text": sentence(description)},
@@ -55,11 +61,13 @@ fn rule_descriptors() -> Vec<Value> {
     rules
 }
 
-/// The SARIF 2.1.0 log of `findings`; file locations relative to `root` (an absolute path).
-pub(super) fn sarif_log(findings: &[Finding], root: &Path) -> Value {
+/// The SARIF 2.1.0 log of `findings` and of the `suppressed` ones (results with an `inSource` suppression whose
+/// justification is the reason written beside it); file locations relative to `root` (an absolute path).
+pub(super) fn sarif_log(findings: &[Finding], suppressed: &[SuppressedFinding], root: &Path) -> Value {
     let mut rules = rule_descriptors();
-    let mut results = Vec::with_capacity(findings.len());
-    for finding in findings {
+    let mut results = Vec::with_capacity(findings.len() + suppressed.len());
+    let all = findings.iter().map(|finding| (finding, None)).chain(suppressed.iter().map(|s| (&s.finding, Some(s))));
+    for (finding, suppression) in all {
         let index = match rules.iter().position(|rule| rule["id"] == finding.rule.as_str()) {
             Some(index) => index,
             None => {
@@ -67,7 +75,17 @@ pub(super) fn sarif_log(findings: &[Finding], root: &Path) -> Value {
                 rules.len() - 1
             }
         };
-        results.push(result(finding, index, root));
+        let mut result = result(finding, index, root);
+        if let (Some(suppressed), Value::Object(map)) = (suppression, &mut result) {
+            let mut entry = Map::new();
+            entry.insert("kind".into(), json!(suppressed.suppression.kind));
+            if !suppressed.suppression.justification.is_empty() {
+                entry.insert("justification".into(), json!(suppressed.suppression.justification));
+            }
+            entry.insert("properties".into(), json!({"at": suppressed.suppression.at}));
+            map.insert("suppressions".into(), json!([entry]));
+        }
+        results.push(result);
     }
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -200,7 +218,7 @@ mod tests {
             path: String::new(),
             message: "m".into(),
         };
-        let log = sarif_log(std::slice::from_ref(&finding), Path::new("/repo"));
+        let log = sarif_log(std::slice::from_ref(&finding), &[], Path::new("/repo"));
         let rules = log.pointer("/runs/0/tool/driver/rules").unwrap().as_array().unwrap();
         assert!(rules.len() > 40, "{}", rules.len());
         assert!(rules[..rules.len() - 1].iter().all(|r| r["help"]["text"].as_str().is_some_and(|t| t.len() > 20)));

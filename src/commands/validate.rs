@@ -143,7 +143,10 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         }
         ValidateOutput::Sarif => {
             let root = repository_root(&run_target)?;
-            serde_json::to_writer_pretty(&mut stdout, &super::sarif::sarif_log(&report.findings, &root))?;
+            serde_json::to_writer_pretty(
+                &mut stdout,
+                &super::sarif::sarif_log(&report.findings, &report.suppressed, &root),
+            )?;
             stdout.write_all(b"\n")?;
         }
         ValidateOutput::Github => {

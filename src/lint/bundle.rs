@@ -336,6 +336,27 @@ impl<'a> Bundle<'a> {
         self.of_kind(CAPZ_GROUP, kinds)
     }
 
+    /// Documents named `name` whose namespace matches `namespace` (equal, or missing on either side), in input
+    /// order; for suggestions, where a reference is broken (a scan of the bundle).
+    pub fn named<'s>(&'s self, name: &'s str, namespace: Option<&'s str>) -> impl Iterator<Item = usize> + 's {
+        self.meta.iter().enumerate().filter_map(move |(index, meta)| {
+            let same_namespace = match (meta.namespace, namespace) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            };
+            (meta.name == name && same_namespace).then_some(index)
+        })
+    }
+
+    /// The document a CAPI reference (`controlPlaneRef`, `infrastructureRef`, `configRef`, ClusterClass template
+    /// references) from document `from` points at, found as CAPI v1.14 finds it: by API group, kind and name in
+    /// `from`'s own namespace (v1beta2 references have no namespace: converting a v1beta1 one drops it).
+    pub fn resolve_capi(&self, from: usize, reference: &ObjRef) -> Option<usize> {
+        self.find_named(&reference.kind, &reference.name, self.meta[from].namespace, |index| {
+            reference.group.as_deref().is_none_or(|group| group == self.meta[index].group)
+        })
+    }
+
     /// The document a reference from document `from` points at.
     pub fn resolve(&self, from: usize, reference: &ObjRef) -> Option<usize> {
         let namespace = reference.namespace.as_deref().or(self.meta[from].namespace);

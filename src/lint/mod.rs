@@ -38,6 +38,7 @@ use crate::manifest::Document;
 use crate::report::Finding;
 
 use bundle::Bundle;
+pub use duplicates::ApplyUnit;
 use rules::{AKS_TWINS, RENAMED, RULES};
 pub use rules::{Rejecter, RuleInfo};
 pub use stream::{PreparedDocument, StreamedBundle, documents_judged_on_this_thread};
@@ -140,13 +141,15 @@ fn known_ids(flag: &'static str, id: &str) -> Result<Vec<&'static str>, LintErro
 
 /// Runs the selected rules over the documents. Findings come in input order: by document, then line,
 /// rule id and JSON pointer.
-/// An object defined several times with different content is reported (`duplicate-object`) and each copy is judged
-/// with the objects of its own file or directory (see [`duplicates`]); findings then come by file and line.
+/// An object defined several times in one file with different content is reported (`duplicate-object`) and each
+/// copy is judged with the objects of its own file or directory (see [`duplicates`]); findings then come by file and
+/// line.
 pub fn check(documents: &[Document], selection: &RuleSelection) -> Vec<Finding> {
     let keys: Vec<_> = documents.iter().map(|document| duplicates::ObjectKey::of(&document.value)).collect();
     let keys: Vec<_> = keys.iter().map(Option::as_ref).collect();
     let sources: Vec<&str> = documents.iter().map(|document| &*document.origin.source).collect();
-    let duplicates = duplicates::Duplicates::find(&keys, &sources, |a, b| documents[a].value == documents[b].value);
+    let same = |a: usize, b: usize| documents[a].value == documents[b].value;
+    let duplicates = duplicates::Duplicates::find(&keys, &sources, duplicates::Units::default(), same);
     if duplicates.splits() {
         // Judged scope by scope, as the streamed rules judge groups of related documents.
         let mut streamed = StreamedBundle::default();
@@ -159,9 +162,7 @@ pub fn check(documents: &[Document], selection: &RuleSelection) -> Vec<Finding> 
         return findings;
     }
     let mut sink = Sink { selection, documents, found: Vec::new() };
-    for set in &duplicates.sets {
-        duplicates::report(&mut sink, set);
-    }
+    duplicates::report_sets(&mut sink, &duplicates, |index| index);
     check_bundle_rules(documents, &mut sink);
     aso_patches::check(documents, &mut sink);
     let mut findings = sink.finish();

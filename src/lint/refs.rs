@@ -1,6 +1,8 @@
-//! References that must resolve inside the bundle: CAPI's `external.Get` of controlPlaneRef, infrastructureRef,
-//! configRef and ClusterClass template refs, and ASO's `spec.owner` of the resources CAPZ applies
-//! (controllers/resource_reconciler.go `reconcile` puts them in the CAPZ object's namespace).
+//! References that must resolve inside the bundle: CAPI's lookups of controlPlaneRef, infrastructureRef, configRef
+//! and ClusterClass template refs (`external.GetObjectFromContractVersionedRef` / `external.Get` of CAPI v1.14: by
+//! API group, kind and name, in the referencing object's namespace), references CAPI can never look up (no kind, no
+//! API group, no name), and ASO's `spec.owner` of the resources CAPZ applies (controllers/resource_reconciler.go
+//! `reconcile` puts them in the CAPZ object's namespace).
 
 use serde_json::Value;
 
@@ -8,6 +10,7 @@ use super::Sink;
 use super::bundle::{AsoObject, At, Bundle, CAPI_GROUP, CLUSTER_NAME_LABEL, CONTAINERSERVICE_GROUP, ObjRef};
 
 pub(crate) const UNRESOLVED_REF: &str = "capi-unresolved-ref";
+pub(crate) const INCOMPLETE_REF: &str = "capi-incomplete-ref";
 pub(crate) const UNRESOLVED_OWNER: &str = "aso-unresolved-owner";
 pub(crate) const MISNAMED_OWNER: &str = "aso-misnamed-owner";
 
@@ -15,6 +18,7 @@ pub(crate) const MISNAMED_OWNER: &str = "aso-misnamed-owner";
 const CLUSTER_REFS: &[&str] = &["/spec/controlPlaneRef", "/spec/infrastructureRef"];
 const MACHINE_POOL_REFS: &[&str] =
     &["/spec/template/spec/infrastructureRef", "/spec/template/spec/bootstrap/configRef"];
+const MACHINE_REFS: &[&str] = &["/spec/infrastructureRef", "/spec/bootstrap/configRef"];
 const CLUSTER_CLASS_REFS: &[&str] = &[
     "/spec/controlPlane/ref",
     "/spec/controlPlane/templateRef",
@@ -51,23 +55,33 @@ fn expand(value: &Value, pattern: &str) -> Vec<String> {
     pointers.into_iter().filter(|pointer| value.at(pointer).is_some()).collect()
 }
 
+/// The kinds whose references CAPI's controllers look up, and where the references are.
+fn ref_patterns(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "Cluster" => CLUSTER_REFS,
+        "MachinePool" | "MachineDeployment" | "MachineSet" => MACHINE_POOL_REFS,
+        "Machine" => MACHINE_REFS,
+        _ => CLUSTER_CLASS_REFS,
+    }
+}
+
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
-    if sink.wants(&[UNRESOLVED_REF]) {
-        for (index, doc) in bundle.of_kind(CAPI_GROUP, &["Cluster", "MachinePool", "ClusterClass"]) {
-            let patterns = match doc.kind() {
-                "Cluster" => CLUSTER_REFS,
-                "MachinePool" => MACHINE_POOL_REFS,
-                _ => CLUSTER_CLASS_REFS,
-            };
-            for pattern in patterns {
+    if sink.wants(&[UNRESOLVED_REF, INCOMPLETE_REF]) {
+        let kinds = ["Cluster", "MachinePool", "MachineDeployment", "MachineSet", "Machine", "ClusterClass"];
+        for (index, doc) in bundle.of_kind(CAPI_GROUP, &kinds) {
+            for pattern in ref_patterns(doc.kind()) {
                 for pointer in expand(&doc.value, pattern) {
-                    let Some(reference) = doc.value.at(&pointer).and_then(ObjRef::parse) else {
-                        continue;
-                    };
-                    if bundle.resolve(index, &reference).is_some() {
+                    let Some(value) = doc.value.at(&pointer) else { continue };
+                    if incomplete(bundle, index, &pointer, value, sink) {
                         continue;
                     }
-                    let namespace = reference.namespace.as_deref().or(doc.namespace());
+                    let Some(reference) = ObjRef::parse(value) else {
+                        continue;
+                    };
+                    if bundle.resolve_capi(index, &reference).is_some() {
+                        continue;
+                    }
+                    let namespace = doc.namespace();
                     let where_ = namespace.map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default();
                     let shown = match reference.group.as_deref() {
                         Some(group) if !group.is_empty() => {
@@ -75,11 +89,24 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                         }
                         _ => reference.display(),
                     };
+                    // A v1beta1 reference's namespace is dropped by the conversion to v1beta2 (CAPI's storage
+                    // version): CAPI looks in the object's own namespace.
+                    let ignored = match (reference.namespace.as_deref(), namespace) {
+                        (Some(written), Some(own)) if written != own => format!(
+                            " (CAPI looks it up in the {}'s own namespace: the reference's `namespace: {written}` is \
+                             dropped when CAPI converts it to v1beta2, whose references have no namespace)",
+                            doc.kind()
+                        ),
+                        _ => String::new(),
+                    };
                     sink.emit(
                         UNRESOLVED_REF,
                         index,
                         &format!("{pointer}/name"),
-                        format!("{shown}{where_} is not in the bundle; CAPI waits for it forever. Add it or fix the reference"),
+                        format!(
+                            "{shown}{where_} is not in the bundle{ignored}; CAPI waits for it forever. Add it or fix \
+                             the reference"
+                        ),
                     );
                 }
             }
@@ -90,6 +117,91 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             check_owner(bundle, object, sink);
         }
     }
+}
+
+/// Reports a v1beta1 reference (an ObjectReference, whose fields the CRD leaves optional) that CAPI can never look
+/// up: set, but without a kind, an API group (`apiVersion` with a group) or a name. CAPI v1.14 converts it to a
+/// v1beta2 reference (`convertToContractVersionedObjectReference`, core/webhooks/conversion/common.go) and looks it
+/// up through the CRD of its group and kind (`contract.GetGKMetadata`, named `<plural>.<group>`): none exists for an
+/// empty kind or group. (A v1beta2 reference without them is rejected at admission: its CRD requires all three.)
+/// Says whether it reported.
+fn incomplete(bundle: &Bundle<'_>, index: usize, pointer: &str, value: &Value, sink: &mut Sink<'_>) -> bool {
+    let doc = &bundle.docs[index];
+    if doc.version() == "v1beta2" {
+        return false;
+    }
+    let Some(map) = value.as_object() else { return false };
+    let text = |key: &str| map.get(key).and_then(Value::as_str).filter(|text| !text.is_empty());
+    let (kind, name, api_version) = (text("kind"), text("name"), text("apiVersion"));
+    let group = api_version.and_then(|api_version| api_version.rsplit_once('/')).map(|(group, _)| group);
+    if kind.is_none() && name.is_none() && api_version.is_none() {
+        // Not set: CAPI's `IsDefined` is false (a Cluster may leave a reference out).
+        return false;
+    }
+    let mut missing = Vec::new();
+    if kind.is_none() {
+        missing.push("no kind".to_string());
+    }
+    match (api_version, group) {
+        (None, _) => missing.push("no apiVersion".to_string()),
+        (Some(api_version), None) => missing.push(format!("an apiVersion without an API group ({api_version:?})")),
+        _ => {}
+    }
+    if name.is_none() {
+        missing.push("no name".to_string());
+    }
+    if missing.is_empty() {
+        return false;
+    }
+    let field = pointer.rsplit('/').next().unwrap_or(pointer);
+    let named = name.map(|name| format!(" names {name:?} but")).unwrap_or_default();
+    let suggestion = name
+        .map(|name| {
+            // What the object's other references point at is not what this one was meant to.
+            let taken: Vec<usize> = ref_patterns(doc.kind())
+                .iter()
+                .flat_map(|pattern| expand(&doc.value, pattern))
+                .filter(|other| other != pointer)
+                .filter_map(|other| doc.value.at(&other).and_then(ObjRef::parse))
+                .filter_map(|reference| bundle.resolve_capi(index, &reference))
+                .collect();
+            let candidates: Vec<usize> = bundle
+                .named(name, doc.namespace())
+                .filter(|&other| other != index && !taken.contains(&other))
+                .filter(|&other| {
+                    let candidate = &bundle.docs[other];
+                    kind.is_none_or(|kind| kind == candidate.kind())
+                        && group.is_none_or(|group| group == bundle.group(other))
+                        && bundle.group(other).ends_with("cluster.x-k8s.io")
+                })
+                .collect();
+            match candidates.as_slice() {
+                [only] => {
+                    let candidate = &bundle.docs[*only];
+                    format!(
+                        " (the bundle's {} {name:?} is `apiVersion: {}`, `kind: {}`)",
+                        candidate.kind(),
+                        candidate.api_version(),
+                        candidate.kind()
+                    )
+                }
+                _ => String::new(),
+            }
+        })
+        .unwrap_or_default();
+    sink.emit(
+        INCOMPLETE_REF,
+        index,
+        pointer,
+        format!(
+            "{field}{named} has {}: CAPI looks a reference up through the CRD of its API group and kind, which \
+             does not exist for it, so it never resolves and the {} never progresses; set apiVersion, kind and \
+             name{suggestion}",
+            missing.join(", "),
+            doc.kind(),
+        ),
+    );
+    true
 }
 
 /// The owner kind ASO expects for the kinds CAPZ's flavors use; `None` for other kinds (any ASO object
@@ -308,6 +420,94 @@ spec:
                 "/spec/workers/machinePools/0/infrastructure/templateRef/name",
             ]
         );
+    }
+
+    #[test]
+    fn a_v1beta1_ref_without_kind_api_group_or_name_never_resolves() {
+        let without_kind = CLUSTER.replace(
+            "infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedCluster, name: c1}",
+            "infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, name: c1}",
+        );
+        let found = findings_among(&without_kind, &[INCOMPLETE_REF, UNRESOLVED_REF]);
+        assert_eq!(ids(&found), [INCOMPLETE_REF], "{found:?}");
+        assert_eq!(
+            (found[0].path.as_str(), found[0].line, found[0].severity),
+            ("/spec/infrastructureRef", 6, crate::report::Severity::Error)
+        );
+        assert!(
+            found[0].message.starts_with("infrastructureRef names \"c1\" but has no kind: CAPI looks"),
+            "{}",
+            found[0].message
+        );
+        assert!(
+            found[0].message.contains("(the bundle's AzureManagedCluster \"c1\" is `apiVersion: infrastructure.cluster.x-k8s.io/v1beta1`, `kind: AzureManagedCluster`)"),
+            "{}",
+            found[0].message
+        );
+        // No apiVersion, or one without a group: no CRD `<plural>.` exists.
+        for written in [
+            "kind: AzureManagedControlPlane, name: c1}",
+            "apiVersion: v1beta1, kind: AzureManagedControlPlane, name: c1}",
+        ] {
+            let yaml = CLUSTER.replace(
+                "{apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedControlPlane, name: c1}",
+                &format!("{{{written}"),
+            );
+            let found = findings_among(&yaml, &[INCOMPLETE_REF, UNRESOLVED_REF]);
+            assert_eq!(ids(&found), [INCOMPLETE_REF], "{yaml}");
+            assert_eq!(found[0].path, "/spec/controlPlaneRef");
+        }
+        // A MachineDeployment's and a Machine's references, a reference left out entirely (not set: no finding).
+        let machines = "apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachineDeployment
+metadata: {name: md, namespace: default}
+spec:
+  clusterName: c1
+  template:
+    spec:
+      clusterName: c1
+      bootstrap:
+        configRef: {name: md-bootstrap}
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureMachineTemplate}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Machine
+metadata: {name: m, namespace: default}
+spec:
+  clusterName: c1
+  bootstrap: {dataSecretName: data}
+  infrastructureRef: {}
+";
+        let found = findings_among(machines, &[INCOMPLETE_REF, UNRESOLVED_REF]);
+        let got: Vec<_> = found.iter().map(|f| (f.object.as_str(), f.path.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("MachineDeployment/md", "/spec/template/spec/bootstrap/configRef"),
+                ("MachineDeployment/md", "/spec/template/spec/infrastructureRef"),
+            ]
+        );
+        assert!(found[0].message.contains("has no kind, no apiVersion"), "{}", found[0].message);
+        assert!(found[1].message.contains("has no name"), "{}", found[1].message);
+        // v1beta2 references need all three in the CRD schema: the schema check reports them, not this rule.
+        let v1beta2 = "apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata: {name: c1, namespace: default}
+spec:
+  infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, name: c1}
+";
+        assert!(findings_of(v1beta2, INCOMPLETE_REF).is_empty());
+    }
+
+    #[test]
+    fn capi_looks_a_reference_up_in_the_referencing_objects_namespace() {
+        // The target is in namespace "other", as the v1beta1 reference says: CAPI v1.14 drops that namespace.
+        let yaml = CLUSTER
+            .replace("kind: AzureManagedCluster, name: c1}", "kind: AzureManagedCluster, name: c1, namespace: other}")
+            .replace("metadata: {name: c1}\n", "metadata: {name: c1, namespace: other}\n");
+        let found = findings_of(&yaml, UNRESOLVED_REF);
+        assert_eq!(ids(&found), [UNRESOLVED_REF]);
+        assert!(found[0].message.contains("in namespace \"default\" is not in the bundle (CAPI looks it up in the Cluster's own namespace: the reference's `namespace: other` is dropped"), "{}", found[0].message);
     }
 
     const ASO: &str = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1

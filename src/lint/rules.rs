@@ -636,8 +636,15 @@ pub(crate) static RULES: &[RuleInfo] = &[
         refs::UNRESOLVED_REF,
         Severity::Error,
         Rejecter::Capi,
-        "controlPlaneRef, infrastructureRef, MachinePool infrastructureRef/configRef and ClusterClass template references must name an object in the bundle.",
-        "external.Get in the CAPI Cluster, MachinePool and ClusterClass reconcilers",
+        "controlPlaneRef, infrastructureRef, MachinePool/MachineDeployment/MachineSet/Machine infrastructureRef/configRef and ClusterClass template references must name an object in the bundle, by API group, kind and name in the referencing object's own namespace (a v1beta1 reference's namespace is dropped when CAPI converts it to v1beta2).",
+        "external.GetObjectFromContractVersionedRef / external.Get in the CAPI Cluster, Machine* and ClusterClass reconcilers; convertToContractVersionedObjectReference (core/webhooks/conversion/common.go; CAPI v1.14)",
+    ),
+    rule(
+        refs::INCOMPLETE_REF,
+        Severity::Error,
+        Rejecter::Capi,
+        "A v1beta1 controlPlaneRef, infrastructureRef or MachinePool/MachineDeployment/MachineSet/Machine infrastructureRef/configRef that is set but has no kind, no API group (apiVersion) or no name: CAPI looks references up through the CRD of their group and kind, so it can never resolve it (a v1beta2 reference without them is a schema error).",
+        "convertToContractVersionedObjectReference (core/webhooks/conversion/common.go), then external.GetObjectFromContractVersionedRef → contract.GetGKMetadata (controllers/external/util.go, internal/contract/version.go; CAPI v1.14)",
     ),
     rule(
         refs::UNRESOLVED_OWNER,
@@ -744,7 +751,7 @@ pub(crate) static RULES: &[RuleInfo] = &[
         duplicates::DUPLICATE_OBJECT,
         Severity::Warning,
         Rejecter::KubectlApply,
-        "The same object (API group, kind, namespace, name) defined more than once with different content: `kubectl apply` of the bundle keeps the last copy; reported on every other copy with where the copies are (identical copies are not reported). Each copy is checked with the objects of its own file, or directory when no other file there defines it too.",
-        "kubectl apply (each copy is applied in turn: the last one stays)",
+        "The same object (API group, kind, namespace, name) defined more than once with different content within one apply unit (a file, a kustomize root, a chart render, what one Flux Kustomization or HelmRelease or Argo CD Application applies): `kubectl apply` of the unit keeps the last copy; reported on every other copy with where the copies are (identical copies are not reported). Across units only when two GitOps objects apply it to the same cluster and namespace: one finding naming its owners (each overwrites the other's copy; pruning either deletes it). Units no GitOps object applies (a chart's own renders, alternative files such as CAPZ's calico and calico-ipv6 addons) are never compared. Each copy is checked with the objects of its own unit.",
+        "kubectl apply (each copy is applied in turn: the last one stays); Argo CD's shared-resource warning and Flux's ownership labels (two owners of one object)",
     ),
 ];

@@ -23,7 +23,7 @@ use std::hash::BuildHasher;
 use serde_json::Value;
 
 use super::bundle::At;
-use super::duplicates::{self, Duplicates, ObjectKey};
+use super::duplicates::{self, ApplyUnit, Duplicates, ObjectKey, Units};
 use super::packed_value;
 use super::{RuleSelection, Sink, aso_patches, check_bundle_rules};
 use crate::fast_hash::{HashMap, RandomState};
@@ -93,6 +93,8 @@ struct Kept {
     shared: Option<SharedKind>,
     /// What `kubectl apply` identifies it by.
     key: Option<ObjectKey>,
+    /// The registered apply unit it was built in (`None`: a plain file, its own unit).
+    unit: Option<u32>,
     /// An AzureManagedControlPlaneTemplate or AzureManagedMachinePoolTemplate: the ASO patch rules relate it to the
     /// others of its namespace.
     classic_template: bool,
@@ -128,7 +130,7 @@ impl Kept {
             matches!(document.kind(), "AzureManagedControlPlaneTemplate" | "AzureManagedMachinePoolTemplate");
         let (origin, lines) = (document.origin.clone(), document.lines.clone());
         let key = ObjectKey::of(&document.value);
-        Kept { body, origin, lines, namespaces, names, shared, key, classic_template }
+        Kept { body, origin, lines, namespaces, names, shared, key, unit: None, classic_template }
     }
 
     /// Whether two kept documents hold the same object content.
@@ -202,6 +204,12 @@ pub struct StreamedBundle {
     name_count: u32,
     /// Whether a name of this length (in bytes) is held: strings of other lengths are not looked up.
     name_lengths: Vec<bool>,
+    /// The apply units of built documents.
+    units: Vec<ApplyUnit>,
+    /// Documents a further unit reached with the same content from the same place: (kept index, unit).
+    echoes: Vec<(usize, u32)>,
+    /// Kept documents of registered units by (source, line), to find those another unit reaches again.
+    places: HashMap<(std::sync::Arc<str>, usize), Vec<usize>>,
 }
 
 /// What [`StreamedBundle`] keeps of one document, made without the bundle (on any thread): see
@@ -251,6 +259,35 @@ impl StreamedBundle {
                 }
             })
             .collect()
+    }
+
+    /// Registers an apply unit (a build: what one GitOps object applies, a kustomize root, a chart render); its
+    /// documents are added with [`StreamedBundle::add_in_unit`].
+    pub fn add_unit(&mut self, unit: ApplyUnit) -> u32 {
+        self.units.push(unit);
+        (self.units.len() - 1) as u32
+    }
+
+    /// Keeps what the rules need of `documents`, built in `unit` (an id of [`StreamedBundle::add_unit`]). A document
+    /// another unit already reached from the same place (source and line) with the same content is one object
+    /// reached twice: it is not kept again, only noted as reached by this unit too (for `duplicate-object`'s owners).
+    pub fn add_in_unit(&mut self, documents: &[Document], unit: u32) {
+        for mut prepared in Self::prepare(documents) {
+            let place = (prepared.kept.origin.source.clone(), prepared.kept.origin.line);
+            let earlier = self.places.get(&place).and_then(|indexes| {
+                indexes
+                    .iter()
+                    .copied()
+                    .find(|&index| self.kept[index].unit != Some(unit) && self.kept[index].same_content(&prepared.kept))
+            });
+            if let Some(index) = earlier {
+                self.echoes.push((index, unit));
+                continue;
+            }
+            prepared.kept.unit = Some(unit);
+            self.places.entry(place).or_default().push(self.kept.len());
+            self.add_prepared(vec![prepared]);
+        }
     }
 
     /// Keeps documents prepared by [`StreamedBundle::prepare`], in order.
@@ -327,7 +364,9 @@ impl StreamedBundle {
         let mut found = Vec::new();
         let keys: Vec<Option<&ObjectKey>> = self.kept.iter().map(|kept| kept.key.as_ref()).collect();
         let sources: Vec<&str> = self.kept.iter().map(|kept| &*kept.origin.source).collect();
-        let duplicates = Duplicates::find(&keys, &sources, |a, b| self.kept[a].same_content(&self.kept[b]));
+        let units: Vec<Option<u32>> = self.kept.iter().map(|kept| kept.unit).collect();
+        let units = Units { of: &units, registered: &self.units, echoes: &self.echoes };
+        let duplicates = Duplicates::find(&keys, &sources, units, |a, b| self.kept[a].same_content(&self.kept[b]));
         found.extend(duplicates::report_all(&duplicates, |index| self.kept[index].document(), selection));
         // An object in several groups gets the same finding from each: keep one, as the whole bundle gives one. The
         // findings of such groups kept so far, by hash (indexes into `found`): compared whole, not as JSON text.
@@ -378,10 +417,9 @@ impl StreamedBundle {
                 match kept.shared {
                     Some(kind) => {
                         let holders = &mut shared_holders[name];
-                        let scope = duplicates.scope_of(index);
                         if !holders
                             .iter()
-                            .any(|&h| self.kept[h].shared == Some(kind) && duplicates.scope_of(h) == scope)
+                            .any(|&h| self.kept[h].shared == Some(kind) && duplicates.same_scopes(h, index))
                         {
                             holders.push(index);
                         }
@@ -447,7 +485,7 @@ impl StreamedBundle {
             let set = group_of_root[&root(&mut parent, index)];
             for group in parts[set].clone() {
                 let scope = members[group].0;
-                if duplicates.scope_of(index).is_some_and(|own| Some(own) != scope) {
+                if !duplicates.judged_in(index, scope) {
                     continue;
                 }
                 let holders = &shared_holders[name as usize];
@@ -456,8 +494,8 @@ impl StreamedBundle {
                 for kind in kinds {
                     let of_kind = || holders.iter().copied().filter(move |&h| self.kept[h].shared == Some(kind));
                     let holder = of_kind()
-                        .find(|&h| duplicates.scope_of(h) == scope && scope.is_some())
-                        .or_else(|| of_kind().find(|&h| duplicates.scope_of(h).is_none()))
+                        .find(|&h| scope.is_some() && !duplicates.is_common(h) && duplicates.judged_in(h, scope))
+                        .or_else(|| of_kind().find(|&h| duplicates.is_common(h)))
                         .or_else(|| of_kind().next());
                     members[group].1.extend(holder);
                 }

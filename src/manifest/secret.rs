@@ -12,18 +12,20 @@ use crate::json_pointer::Fields;
 /// `1` or `ab` would match innocent text of the message.
 const MIN_BARE_LENGTH: usize = 4;
 
-/// The texts a message about one Secret must never show.
+/// The texts a message about one Secret must never show, and the names it may (names are not secret).
 #[derive(Debug, Clone, Default)]
 pub struct SecretValues {
     /// Every scalar under `data` and `stringData`, as text; longest first.
     texts: Vec<String>,
+    /// The Secret's name and namespace and the keys of its data: never masked, even where a value holds them.
+    public: Vec<String>,
 }
 
 /// A quoted string, possibly cut short (`"abc...`), as our messages and JSON print values.
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""(?:[^"\\]|\\.)*(?:"|$)"#).expect("built-in regex"));
-/// A value named by its type, as `describe` prints non-strings.
+/// A value named by its type, as `describe` prints non-strings: the value is capture 2.
 static TYPED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(number|boolean) [^\s,;:)\]]+").expect("built-in regex"));
+    LazyLock::new(|| Regex::new(r"\b(number|boolean) ([^\s,;:)\]]+)").expect("built-in regex"));
 
 /// Is `pointer` (inside an object) the data of a Secret or below it?
 pub fn is_secret_data_pointer(pointer: &str) -> bool {
@@ -40,47 +42,102 @@ impl SecretValues {
             return None;
         }
         let mut texts = Vec::new();
+        let mut public = Vec::new();
         for field in ["data", "stringData"] {
             if let Some(value) = object.field(field) {
                 collect_scalars(value, &mut texts);
+                if let Some(map) = value.as_object() {
+                    public.extend(map.keys().cloned());
+                }
             }
         }
-        texts.retain(|t| !t.is_empty());
-        texts.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        texts.dedup();
-        Some(SecretValues { texts })
+        if let Some(metadata) = object.field("metadata") {
+            for field in ["name", "namespace"] {
+                public.extend(metadata.field(field).and_then(Value::as_str).map(str::to_string));
+            }
+        }
+        let mut values = SecretValues { texts, public };
+        values.normalise();
+        Some(values)
     }
 
     /// Adds the values of another object of the same name.
     pub fn extend(&mut self, other: SecretValues) {
         self.texts.extend(other.texts);
-        self.texts.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        self.texts.dedup();
+        self.public.extend(other.public);
+        self.normalise();
+    }
+
+    fn normalise(&mut self) {
+        for list in [&mut self.texts, &mut self.public] {
+            list.retain(|t| !t.is_empty());
+            list.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+            list.dedup();
+        }
     }
 
     /// `message` without any of the values: every occurrence (quoted, escaped or bare) becomes
     /// `***`. With `about_data` (the message is about `data`/`stringData` itself or below), every
     /// quoted string and every `number N` / `boolean B` is masked as well, so a value cut short
-    /// or spelled another way cannot show.
-    pub fn mask(&self, message: &str, about_data: bool) -> String {
-        let mut masked = message.to_string();
+    /// or spelled another way cannot show. Names are not secret: the Secret's name and namespace, the keys of its
+    /// data and `names` stay as they are wherever they are written, even when a value holds them or is part of
+    /// them (an occurrence of a value that reaches beyond a name is masked whole).
+    pub fn mask_keeping(&self, message: &str, about_data: bool, names: &[&str]) -> String {
+        let names: Vec<&str> = self.public.iter().map(String::as_str).chain(names.iter().copied()).collect();
+        let mut protected: Vec<(usize, usize)> = Vec::new();
+        for name in names.iter().filter(|name| !name.is_empty()) {
+            protected.extend(message.match_indices(name).map(|(at, found)| (at, at + found.len())));
+        }
+        let within_a_name = |start: usize, end: usize| protected.iter().any(|&(a, b)| a <= start && end <= b);
+        let mut masked = vec![false; message.len()];
+        let mut mark = |start: usize, end: usize| masked[start..end].iter_mut().for_each(|byte| *byte = true);
         for text in &self.texts {
             let debug = format!("{text:?}");
             let json = serde_json::to_string(text).unwrap_or_else(|_| debug.clone());
-            for quoted in [debug, json] {
-                if masked.contains(&quoted) {
-                    masked = masked.replace(&quoted, "\"***\"");
+            for quoted in [&debug, &json] {
+                for (at, found) in message.match_indices(quoted.as_str()) {
+                    // The text between the quotes is what a name would be.
+                    if !within_a_name(at + 1, at + found.len() - 1) {
+                        mark(at, at + found.len());
+                    }
                 }
             }
-            if text.chars().count() >= MIN_BARE_LENGTH && masked.contains(text.as_str()) {
-                masked = masked.replace(text.as_str(), "***");
+            if text.chars().count() >= MIN_BARE_LENGTH {
+                for (at, found) in message.match_indices(text.as_str()) {
+                    if !within_a_name(at, at + found.len()) {
+                        mark(at, at + found.len());
+                    }
+                }
             }
         }
         if about_data {
-            masked = QUOTED.replace_all(&masked, "\"***\"").into_owned();
-            masked = TYPED.replace_all(&masked, "$1 ***").into_owned();
+            for found in QUOTED.find_iter(message) {
+                let inner = found.as_str().trim_start_matches('"').trim_end_matches('"');
+                let start = found.start() + 1;
+                if !(names.contains(&inner) || within_a_name(start, start + inner.len())) {
+                    mark(found.start(), found.end());
+                }
+            }
+            for typed in TYPED.captures_iter(message) {
+                let value = typed.get(2).expect("the pattern has two groups");
+                mark(value.start(), value.end());
+            }
         }
-        masked
+        // Each run of masked bytes becomes one `***` (quoted when it starts at a quote).
+        let mut out = String::with_capacity(message.len());
+        let mut offset = 0;
+        while let Some(start) = masked[offset..].iter().position(|&m| m).map(|at| offset + at) {
+            out.push_str(&message[offset..start]);
+            out.push_str(if message[start..].starts_with('"') { "\"***\"" } else { "***" });
+            offset = masked[start..].iter().position(|&m| !m).map_or(message.len(), |at| start + at);
+        }
+        out.push_str(&message[offset..]);
+        out
+    }
+
+    /// [`SecretValues::mask_keeping`] with no names but the Secret's own.
+    pub fn mask(&self, message: &str, about_data: bool) -> String {
+        self.mask_keeping(message, about_data, &[])
     }
 
     /// True when there is nothing to mask.
@@ -130,6 +187,39 @@ mod tests {
             "must be of type string, got boolean ***"
         );
         assert_eq!(values.mask("got number 42, at most 1", true), "got number ***, at most 1");
+    }
+
+    #[test]
+    fn names_are_never_masked_only_values() {
+        // One value is part of the name, one is the name, one holds the name: the name shows wherever it is written.
+        let secret = json!({"kind": "Secret", "metadata": {"name": "aso-credentials", "namespace": "team-a"},
+            "stringData": {"AZURE_CLIENT_ID": "credentials", "AUTH_MODE": "aso-credentials",
+                           "AZURE_TENANT_ID": "x-aso-credentials-y"}});
+        let values = SecretValues::of(&secret).unwrap();
+        let message = r#"ASO credential Secret "aso-credentials" in namespace "team-a" lacks AZURE_SUBSCRIPTION_ID; ASO fails with "credential Secret ... does not contain key""#;
+        for about_data in [false, true] {
+            let masked = values.mask(message, about_data);
+            assert!(
+                masked.contains(r#"Secret "aso-credentials" in namespace "team-a" lacks AZURE_SUBSCRIPTION_ID"#),
+                "{masked}"
+            );
+        }
+        assert!(values.mask(message, false).ends_with(r#""credential Secret ... does not contain key""#));
+        // A value that reaches beyond the name is masked whole; bare values elsewhere are masked.
+        assert_eq!(values.mask("got x-aso-credentials-y and credentials", false), "got *** and ***");
+        assert_eq!(values.mask(r#"got "x-aso-credentials-y""#, false), r#"got "***""#);
+        // A quoted value is masked where it is not the name.
+        assert_eq!(
+            values.mask(r#"Secret aso-credentials: got "credentials""#, true),
+            r#"Secret aso-credentials: got "***""#
+        );
+        // Names the caller knows are public too (the object a finding is about).
+        let helm = SecretValues::of(&json!({"kind": "Secret", "stringData": {"v": "prod-east"}})).unwrap();
+        let message = "AzureASOManagedControlPlane prod-east-1: location \"prod-east\" is not served";
+        assert_eq!(
+            helm.mask_keeping(message, false, &["prod-east-1"]),
+            "AzureASOManagedControlPlane prod-east-1: location \"***\" is not served"
+        );
     }
 
     #[test]

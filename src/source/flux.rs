@@ -49,6 +49,8 @@ pub struct FluxKustomization {
     /// `targetNamespace`, `namePrefix`, `nameSuffix`, `patches`, `components`, `images`: applied by Flux on top of
     /// the path's kustomization (a wrapper kustomization here).
     pub overlay: serde_json::Map<String, Value>,
+    /// The cluster it applies to (see [`flux_cluster`]).
+    pub cluster: String,
 }
 
 impl FluxKustomization {
@@ -120,7 +122,25 @@ pub fn flux_kustomization(document: &Document) -> Option<FluxKustomization> {
         substitute,
         substitute_from,
         overlay,
+        cluster: flux_cluster(document),
     })
+}
+
+/// The cluster a Flux object (Kustomization, HelmRelease) applies to, in words: the one of its `spec.kubeConfig`
+/// (a Secret or ConfigMap in its namespace), else the cluster whose Flux reads it, which the repository tells by
+/// the directory the object is written in (`clusters/prod/` and `clusters/staging/` are two clusters bootstrapped
+/// from one repository; objects of one directory are read by one Flux).
+pub fn flux_cluster(document: &Document) -> String {
+    let namespace = document.namespace().unwrap_or("default");
+    for (field, kind) in [("secretRef", "Secret"), ("configMapRef", "ConfigMap")] {
+        let pointer = format!("/spec/kubeConfig/{field}/name");
+        if let Some(name) = document.value.pointer(&pointer).and_then(Value::as_str).filter(|name| !name.is_empty()) {
+            return format!("the cluster of the kubeconfig in {kind} {namespace}/{name}");
+        }
+    }
+    let source = document.origin.source.as_ref();
+    let dir = source.rsplit_once('/').map_or(".", |(dir, _)| dir);
+    format!("the cluster whose Flux reads {dir}/")
 }
 
 /// A variable's value as Flux reads it from `substitute`, a ConfigMap or a Secret: newlines removed.

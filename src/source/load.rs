@@ -14,8 +14,8 @@ use super::kustomization::{self, KUSTOMIZATION_FILES, Kustomization, PatchSource
 use super::kustomize::{self, BuildRequest};
 use super::origin::{self, Patches, SourceFiles};
 use super::{
-    BuiltSource, FLUX_SUBSTITUTE_RULE, FileClass, FileEntry, NotBuilt, Repository, RepositoryOptions, SOURCE_RULE,
-    SourceError, classify, note, walk,
+    ApplyTarget, BuiltSource, FLUX_SUBSTITUTE_RULE, FileClass, FileEntry, NotBuilt, Repository, RepositoryOptions,
+    SOURCE_RULE, SourceError, classify, note, walk,
 };
 use crate::manifest::{self, Document};
 use crate::report::Severity;
@@ -65,7 +65,11 @@ impl<'a> Loader<'a> {
             flux: Vec::new(),
             argo: Vec::new(),
             helm_releases: Vec::new(),
-            repository: Repository { timeout: options.timeout, ..Repository::default() },
+            repository: Repository {
+                timeout: options.timeout,
+                root: root.display().to_string(),
+                ..Repository::default()
+            },
             reported: HashSet::new(),
             argo_stage: None,
         };
@@ -345,7 +349,7 @@ impl<'a> Loader<'a> {
             match helm::render_chart(&dir, self.files.root(), self.options.timeout) {
                 Ok(renders) => {
                     for render in renders {
-                        self.push_render(render);
+                        self.push_render(render, None);
                     }
                 }
                 Err(problem) => self.helm_problem(&problem, None),
@@ -353,11 +357,11 @@ impl<'a> Loader<'a> {
         }
     }
 
-    fn push_render(&mut self, render: helm::HelmRender) {
+    fn push_render(&mut self, render: helm::HelmRender, target: Option<ApplyTarget>) {
         let documents = render.read().documents;
         let patched = vec![Vec::new(); documents.len()];
         let label = format!("helm template {}", render.request.label);
-        self.repository.built.push(BuiltSource { label, documents, patched });
+        self.repository.built.push(BuiltSource { label, documents, patched, target });
         self.repository.helm_renders.push(render);
     }
 
@@ -378,6 +382,10 @@ impl<'a> Loader<'a> {
     fn build_argo(&mut self) {
         let sources = std::mem::take(&mut self.argo);
         for source in &sources {
+            let target = source.destination_cluster.as_ref().map(|server| ApplyTarget {
+                cluster: format!("Argo CD destination {server}"),
+                namespace: source.destination_namespace.clone(),
+            });
             match &source.build {
                 ArgoBuild::Directory { relative, path, recurse, include, exclude } => {
                     let reason = format!("read by Argo CD {} ({}:{})", source.owner, source.file, source.line);
@@ -393,11 +401,11 @@ impl<'a> Loader<'a> {
                     }
                     let patched = vec![Vec::new(); documents.len()];
                     let label = format!("Argo CD {} (directory ./{relative})", source.owner);
-                    self.repository.built.push(BuiltSource { label, documents, patched });
+                    self.repository.built.push(BuiltSource { label, documents, patched, target });
                 }
                 ArgoBuild::Kustomize { relative, edits: Some(edits), .. } => {
                     if let Some(built) = self.build_argo_edited(source, relative, edits) {
-                        self.repository.built.push(built);
+                        self.repository.built.push(BuiltSource { target, ..built });
                     }
                 }
                 ArgoBuild::Kustomize { relative, edits: None, .. } => {
@@ -405,12 +413,13 @@ impl<'a> Loader<'a> {
                         self.build_dirs(std::slice::from_ref(relative), &Map::new(), false, relative)
                     {
                         built.label = format!("Argo CD {} (kustomize ./{relative})", source.owner);
+                        built.target = target;
                         self.repository.built.push(built);
                     }
                 }
                 ArgoBuild::Helm { request, .. } => {
                     match helm::render_for(request.clone(), self.files.root(), self.options.timeout) {
-                        Ok(render) => self.push_render(render),
+                        Ok(render) => self.push_render(render, target),
                         Err(problem) => self.helm_problem(&problem, Some((&source.file, source.line))),
                     }
                 }
@@ -599,7 +608,7 @@ impl<'a> Loader<'a> {
             documents.push(document);
             patched.push(fields);
         }
-        BuiltSource { label, documents, patched }
+        BuiltSource { label, documents, patched, target: None }
     }
 
     /// A build of kustomizations that list nothing but local resources (a fleet tree's directories) is the objects
@@ -630,7 +639,7 @@ impl<'a> Loader<'a> {
             }
         }
         let patched = vec![Vec::new(); documents.len()];
-        Some(BuiltSource { label: label.to_string(), documents, patched })
+        Some(BuiltSource { label: label.to_string(), documents, patched, target: None })
     }
 
     fn build_flux(&mut self) {
@@ -665,6 +674,8 @@ impl<'a> Loader<'a> {
             };
             let Some(mut built) = built else { continue };
             built.label = format!("Flux Kustomization {} (./{path})", ks.name());
+            let namespace = ks.overlay.get("namespace").and_then(Value::as_str).map(str::to_string);
+            built.target = Some(ApplyTarget { cluster: ks.cluster.clone(), namespace });
             if let Some(built) = self.substitute(ks, built) {
                 self.repository.built.push(built);
             }
@@ -701,7 +712,7 @@ impl<'a> Loader<'a> {
                 documents.extend(self.files.documents(relative).iter().cloned());
             }
             let patched = vec![Vec::new(); documents.len()];
-            return Some(BuiltSource { label: String::new(), documents, patched });
+            return Some(BuiltSource { label: String::new(), documents, patched, target: None });
         }
         let mut all = sub_kustomizations;
         all.extend(resources);
@@ -801,7 +812,11 @@ impl<'a> Loader<'a> {
             let at = (release.origin.source.to_string(), release.origin.line);
             match helm::helm_release_request(release, &root, &lookup) {
                 Ok(request) => match helm::render_for(request, &root, self.options.timeout) {
-                    Ok(render) => self.push_render(render),
+                    Ok(render) => {
+                        let cluster = flux::flux_cluster(release);
+                        let namespace = Some(render.request.namespace.clone());
+                        self.push_render(render, Some(ApplyTarget { cluster, namespace }))
+                    }
                     Err(problem) => self.helm_problem(&problem, Some((&at.0, at.1))),
                 },
                 Err(reason) => {

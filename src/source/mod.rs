@@ -58,7 +58,9 @@ pub struct FileEntry {
     pub reason: String,
 }
 
-/// The objects of one build, traced back to their sources.
+/// The objects of one build, traced back to their sources. A build is one apply unit: what one GitOps object (a
+/// Flux Kustomization or HelmRelease, an Argo CD Application) applies together, or a kustomize root or chart
+/// render nothing in the repository is known to apply.
 #[derive(Debug, Default)]
 pub struct BuiltSource {
     /// What was built, as the command a user would run (`kubectl kustomize infrastructure/prod`).
@@ -66,6 +68,20 @@ pub struct BuiltSource {
     pub documents: Vec<Document>,
     /// For each document, the fields patches set (empty when none).
     pub patched: Vec<Vec<PatchedField>>,
+    /// Where the GitOps object that applies it puts its objects; `None` when nothing in the repository says (a
+    /// kustomize root, a chart's own renders).
+    pub target: Option<ApplyTarget>,
+}
+
+/// Where a GitOps object applies its objects: the cluster, as far as the repository tells, and the namespace that
+/// objects without one land in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplyTarget {
+    /// Which cluster, in words that tell clusters apart: `Argo CD destination https://kubernetes.default.svc`,
+    /// `the cluster whose Flux reads clusters/prod/`, `the cluster of kubeconfig Secret flux-system/prod`.
+    pub cluster: String,
+    /// The namespace objects without `metadata.namespace` land in, when the GitOps object sets one.
+    pub namespace: Option<String>,
 }
 
 /// A source repository mode did not build (refused, a tool that failed or overran a budget, a download it would
@@ -100,6 +116,8 @@ pub struct Repository {
     pub helm_renders: Vec<helm::HelmRender>,
     /// The limit of each tool run (value tracing renders charts again).
     pub timeout: Duration,
+    /// The repository's directory as the user gave it: every source shown is below it.
+    pub root: String,
 }
 
 impl Repository {

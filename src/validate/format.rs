@@ -81,8 +81,13 @@ pub(crate) fn format_summary(summary: &Summary) -> String {
         Some(count) if count > 1 => format!("; {count} files are not manifests"),
         _ => String::new(),
     };
+    let suppressed = match summary.suppressed {
+        0 => String::new(),
+        1 => "; 1 finding suppressed in the repository".to_string(),
+        count => format!("; {count} findings suppressed in the repository"),
+    };
     format!(
-        "{} objects: {} valid, {} invalid, {} skipped ({} errors, {} warnings, {} not checked){not_manifests}\n",
+        "{} objects: {} valid, {} invalid, {} skipped ({} errors, {} warnings, {} not checked){suppressed}{not_manifests}\n",
         summary.resources,
         summary.valid,
         summary.invalid,

@@ -3,10 +3,15 @@
 mod format;
 mod parallel;
 mod pipeline;
+mod placeholders;
 mod report;
 mod sources;
+mod suppress;
 
 pub(crate) use format::{format_junit, format_not_built, format_summary, format_text, write_text};
 pub(crate) use pipeline::{RuleFilter, validate_documents, validate_sources};
+pub use placeholders::PLACEHOLDER_RULE;
 pub(crate) use report::Report;
 pub(crate) use sources::read_sources;
+pub(crate) use suppress::SuppressedFinding;
+pub use suppress::{IGNORE_ANNOTATION, REPOSITORY_RULES, SUPPRESSION_RULE};

@@ -6,14 +6,16 @@ use std::sync::Arc;
 
 use crate::fast_hash::{HashMap, HashSet};
 use crate::lint::{self, LintError};
-use crate::manifest::{self, Document, ManifestError, READ_RULES, ReadProblem, SecretValues, is_secret_data_pointer};
+use crate::manifest::{self, Document, ManifestError, READ_RULES, ReadProblem, SecretValues};
 use crate::report::{Finding, Severity};
 use crate::schema::validate::RULES;
 use crate::schema::{ObjectStatus, Validator};
-use crate::source::{Repository, VariableFields};
+use crate::source::{FileClass, Repository, VariableFields};
 
 use super::parallel;
+use super::placeholders::Placeholders;
 use super::report::{Report, ResourceResult, sort_findings};
+use super::suppress::Suppressions;
 
 /// Why a rule selection is refused.
 #[derive(Debug, thiserror::Error)]
@@ -112,13 +114,13 @@ fn check_document(document: &Document, validator: &Validator, filter: &RuleFilte
 }
 
 /// The schema findings and verdicts of `documents`, in input order; large slices on every core.
-fn check_documents(
-    documents: &[Document],
+fn check_documents<D: std::borrow::Borrow<Document> + Sync>(
+    documents: &[D],
     validator: &Validator,
     filter: &RuleFilter,
 ) -> Vec<(ResourceResult, Vec<Finding>)> {
-    let check_chunk = |chunk: &[Document]| -> Vec<(ResourceResult, Vec<Finding>)> {
-        chunk.iter().map(|document| check_document(document, validator, filter)).collect()
+    let check_chunk = |chunk: &[D]| -> Vec<(ResourceResult, Vec<Finding>)> {
+        chunk.iter().map(|document| check_document(document.borrow(), validator, filter)).collect()
     };
     if documents.len() < PARALLEL_MIN_DOCUMENTS {
         return check_chunk(documents);
@@ -212,8 +214,13 @@ struct Collected {
     secrets: SecretIndex,
     bundle: lint::StreamedBundle,
     variables: VariableFields,
+    placeholders: Placeholders,
+    suppressions: Suppressions,
     numbering: manifest::DocumentNumbering,
 }
+
+/// Where a built document comes from: its source and line.
+type Place = (Arc<str>, usize);
 
 /// [`validate_sources`] with `workers` threads reading and checking batches (1: all on the calling thread); the
 /// report is the same whatever their number.
@@ -226,6 +233,7 @@ pub(crate) fn validate_sources_with_workers(
     filter: &RuleFilter,
 ) -> Result<Report, ManifestError> {
     let repository_mode = !repositories.is_empty();
+    let roots: Vec<&str> = repositories.iter().map(|repository| repository.root.as_str()).collect();
     let mut collected = Collected::default();
     let work = |piece: manifest::Piece| {
         let outcome = piece.read();
@@ -249,22 +257,61 @@ pub(crate) fn validate_sources_with_workers(
         collected.checked.extend(checked);
         collected.secrets.add(&documents);
         collected.bundle.add_prepared(prepared);
+        collected.suppressions.add(&documents);
         if repository_mode {
             collected.variables.add(&documents);
+            for root in &roots {
+                collected.placeholders.add(&documents, root);
+            }
         }
         collected.problems.extend(problems);
     };
     let streamed =
         parallel::ordered_map(workers, |give| manifest::stream_pieces(paths, batch_bytes, give), work, consume);
     let mut sources = streamed?;
-    let Collected { mut checked, problems, mut secrets, mut bundle, mut variables, .. } = collected;
+    let Collected {
+        mut checked,
+        problems,
+        mut secrets,
+        mut bundle,
+        mut variables,
+        mut placeholders,
+        mut suppressions,
+        ..
+    } = collected;
     let mut known: HashSet<Arc<str>> = sources.iter().cloned().collect();
-    for built in repositories.iter().flat_map(|repository| &repository.built) {
+    // An object several builds reach from the same place with the same content (a file of a Flux path that a
+    // kustomize root includes too) is one object: checked and counted once.
+    let mut places: HashMap<Place, Vec<(u32, &Document)>> = HashMap::default();
+    for (repository, built) in
+        repositories.iter().flat_map(|repository| repository.built.iter().map(move |b| (repository, b)))
+    {
         let documents = &built.documents;
-        checked.extend(check_documents(documents, validator, filter));
+        // What a GitOps object applies is applied as it is: its placeholders are values like any other.
+        if built.target.is_none() {
+            placeholders.add(documents, &repository.root);
+        }
+        let target = built
+            .target
+            .as_ref()
+            .map(|target| (target.cluster.as_str().into(), target.namespace.as_deref().map(Into::into)));
+        let unit = bundle.add_unit(lint::ApplyUnit { label: built.label.as_str().into(), target });
+        let first_reached: Vec<&Document> = documents
+            .iter()
+            .filter(|document| {
+                let reached = places.entry((document.origin.source.clone(), document.origin.line)).or_default();
+                let again = reached.iter().any(|(other, earlier)| *other != unit && earlier.value == document.value);
+                if !again {
+                    reached.push((unit, document));
+                }
+                !again
+            })
+            .collect();
+        checked.extend(check_documents(&first_reached, validator, filter));
         secrets.add(documents);
-        bundle.add(documents);
+        bundle.add_in_unit(documents, unit);
         variables.add(documents);
+        suppressions.add(documents);
         for document in documents {
             if known.insert(document.origin.source.clone()) {
                 sources.push(document.origin.source.clone());
@@ -274,9 +321,18 @@ pub(crate) fn validate_sources_with_workers(
     let lint_findings = bundle.check(&filter.lint);
     let mut report = assemble(checked, secrets.mask(lint_findings));
     report.add_read_problems(&problems, &sources);
+    report.apply_annotation_suppressions(&suppressions);
     if repository_mode {
-        report.apply_repositories(repositories, &variables);
+        report.apply_repositories(repositories, &variables, &placeholders);
     }
+    // Comments are looked up in every file read, and in the files findings now point at (patches, values files,
+    // templates).
+    let mut files = sources;
+    for repository in repositories {
+        let read = repository.files.iter().filter(|file| matches!(file.class, FileClass::Manifest | FileClass::Built));
+        files.extend(read.map(|file| Arc::from(file.path.as_str())));
+    }
+    report.apply_comment_suppressions(suppressions, files);
     Ok(report)
 }
 
@@ -358,8 +414,10 @@ impl SecretIndex {
         }
         for finding in &mut findings {
             let key = (finding.source.clone(), finding.object.clone());
+            // Only values are masked: the rules' messages never print a Secret's data, they name it (its name, its
+            // keys) and quote what ASO says, so only the exact values are looked for.
             if let Some(values) = self.secrets.get(&key) {
-                finding.message = values.mask(&finding.message, is_secret_data_pointer(&finding.path));
+                finding.message = values.mask(&finding.message, false);
             }
         }
         findings

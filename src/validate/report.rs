@@ -1,6 +1,6 @@
 //! A validation run's report: the verdict on each object, the findings and their counts.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -10,6 +10,9 @@ use crate::manifest::ReadProblem;
 use crate::report::{Finding, Severity};
 use crate::schema::ObjectStatus;
 use crate::source::{FileClass, FileEntry, NotBuilt, Repository, VariableFields};
+
+use super::placeholders::Placeholders;
+use super::suppress::{SuppressedFinding, Suppressions};
 
 /// The verdict on one object.
 #[derive(Debug, Clone, Serialize)]
@@ -43,12 +46,22 @@ pub(crate) struct Summary {
     /// Sources of a repository that were not built, so their objects are not checked (repository mode only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_built: Option<usize>,
+    /// Findings a suppression in the repository silences (not counted above).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub suppressed: usize,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// Everything a run found, sorted by file and line.
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct Report {
     pub findings: Vec<Finding>,
+    /// Findings a `# kubectl-capz: ignore` comment or a `kubectl-capz.io/ignore` annotation silences, with it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suppressed: Vec<SuppressedFinding>,
     pub resources: Vec<ResourceResult>,
     pub summary: Summary,
     /// Every YAML and JSON file of the repositories and what was done with it (repository mode only).
@@ -69,6 +82,7 @@ impl Report {
         let summary = &mut self.summary;
         *summary = Summary { not_manifests: summary.not_manifests, not_built: summary.not_built, ..Summary::default() };
         summary.resources = self.resources.len();
+        summary.suppressed = self.suppressed.len();
         for resource in &self.resources {
             match resource.status {
                 ObjectStatus::Valid => summary.valid += 1,
@@ -124,9 +138,14 @@ impl Report {
 }
 
 impl Report {
-    /// Repository mode's last steps: patch file:lines, `${VAR}` fields left out, the repositories' warnings and the
-    /// list of files.
-    pub(super) fn apply_repositories(&mut self, repositories: &[Repository], variables: &VariableFields) {
+    /// Repository mode's last steps: patch file:lines, `${VAR}` and example placeholder fields left out, the
+    /// repositories' warnings and the list of files.
+    pub(super) fn apply_repositories(
+        &mut self,
+        repositories: &[Repository],
+        variables: &VariableFields,
+        placeholders: &Placeholders,
+    ) {
         for repository in repositories {
             repository.trace_values(&mut self.findings);
             repository.remap(&mut self.findings);
@@ -144,6 +163,16 @@ impl Report {
             }
             self.findings.extend(variables.notes());
         }
+        if !placeholders.is_empty() {
+            placeholders.suppress(&mut self.findings);
+            for resource in &mut self.resources {
+                placeholders.suppress(&mut resource.errors);
+                if resource.status == ObjectStatus::Invalid && resource.errors.is_empty() {
+                    resource.status = ObjectStatus::Valid;
+                }
+            }
+            self.findings.extend(placeholders.notes());
+        }
         let mut files = Vec::new();
         let mut not_built = Vec::new();
         for repository in repositories {
@@ -157,6 +186,52 @@ impl Report {
         self.not_built = Some(not_built);
         sort_findings(&mut self.findings);
         self.count();
+    }
+}
+
+impl Report {
+    /// Moves the findings a `kubectl-capz.io/ignore` annotation silences to [`Report::suppressed`] (before findings
+    /// move to patches and values files: annotations are matched by the object's own file).
+    pub(super) fn apply_annotation_suppressions(&mut self, suppressions: &Suppressions) {
+        let before = self.suppressed.len();
+        suppressions.apply_annotations(&mut self.findings, &mut self.suppressed);
+        self.drop_suppressed_errors(before);
+    }
+
+    /// Moves the findings a `# kubectl-capz: ignore` comment silences (at their final file:line) to
+    /// [`Report::suppressed`]; the suppressions' own errors join the findings.
+    pub(super) fn apply_comment_suppressions(&mut self, suppressions: Suppressions, files: Vec<Arc<str>>) {
+        let before = self.suppressed.len();
+        let errors = suppressions.apply_comments(files, &mut self.findings, &mut self.suppressed);
+        self.drop_suppressed_errors(before);
+        self.findings.extend(errors);
+        sort_findings(&mut self.findings);
+        self.suppressed.sort_by(|a, b| {
+            let (a, b) = (&a.finding, &b.finding);
+            (&a.source, a.line, &a.path, &a.rule, &a.message).cmp(&(&b.source, b.line, &b.path, &b.rule, &b.message))
+        });
+        self.suppressed.dedup();
+        self.count();
+    }
+
+    /// The objects' errors that are findings suppressed since `from` no longer count for their verdict (matched by
+    /// rule, object and field: an error's copy on the object may not have moved to a values file as the finding did).
+    fn drop_suppressed_errors(&mut self, from: usize) {
+        let silenced: HashSet<(&str, &str, &str)> = self.suppressed[from..]
+            .iter()
+            .map(|s| (s.finding.rule.as_str(), s.finding.object.as_str(), s.finding.path.as_str()))
+            .collect();
+        if silenced.is_empty() {
+            return;
+        }
+        for resource in &mut self.resources {
+            let before = resource.errors.len();
+            resource.errors.retain(|e| !silenced.contains(&(e.rule.as_str(), e.object.as_str(), e.path.as_str())));
+            if resource.errors.len() != before && resource.errors.is_empty() && resource.status == ObjectStatus::Invalid
+            {
+                resource.status = ObjectStatus::Valid;
+            }
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! (`capz::lint::documents_judged_on_this_thread`) for N and 2N clusters, and for many copies of one cluster.
 //! And copies of one object (issue 21, item 9): `duplicate-object`, each copy judged with its own directory.
 
-use capz::lint::{RuleSelection, StreamedBundle, check, documents_judged_on_this_thread};
+use capz::lint::{ApplyUnit, RuleSelection, StreamedBundle, check, documents_judged_on_this_thread};
 use capz::manifest::{Document, parse_documents};
 use capz::migrate::translations_on_this_thread;
 use capz::report::Finding;
@@ -95,7 +95,7 @@ fn copies_in_directories_are_each_judged_once_with_their_own_objects() {
 }
 
 #[test]
-fn duplicate_object_names_the_copies_and_each_copy_gets_its_own_findings() {
+fn copies_in_plain_files_are_no_duplicates_and_each_copy_gets_its_own_findings() {
     // copy1's pools are both User pools: only copy1 lacks a System pool. Judged as one bundle (first copy wins),
     // copy1's cluster would borrow copy0's pools and the finding would be lost.
     let documents = copies_in_directories(3, |i, text| match i {
@@ -111,26 +111,91 @@ fn duplicate_object_names_the_copies_and_each_copy_gets_its_own_findings() {
     let system_pool: Vec<&str> =
         whole.iter().filter(|f| f.rule == "aks-system-pool-required").map(|f| f.source.as_str()).collect();
     assert!(!system_pool.is_empty() && system_pool.iter().all(|s| *s == "copy1/cluster.yaml"), "{whole:#?}");
-    let duplicates: Vec<&Finding> = whole.iter().filter(|f| f.rule == "duplicate-object").collect();
+    // Three plain files are three apply units nothing in the bundle applies together (alternatives, as CAPZ's
+    // addon files): no duplicate.
+    assert!(!whole.iter().any(|f| f.rule == "duplicate-object"), "{whole:#?}");
+}
+
+/// The copies of `documents` built in one unit (what one Flux Kustomization applies), or each directory in a unit
+/// of its own with the same target: findings by file and line.
+fn in_units(documents: &[Document], one_unit: bool) -> Vec<Finding> {
+    let mut bundle = StreamedBundle::default();
+    let mut units: Vec<(String, u32)> = Vec::new();
+    for document in documents {
+        let directory = match one_unit {
+            true => String::new(),
+            false => document.origin.source.split('/').next().unwrap().to_string(),
+        };
+        let id = match units.iter().find(|(known, _)| *known == directory) {
+            Some((_, id)) => *id,
+            None => {
+                let label =
+                    format!("Flux Kustomization {} (./{directory})", if one_unit { "fleet" } else { &directory });
+                let target = Some(("the cluster whose Flux reads flux/".into(), Some("default".into())));
+                let id = bundle.add_unit(ApplyUnit { label: label.into(), target });
+                units.push((directory, id));
+                id
+            }
+        };
+        bundle.add_in_unit(std::slice::from_ref(document), id);
+    }
+    let mut findings = bundle.check(&RuleSelection::default());
+    findings.sort_by(|a, b| (&a.source, a.line, &a.rule, &a.message).cmp(&(&b.source, b.line, &b.rule, &b.message)));
+    findings
+}
+
+#[test]
+fn duplicate_object_names_the_copies_within_one_unit_and_the_owners_across_units() {
+    let documents = copies_in_directories(3, |i, text| match i {
+        1 => text.replace("mode: \"System\"", "mode: \"User\""),
+        _ => text,
+    });
+    // One Flux Kustomization applies the three directories: `kubectl apply` keeps the last copy.
+    let one = in_units(&documents, true);
+    let duplicates: Vec<&Finding> = one.iter().filter(|f| f.rule == "duplicate-object").collect();
     // The control plane differs in all three copies, copy1's pools from the others: reported on every copy but
     // the last, which `kubectl apply` keeps.
-    let on = |object: &str| {
-        duplicates.iter().filter(|f| f.object == object).map(|f| (f.source.as_str(), f.line)).collect::<Vec<_>>()
+    let on = |duplicates: &[&Finding], object: &str| {
+        duplicates.iter().filter(|f| f.object == object).map(|f| (f.source.clone(), f.line)).collect::<Vec<_>>()
     };
-    assert_eq!(on("AzureManagedControlPlane/c42"), [("copy0/cluster.yaml", 19), ("copy1/cluster.yaml", 19)]);
+    let at = |file: &str, line: usize| (file.to_string(), line);
     assert_eq!(
-        on("AzureManagedMachinePool/c42-pool0"),
-        [("copy0/cluster.yaml", 63), ("copy1/cluster.yaml", 63)],
+        on(&duplicates, "AzureManagedControlPlane/c42"),
+        [at("copy0/cluster.yaml", 19), at("copy1/cluster.yaml", 19)]
+    );
+    assert_eq!(
+        on(&duplicates, "AzureManagedMachinePool/c42-pool0"),
+        [at("copy0/cluster.yaml", 63), at("copy1/cluster.yaml", 63)],
         "{duplicates:#?}"
     );
-    assert!(on("Cluster/c42").is_empty(), "identical copies are not reported");
+    assert!(on(&duplicates, "Cluster/c42").is_empty(), "identical copies are not reported");
     let first = duplicates.iter().find(|f| f.object == "AzureManagedControlPlane/c42").unwrap();
     assert_eq!(first.severity, capz::report::Severity::Warning);
     assert!(
-        first.message.contains("is defined 3 times")
+        first.message.contains("is defined 3 times with different content in Flux Kustomization fleet (./)")
             && first.message.contains("also at copy1/cluster.yaml:19, copy2/cluster.yaml:19")
             && first.message.contains("keeps the last copy, at copy2/cluster.yaml:19"),
         "{}",
         first.message
     );
+    // Three Flux Kustomizations of one Flux put the copies on one cluster and namespace: one finding per object
+    // names the three owners, and each copy is judged with its own objects.
+    let apart = in_units(&documents, false);
+    let owners: Vec<&Finding> = apart.iter().filter(|f| f.rule == "duplicate-object").collect();
+    let control_plane: Vec<&&Finding> = owners.iter().filter(|f| f.object == "AzureManagedControlPlane/c42").collect();
+    assert_eq!(control_plane.len(), 1, "{owners:#?}");
+    assert!(
+        control_plane[0].message.starts_with(
+            "AzureManagedControlPlane default/c42 has 3 owners that apply it with different content to the cluster \
+             whose Flux reads flux/, namespace default: Flux Kustomization copy0 (./copy0) (at copy0/cluster.yaml:19) \
+             and Flux Kustomization copy1 (./copy1) (at copy1/cluster.yaml:19) and Flux Kustomization copy2"
+        ),
+        "{}",
+        control_plane[0].message
+    );
+    let cluster: Vec<&&Finding> = owners.iter().filter(|f| f.object == "Cluster/c42").collect();
+    assert_eq!(cluster.len(), 1, "identical copies have owners too: {owners:#?}");
+    let system_pool: Vec<&str> =
+        apart.iter().filter(|f| f.rule == "aks-system-pool-required").map(|f| f.source.as_str()).collect();
+    assert!(!system_pool.is_empty() && system_pool.iter().all(|s| *s == "copy1/cluster.yaml"), "{apart:#?}");
 }

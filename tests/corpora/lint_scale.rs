@@ -414,6 +414,17 @@ spec:
   template:
     spec: {mode: User, name: worker, sku: Standard_D2s_v3}
 ---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachineDeployment
+metadata: {name: md-@N@, namespace: @NS@}
+spec:
+  clusterName: aks-@N@
+  template:
+    spec:
+      clusterName: aks-@N@
+      bootstrap: {dataSecretName: md-@N@-data}
+      infrastructureRef: {name: md-@N@}
+---
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: dup-@N@, namespace: @NS@}

@@ -23,6 +23,7 @@ mod lint_flavors; // CAPZ's own flavors lint clean
 mod lint_scale; // rules on a large bundle equal rules on its parts
 mod repo_argo_kustomize; // repository mode: Argo CD kustomize options
 mod repo_field_trial; // repository mode: shapes met on public repositories
+mod repo_field_trust; // repository mode: placeholders, apply units, suppressions, CAPI references, Secret names
 mod repo_helm; // repository mode: Helm charts through the real helm
 mod repo_sources; // repository mode: what is read before any tool runs
 mod repository_mode; // repository mode: `validate DIR`

@@ -190,6 +190,17 @@ fn a_source_not_built_is_counted_and_fails_the_run_under_strict() {
     std::fs::write(copy.path().join(".kubectl-capz.yaml"), "strict: true\n").unwrap();
     let from_config = capz_command().current_dir(copy.path()).args(["validate", "."]).output().unwrap();
     assert_eq!(from_config.status.code(), Some(1), "{}", String::from_utf8_lossy(&from_config.stdout));
+    // A suppression the pull request writes silences the warning, never the strict error.
+    let kustomization = copy.path().join("overlays/dev/kustomization.yaml");
+    let text = std::fs::read_to_string(&kustomization).unwrap();
+    std::fs::write(&kustomization, format!("# kubectl-capz: ignore repository-source -- not ours\n{text}")).unwrap();
+    let suppressed = capz_command().current_dir(copy.path()).args(["validate", "-o", "json", "."]).output().unwrap();
+    assert_eq!(suppressed.status.code(), Some(1), "{}", String::from_utf8_lossy(&suppressed.stdout));
+    std::fs::remove_file(copy.path().join(".kubectl-capz.yaml")).unwrap();
+    let (report, output) = validate_json(copy.path(), ".");
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["summary"]["suppressed"], 1, "{report:#}");
+    assert_eq!(report["summary"]["notBuilt"], 1, "{report:#}");
     std::fs::write(copy.path().join(".kubectl-capz.yaml"), "strict: yes please\n").unwrap();
     let bad = capz_command().current_dir(copy.path()).args(["validate", "."]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));

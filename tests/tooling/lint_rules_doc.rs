@@ -61,9 +61,21 @@ fn render() -> String {
     for (id, summary) in capz::manifest::READ_RULES.iter().chain(capz::schema::validate::RULES) {
         out.push_str(&format!("| `{id}` | {} |\n", cell(summary)));
     }
+    out.push_str(
+        "\n## Rules of repository mode and of suppressions\n\n\
+         What reading a repository finds (docs/repositories.md), and mistakes in suppressions.\n\n\
+         | id | what it checks |\n|---|---|\n",
+    );
+    for (id, summary) in capz::validate::REPOSITORY_RULES {
+        out.push_str(&format!("| `{id}` | {} |\n", cell(summary)));
+    }
+    out.push_str(SUPPRESSIONS);
     out.push_str(KEPT_DIFFERENCES);
     out
 }
+
+/// How to suppress a finding in the repository (kept with the generated table).
+const SUPPRESSIONS: &str = include_str!("lint_rules_doc_suppressions.md");
 
 /// Where `validate` knowingly differs from CAPZ's webhooks, and why (kept with the generated table).
 const KEPT_DIFFERENCES: &str = include_str!("lint_rules_doc_differences.md");
@@ -88,4 +100,8 @@ fn every_rule_is_in_the_doc() {
     for rule in rules() {
         assert!(doc.contains(&format!("| `{}` |", rule.id)), "{} missing", rule.id);
     }
+    for (id, _) in capz::validate::REPOSITORY_RULES {
+        assert!(doc.contains(&format!("| `{id}` |")), "{id} missing");
+    }
+    assert!(doc.contains("# kubectl-capz: ignore") && doc.contains(capz::validate::IGNORE_ANNOTATION));
 }

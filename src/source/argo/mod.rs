@@ -35,6 +35,8 @@ pub struct ArgoSource {
     pub line: usize,
     /// `spec.destination.namespace`, when set.
     pub destination_namespace: Option<String>,
+    /// `spec.destination.server` (or `name`), when set: `in-cluster` is the server Argo CD runs in.
+    pub destination_cluster: Option<String>,
     pub build: ArgoBuild,
 }
 
@@ -90,6 +92,7 @@ pub fn argo_sources(document: &Document, repo_root: &Path) -> Vec<ArgoSource> {
             file,
             line,
             destination_namespace: None,
+            destination_cluster: None,
             build: ArgoBuild::NotBuilt { reason },
         }],
     }
@@ -108,6 +111,16 @@ fn application_sources(
     let name = application.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
     let destination_namespace =
         spec.pointer("/destination/namespace").and_then(Value::as_str).filter(|ns| !ns.is_empty()).map(str::to_string);
+    let destination = |field: &str| {
+        spec.pointer(&format!("/destination/{field}")).and_then(Value::as_str).filter(|text| !text.is_empty())
+    };
+    // Argo CD's name for the cluster it runs in.
+    let destination_cluster = match (destination("server"), destination("name")) {
+        (Some(server), _) => Some(server.trim_end_matches('/').to_string()),
+        (None, Some("in-cluster")) => Some("https://kubernetes.default.svc".to_string()),
+        (None, Some(name)) => Some(format!("cluster {name}")),
+        (None, None) => None,
+    };
     let (sources, pointers): (Vec<Value>, Vec<String>) =
         match (spec.get("sources").and_then(Value::as_array), spec.get("source")) {
             (Some(list), _) if !list.is_empty() => {
@@ -136,6 +149,7 @@ fn application_sources(
             file: file.to_string(),
             line,
             destination_namespace: destination_namespace.clone(),
+            destination_cluster: destination_cluster.clone(),
             build: match source_build(source, pointer, &context) {
                 ArgoBuild::Kustomize { relative, path, .. } => {
                     let edits = ArgoKustomize::of_source(source, pointer, application);

@@ -293,7 +293,8 @@ pub fn attribute_values(renders: &[HelmRender], findings: &mut [Finding], timeou
             if let (true, Some(value)) = (origin.secret, value) {
                 let secret = serde_json::json!({"kind": "Secret", "stringData": {"value": value}});
                 if let Some(values) = SecretValues::of(&secret) {
-                    finding.message = values.mask(&finding.message, false);
+                    let name = finding.object.split_once('/').map_or("", |(_, name)| name).to_string();
+                    finding.message = values.mask_keeping(&finding.message, false, &[&name]);
                 }
             }
         }
