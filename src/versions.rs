@@ -106,6 +106,14 @@ const ASO_CRD_PATTERN_V1_27: &[&str] = &[
     "resources.azure.com/ResourceGroup",
 ];
 
+/// The ASO kinds outside CAPZ's crd-pattern whose schemas are bundled, for repositories that add them with
+/// `ADDITIONAL_ASO_CRDS` (upstream-crds/aso-extra-kinds.txt).
+pub const ASO_EXTRA_KINDS: &[&str] = &[
+    "authorization.azure.com/RoleAssignment",
+    "managedidentity.azure.com/FederatedIdentityCredential",
+    "managedidentity.azure.com/UserAssignedIdentity",
+];
+
 /// How the ASO v2.19 schemas were made: the Go module proxy refuses v2.19.0 (upstream-crds/aso-v2.19-refused.txt).
 pub const ASO_V2_19_NOTE: &str = "derived: ASO v2.19.0 is not served by the Go module proxy, so its CRDs are \
      v2.18.0's (generated from its Go types) minus containerservice v1api20240402preview (removed in v2.19, per \

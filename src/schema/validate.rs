@@ -389,8 +389,8 @@ impl<'r> Validator<'r> {
         }
         match target.served_by(&gvk.group) {
             Some(by) if Target::is_capi_family_group(&gvk.group) => format!(
-                "no schema for {kind} {api_version}: not a kind of {by} (another provider's kind in a shared Cluster \
-                 API group; its CRD is not bundled)"
+                "no schema for {kind} {api_version}: not a kind of {by}; another provider's kind in a shared Cluster \
+                 API group, whose CRD is not bundled"
             ),
             _ => format!("no schema for {kind} {api_version}"),
         }

@@ -11,11 +11,13 @@ use crate::source::{FileClass, Repository};
 pub(crate) fn declared_aso_crds(paths: &[String], repositories: &[Repository]) -> Declarations {
     let mut relevant = Vec::new();
     for path in paths.iter().filter(|path| *path != "-") {
+        // Only regular files: a pipe (`/dev/stdin`, `<(kustomize build)`) can be read once only.
         let files = match std::fs::metadata(path) {
             Ok(metadata) if metadata.is_dir() => manifest::manifest_files(std::path::Path::new(path))
                 .map(|files| files.iter().map(|f| f.display().to_string()).collect())
                 .unwrap_or_default(),
-            _ => vec![path.clone()],
+            Ok(metadata) if metadata.is_file() => vec![path.clone()],
+            _ => Vec::new(),
         };
         for file in files {
             // A file that cannot be read is reported when it is streamed.
