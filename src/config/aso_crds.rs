@@ -27,15 +27,15 @@ pub struct Declaration {
     pub value: String,
     /// `FILE:LINE` of the value.
     pub location: String,
-    /// What holds it (`Secret capz-system/azure-variables, the configSecret of InfrastructureProvider
-    /// capz-system/azure`).
+    /// What sets it (`ADDITIONAL_ASO_CRDS of Secret capz-system/azure-variables, the configSecret of
+    /// InfrastructureProvider capz-system/azure`).
     pub holder: String,
 }
 
 impl Declaration {
-    /// `ADDITIONAL_ASO_CRDS of <holder> at <location>`, for messages.
+    /// `<holder> at <location>`, for messages.
     pub fn describe(&self) -> String {
-        format!("{VARIABLE} of {} at {}", self.holder, self.location)
+        format!("{} at {}", self.holder, self.location)
     }
 }
 
@@ -116,7 +116,8 @@ impl Declarations {
         for provider in documents.clone().into_iter() {
             let Some(secret_ref) = azure_provider_secret(provider) else { continue };
             if let Some((value, pointer)) = variables_entry(provider) {
-                self.push_value(provider, &pointer, value, format!("spec.variables of {}", object_name(provider)));
+                let holder = format!("{VARIABLE} in spec.variables of {}", object_name(provider));
+                self.push_value(provider, &pointer, value, holder);
                 continue;
             }
             let Some(secret_ref) = secret_ref else { continue };
@@ -127,21 +128,20 @@ impl Declarations {
                     && namespaces_meet(document.namespace(), secret_ref.namespace.as_deref())
             });
             let holder = format!(
-                "Secret {}{}, the configSecret of {}",
+                "{VARIABLE} of Secret {}{}, the configSecret of {}",
                 secret_ref.namespace.as_deref().map(|ns| format!("{ns}/")).unwrap_or_default(),
                 secret_ref.name,
                 object_name(provider)
             );
             match secret {
                 None => self.notes.push(format!(
-                    "{holder} (at {}) is not among the checked files: its {VARIABLE}, if any, is not known",
+                    "the configSecret of {} at {} is not among the checked files: its {VARIABLE}, if any, is not known",
+                    object_name(provider),
                     provider.location_of("/spec")
                 )),
                 Some(secret) => match secret_entry(secret) {
                     Some(Ok((value, pointer))) => self.push_value(secret, &pointer, value, holder),
-                    Some(Err(why)) => {
-                        self.notes.push(format!("{VARIABLE} of {holder} at {}: {why}", secret.location_of("/data")))
-                    }
+                    Some(Err(why)) => self.notes.push(format!("{holder} at {}: {why}", secret.location_of("/data"))),
                     None => {}
                 },
             }
@@ -160,7 +160,7 @@ impl Declarations {
                 Value::String(text) => self.found.push(Declaration {
                     value: text.clone(),
                     location: format!("{source}:{}", line(&pointer)),
-                    holder: "clusterctl's config file".to_string(),
+                    holder: format!("{VARIABLE} of clusterctl's config file"),
                 }),
                 other => self.notes.push(format!(
                     "{VARIABLE} at {source}:{} is not a string ({}): not used",
@@ -186,8 +186,7 @@ impl Declarations {
         let location = document.location_of(pointer);
         if value.contains("${") {
             self.notes.push(format!(
-                "{VARIABLE} of {holder} at {location} holds a ${{...}} placeholder, unknown until it is substituted: \
-                 not used"
+                "{holder} at {location} holds a ${{...}} placeholder, unknown until it is substituted: not used"
             ));
             return;
         }
@@ -317,9 +316,9 @@ spec:
             [Declaration {
                 value: "managedidentity.azure.com/*;authorization.azure.com/RoleAssignment".into(),
                 location: "repo/capz.yaml:17".into(),
-                holder:
-                    "Secret capz-system/azure-variables, the configSecret of InfrastructureProvider capz-system/azure"
-                        .into(),
+                holder: "ADDITIONAL_ASO_CRDS of Secret capz-system/azure-variables, the configSecret of \
+                         InfrastructureProvider capz-system/azure"
+                    .into(),
             }]
         );
         assert!(found.notes.is_empty(), "{:?}", found.notes);
@@ -350,7 +349,13 @@ spec:
         assert!(declarations(&format!("{aws}---\n{}", secret("azure-variables", "capz-system"))).found.is_empty());
         let elsewhere = declarations(&format!("{OPERATOR}---\n{}", secret("azure-variables", "other")));
         assert!(elsewhere.found.is_empty());
-        assert!(elsewhere.notes[0].contains("is not among the checked files"), "{:?}", elsewhere.notes);
+        assert!(
+            elsewhere.notes[0].starts_with(
+                "the configSecret of InfrastructureProvider capz-system/azure at repo/capz.yaml:6 is not among"
+            ),
+            "{:?}",
+            elsewhere.notes
+        );
         assert!(declarations(&format!("{OPERATOR}---\n{}", secret("other", "capz-system"))).found.is_empty());
         // A Secret nobody names as configSecret: nothing.
         assert!(declarations(&secret("azure-variables", "capz-system")).found.is_empty());
@@ -375,7 +380,7 @@ spec:
         let found = declarations(&provider);
         assert_eq!(found.found.len(), 1);
         assert_eq!(found.found[0].location, "repo/capz.yaml:10");
-        assert_eq!(found.found[0].holder, "spec.variables of CAPIProvider capz-system/azure");
+        assert_eq!(found.found[0].holder, "ADDITIONAL_ASO_CRDS in spec.variables of CAPIProvider capz-system/azure");
         // Without variables: the Secret named after the provider.
         let without = provider.replace(&format!("  variables:\n    {VARIABLE}: managedidentity.azure.com/*\n"), "");
         let secret = format!(
@@ -420,6 +425,37 @@ spec:
     }
 
     #[test]
+    fn the_config_files_setting_decides_alone() {
+        let config = super::super::file::parse(
+            "additionalAsoCrds: [managedidentity.azure.com/*]\n",
+            std::path::Path::new("/repo/.kubectl-capz.yaml"),
+        )
+        .unwrap();
+        let mut found = Declarations::default();
+        found.add_clusterctl_config("ADDITIONAL_ASO_CRDS: cache.azure.com/*\n", "clusterctl.yaml");
+        let decided = found.with_config(Some(&config));
+        assert_eq!(
+            decided.found,
+            [Declaration {
+                value: "managedidentity.azure.com/*".into(),
+                location: "/repo/.kubectl-capz.yaml:1".into(),
+                holder: "additionalAsoCrds of .kubectl-capz.yaml".into(),
+            }]
+        );
+        assert_eq!(
+            decided.notes,
+            ["ADDITIONAL_ASO_CRDS of clusterctl's config file at clusterctl.yaml:1 is not used: additionalAsoCrds of \
+              /repo/.kubectl-capz.yaml decides"]
+        );
+        // Without the setting, the repository's declarations stay.
+        let plain = super::super::file::parse("capzVersion: v1.26\n", std::path::Path::new("/repo/.kubectl-capz.yaml"))
+            .unwrap();
+        let mut found = Declarations::default();
+        found.add_clusterctl_config("ADDITIONAL_ASO_CRDS: cache.azure.com/*\n", "clusterctl.yaml");
+        assert_eq!(found.clone().with_config(Some(&plain)), found);
+    }
+
+    #[test]
     fn several_declarations_add_up_and_refused_entries_are_named() {
         let found = Declarations {
             found: vec![
@@ -435,10 +471,10 @@ spec:
         let decided = found.decided().unwrap();
         assert!(decided.pattern.matching("managedidentity.azure.com", "UserAssignedIdentity").is_some());
         assert!(decided.pattern.matching("cache.azure.com", "Redis").is_some());
-        assert_eq!(decided.origin, "ADDITIONAL_ASO_CRDS of x at a.yaml:3; ADDITIONAL_ASO_CRDS of y at b.yaml:9");
+        assert_eq!(decided.origin, "x at a.yaml:3; y at b.yaml:9");
         let refused = found.refused_entries();
         assert_eq!(refused.len(), 1);
-        assert!(refused[0].starts_with("ADDITIONAL_ASO_CRDS of x at a.yaml:3: `` is an empty entry"), "{refused:?}");
+        assert!(refused[0].starts_with("x at a.yaml:3: `` is an empty entry"), "{refused:?}");
         assert!(Declarations::default().decided().is_none());
     }
 }
