@@ -33,13 +33,16 @@ pub const RULES: &[(&str, &str)] = &[
     ("cel", "an x-kubernetes-validations CEL rule fails (or could not be evaluated: not-checked)"),
     (
         "api-version",
-        "the apiVersion is not served for this kind by the target (CAPI, CAPZ, the ASO release CAPZ pins, the Kubernetes release's built-in kinds)",
+        "the apiVersion is not served for this kind by the target: the kind's own CRD in the target's CAPI, Cluster API Operator, CAPZ or ASO release, or the Kubernetes release's built-in kinds (a kind of none of them is never this error)",
     ),
     (
         "aso-crd-pattern",
-        "an ASO kind outside CAPZ's --crd-pattern (warning: CAPZ does not install its CRD unless added to ADDITIONAL_ASO_CRDS); checked against a CRD given with --crds, else not checked",
+        "an ASO kind outside CAPZ's --crd-pattern and the ADDITIONAL_ASO_CRDS the inputs set (warning: CAPZ does not install its CRD), checked against a CRD given with --crds, else not checked; a kind ADDITIONAL_ASO_CRDS adds whose schema is not bundled is not checked (not-checked)",
     ),
-    ("schema-missing", "no schema for this apiVersion/kind (a warning; the object is counted skipped, not valid)"),
+    (
+        "schema-missing",
+        "no schema for this apiVersion/kind: another provider's kind in a Cluster API group the target shares, a CAPZ kind whose schema is not bundled, or a kind nothing bundled knows (a warning; the object is counted skipped, not valid)",
+    ),
     (
         "deprecated-api",
         "the apiVersion is deprecated (the API server would warn; for the CAPI and AzureASOManaged* versions `kubectl capz convert` is the fix); for CAPI v1beta1 objects shown only with `--enable capi-v1beta1`, which says the same",
