@@ -153,7 +153,7 @@ impl Declarations {
     pub fn add_clusterctl_config(&mut self, text: &str, source: &str) {
         let Ok((Value::Object(map), lines)) = manifest::parse_value(text, source) else { return };
         let line = |pointer: &str| lines.line_of(pointer).unwrap_or(1);
-        let top_level = map.iter().filter(|(key, _)| key.eq_ignore_ascii_case(VARIABLE)).last();
+        let top_level = map.iter().rfind(|(key, _)| key.eq_ignore_ascii_case(VARIABLE));
         if let Some((key, value)) = top_level {
             let pointer = format!("/{key}");
             match value {
