@@ -2,6 +2,10 @@
 //! against CAPZ's `--crd-pattern` widened by it): the plain files that can hold a declaration, the built documents
 //! of the repositories, and the clusterctl config files of the repositories.
 
+use std::io::Read;
+use std::path::Path;
+use std::sync::LazyLock;
+
 use crate::config::aso_crds::{self, Declarations, VARIABLE};
 use crate::manifest::{self, Document};
 use crate::source::{FileClass, Repository};
@@ -13,7 +17,7 @@ pub(crate) fn declared_aso_crds(paths: &[String], repositories: &[Repository]) -
     for path in paths.iter().filter(|path| *path != "-") {
         // Only regular files: a pipe (`/dev/stdin`, `<(kustomize build)`) can be read once only.
         let files = match std::fs::metadata(path) {
-            Ok(metadata) if metadata.is_dir() => manifest::manifest_files(std::path::Path::new(path))
+            Ok(metadata) if metadata.is_dir() => manifest::manifest_files(Path::new(path))
                 .map(|files| files.iter().map(|f| f.display().to_string()).collect())
                 .unwrap_or_default(),
             Ok(metadata) if metadata.is_file() => vec![path.clone()],
@@ -21,11 +25,12 @@ pub(crate) fn declared_aso_crds(paths: &[String], repositories: &[Repository]) -
         };
         for file in files {
             // A file that cannot be read is reported when it is streamed.
-            let Ok(text) = std::fs::read_to_string(&file) else { continue };
-            if may_declare(&text) {
-                let read = manifest::parse_documents_tolerant(&text, &file);
-                relevant.extend(read.documents.into_iter().filter(is_relevant));
+            if !file_may_declare(Path::new(&file)).unwrap_or(false) {
+                continue;
             }
+            let Ok(text) = std::fs::read_to_string(&file) else { continue };
+            let read = manifest::parse_documents_tolerant(&text, &file);
+            relevant.extend(read.documents.into_iter().filter(is_relevant));
         }
     }
     for built in repositories.iter().flat_map(|repository| &repository.built) {
@@ -44,10 +49,33 @@ pub(crate) fn declared_aso_crds(paths: &[String], repositories: &[Repository]) -
     declarations
 }
 
-/// Whether a file's text can hold a provider or a Secret that declares the variable (most files cannot: they are
-/// not parsed twice).
-fn may_declare(text: &str) -> bool {
-    text.contains(VARIABLE) || text.contains("InfrastructureProvider") || text.contains("CAPIProvider")
+/// The words one of which a file that declares the variable holds: the variable (a Secret's key, a CAPIProvider's
+/// variable) or a provider kind (whose configSecret names the Secret).
+static DECLARING_WORDS: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
+    regex::bytes::Regex::new(&format!("{VARIABLE}|InfrastructureProvider|CAPIProvider")).expect("a valid regex")
+});
+
+/// The longest of [`DECLARING_WORDS`], less one: what a chunk keeps of the one before.
+const OVERLAP: usize = "InfrastructureProvider".len() - 1;
+
+/// Whether a file can hold a provider or a Secret that declares the variable. Read in chunks into one buffer: most
+/// files cannot (a 50 MB bundle is searched, not held or parsed twice).
+fn file_may_declare(path: &Path) -> std::io::Result<bool> {
+    let mut file = std::fs::File::open(path)?;
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut kept = 0;
+    loop {
+        let read = file.read(&mut buffer[kept..])?;
+        if read == 0 {
+            return Ok(false);
+        }
+        let end = kept + read;
+        if DECLARING_WORDS.is_match(&buffer[..end]) {
+            return Ok(true);
+        }
+        kept = OVERLAP.min(end);
+        buffer.copy_within(end - kept..end, 0);
+    }
 }
 
 /// The providers, and the Secrets that hold the variable.
@@ -83,6 +111,22 @@ mod tests {
         // The provider alone names a Secret it cannot find.
         let alone = declared_aso_crds(&[dir.path().join("mgmt/provider.yaml").display().to_string()], &[]);
         assert!(alone.found.is_empty() && alone.notes.len() == 1, "{alone:?}");
-        assert!(!may_declare("apiVersion: v1\nkind: Secret\n"));
+    }
+
+    #[test]
+    fn a_word_across_two_chunks_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.yaml");
+        for offset in [0, 3, (1 << 16) - 10, (1 << 16) - 1, 1 << 16, 3 << 16] {
+            let mut text = "#".repeat(offset);
+            text.push_str("kind: InfrastructureProvider\n");
+            text.push_str(&"#".repeat(1 << 17));
+            std::fs::write(&path, &text).unwrap();
+            assert!(file_may_declare(&path).unwrap(), "at {offset}");
+            std::fs::write(&path, text.replace("InfrastructureProvider", "InfrastructureProvide")).unwrap();
+            assert!(!file_may_declare(&path).unwrap(), "at {offset}");
+        }
+        std::fs::write(&path, "").unwrap();
+        assert!(!file_may_declare(&path).unwrap());
     }
 }
