@@ -18,6 +18,9 @@ pub struct Target {
     pub capi: &'static str,
     /// The ASO release CAPZ's go.mod pins.
     pub aso: &'static str,
+    /// The Cluster API Operator release whose API (its provider kinds) the target's schemas include: the one built
+    /// against this CAPI release, else the newest (upstream-crds/SOURCES.md).
+    pub capi_operator: &'static str,
     /// How the ASO CRDs were obtained, when not from that exact release (e.g. a derivation).
     pub aso_note: Option<&'static str>,
     /// Schema releases (see `schemas/README.md`): the target serves exactly the kinds and versions they hold.
@@ -25,9 +28,41 @@ pub struct Target {
     /// The ASO kinds (`group/Kind`) CAPZ's `--crd-pattern` makes ASO install (config/aso/kustomization.yaml of
     /// the release, without `${ADDITIONAL_ASO_CRDS}`).
     pub aso_crd_pattern: &'static [&'static str],
+    /// CAPZ's kinds whose schemas are not bundled (the self-managed VM kinds: their CRDs need CAPZ's defaulting
+    /// webhooks, which are not modelled), with the versions CAPZ serves: they are still CAPZ's, so another version
+    /// is an `api-version` error and a served one is "not checked" (upstream-crds/capz-*/served-kinds.txt).
+    pub capz_kinds_without_schema: &'static [OwnedKind],
     /// How the release's webhook parses `sshPublicKey` (the `golang.org/x/crypto/ssh` it links).
     pub ssh_key_parser: SshKeyParser,
 }
+
+/// A kind a target's release defines: its group, kind and served versions.
+#[derive(Debug, PartialEq, Eq)]
+pub struct OwnedKind {
+    pub group: &'static str,
+    pub kind: &'static str,
+    pub versions: &'static [&'static str],
+}
+
+const fn capz_kind(kind: &'static str) -> OwnedKind {
+    OwnedKind { group: CAPZ_GROUP, kind, versions: &["v1beta1"] }
+}
+
+/// CAPZ's API group (shared with every other infrastructure provider).
+pub const CAPZ_GROUP: &str = "infrastructure.cluster.x-k8s.io";
+
+/// The Cluster API Operator's API group.
+pub const CAPI_OPERATOR_GROUP: &str = "operator.cluster.x-k8s.io";
+
+/// The kinds of CAPZ v1.26.0's and v1.27.0's config/crd/bases that are not bundled (both releases serve the same).
+const CAPZ_KINDS_WITHOUT_SCHEMA: &[OwnedKind] = &[
+    capz_kind("AzureCluster"),
+    capz_kind("AzureClusterTemplate"),
+    capz_kind("AzureMachine"),
+    capz_kind("AzureMachinePool"),
+    capz_kind("AzureMachinePoolMachine"),
+    capz_kind("AzureMachineTemplate"),
+];
 
 /// What a `golang.org/x/crypto` release's `ssh.ParseAuthorizedKey` accepts, where the releases the targets pin
 /// differ (CAPZ's webhook calls it on the decoded `sshPublicKey`; tools/capz-webhook-oracle records both).
@@ -71,6 +106,14 @@ const ASO_CRD_PATTERN_V1_27: &[&str] = &[
     "resources.azure.com/ResourceGroup",
 ];
 
+/// The ASO kinds outside CAPZ's crd-pattern whose schemas are bundled, for repositories that add them with
+/// `ADDITIONAL_ASO_CRDS` (upstream-crds/aso-extra-kinds.txt).
+pub const ASO_EXTRA_KINDS: &[&str] = &[
+    "authorization.azure.com/RoleAssignment",
+    "managedidentity.azure.com/FederatedIdentityCredential",
+    "managedidentity.azure.com/UserAssignedIdentity",
+];
+
 /// How the ASO v2.19 schemas were made: the Go module proxy refuses v2.19.0 (upstream-crds/aso-v2.19-refused.txt).
 pub const ASO_V2_19_NOTE: &str = "derived: ASO v2.19.0 is not served by the Go module proxy, so its CRDs are \
      v2.18.0's (generated from its Go types) minus containerservice v1api20240402preview (removed in v2.19, per \
@@ -85,9 +128,11 @@ pub const TARGETS: &[Target] = &[
         capz_revision: "3d9e0c36bebc1432048148f168a9bb7415e756a7",
         capi: "v1.14.0",
         aso: "v2.19.0",
+        capi_operator: "v0.29.0",
         aso_note: Some(ASO_V2_19_NOTE),
-        schema_sets: &["capi-v1.14", "capz-v1.27", "aso-v2.19", "gitops"],
+        schema_sets: &["capi-v1.14", "capi-operator-v0.29", "capz-v1.27", "aso-v2.19", "gitops"],
         aso_crd_pattern: ASO_CRD_PATTERN_V1_27,
+        capz_kinds_without_schema: CAPZ_KINDS_WITHOUT_SCHEMA,
         ssh_key_parser: SshKeyParser {
             x_crypto: "v0.55.0",
             key_type_must_match_blob: true,
@@ -100,9 +145,11 @@ pub const TARGETS: &[Target] = &[
         capz_revision: "19ff821691d71d52f9c5618fdee4f4f1cdb4dd19",
         capi: "v1.13.3",
         aso: "v2.18.0",
+        capi_operator: "v0.29.0",
         aso_note: None,
-        schema_sets: &["capi-v1.13", "capz-v1.26", "aso-v2.18", "gitops"],
+        schema_sets: &["capi-v1.13", "capi-operator-v0.29", "capz-v1.26", "aso-v2.18", "gitops"],
         aso_crd_pattern: ASO_CRD_PATTERN_V1_26,
+        capz_kinds_without_schema: CAPZ_KINDS_WITHOUT_SCHEMA,
         ssh_key_parser: SshKeyParser {
             x_crypto: "v0.53.0",
             key_type_must_match_blob: false,
@@ -130,14 +177,27 @@ impl Target {
         self.aso_crd_pattern.iter().any(|entry| entry.split_once('/') == Some((group, kind)))
     }
 
+    /// Whether `group` is a Cluster API group (`cluster.x-k8s.io` and its subgroups): shared by CAPI, CAPZ, the
+    /// Cluster API Operator and every other provider, so only the kinds the target's releases define are its own.
+    pub fn is_capi_family_group(group: &str) -> bool {
+        group == "cluster.x-k8s.io" || group.ends_with(".cluster.x-k8s.io")
+    }
+
+    /// The served versions of a CAPZ kind whose schema is not bundled (`None`: not such a kind).
+    pub fn capz_kind_without_schema(&self, group: &str, kind: &str) -> Option<&'static [&'static str]> {
+        self.capz_kinds_without_schema.iter().find(|k| k.group == group && k.kind == kind).map(|k| k.versions)
+    }
+
     /// Who serves the kinds of `group` on this target's management cluster, for messages: "ASO v2.19 that CAPZ
     /// v1.27 installs".
     pub fn served_by(&self, group: &str) -> Option<String> {
         if Self::is_aso_group(group) {
             Some(format!("ASO {} that CAPZ {} installs", minor(self.aso), self.name))
-        } else if group == "infrastructure.cluster.x-k8s.io" {
+        } else if group == CAPI_OPERATOR_GROUP {
+            Some(format!("the Cluster API Operator {}", self.capi_operator))
+        } else if group == CAPZ_GROUP {
             Some(format!("CAPZ {}", self.capz))
-        } else if group.ends_with("cluster.x-k8s.io") {
+        } else if Self::is_capi_family_group(group) {
             Some(format!("CAPI {} (pinned by CAPZ {})", self.capi, self.name))
         } else {
             None
@@ -238,6 +298,13 @@ mod tests {
         assert_eq!(v127.served_by("infrastructure.cluster.x-k8s.io").unwrap(), "CAPZ v1.27.0");
         assert_eq!(v127.served_by("cluster.x-k8s.io").unwrap(), "CAPI v1.14.0 (pinned by CAPZ v1.27)");
         assert_eq!(v127.served_by("argoproj.io"), None);
+        assert_eq!(v127.served_by("operator.cluster.x-k8s.io").unwrap(), "the Cluster API Operator v0.29.0");
+        assert!(Target::is_capi_family_group("cluster.x-k8s.io"));
+        assert!(Target::is_capi_family_group("ipam.cluster.x-k8s.io"));
+        assert!(!Target::is_capi_family_group("xcluster.x-k8s.io") && !Target::is_capi_family_group("x-k8s.io"));
+        assert_eq!(v127.capz_kind_without_schema(CAPZ_GROUP, "AzureMachineTemplate"), Some(&["v1beta1"][..]));
+        assert_eq!(v127.capz_kind_without_schema(CAPZ_GROUP, "AzureASOManagedCluster"), None);
+        assert_eq!(v127.capz_kind_without_schema(CAPZ_GROUP, "AWSManagedMachinePool"), None);
         assert!(v127.installs_aso_kind("network.azure.com", "PrivateLinkService"));
         assert!(!find_target("v1.26").unwrap().installs_aso_kind("network.azure.com", "PrivateLinkService"));
         assert!(!v127.installs_aso_kind("managedidentity.azure.com", "UserAssignedIdentity"));

@@ -226,17 +226,18 @@ fn deletion_line(out_dir: &std::path::Path, deletion: &Deletion) -> String {
 /// The checks run on every rendered cluster: the `validate` engine (schemas, CEL, CAPZ's rules).
 /// One validator serves every rendering thread, so each schema, pattern and CEL program is
 /// compiled once per run, not once per cluster.
-/// Also returns what the findings depend on besides the objects (target, Kubernetes release, rule selection),
-/// for the render record.
+/// Also returns what the findings depend on besides the objects (target, Kubernetes release, rule selection, the
+/// ASO kinds `additionalAsoCrds` adds), for the render record.
 fn validator(run_target: &RunTarget) -> anyhow::Result<(Box<Validator<'static>>, String)> {
     // The registry lives as long as the fleet validator that borrows it: the rest of the process.
     let registry: &'static Registry = Box::leak(Box::new(run_target.registry()?));
     let engine = SchemaValidator::new(registry, ValidateOptions::default());
     let filter = rule_filter(run_target, &[], &[])?;
     let context = format!(
-        "validated: target {:?}, Kubernetes {}, rules {filter:?}",
+        "validated: target {:?}, Kubernetes {}, rules {filter:?}, ADDITIONAL_ASO_CRDS {:?}",
         run_target.target(),
-        run_target.kubernetes_version()
+        run_target.kubernetes_version(),
+        registry.additional_aso_crds().map(|added| added.pattern.to_string())
     );
     Ok((Box::new(move |documents| validate_documents(documents, &engine, &filter).findings), context))
 }

@@ -9,8 +9,9 @@ use serde::Serialize;
 
 use crate::cli::TargetArgs;
 use crate::cluster::Cluster;
+use crate::config::aso_crds::{Declaration, Declarations};
 use crate::config::{self, ControllerImages, KubernetesChoice, RepoConfig, TargetChoice};
-use crate::schema::Registry;
+use crate::schema::{AdditionalAsoCrds, Registry};
 use crate::versions::Target;
 
 /// The target chosen for a run, the config file it read (if any), and whether to say so.
@@ -20,6 +21,8 @@ pub(crate) struct RunTarget {
     pub config: Option<RepoConfig>,
     /// The management cluster's Kubernetes release and why.
     pub kubernetes: KubernetesChoice,
+    /// Where `ADDITIONAL_ASO_CRDS` was set (the config file's `additionalAsoCrds`, or what `validate` read).
+    aso_crds: Vec<Declaration>,
     verbose: bool,
 }
 
@@ -39,6 +42,20 @@ pub(crate) struct TargetReport {
     /// The config file read, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config: Option<String>,
+    /// What `ADDITIONAL_ASO_CRDS` adds to CAPZ's ASO crd-pattern, and where each value was set.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub additional_aso_crds: Vec<AsoCrdsReport>,
+}
+
+/// One place that sets `ADDITIONAL_ASO_CRDS`, as reports show it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AsoCrdsReport {
+    pub value: String,
+    /// `FILE:LINE`.
+    pub location: String,
+    /// What holds it.
+    pub holder: String,
 }
 
 /// Where the config file search starts: the first input that is a path, else the current directory (stdin,
@@ -58,7 +75,8 @@ impl RunTarget {
         let env = std::env::var(config::ENV_VAR).ok();
         let choice = config::choose_target(args.capz_version.as_deref(), env.as_deref(), config.as_ref())?;
         let kubernetes = config::choose_kubernetes(args.kubernetes_flag(), config.as_ref())?;
-        Ok(RunTarget { choice, config, kubernetes, verbose: args.verbose })
+        let aso_crds = Declarations::default().with_config(config.as_ref()).found;
+        Ok(RunTarget { choice, config, kubernetes, aso_crds, verbose: args.verbose })
     }
 
     /// The target release.
@@ -71,9 +89,37 @@ impl RunTarget {
         self.kubernetes.version
     }
 
-    /// The built-in schemas of the target and of the management cluster's Kubernetes release.
+    /// The built-in schemas of the target and of the management cluster's Kubernetes release, the target's ASO
+    /// crd-pattern widened by the config file's `additionalAsoCrds`.
     pub(crate) fn registry(&self) -> anyhow::Result<Registry> {
-        Ok(Registry::for_target_and_kubernetes(self.target(), self.kubernetes_version())?)
+        let mut registry = Registry::for_target_and_kubernetes(self.target(), self.kubernetes_version())?;
+        let declared = Declarations { found: self.aso_crds.clone(), notes: Vec::new() };
+        if let Some(decided) = declared.decided() {
+            registry.set_additional_aso_crds(AdditionalAsoCrds { pattern: decided.pattern, origin: decided.origin });
+        }
+        Ok(registry)
+    }
+
+    /// Widens the ASO crd-pattern of `registry` with what the inputs declare (the config file's `additionalAsoCrds`
+    /// decides when it is set), says where each value came from at `-v`, and warns (on stderr) about entries that
+    /// make ASO refuse to start.
+    pub(crate) fn widen_aso_crd_pattern(&mut self, registry: &mut Registry, declared: Declarations) {
+        let declared = declared.with_config(self.config.as_ref());
+        if self.verbose {
+            for declaration in &declared.found {
+                eprintln!("additional ASO CRDs: {}, from {}", declaration.value, declaration.describe());
+            }
+            for note in &declared.notes {
+                eprintln!("note: {note}");
+            }
+        }
+        for refused in declared.refused_entries() {
+            eprintln!("warning: {refused}");
+        }
+        if let Some(decided) = declared.decided() {
+            registry.set_additional_aso_crds(AdditionalAsoCrds { pattern: decided.pattern, origin: decided.origin });
+        }
+        self.aso_crds = declared.found;
     }
 
     /// Reads what `cluster` runs and serves and applies it to the choices, warnings and notes on stderr: the CAPZ
@@ -153,6 +199,15 @@ impl RunTarget {
             kubernetes_version: self.kubernetes_version(),
             source: self.choice.source.to_string(),
             config: self.config.as_ref().map(|config| config.path.display().to_string()),
+            additional_aso_crds: self
+                .aso_crds
+                .iter()
+                .map(|d| AsoCrdsReport {
+                    value: d.value.clone(),
+                    location: d.location.clone(),
+                    holder: d.holder.clone(),
+                })
+                .collect(),
         }
     }
 

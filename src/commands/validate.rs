@@ -13,8 +13,8 @@ use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
 use crate::schema::{ValidateOptions, Validator};
 use crate::validate::{
-    Report, RuleFilter, format_junit, format_not_built, format_summary, format_text, read_sources, validate_documents,
-    validate_sources, write_text,
+    Report, RuleFilter, declared_aso_crds, format_junit, format_not_built, format_summary, format_text, read_sources,
+    validate_documents, validate_sources, write_text,
 };
 
 use super::target::{RunTarget, TargetReport, search_start};
@@ -120,13 +120,15 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?");
         registry.add_crd(crd, &format!("cluster CRD {name}"))?;
     }
-    // Problems in the text are findings: every other document and file is still checked.
-    let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas, ..Default::default() };
-    let validator = Validator::new(&registry, options);
     let strict =
         args.strict || run_target.config.as_ref().and_then(|config| config.strict.as_ref()).is_some_and(|s| s.value);
     let (paths, repositories) =
         read_sources(&args.paths, args.no_build, &args.exclude, run_target.config.as_ref(), strict)?;
+    // What the inputs add to CAPZ's ASO crd-pattern decides which ASO kinds are installed, before any is checked.
+    run_target.widen_aso_crd_pattern(&mut registry, declared_aso_crds(&paths, &repositories));
+    // Problems in the text are findings: every other document and file is still checked.
+    let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas, ..Default::default() };
+    let validator = Validator::new(&registry, options);
     let report = validate_sources(&paths, &repositories, manifest::BATCH_BYTES, &validator, &filter)?;
     // Buffered: a large report goes out in blocks, not a write per line.
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, super::output::stdout());

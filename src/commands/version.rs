@@ -1,11 +1,11 @@
 //! `kubectl capz version`: the plugin version and the targets it supports (CAPZ release with the CAPI and ASO
-//! releases it pins, and where their schemas came from).
+//! releases it pins, the Cluster API Operator release, and where their schemas came from).
 
 use std::fmt::Write;
 
 use crate::exit::ExitStatus;
 use crate::schema::Registry;
-use crate::versions::{PLUGIN, TARGETS, default_target};
+use crate::versions::{ASO_EXTRA_KINDS, PLUGIN, TARGETS, default_target};
 
 pub(crate) fn run() -> anyhow::Result<ExitStatus> {
     // Written once: the process's stdout flushes each line, one system call per line (39 of them).
@@ -18,12 +18,14 @@ pub(crate) fn run() -> anyhow::Result<ExitStatus> {
         writeln!(out, "    Cluster API Provider Azure {} (revision {})", target.capz, target.capz_revision)?;
         writeln!(out, "    Cluster API {} (pinned by CAPZ's go.mod)", target.capi)?;
         writeln!(out, "    Azure Service Operator {} (pinned by CAPZ's go.mod)", target.aso)?;
+        writeln!(out, "    Cluster API Operator {} (its provider kinds)", target.capi_operator)?;
         writeln!(out, "    schemas: {}", target.schema_sets.join(", "))?;
         writeln!(
             out,
-            "      CAPZ and CAPI: config/crd/bases of sigs.k8s.io/cluster-api-provider-azure@{} and \
-             sigs.k8s.io/cluster-api@{} (Go module proxy)",
-            target.capz, target.capi
+            "      CAPZ, CAPI and the Cluster API Operator: config/crd/bases of \
+             sigs.k8s.io/cluster-api-provider-azure@{}, sigs.k8s.io/cluster-api@{} and \
+             sigs.k8s.io/cluster-api-operator@{} (Go module proxy)",
+            target.capz, target.capi, target.capi_operator
         )?;
         match target.aso_note {
             Some(note) => writeln!(out, "      ASO: {note}")?,
@@ -43,6 +45,11 @@ pub(crate) fn run() -> anyhow::Result<ExitStatus> {
                 .map(|e| e.split_once('/').map_or(*e, |(_, k)| k))
                 .collect::<Vec<_>>()
                 .join(", ")
+        )?;
+        writeln!(
+            out,
+            "      ASO kinds also bundled, checked once ADDITIONAL_ASO_CRDS adds them: {}",
+            ASO_EXTRA_KINDS.iter().map(|e| e.split_once('/').map_or(*e, |(_, k)| k)).collect::<Vec<_>>().join(", ")
         )?;
     }
     let kubernetes = Registry::kubernetes_versions();

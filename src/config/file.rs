@@ -11,7 +11,8 @@ use crate::versions::{self, Target};
 pub const FILE_NAME: &str = ".kubectl-capz.yaml";
 
 /// The top-level settings of the file, in the order the docs list them.
-const SETTINGS: &[&str] = &["capzVersion", "kubernetesVersion", "rules", "crds", "exclude", "strict"];
+const SETTINGS: &[&str] =
+    &["capzVersion", "kubernetesVersion", "rules", "crds", "exclude", "strict", "additionalAsoCrds"];
 
 /// The settings under `rules:`.
 const RULE_SETTINGS: &[&str] = &["enable", "disable"];
@@ -42,6 +43,9 @@ pub struct RepoConfig {
     pub exclude: Vec<Setting<String>>,
     /// `strict`: a source repository mode cannot build is an error, as `validate --strict`.
     pub strict: Option<Setting<bool>>,
+    /// `additionalAsoCrds`: the management cluster's `ADDITIONAL_ASO_CRDS` (`;`-separated, as the variable; a list
+    /// is joined with `;`).
+    pub additional_aso_crds: Option<Setting<String>>,
 }
 
 impl RepoConfig {
@@ -118,6 +122,7 @@ pub fn parse(text: &str, path: &Path) -> Result<RepoConfig, ConfigError> {
         crds: Vec::new(),
         exclude: Vec::new(),
         strict: None,
+        additional_aso_crds: None,
     };
     if text.trim().is_empty() {
         return Ok(config);
@@ -184,6 +189,15 @@ pub fn parse(text: &str, path: &Path) -> Result<RepoConfig, ConfigError> {
                     ));
                 }
             },
+            "additionalAsoCrds" => {
+                let text = match value {
+                    Value::Array(_) => {
+                        reader.strings(value, &pointer, key)?.into_iter().map(|s| s.value).collect::<Vec<_>>().join(";")
+                    }
+                    _ => reader.string(value, &pointer, key)?.to_string(),
+                };
+                config.additional_aso_crds = Some(Setting { value: text, line });
+            }
             _ => unreachable!("known_keys checked the settings"),
         }
     }
@@ -247,7 +261,7 @@ impl Reader<'_> {
     }
 }
 
-fn type_name(value: &Value) -> &'static str {
+pub(super) fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "nothing (null)",
         Value::Bool(_) => "a boolean",
@@ -280,6 +294,16 @@ mod tests {
         assert_eq!(crds, [(PathBuf::from("/repo/crds"), 7), (PathBuf::from("/repo/../shared-crds"), 7)]);
         assert_eq!(config.exclude_globs(), ["vendor/**"]);
         assert_eq!(config.root(), Path::new("/repo"));
+        assert_eq!(config.additional_aso_crds, None);
+        let string =
+            parse_text("# mgmt\nadditionalAsoCrds: managedidentity.azure.com/*;cache.azure.com/Redis\n").unwrap();
+        assert_eq!(
+            string.additional_aso_crds,
+            Some(Setting { value: "managedidentity.azure.com/*;cache.azure.com/Redis".to_string(), line: 2 })
+        );
+        let list =
+            parse_text("additionalAsoCrds:\n  - managedidentity.azure.com/*\n  - cache.azure.com/Redis\n").unwrap();
+        assert_eq!(list.additional_aso_crds, string.additional_aso_crds.map(|s| Setting { line: 1, ..s }));
     }
 
     #[test]
@@ -295,7 +319,7 @@ mod tests {
         let cases = [
             (
                 "capzVersion: v1.27\ncapzVersoin: v1.26\n",
-                "/repo/.kubectl-capz.yaml:2: capzVersoin: unknown setting of .kubectl-capz.yaml; did you mean `capzVersion`? known: capzVersion, kubernetesVersion, rules, crds, exclude, strict",
+                "/repo/.kubectl-capz.yaml:2: capzVersoin: unknown setting of .kubectl-capz.yaml; did you mean `capzVersion`? known: capzVersion, kubernetesVersion, rules, crds, exclude, strict, additionalAsoCrds",
             ),
             (
                 "capzVersion: v1.25\n",
@@ -316,6 +340,11 @@ mod tests {
             ),
             ("crds: crds/\n", "/repo/.kubectl-capz.yaml:1: crds: expected a list of strings, got a string"),
             ("exclude:\n  - a\n  - \"\"\n", "/repo/.kubectl-capz.yaml:3: exclude[1]: is empty"),
+            (
+                "additionalAsoCrds: 3\n",
+                "/repo/.kubectl-capz.yaml:1: additionalAsoCrds: expected a string, got a number",
+            ),
+            ("additionalAsoCrds: \"\"\n", "/repo/.kubectl-capz.yaml:1: additionalAsoCrds: is empty"),
             ("- capzVersion\n", "/repo/.kubectl-capz.yaml:1: (top level): expected a mapping of settings, got a list"),
             ("strict: \"true\"\n", "/repo/.kubectl-capz.yaml:1: strict: expected true or false, got a string"),
         ];

@@ -62,18 +62,17 @@ fn release_crds(inputs: Inputs, release: &Release) -> Result<Vec<(String, Value)
     Ok(match &release.source {
         Source::FetchedOpenApi { .. } => Vec::new(),
         Source::FetchedCrds { dir } => crds_below(&inputs.fetched.join(dir))?,
-        Source::Crds { dir, pattern } => {
+        Source::Crds { dir, patterns } => {
             let crds = crds_below(&from.join(dir))?;
-            match pattern {
-                Some(file) => {
-                    let pattern = releases::read_pattern(from, file)?;
-                    crds.into_iter().filter(|(_, crd)| releases::in_pattern(crd, &pattern)).collect()
-                }
-                None => crds,
+            if patterns.is_empty() {
+                crds
+            } else {
+                let pattern = releases::read_patterns(from, patterns)?;
+                crds.into_iter().filter(|(_, crd)| releases::in_pattern(crd, &pattern)).collect()
             }
         }
         Source::Derived(derivation) => {
-            let pattern = releases::read_pattern(from, derivation.pattern)?;
+            let pattern = releases::read_patterns(from, derivation.patterns)?;
             let values = |crds: Vec<(String, Value)>| crds.into_iter().map(|(_, crd)| crd).collect::<Vec<_>>();
             let base = values(crds_below(&from.join(derivation.base))?);
             let added = values(crds_below(&from.join(derivation.added_from))?);
@@ -399,18 +398,20 @@ fn readme(
         .map(|r| r.name.to_string())
         .collect();
     text.push_str(
-        ".\n\n## Targets\n\n| target | CAPZ | CAPI | ASO | releases | Kubernetes (one of) |\n|---|---|---|---|---|---|\n",
+        ".\n\n## Targets\n\n| target | CAPZ | CAPI | ASO | releases | Kubernetes (one of) | Cluster API Operator |\n\
+         |---|---|---|---|---|---|---|\n",
     );
     for target in crate::versions::TARGETS {
         text.push_str(&format!(
-            "| {} | {} | {} | {}{} | {} | {} |\n",
+            "| {} | {} | {} | {}{} | {} | {} | {} |\n",
             target.name,
             target.capz,
             target.capi,
             target.aso,
             if target.aso_note.is_some() { " (derived)" } else { "" },
             target.schema_sets.join(", "),
-            kubernetes.join(", ")
+            kubernetes.join(", "),
+            target.capi_operator
         ));
     }
     if !fetched_sources.is_empty() {

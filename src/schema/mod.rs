@@ -1,6 +1,7 @@
 //! Schemas of CAPI, CAPZ, ASO, Flux, Argo CD and Kubernetes' built-in kinds: the importers, the embedded
 //! registry and validation.
 
+pub mod crd_pattern;
 pub mod defaulting;
 pub mod embedded;
 pub mod import;
@@ -9,6 +10,7 @@ pub mod registry;
 pub mod releases;
 pub mod validate;
 
+mod capi_defaulting;
 mod cel;
 mod formats;
 mod go_regex;
@@ -21,7 +23,7 @@ mod removed_apis;
 use std::fmt;
 use std::path::PathBuf;
 
-pub use registry::Registry;
+pub use registry::{AdditionalAsoCrds, AsoInstall, Registry};
 pub use validate::{ObjectStatus, ValidateOptions, ValidationOutcome, Validator};
 
 use serde::{Deserialize, Serialize};

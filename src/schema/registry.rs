@@ -9,6 +9,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use serde_json::Value;
 
+use super::crd_pattern::{CrdPattern, PatternEntry};
 use super::embedded::{self, KUBERNETES_VERSIONS};
 use super::{Gvk, KindSchema, SchemaError, import, packed, releases};
 use crate::fast_hash::HashMap;
@@ -44,6 +45,27 @@ pub struct Registry {
     folders: Vec<&'static str>,
     /// Embedded schemas by GVK.
     cache: RwLock<SchemaCache>,
+    /// The ASO kinds the repository adds to CAPZ's crd-pattern (`ADDITIONAL_ASO_CRDS`).
+    additional_aso_crds: Option<AdditionalAsoCrds>,
+}
+
+/// `ADDITIONAL_ASO_CRDS` as the checked inputs set it: CAPZ appends it to ASO's `--crd-pattern`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdditionalAsoCrds {
+    pub pattern: CrdPattern,
+    /// Where it was set, for messages (`ADDITIONAL_ASO_CRDS at clusters/mgmt/capz.yaml:12`).
+    pub origin: String,
+}
+
+/// Whether the target's ASO installs the CRD of an ASO kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AsoInstall<'r> {
+    /// CAPZ's own `--crd-pattern` names it.
+    ByCapz,
+    /// `ADDITIONAL_ASO_CRDS` adds it: the entry that matches, and where the value was set.
+    Added { entry: &'r PatternEntry, origin: &'r str },
+    /// Neither: ASO does not install it.
+    No,
 }
 
 impl std::fmt::Debug for Registry {
@@ -160,6 +182,31 @@ impl Registry {
     /// The target whose schemas are served, if any.
     pub fn target(&self) -> Option<&'static Target> {
         self.target
+    }
+
+    /// Widens the target's ASO `--crd-pattern` with `ADDITIONAL_ASO_CRDS`, as CAPZ does.
+    pub fn set_additional_aso_crds(&mut self, additional: AdditionalAsoCrds) {
+        self.additional_aso_crds = Some(additional);
+    }
+
+    /// What `ADDITIONAL_ASO_CRDS` adds, if anything was set.
+    pub fn additional_aso_crds(&self) -> Option<&AdditionalAsoCrds> {
+        self.additional_aso_crds.as_ref()
+    }
+
+    /// Whether the target's ASO installs the CRD of the ASO kind `group`/`kind`: CAPZ's `--crd-pattern` with
+    /// `ADDITIONAL_ASO_CRDS` appended.
+    pub fn aso_install(&self, group: &str, kind: &str) -> AsoInstall<'_> {
+        if self.target.is_some_and(|target| target.installs_aso_kind(group, kind)) {
+            return AsoInstall::ByCapz;
+        }
+        match &self.additional_aso_crds {
+            Some(added) => match added.pattern.matching(group, kind) {
+                Some(entry) => AsoInstall::Added { entry, origin: &added.origin },
+                None => AsoInstall::No,
+            },
+            None => AsoInstall::No,
+        }
     }
 
     /// Whether the user added a schema of `group`/`kind` (`--crds`, a cluster's CRDs).
@@ -280,6 +327,16 @@ impl Registry {
             }
         }
         versions.extend(self.user.keys().filter(|g| g.group == group && g.kind == kind).map(|g| g.version.clone()));
+        versions.into_iter().collect()
+    }
+
+    /// The versions the target serves of `group`/`kind` (sorted): those with a schema ([`Registry::versions_of`]) and
+    /// those of a kind the target's CAPZ defines without a bundled schema. Empty: the kind is not the target's.
+    pub fn owned_versions(&self, group: &str, kind: &str) -> Vec<String> {
+        let mut versions: BTreeSet<String> = self.versions_of(group, kind).into_iter().collect();
+        if let Some(served) = self.target.and_then(|target| target.capz_kind_without_schema(group, kind)) {
+            versions.extend(served.iter().map(|v| v.to_string()));
+        }
         versions.into_iter().collect()
     }
 

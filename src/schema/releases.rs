@@ -15,8 +15,8 @@ use super::SchemaError;
 /// the `Fetched*` sources, to the directory `tools/schema-inputs/fetch.sh` fills).
 #[derive(Debug)]
 pub enum Source {
-    /// Every CRD of a committed folder; with `pattern`, only the kinds the `--crd-pattern` in that file names.
-    Crds { dir: &'static str, pattern: Option<&'static str> },
+    /// Every CRD of a committed folder; with `patterns`, only the kinds the `--crd-pattern`s in those files name.
+    Crds { dir: &'static str, patterns: &'static [&'static str] },
     /// Every CRD of a fetched folder.
     FetchedCrds { dir: &'static str },
     /// The built-in kinds of a Kubernetes release, from its OpenAPI v3 documents (a fetched folder).
@@ -26,14 +26,14 @@ pub enum Source {
 }
 
 /// `base` minus the `removed` group/versions plus the `added` group/versions taken from `added_from`, for the
-/// kinds of `pattern`.
+/// kinds of `patterns`.
 #[derive(Debug)]
 pub struct Derivation {
     pub base: &'static str,
     pub removed: &'static [&'static str],
     pub added_from: &'static str,
     pub added: &'static [&'static str],
-    pub pattern: &'static str,
+    pub patterns: &'static [&'static str],
 }
 
 /// One schema release: what a target's management cluster serves of one upstream project.
@@ -47,18 +47,22 @@ pub struct Release {
 /// The family of the Kubernetes releases: `kubernetes-v1.36` is Kubernetes 1.36's built-in kinds.
 pub const KUBERNETES_FAMILY: &str = "kubernetes";
 
+/// The ASO kinds bundled beside CAPZ's crd-pattern, for repositories that add them with ADDITIONAL_ASO_CRDS.
+pub const ASO_EXTRA_KINDS: &str = "aso-extra-kinds.txt";
+
 /// The releases, in the order folders name them.
 pub const RELEASES: &[Release] = &[
     Release { name: "kubernetes-v1.35", source: Source::FetchedOpenApi { dir: "kubernetes/v1.35" } },
     Release { name: "kubernetes-v1.36", source: Source::FetchedOpenApi { dir: "kubernetes/v1.36" } },
     Release { name: "gitops", source: Source::FetchedCrds { dir: "gitops" } },
-    Release { name: "capi-v1.13", source: Source::Crds { dir: "capi-v1.13.3", pattern: None } },
-    Release { name: "capi-v1.14", source: Source::Crds { dir: "capi-v1.14.0", pattern: None } },
-    Release { name: "capz-v1.26", source: Source::Crds { dir: "capz-v1.26.0", pattern: None } },
-    Release { name: "capz-v1.27", source: Source::Crds { dir: "capz-v1.27.0", pattern: None } },
+    Release { name: "capi-v1.13", source: Source::Crds { dir: "capi-v1.13.3", patterns: &[] } },
+    Release { name: "capi-v1.14", source: Source::Crds { dir: "capi-v1.14.0", patterns: &[] } },
+    Release { name: "capi-operator-v0.29", source: Source::Crds { dir: "capi-operator-v0.29.0", patterns: &[] } },
+    Release { name: "capz-v1.26", source: Source::Crds { dir: "capz-v1.26.0", patterns: &[] } },
+    Release { name: "capz-v1.27", source: Source::Crds { dir: "capz-v1.27.0", patterns: &[] } },
     Release {
         name: "aso-v2.18",
-        source: Source::Crds { dir: "aso-v2.18.0", pattern: Some("capz-v1.26.0/aso-crd-pattern.txt") },
+        source: Source::Crds { dir: "aso-v2.18.0", patterns: &["capz-v1.26.0/aso-crd-pattern.txt", ASO_EXTRA_KINDS] },
     },
     Release {
         name: "aso-v2.19",
@@ -73,16 +77,20 @@ pub const RELEASES: &[Release] = &[
             // ASO v2.19 release notes: "The network group has been updated to API version v20250301".
             added_from: "aso-v2.20.0",
             added: &["network.azure.com/v20250301", "network.azure.com/v20250301storage"],
-            pattern: "capz-v1.27.0/aso-crd-pattern.txt",
+            patterns: &["capz-v1.27.0/aso-crd-pattern.txt", ASO_EXTRA_KINDS],
         }),
     },
 ];
 
-/// The `group/Kind` entries of a `--crd-pattern` file (`;`-separated).
-pub fn read_pattern(from: &Path, file: &str) -> Result<BTreeSet<String>, SchemaError> {
-    let path = from.join(file);
-    let text = std::fs::read_to_string(&path).map_err(|source| SchemaError::Read { path, source })?;
-    Ok(text.split(';').map(str::trim).filter(|e| !e.is_empty()).map(str::to_string).collect())
+/// The `group/Kind` entries of `--crd-pattern` files (`;`-separated), together.
+pub fn read_patterns(from: &Path, files: &[&str]) -> Result<BTreeSet<String>, SchemaError> {
+    let mut entries = BTreeSet::new();
+    for file in files {
+        let path = from.join(file);
+        let text = std::fs::read_to_string(&path).map_err(|source| SchemaError::Read { path, source })?;
+        entries.extend(text.split(';').map(str::trim).filter(|e| !e.is_empty()).map(str::to_string));
+    }
+    Ok(entries)
 }
 
 fn group_kind(crd: &Value) -> String {
@@ -150,10 +158,11 @@ pub fn derive(derivation: &Derivation, base: Vec<Value>, added: Vec<Value>, patt
     by_kind.into_values().collect()
 }
 
-/// The folder of a file that exactly `releases` hold (in [`RELEASES`] order): `aso-v2.18+v2.19`, `gitops`; `None`
-/// when they are of different projects (no file is).
+/// The folder of a file that exactly `releases` hold (in [`RELEASES`] order): `aso-v2.18+v2.19`, `gitops`,
+/// `capi-operator-v0.29` (the version follows the last `-`); `None` when they are of different projects (no file
+/// is).
 pub fn folder_name(releases: &[&str]) -> Option<String> {
-    let mut parts = releases.iter().map(|r| r.split_once('-'));
+    let mut parts = releases.iter().map(|r| r.rsplit_once('-'));
     match parts.next()? {
         None if releases.len() == 1 => Some(releases[0].to_string()),
         Some((family, first)) => {
@@ -173,7 +182,7 @@ pub fn folder_name(releases: &[&str]) -> Option<String> {
 
 /// The releases a folder's files belong to (the inverse of [`folder_name`]).
 pub fn releases_of_folder(folder: &str) -> Vec<String> {
-    match folder.split_once('-') {
+    match folder.rsplit_once('-') {
         Some((family, versions)) => versions.split('+').map(|v| format!("{family}-{v}")).collect(),
         None => vec![folder.to_string()],
     }
@@ -192,6 +201,7 @@ mod tests {
             vec!["capz-v1.27"],
             vec!["capi-v1.13", "capi-v1.14"],
             vec!["kubernetes-v1.35", "kubernetes-v1.36"],
+            vec!["capi-operator-v0.29"],
         ] {
             let folder = folder_name(&releases).unwrap();
             assert_eq!(releases_of_folder(&folder), releases, "{folder}");
@@ -199,6 +209,8 @@ mod tests {
         assert_eq!(folder_name(&["aso-v2.18", "aso-v2.19"]).unwrap(), "aso-v2.18+v2.19");
         assert_eq!(folder_name(&["aso-v2.18", "capz-v1.27"]), None);
         assert_eq!(folder_name(&["gitops", "kubernetes-v1.36"]), None);
+        assert_eq!(folder_name(&["capi-v1.14", "capi-operator-v0.29"]), None);
+        assert_eq!(releases_of_folder("capi-operator-v0.29"), ["capi-operator-v0.29"]);
     }
 
     fn crd(group: &str, kind: &str, versions: &[(&str, bool)]) -> Value {
@@ -228,7 +240,7 @@ mod tests {
             removed: &["g.azure.com/v1", "g.azure.com/v1storage"],
             added_from: "a",
             added: &["g.azure.com/v3", "g.azure.com/v3storage"],
-            pattern: "p",
+            patterns: &["p"],
         };
         let base = vec![crd(
             "g.azure.com",

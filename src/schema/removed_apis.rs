@@ -1,5 +1,6 @@
-//! API versions of groups the target knows that it does not serve (removed CAPI versions, the built-in versions
-//! Kubernetes removed per its deprecated-API migration guide): an `api-version` error, not a missing schema.
+//! API versions of Kubernetes' built-in groups the management cluster does not serve (the versions Kubernetes
+//! removed per its deprecated-API migration guide, and the others of a built-in group): an `api-version` error, not
+//! a missing schema.
 
 use super::{Gvk, Registry};
 
@@ -89,44 +90,18 @@ pub(crate) fn removal_note(group: &str, version: &str, kind: &str) -> Option<Str
     Some(format!("removed in Kubernetes {}; {replacement}", entry.removed_in))
 }
 
-/// The group whose served versions are those of every Cluster API group.
-const CAPI_CORE_GROUP: &str = "cluster.x-k8s.io";
-
-/// The Cluster API versions no CAPI release this tool targets serves in any group.
-const REMOVED_CAPI_VERSIONS: &[&str] = &["v1alpha2", "v1alpha3", "v1alpha4"];
-
-/// The message for an object of `gvk` (no schema in any bundled release) whose group the target serves in other
-/// versions only: CAPI's, CAPZ's and ASO's groups, Kubernetes' built-in groups and the ones Kubernetes removed.
-/// `None` when the group is unknown or serves this version (a kind the bundle lacks: a missing schema).
+/// The message for an object of `gvk` (no schema in any bundled release) of a built-in group of Kubernetes, or of one
+/// Kubernetes removed, in a version the release does not serve. `None` otherwise: the Cluster API, CAPZ and ASO
+/// groups are judged per kind (the API server answers from the kind's own CRD; another provider's kind in a shared
+/// group is not the target's to judge), and a kind a built-in group does not have is a missing schema.
 pub(crate) fn unserved_version_of_known_group(registry: &Registry, gvk: &Gvk, api_version: &str) -> Option<String> {
-    let target = registry.target()?;
+    registry.target()?;
     let served = registry.versions_of_group(&gvk.group);
     if served.contains(&gvk.version) {
         return None;
     }
     let kind = &gvk.kind;
     let kubernetes = registry.kubernetes_version();
-    if let Some(by) = target.served_by(&gvk.group) {
-        if !served.is_empty() {
-            return Some(format!(
-                "{api_version} {kind} is not served by {by}; the group {} is served in {}",
-                gvk.group,
-                served.join(", ")
-            ));
-        }
-        // A Cluster API group the bundle has no kind of (controlplane., bootstrap.): its old contract versions
-        // are gone from every CAPI group, whose versions are those of cluster.x-k8s.io.
-        let core_versions = registry.versions_of_group(CAPI_CORE_GROUP);
-        if REMOVED_CAPI_VERSIONS.contains(&gvk.version.as_str()) && !core_versions.is_empty() {
-            return Some(format!(
-                "{api_version} {kind} is not served by {by}: the Cluster API groups no longer serve {}; they are \
-                 served in {}",
-                gvk.version,
-                core_versions.join(", ")
-            ));
-        }
-        return None;
-    }
     let note = removal_note(&gvk.group, &gvk.version, kind);
     if !(registry.is_builtin_group(&gvk.group) || note.is_some()) {
         return None;

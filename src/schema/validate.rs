@@ -16,7 +16,7 @@ use super::cel::CelChecker;
 use super::issue::Issue;
 use super::meta::{self, NameRule};
 use super::pointer::Pointer;
-use super::{Gvk, KindSchema, Registry, formats, holds_key, removed_apis};
+use super::{AsoInstall, Gvk, KindSchema, Registry, formats, holds_key, removed_apis};
 use crate::fast_hash::HashMap;
 use crate::json_pointer::At;
 use crate::json_pointer::Fields;
@@ -33,13 +33,16 @@ pub const RULES: &[(&str, &str)] = &[
     ("cel", "an x-kubernetes-validations CEL rule fails (or could not be evaluated: not-checked)"),
     (
         "api-version",
-        "the apiVersion is not served for this kind by the target (CAPI, CAPZ, the ASO release CAPZ pins, the Kubernetes release's built-in kinds)",
+        "the apiVersion is not served for this kind by the target: the kind's own CRD in the target's CAPI, Cluster API Operator, CAPZ or ASO release, or the Kubernetes release's built-in kinds (a kind of none of them is never this error)",
     ),
     (
         "aso-crd-pattern",
-        "an ASO kind outside CAPZ's --crd-pattern (warning: CAPZ does not install its CRD unless added to ADDITIONAL_ASO_CRDS); checked against a CRD given with --crds, else not checked",
+        "an ASO kind outside CAPZ's --crd-pattern and the ADDITIONAL_ASO_CRDS the inputs set (warning: CAPZ does not install its CRD), checked against a CRD given with --crds, else not checked; a kind ADDITIONAL_ASO_CRDS adds whose schema is not bundled is not checked (not-checked)",
     ),
-    ("schema-missing", "no schema for this apiVersion/kind (a warning; the object is counted skipped, not valid)"),
+    (
+        "schema-missing",
+        "no schema for this apiVersion/kind: another provider's kind in a Cluster API group the target shares, a CAPZ kind whose schema is not bundled, or a kind nothing bundled knows (a warning; the object is counted skipped, not valid)",
+    ),
     (
         "deprecated-api",
         "the apiVersion is deprecated (the API server would warn; for the CAPI and AzureASOManaged* versions `kubectl capz convert` is the fix); for CAPI v1beta1 objects shown only with `--enable capi-v1beta1`, which says the same",
@@ -94,6 +97,18 @@ fn embedded_resources_pointer(gvk: &Gvk) -> Option<&'static str> {
         | "AzureASOManagedMachinePoolTemplate" => Some("/spec/template/spec/resources"),
         _ => None,
     }
+}
+
+/// Whether CAPZ's or CAPI's defaulting webhook changes objects of this kind before the schema is checked (such
+/// kinds are read whole: the webhook adds fields to walk).
+fn has_defaulting_webhook(group: &str, version: &str, kind: &str) -> bool {
+    super::defaulting::has_webhook(group, version, kind) || super::capi_defaulting::has_webhook(group, version, kind)
+}
+
+/// Applies the defaulting webhook of the object's kind; whether the kind has one.
+fn apply_defaulting_webhook(gvk: &Gvk, object: &mut Value) -> bool {
+    super::defaulting::apply(&gvk.group, &gvk.version, &gvk.kind, object)
+        || super::capi_defaulting::apply(&gvk.group, &gvk.version, &gvk.kind, object)
 }
 
 fn flag(schema: &Map<String, Value>, key: &str) -> bool {
@@ -303,6 +318,87 @@ impl<'r> Validator<'r> {
         (issues, skipped)
     }
 
+    /// The findings on an ASO object whose CRD the target's ASO does not have: a kind outside CAPZ's
+    /// `--crd-pattern` and `ADDITIONAL_ASO_CRDS` (a warning: its CRD is not installed, so it is not checked), or
+    /// one `ADDITIONAL_ASO_CRDS` adds but whose schema is not bundled (not checked). `None`: the kind is
+    /// installed and its schemas are bundled.
+    fn aso_kind_not_installed(
+        &self,
+        target: &Target,
+        group: &str,
+        kind_name: &str,
+        api_version: &str,
+        prefix: &str,
+        embedded: bool,
+    ) -> Option<Vec<Issue>> {
+        match self.registry.aso_install(group, kind_name) {
+            AsoInstall::ByCapz => None,
+            AsoInstall::Added { .. } if !self.registry.versions_of(group, kind_name).is_empty() => None,
+            AsoInstall::Added { .. } if self.options.ignore_missing_schemas && !embedded => Some(Vec::new()),
+            AsoInstall::Added { entry, origin } => Some(vec![Issue::new(
+                "aso-crd-pattern",
+                Severity::NotChecked,
+                prefix.to_string(),
+                format!(
+                    "{group}/{kind_name} is installed by ASO (`{}` of {origin}), but its schema is not bundled; not \
+                     checked (add its CRD with --crds DIR)",
+                    entry.as_str()
+                ),
+            )]),
+            AsoInstall::No => {
+                let unless = match self.registry.additional_aso_crds() {
+                    Some(added) => format!("; {} does not name it either", added.origin),
+                    None => " unless it is added to ADDITIONAL_ASO_CRDS".to_string(),
+                };
+                Some(vec![
+                    Issue::new(
+                        "aso-crd-pattern",
+                        Severity::Warning,
+                        format!("{prefix}/kind"),
+                        format!(
+                            "{group}/{kind_name} is not in the --crd-pattern CAPZ {} gives ASO {}: CAPZ does not \
+                             install this CRD{unless}",
+                            target.name, target.aso
+                        ),
+                    ),
+                    Issue::new(
+                        "aso-crd-pattern",
+                        Severity::NotChecked,
+                        prefix.to_string(),
+                        format!(
+                            "no CRD for {kind_name} {api_version} on CAPZ {}; not checked (add its CRD with --crds DIR)",
+                            target.name
+                        ),
+                    ),
+                ])
+            }
+        }
+    }
+
+    /// Why an object has no schema, for the `schema-missing` finding: a CAPZ kind whose schema is not bundled, another
+    /// provider's kind in a Cluster API group the target shares (its CRD is not bundled: the target does not judge
+    /// it), or a kind nothing bundled knows.
+    fn no_schema_reason(&self, gvk: &Gvk, api_version: &str) -> String {
+        let kind = &gvk.kind;
+        let Some(target) = self.registry.target() else {
+            return format!("no schema for {kind} {api_version}");
+        };
+        if target.capz_kind_without_schema(&gvk.group, kind).is_some() {
+            return format!(
+                "{kind} {api_version} is CAPZ {}'s, but its schema is not bundled (its CRD needs CAPZ's defaulting \
+                 webhook, which is not modelled)",
+                target.capz
+            );
+        }
+        match target.served_by(&gvk.group) {
+            Some(by) if Target::is_capi_family_group(&gvk.group) => format!(
+                "no schema for {kind} {api_version}: not a kind of {by}; another provider's kind in a shared Cluster \
+                 API group, whose CRD is not bundled"
+            ),
+            _ => format!("no schema for {kind} {api_version}"),
+        }
+    }
+
     fn validate_object(&self, value: &Value, prefix: &str, embedded: bool, out: &mut Vec<Issue>, skipped: &mut bool) {
         let Some(map) = value.as_object() else {
             out.push(Issue::error("schema", prefix.to_string(), format!("must be an object, got {}", describe(value))));
@@ -322,31 +418,12 @@ impl<'r> Validator<'r> {
         let (group, version) = split_api_version(api_version);
         let gvk = Gvk::new(group, version, kind_name);
         let target = self.registry.target();
-        let outside_pattern = target.filter(|t| {
-            Target::is_aso_group(group)
-                && !t.installs_aso_kind(group, kind_name)
-                && !self.registry.user_has_kind(group, kind_name)
-        });
-        if let Some(target) = outside_pattern {
-            out.push(Issue::new(
-                "aso-crd-pattern",
-                Severity::Warning,
-                format!("{prefix}/kind"),
-                format!(
-                    "{group}/{kind_name} is not in the --crd-pattern CAPZ {} gives ASO {}: CAPZ does not install this \
-                     CRD unless it is added to ADDITIONAL_ASO_CRDS",
-                    target.name, target.aso
-                ),
-            ));
-            out.push(Issue::new(
-                "aso-crd-pattern",
-                Severity::NotChecked,
-                prefix.to_string(),
-                format!(
-                    "no CRD for {kind_name} {api_version} on CAPZ {}; not checked (add its CRD with --crds DIR)",
-                    target.name
-                ),
-            ));
+        if let Some(target) = target.filter(|_| Target::is_aso_group(group))
+            && !self.registry.user_has_kind(group, kind_name)
+            && let Some(not_installed) =
+                self.aso_kind_not_installed(target, group, kind_name, api_version, prefix, embedded)
+        {
+            out.extend(not_installed);
             if !embedded {
                 *skipped = true;
             }
@@ -354,7 +431,7 @@ impl<'r> Validator<'r> {
         }
         // An object without status never consults the status schema: read the kind without it. Kinds without a
         // CAPZ defaulting webhook (which adds fields to walk) may be read for this one object only.
-        let lookup = if !super::defaulting::has_webhook(group, version, kind_name) {
+        let lookup = if !has_defaulting_webhook(group, version, kind_name) {
             self.registry.get_for_object(&gvk, value)
         } else if map.contains_key("status") {
             self.registry.get(&gvk)
@@ -366,7 +443,7 @@ impl<'r> Validator<'r> {
             Ok(None) => {
                 // An old experimental group (`exp.cluster.x-k8s.io`): the kind lives on in the group without `exp.`.
                 let moved_to = group.strip_prefix("exp.").filter(|rest| rest.ends_with("cluster.x-k8s.io"));
-                let versions = self.registry.versions_of(moved_to.unwrap_or(group), kind_name);
+                let versions = self.registry.owned_versions(moved_to.unwrap_or(group), kind_name);
                 if let Some(now) = moved_to.filter(|_| !versions.is_empty()) {
                     out.push(Issue::error(
                         "api-version",
@@ -378,7 +455,8 @@ impl<'r> Validator<'r> {
                             versions.join(", ")
                         ),
                     ));
-                } else if !versions.is_empty() {
+                } else if !versions.is_empty() && !versions.iter().any(|v| v == version) {
+                    // The target's own kind (its CRD decides, whatever the group serves for other kinds).
                     let release = target
                         .and_then(|t| t.served_by(group))
                         .or_else(|| {
@@ -430,8 +508,9 @@ impl<'r> Validator<'r> {
                         severity,
                         prefix.to_string(),
                         format!(
-                            "no schema for {kind_name} {api_version}; not checked: add its CRD with --crds DIR or \
-                             --crds-from-cluster, or skip such objects silently with --ignore-missing-schemas"
+                            "{}; not checked: add its CRD with --crds DIR or --crds-from-cluster, or skip such objects \
+                             silently with --ignore-missing-schemas",
+                            self.no_schema_reason(&gvk, api_version)
                         ),
                     ));
                     *skipped = true;
@@ -470,12 +549,12 @@ impl<'r> Validator<'r> {
         if walk.normalize_changes(value, &kind.schema, true) {
             walk.normalize(object.to_mut(), &kind.schema, &root, true, out);
         }
-        // CAPZ's defaulting webhook runs next (admission order: structural defaults, mutating webhooks, then the
+        // CAPZ's or CAPI's defaulting webhook runs next (admission order: structural defaults, mutating webhooks, then the
         // schema); the API server prunes and defaults the webhook's result again.
         // A value of the wrong JSON type makes that webhook's decode fail: the API server returns the decode error
         // and stops there, so the type errors are the only findings (no default is applied, and the schema's
         // other checks, which would report what the webhook defaults, never run).
-        let has_webhook = !embedded && super::defaulting::has_webhook(&gvk.group, &gvk.version, &gvk.kind);
+        let has_webhook = !embedded && has_defaulting_webhook(&gvk.group, &gvk.version, &gvk.kind);
         if has_webhook && go_decode_fails(&object, &kind.schema) {
             let mut found = Vec::new();
             walk.check(&object, &kind.schema, &root, true, &mut found);
@@ -483,7 +562,7 @@ impl<'r> Validator<'r> {
             return;
         }
         // Only the kinds with a webhook are changed by `apply`.
-        if has_webhook && super::defaulting::apply(&gvk.group, &gvk.version, &gvk.kind, object.to_mut()) {
+        if has_webhook && apply_defaulting_webhook(&gvk, object.to_mut()) {
             walk.normalize(object.to_mut(), &kind.schema, &root, true, &mut Vec::new());
         }
         if kind.status_subresource && object.field("status").is_some() {

@@ -1,5 +1,6 @@
 //! The validation library: a run's report, the pipeline that checks documents and repositories, and the sources it reads.
 
+mod aso_crds;
 mod format;
 mod parallel;
 mod pipeline;
@@ -8,6 +9,7 @@ mod report;
 mod sources;
 mod suppress;
 
+pub(crate) use aso_crds::declared_aso_crds;
 pub(crate) use format::{format_junit, format_not_built, format_summary, format_text, write_text};
 pub(crate) use pipeline::{RuleFilter, validate_documents, validate_sources};
 pub use placeholders::PLACEHOLDER_RULE;

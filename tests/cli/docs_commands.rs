@@ -61,7 +61,8 @@ const CONCRETE: &[(&str, Check)] = &[
         "kubectl capz plan --from-cluster -f cluster.yaml",
         Check::RunBy { file: "tests/live/live_plan.rs", contains: "--from-cluster" },
     ),
-    ("kubectl capz plan --require-schemas -f dir/", Check::Run { exit: 1, output_contains: "KubeadmConfig" }),
+    // Every kind of CAPZ's AKS classes has a schema (KubeadmConfig is CAPI's): nothing is left unchecked.
+    ("kubectl capz plan --require-schemas -f dir/", Check::Run { exit: 0, output_contains: "0 skipped" }),
     ("kubectl capz convert clusterclass.yaml --check", Check::Run { exit: 1, output_contains: "clusterclass.yaml" }),
     (
         "kubectl capz convert cluster.yaml",

@@ -198,15 +198,27 @@ fn machine_deployment_classes_plan_snapshot() {
 
 #[test]
 fn planned_objects_are_validated() {
-    // Valid plan: only warnings (and KubeadmConfig, whose CRD is not built in, skipped).
+    // Valid plan: only warnings (KubeadmConfig, CAPI's kubeadm bootstrap kind, is checked too).
     let out = plan(&["-f", CUSTOM]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("9 objects: 9 valid, 0 invalid, 0 skipped (0 errors"), "{}", stderr(&out));
+    // Another bootstrap provider's kind has no schema: skipped, and with --require-schemas an error, as in
+    // `validate`.
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["class.yaml", "cluster.yaml"] {
+        let text = std::fs::read_to_string(Path::new(CUSTOM).join(name)).unwrap();
+        std::fs::write(dir.path().join(name), text.replace("KubeadmConfigTemplate", "RKE2ConfigTemplate")).unwrap();
+    }
+    let out = plan(&["-f", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("9 objects: 7 valid, 0 invalid, 2 skipped (0 errors"), "{}", stderr(&out));
-    // With --require-schemas the missing schema is an error, as in `validate`.
-    let out = plan(&["--require-schemas", "-f", CUSTOM]);
+    let out = plan(&["--require-schemas", "-f", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("no schema for KubeadmConfig bootstrap.cluster.x-k8s.io/v1beta1"),
+        stderr(&out).contains(
+            "no schema for RKE2Config bootstrap.cluster.x-k8s.io/v1beta1: not a kind of CAPI v1.14.0 (pinned by CAPZ \
+             v1.27); another provider's kind in a shared Cluster API group, whose CRD is not bundled"
+        ),
         "{}",
         stderr(&out)
     );

@@ -349,3 +349,23 @@ fn the_render_record_changes_no_result() {
         capz(&env).args(["render", "--check", "--fleet"]).arg(&fleet).arg("--out-dir").arg(out).assert().code(0);
     }
 }
+
+/// What `additionalAsoCrds` of the config file adds to the ASO kinds checked is among the inputs the render record's
+/// digests cover: setting it renders and validates every cluster again (the record is rewritten).
+#[test]
+fn additional_aso_crds_are_among_the_render_records_inputs() {
+    let work = tempfile::tempdir().unwrap();
+    let fleet = write_fleet(work.path(), 2, "");
+    let cache = work.path().join("cache");
+    let env = [("KUBECTL_CAPZ_CACHE_DIR", cache.to_str().unwrap())];
+    let out = work.path().join("out");
+    let run = || capz(&env).args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).assert().code(0);
+    run();
+    let record = std::fs::read_dir(cache.join("fleet")).unwrap().next().unwrap().unwrap().path();
+    let before = std::fs::read(&record).unwrap();
+    run();
+    assert_eq!(std::fs::read(&record).unwrap(), before, "an unchanged re-run keeps the record");
+    std::fs::write(work.path().join(".kubectl-capz.yaml"), "additionalAsoCrds: managedidentity.azure.com/*\n").unwrap();
+    run();
+    assert_ne!(std::fs::read(&record).unwrap(), before, "the widened crd-pattern is a new input");
+}

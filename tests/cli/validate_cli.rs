@@ -563,7 +563,8 @@ fn undocumented_aks_twins_warn_and_say_what_aks_does() {
 
 /// Removed versions of the groups the target knows (CAPI's v1alpha3, Kubernetes' policy/v1beta1 and
 /// extensions/v1beta1) are `api-version` errors naming the release, never "no schema, add its CRD"; a kind the
-/// bundle lacks in a served version (MachineDeployment v1beta1, a self-managed AzureCluster) stays a warning.
+/// bundle lacks (CAPD's DockerMachineTemplate, a self-managed AzureCluster whose schema is not bundled) stays a
+/// warning.
 #[test]
 fn removed_versions_of_known_groups_are_api_version_errors() {
     let (code, stdout, stderr) = validate(&["tests/fixtures/validate/removed-api-versions.yaml"]);

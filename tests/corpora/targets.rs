@@ -1,12 +1,14 @@
 //! Per target (CAPZ v1.27 = default, v1.26): the embedded ASO objects of every API version the target's ASO
 //! serves are validated against that version's schema, removed and not-yet-added versions are errors naming the
-//! target, kinds outside CAPZ's --crd-pattern are warnings and not checked, and CAPZ's own templates of each
-//! release validate clean under their target.
+//! target, kinds outside CAPZ's --crd-pattern are warnings and not checked unless ADDITIONAL_ASO_CRDS adds them,
+//! the Cluster API Operator's providers are checked, other providers' kinds in shared groups are not bundled, and
+//! CAPZ's own templates of each release validate clean under their target.
 
 use crate::support::cli_runner::{CAPZ_DOCS_ENV, capz_command};
 use capz::manifest::{Document, parse_documents};
 use capz::report::Severity;
-use capz::schema::{Registry, ValidateOptions, Validator};
+use capz::schema::crd_pattern::CrdPattern;
+use capz::schema::{AdditionalAsoCrds, ObjectStatus, Registry, ValidateOptions, Validator};
 use capz::versions::{TARGETS, Target, default_target, find_target};
 use serde_json::{Value, json};
 
@@ -204,6 +206,154 @@ fn aso_kinds_outside_the_crd_pattern_are_warnings_and_not_checked() {
     let outcome = validator.validate_document(&control_plane_with(identity()));
     let rules: Vec<&str> = outcome.findings.iter().map(|f| f.rule.as_str()).collect();
     assert_eq!(rules, ["unknown-field"], "{:?}", outcome.findings);
+}
+
+fn document(value: Value) -> Document {
+    parse_documents(&serde_json::to_string(&value).unwrap(), "test.yaml").unwrap().remove(0)
+}
+
+/// (rule, severity, message) of the findings on a top-level object, and its verdict.
+fn check_top_level(registry: &Registry, value: Value) -> (Vec<(String, Severity, String)>, ObjectStatus) {
+    let validator = Validator::new(registry, ValidateOptions::default());
+    let outcome = validator.validate_document(&document(value));
+    let findings = outcome.findings.into_iter().map(|f| (f.rule, f.severity, format!("{}: {}", f.path, f.message)));
+    (findings.collect(), outcome.status)
+}
+
+/// Every target serves the Cluster API Operator's providers in v1alpha2 (the version its release serves) and
+/// checks them; v1alpha1 is an api-version error naming the operator release.
+#[test]
+fn the_operators_providers_are_checked_in_the_version_its_release_serves() {
+    for target in TARGETS {
+        let registry = Registry::for_target(target);
+        for kind in ["CoreProvider", "InfrastructureProvider", "IPAMProvider", "RuntimeExtensionProvider"] {
+            let provider = |version: &str, spec: Value| {
+                json!({"apiVersion": format!("operator.cluster.x-k8s.io/{version}"), "kind": kind,
+                       "metadata": {"name": "p", "namespace": "capi-system"}, "spec": spec})
+            };
+            let (findings, status) = check_top_level(&registry, provider("v1alpha2", json!({"version": "v1.2.3"})));
+            assert_eq!((findings.len(), status), (0, ObjectStatus::Valid), "{} {kind}: {findings:?}", target.name);
+            let (findings, _) = check_top_level(&registry, provider("v1alpha2", json!({"versoin": "v1.2.3"})));
+            assert!(findings.iter().any(|(r, s, _)| r == "unknown-field" && *s == Severity::Error), "{findings:?}");
+            let (findings, status) = check_top_level(&registry, provider("v1alpha1", json!({"version": "v1.2.3"})));
+            assert_eq!(status, ObjectStatus::Invalid);
+            assert_eq!(
+                findings,
+                [(
+                    "api-version".to_string(),
+                    Severity::Error,
+                    format!(
+                        "/apiVersion: operator.cluster.x-k8s.io/v1alpha1 {kind} is not served by the Cluster API \
+                         Operator {}; served: v1alpha2",
+                        target.capi_operator
+                    )
+                )],
+                "{}",
+                target.name
+            );
+        }
+    }
+}
+
+/// Another provider's kind in a Cluster API group is the target's to judge in no version: a "not bundled" warning
+/// (skipped); the target's own kinds in the same groups are judged per kind, by their CRD's served versions.
+#[test]
+fn other_providers_kinds_in_shared_groups_are_not_bundled_whatever_their_version() {
+    for target in TARGETS {
+        let registry = Registry::for_target(target);
+        for (api_version, kind) in [
+            ("infrastructure.cluster.x-k8s.io/v1beta2", "AWSManagedMachinePool"),
+            ("infrastructure.cluster.x-k8s.io/v1beta1", "DockerCluster"),
+            ("infrastructure.cluster.x-k8s.io/v1alpha4", "DockerMachineTemplate"),
+            ("ipam.cluster.x-k8s.io/v1alpha2", "InClusterIPPool"),
+            ("bootstrap.cluster.x-k8s.io/v1alpha3", "TalosConfigTemplate"),
+            ("controlplane.cluster.x-k8s.io/v1beta2", "AWSManagedControlPlane"),
+            ("addons.cluster.x-k8s.io/v1alpha1", "HelmChartProxy"),
+        ] {
+            let object = json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "x", "namespace": "d"}});
+            let (findings, status) = check_top_level(&registry, object);
+            assert_eq!(status, ObjectStatus::Skipped, "{} {kind}: {findings:?}", target.name);
+            assert_eq!(findings.len(), 1, "{findings:?}");
+            let (rule, severity, message) = &findings[0];
+            assert_eq!((rule.as_str(), *severity), ("schema-missing", Severity::Warning), "{message}");
+            assert!(message.contains("another provider's kind in a shared Cluster API group"), "{message}");
+        }
+        // CAPI's own kinds of the same groups: a version CAPI does not serve is an error naming the kind's versions.
+        for (api_version, kind, served) in [
+            ("ipam.cluster.x-k8s.io/v1alpha2", "IPAddressClaim", "v1alpha1, v1beta1, v1beta2"),
+            ("bootstrap.cluster.x-k8s.io/v1alpha3", "KubeadmConfig", "v1beta1, v1beta2"),
+            ("addons.cluster.x-k8s.io/v1alpha3", "ClusterResourceSet", "v1beta1, v1beta2"),
+            ("runtime.cluster.x-k8s.io/v1beta1", "ExtensionConfig", "v1alpha1, v1beta2"),
+            ("infrastructure.cluster.x-k8s.io/v1alpha4", "AzureMachineTemplate", "v1beta1"),
+        ] {
+            let object = json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "x", "namespace": "d"}});
+            let (findings, status) = check_top_level(&registry, object);
+            assert_eq!(status, ObjectStatus::Invalid, "{} {kind}: {findings:?}", target.name);
+            assert!(
+                findings.iter().any(|(r, s, m)| r == "api-version" && *s == Severity::Error && m.ends_with(served)),
+                "{} {kind}: {findings:?}",
+                target.name
+            );
+        }
+    }
+}
+
+/// The ASO kinds bundled for ADDITIONAL_ASO_CRDS are checked once the target's crd-pattern is widened, against the
+/// versions the target's ASO serves; a widened kind without a bundled schema is not checked, saying so.
+#[test]
+fn kinds_additional_aso_crds_adds_are_checked_per_version() {
+    let identity = |version: &str| {
+        json!({"apiVersion": format!("managedidentity.azure.com/{version}"), "kind": "UserAssignedIdentity",
+               "metadata": {"name": "id", "namespace": "d"},
+               "spec": {"location": "westeurope", "owner": {"name": "rg"}}})
+    };
+    for target in TARGETS {
+        let mut registry = Registry::for_target(target);
+        let (findings, status) = check_top_level(&registry, identity("v1api20230131"));
+        assert_eq!(status, ObjectStatus::Skipped, "{findings:?}");
+        assert!(findings.iter().any(|(r, s, _)| r == "aso-crd-pattern" && *s == Severity::Warning), "{findings:?}");
+        registry.set_additional_aso_crds(AdditionalAsoCrds {
+            pattern: CrdPattern::parse("managedidentity.azure.com/*;cache.azure.com/Redis"),
+            origin: "ADDITIONAL_ASO_CRDS at test.yaml:1".into(),
+        });
+        for version in ["v1api20181130", "v1api20230131"] {
+            let (findings, status) = check_top_level(&registry, identity(version));
+            assert_eq!((findings.len(), status), (0, ObjectStatus::Valid), "{} {version}: {findings:?}", target.name);
+        }
+        let mut typo = identity("v1api20230131");
+        typo["spec"]["locaton"] = json!("x");
+        let (findings, _) = check_top_level(&registry, typo);
+        assert!(findings.iter().any(|(r, _, m)| r == "unknown-field" && m.contains("locaton")), "{findings:?}");
+        let (findings, status) = check_top_level(&registry, identity("v1api20241130"));
+        assert_eq!(status, ObjectStatus::Invalid);
+        assert!(
+            findings.iter().any(|(r, _, m)| r == "api-version"
+                && m.contains(&format!(
+                    "that CAPZ {} installs; served: v1api20181130, v1api20181130storage",
+                    target.name
+                ))),
+            "{findings:?}"
+        );
+        // Added but without a bundled schema: not checked, naming the entry and where it was set.
+        let redis = json!({"apiVersion": "cache.azure.com/v1api20230801", "kind": "Redis",
+                           "metadata": {"name": "r", "namespace": "d"}, "spec": {}});
+        let (findings, status) = check_top_level(&registry, redis);
+        assert_eq!(status, ObjectStatus::Skipped);
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].1, Severity::NotChecked);
+        assert!(
+            findings[0].2.contains("`cache.azure.com/Redis` of ADDITIONAL_ASO_CRDS at test.yaml:1"),
+            "{findings:?}"
+        );
+        // Not named: still a warning, saying the value does not name it.
+        let role = json!({"apiVersion": "authorization.azure.com/v1api20220401", "kind": "RoleAssignment",
+                          "metadata": {"name": "r", "namespace": "d"}, "spec": {}});
+        let (findings, _) = check_top_level(&registry, role);
+        assert!(
+            findings.iter().any(|(_, s, m)| *s == Severity::Warning && m.contains("does not name it either")),
+            "{findings:?}"
+        );
+    }
 }
 
 /// CAPZ's own templates of v1.26.0 and v1.27.0 (byte for byte tests/fixtures/capz, checked by

@@ -25,6 +25,7 @@ mod live_diff; // `diff`
 mod live_migrate; // `migrate CLUSTER`
 mod live_plan; // `plan` and `diff` of topology Clusters
 mod live_repository_diff; // `diff -f DIR` on the Flux fixture repository (installs Flux's CRDs)
+mod live_target_kinds; // every CAPI, CAPI Operator and extra ASO kind of each target: a sample the server accepts
 mod live_validate; // `validate` agrees with the server
 mod render_fleet_gitops; // fleet GitOps objects accepted by the server (installs the GitOps CRDs)
 mod render_topology_live; // our ClusterClasses and topology Clusters accepted by the server

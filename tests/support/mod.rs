@@ -213,6 +213,14 @@ pub fn apiserver_with_crds(extra_crd_dir: &Path) -> &'static ApiServer {
     api
 }
 
+/// A server of the test's own, not the shared one, serving only the CRDs of `crd_dirs`: for a test about another
+/// management cluster's CRDs (another target's). It stops when dropped (its launcher sees its stdin close).
+pub fn private_apiserver(crd_dirs: &[PathBuf]) -> ApiServer {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let audit_log = dir.path().join("audit.log");
+    start_from(&repo_root().join("tools/kube-testenv/bin"), crd_dirs, audit_log, dir)
+}
+
 /// The shared API server and its audit log, for tests about what requests carry.
 pub struct AuditedApiServer {
     pub api: &'static ApiServer,

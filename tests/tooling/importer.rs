@@ -115,11 +115,50 @@ fn every_kind_the_issue_names_is_covered_by_every_target() {
     for target in TARGETS {
         let release = |family: &str| *target.schema_sets.iter().find(|r| r.starts_with(family)).unwrap();
         let (capi, capz, aso) = (release("capi-"), release("capz-"), release("aso-"));
+        // The CAPI release whole: core, addons, ipam, runtime, and the kubeadm providers clusterctl installs.
         for version in ["v1beta1", "v1beta2"] {
-            for kind in ["Cluster", "MachinePool", "ClusterClass"] {
-                assert!(has(fresh, capi, "cluster.x-k8s.io", version, kind), "{capi} {kind} {version}");
+            for (group, kinds) in [
+                (
+                    "cluster.x-k8s.io",
+                    &[
+                        "Cluster",
+                        "ClusterClass",
+                        "Machine",
+                        "MachineSet",
+                        "MachineDeployment",
+                        "MachinePool",
+                        "MachineHealthCheck",
+                        "MachineDrainRule",
+                    ][..],
+                ),
+                ("addons.cluster.x-k8s.io", &["ClusterResourceSet", "ClusterResourceSetBinding"]),
+                ("ipam.cluster.x-k8s.io", &["IPAddress", "IPAddressClaim"]),
+                ("bootstrap.cluster.x-k8s.io", &["KubeadmConfig", "KubeadmConfigTemplate"]),
+                ("controlplane.cluster.x-k8s.io", &["KubeadmControlPlane", "KubeadmControlPlaneTemplate"]),
+            ] {
+                for kind in kinds {
+                    assert!(has(fresh, capi, group, version, kind), "{capi} {group} {kind} {version}");
+                }
             }
-            assert!(has(fresh, capi, "bootstrap.cluster.x-k8s.io", version, "KubeadmConfigTemplate"));
+        }
+        assert!(has(fresh, capi, "ipam.cluster.x-k8s.io", "v1alpha1", "IPAddressClaim"));
+        for version in ["v1alpha1", "v1beta2"] {
+            assert!(has(fresh, capi, "runtime.cluster.x-k8s.io", version, "ExtensionConfig"), "{capi} {version}");
+        }
+        // The Cluster API Operator's providers, in the version its release serves.
+        let operator = *target.schema_sets.iter().find(|r| r.starts_with("capi-operator-")).unwrap();
+        assert_eq!(operator, format!("capi-operator-{}", target.capi_operator.rsplit_once('.').unwrap().0));
+        for kind in [
+            "CoreProvider",
+            "BootstrapProvider",
+            "ControlPlaneProvider",
+            "InfrastructureProvider",
+            "AddonProvider",
+            "IPAMProvider",
+            "RuntimeExtensionProvider",
+        ] {
+            assert!(has(fresh, operator, "operator.cluster.x-k8s.io", "v1alpha2", kind), "{operator} {kind}");
+            assert!(!has(fresh, operator, "operator.cluster.x-k8s.io", "v1alpha1", kind), "{operator} {kind}");
         }
         for kind in [
             "AzureManagedCluster",
@@ -150,7 +189,18 @@ fn every_kind_the_issue_names_is_covered_by_every_target() {
             assert!(!has(fresh, aso, "containerservice.azure.com", version, "ManagedCluster"), "{aso} {version}");
         }
         assert!(has(fresh, aso, "resources.azure.com", "v1api20200601", "ResourceGroup"));
-        // Only what CAPZ's --crd-pattern installs.
+        // The kinds bundled for ADDITIONAL_ASO_CRDS, in the versions both ASO releases hold.
+        for (group, kind, versions) in [
+            ("managedidentity.azure.com", "UserAssignedIdentity", &["v1api20181130", "v1api20230131"][..]),
+            ("managedidentity.azure.com", "FederatedIdentityCredential", &["v1api20220131preview", "v1api20230131"]),
+            ("authorization.azure.com", "RoleAssignment", &["v1api20200801preview", "v1api20220401"]),
+        ] {
+            for version in versions {
+                assert!(has(fresh, aso, group, version, kind), "{aso} {kind} {version}");
+                assert!(has(fresh, aso, group, &format!("{version}storage"), kind), "{aso} {kind} {version}storage");
+            }
+        }
+        // Only what CAPZ's --crd-pattern installs, and those.
         for entry in target.aso_crd_pattern {
             let (group, kind) = entry.split_once('/').unwrap();
             assert!(
@@ -231,6 +281,61 @@ fn targets_list_known_releases_and_the_crd_pattern_their_capz_release_passes() {
         let pattern: Vec<&str> = pattern.trim().split(';').collect();
         assert_eq!(pattern, target.aso_crd_pattern, "{}", target.name);
     }
+}
+
+/// Every CRD the CAPI and Cluster API Operator folders of upstream-crds/ hold is imported with all its served
+/// versions: the releases are bundled whole.
+#[test]
+fn the_capi_and_operator_releases_are_bundled_whole() {
+    let fresh = fresh();
+    for (folder, release) in [
+        ("capi-v1.14.0", "capi-v1.14"),
+        ("capi-v1.13.3", "capi-v1.13"),
+        ("capi-operator-v0.29.0", "capi-operator-v0.29"),
+    ] {
+        let crds = served_versions(&upstream_crds().join(folder));
+        assert!(crds.len() >= 7, "{folder}: {crds:?}");
+        for (kind, versions) in crds {
+            let (group, kind_name) = kind.split_once('/').unwrap();
+            for version in versions {
+                assert!(has(fresh, release, group, &version, kind_name), "{release} lacks {kind} {version}");
+            }
+        }
+    }
+    assert_eq!(served_versions(&upstream_crds().join("capi-v1.14.0")).len(), 17);
+}
+
+/// The CAPZ kinds a target lists as having no bundled schema are exactly those of CAPZ's config/crd/bases
+/// (served-kinds.txt) that the import lacks, with the versions CAPZ serves.
+#[test]
+fn capz_kinds_without_a_schema_are_the_unbundled_kinds_of_capzs_crds() {
+    let fresh = fresh();
+    for target in TARGETS {
+        let release = *target.schema_sets.iter().find(|r| r.starts_with("capz-")).unwrap();
+        let listed =
+            std::fs::read_to_string(upstream_crds().join(format!("capz-{}/served-kinds.txt", target.capz))).unwrap();
+        let mut unbundled = Vec::new();
+        for line in listed.lines() {
+            let (kind, versions) = line.split_once(' ').unwrap();
+            let (group, kind_name) = kind.split_once('/').unwrap();
+            let versions: Vec<&str> = versions.split(',').collect();
+            let bundled: Vec<bool> = versions.iter().map(|v| has(fresh, release, group, v, kind_name)).collect();
+            assert!(bundled.iter().all(|b| *b) || bundled.iter().all(|b| !*b), "{release}: {line} half bundled");
+            if !bundled[0] {
+                unbundled.push((group.to_string(), kind_name.to_string(), versions.join(",")));
+            }
+        }
+        let expected: Vec<(String, String, String)> = target
+            .capz_kinds_without_schema
+            .iter()
+            .map(|k| (k.group.to_string(), k.kind.to_string(), k.versions.join(",")))
+            .collect();
+        assert_eq!(unbundled, expected, "{}", target.name);
+        assert_eq!(unbundled.len(), 6, "{}", target.name);
+    }
+    // The ASO kinds bundled beside CAPZ's pattern are the ones versions.rs names.
+    let extra = std::fs::read_to_string(upstream_crds().join(releases::ASO_EXTRA_KINDS)).unwrap();
+    assert_eq!(extra.trim().split(';').collect::<Vec<_>>(), capz::versions::ASO_EXTRA_KINDS);
 }
 
 #[test]

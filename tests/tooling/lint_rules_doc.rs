@@ -32,7 +32,10 @@ fn render() -> String {
          Admission order for CAPZ kinds, as `validate` runs it: the CRD's structural defaults, CAPZ's defaulting \
          webhook (`Default()`: virtual network and subnet names and CIDRs, SSH key, the `v` of the version, \
          `spec.name` of pools, and the zero values its Go round trip writes back), then the CRD schema, then the \
-         rules below. A field CAPZ's defaulting fills is not a \"required\" schema error.\n\n\
+         rules below. A field CAPZ's defaulting fills is not a \"required\" schema error. For CAPI kinds, the \
+         required fields CAPI's defaulting webhooks fill are filled the same way (a MachineDeployment's or \
+         MachineSet's `spec.selector`, the `rollout.strategy.type` of a v1beta2 MachineDeployment and \
+         KubeadmControlPlane); nothing else of CAPI's webhooks is modelled there.\n\n\
          CAPZ checks gated on the `cluster.x-k8s.io/cluster-name` label run at create only if the manifest carries \
          the label; otherwise CAPI's controllers add it right after creation and CAPZ rejects that first update: \
          those findings say \"rejected at CAPI's first update (label cluster.x-k8s.io/cluster-name)\".\n\n\
@@ -56,6 +59,20 @@ fn render() -> String {
          Every finding of these is an error unless said otherwise. Text that cannot be read into objects \
          (`yaml-syntax`, `yaml-duplicate-key`, `not-an-object`) is reported at file:line:col and validation goes \
          on with every other document and file; these rules and `schema-missing` cannot be disabled.\n\n\
+         Kinds are judged per kind, as the API server answers from each kind's own CRD. A kind the target's releases \
+         define (CAPZ's, its CAPI release's: core, addons, ipam, runtime and the kubeadm bootstrap and control plane \
+         providers, the Cluster API Operator's providers, and ASO's kinds CAPZ installs) is checked against the \
+         schema of its version, and a version its CRD does not serve is an `api-version` error naming the versions \
+         it serves. Another provider's kind in a Cluster API group the target shares (CAPA's \
+         `AWSManagedMachinePool`, CAPD's `DockerCluster`, the in-cluster IPAM provider's `InClusterIPPool`, \
+         Talos's `TalosConfigTemplate`, in any version) is not the target's to judge: `schema-missing`, a warning \
+         saying its CRD is not bundled (nothing with `--ignore-missing-schemas`; checked with `--crds DIR`). CAPZ's \
+         self-managed VM kinds (`AzureCluster`, `AzureMachineTemplate`, ...) are CAPZ's but their schemas are not \
+         bundled (their CRDs need CAPZ's defaulting webhooks): an unserved version is an error, a served one a \
+         `schema-missing` warning. An ASO kind is checked only when CAPZ's `--crd-pattern`, widened by the \
+         `ADDITIONAL_ASO_CRDS` the inputs set (docs/config.md), makes ASO install its CRD; the bundled ones \
+         beyond CAPZ's pattern are `managedidentity.azure.com` UserAssignedIdentity and \
+         FederatedIdentityCredential and `authorization.azure.com` RoleAssignment.\n\n\
          | id | what it checks |\n|---|---|\n",
     );
     for (id, summary) in capz::manifest::READ_RULES.iter().chain(capz::schema::validate::RULES) {

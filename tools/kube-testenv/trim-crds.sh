@@ -17,18 +17,25 @@ else
   srcs=()
   for dir in "$repo"/schemas/crds/*/; do
     folder=$(basename "$dir")
-    family=${folder%%-*}
+    family=${folder%-*}
     # The GitOps CRDs (Flux, Argo CD) are not part of the management cluster under test (see below).
     [ "$family" = gitops ] && continue
-    for version in $(echo "${folder#*-}" | tr '+' ' '); do
+    for version in $(echo "${folder##*-}" | tr '+' ' '); do
       case " $releases " in *" $family-$version "*) srcs+=("$dir") ;; esac
     done
   done
 fi
 # The GitOps CRDs (Flux, Argo CD) are not part of the management cluster under test: the fleet tests
-# install them untrimmed from tests/fixtures/gitops-crds/ where they need them.
-mapfile -t inputs < <(find "${srcs[@]}" -name '*.yaml' -type f ! -name 'argoproj.io_*' ! -name 'kustomize.toolkit.fluxcd.io_*' |
-  LC_ALL=C sort)
+# install them untrimmed from tests/fixtures/gitops-crds/ where they need them. Nor are the ASO kinds only
+# ADDITIONAL_ASO_CRDS adds (upstream-crds/aso-extra-kinds.txt, groups CAPZ's own crd-pattern does not name): the
+# server is a management cluster as CAPZ installs it (tests/live/live_target_kinds.rs installs them itself).
+skip=(! -name 'argoproj.io_*' ! -name 'kustomize.toolkit.fluxcd.io_*')
+if [ -z "${CRD_SRC:-}" ]; then
+  for group in $(tr ';' '\n' < "$repo/upstream-crds/aso-extra-kinds.txt" | sed 's|/.*||' | LC_ALL=C sort -u); do
+    grep -q "$group/" "$repo"/upstream-crds/capz-*/aso-crd-pattern.txt || skip+=(! -name "${group}_*")
+  done
+fi
+mapfile -t inputs < <(find "${srcs[@]}" -name '*.yaml' -type f "${skip[@]}" | LC_ALL=C sort)
 [ ${#inputs[@]} -gt 0 ] || { echo "trim-crds.sh: no *.yaml under ${srcs[*]}" >&2; exit 2; }
 [ -x "$here/bin/kube-testenv" ] || "$here/build.sh"
 

@@ -2,8 +2,14 @@
 # Writes upstream-crds/ (the inputs of `kubectl-capz import-schemas`, committed) from the Go module proxy only:
 #   capz-<v>/   config/crd/bases of each CAPZ release (the kinds the rules read) + aso-crd-pattern.txt (the
 #               --crd-pattern CAPZ's config/aso/kustomization.yaml gives ASO, without ${ADDITIONAL_ASO_CRDS})
-#   capi-<v>/   the CAPI CRDs of the release each CAPZ release's go.mod pins
-#   aso-<v>/    the CRDs of the kinds in the crd-pattern, generated from ASO's Go types with controller-gen
+#               + served-kinds.txt (every CRD of config/crd/bases with its served versions: the kinds the
+#               release owns, bundled or not)
+#   capi-<v>/   every CRD clusterctl init installs for the CAPI release each CAPZ release's go.mod pins: core
+#               (cluster., addons., ipam., runtime.cluster.x-k8s.io) and the kubeadm bootstrap and control-plane
+#               providers (not clusterctl's own CRDs, cmd/clusterctl)
+#   capi-operator-<v>/  the Cluster API Operator's CRDs (config/crd/bases of sigs.k8s.io/cluster-api-operator)
+#   aso-<v>/    the CRDs of the kinds in the crd-pattern and of the kinds users commonly add with
+#               ADDITIONAL_ASO_CRDS (aso-extra-kinds.txt), generated from ASO's Go types with controller-gen
 #               (the flags of ASO's Taskfile: crd:crdVersions=v1,allowDangerousTypes=true), only for the
 #               api/ packages that hold those kinds
 # (ASO's own samples, the held-out cases of tests/corpora/aso_samples.rs, are fetched by tools/aso-samples/fetch.sh.) It
@@ -21,6 +27,15 @@ templates=$repo/tests/fixtures/capz
 export GOFLAGS=-mod=mod CGO_ENABLED=0
 NICE=""
 command -v nice >/dev/null && NICE="nice -n 10"
+# The ASO kinds users commonly add to CAPZ's crd-pattern with ADDITIONAL_ASO_CRDS (a workload identity, its
+# federated credential and its role assignments, which an AKS cluster's workloads need): bundled so that they are
+# checked once a repository adds them (docs/config.md).
+aso_extra_kinds="authorization.azure.com/RoleAssignment;managedidentity.azure.com/FederatedIdentityCredential;managedidentity.azure.com/UserAssignedIdentity"
+# The Cluster API Operator release whose CRDs are bundled for every target: the newest the module proxy serves
+# (`go list -m -versions sigs.k8s.io/cluster-api-operator`: v0.28.0 v0.29.0; v0.30.0 is refused). Its go.mod pins
+# cluster-api v1.13.5, the CAPI minor of CAPZ v1.26; no release built against CAPI v1.14 is served, so CAPZ v1.27
+# gets the same one (the operator installs any provider release; only its own API is bundled).
+capi_operator=v0.29.0
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 
@@ -44,6 +59,7 @@ for capz in v1.26.0 v1.27.0; do
   rm -rf "${out:?}/capz-$capz"
   "$trim" -out "$out/capz-$capz" "$dir"/config/crd/bases/infrastructure.cluster.x-k8s.io_{azureasomanaged,azuremanaged}*.yaml \
     "$dir/config/crd/bases/infrastructure.cluster.x-k8s.io_azureclusteridentities.yaml"
+  "$trim" -list "$dir"/config/crd/bases/*.yaml > "$out/capz-$capz/served-kinds.txt"
   sed -n 's/.*--crd-pattern=\(..*\);\${ADDITIONAL_ASO_CRDS.*/\1/p' "$dir/config/aso/kustomization.yaml" > "$out/capz-$capz/aso-crd-pattern.txt"
   [ -s "$out/capz-$capz/aso-crd-pattern.txt" ] || { echo "gen.sh: no --crd-pattern in CAPZ $capz config/aso" >&2; exit 2; }
   for template in "$templates"/cluster-template-aks*.yaml; do
@@ -57,16 +73,19 @@ done
 for capi in $(printf '%s\n' "${capi_of[@]}" | sort -u); do
   dir=$(module_dir sigs.k8s.io/cluster-api "$capi")
   rm -rf "${out:?}/capi-$capi"
-  files=()
-  for name in cluster.x-k8s.io_clusters cluster.x-k8s.io_machinepools cluster.x-k8s.io_clusterclasses \
-    bootstrap.cluster.x-k8s.io_kubeadmconfigtemplates; do
-    files+=("$(find "$dir" -path '*/config/crd/bases/*' -name "$name.yaml" | LC_ALL=C sort | head -1)")
-  done
-  "$trim" -out "$out/capi-$capi" "${files[@]}"
+  mapfile -t files < <(cd "$dir" && find . -path '*/config/crd/bases/*.yaml' ! -path './cmd/*' ! -path './test/*' | LC_ALL=C sort)
+  [ ${#files[@]} -gt 0 ] || { echo "gen.sh: no CRDs in CAPI $capi" >&2; exit 2; }
+  "$trim" -out "$out/capi-$capi" "${files[@]/#./$dir}"
 done
 
+dir=$(module_dir sigs.k8s.io/cluster-api-operator "$capi_operator")
+rm -rf "${out:?}"/capi-operator-*
+"$trim" -out "$out/capi-operator-$capi_operator" "$dir"/config/crd/bases/*.yaml
+echo "Cluster API Operator $capi_operator: CAPI $(required "$dir" sigs.k8s.io/cluster-api)" >&2
+
 # The proxy's answer for each pinned ASO release; a refused one is recorded (and derived by the importer).
-union_pattern=$(cat "$out"/capz-*/aso-crd-pattern.txt | tr ';' '\n' | LC_ALL=C sort -u | paste -sd';')
+echo "$aso_extra_kinds" > "$out/aso-extra-kinds.txt"
+union_pattern=$(cat "$out"/capz-*/aso-crd-pattern.txt "$out/aso-extra-kinds.txt" | tr ';' '\n' | LC_ALL=C sort -u | paste -sd';')
 rm -f "$out/aso-v2.19-refused.txt"
 for aso in $(printf '%s\n' "${aso_of[@]}" | sort -u) v2.20.0; do
   rm -rf "${out:?}/aso-$aso"

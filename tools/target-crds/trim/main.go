@@ -5,6 +5,7 @@
 // property that is named `description`.
 //
 //	trim -pattern 'group/Kind;group/Kind' -out DIR FILE...   (no -pattern: every CRD)
+//	trim -list FILE...   prints `group/Kind version,version` (served versions) of every CRD, sorted
 package main
 
 import (
@@ -13,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -21,10 +23,15 @@ import (
 func main() {
 	pattern := flag.String("pattern", "", "';'-separated group/Kind list (as CAPZ passes ASO's --crd-pattern); empty: keep all")
 	out := flag.String("out", "", "output directory")
+	list := flag.Bool("list", false, "print the kinds and served versions of the CRDs instead of writing them")
 	flag.Parse()
-	if *out == "" || flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: trim [-pattern P] -out DIR FILE...")
+	if (*out == "" && !*list) || flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: trim [-pattern P] -out DIR FILE... | trim -list FILE...")
 		os.Exit(2)
+	}
+	if *list {
+		listKinds(flag.Args())
+		return
 	}
 	keep := map[string]bool{}
 	for _, p := range strings.Split(*pattern, ";") {
@@ -74,6 +81,41 @@ func main() {
 				fail(err)
 			}
 		}
+	}
+}
+
+// listKinds prints `group/Kind version,...` (the served versions, in the CRD's order) of every CRD in files, sorted.
+func listKinds(files []string) {
+	var lines []string
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			fail(err)
+		}
+		for _, doc := range bytes.Split(data, []byte("\n---")) {
+			var crd map[string]any
+			if err := yaml.Unmarshal(doc, &crd); err != nil {
+				fail(fmt.Errorf("%s: %w", file, err))
+			}
+			if crd == nil || crd["kind"] != "CustomResourceDefinition" {
+				continue
+			}
+			spec, _ := crd["spec"].(map[string]any)
+			names, _ := spec["names"].(map[string]any)
+			var served []string
+			versions, _ := spec["versions"].([]any)
+			for _, v := range versions {
+				version, _ := v.(map[string]any)
+				if version["served"] == true {
+					served = append(served, fmt.Sprint(version["name"]))
+				}
+			}
+			lines = append(lines, fmt.Sprintf("%v/%v %s", spec["group"], names["kind"], strings.Join(served, ",")))
+		}
+	}
+	sort.Strings(lines)
+	for _, line := range lines {
+		fmt.Println(line)
 	}
 }
 
