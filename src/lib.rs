@@ -22,6 +22,7 @@ pub mod json_pointer;
 pub mod lint;
 pub mod manifest;
 pub mod migrate;
+pub mod out_tree;
 pub mod params;
 pub mod render;
 pub mod report;

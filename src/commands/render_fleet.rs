@@ -7,7 +7,8 @@ use anyhow::{Context, bail};
 use crate::cli::{CapiApi, GitopsKind, RenderArgs};
 use crate::exit::ExitStatus;
 use crate::fleet::record::{self, RenderRecord};
-use crate::fleet::{self, Change, Deletion, Fleet, FleetOptions, OutDir, Plan, Recovery, Validator};
+use crate::fleet::{self, Deletion, Fleet, FleetOptions, Validator};
+use crate::out_tree::{self, Change, OutDir, Plan, Recovery};
 use crate::schema::{Registry, ValidateOptions, Validator as SchemaValidator};
 
 use super::target::RunTarget;
@@ -75,13 +76,13 @@ pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<Ex
     let mut stdout = super::output::stdout();
     if args.check {
         // An interrupted run is reported before rendering: the answer does not depend on the fleet.
-        let (_lock, unfinished) = fleet::tree::inspect(out_dir).with_context(cannot)?;
+        let (_lock, unfinished) = out_tree::inspect(out_dir).with_context(cannot)?;
         if let Some(state) = unfinished {
             eprintln!(
                 "{} is not up to date: an earlier `render --fleet` was {} ({})",
                 out_dir.display(),
                 state.describe(),
-                out_dir.join(fleet::tree::JOURNAL_NAME).display()
+                out_dir.join(out_tree::JOURNAL_NAME).display()
             );
             return Ok(ExitStatus::Findings);
         }

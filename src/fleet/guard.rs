@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::tree::{Change, DesiredTree, Plan};
 use crate::manifest;
+use crate::out_tree::{Change, DesiredTree, Plan};
 
 /// One deletion a plan would make.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,9 +1,9 @@
 //! Writing migrated bundles into `--out-dir`: one directory per cluster, never over an existing one, through the
-//! fleet's staged writer ([`crate::fleet::tree`]) so that a failure leaves no half-written output.
+//! the staged tree writer ([`crate::out_tree`]) so that a failure leaves no half-written output.
 
 use std::path::{Path, PathBuf};
 
-use crate::fleet::tree::{DesiredTree, OutDir, Plan, TreeError};
+use crate::out_tree::{DesiredTree, OutDir, Plan, TreeError};
 
 /// Why the bundles could not be written.
 #[derive(Debug, thiserror::Error)]

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::*;
 use crate::fleet::record::RenderRecord;
-use crate::fleet::tree::Plan;
+use crate::out_tree::Plan;
 
 const FLEET: &str = "apiVersion: kubectl-capz/v1alpha1\nkind: Fleet\ndefaults:\n  kubernetesVersion: v1.33.2\n  location: westeurope\n  asoCredentialSecret:\n    name: aso-credentials\n  poolDefaults:\n    vmSize: Standard_D4s_v5\ngitops:\n  kind: flux\nclusters:\n- name: a\n  namespace: team-a\n  flavor: aks-aso\n- name: b\n  namespace: team-b\n  flavor: aks-aso\n  valuesFiles: [b-values.yaml]\n- name: c\n  namespace: team-a\n  flavor: aks-aso\n  values:\n    poolDefaults:\n      replicas: 2\n";
 
