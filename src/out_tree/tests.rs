@@ -1,0 +1,248 @@
+//! The writer on real directories: plans, ownership, hostile markers and journals, links, and a kill at every
+//! step of a run.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::journal::{JOURNAL, Journal};
+use super::*;
+
+fn tree(files: &[(&str, &str)]) -> DesiredTree {
+    let mut t = DesiredTree::default();
+    for (p, c) in files {
+        t.insert(*p, c.as_bytes());
+    }
+    t
+}
+
+#[test]
+fn first_write_then_up_to_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("out");
+    let desired = tree(&[("clusters/a/x.yaml", "x"), ("clusters/b/y.yaml", "y")]);
+    let plan = Plan::compute(&root, &desired).unwrap();
+    assert_eq!(plan.changes().len(), 2);
+    plan.apply().unwrap();
+    assert_eq!(std::fs::read_to_string(root.join("clusters/a/x.yaml")).unwrap(), "x");
+    assert!(Plan::compute(&root, &desired).unwrap().is_up_to_date());
+}
+
+#[test]
+fn stale_files_removed_but_user_files_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    Plan::compute(root, &tree(&[("c/a/x.yaml", "x"), ("c/a/old.yaml", "o"), ("c/b/y.yaml", "y")]))
+        .unwrap()
+        .apply()
+        .unwrap();
+    std::fs::write(root.join("c/a/mine.txt"), "user").unwrap();
+    std::fs::write(root.join("c/b/notes.md"), "user").unwrap();
+    let plan = Plan::compute(root, &tree(&[("c/a/x.yaml", "x2")])).unwrap();
+    assert_eq!(
+        plan.changes(),
+        &[
+            Change::Delete("c/a/old.yaml".into()),
+            Change::Update("c/a/x.yaml".into()),
+            Change::Delete("c/b/y.yaml".into())
+        ]
+    );
+    plan.apply().unwrap();
+    assert!(root.join("c/a/mine.txt").exists());
+    assert!(root.join("c/b/notes.md").exists(), "user file in a dropped directory survives");
+    assert!(!root.join("c/b/y.yaml").exists());
+    assert!(!root.join("c/a/old.yaml").exists());
+}
+
+#[test]
+fn refuses_to_overwrite_unowned_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("c/a")).unwrap();
+    std::fs::write(root.join("c/a/x.yaml"), "user").unwrap();
+    let err = Plan::compute(root, &tree(&[("c/a/x.yaml", "x")])).unwrap_err();
+    assert!(matches!(err, TreeError::NotOwned(_)), "{err}");
+    assert_eq!(std::fs::read_to_string(root.join("c/a/x.yaml")).unwrap(), "user");
+}
+
+#[test]
+fn out_dir_that_is_a_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, "x").unwrap();
+    assert!(matches!(Plan::compute(&file, &tree(&[("a/b", "c")])), Err(TreeError::NotADirectory(_))));
+    std::fs::create_dir_all(dir.path().join("d")).unwrap();
+    std::fs::write(dir.path().join("d/a"), "x").unwrap();
+    assert!(matches!(Plan::compute(&dir.path().join("d"), &tree(&[("a/b", "c")])), Err(TreeError::FileInTheWay(_))));
+}
+
+/// Every file below `dir` (not following links) with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        for entry in std::fs::read_dir(&current).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(path);
+            } else {
+                files.insert(path.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn hostile_marker_entries_delete_nothing() {
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("out");
+    let victim = work.path().join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    Plan::compute(&root, &tree(&[("c/a/x.yaml", "x")])).unwrap().apply().unwrap();
+    for entry in ["../../victim", victim.to_str().unwrap()] {
+        std::fs::write(root.join("c/a").join(OWNER_MARKER), format!("# ours\nx.yaml\n{entry}\n")).unwrap();
+        let err = Plan::compute(&root, &tree(&[("c/b/y.yaml", "y")])).unwrap_err();
+        let message = err.to_string();
+        assert!(matches!(err, TreeError::BadMarker { line: 3, .. }), "{message}");
+        assert!(message.contains(&format!("c/a/{OWNER_MARKER}:3: `{entry}`")), "{message}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(std::fs::read_to_string(root.join("c/a/x.yaml")).unwrap(), "x");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinked_subdirectory_is_not_followed() {
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("out");
+    let elsewhere = work.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::create_dir_all(root.join("c")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, root.join("c/a")).unwrap();
+    let err = Plan::compute(&root, &tree(&[("c/a/x.yaml", "x")])).unwrap_err();
+    assert!(matches!(&err, TreeError::Symlink(p) if p.ends_with("c/a")), "{err}");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    // An owned directory behind a link is not walked into either: its marker is never read.
+    std::fs::write(elsewhere.join(OWNER_MARKER), "victim\n").unwrap();
+    std::fs::write(elsewhere.join("victim"), "v").unwrap();
+    let plan = Plan::compute(&root, &tree(&[("d/x.yaml", "x")])).unwrap();
+    assert!(plan.changes().iter().all(|c| !matches!(c, Change::Delete(_))), "{:?}", plan.changes());
+    plan.apply().unwrap();
+    assert!(elsewhere.join("victim").exists());
+}
+
+#[test]
+fn desired_paths_must_stay_inside() {
+    for path in ["../escaped/x.yaml", "/abs/x.yaml", "a/.kubectl-capz-owned"] {
+        let err = Plan::compute(Path::new("/nonexistent-out"), &tree(&[(path, "x")])).unwrap_err();
+        assert!(matches!(err, TreeError::BadPath { .. }), "{path}: {err}");
+    }
+}
+
+/// File contents by path.
+type Files = BTreeMap<PathBuf, Vec<u8>>;
+
+/// An old tree with user files, a file to update, one to delete, a directory to drop and one to add.
+fn old_and_new(root: &Path) -> (DesiredTree, Files, Files) {
+    let old = tree(&[("c/a/x.yaml", "x1"), ("c/a/gone.yaml", "g"), ("c/b/y.yaml", "y"), ("c/k/same.yaml", "s")]);
+    Plan::compute(root, &old).unwrap().apply().unwrap();
+    std::fs::write(root.join("README.md"), "user").unwrap();
+    std::fs::write(root.join("c/a/notes.md"), "user").unwrap();
+    let new = tree(&[("c/a/x.yaml", "x2"), ("c/k/same.yaml", "s"), ("d/n/z.yaml", "z")]);
+    let before = snapshot(root);
+    let copy = tempfile::tempdir().unwrap();
+    let copy_root = copy.path().join("out");
+    Plan::compute(&copy_root, &old).unwrap().apply().unwrap();
+    std::fs::write(copy_root.join("README.md"), "user").unwrap();
+    std::fs::write(copy_root.join("c/a/notes.md"), "user").unwrap();
+    Plan::compute(&copy_root, &new).unwrap().apply().unwrap();
+    (new, before, snapshot(&copy_root))
+}
+
+/// A kill at every step of a run, then the next run's recovery: the tree is the old one or the new
+/// one, byte for byte, with nothing left behind.
+#[test]
+fn interrupted_at_every_step_recovers_to_old_or_new() {
+    let mut step = 0;
+    let mut seen = (0, 0);
+    loop {
+        let work = tempfile::tempdir().unwrap();
+        let root = work.path().join("out");
+        let (new, before, after) = old_and_new(&root);
+        let plan = Plan::compute(&root, &new).unwrap();
+        let mut count = 0;
+        let completed = plan
+            .apply_with(false, &mut || {
+                count += 1;
+                count > step
+            })
+            .unwrap();
+        if completed {
+            assert_eq!(snapshot(&root), after);
+            break;
+        }
+        let journal = Journal::read(&root).unwrap();
+        let state = journal.as_ref().map(|j| j.state);
+        if matches!(state, None | Some(JournalState::Staging)) {
+            let visible: BTreeMap<_, _> = snapshot(&root)
+                .into_iter()
+                .filter(|(p, _)| !p.file_name().unwrap().to_string_lossy().starts_with(".kubectl-capz-new"))
+                .filter(|(p, _)| !p.file_name().unwrap().to_string_lossy().starts_with(".kubectl-capz-old"))
+                .filter(|(p, _)| !p.ends_with(JOURNAL))
+                .collect();
+            assert_eq!(visible, before, "step {step}: staging changes nothing a user sees");
+        }
+        let recovery = transaction::recover(&root).unwrap();
+        let result = snapshot(&root);
+        if result == before {
+            seen.0 += 1;
+            assert!(state.is_none() || matches!(recovery, Some(Recovery::RolledBack(_))), "step {step}");
+        } else {
+            assert_eq!(result, after, "step {step} ({state:?}): neither old nor new");
+            seen.1 += 1;
+        }
+        // And the next run finds nothing to clean.
+        let plan = Plan::compute(&root, &new).unwrap();
+        assert!(plan.leftovers().is_empty(), "step {step}: {:?}", plan.leftovers());
+        step += 1;
+    }
+    assert!(seen.0 >= 5 && seen.1 >= 5, "crash points on both sides of the switch: {seen:?}");
+}
+
+#[test]
+fn leftover_temporaries_are_found_and_removed() {
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("out");
+    let desired = tree(&[("c/a/x.yaml", "x")]);
+    Plan::compute(&root, &desired).unwrap().apply().unwrap();
+    // What the earlier tempfile-based writer left when killed, and a stray of this one.
+    std::fs::write(root.join("c/a/.kubectl-capz-Ab3xYz"), "half").unwrap();
+    std::fs::create_dir_all(root.join("c/new")).unwrap();
+    std::fs::write(root.join("c/new/.kubectl-capz-new.1.0"), "half").unwrap();
+    let plan = Plan::compute(&root, &desired).unwrap();
+    assert!(!plan.is_up_to_date());
+    assert_eq!(plan.leftovers(), &[PathBuf::from("c/a/.kubectl-capz-Ab3xYz"), "c/new/.kubectl-capz-new.1.0".into()]);
+    plan.apply().unwrap();
+    assert!(Plan::compute(&root, &desired).unwrap().is_up_to_date());
+    assert!(!root.join("c/a/.kubectl-capz-Ab3xYz").exists());
+}
+
+#[test]
+fn forged_journal_changes_nothing_outside_or_unowned() {
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("out");
+    Plan::compute(&root, &tree(&[("c/a/x.yaml", "x")])).unwrap().apply().unwrap();
+    std::fs::write(work.path().join("victim"), "v").unwrap();
+    std::fs::write(root.join("kubeconfig"), "mine").unwrap();
+    for (body, needle) in [
+        ("state\tswitching\nrun\tab\ndelete\t..\tvictim\t.kubectl-capz-old.ab.0\nend\n", "contains `..`"),
+        ("state\tswitching\nrun\tab\ndelete\t.\tkubeconfig\t.kubectl-capz-old.ab.0\nend\n", "which no"),
+    ] {
+        std::fs::write(root.join(JOURNAL), body).unwrap();
+        let err = OutDir::open(&root).unwrap_err();
+        assert!(matches!(err, TreeError::BadJournal { .. }), "{err}");
+        assert!(err.to_string().contains(needle), "{err}");
+        assert!(work.path().join("victim").exists() && root.join("kubeconfig").exists());
+    }
+}
