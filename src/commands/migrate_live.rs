@@ -148,7 +148,7 @@ async fn write_manifests(
         Ok(_) => return Err(fail("the translated objects do not validate".into())),
         Err(e) => return Err(fail(format!("{e:#}"))),
     }
-    super::migrate_output::write_out_dir(out_dir, &bundles, args.output).map_err(|e| fail(format!("{e:#}")))
+    super::migrate_output::write_bundles(out_dir, &bundles, args.output).map_err(|e| fail(format!("{e:#}")))
 }
 
 /// The dry run's report: preconditions, then every step with its actions and the objects it creates as YAML.

@@ -9,7 +9,7 @@ use crate::manifest::Document;
 use crate::params::{self, Inputs};
 use crate::render::{self, CapiVersion, Engine};
 
-use super::output::{format_documents, write_out_dir, write_stdout};
+use super::output::{format_documents, write_objects, write_stdout};
 use super::target::{RunTarget, search_start};
 use super::{render_fleet, render_from};
 use crate::versions::Target;
@@ -32,7 +32,7 @@ pub(crate) fn run(mut args: RenderArgs) -> anyhow::Result<ExitStatus> {
     let documents = render_input(&args.input, run_target.target())?;
     let values: Vec<&Value> = documents.iter().map(|d| &d.value).collect();
     match &args.out_dir {
-        Some(dir) => write_out_dir(dir, &values, args.output)?,
+        Some(dir) => write_objects(dir, &values, args.output)?,
         None => write_stdout(&format_documents(&values, args.output))?,
     }
     if args.validate {

@@ -8,7 +8,7 @@ use crate::cli::{CapiApi, GitopsKind, RenderArgs};
 use crate::exit::ExitStatus;
 use crate::fleet::record::{self, RenderRecord};
 use crate::fleet::{self, Deletion, Fleet, FleetOptions, Validator};
-use crate::out_tree::{self, Change, OutDir, Plan, Recovery};
+use crate::out_tree::{self, Change, OutDir, Ownership, Plan, Recovery};
 use crate::schema::{Registry, ValidateOptions, Validator as SchemaValidator};
 
 use super::target::RunTarget;
@@ -87,7 +87,7 @@ pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<Ex
             return Ok(ExitStatus::Findings);
         }
         let tree = fleet::render_fleet(&fleet, &engine, &options)?.tree;
-        let plan = Plan::compute(out_dir, &tree).with_context(cannot)?;
+        let plan = Plan::compute(out_dir, &tree, Ownership::Marked).with_context(cannot)?;
         let deletions = fleet::guard::deletions(out_dir, &plan, &tree);
         if plan.is_up_to_date() {
             eprintln!("{} is up to date ({} files)", out_dir.display(), tree.len());
@@ -117,7 +117,7 @@ pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<Ex
     }
     let rendered = fleet::render_fleet(&fleet, &engine, &options)?;
     let tree = &rendered.tree;
-    let held = OutDir::open(out_dir).with_context(cannot)?;
+    let held = OutDir::open(out_dir, Ownership::Marked).with_context(cannot)?;
     match held.recovery() {
         Some(Recovery::Completed) => {
             eprintln!("{}: completed the switch of an interrupted earlier run", out_dir.display())
@@ -127,7 +127,7 @@ pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<Ex
         }
         None => {}
     }
-    let plan = match Plan::compute(out_dir, tree) {
+    let plan = match Plan::compute(out_dir, tree, Ownership::Marked) {
         Ok(plan) => plan,
         Err(err) => {
             held.discard_if_created();

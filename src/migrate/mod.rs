@@ -43,7 +43,7 @@ pub use from_templates::{
     CONTROL_PLANE_TEMPLATE_PATCHES, POOL_TEMPLATE_PATCHES, clusters_from_templates, put_placeholder_ssh_key,
     with_placeholder_ssh_key, without_patches,
 };
-pub use out_dir::{ClusterFiles, OutDirError, write_out_dir};
+pub use out_dir::{ClusterFiles, bundle_tree, existing_cluster_dir};
 pub use patch_check::{PatchFinding, PatchVerdict, check_patches};
 pub use patches::{PatchError, apply_merge_patches};
 

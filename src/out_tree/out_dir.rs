@@ -5,8 +5,10 @@ use std::path::{Path, PathBuf};
 
 use super::journal::{JOURNAL, Journal};
 use super::lock::{self, OutDirLock};
+use super::plan::Plan;
+use super::safe_path::existing_root;
 use super::transaction::{self, Recovery};
-use super::{JournalState, TreeError, io_err};
+use super::{DesiredTree, JournalState, Ownership, TreeError, io_err};
 
 /// An output directory held by a run: created when missing, locked against other runs, and any run
 /// interrupted there finished first.
@@ -19,20 +21,16 @@ pub struct OutDir {
 }
 
 impl OutDir {
-    /// Opens `root` for writing: creates it when missing, takes its lock (another run holding it is
-    /// [`TreeError::Busy`]), then rolls back or completes an interrupted run found there.
-    pub fn open(root: &Path) -> Result<OutDir, TreeError> {
-        let created = match std::fs::metadata(root) {
-            Ok(meta) if meta.is_dir() => false,
-            Ok(_) => return Err(TreeError::NotADirectory(root.to_path_buf())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir_all(root).map_err(io_err("create directory", root))?;
-                true
-            }
-            Err(e) => return Err(TreeError::Io { action: "inspect", path: root.to_path_buf(), source: e }),
-        };
+    /// Opens `root` for writing files owned as `ownership` says: creates it when missing, takes its lock
+    /// (another run holding it is [`TreeError::Busy`]), then rolls back or completes an interrupted run found
+    /// there.
+    pub fn open(root: &Path, ownership: Ownership) -> Result<OutDir, TreeError> {
+        let created = !existing_root(root)?;
+        if created {
+            std::fs::create_dir_all(root).map_err(io_err("create directory", root))?;
+        }
         let lock = lock::lock(root, true)?;
-        let recovery = transaction::recover(root)?;
+        let recovery = transaction::recover(root, ownership)?;
         Ok(OutDir { root: root.to_path_buf(), created, recovery, _lock: lock })
     }
 
@@ -53,11 +51,8 @@ impl OutDir {
 /// For `--check`: takes the shared lock of an existing `root` (another run writing it is
 /// [`TreeError::Busy`]) and tells whether an interrupted run's journal is there, and in which state.
 pub fn inspect(root: &Path) -> Result<(Option<OutDirLock>, Option<JournalState>), TreeError> {
-    match std::fs::metadata(root) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => return Err(TreeError::NotADirectory(root.to_path_buf())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((None, None)),
-        Err(e) => return Err(TreeError::Io { action: "inspect", path: root.to_path_buf(), source: e }),
+    if !existing_root(root)? {
+        return Ok((None, None));
     }
     let lock = lock::lock(root, false)?;
     let state = Journal::read(root)?.map(|journal| journal.state);
@@ -66,3 +61,14 @@ pub fn inspect(root: &Path) -> Result<(Option<OutDirLock>, Option<JournalState>)
 
 /// The journal's file name (for messages).
 pub const JOURNAL_NAME: &str = JOURNAL;
+
+/// Writes `desired` into `root` as one run ([`OutDir::open`], [`Plan::compute`], [`Plan::apply`]) and returns
+/// what it changed. A run that fails leaves `root` as it was, and no `root` when it had to create it.
+pub fn write(root: &Path, desired: &DesiredTree, ownership: Ownership) -> Result<Plan, TreeError> {
+    let held = OutDir::open(root, ownership)?;
+    let written = Plan::compute(root, desired, ownership).and_then(|plan| plan.apply().map(|()| plan));
+    if written.is_err() {
+        held.discard_if_created();
+    }
+    written
+}
