@@ -29,6 +29,7 @@ pub mod report;
 pub mod schema;
 pub mod source;
 pub mod suggest;
+pub mod target_schemas;
 #[cfg(test)]
 mod test_files;
 pub mod topology;

@@ -98,7 +98,7 @@ pub(crate) fn run(args: MigrateArgs) -> anyhow::Result<ExitStatus> {
              (with its AzureManagedMachinePools)"
         );
     }
-    let options = MigrateOptions { to_namespace: args.to_namespace.clone(), target: run_target.target() };
+    let options = MigrateOptions { to_namespace: args.to_namespace.clone(), schemas: run_target.schemas()? };
     let mut bundles = Vec::new();
     for cluster in &clusters {
         let bundle = to_aso_bundle(cluster, &options)

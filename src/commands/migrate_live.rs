@@ -137,7 +137,8 @@ async fn write_manifests(
     let fail = |message: String| LiveError::Precondition(format!("--out-dir {}: {message}", out_dir.display()));
     let documents = classic_documents(api, names).await?;
     let clusters = find_classic_clusters(&documents).map_err(|e| fail(e.to_string()))?;
-    let options = MigrateOptions { to_namespace: Some(names.new_namespace.clone()), target: run_target.target() };
+    let schemas = run_target.schemas().map_err(|e| fail(format!("{e:#}")))?;
+    let options = MigrateOptions { to_namespace: Some(names.new_namespace.clone()), schemas };
     let bundles = clusters
         .iter()
         .map(|c| to_aso_bundle(c, &options))

@@ -9,7 +9,8 @@ use crate::exit::ExitStatus;
 use crate::fleet::record::{self, RenderRecord};
 use crate::fleet::{self, Deletion, Fleet, FleetOptions, Validator};
 use crate::out_tree::{self, Change, OutDir, Ownership, Plan, Recovery};
-use crate::schema::{Registry, ValidateOptions, Validator as SchemaValidator};
+use crate::schema::{ValidateOptions, Validator as SchemaValidator};
+use crate::target_schemas::TargetSchemas;
 
 use super::target::RunTarget;
 use super::validate::rule_filter;
@@ -47,10 +48,11 @@ pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<Ex
             }
         }
     };
+    let schemas = run_target.schemas()?;
     let (validator, context) = if args.no_validate {
         (None, "not validated".to_string())
     } else {
-        let (validator, context) = validator(run_target)?;
+        let (validator, context) = validator(run_target, schemas)?;
         (Some(validator), context)
     };
     // The render record of the output directory: None with --no-cache or without a cache directory.
@@ -68,7 +70,7 @@ pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<Ex
         },
         validator: validator.as_deref(),
         progress: &progress,
-        target: run_target.target(),
+        schemas,
         context: &context,
         reuse: previous.as_ref(),
     };
@@ -229,11 +231,14 @@ fn deletion_line(out_dir: &std::path::Path, deletion: &Deletion) -> String {
 /// compiled once per run, not once per cluster.
 /// Also returns what the findings depend on besides the objects (target, Kubernetes release, rule selection),
 /// for the render record.
-fn validator(run_target: &RunTarget) -> anyhow::Result<(Box<Validator<'static>>, String)> {
-    // The registry lives as long as the fleet validator that borrows it: the rest of the process.
-    let registry: &'static Registry = Box::leak(Box::new(run_target.registry()?));
-    let engine = SchemaValidator::new(registry, ValidateOptions::default());
-    let filter = rule_filter(run_target, &[], &[])?;
+fn validator(
+    run_target: &RunTarget,
+    schemas: &'static TargetSchemas,
+) -> anyhow::Result<(Box<Validator<'static>>, String)> {
+    // One registry for the run: the schema checks' and the patch rules' (through the rule selection).
+    let engine = SchemaValidator::new(schemas.registry(), ValidateOptions::default());
+    let mut filter = rule_filter(run_target, &[], &[])?;
+    filter.lint = filter.lint.with_schemas(schemas);
     let context = format!(
         "validated: target {:?}, Kubernetes {}, rules {filter:?}",
         run_target.target(),

@@ -11,6 +11,7 @@ use crate::cli::TargetArgs;
 use crate::cluster::Cluster;
 use crate::config::{self, ControllerImages, KubernetesChoice, RepoConfig, TargetChoice};
 use crate::schema::Registry;
+use crate::target_schemas::TargetSchemas;
 use crate::versions::Target;
 
 /// The target chosen for a run, the config file it read (if any), and whether to say so.
@@ -74,6 +75,12 @@ impl RunTarget {
     /// The built-in schemas of the target and of the management cluster's Kubernetes release.
     pub(crate) fn registry(&self) -> anyhow::Result<Registry> {
         Ok(Registry::for_target_and_kubernetes(self.target(), self.kubernetes_version())?)
+    }
+
+    /// The same schemas as one value for the run, with what the checks build from them (the fleet's validator,
+    /// migrate's translation and the patch rules share it).
+    pub(crate) fn schemas(&self) -> anyhow::Result<&'static TargetSchemas> {
+        Ok(TargetSchemas::of(self.target(), self.kubernetes_version())?)
     }
 
     /// Reads what `cluster` runs and serves and applies it to the choices, warnings and notes on stderr: the CAPZ

@@ -35,7 +35,7 @@ fn render(
         capi: CapiVersion::V1beta1,
         validator: Some(&validator),
         progress: &|_| {},
-        target: crate::versions::default_target(),
+        schemas: crate::target_schemas::TargetSchemas::builtin(crate::versions::default_target()),
         context,
         reuse: record,
     };
