@@ -264,12 +264,13 @@ fn whole_directory_replaces_its_files_and_refuses_anything_else() {
     let plan = write(&root, &tree(&[("01-a.yaml", "a2")]), WHOLE).unwrap();
     assert_eq!(plan.changes(), &[Change::Update("01-a.yaml".into()), Change::Delete("02-b.yaml".into())]);
     assert_eq!(listing(&root), ["01-a.yaml"]);
-    let file = |path: &Path| std::fs::write(path, "01-a.yaml\n").unwrap();
-    let dir = |path: &Path| std::fs::create_dir(path).unwrap();
-    let cases: [(&str, &dyn Fn(&Path)); 3] = [("notes.txt", &file), ("02-sub.yaml", &dir), (OWNER_MARKER, &file)];
-    for (entry, make) in cases {
+    for (entry, is_dir) in [("notes.txt", false), ("02-sub.yaml", true), (OWNER_MARKER, false)] {
         let path = root.join(entry);
-        make(&path);
+        if is_dir {
+            std::fs::create_dir(&path).unwrap();
+        } else {
+            std::fs::write(&path, "01-a.yaml\n").unwrap();
+        }
         let before = snapshot(&root);
         let err = write(&root, &tree(&[("01-a.yaml", "a3")]), WHOLE).unwrap_err();
         assert!(matches!(&err, TreeError::Foreign { name, .. } if name == entry), "{err}");

@@ -346,8 +346,8 @@ fn cycles<N: Ord + Copy>(edges: &BTreeMap<N, BTreeSet<N>>) -> Vec<Vec<N>> {
                     closed = true;
                     break 'search;
                 }
-                if !previous.contains_key(&next) {
-                    previous.insert(next, node);
+                if let std::collections::btree_map::Entry::Vacant(slot) = previous.entry(next) {
+                    slot.insert(node);
                     queue.push_back(next);
                 }
             }
@@ -380,6 +380,9 @@ fn folders(krate: &Crate) -> BTreeSet<&[String]> {
         .collect()
 }
 
+/// Edges between modules, named by their paths.
+type ModuleGraph<'a> = BTreeMap<&'a [String], BTreeSet<&'a [String]>>;
+
 /// Inside each folder (and the crate root), the edges between its children, each child a file or a whole folder
 /// (named by its module path): a file edge `f -> g` is an edge between the children of the innermost folder holding
 /// both that contain them. A child importing its own folder's file (`super::Item` into `mod.rs`) is left out, as
@@ -387,8 +390,8 @@ fn folders(krate: &Crate) -> BTreeSet<&[String]> {
 fn folder_edges<'a>(
     krate: &'a Crate,
     edges: &BTreeMap<&'a PathBuf, BTreeSet<&'a PathBuf>>,
-) -> BTreeMap<&'a [String], BTreeMap<&'a [String], BTreeSet<&'a [String]>>> {
-    let mut levels: BTreeMap<&[String], BTreeMap<&[String], BTreeSet<&[String]>>> = BTreeMap::new();
+) -> BTreeMap<&'a [String], ModuleGraph<'a>> {
+    let mut levels: BTreeMap<&[String], ModuleGraph> = BTreeMap::new();
     for (from, targets) in edges {
         if krate.files[*from].test_only {
             continue;
