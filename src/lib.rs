@@ -22,12 +22,14 @@ pub mod json_pointer;
 pub mod lint;
 pub mod manifest;
 pub mod migrate;
+pub mod out_tree;
 pub mod params;
 pub mod render;
 pub mod report;
 pub mod schema;
 pub mod source;
 pub mod suggest;
+pub mod target_schemas;
 #[cfg(test)]
 mod test_files;
 pub mod topology;

@@ -14,6 +14,7 @@ use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
 use crate::render::from_template;
 use crate::schema::{Gvk, Registry};
+use crate::target_schemas::TargetSchemas;
 use crate::versions::Target;
 
 use super::target::{RunTarget, search_start};
@@ -98,7 +99,7 @@ fn inputs(
             })?;
             Ok(from_template::render_template(&request)?.documents()?)
         }
-        (true, true) => super::render::render_input(&input, target),
+        (true, true) => super::render::render_input(&input, TargetSchemas::builtin(target)),
     }
 }
 

@@ -14,7 +14,7 @@ use crate::manifest::{self, Document};
 use crate::migrate::{MigrateOptions, adaptations, find_classic_clusters, to_aso_bundle};
 use crate::schema::{ValidateOptions, Validator};
 
-use super::migrate_output::{render, validate, write_out_dir};
+use super::migrate_output::{render, validate, write_bundles};
 use super::target::{RunTarget, search_start};
 use super::validate::rule_filter;
 use crate::validate::{format_summary, format_text, validate_documents};
@@ -98,7 +98,7 @@ pub(crate) fn run(args: MigrateArgs) -> anyhow::Result<ExitStatus> {
              (with its AzureManagedMachinePools)"
         );
     }
-    let options = MigrateOptions { to_namespace: args.to_namespace.clone(), target: run_target.target() };
+    let options = MigrateOptions { to_namespace: args.to_namespace.clone(), schemas: run_target.schemas()? };
     let mut bundles = Vec::new();
     for cluster in &clusters {
         let bundle = to_aso_bundle(cluster, &options)
@@ -117,7 +117,7 @@ pub(crate) fn run(args: MigrateArgs) -> anyhow::Result<ExitStatus> {
     }
     drop(stderr);
     match &args.out_dir {
-        Some(dir) => write_out_dir(dir, &bundles, args.output)?,
+        Some(dir) => write_bundles(dir, &bundles, args.output)?,
         None => {
             let objects: Vec<Value> = bundles.iter().flat_map(|b| b.objects.iter().cloned()).collect();
             let mut stdout = std::io::stdout().lock();

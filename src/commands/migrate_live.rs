@@ -137,7 +137,8 @@ async fn write_manifests(
     let fail = |message: String| LiveError::Precondition(format!("--out-dir {}: {message}", out_dir.display()));
     let documents = classic_documents(api, names).await?;
     let clusters = find_classic_clusters(&documents).map_err(|e| fail(e.to_string()))?;
-    let options = MigrateOptions { to_namespace: Some(names.new_namespace.clone()), target: run_target.target() };
+    let schemas = run_target.schemas().map_err(|e| fail(format!("{e:#}")))?;
+    let options = MigrateOptions { to_namespace: Some(names.new_namespace.clone()), schemas };
     let bundles = clusters
         .iter()
         .map(|c| to_aso_bundle(c, &options))
@@ -148,7 +149,7 @@ async fn write_manifests(
         Ok(_) => return Err(fail("the translated objects do not validate".into())),
         Err(e) => return Err(fail(format!("{e:#}"))),
     }
-    super::migrate_output::write_out_dir(out_dir, &bundles, args.output).map_err(|e| fail(format!("{e:#}")))
+    super::migrate_output::write_bundles(out_dir, &bundles, args.output).map_err(|e| fail(format!("{e:#}")))
 }
 
 /// The dry run's report: preconditions, then every step with its actions and the objects it creates as YAML.

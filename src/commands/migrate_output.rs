@@ -3,13 +3,14 @@
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use crate::cli::MigrateOutput;
 use crate::exit::ExitStatus;
 use crate::manifest;
-use crate::migrate::{AsoBundle, ClusterFiles};
+use crate::migrate::{AsoBundle, ClusterFiles, bundle_tree, existing_cluster_dir};
+use crate::out_tree::{self, Ownership};
 use crate::schema::{ValidateOptions, Validator};
 use crate::validate::{format_summary, format_text, validate_documents};
 
@@ -45,10 +46,9 @@ pub(super) fn validate(bundles: &[AsoBundle], run_target: &RunTarget) -> anyhow:
     Ok(report.exit_status())
 }
 
-/// Writes `<out_dir>/<cluster>/aso-managed.<ext>` and `adopt.<ext>` for every bundle through the staged writer
-/// ([`crate::migrate::write_out_dir`]): a failure leaves no half-written output, an existing cluster directory is
-/// refused.
-pub(super) fn write_out_dir(out_dir: &Path, bundles: &[AsoBundle], output: MigrateOutput) -> anyhow::Result<()> {
+/// Writes `<out_dir>/<cluster>/aso-managed.<ext>` and `adopt.<ext>` for every bundle with the output-tree writer
+/// ([`crate::out_tree::write`]): a failure leaves no half-written output, an existing cluster directory is refused.
+pub(super) fn write_bundles(out_dir: &Path, bundles: &[AsoBundle], output: MigrateOutput) -> anyhow::Result<()> {
     let extension = if output == MigrateOutput::Json { "json" } else { "yaml" };
     let clusters: Vec<ClusterFiles> = bundles
         .iter()
@@ -60,5 +60,9 @@ pub(super) fn write_out_dir(out_dir: &Path, bundles: &[AsoBundle], output: Migra
             ],
         })
         .collect();
-    Ok(crate::migrate::write_out_dir(out_dir, &clusters)?)
+    if let Some(existing) = existing_cluster_dir(out_dir, &clusters) {
+        bail!("{} exists; migrate does not overwrite it", existing.display());
+    }
+    out_tree::write(out_dir, &bundle_tree(&clusters), Ownership::Marked)?;
+    Ok(())
 }

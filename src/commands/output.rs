@@ -1,15 +1,16 @@
 //! What commands print and write: stdout that a closed pipe does not turn into an error, and the
-//! rendered objects as one stream or, through [`crate::render::out_dir`], as one file per object in an out-dir.
+//! rendered objects as one stream or, as [`crate::render::out_dir`] names them, one file per object in an out-dir.
 
 use std::io::{self, Write};
 use std::path::Path;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use crate::cli::RenderOutput;
 use crate::manifest;
-use crate::render::out_dir::ObjectFormat;
+use crate::out_tree::{self, TreeError};
+use crate::render::out_dir::{self, ObjectFormat};
 
 /// A writer that ends quietly when its reader goes away: after a broken pipe (`... | head -1`)
 /// every write succeeds and is dropped, so the command finishes its work and ends with the exit
@@ -83,11 +84,19 @@ pub(crate) fn format_documents(values: &[&Value], output: RenderOutput) -> Strin
     }
 }
 
-/// One file per object into `dir` ([`crate::render::out_dir::write_out_dir`]), in `output`'s format.
-pub(crate) fn write_out_dir(dir: &Path, values: &[&Value], output: RenderOutput) -> anyhow::Result<()> {
+/// One file per object into `dir` ([`out_dir::object_tree`]), in `output`'s format, written by the output-tree
+/// writer ([`out_tree::write`]) in a directory it owns whole.
+pub(crate) fn write_objects(dir: &Path, values: &[&Value], output: RenderOutput) -> anyhow::Result<()> {
     let format = match output {
         RenderOutput::Yaml => ObjectFormat::Yaml,
         RenderOutput::Json => ObjectFormat::Json,
     };
-    Ok(crate::render::out_dir::write_out_dir(dir, values, format)?)
+    match out_tree::write(dir, &out_dir::object_tree(values, format), out_dir::OWNERSHIP) {
+        Ok(_) => Ok(()),
+        // The objects name the files: a kind and name too long for a file name are the input's problem.
+        Err(TreeError::BadPath { path, reason }) => {
+            bail!("cannot write {}: the file name, made of the object's kind and name, {reason}", path.display())
+        }
+        Err(err) => Err(err.into()),
+    }
 }

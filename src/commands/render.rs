@@ -9,10 +9,10 @@ use crate::manifest::Document;
 use crate::params::{self, Inputs};
 use crate::render::{self, CapiVersion, Engine};
 
-use super::output::{format_documents, write_out_dir, write_stdout};
+use super::output::{format_documents, write_objects, write_stdout};
 use super::target::{RunTarget, search_start};
 use super::{render_fleet, render_from};
-use crate::versions::Target;
+use crate::target_schemas::TargetSchemas;
 
 pub(crate) fn run(mut args: RenderArgs) -> anyhow::Result<ExitStatus> {
     args.input = with_clusterctl_flags(&args.input)?;
@@ -29,10 +29,10 @@ pub(crate) fn run(mut args: RenderArgs) -> anyhow::Result<ExitStatus> {
     if args.list_variables {
         bail!("--list-variables needs --from; list a flavor's parameters with `kubectl capz params FLAVOR`");
     }
-    let documents = render_input(&args.input, run_target.target())?;
+    let documents = render_input(&args.input, TargetSchemas::builtin(run_target.target()))?;
     let values: Vec<&Value> = documents.iter().map(|d| &d.value).collect();
     match &args.out_dir {
-        Some(dir) => write_out_dir(dir, &values, args.output)?,
+        Some(dir) => write_objects(dir, &values, args.output)?,
         None => write_stdout(&format_documents(&values, args.output))?,
     }
     if args.validate {
@@ -97,9 +97,9 @@ pub(crate) fn inputs_of(input: &RenderInputArgs) -> Inputs {
     }
 }
 
-/// Renders a flavor from flags, env and values: every check runs before anything is printed (patches as
-/// `target`'s CAPZ applies them). Shared with `diff FLAVOR NAME`.
-pub fn render_input(input: &RenderInputArgs, target: &'static Target) -> anyhow::Result<Vec<Document>> {
+/// Renders a flavor from flags, env and values: every check runs before anything is printed (patches as the
+/// CAPZ of `schemas` applies them). Shared with `diff FLAVOR NAME`.
+pub fn render_input(input: &RenderInputArgs, schemas: &TargetSchemas) -> anyhow::Result<Vec<Document>> {
     let engine = Engine::new(input.flavor_dir.as_deref());
     let Some(flavor_name) = &input.flavor else {
         bail!("no flavor given; available flavors: {}", engine.source().flavor_names().join(", "));
@@ -125,7 +125,7 @@ pub fn render_input(input: &RenderInputArgs, target: &'static Target) -> anyhow:
         None => render::render_flavor(&engine, &flavor, &params, capi)?,
         Some(class_flavor) => with_class(&engine, class_flavor, &flavor, &params, capi)?,
     };
-    check_patches(&engine, &flavor, &params, &layered, capi, &documents, target)?;
+    check_patches(&engine, &flavor, &params, &layered, capi, &documents, schemas)?;
     Ok(documents)
 }
 
@@ -154,10 +154,10 @@ fn check_patches(
     layered: &params::Layered,
     capi: CapiVersion,
     documents: &[Document],
-    target: &'static Target,
+    schemas: &TargetSchemas,
 ) -> anyhow::Result<()> {
     let Some(class) = &flavor.class else {
-        return Ok(params::check_rendered_patches(params, layered, documents, target)?);
+        return Ok(params::check_rendered_patches(params, layered, documents, schemas)?);
     };
     let has = |overlay: &params::Overlay, field: &str| overlay.get("spec").and_then(|s| s.get(field)).is_some();
     let any_patch = !params.aso_managed_cluster_patches.is_empty()
@@ -179,7 +179,7 @@ fn check_patches(
         .enumerate()
         .map(|(i, value)| Document::from_value(value, &label, i))
         .collect();
-    Ok(params::check_rendered_patches(params, layered, &objects, target)?)
+    Ok(params::check_rendered_patches(params, layered, &objects, schemas)?)
 }
 
 /// Flavors that have a ClusterClass (`class:` in flavor.yaml), for the `--with-class` error.

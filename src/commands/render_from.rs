@@ -14,7 +14,7 @@ use crate::cli::{CapiApi, RenderArgs, RenderInputArgs, RenderOutput};
 use crate::exit::ExitStatus;
 use crate::render::from_template::{self, TemplateRequest};
 
-use super::output::{format_documents, write_out_dir, write_stdout};
+use super::output::{format_documents, write_objects, write_stdout};
 use super::target::RunTarget;
 
 pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<ExitStatus> {
@@ -28,7 +28,7 @@ pub(crate) fn run(args: RenderArgs, run_target: &RunTarget) -> anyhow::Result<Ex
     let rendered = prepared.render()?;
     let values: Vec<&Value> = rendered.objects.iter().collect();
     match (&args.out_dir, args.output) {
-        (Some(dir), output) => write_out_dir(dir, &values, output)?,
+        (Some(dir), output) => write_objects(dir, &values, output)?,
         (None, RenderOutput::Yaml) => write_stdout(&rendered.yaml)?,
         (None, RenderOutput::Json) => write_stdout(&format_documents(&values, RenderOutput::Json))?,
     }

@@ -12,6 +12,7 @@ use crate::cluster::Cluster;
 use crate::config::aso_crds::{Declaration, Declarations};
 use crate::config::{self, ControllerImages, KubernetesChoice, RepoConfig, TargetChoice};
 use crate::schema::{AdditionalAsoCrds, Registry};
+use crate::target_schemas::TargetSchemas;
 use crate::versions::Target;
 
 /// The target chosen for a run, the config file it read (if any), and whether to say so.
@@ -120,6 +121,12 @@ impl RunTarget {
             registry.set_additional_aso_crds(AdditionalAsoCrds { pattern: decided.pattern, origin: decided.origin });
         }
         self.aso_crds = declared.found;
+    }
+
+    /// The same schemas ([`RunTarget::registry`]) as one value for the run, with what the checks build from them
+    /// (the fleet's validator, migrate's translation and the patch rules share it).
+    pub(crate) fn schemas(&self) -> anyhow::Result<&'static TargetSchemas> {
+        Ok(TargetSchemas::of_registry(self.target(), self.registry()?))
     }
 
     /// Reads what `cluster` runs and serves and applies it to the choices, warnings and notes on stderr: the CAPZ

@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::tree::{Change, DesiredTree, Plan};
 use crate::manifest;
+use crate::out_tree::{Change, DesiredTree, Plan};
 
 /// One deletion a plan would make.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,6 +82,7 @@ pub fn deletions(root: &Path, plan: &Plan, desired: &DesiredTree) -> Vec<Deletio
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::out_tree::Ownership;
 
     fn tree(files: &[(&str, &str)]) -> DesiredTree {
         let mut t = DesiredTree::default();
@@ -101,9 +102,9 @@ mod tests {
         let root = dir.path();
         let first =
             tree(&[("c/a/cluster.yaml", &format!("{A}---\n{POOL}")), ("n/t/ns.yaml", NS), ("c/a/notes.txt", "x")]);
-        Plan::compute(root, &first).unwrap().apply().unwrap();
+        Plan::compute(root, &first, Ownership::Marked).unwrap().apply().unwrap();
         let second = tree(&[("c/a/cluster.yaml", A)]);
-        let plan = Plan::compute(root, &second).unwrap();
+        let plan = Plan::compute(root, &second, Ownership::Marked).unwrap();
         assert_eq!(
             deletions(root, &plan, &second),
             [
@@ -112,7 +113,7 @@ mod tests {
                 Deletion::File { path: "n/t/ns.yaml".into(), objects: vec!["Namespace t".into()] },
             ]
         );
-        let unchanged = Plan::compute(root, &first).unwrap();
+        let unchanged = Plan::compute(root, &first, Ownership::Marked).unwrap();
         assert!(deletions(root, &unchanged, &first).is_empty());
     }
 }

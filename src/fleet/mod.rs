@@ -6,10 +6,8 @@ mod names;
 pub mod record;
 pub mod render;
 pub mod spec;
-pub mod tree;
 
 pub use guard::Deletion;
 pub use record::RenderRecord;
 pub use render::{FleetOptions, RenderedFleet, Validator, render_fleet, unit_count};
 pub use spec::{Fleet, FleetError, GitopsKind};
-pub use tree::{Change, DesiredTree, OutDir, Plan, Recovery, TreeError};

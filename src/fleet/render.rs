@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use super::gitops::{self, Role};
 use super::record::{self, Digest, InputDigest, RenderRecord, UnitRecord};
 use super::spec::{ClusterEntry, Fleet, FleetError, GitopsKind, NamespacePolicy};
-use super::tree::DesiredTree;
 use crate::manifest::{self, Document};
+use crate::out_tree::DesiredTree;
 use crate::params::{self, InlineValues, Inputs};
 use crate::render::{self, CapiVersion, Engine, Flavor};
 use crate::report::{Finding, Severity};
@@ -27,8 +27,8 @@ pub struct FleetOptions<'a> {
     pub validator: Option<&'a Validator<'a>>,
     /// Called after each cluster or class is rendered, with the number done so far.
     pub progress: &'a (dyn Fn(usize) + Sync),
-    /// The CAPZ release whose patch semantics check the rendered patches.
-    pub target: &'static crate::versions::Target,
+    /// The schemas of the CAPZ release whose patch semantics check the rendered patches.
+    pub schemas: &'a crate::target_schemas::TargetSchemas,
     /// What else every unit's files and verdict depend on (the validator's configuration), for the record.
     pub context: &'a str,
     /// An earlier run's record: a unit whose inputs and files in the tree it vouches for is taken from the
@@ -138,7 +138,7 @@ fn shared_inputs(fleet: &Fleet, engine: &Engine, options: &FleetOptions) -> Inpu
         .part(b"fleet unit v1")
         .part(options.context.as_bytes())
         .part(format!("{:?}", options.capi).as_bytes())
-        .part(format!("{:?}", options.target).as_bytes())
+        .part(format!("{:?}", options.schemas.target()).as_bytes())
         .part(fleet.file.as_os_str().as_encoded_bytes())
         .part(format!("{:?}", spec.defaults).as_bytes())
         .part(format!("{:?}", spec.cluster_classes).as_bytes())
@@ -440,7 +440,7 @@ fn render_with(
     let layered = params::merge(inputs)?;
     let resolved = params::resolve(&layered, &flavor.name, &flavor.required, &flavor.unsupported)?;
     let documents = render::render_flavor(engine, flavor, &resolved, options.capi)?;
-    params::check_rendered_patches(&resolved, &layered, &documents, options.target)?;
+    params::check_rendered_patches(&resolved, &layered, &documents, options.schemas)?;
     Ok(documents)
 }
 

@@ -36,6 +36,7 @@ use std::collections::BTreeSet;
 
 use crate::manifest::Document;
 use crate::report::Finding;
+use crate::target_schemas::TargetSchemas;
 
 use bundle::Bundle;
 pub use duplicates::ApplyUnit;
@@ -72,19 +73,19 @@ fn did_you_mean(suggestion: &Option<&'static str>) -> String {
     }
 }
 
-/// Which rules run: the defaults, plus `--enable`, minus `--disable` (disable wins); and the CAPZ release whose
-/// translation and ASO schemas the patch rules use.
+/// Which rules run: the defaults, plus `--enable`, minus `--disable` (disable wins); and the schemas of the CAPZ
+/// release whose translation and ASO schemas the patch rules use.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleSelection {
     enabled: BTreeSet<&'static str>,
-    target: &'static crate::versions::Target,
+    schemas: &'static TargetSchemas,
 }
 
 impl Default for RuleSelection {
     fn default() -> Self {
         RuleSelection {
             enabled: RULES.iter().filter(|rule| rule.enabled_by_default).map(|rule| rule.id).collect(),
-            target: crate::versions::default_target(),
+            schemas: TargetSchemas::builtin(crate::versions::default_target()),
         }
     }
 }
@@ -110,14 +111,24 @@ impl RuleSelection {
         RuleSelection { enabled: RULES.iter().map(|rule| rule.id).collect(), ..RuleSelection::default() }
     }
 
-    /// The same rules, for the management cluster of `target`.
+    /// The same rules, for the management cluster of `target` (with the newest bundled Kubernetes release).
     pub fn with_target(self, target: &'static crate::versions::Target) -> Self {
-        RuleSelection { target, ..self }
+        self.with_schemas(TargetSchemas::builtin(target))
+    }
+
+    /// The same rules, with the schemas of a run's target.
+    pub fn with_schemas(self, schemas: &'static TargetSchemas) -> Self {
+        RuleSelection { schemas, ..self }
     }
 
     /// The CAPZ release the rules check against.
     pub fn target(&self) -> &'static crate::versions::Target {
-        self.target
+        self.schemas.target()
+    }
+
+    /// The schemas of that release, with what the rules build from them.
+    pub fn schemas(&self) -> &'static TargetSchemas {
+        self.schemas
     }
 
     /// Whether the rule with this id runs.

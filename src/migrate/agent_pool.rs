@@ -210,7 +210,7 @@ pub(super) fn build_all(defaulted: &Defaulted<'_>) -> Result<Vec<BuiltPool>, Tra
     for pool in &defaulted.pools {
         let patches = patch_list(&pool.pool, "/spec/asoManagedClustersAgentPoolPatches");
         let mut patched =
-            apply_merge_patches(parameters(defaulted, pool), &patches, defaulted.target).map_err(|error| {
+            apply_merge_patches(parameters(defaulted, pool), &patches, defaulted.schemas).map_err(|error| {
                 let location =
                     pool.document.location_of(&format!("/spec/asoManagedClustersAgentPoolPatches/{}", error.index()));
                 TranslateError::Patch { location, error }

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::versions::Target;
+use crate::target_schemas::TargetSchemas;
 
 use super::{ClassicCluster, TranslateError, Translation, str_at, translate};
 use crate::json_pointer::At;
@@ -23,13 +23,13 @@ const ADOPT: &str = "sigs.k8s.io/cluster-api-provider-azure-adopt";
 pub struct MigrateOptions {
     /// Namespace of the new objects (default: the classic cluster's).
     pub to_namespace: Option<String>,
-    /// The CAPZ release whose translation and schemas are used.
-    pub target: &'static Target,
+    /// The schemas of the CAPZ release whose translation is used.
+    pub schemas: &'static TargetSchemas,
 }
 
 impl Default for MigrateOptions {
     fn default() -> Self {
-        MigrateOptions { to_namespace: None, target: crate::versions::default_target() }
+        MigrateOptions { to_namespace: None, schemas: TargetSchemas::builtin(crate::versions::default_target()) }
     }
 }
 
@@ -171,7 +171,7 @@ fn wrapper(kind: &str, old: &Value, namespace: &str, spec: Value) -> Value {
 
 /// The AzureASOManaged* bundle for one classic cluster.
 pub fn to_aso_bundle(classic: &ClassicCluster<'_>, options: &MigrateOptions) -> Result<AsoBundle, TranslateError> {
-    let Translation { resource_groups, managed_cluster, agent_pools } = translate(classic, options.target)?;
+    let Translation { resource_groups, managed_cluster, agent_pools } = translate(classic, options.schemas)?;
     let namespace = options.to_namespace.clone().unwrap_or_else(|| classic.namespace().to_string());
     let cluster_name = classic.name().to_string();
 

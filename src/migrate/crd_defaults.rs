@@ -1,14 +1,14 @@
 //! The API server's structural defaulting of the classic kinds' CRDs, with each schema read once per process into
 //! the parts that have defaults (the translation defaults every classic object twice, issue 22).
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use crate::fast_hash::{HashMap, HashSet};
 use crate::json_pointer::field;
 use crate::schema::Gvk;
-use crate::versions::Target;
+use crate::target_schemas::TargetSchemas;
 
 const INFRA_GROUP: &str = "infrastructure.cluster.x-k8s.io";
 
@@ -85,25 +85,19 @@ impl Plan {
     }
 }
 
-/// The classic `kind`'s structural defaults (of `target`'s v1beta1 CRD) applied to `value`.
-pub(super) fn apply(kind: &str, target: &'static Target, value: &mut Value) {
-    if let Some(plan) = plan(kind, target) {
+/// The classic `kind`'s structural defaults (of the target's v1beta1 CRD) applied to `value`.
+pub(super) fn apply(kind: &str, schemas: &TargetSchemas, value: &mut Value) {
+    if let Some(plan) = plan(kind, schemas).as_ref() {
         plan.apply(value);
     }
 }
 
-/// The plan of `kind`'s schema, built once per process, target and kind.
-fn plan(kind: &str, target: &'static Target) -> Option<Arc<Plan>> {
-    type Plans = Vec<(&'static str, String, Option<Arc<Plan>>)>;
-    static PLANS: Mutex<Plans> = Mutex::new(Vec::new());
-    let mut plans = PLANS.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, _, plan)) = plans.iter().find(|(name, known, _)| *name == target.name && known == kind) {
-        return plan.clone();
-    }
-    let schema = super::schemas(target).get(&Gvk::new(INFRA_GROUP, "v1beta1", kind)).ok().flatten();
-    let plan = schema.and_then(|schema| Plan::of(&schema.schema)).map(Arc::new);
-    plans.push((target.name, kind.to_string(), plan.clone()));
-    plan
+/// The plan of `kind`'s schema, built once per kind and kept with the target's schemas.
+fn plan(kind: &str, schemas: &TargetSchemas) -> Arc<Option<Plan>> {
+    schemas.derived(kind, |registry| {
+        let schema = registry.get(&Gvk::new(INFRA_GROUP, "v1beta1", kind)).ok().flatten();
+        schema.and_then(|schema| Plan::of(&schema.schema))
+    })
 }
 
 #[cfg(test)]
@@ -178,18 +172,16 @@ mod tests {
 
     #[test]
     fn the_classic_kinds_are_defaulted_as_the_full_walk_does() {
-        let target = crate::versions::default_target();
+        let schemas = TargetSchemas::builtin(crate::versions::default_target());
         for (kind, value) in [
             ("AzureManagedControlPlane", json!({"spec": {"virtualNetwork": {"subnet": {}}, "sku": {}}})),
             ("AzureManagedMachinePool", json!({"spec": {"scaling": {}, "taints": [{}]}})),
         ] {
-            let schema = crate::migrate::schemas(target)
-                .get(&Gvk::new(INFRA_GROUP, "v1beta1", kind))
-                .unwrap()
-                .expect("a classic CRD");
+            let schema =
+                schemas.registry().get(&Gvk::new(INFRA_GROUP, "v1beta1", kind)).unwrap().expect("a classic CRD");
             let (mut walked, mut planned) = (value.clone(), value.clone());
             apply_by_walking(&mut walked, &schema.schema);
-            apply(kind, target, &mut planned);
+            apply(kind, schemas, &mut planned);
             assert_ne!(walked, value, "{kind}: the CRD defaults something");
             assert_eq!(planned.to_string(), walked.to_string(), "{kind}");
         }

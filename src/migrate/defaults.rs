@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use crate::json_pointer::Fields;
 use crate::manifest::Document;
-use crate::versions::Target;
+use crate::target_schemas::TargetSchemas;
 
 use super::{ClassicCluster, crd_defaults, str_at};
 
@@ -14,8 +14,8 @@ use super::{ClassicCluster, crd_defaults, str_at};
 #[derive(Debug, Clone)]
 pub(super) struct Defaulted<'a> {
     pub source: &'a ClassicCluster<'a>,
-    /// The CAPZ release whose CRDs defaulted it (and whose ASO schemas decode its patches).
-    pub target: &'static Target,
+    /// The schemas of the CAPZ release whose CRDs defaulted it (and whose ASO schemas decode its patches).
+    pub schemas: &'a TargetSchemas,
     pub cluster_name: String,
     pub namespace: String,
     /// The AzureManagedControlPlane.
@@ -141,29 +141,29 @@ fn default_pool(pool: &mut Value) {
     }
 }
 
-fn defaulted(document: &Document, kind: &str, webhook: fn(&mut Value), target: &'static Target) -> Value {
+fn defaulted(document: &Document, kind: &str, webhook: fn(&mut Value), schemas: &TargetSchemas) -> Value {
     let mut value = document.value.clone();
-    crd_defaults::apply(kind, target, &mut value);
+    crd_defaults::apply(kind, schemas, &mut value);
     webhook(&mut value);
-    crd_defaults::apply(kind, target, &mut value);
+    crd_defaults::apply(kind, schemas, &mut value);
     value
 }
 
 /// The classic objects as the API server stores them after creation.
-pub(super) fn apply<'a>(cluster: &'a ClassicCluster<'a>, target: &'static Target) -> Defaulted<'a> {
+pub(super) fn apply<'a>(cluster: &'a ClassicCluster<'a>, schemas: &'a TargetSchemas) -> Defaulted<'a> {
     Defaulted {
         source: cluster,
-        target,
+        schemas,
         cluster_name: cluster.name().to_string(),
         namespace: cluster.namespace().to_string(),
-        control_plane: defaulted(&cluster.control_plane, "AzureManagedControlPlane", default_control_plane, target),
+        control_plane: defaulted(&cluster.control_plane, "AzureManagedControlPlane", default_control_plane, schemas),
         pools: cluster
             .pools
             .iter()
             .map(|(machine_pool, document)| DefaultedPool {
                 machine_pool,
                 document,
-                pool: defaulted(document, "AzureManagedMachinePool", default_pool, target),
+                pool: defaulted(document, "AzureManagedMachinePool", default_pool, schemas),
             })
             .collect(),
     }

@@ -267,9 +267,16 @@ spec: {template: {spec: {mode: System, name: sys, sku: Standard_D2s_v3}}}
         assert_eq!(pool.pools[1].1.origin, documents[1].origin);
         assert_eq!(pool.pools[1].0.value["spec"]["template"]["spec"]["version"], "v1.33.2");
         assert!(
-            crate::migrate::translate(pool, crate::versions::default_target()).is_ok(),
+            crate::migrate::translate(
+                pool,
+                crate::target_schemas::TargetSchemas::builtin(crate::versions::default_target())
+            )
+            .is_ok(),
             "{:?}",
-            crate::migrate::translate(pool, crate::versions::default_target())
+            crate::migrate::translate(
+                pool,
+                crate::target_schemas::TargetSchemas::builtin(crate::versions::default_target())
+            )
         );
     }
 
@@ -283,9 +290,19 @@ spec: {template: {spec: {mode: System, name: sys, sku: Standard_D2s_v3}}}
         let keyed = with_placeholder_ssh_key(&cluster);
         assert_eq!(keyed.control_plane.value["spec"]["sshPublicKey"], "c3NoLXJzYSBwbGFjZWhvbGRlcg==");
         assert!(
-            crate::migrate::translate(&cluster, crate::versions::default_target()).is_err(),
+            crate::migrate::translate(
+                &cluster,
+                crate::target_schemas::TargetSchemas::builtin(crate::versions::default_target())
+            )
+            .is_err(),
             "an empty key is an error of the translation"
         );
-        assert!(crate::migrate::translate(&keyed, crate::versions::default_target()).is_ok());
+        assert!(
+            crate::migrate::translate(
+                &keyed,
+                crate::target_schemas::TargetSchemas::builtin(crate::versions::default_target())
+            )
+            .is_ok()
+        );
     }
 }

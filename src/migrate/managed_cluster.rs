@@ -395,7 +395,7 @@ pub(super) fn build(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Va
         .and_then(Value::as_array)
         .map(|items| items.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
         .unwrap_or_default();
-    let patched = apply_merge_patches(parameters(defaulted, pools)?, &patches, defaulted.target).map_err(|error| {
+    let patched = apply_merge_patches(parameters(defaulted, pools)?, &patches, defaulted.schemas).map_err(|error| {
         let location =
             defaulted.source.control_plane.location_of(&format!("/spec/asoManagedClusterPatches/{}", error.index()));
         TranslateError::Patch { location, error }

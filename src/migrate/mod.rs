@@ -27,13 +27,10 @@ mod patches;
 mod reconcile;
 mod resource_group;
 
-use std::sync::{Mutex, PoisonError};
-
 use serde_json::Value;
 
 use crate::json_pointer::At;
-use crate::schema::Registry;
-use crate::versions::Target;
+use crate::target_schemas::TargetSchemas;
 
 pub use adapted::{Adaptation, adaptations};
 pub(crate) use aso_bundle::use_aso_api_kubeconfig_secrets;
@@ -43,7 +40,7 @@ pub use from_templates::{
     CONTROL_PLANE_TEMPLATE_PATCHES, POOL_TEMPLATE_PATCHES, clusters_from_templates, put_placeholder_ssh_key,
     with_placeholder_ssh_key, without_patches,
 };
-pub use out_dir::{ClusterFiles, OutDirError, write_out_dir};
+pub use out_dir::{ClusterFiles, bundle_tree, existing_cluster_dir};
 pub use patch_check::{PatchFinding, PatchVerdict, check_patches};
 pub use patches::{PatchError, apply_merge_patches};
 
@@ -90,10 +87,10 @@ pub(crate) fn add_translations_on_this_thread(count: usize) {
     TRANSLATIONS.with(|total| total.set(total.get() + count));
 }
 
-/// Translates one classic cluster as CAPZ's controllers do on the first reconcile, with the schemas of `target`.
-pub fn translate(cluster: &ClassicCluster<'_>, target: &'static Target) -> Result<Translation, TranslateError> {
+/// Translates one classic cluster as CAPZ's controllers do on the first reconcile, with the target's `schemas`.
+pub fn translate(cluster: &ClassicCluster<'_>, schemas: &TargetSchemas) -> Result<Translation, TranslateError> {
     TRANSLATIONS.with(|count| count.set(count.get() + 1));
-    let defaulted = defaults::apply(cluster, target);
+    let defaulted = defaults::apply(cluster, schemas);
     if str_at(&defaulted.control_plane, "/spec/resourceGroupName").unwrap_or("").is_empty() {
         return Err(TranslateError::Incomplete {
             location: cluster.control_plane.location_of("/spec"),
@@ -120,20 +117,6 @@ pub fn translate(cluster: &ClassicCluster<'_>, target: &'static Target) -> Resul
         managed_cluster,
         agent_pools: pools.into_iter().map(|pool| pool.object).collect(),
     })
-}
-
-/// The built-in schemas of `target`, parsed once per process and target (the translation reads the classic CRDs'
-/// defaults and the ASO schemas for every object).
-pub(crate) fn schemas(target: &'static Target) -> &'static Registry {
-    static REGISTRIES: Mutex<Vec<(&'static str, &'static Registry)>> = Mutex::new(Vec::new());
-    let mut registries = REGISTRIES.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, registry)) = registries.iter().find(|(name, _)| *name == target.name) {
-        return registry;
-    }
-    // One per target for the life of the process, like the OnceLock this replaces.
-    let registry: &'static Registry = Box::leak(Box::new(Registry::for_target(target)));
-    registries.push((target.name, registry));
-    registry
 }
 
 /// `{"apiVersion", "kind", "metadata": {}, "spec"}` in that order, with `spec` moved in: `json!` would copy it

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::manifest::Origin;
-use crate::versions::Target;
+use crate::target_schemas::TargetSchemas;
 
 use super::defaults::{self, Defaulted};
 use super::patches::{PatchError, apply_merge_patches};
@@ -46,13 +46,13 @@ fn judge(
     list: &[String],
     origin: &Origin,
     field: &str,
-    target: &'static Target,
+    schemas: &TargetSchemas,
     out: &mut Vec<PatchFinding>,
 ) {
     let decoded = |patches: &[String]| {
         let mut all = vec!["{}".to_string()];
         all.extend_from_slice(patches);
-        apply_merge_patches(generated.clone(), &all, target)
+        apply_merge_patches(generated.clone(), &all, schemas)
     };
     let Ok(mut before) = decoded(&[]) else { return };
     for index in 0..list.len() {
@@ -92,25 +92,25 @@ fn without_pool_patches<'a>(cluster: &ClassicCluster<'a>) -> ClassicCluster<'a> 
 }
 
 /// Every broken or no-op patch of a classic cluster's control plane and pools, as `target`'s CAPZ applies them.
-pub fn check_patches(cluster: &ClassicCluster<'_>, target: &'static Target) -> Vec<PatchFinding> {
-    let defaulted: Defaulted<'_> = defaults::apply(cluster, target);
+pub fn check_patches(cluster: &ClassicCluster<'_>, schemas: &TargetSchemas) -> Vec<PatchFinding> {
+    let defaulted: Defaulted<'_> = defaults::apply(cluster, schemas);
     let mut out = Vec::new();
     let Ok(pools) = agent_pool::build_unpatched(&defaulted) else { return out };
     for (pool, generated) in defaulted.pools.iter().zip(&pools) {
         let list = patch_list(&pool.pool, "/spec/asoManagedClustersAgentPoolPatches");
-        judge(generated, &list, &pool.document.origin, "asoManagedClustersAgentPoolPatches", target, &mut out);
+        judge(generated, &list, &pool.document.origin, "asoManagedClustersAgentPoolPatches", schemas, &mut out);
     }
     let list = patch_list(&defaulted.control_plane, "/spec/asoManagedClusterPatches");
     // A broken pool patch stops CAPZ before the ManagedCluster too; its own patches are judged on the
     // ManagedCluster CAPZ builds once the pools are fixed (here: without their patches).
     let generated = || {
         managed_cluster::build_unpatched(&defaulted)
-            .or_else(|_| managed_cluster::build_unpatched(&defaults::apply(&without_pool_patches(cluster), target)))
+            .or_else(|_| managed_cluster::build_unpatched(&defaults::apply(&without_pool_patches(cluster), schemas)))
     };
     if !list.is_empty()
         && let Ok(generated) = generated()
     {
-        judge(&generated, &list, &cluster.control_plane.origin, "asoManagedClusterPatches", target, &mut out);
+        judge(&generated, &list, &cluster.control_plane.origin, "asoManagedClusterPatches", schemas, &mut out);
     }
     out
 }

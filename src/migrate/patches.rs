@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::json_pointer::At;
 use crate::manifest::parse_plain_value;
 use crate::schema::Gvk;
-use crate::versions::Target;
+use crate::target_schemas::TargetSchemas;
 
 /// A patch CAPZ cannot apply, with the index CAPZ's error names.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -91,10 +91,10 @@ fn merge_maps(target: &mut Map<String, Value>, patch: &Map<String, Value>) {
 fn kind_schema(
     api_version: &str,
     kind: &str,
-    target: &'static Target,
+    schemas: &TargetSchemas,
 ) -> Option<std::sync::Arc<crate::schema::KindSchema>> {
     let (group, version) = crate::manifest::split_api_version(api_version);
-    super::schemas(target).get(&Gvk::new(group, version, kind)).ok().flatten()
+    schemas.registry().get(&Gvk::new(group, version, kind)).ok().flatten()
 }
 
 fn type_name(value: &Value) -> &'static str {
@@ -186,7 +186,7 @@ fn decode_metadata(object: &mut Value) {
 /// Applies `patches` in order to `object` (an ASO object with `apiVersion` and `kind`) as CAPZ does.
 /// Without patches the object is returned unchanged (CAPZ does not decode it then; taken by value, so the
 /// translation's unpatched objects are not copied). The object is decoded with `target`'s schema of its kind.
-pub fn apply_merge_patches(object: Value, patches: &[String], target: &'static Target) -> Result<Value, PatchError> {
+pub fn apply_merge_patches(object: Value, patches: &[String], schemas: &TargetSchemas) -> Result<Value, PatchError> {
     if patches.is_empty() {
         return Ok(object);
     }
@@ -212,7 +212,7 @@ pub fn apply_merge_patches(object: Value, patches: &[String], target: &'static T
     {
         return Err(undecodable(last, "a patch changes apiVersion or kind".into()));
     }
-    if let Some(schema) = kind_schema(&api_version, &kind, target) {
+    if let Some(schema) = kind_schema(&api_version, &kind, schemas) {
         let no_schema = serde_json::json!({});
         let spec_schema = schema.schema.at("/properties/spec").filter(|s| !s.is_null()).unwrap_or(&no_schema);
         if let Some(spec) = merged.get_mut("spec") {
@@ -246,8 +246,12 @@ mod tests {
     #[test]
     fn broken_yaml_names_the_index() {
         let object = json!({"apiVersion": "resources.azure.com/v1api20200601", "kind": "ResourceGroup", "spec": {}});
-        let err = apply_merge_patches(object, &["{}".into(), "spec: [".into()], crate::versions::default_target())
-            .unwrap_err();
+        let err = apply_merge_patches(
+            object,
+            &["{}".into(), "spec: [".into()],
+            TargetSchemas::builtin(crate::versions::default_target()),
+        )
+        .unwrap_err();
         assert_eq!(err.index(), 1);
     }
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::manifest::Document;
 use crate::migrate::{PatchVerdict, check_patches, find_classic_clusters};
-use crate::versions::Target;
+use crate::target_schemas::TargetSchemas;
 
 use super::check::source_label;
 use super::{Layered, Params, ParamsError, Problem, display_path};
@@ -34,16 +34,16 @@ fn parameter_of(params: &Params, document: &Document, pointer: &str) -> Option<S
     }
 }
 
-/// Every patch of the rendered classic clusters that `target`'s CAPZ cannot apply, as a parameter problem.
+/// Every patch of the rendered classic clusters that the target's CAPZ cannot apply, as a parameter problem.
 pub fn check_rendered_patches(
     params: &Params,
     layered: &Layered,
     documents: &[Document],
-    target: &'static Target,
+    schemas: &TargetSchemas,
 ) -> Result<(), ParamsError> {
     let mut problems = Vec::new();
     for cluster in find_classic_clusters(documents).unwrap_or_default() {
-        for finding in check_patches(&cluster, target) {
+        for finding in check_patches(&cluster, schemas) {
             let PatchVerdict::Broken(error) = finding.verdict else { continue };
             let Some(document) = documents.iter().find(|d| d.origin == finding.origin) else { continue };
             let Some(pointer) = parameter_of(params, document, &finding.pointer) else { continue };

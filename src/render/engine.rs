@@ -11,11 +11,11 @@
 //! - Blocks trim their newline (`trim_blocks`, `lstrip_blocks`).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use include_dir::{Dir, include_dir};
 use minijinja::syntax::SyntaxConfig;
-use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior, Value as JinjaValue};
+use minijinja::{Environment, Error, ErrorKind, State, UndefinedBehavior, Value as JinjaValue};
 use serde_json::Value;
 
 use super::RenderError;
@@ -159,9 +159,14 @@ impl Engine {
 
     /// Renders one template (by name, e.g. `flavors/aks/cluster.yaml.j2`) with `context` to text.
     pub fn render_text(&self, name: &str, context: &Value) -> Result<String, RenderError> {
+        self.render_root(name, JinjaValue::from(minijinja::value::Serde(context)))
+    }
+
+    /// Renders one template with `root` as its context.
+    fn render_root(&self, name: &str, root: JinjaValue) -> Result<String, RenderError> {
         let error = |err: Error| template_error(&self.source, name, &err);
         let template = self.env.get_template(name).map_err(error)?;
-        template.render(JinjaValue::from(minijinja::value::Serde(context))).map_err(error)
+        template.render(root).map_err(error)
     }
 
     /// Renders one template and parses its output into documents (empty documents dropped).
@@ -180,9 +185,13 @@ impl Engine {
     /// not give what the JSON text gives (a template or YAML error, a placeholder inside a string, a key or another
     /// overlay, printed twice or not at all): the caller renders again the plain way.
     fn render_documents_spliced(&self, name: &str, context: &Value) -> Option<Vec<Document>> {
-        OVERLAYS.with(|overlays| *overlays.borrow_mut() = Some(Vec::new()));
-        let text = self.render_text(name, context);
-        let overlays = OVERLAYS.with(|overlays| overlays.borrow_mut().take()).unwrap_or_default();
+        let kept = Arc::new(KeptOverlays::default());
+        let root = minijinja::context! {
+            __kubectl_capz_kept_overlays => JinjaValue::from_dyn_object(Arc::clone(&kept)),
+            ..JinjaValue::from(minijinja::value::Serde(context))
+        };
+        let text = self.render_root(name, root);
+        let overlays = std::mem::take(&mut *kept.0.lock().unwrap_or_else(PoisonError::into_inner));
         let text = text.ok()?;
         if overlays.is_empty() || text.matches(OVERLAY_PLACEHOLDER).count() != overlays.len() {
             return None;
@@ -265,10 +274,16 @@ fn dedent(text: &str) -> String {
         .join("\n")
 }
 
-thread_local! {
-    /// While [`Engine::render_documents_spliced`] renders: the merged objects of the `overlay` blocks, in order.
-    static OVERLAYS: std::cell::RefCell<Option<Vec<Value>>> = const { std::cell::RefCell::new(None) };
-}
+/// While [`Engine::render_documents_spliced`] renders: the merged objects of the `overlay` blocks, in order. It
+/// reaches the filter as a value of that render's context, under [`KEPT_OVERLAYS`] (a name no template uses), so
+/// every render has its own and a plain render has none.
+#[derive(Debug, Default)]
+struct KeptOverlays(Mutex<Vec<Value>>);
+
+impl minijinja::value::Object for KeptOverlays {}
+
+/// The context name of a render's [`KeptOverlays`] (the key of `context!` in `render_documents_spliced`).
+const KEPT_OVERLAYS: &str = "__kubectl_capz_kept_overlays";
 
 /// An `overlay` block's output while its object is kept aside: `{"<this>": index}`, a flow mapping in the place
 /// of the object's JSON (a flow mapping too), so the YAML around it reads the same.
@@ -316,8 +331,9 @@ fn reads_back_exactly(value: &Value) -> bool {
     }
 }
 
-/// `{% filter overlay(patch) %}object as YAML{% endfilter %}` -> the merged object as one-line JSON.
-fn overlay_filter(body: String, patch: JinjaValue) -> Result<JinjaValue, Error> {
+/// `{% filter overlay(patch) %}object as YAML{% endfilter %}` -> the merged object as one-line JSON (or, while the
+/// render keeps overlays aside, a placeholder for it).
+fn overlay_filter(state: &State, body: String, patch: JinjaValue) -> Result<JinjaValue, Error> {
     let mut value = manifest::parse_plain_value(&dedent(&body), "overlay block").map_err(|err| {
         Error::new(ErrorKind::InvalidOperation, format!("the block of `overlay` is not valid YAML: {err}"))
     })?;
@@ -330,14 +346,16 @@ fn overlay_filter(body: String, patch: JinjaValue) -> Result<JinjaValue, Error> 
         return Err(Error::new(ErrorKind::InvalidOperation, "the block of `overlay` must be a YAML mapping"));
     }
     merge_patch(&mut value, &patch);
-    let kept = OVERLAYS.with(|overlays| match overlays.borrow_mut().as_mut() {
+    let sink = state.lookup(KEPT_OVERLAYS);
+    let kept = match sink.as_ref().and_then(|sink| sink.downcast_object_ref::<KeptOverlays>()) {
         // (An empty object's JSON `{}` is an empty document, which is dropped: printed as JSON.)
-        Some(kept) if value.as_object().is_some_and(|map| !map.is_empty()) && reads_back_exactly(&value) => {
+        Some(sink) if value.as_object().is_some_and(|map| !map.is_empty()) && reads_back_exactly(&value) => {
+            let mut kept = sink.0.lock().unwrap_or_else(PoisonError::into_inner);
             kept.push(std::mem::take(&mut value));
             Some(kept.len() - 1)
         }
         _ => None,
-    });
+    };
     // The newline after `{% endfilter %}` is trimmed; put it back so the next line stays a line.
     Ok(JinjaValue::from_safe_string(match kept {
         Some(index) => format!("{{\"{OVERLAY_PLACEHOLDER}\": {index}}}\n"),

@@ -1,7 +1,8 @@
 //! The output directories as a trust boundary and an atomic unit. `render --fleet`: hostile markers, names
 //! and links change nothing outside the out-dir; a kill, a full disk or a refused write leaves the old tree or
-//! the new one; concurrent runs are refused. `render --out-dir`: one exchange, leftovers removed, no link
-//! replaced. Each case reproduces the attack or the fault first.
+//! the new one; concurrent runs are refused. `render --out-dir`: leftovers of the earlier writer removed, no link
+//! followed; and the three commands agree about a linked out-dir. Each case reproduces the attack or the fault
+//! first.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -588,8 +589,7 @@ fn render_out_dir_removes_leftover_staging_directories() {
     assert_same_tree(&snapshot(&out), &first, "the same render");
 }
 
-/// `render --out-dir` onto a symbolic link: refused (the exchange would replace the link), nothing changed
-/// where it points.
+/// `render --out-dir` onto a symbolic link: refused, nothing changed where it points.
 #[cfg(unix)]
 #[test]
 fn render_out_dir_refuses_a_symbolic_link() {
@@ -604,4 +604,33 @@ fn render_out_dir_refuses_a_symbolic_link() {
     assert!(stderr(&output).contains("is a symbolic link"), "{}", stderr(&output));
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_same_tree(&snapshot(&real), &before, "the directory behind the link");
+}
+
+/// An out-dir that is a symbolic link (one a repository could have committed where the tree goes): `render
+/// --out-dir`, `render --fleet` and `migrate --out-dir` write with one writer and all refuse it (exit 2), writing
+/// nothing where it points.
+#[cfg(unix)]
+#[test]
+fn every_writer_refuses_a_symbolic_link_as_out_dir() {
+    let work = tempfile::tempdir().unwrap();
+    let real = work.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    let link = work.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let fleet = write_fleet(work.path(), 1, 1, "");
+    let classic =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capz-translation/cases/23-windows-pool.yaml");
+    let runs = [
+        ("render --out-dir", render_out_dir(&link)),
+        ("render --fleet", render(&fleet, &link, &["--no-validate"])),
+        (
+            "migrate --out-dir",
+            capz().arg("migrate").arg("-f").arg(&classic).arg("--out-dir").arg(&link).output().unwrap(),
+        ),
+    ];
+    for (command, output) in runs {
+        assert_exit(&output, 2);
+        assert!(stderr(&output).contains("is a symbolic link"), "{command}: {}", stderr(&output));
+        assert!(snapshot(&real).is_empty(), "{command} wrote through the link");
+    }
 }

@@ -54,7 +54,7 @@ fn ours(case: &str, target: &'static capz::versions::Target) -> Result<Vec<Value
     let documents = parse_documents(&text, &path.display().to_string()).expect("case parses");
     let clusters = find_classic_clusters(&documents)?;
     assert_eq!(clusters.len(), 1, "{case}: one classic cluster per case");
-    let translation = translate(&clusters[0], target)?;
+    let translation = translate(&clusters[0], capz::target_schemas::TargetSchemas::builtin(target))?;
     let mut objects = translation.resource_groups;
     objects.push(translation.managed_cluster);
     objects.extend(translation.agent_pools);

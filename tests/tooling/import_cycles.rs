@@ -1,6 +1,10 @@
-//! No import circle between the files of src/: every `crate::`/`super::` path of a file (in `use` lines and in code)
-//! is an edge to the file that defines what it names (re-exports of a `mod.rs` followed to the child that defines
-//! the item); a module's edges into its own submodules are structure, not imports. Any cycle fails, named.
+//! No import circle between the files of src/, nor between its folders: every `crate::`/`super::` path of a file
+//! (in `use` lines and in code) is an edge to the file that defines what it names (re-exports of a `mod.rs`
+//! followed to the child that defines the item); a module's edges into its own submodules are structure, not
+//! imports. Folders (modules with sub-files) are then taken whole: inside each folder (and src/ itself), an edge
+//! between two files is an edge between the children of that folder that hold them, so a loop through several
+//! folders (`a/x.rs` -> `b/y.rs` -> `a/z.rs`) is a cycle even when no two files import each other. Any cycle fails,
+//! named.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -10,6 +14,8 @@ struct SourceFile {
     module: Vec<String>,
     /// The code without comments, string contents and the unit tests module.
     code: String,
+    /// Whether the file is a test module (`#[cfg(test)] mod tests;`) or inside one.
+    test_only: bool,
 }
 
 fn module_path(rel: &Path) -> Vec<String> {
@@ -71,8 +77,22 @@ fn strip(code: &str) -> String {
     out
 }
 
+/// Whether `code` declares its submodule `name` under `#[cfg(test)]` (`#[cfg(test)]\nmod tests;`).
+fn declares_test_module(code: &str, name: &str) -> bool {
+    let mut lines = code.lines().map(str::trim).filter(|line| !line.is_empty());
+    while let Some(line) = lines.next() {
+        if line == "#[cfg(test)]"
+            && let Some(next) = lines.clone().next()
+            && next.trim_start_matches("pub(crate) ").trim_start_matches("pub ") == format!("mod {name};")
+        {
+            return true;
+        }
+    }
+    false
+}
+
 fn read_sources(root: &Path) -> BTreeMap<PathBuf, SourceFile> {
-    let mut files = BTreeMap::new();
+    let mut raw = BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -84,12 +104,23 @@ fn read_sources(root: &Path) -> BTreeMap<PathBuf, SourceFile> {
                 if rel == Path::new("main.rs") {
                     continue;
                 }
-                let code = strip(&std::fs::read_to_string(&path).unwrap());
-                files.insert(rel.clone(), SourceFile { module: module_path(&rel), code });
+                raw.insert(module_path(&rel), (rel, std::fs::read_to_string(&path).unwrap()));
             }
         }
     }
-    files
+    // A module is a test module when its parent declares it under `#[cfg(test)]`, or its parent is one.
+    let test_only = |module: &[String]| {
+        (1..=module.len()).any(|len| {
+            let parent = &module[..len - 1];
+            raw.get(parent).is_some_and(|(_, code)| declares_test_module(code, &module[len - 1]))
+        })
+    };
+    raw.iter()
+        .map(|(module, (rel, code))| {
+            let file = SourceFile { module: module.clone(), code: strip(code), test_only: test_only(module) };
+            (rel.clone(), file)
+        })
+        .collect()
 }
 
 /// The leaf paths of a use tree: `a::{b, c::{d as e}}` -> `a::b`, `a::c::d` (aliases dropped, `self` folded).
@@ -296,27 +327,27 @@ impl Crate {
     }
 }
 
-/// One cycle through each strongly connected component of more than one file.
-fn cycles<'a>(edges: &BTreeMap<&'a PathBuf, BTreeSet<&'a PathBuf>>) -> Vec<Vec<&'a PathBuf>> {
+/// One cycle through each strongly connected component of more than one node (file or folder).
+fn cycles<N: Ord + Copy>(edges: &BTreeMap<N, BTreeSet<N>>) -> Vec<Vec<N>> {
     let mut found = Vec::new();
-    let mut reported: BTreeSet<&PathBuf> = BTreeSet::new();
+    let mut reported: BTreeSet<N> = BTreeSet::new();
     for &start in edges.keys() {
-        if reported.contains(start) {
+        if reported.contains(&start) {
             continue;
         }
         // Breadth-first from the start's successors back to the start: the shortest cycle through it.
-        let mut previous: BTreeMap<&PathBuf, &PathBuf> = BTreeMap::new();
+        let mut previous: BTreeMap<N, N> = BTreeMap::new();
         let mut queue = std::collections::VecDeque::from([start]);
         let mut closed = false;
         'search: while let Some(node) = queue.pop_front() {
-            for &next in &edges[node] {
+            for &next in &edges[&node] {
                 if next == start {
                     previous.insert(start, node);
                     closed = true;
                     break 'search;
                 }
-                if !previous.contains_key(next) {
-                    previous.insert(next, node);
+                if let std::collections::btree_map::Entry::Vacant(slot) = previous.entry(next) {
+                    slot.insert(node);
                     queue.push_back(next);
                 }
             }
@@ -325,10 +356,10 @@ fn cycles<'a>(edges: &BTreeMap<&'a PathBuf, BTreeSet<&'a PathBuf>>) -> Vec<Vec<&
             continue;
         }
         let mut cycle = vec![start];
-        let mut node = previous[start];
+        let mut node = previous[&start];
         while node != start {
             cycle.push(node);
-            node = previous[node];
+            node = previous[&node];
         }
         cycle.reverse();
         cycle.rotate_right(1);
@@ -336,6 +367,73 @@ fn cycles<'a>(edges: &BTreeMap<&'a PathBuf, BTreeSet<&'a PathBuf>>) -> Vec<Vec<&
         found.push(cycle);
     }
     found
+}
+
+/// The modules that are folders: those with a submodule in a file of their own (`lint`, `lint/aso_patches`),
+/// test modules left out (`manifest/direct.rs` with `manifest/direct/tests.rs` is a file).
+fn folders(krate: &Crate) -> BTreeSet<&[String]> {
+    krate
+        .files
+        .values()
+        .filter(|file| !file.test_only)
+        .flat_map(|file| (1..file.module.len()).map(|len| &file.module[..len]))
+        .collect()
+}
+
+/// Edges between modules, named by their paths.
+type ModuleGraph<'a> = BTreeMap<&'a [String], BTreeSet<&'a [String]>>;
+
+/// Inside each folder (and the crate root), the edges between its children, each child a file or a whole folder
+/// (named by its module path): a file edge `f -> g` is an edge between the children of the innermost folder holding
+/// both that contain them. A child importing its own folder's file (`super::Item` into `mod.rs`) is left out, as
+/// the folder's file importing its children is; so are test modules, which are not part of the build's structure.
+fn folder_edges<'a>(
+    krate: &'a Crate,
+    edges: &BTreeMap<&'a PathBuf, BTreeSet<&'a PathBuf>>,
+) -> BTreeMap<&'a [String], ModuleGraph<'a>> {
+    let mut levels: BTreeMap<&[String], ModuleGraph> = BTreeMap::new();
+    for (from, targets) in edges {
+        if krate.files[*from].test_only {
+            continue;
+        }
+        let from = krate.files[*from].module.as_slice();
+        for to in targets {
+            if krate.files[*to].test_only {
+                continue;
+            }
+            let to = krate.files[*to].module.as_slice();
+            let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+            if common == from.len() || common == to.len() {
+                continue;
+            }
+            let level = levels.entry(&from[..common]).or_default();
+            level.entry(&to[..=common]).or_default();
+            level.entry(&from[..=common]).or_default().insert(&to[..=common]);
+        }
+    }
+    levels
+}
+
+/// One cycle through each loop that passes through a folder, at any level, as `a/ -> b.rs -> a/`.
+fn folder_cycles(krate: &Crate, edges: &BTreeMap<&PathBuf, BTreeSet<&PathBuf>>) -> Vec<String> {
+    let folders = folders(krate);
+    let name = |module: &[String]| {
+        let path = module.join("/");
+        if folders.contains(module) { format!("{path}/") } else { format!("{path}.rs") }
+    };
+    let mut named = Vec::new();
+    for level in folder_edges(krate, edges).values() {
+        for cycle in cycles(level) {
+            if !cycle.iter().any(|node| folders.contains(node)) {
+                // Files only: the file-level test names it.
+                continue;
+            }
+            let mut names: Vec<String> = cycle.iter().map(|node| name(node)).collect();
+            names.push(names[0].clone());
+            named.push(names.join(" -> "));
+        }
+    }
+    named
 }
 
 #[test]
@@ -356,6 +454,15 @@ fn no_import_cycle_between_files_of_src() {
         })
         .collect();
     assert!(named.is_empty(), "import cycles between files of src/:\n{}", named.join("\n"));
+}
+
+#[test]
+fn no_import_cycle_between_folders_of_src() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let krate = Crate::load(&root);
+    assert!(folders(&krate).len() > 10, "{} folders", folders(&krate).len());
+    let found = folder_cycles(&krate, &krate.edges());
+    assert!(found.is_empty(), "import cycles between folders of src/:\n{}", found.join("\n"));
 }
 
 #[test]
@@ -387,4 +494,49 @@ fn the_checker_sees_a_cycle_and_resolves_reexports() {
     let mut names: Vec<String> = found[0].iter().map(|p| p.display().to_string()).collect();
     names.sort();
     assert_eq!(names, ["a/x.rs", "a/y.rs"]);
+}
+
+/// Four folders in a loop with no two files importing each other (the shape of `params -> migrate -> fleet ->
+/// render -> params`), a file and a folder importing each other, and edges that are structure (a folder's file
+/// and its children) or stay inside one folder.
+#[test]
+fn the_checker_sees_a_loop_of_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    let write = |path: &str, text: &str| {
+        let path = src.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\nmod e;\n");
+    write("a/mod.rs", "mod one;\nmod two;\npub use one::A;\n");
+    write("a/one.rs", "use super::two::Two;\npub struct A;\n");
+    write("a/two.rs", "use super::Item;\npub struct Two;\n");
+    write("b/mod.rs", "mod one;\nmod two;\n");
+    write("b/one.rs", "use crate::c::one::C;\npub struct B;\n");
+    write("b/two.rs", "pub struct Two;\n");
+    write("c/mod.rs", "pub mod one;\n");
+    write("c/one.rs", "use crate::d::D;\npub struct C;\n");
+    write("d/mod.rs", "mod one;\nmod two;\npub use one::D;\n");
+    write("d/two.rs", "pub struct Two;\n");
+    write("d/one.rs", "use crate::a::A;\npub struct D;\n");
+    write("e.rs", "pub struct E;\n#[cfg(test)]\nmod tests;\n");
+    // A test module importing what imports its file is not a loop of the build.
+    write("e/tests.rs", "use crate::b::two::Two;\n");
+    write("b/two.rs", "use crate::e::E;\npub struct Two;\n");
+    let krate = Crate::load(src);
+    assert!(krate.files[&PathBuf::from("e/tests.rs")].test_only && !krate.files[&PathBuf::from("e.rs")].test_only);
+    let edges = krate.edges();
+    assert!(cycles(&edges).is_empty(), "no two files import each other");
+    assert!(folder_cycles(&krate, &edges).is_empty(), "{:?}", folder_cycles(&krate, &edges));
+    // a/two.rs -> b/two.rs closes a -> b -> c -> d -> a; e.rs <-> d/ is a file and a folder in a loop.
+    write("a/two.rs", "use super::Item;\nuse crate::b::two::Two as B;\npub struct Two;\n");
+    write("e.rs", "use crate::d::two::Two;\npub struct E;\n#[cfg(test)]\nmod tests;\n");
+    write("d/one.rs", "use crate::a::A;\nuse crate::e::E;\npub struct D;\n");
+    let krate = Crate::load(src);
+    let edges = krate.edges();
+    assert!(cycles(&edges).is_empty(), "still no two files import each other: {:?}", cycles(&edges));
+    let mut found = folder_cycles(&krate, &edges);
+    found.sort();
+    assert_eq!(found, ["a/ -> b/ -> c/ -> d/ -> a/", "e.rs -> d/ -> e.rs"], "{found:?}");
 }

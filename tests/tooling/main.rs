@@ -15,7 +15,7 @@ fn prerequisites_are_built() {
 }
 
 mod completion; // bash, zsh and fish completion in real shells
-mod import_cycles; // no import circle between the files of src/
+mod import_cycles; // no import circle between the files of src/, nor between its folders
 mod importer; // schemas/ equals a fresh import
 mod krew; // the krew manifest and package
 mod lint_rules_doc; // docs/rules.md is current

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::*;
 use crate::fleet::record::RenderRecord;
-use crate::fleet::tree::Plan;
+use crate::out_tree::{Ownership, Plan};
 
 const FLEET: &str = "apiVersion: kubectl-capz/v1alpha1\nkind: Fleet\ndefaults:\n  kubernetesVersion: v1.33.2\n  location: westeurope\n  asoCredentialSecret:\n    name: aso-credentials\n  poolDefaults:\n    vmSize: Standard_D4s_v5\ngitops:\n  kind: flux\nclusters:\n- name: a\n  namespace: team-a\n  flavor: aks-aso\n- name: b\n  namespace: team-b\n  flavor: aks-aso\n  valuesFiles: [b-values.yaml]\n- name: c\n  namespace: team-a\n  flavor: aks-aso\n  values:\n    poolDefaults:\n      replicas: 2\n";
 
@@ -35,7 +35,7 @@ fn render(
         capi: CapiVersion::V1beta1,
         validator: Some(&validator),
         progress: &|_| {},
-        target: crate::versions::default_target(),
+        schemas: crate::target_schemas::TargetSchemas::builtin(crate::versions::default_target()),
         context,
         reuse: record,
     };
@@ -59,7 +59,7 @@ fn unchanged_units_are_taken_from_the_tree_and_changed_ones_rendered() {
     let fleet = write_fleet(work.path(), FLEET, "location: northeurope\n");
     let (first, validated, record) = render(&fleet, None, "ctx", &out);
     assert_eq!((first.reused, validated), (0, 3));
-    Plan::compute(&out, &first.tree).unwrap().apply().unwrap();
+    Plan::compute(&out, &first.tree, Ownership::Marked).unwrap().apply().unwrap();
 
     // Nothing changed: nothing rendered or validated, the same tree.
     let (again, validated, _) = render(&fleet, Some(&record), "ctx", &out);
@@ -92,14 +92,14 @@ fn edited_or_missing_files_are_rendered_again() {
     let out = work.path().join("out");
     let fleet = write_fleet(work.path(), FLEET, "location: northeurope\n");
     let (first, _, record) = render(&fleet, None, "ctx", &out);
-    Plan::compute(&out, &first.tree).unwrap().apply().unwrap();
+    Plan::compute(&out, &first.tree, Ownership::Marked).unwrap().apply().unwrap();
 
     std::fs::write(out.join("clusters/team-a/a/cluster.yaml"), "edited by hand\n").unwrap();
     std::fs::remove_file(out.join("flux/clusters/team-b-b.yaml")).unwrap();
     let (again, validated, _) = render(&fleet, Some(&record), "ctx", &out);
     assert_eq!((again.reused, validated), (1, 2));
     assert_eq!(again.tree, first.tree, "the rendered content, not the edited file");
-    let plan = Plan::compute(&out, &again.tree).unwrap();
+    let plan = Plan::compute(&out, &again.tree, Ownership::Marked).unwrap();
     let changes: Vec<String> = plan.changes().iter().map(|c| format!("{} {}", c.verb(), c.path().display())).collect();
     assert_eq!(changes, ["update clusters/team-a/a/cluster.yaml", "create flux/clusters/team-b-b.yaml"]);
 }
@@ -110,7 +110,7 @@ fn a_record_of_another_build_or_directory_or_a_corrupt_one_reuses_nothing() {
     let out = work.path().join("out");
     let fleet = write_fleet(work.path(), FLEET, "location: northeurope\n");
     let (first, _, record) = render(&fleet, None, "ctx", &out);
-    Plan::compute(&out, &first.tree).unwrap().apply().unwrap();
+    Plan::compute(&out, &first.tree, Ownership::Marked).unwrap().apply().unwrap();
     let file = work.path().join("cache/fleet/out.record");
     record.save(&file).unwrap();
     assert_eq!(render(&fleet, Some(&RenderRecord::load(&file, "test build", &out)), "ctx", &out).0.reused, 3);

@@ -11,7 +11,7 @@ use crate::schema::Gvk;
 
 use super::super::Sink;
 use super::Locator;
-use super::patched::{schema_errors, validator};
+use super::patched::schema_errors;
 use crate::json_pointer::At;
 
 pub(crate) const CREATED_SCHEMA: &str = "aso-classic-object-schema";
@@ -39,9 +39,8 @@ pub(super) fn check(
     mut unpatched: Option<&mut Translation>,
     sink: &mut Sink<'_>,
 ) {
-    let capz = sink.selection.target();
-    let schemas = crate::migrate::schemas(capz);
-    let validator = validator(capz);
+    let schemas = sink.selection.schemas();
+    let validator = schemas.aso_validator();
     without_agent_pool_profiles(&mut translation.managed_cluster);
     if let Some(unpatched) = unpatched.as_deref_mut() {
         without_agent_pool_profiles(&mut unpatched.managed_cluster);
@@ -61,7 +60,7 @@ pub(super) fn check(
         let api_version = created.object.get("apiVersion").and_then(Value::as_str).unwrap_or("");
         let kind = created.object.get("kind").and_then(Value::as_str).unwrap_or("");
         let (group, version) = split_api_version(api_version);
-        if !matches!(schemas.get(&Gvk::new(group, version, kind)), Ok(Some(_))) {
+        if !matches!(schemas.registry().get(&Gvk::new(group, version, kind)), Ok(Some(_))) {
             // A version without a schema (a preview version): the patch rules say so when a patch chose it.
             continue;
         }

@@ -120,7 +120,7 @@ pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
     // Each is translated once, and once more without its patches when it has any.
     let complete = complete_classic_clusters(documents);
     let from_templates = clusters_from_templates(documents);
-    let capz = sink.selection.target();
+    let schemas = sink.selection.schemas();
     let complete_count = complete.len();
     for (index, mut cluster) in complete.into_iter().chain(from_templates).enumerate() {
         let patched = has_patches(&cluster);
@@ -133,13 +133,13 @@ pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
         let as_is = patched.then(|| cluster.clone());
         put_placeholder_ssh_key(&mut cluster);
         let cluster_with_key = cluster;
-        let Ok(mut translation) = translate(&cluster_with_key, capz) else {
+        let Ok(mut translation) = translate(&cluster_with_key, schemas) else {
             if let Some(as_is) = &as_is {
                 judge_patches(&locator, as_is, sink, &mut judged);
             }
             continue;
         };
-        let mut unpatched = if patched { translate(&without_patches(&cluster_with_key), capz).ok() } else { None };
+        let mut unpatched = if patched { translate(&without_patches(&cluster_with_key), schemas).ok() } else { None };
         if let Some(as_is) = &as_is {
             patched::check(&locator, &cluster_with_key, &translation, unpatched.as_ref(), sink);
             judge_patches(&locator, as_is, sink, &mut judged);
@@ -160,7 +160,7 @@ fn judge_patches(
     sink: &mut Sink<'_>,
     judged: &mut std::collections::BTreeSet<(usize, String)>,
 ) {
-    for finding in check_patches(cluster, sink.selection.target()) {
+    for finding in check_patches(cluster, sink.selection.schemas()) {
         let Some((doc, pointer)) = locator.locate(&finding.origin, &finding.pointer) else { continue };
         judged.insert((doc, pointer.clone()));
         match finding.verdict {

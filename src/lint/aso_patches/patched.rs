@@ -3,14 +3,14 @@
 //! schemas/ lacks that version), then every lint rule on the AzureASOManaged* bundle of the cluster (`migrate`'s),
 //! with and without the patches; what only the patched bundle fails is reported at the patch that caused it.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::manifest::{Document, parse_plain_value, split_api_version};
 use crate::migrate::{ClassicCluster, MigrateOptions, Translation, to_aso_bundle, without_patches};
 use crate::report::Finding;
-use crate::schema::{Gvk, ValidateOptions, Validator};
+use crate::schema::{Gvk, Validator};
 
 use super::super::{RuleSelection, Sink, rule_info};
 use super::{Locator, PATCH_RULES, PATCH_SCHEMA, PATCH_UNCHECKED, touched};
@@ -86,19 +86,6 @@ pub(super) fn check(
     check_embedded_rules(locator, cluster, &targets, sink);
 }
 
-/// One validator per process and CAPZ release: it keeps the compiled CEL rules and regexes of ASO's large schemas.
-pub(super) fn validator(capz: &'static crate::versions::Target) -> &'static Validator<'static> {
-    static VALIDATORS: Mutex<Vec<(&'static str, &'static Validator<'static>)>> = Mutex::new(Vec::new());
-    let mut validators = VALIDATORS.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, validator)) = validators.iter().find(|(name, _)| *name == capz.name) {
-        return validator;
-    }
-    let validator: &'static Validator<'static> =
-        Box::leak(Box::new(Validator::new(crate::migrate::schemas(capz), ValidateOptions::default())));
-    validators.push((capz.name, validator));
-    validator
-}
-
 /// The schema errors of `object` as `(path, message)`.
 pub(super) fn schema_errors(validator: &Validator<'_>, object: &Value) -> Vec<(String, String)> {
     validator.errors_of(object)
@@ -107,8 +94,8 @@ pub(super) fn schema_errors(validator: &Validator<'_>, object: &Value) -> Vec<(S
 /// ASO's schema of the patched object's apiVersion; an error the object without patches does not have is reported
 /// at the last patch of the object.
 fn check_schemas(locator: &Locator<'_>, targets: &[Target<'_>], sink: &mut Sink<'_>) {
-    let capz = sink.selection.target();
-    let validator = validator(capz);
+    let schemas = sink.selection.schemas();
+    let validator = schemas.aso_validator();
     for target in targets {
         let Some((doc, pointer)) = locator.locate(&target.holder.origin, &target.pointer(target.patches.len() - 1))
         else {
@@ -118,13 +105,11 @@ fn check_schemas(locator: &Locator<'_>, targets: &[Target<'_>], sink: &mut Sink<
         let api_version = patched.api_version().to_string();
         let kind = patched.kind().to_string();
         let (group, version) = split_api_version(&api_version);
-        let schemas = crate::migrate::schemas(capz);
-        if !matches!(schemas.get(&Gvk::new(group, version, &kind)), Ok(Some(_))) {
-            let served = schemas.versions_of(group, &kind);
+        if !matches!(schemas.registry().get(&Gvk::new(group, version, &kind)), Ok(Some(_))) {
+            let served = schemas.registry().versions_of(group, &kind);
             if !served.is_empty() {
                 // A version the target does not serve: ASO's API server rejects the object CAPZ creates.
-                let by =
-                    schemas.target().and_then(|t| t.served_by(group)).map(|by| format!(" by {by}")).unwrap_or_default();
+                let by = schemas.target().served_by(group).map(|by| format!(" by {by}")).unwrap_or_default();
                 sink.emit(
                     PATCH_SCHEMA,
                     doc,
@@ -173,7 +158,7 @@ fn check_schemas(locator: &Locator<'_>, targets: &[Target<'_>], sink: &mut Sink<
 
 /// The lint findings of the AzureASOManaged* bundle of `cluster`; each finding's `source` is its object's index.
 fn bundle_findings(cluster: &ClassicCluster<'_>, selection: &RuleSelection) -> Option<Vec<Finding>> {
-    let options = MigrateOptions { target: selection.target(), ..MigrateOptions::default() };
+    let options = MigrateOptions { schemas: selection.schemas(), ..MigrateOptions::default() };
     let bundle = to_aso_bundle(cluster, &options).ok()?;
     let documents: Vec<Document> = bundle
         .objects
@@ -227,7 +212,7 @@ fn check_embedded_rules(
 ) {
     let selection = RuleSelection {
         enabled: sink.selection.enabled.iter().copied().filter(|id| !PATCH_RULES.contains(id)).collect(),
-        target: sink.selection.target,
+        schemas: sink.selection.schemas,
     };
     let Some(patched) = bundle_findings(cluster, &selection) else { return };
     let Some(unpatched) = bundle_findings(&without_patches(cluster), &selection) else { return };

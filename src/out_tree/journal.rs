@@ -12,8 +12,8 @@ use super::safe_path::{plain_name_problem, relative_path_problem};
 /// The journal's file name, directly in the output directory.
 pub const JOURNAL: &str = ".kubectl-capz-journal";
 const JOURNAL_STAGING: &str = ".kubectl-capz-journal.new";
-const HEADER: &str = "# kubectl-capz: journal of an unfinished `render --fleet` run. The next run (or `render --fleet` with the\n\
-# same --out-dir) completes or rolls it back; do not edit or commit this file.\n";
+const HEADER: &str = "# kubectl-capz: journal of an unfinished run writing this directory. The next run with the same\n\
+# --out-dir completes or rolls it back; do not edit or commit this file.\n";
 
 /// How far a run got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

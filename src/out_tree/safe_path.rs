@@ -11,6 +11,8 @@
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
+use super::TreeError;
+
 /// The prefix of every name the tool keeps for itself inside the output directory (marker, journal,
 /// temporary and backup files).
 pub const RESERVED_PREFIX: &str = ".kubectl-capz-";
@@ -89,6 +91,17 @@ pub fn kind_of(path: &Path) -> std::io::Result<Kind> {
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Kind::Absent),
         Err(e) => Err(e),
+    }
+}
+
+/// Whether the output directory `root` exists; a file or a symbolic link there is an error (the directory a user
+/// names is written as it is, never through a link, which a repository's content may have put there).
+pub(super) fn existing_root(root: &Path) -> Result<bool, TreeError> {
+    match kind_of(root).map_err(|source| TreeError::Io { action: "inspect", path: root.to_path_buf(), source })? {
+        Kind::Dir => Ok(true),
+        Kind::Absent => Ok(false),
+        Kind::Symlink => Err(TreeError::SymlinkedRoot(root.to_path_buf())),
+        Kind::File | Kind::Other => Err(TreeError::NotADirectory(root.to_path_buf())),
     }
 }
 

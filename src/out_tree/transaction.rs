@@ -11,15 +11,16 @@
 //!
 //! A journal on disk is untrusted input: its paths are plain names (checked when it is read), every
 //! directory it names must be free of symbolic links, and recovery overwrites or removes only files that a
-//! marker of their directory lists (the one on disk or the one the run staged), or names the tool reserves.
+//! marker of their directory lists (the one on disk or the one the run staged), in a directory owned whole the
+//! root's files a run writes, or names the tool reserves.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use super::TreeError;
 use super::journal::{JOURNAL, Journal, Op, State};
 use super::marker::{self, OWNER_MARKER};
 use super::safe_path::{ChainProblem, DirChain, Kind, RESERVED_PREFIX, kind_of};
+use super::{Ownership, TreeError};
 
 fn io(action: &'static str, path: PathBuf) -> impl FnOnce(std::io::Error) -> TreeError {
     move |source| TreeError::Io { action, path, source }
@@ -50,6 +51,7 @@ pub(super) type CrashPoint<'a> = &'a mut dyn FnMut() -> bool;
 /// of `journal.ops[i]` when that is a write. `Ok(false)`: stopped by `crash`.
 pub(super) fn run(
     root: &Path,
+    ownership: Ownership,
     journal: &mut Journal,
     contents: &[Option<&[u8]>],
     parallel: bool,
@@ -66,14 +68,14 @@ pub(super) fn run(
     match stage(root, journal, contents, parallel, crash) {
         Ok(true) => {}
         Ok(false) => return Ok(false),
-        Err(err) => return Err(with_rollback(root, journal, false, err)),
+        Err(err) => return Err(with_rollback(root, ownership, journal, false, err)),
     }
     if crash() {
         return Ok(false);
     }
     journal.state = State::Switching;
     if let Err(err) = journal.write(root) {
-        return Err(with_rollback(root, journal, false, err));
+        return Err(with_rollback(root, ownership, journal, false, err));
     }
     for op in &journal.ops {
         if crash() {
@@ -89,14 +91,14 @@ pub(super) fn run(
         if let Err(err) = result {
             journal.state = State::RollingBack;
             let _ = journal.write(root);
-            return Err(with_rollback(root, journal, true, err));
+            return Err(with_rollback(root, ownership, journal, true, err));
         }
     }
     finish(root, journal, crash)
 }
 
-fn with_rollback(root: &Path, journal: &Journal, switched: bool, err: TreeError) -> TreeError {
-    match roll_back(root, journal, switched) {
+fn with_rollback(root: &Path, ownership: Ownership, journal: &Journal, switched: bool, err: TreeError) -> TreeError {
+    match roll_back(root, ownership, journal, switched) {
         Ok(()) => err,
         Err(rollback) => TreeError::RollbackIncomplete { first: Box::new(err), rollback: Box::new(rollback) },
     }
@@ -190,22 +192,30 @@ fn finish(root: &Path, journal: &Journal, crash: CrashPoint) -> Result<bool, Tre
     Ok(true)
 }
 
-/// Which files of a directory recovery may overwrite or remove: those a marker lists, on disk or staged.
-struct Ownership<'j> {
+/// Which files of a directory recovery may overwrite or remove: those a marker lists, on disk or staged; in a
+/// directory owned whole, the files of the root a run writes.
+struct Owned<'j> {
     root: &'j Path,
+    ownership: Ownership,
     journal: &'j Journal,
     cache: HashMap<PathBuf, BTreeSet<String>>,
 }
 
-impl<'j> Ownership<'j> {
-    fn new(root: &'j Path, journal: &'j Journal) -> Self {
-        Ownership { root, journal, cache: HashMap::new() }
+impl<'j> Owned<'j> {
+    fn new(root: &'j Path, ownership: Ownership, journal: &'j Journal) -> Self {
+        Owned { root, ownership, journal, cache: HashMap::new() }
     }
 
     /// Checks that `name` in `dir` may be changed by recovery.
     fn check(&mut self, dir: &Path, name: &str) -> Result<(), TreeError> {
         if name.starts_with(RESERVED_PREFIX) {
             return Ok(());
+        }
+        if let Ownership::Whole { is_ours } = self.ownership {
+            if dir.as_os_str().is_empty() && is_ours(name) {
+                return Ok(());
+            }
+            return Err(self.refused(dir, name, "which is not a file kubectl-capz writes there"));
         }
         if !self.cache.contains_key(dir) {
             let abs = self.root.join(dir);
@@ -224,22 +234,26 @@ impl<'j> Ownership<'j> {
         if self.cache[dir].contains(name) {
             return Ok(());
         }
-        Err(TreeError::BadJournal {
+        Err(self.refused(dir, name, &format!("which no {OWNER_MARKER} lists")))
+    }
+
+    fn refused(&self, dir: &Path, name: &str, why: &str) -> TreeError {
+        TreeError::BadJournal {
             journal: self.root.join(JOURNAL),
             line: 1,
             reason: format!(
-                "it would change `{}`, which no {OWNER_MARKER} lists; nothing more was changed",
+                "it would change `{}`, {why}; nothing more was changed",
                 self.root.join(dir).join(name).display()
             ),
-        })
+        }
     }
 }
 
 /// Undoes a run: everything staged is removed; when the switch had begun, every switched file is restored
 /// from its backup (or removed, when the run created it). Idempotent: a rollback that is itself interrupted
 /// is finished by the next one.
-fn roll_back(root: &Path, journal: &Journal, switched: bool) -> Result<(), TreeError> {
-    let mut ownership = Ownership::new(root, journal);
+fn roll_back(root: &Path, ownership: Ownership, journal: &Journal, switched: bool) -> Result<(), TreeError> {
+    let mut owned = Owned::new(root, ownership, journal);
     // In order: content files are undone while the run's marker (which lists them) is still in place.
     for op in &journal.ops {
         let dir = root.join(op.dir());
@@ -256,11 +270,11 @@ fn roll_back(root: &Path, journal: &Journal, switched: bool) -> Result<(), TreeE
                 } else if let Some(backup) = backup {
                     let backup = dir.join(backup);
                     if exists(&backup)? {
-                        ownership.check(op.dir(), op.name())?;
+                        owned.check(op.dir(), op.name())?;
                         std::fs::rename(&backup, &target).map_err(io("restore", target.clone()))?;
                     }
                 } else if exists(&target)? {
-                    ownership.check(op.dir(), op.name())?;
+                    owned.check(op.dir(), op.name())?;
                     remove_if_present(&target)?;
                 }
             }
@@ -283,8 +297,8 @@ fn roll_back(root: &Path, journal: &Journal, switched: bool) -> Result<(), TreeE
 }
 
 /// Completes an interrupted switch: the remaining renames and removals, then the clean-up.
-fn roll_forward(root: &Path, journal: &Journal) -> Result<(), TreeError> {
-    let mut ownership = Ownership::new(root, journal);
+fn roll_forward(root: &Path, ownership: Ownership, journal: &Journal) -> Result<(), TreeError> {
+    let mut owned = Owned::new(root, ownership, journal);
     for op in &journal.ops {
         let dir = root.join(op.dir());
         let target = dir.join(op.name());
@@ -293,14 +307,14 @@ fn roll_forward(root: &Path, journal: &Journal) -> Result<(), TreeError> {
                 let temp = dir.join(temp);
                 if exists(&temp)? {
                     if exists(&target)? {
-                        ownership.check(op.dir(), op.name())?;
+                        owned.check(op.dir(), op.name())?;
                     }
                     std::fs::rename(&temp, &target).map_err(io("replace", target.clone()))?;
                 }
             }
             Op::Delete { .. } => {
                 if exists(&target)? {
-                    ownership.check(op.dir(), op.name())?;
+                    owned.check(op.dir(), op.name())?;
                     remove_if_present(&target)?;
                 }
             }
@@ -320,7 +334,7 @@ pub enum Recovery {
 
 /// Finishes an interrupted run of `root`, if its journal is there: rolls back a run that was staging or
 /// rolling back, completes one that was switching. Call with the lock held.
-pub(super) fn recover(root: &Path) -> Result<Option<Recovery>, TreeError> {
+pub(super) fn recover(root: &Path, ownership: Ownership) -> Result<Option<Recovery>, TreeError> {
     let Some(journal) = Journal::read(root)? else { return Ok(None) };
     // Every directory the journal names must be below the root through real directories only.
     let mut chain = DirChain::new(root);
@@ -333,8 +347,12 @@ pub(super) fn recover(root: &Path) -> Result<Option<Recovery>, TreeError> {
         })?;
     }
     match journal.state {
-        State::Staging => roll_back(root, &journal, false).map(|()| Some(Recovery::RolledBack(State::Staging))),
-        State::RollingBack => roll_back(root, &journal, true).map(|()| Some(Recovery::RolledBack(State::RollingBack))),
-        State::Switching => roll_forward(root, &journal).map(|()| Some(Recovery::Completed)),
+        State::Staging => {
+            roll_back(root, ownership, &journal, false).map(|()| Some(Recovery::RolledBack(State::Staging)))
+        }
+        State::RollingBack => {
+            roll_back(root, ownership, &journal, true).map(|()| Some(Recovery::RolledBack(State::RollingBack)))
+        }
+        State::Switching => roll_forward(root, ownership, &journal).map(|()| Some(Recovery::Completed)),
     }
 }
