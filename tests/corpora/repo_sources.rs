@@ -149,7 +149,7 @@ fn a_helm_release_of_a_chart_in_the_tree_renders_with_its_values_in_flux_order()
     assert_eq!(
         lines,
         [
-            "ingress-nginx: its chart `ingress-nginx` comes from a HelmRepository (a download), not from this repository",
+            "ingress-nginx: its chart `ingress-nginx` comes from HelmRepository/ingress-nginx: it would need a download",
             "team-b: team-b-team-b charts/aks-cluster -n team-b \
              -f <ConfigMap/team-b-cluster-values values.yaml: {\"location\":\"westeurope\",\"resourceGroupName\":\"rg-team-b\",\
              \"machinePools\":{\"pool0\":{\"mode\":\"System\",\"sku\":\"Standard_D4s_v5\",\"replicas\":3}}}> \
