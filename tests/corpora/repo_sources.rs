@@ -126,8 +126,9 @@ fn application_sources_outside_the_tree_or_with_unknown_generators_are_not_built
              directory of this repository: not built",
             "Application/elsewhere: helm elsewhere charts/aks-aso-cluster -n default -f \
              charts/aks-aso-cluster/values-prod.yaml",
-            "ApplicationSet/per-cluster: its `clusters` generator needs what only Argo CD knows (clusters, pull \
-             requests, ...): not built",
+            "ApplicationSet/per-cluster: its `clusters` generator needs the clusters Argo CD knows: no cluster Secret \
+             (labelled argocd.argoproj.io/secret-type: cluster) is in this repository and .kubectl-capz.yaml declares \
+             none (`argocd.clusters`): not built",
         ]
     );
 }
