@@ -125,8 +125,14 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     let validator = Validator::new(&registry, options);
     let strict =
         args.strict || run_target.config.as_ref().and_then(|config| config.strict.as_ref()).is_some_and(|s| s.value);
-    let (paths, repositories) =
-        read_sources(&args.paths, args.no_build, &args.exclude, run_target.config.as_ref(), strict)?;
+    let (paths, repositories) = read_sources(
+        &args.paths,
+        args.no_build,
+        &args.exclude,
+        run_target.config.as_ref(),
+        strict,
+        args.helm_cache.as_deref(),
+    )?;
     let report = validate_sources(&paths, &repositories, manifest::BATCH_BYTES, &validator, &filter)?;
     // Buffered: a large report goes out in blocks, not a write per line.
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, super::output::stdout());

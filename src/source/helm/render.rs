@@ -80,6 +80,16 @@ impl InlineValues {
         InlineValues { label, value, written_at: Some((file, lines)), secret: false }
     }
 
+    /// Values written in `file`, each field at the line `line_of` gives for its JSON pointer within `value` (a
+    /// values file, or values written inside a file that is not an object, such as Fleet's fleet.yaml).
+    pub fn at_lines(label: String, value: Value, file: PathBuf, line_of: impl Fn(&str) -> usize) -> Self {
+        let mut lines = HashMap::new();
+        leaf_pointers(&value, &mut String::new(), &mut |leaf| {
+            lines.insert(leaf.to_string(), line_of(leaf));
+        });
+        InlineValues { label, value, written_at: Some((file, lines)), secret: false }
+    }
+
     /// Inline values parsed from a YAML string of `document` at `pointer` (a block scalar: its first line is the
     /// one after the key), each field at its line there.
     pub fn in_text(label: String, text: &str, document: &Document, pointer: &str) -> Result<Self, String> {
