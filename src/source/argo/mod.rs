@@ -191,7 +191,11 @@ fn source_build(source: &Value, pointer: &str, context: &SourceContext<'_>) -> A
         let remote = RemoteChart { name: chart.to_string(), version: version.to_string(), from: repo_url.to_string() };
         return match (context.charts)(&remote) {
             Ok(local) => match helm_request(source, pointer, local.path(), context) {
-                Ok(request) => ArgoBuild::Helm { relative: local.path().display().to_string(), request },
+                Ok(request) => {
+                    let path = local.path();
+                    let relative = path.strip_prefix(repo_root).unwrap_or(path).display().to_string();
+                    ArgoBuild::Helm { relative, request }
+                }
                 Err(reason) => ArgoBuild::NotBuilt { reason },
             },
             Err(why) => ArgoBuild::NotBuilt {
