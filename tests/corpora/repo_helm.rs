@@ -491,8 +491,9 @@ fn argo_cd_app_of_apps_builds_every_source_of_the_tree_and_notes_the_remote_char
         notes,
         [
             "info apps/cert-manager.yaml:1 Application/cert-manager: chart `cert-manager` comes from the Helm repository \
-          https://charts.jetstack.io: not built (it would need a download, and no copy of cert-manager v1.17.2 is in \
-          this repository (a chart directory with that name and version in its Chart.yaml, or cert-manager-1.17.2.tgz))"
+          https://charts.jetstack.io: it would need a download, and no copy of cert-manager v1.17.2 is in this \
+          repository (a chart directory with that name and version in its Chart.yaml, or cert-manager-1.17.2.tgz); \
+          not built"
         ]
     );
 }

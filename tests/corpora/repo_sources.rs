@@ -69,7 +69,7 @@ fn app_of_apps_sources_are_a_directory_a_chart_a_kustomization_an_application_se
             "Application/team-clusters -> kustomize clusters/overlays/prod",
             "ApplicationSet/cluster-overlays (team-staging) -> kustomize clusters/overlays/staging",
             "Application/cert-manager -> not built: chart `cert-manager` comes from the Helm repository \
-             https://charts.jetstack.io: not built (it would need a download)",
+             https://charts.jetstack.io: it would need a download; not built",
         ]
     );
 }

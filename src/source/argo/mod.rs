@@ -199,7 +199,7 @@ fn source_build(source: &Value, pointer: &str, context: &SourceContext<'_>) -> A
                 Err(reason) => ArgoBuild::NotBuilt { reason },
             },
             Err(why) => ArgoBuild::NotBuilt {
-                reason: format!("chart `{chart}` comes from the Helm repository {repo_url}: not built ({why})"),
+                reason: format!("chart `{chart}` comes from the Helm repository {repo_url}: {why}; not built"),
             },
         };
     }

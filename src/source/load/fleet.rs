@@ -332,7 +332,7 @@ impl Loader<'_> {
                 Err(reason) => return not_built(Severity::Info, at("/helm/chart"), reason),
             };
             return match self.chart_locator.locate(&remote) {
-                Ok(local) => match self.helm_checks(variant, values, lines) {
+                Ok(local) => match self.helm_checks(dir, variant, values, lines) {
                     Some(problem) => problem,
                     None => {
                         if let LocalChart::Directory(path) = &local
@@ -346,7 +346,7 @@ impl Loader<'_> {
                 Err(why) => not_built(
                     Severity::Info,
                     at("/helm/chart"),
-                    format!("its chart `{}` comes from {}: not built ({why})", remote.name, remote.from),
+                    format!("its chart `{}` comes from {}: {why}; not built", remote.name, remote.from),
                 ),
             };
         }
@@ -376,7 +376,7 @@ impl Loader<'_> {
                     ),
                 );
             }
-            if let Some(problem) = self.helm_checks(variant, values, lines) {
+            if let Some(problem) = self.helm_checks(dir, variant, values, lines) {
                 return problem;
             }
             self.fleet.charts.insert(chart_dir.clone());
@@ -476,6 +476,7 @@ impl Loader<'_> {
     /// line of fleet.yaml (`lines`).
     fn helm_checks(
         &self,
+        dir: &str,
         variant: &Variant,
         values: &BTreeMap<String, (Value, LineIndex)>,
         lines: &LineIndex,
@@ -502,12 +503,10 @@ impl Loader<'_> {
         for layer in &variant.layers {
             let (value, line, place) = match layer {
                 Layer::Inline { value, pointer } => (value, None, pointer.clone()),
-                Layer::File { path, line } => {
-                    match values.iter().find(|(relative, _)| relative.ends_with(path.trim_start_matches("./"))) {
-                        Some((_, (value, _))) => (value, Some(*line), format!("values file `{path}`")),
-                        None => continue,
-                    }
-                }
+                Layer::File { path, line } => match resolve(dir, path).and_then(|relative| values.get(&relative)) {
+                    Some((value, _)) => (value, Some(*line), format!("values file `{path}`")),
+                    None => continue,
+                },
             };
             if let Some((pointer, text)) = fleet::plan::per_cluster_value(value, helm.disable_pre_process) {
                 let line = line.unwrap_or_else(|| lines.line_of(&format!("{place}{pointer}")).unwrap_or(variant.line));
