@@ -145,7 +145,7 @@ impl Report {
             self.findings.extend(variables.notes());
         }
         // Fleet bundles' targets were validated as units of their own: back to the user's files.
-        for repository in repositories {
+        for repository in repositories.iter().filter(|repository| !repository.fleet.is_empty()) {
             repository.resolve_units(&mut self.findings, true);
             for resource in &mut self.resources {
                 resource.source = Repository::shown_source(&resource.source);

@@ -427,6 +427,14 @@ fn fleet_rules_each_as_fleets_source_has_it() {
             })
         })
         .collect();
+    // diff applies the default targets, not the customizations (which cluster gets which is Fleet's choice).
+    let applied: Vec<String> = repository
+        .applied_documents()
+        .iter()
+        .filter(|d| d.name() == "plain-a")
+        .map(|d| format!("{} {}", d.namespace().unwrap_or("-"), d.origin.source))
+        .collect();
+    assert_eq!(applied, [format!("- {}", root.join("plain/a.yaml").display())]);
     insta::assert_snapshot!(
         "fleet_rules",
         format!(

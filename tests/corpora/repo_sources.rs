@@ -167,6 +167,35 @@ fn a_helm_release_of_a_chart_in_the_tree_renders_with_its_values_in_flux_order()
 }
 
 #[test]
+fn helm_releases_of_a_helm_repository_or_an_oci_repository_take_the_vendored_copy_of_an_exact_version() {
+    let root = repos().join("remote-charts");
+    let text = "apiVersion: source.toolkit.fluxcd.io/v1beta2\nkind: OCIRepository\nmetadata:\n  name: platform\n  \
+                namespace: flux-system\nspec:\n  url: oci://ghcr.io/example-org/charts/aks-aso-cluster\n  ref:\n    tag: 0.4.2\n\
+                ---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: oci\n  namespace: flux-system\n\
+                spec:\n  chartRef:\n    kind: OCIRepository\n    name: platform\n";
+    let documents = capz::manifest::parse_documents(text, "oci.yaml").unwrap();
+    let lookup = |kind: &str, namespace: &str, name: &str| {
+        documents.iter().find(|d| d.kind() == kind && d.name() == name && d.namespace() == Some(namespace)).cloned()
+    };
+    let files: Vec<String> = vec!["vendor/charts/aks-aso-cluster/Chart.yaml".into()];
+    let locator = helm::ChartLocator::new(&root, &files, None);
+    let resolve = |chart: &helm::RemoteChart| locator.locate(chart);
+    let request = helm::helm_release_request_with(&documents[1], &root, &lookup, &resolve).unwrap();
+    assert_eq!(request.chart_dir, root.join("vendor/charts/aks-aso-cluster"));
+    let releases = documents_of(&root, "flux/releases.yaml");
+    let billing = releases.iter().find(|d| d.name() == "billing").unwrap();
+    let request = helm::helm_release_request_with(billing, &root, &lookup, &resolve).unwrap();
+    assert_eq!((request.release.as_str(), request.namespace.as_str()), ("billing-billing", "billing"));
+    let canary = releases.iter().find(|d| d.name() == "canary").unwrap();
+    let reason = helm::helm_release_request_with(canary, &root, &lookup, &resolve).unwrap_err();
+    assert!(reason.contains("its version `0.4.x` is a range"), "{reason}");
+}
+
+fn documents_of(root: &Path, file: &str) -> Vec<Document> {
+    documents(root, file)
+}
+
+#[test]
 fn charts_needing_a_download_or_absent_dependencies_are_refused_before_helm_runs() {
     let root = repos().join("helm-needs-download");
     // Refused before any process starts: the same answer whatever is on PATH.

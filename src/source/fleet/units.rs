@@ -95,6 +95,11 @@ impl Units {
         Units { timeout, ..Units::default() }
     }
 
+    /// Whether no Fleet target was built (nothing to resolve).
+    pub fn is_empty(&self) -> bool {
+        self.units.is_empty()
+    }
+
     /// Registers a unit; its number.
     pub fn add(&mut self, unit: Unit) -> usize {
         self.units.push(unit);
