@@ -358,7 +358,9 @@ fn fleet_rules_each_as_fleets_source_has_it() {
     write("kustomized/dev/kustomization.yaml", "resources: [../base]\nnamePrefix: dev-\n");
     write(
         "kustomized/fleet.yaml",
-        "kustomize:\n  dir: base\ntargetCustomizations:\n- name: dev\n  kustomize:\n    dir: dev\n",
+        // builder.go Targets: with AllMatches a cluster gets every matching customization merged; each alone here.
+        "kustomize:\n  dir: base\ntargetCustomizationMode: AllMatches\ntargetCustomizations:\n- name: dev\n  \
+         kustomize:\n    dir: dev\n- name: also\n  namespace: also\n",
     );
     // Not built, each counted: values from the downstream cluster (install.go getValues), values templated per
     // cluster (builder.go preprocessHelmValues), a chart to download with no copy (resources.go addRemoteCharts),

@@ -181,6 +181,17 @@ impl Loader<'_> {
             }
         };
         let known_name = spec.name.is_some() || git_repos.iter().any(|(_, paths)| fleet::paths_reach(paths, dir));
+        if spec.all_matches && spec.customizations.len() > 1 {
+            // builder.go `Targets`: with AllMatches a cluster gets every customization it matches, merged in order.
+            let message = format!(
+                "{what}: targetCustomizationMode AllMatches merges every customization a cluster matches, in order; \
+                 each is validated here on its own, not their combinations (which clusters match several is known \
+                 only to Fleet)"
+            );
+            let line = lines.line_of("/targetCustomizationMode").unwrap_or(1);
+            let note = super::note(Severity::Info, crate::source::SOURCE_RULE, shown_file.clone(), line, message);
+            self.repository.notes.push(note);
+        }
         let plain_files = self.plain_files(dir, nested, &spec);
         let mut targets = Vec::new();
         for variant in fleet::variants(&spec) {
