@@ -325,6 +325,10 @@ pub struct ValidateArgs {
     /// is an error instead of a warning, so the run fails (also `strict: true` in .kubectl-capz.yaml).
     #[arg(long)]
     pub strict: bool,
+    /// A helm repository cache (helm's `$HELM_CACHE_HOME/repository`) whose `<name>-<version>.tgz` charts stand for
+    /// the remote charts of Argo CD, Flux and Fleet objects that are not vendored; read only when given.
+    #[arg(long, value_name = "DIR")]
+    pub helm_cache: Option<std::path::PathBuf>,
 }
 
 impl ValidateArgs {
@@ -427,6 +431,10 @@ pub struct DiffArgs {
     /// Never read paths of a -f directory that match this glob; repeatable.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
+    /// A helm repository cache whose `<name>-<version>.tgz` charts stand for remote charts of -f directories that
+    /// are not vendored (as validate --helm-cache); read only when given.
+    #[arg(long, value_name = "DIR")]
+    pub helm_cache: Option<std::path::PathBuf>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = DiffOutput::Diff)]
     pub output: DiffOutput,

@@ -107,8 +107,14 @@ fn inputs(
 /// unless `--no-build`. Sources that could not be built are named on stderr; a Flux substitution that fails stops
 /// the diff (the controller would apply nothing of it).
 fn repository_documents(args: &DiffArgs, config: Option<&RepoConfig>) -> anyhow::Result<Vec<Document>> {
-    let (paths, repositories) =
-        crate::validate::read_sources(&args.filenames, args.no_build, &args.exclude, config, false)?;
+    let (paths, repositories) = crate::validate::read_sources(
+        &args.filenames,
+        args.no_build,
+        &args.exclude,
+        config,
+        false,
+        args.helm_cache.as_deref(),
+    )?;
     let mut documents = manifest::read_paths(&paths)?;
     let mut stderr = anstream::stderr().lock();
     for repository in &repositories {
@@ -120,9 +126,7 @@ fn repository_documents(args: &DiffArgs, config: Option<&RepoConfig>) -> anyhow:
                 writeln!(stderr, "warning: {}:{}: {}", note.source, note.line, note.message)?;
             }
         }
-        for built in &repository.built {
-            documents.extend(built.documents.iter().cloned());
-        }
+        documents.extend(repository.applied_documents());
     }
     Ok(documents)
 }

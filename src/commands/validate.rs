@@ -122,8 +122,14 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     }
     let strict =
         args.strict || run_target.config.as_ref().and_then(|config| config.strict.as_ref()).is_some_and(|s| s.value);
-    let (paths, repositories) =
-        read_sources(&args.paths, args.no_build, &args.exclude, run_target.config.as_ref(), strict)?;
+    let (paths, repositories) = read_sources(
+        &args.paths,
+        args.no_build,
+        &args.exclude,
+        run_target.config.as_ref(),
+        strict,
+        args.helm_cache.as_deref(),
+    )?;
     // What the inputs add to CAPZ's ASO crd-pattern decides which ASO kinds are installed, before any is checked.
     run_target.widen_aso_crd_pattern(&mut registry, declared_aso_crds(&paths, &repositories));
     // Problems in the text are findings: every other document and file is still checked.

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::manifest::{self, LineIndex};
+use crate::source::argo::ArgoCluster;
+use crate::source::argo::clusters::{SECRET_TYPE_CLUSTER, SECRET_TYPE_LABEL};
 use crate::versions::{self, Target};
 
 /// The file name looked for in the input's directory and each of its parents.
@@ -12,10 +14,14 @@ pub const FILE_NAME: &str = ".kubectl-capz.yaml";
 
 /// The top-level settings of the file, in the order the docs list them.
 const SETTINGS: &[&str] =
-    &["capzVersion", "kubernetesVersion", "rules", "crds", "exclude", "strict", "additionalAsoCrds"];
+    &["capzVersion", "kubernetesVersion", "rules", "crds", "exclude", "strict", "additionalAsoCrds", "argocd"];
 
 /// The settings under `rules:`.
 const RULE_SETTINGS: &[&str] = &["enable", "disable"];
+
+/// The settings under `argocd:`, and those of each of its `clusters`.
+const ARGOCD_SETTINGS: &[&str] = &["clusters"];
+const CLUSTER_SETTINGS: &[&str] = &["name", "server", "project", "labels", "annotations"];
 
 /// One value of the file with the line it is on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +52,9 @@ pub struct RepoConfig {
     /// `additionalAsoCrds`: the management cluster's `ADDITIONAL_ASO_CRDS` (`;`-separated, as the variable; a list
     /// is joined with `;`).
     pub additional_aso_crds: Option<Setting<String>>,
+    /// `argocd.clusters`: clusters Argo CD knows besides the cluster Secrets of the repository (for ApplicationSets'
+    /// `clusters` generators), each as if it were a cluster Secret.
+    pub argo_clusters: Vec<Setting<ArgoCluster>>,
 }
 
 impl RepoConfig {
@@ -123,6 +132,7 @@ pub fn parse(text: &str, path: &Path) -> Result<RepoConfig, ConfigError> {
         exclude: Vec::new(),
         strict: None,
         additional_aso_crds: None,
+        argo_clusters: Vec::new(),
     };
     if text.trim().is_empty() {
         return Ok(config);
@@ -198,6 +208,7 @@ pub fn parse(text: &str, path: &Path) -> Result<RepoConfig, ConfigError> {
                 };
                 config.additional_aso_crds = Some(Setting { value: text, line });
             }
+            "argocd" => config.argo_clusters = reader.argocd(value, &pointer)?,
             _ => unreachable!("known_keys checked the settings"),
         }
     }
@@ -234,6 +245,99 @@ impl Reader<'_> {
             &key,
             format!("unknown setting of {place}; {closest}known: {}", known.join(", ")),
         ))
+    }
+
+    /// `argocd:`: a mapping with `clusters`, a list of `{name, server, project, labels, annotations}`.
+    fn argocd(&self, value: &Value, pointer: &str) -> Result<Vec<Setting<ArgoCluster>>, ConfigError> {
+        let Value::Object(argocd) = value else {
+            return Err(self.invalid(
+                pointer,
+                "argocd",
+                format!("expected a mapping with `clusters`, got {}", type_name(value)),
+            ));
+        };
+        self.known_keys(argocd, pointer, ARGOCD_SETTINGS)?;
+        let Some(clusters) = argocd.get("clusters") else { return Ok(Vec::new()) };
+        let list_pointer = format!("{pointer}/clusters");
+        let Value::Array(items) = clusters else {
+            return Err(self.invalid(
+                &list_pointer,
+                "argocd.clusters",
+                format!("expected a list of clusters, got {}", type_name(clusters)),
+            ));
+        };
+        let mut out = Vec::new();
+        for (index, item) in items.iter().enumerate() {
+            let item_pointer = format!("{list_pointer}/{index}");
+            let key = format!("argocd.clusters[{index}]");
+            let Value::Object(cluster) = item else {
+                return Err(self.invalid(
+                    &item_pointer,
+                    &key,
+                    format!("expected a mapping with `name` and `server`, got {}", type_name(item)),
+                ));
+            };
+            if let Some(unknown) = cluster.keys().find(|name| !CLUSTER_SETTINGS.contains(&name.as_str())) {
+                let closest = crate::suggest::closest(unknown, CLUSTER_SETTINGS.iter().copied())
+                    .map(|candidate| format!("did you mean `{candidate}`? "))
+                    .unwrap_or_default();
+                return Err(self.invalid(
+                    &format!("{item_pointer}/{}", crate::json_pointer::escape_token(unknown)),
+                    &format!("{key}.{unknown}"),
+                    format!("unknown setting of a cluster; {closest}known: {}", CLUSTER_SETTINGS.join(", ")),
+                ));
+            }
+            let required = |field: &str| -> Result<String, ConfigError> {
+                match cluster.get(field) {
+                    Some(value) => Ok(self
+                        .string(value, &format!("{item_pointer}/{field}"), &format!("{key}.{field}"))?
+                        .to_string()),
+                    None => Err(self.invalid(&item_pointer, &key, format!("`{field}` is required"))),
+                }
+            };
+            let map = |field: &str| -> Result<std::collections::BTreeMap<String, String>, ConfigError> {
+                let field_pointer = format!("{item_pointer}/{field}");
+                match cluster.get(field) {
+                    None => Ok(Default::default()),
+                    Some(Value::Object(map)) => map
+                        .iter()
+                        .map(|(name, value)| match value {
+                            Value::String(text) => Ok((name.clone(), text.clone())),
+                            other => Err(self.invalid(
+                                &format!("{field_pointer}/{}", crate::json_pointer::escape_token(name)),
+                                &format!("{key}.{field}.{name}"),
+                                format!("expected a string, got {}", type_name(other)),
+                            )),
+                        })
+                        .collect(),
+                    Some(other) => Err(self.invalid(
+                        &field_pointer,
+                        &format!("{key}.{field}"),
+                        format!("expected a mapping of strings, got {}", type_name(other)),
+                    )),
+                }
+            };
+            let mut labels = map("labels")?;
+            // As a cluster Secret, which carries the label that makes it one.
+            labels.insert(SECRET_TYPE_LABEL.to_string(), SECRET_TYPE_CLUSTER.to_string());
+            let project = match cluster.get("project") {
+                Some(value) => {
+                    Some(self.string(value, &format!("{item_pointer}/project"), &format!("{key}.project"))?.to_string())
+                }
+                None => None,
+            };
+            let line = self.line(&item_pointer);
+            let value = ArgoCluster {
+                name: required("name")?,
+                server: required("server")?,
+                project,
+                labels,
+                annotations: map("annotations")?,
+                declared_at: format!("{}:{line}", self.file),
+            };
+            out.push(Setting { value, line });
+        }
+        Ok(out)
     }
 
     fn string<'v>(&self, value: &'v Value, pointer: &str, key: &str) -> Result<&'v str, ConfigError> {
@@ -307,6 +411,30 @@ mod tests {
     }
 
     #[test]
+    fn argo_cd_clusters_are_read_as_cluster_secrets() {
+        let config = parse_text(
+            "argocd:\n  clusters:\n    - name: prod-weu\n      server: https://prod.example.com\n      labels:\n        env: prod\n    - {name: dev, server: https://dev.example.com, project: platform}\n",
+        )
+        .unwrap();
+        let clusters: Vec<(&str, &str, usize, Option<&str>)> = config
+            .argo_clusters
+            .iter()
+            .map(|c| (c.value.name.as_str(), c.value.server.as_str(), c.line, c.value.project.as_deref()))
+            .collect();
+        assert_eq!(
+            clusters,
+            [
+                ("prod-weu", "https://prod.example.com", 3, None),
+                ("dev", "https://dev.example.com", 7, Some("platform"))
+            ]
+        );
+        let labels = &config.argo_clusters[0].value.labels;
+        assert_eq!(labels.get("env").map(String::as_str), Some("prod"));
+        assert_eq!(labels.get(SECRET_TYPE_LABEL).map(String::as_str), Some(SECRET_TYPE_CLUSTER));
+        assert_eq!(config.argo_clusters[1].value.declared_at, "/repo/.kubectl-capz.yaml:7");
+    }
+
+    #[test]
     fn empty_files_set_nothing() {
         for text in ["", "\n# only a comment\n", "---\n"] {
             let config = parse_text(text).unwrap();
@@ -319,7 +447,7 @@ mod tests {
         let cases = [
             (
                 "capzVersion: v1.27\ncapzVersoin: v1.26\n",
-                "/repo/.kubectl-capz.yaml:2: capzVersoin: unknown setting of .kubectl-capz.yaml; did you mean `capzVersion`? known: capzVersion, kubernetesVersion, rules, crds, exclude, strict, additionalAsoCrds",
+                "/repo/.kubectl-capz.yaml:2: capzVersoin: unknown setting of .kubectl-capz.yaml; did you mean `capzVersion`? known: capzVersion, kubernetesVersion, rules, crds, exclude, strict, additionalAsoCrds, argocd",
             ),
             (
                 "capzVersion: v1.25\n",
@@ -347,6 +475,22 @@ mod tests {
             ("additionalAsoCrds: \"\"\n", "/repo/.kubectl-capz.yaml:1: additionalAsoCrds: is empty"),
             ("- capzVersion\n", "/repo/.kubectl-capz.yaml:1: (top level): expected a mapping of settings, got a list"),
             ("strict: \"true\"\n", "/repo/.kubectl-capz.yaml:1: strict: expected true or false, got a string"),
+            (
+                "argocd:\n  cluster: []\n",
+                "/repo/.kubectl-capz.yaml:2: argocd.cluster: unknown setting of `argocd`; did you mean `clusters`? known: clusters",
+            ),
+            (
+                "argocd:\n  clusters:\n    - name: a\n",
+                "/repo/.kubectl-capz.yaml:3: argocd.clusters[0]: `server` is required",
+            ),
+            (
+                "argocd:\n  clusters:\n    - {name: a, server: s, labels: {env: 1}}\n",
+                "/repo/.kubectl-capz.yaml:3: argocd.clusters[0].labels.env: expected a string, got a number",
+            ),
+            (
+                "argocd:\n  clusters:\n    - {name: a, server: s, label: {}}\n",
+                "/repo/.kubectl-capz.yaml:3: argocd.clusters[0].label: unknown setting of a cluster; did you mean `labels`? known: name, server, project, labels, annotations",
+            ),
         ];
         for (text, expected) in cases {
             assert_eq!(parse_text(text).unwrap_err().to_string(), expected, "{text:?}");

@@ -1,6 +1,9 @@
 //! The steps of reading a repository: walk and classify, find kustomization roots and Flux Kustomizations, build
 //! each once (refusing unsafe ones before anything runs), substitute Flux variables, trace objects to their files.
 
+mod fleet;
+mod inputs;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -46,6 +49,13 @@ pub(super) struct Loader<'a> {
     /// The copy of the tree Argo CD kustomize sources with options are edited and built in (made when first
     /// needed).
     argo_stage: Option<argo::kustomize::Stage>,
+    /// Argo CD Applications, ApplicationSets and cluster Secrets, Fleet GitRepos, in the order read (expanded
+    /// once every file is classified: an ApplicationSet's clusters may be declared in a later file).
+    gitops_documents: Vec<Document>,
+    /// Local copies of remote charts (vendored, or in `--helm-cache`).
+    chart_locator: helm::ChartLocator,
+    /// The Fleet bundles of the tree and what each of their targets builds.
+    fleet: fleet::FleetPlan,
 }
 
 impl<'a> Loader<'a> {
@@ -68,10 +78,14 @@ impl<'a> Loader<'a> {
             repository: Repository {
                 timeout: options.timeout,
                 root: root.display().to_string(),
+                fleet: super::fleet::Units::new(options.timeout),
                 ..Repository::default()
             },
             reported: HashSet::new(),
             argo_stage: None,
+            gitops_documents: Vec::new(),
+            chart_locator: helm::ChartLocator::default(),
+            fleet: fleet::FleetPlan::default(),
         };
         for excluded in &tree.excluded {
             loader.classes.insert(excluded.relative.clone(), (FileClass::Excluded, "matches --exclude".to_string()));
@@ -84,11 +98,14 @@ impl<'a> Loader<'a> {
             loader.not_built(Severity::Warning, shown, 1, what, message);
         }
         loader.classify(&tree);
+        loader.read_gitops_inputs();
+        loader.plan_fleet();
         loader.build_charts();
         loader.build_kustomize_roots();
         loader.build_argo();
         loader.build_flux();
         loader.build_helm_releases();
+        loader.build_fleet();
         loader.finish();
         Ok(loader.repository)
     }
@@ -226,7 +243,8 @@ impl<'a> Loader<'a> {
             }
             let gitops = text.contains(flux::FLUX_KUSTOMIZE_GROUP)
                 || text.contains(argo::ARGO_GROUP)
-                || text.contains(helm::HELM_RELEASE_GROUP);
+                || text.contains(helm::HELM_RELEASE_GROUP)
+                || text.contains(super::fleet::FLEET_GROUP);
             // A manifest beside a kustomization that does not list it: kustomize, Flux and Argo CD build the
             // directory from its kustomization, so nothing applies the file (a leftover or a patch never wired in).
             let parent = relative.rsplit_once('/').map_or("", |(dir, _)| dir);
@@ -244,10 +262,7 @@ impl<'a> Loader<'a> {
             if gitops {
                 let read = manifest::parse_documents_tolerant(&text, &shown);
                 self.flux.extend(read.documents.iter().filter_map(flux::flux_kustomization));
-                let root = self.files.root().to_path_buf();
-                for document in &read.documents {
-                    self.argo.extend(argo::argo_sources(document, &root));
-                }
+                self.gitops_documents.extend(read.documents.iter().filter(|d| inputs::is_gitops_input(d)).cloned());
                 self.helm_releases.extend(read.documents.iter().filter(|d| helm::is_helm_release(d)).cloned());
             }
             self.manifests.push(relative.clone());
@@ -345,6 +360,10 @@ impl<'a> Loader<'a> {
     /// Every chart of the tree, with its values.yaml and once more per ci/*-values.yaml (as chart-testing does).
     fn build_charts(&mut self) {
         for chart in self.charts.clone() {
+            // A Fleet bundle's chart is rendered as the bundle deploys it.
+            if self.fleet.owns_chart(&chart) {
+                continue;
+            }
             let dir = self.files.root().join(&chart);
             match helm::render_chart(&dir, self.files.root(), self.options.timeout) {
                 Ok(renders) => {
@@ -417,12 +436,10 @@ impl<'a> Loader<'a> {
                         self.repository.built.push(built);
                     }
                 }
-                ArgoBuild::Helm { request, .. } => {
-                    match helm::render_for(request.clone(), self.files.root(), self.options.timeout) {
-                        Ok(render) => self.push_render(render, target),
-                        Err(problem) => self.helm_problem(&problem, Some((&source.file, source.line))),
-                    }
-                }
+                ArgoBuild::Helm { request, .. } => match self.render_request(request.clone()) {
+                    Ok(render) => self.push_render(render, target),
+                    Err(problem) => self.helm_problem(&problem, Some((&source.file, source.line))),
+                },
                 ArgoBuild::NotBuilt { reason } => {
                     let message = format!("{}: {reason}", source.owner);
                     let what = format!("Argo CD {}", source.owner);
@@ -448,6 +465,7 @@ impl<'a> Loader<'a> {
                 !included.contains(dir)
                     && !flux_targets.contains(*dir)
                     && !generated.iter().any(|path| is_below(dir, path))
+                    && !self.fleet.owns_kustomization(dir)
             })
             .cloned()
             .collect();
@@ -789,7 +807,7 @@ impl<'a> Loader<'a> {
         let mut objects: Vec<Document> = Vec::new();
         for relative in self.manifests.clone() {
             for document in self.files.documents(&relative).iter() {
-                if matches!(document.kind(), "ConfigMap" | "Secret") {
+                if matches!(document.kind(), "ConfigMap" | "Secret" | "OCIRepository") {
                     objects.push(document.clone());
                 }
             }
@@ -808,10 +826,12 @@ impl<'a> Loader<'a> {
                 .cloned()
         };
         let root = self.files.root().to_path_buf();
+        let locator = self.chart_locator.clone();
+        let resolve = |chart: &helm::RemoteChart| locator.locate(chart);
         for release in &releases {
             let at = (release.origin.source.to_string(), release.origin.line);
-            match helm::helm_release_request(release, &root, &lookup) {
-                Ok(request) => match helm::render_for(request, &root, self.options.timeout) {
+            match helm::helm_release_request_with(release, &root, &lookup, &resolve) {
+                Ok(request) => match self.render_request(request) {
                     Ok(render) => {
                         let cluster = flux::flux_cluster(release);
                         let namespace = Some(render.request.namespace.clone());

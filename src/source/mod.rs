@@ -1,8 +1,10 @@
 //! Repository mode: what a GitOps controller would apply from a directory (plain manifests, kustomize builds,
-//! Helm charts, Flux Kustomizations and Argo CD Applications), each document traced back to its source file:line.
+//! Helm charts, Flux Kustomizations, Argo CD Applications and Rancher Fleet bundles), each document traced back to
+//! its source file:line.
 
 pub mod argo;
 mod classify;
+pub mod fleet;
 pub mod flux;
 mod glob;
 pub mod helm;
@@ -15,7 +17,7 @@ mod variables;
 mod walk;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -118,6 +120,8 @@ pub struct Repository {
     pub timeout: Duration,
     /// The repository's directory as the user gave it: every source shown is below it.
     pub root: String,
+    /// The deployments of Fleet bundles, validated as units of their own (see [`fleet::units`]).
+    pub fleet: fleet::Units,
 }
 
 impl Repository {
@@ -132,6 +136,25 @@ impl Repository {
         if !self.helm_renders.is_empty() {
             helm::attribute_values(&self.helm_renders, findings, self.timeout);
         }
+    }
+
+    /// Findings on the objects of Fleet bundles back at the user's files, saying which bundle and target they are
+    /// about (values traced to the target's values lines when `trace`); call it after [`Repository::trace_values`]
+    /// and [`Repository::remap`].
+    pub fn resolve_units(&self, findings: &mut Vec<Finding>, trace: bool) {
+        self.fleet.resolve(findings, trace);
+    }
+
+    /// A source as shown to the user (a Fleet unit's file is the real file).
+    pub fn shown_source(source: &str) -> String {
+        fleet::units::strip(source).into_owned()
+    }
+
+    /// The objects `diff` compares with the cluster: every build but the Fleet bundles' target customizations
+    /// (which cluster gets which one is Fleet's choice), with the sources of the user's files.
+    pub fn applied_documents(&self) -> Vec<Document> {
+        let builds = self.built.iter().enumerate().filter(|(index, _)| !self.fleet.is_variant_build(*index));
+        fleet::Units::real_documents(builds.flat_map(|(_, built)| built.documents.iter()))
     }
 
     /// Moves findings about fields a patch set to the patch's file:line.
@@ -166,11 +189,22 @@ pub struct RepositoryOptions {
     /// A source that is not built is an error finding instead of a warning (`--strict`, `strict: true`), so a
     /// gate cannot pass by making its own input unbuildable.
     pub strict: bool,
+    /// Clusters Argo CD knows besides the cluster Secrets of the repository (`argocd.clusters` of
+    /// `.kubectl-capz.yaml`), for ApplicationSets' `clusters` generators.
+    pub argo_clusters: Vec<argo::ArgoCluster>,
+    /// A helm repository cache (`--helm-cache DIR`) whose `<name>-<version>.tgz` stand for remote charts.
+    pub helm_cache: Option<PathBuf>,
 }
 
 impl Default for RepositoryOptions {
     fn default() -> Self {
-        RepositoryOptions { excludes: Vec::new(), timeout: Duration::from_secs(120), strict: false }
+        RepositoryOptions {
+            excludes: Vec::new(),
+            timeout: Duration::from_secs(120),
+            strict: false,
+            argo_clusters: Vec::new(),
+            helm_cache: None,
+        }
     }
 }
 

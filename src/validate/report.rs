@@ -173,6 +173,14 @@ impl Report {
             }
             self.findings.extend(placeholders.notes());
         }
+        // Fleet bundles' targets were validated as units of their own: back to the user's files.
+        for repository in repositories.iter().filter(|repository| !repository.fleet.is_empty()) {
+            repository.resolve_units(&mut self.findings, true);
+            for resource in &mut self.resources {
+                resource.source = Repository::shown_source(&resource.source);
+                repository.resolve_units(&mut resource.errors, false);
+            }
+        }
         let mut files = Vec::new();
         let mut not_built = Vec::new();
         for repository in repositories {

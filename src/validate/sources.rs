@@ -6,13 +6,15 @@ use crate::source::{self, ExcludePattern, Repository, RepositoryOptions, SourceE
 /// The files to stream and the repositories to build: a directory is a repository (unless `no_build`), files and
 /// `-` are read as they are. With `--exclude`, a directory read plainly lists its files without the excluded ones.
 /// The `exclude` globs of the config file (relative to its folder) join `--exclude` for each directory below it.
-/// With `strict`, a source that cannot be built is an error finding.
+/// With `strict`, a source that cannot be built is an error finding. The config file's Argo CD clusters and the
+/// `helm_cache` directory (`--helm-cache`) are what the builds may use besides the repository.
 pub(crate) fn read_sources(
     paths: &[String],
     no_build: bool,
     exclude: &[String],
     config: Option<&RepoConfig>,
     strict: bool,
+    helm_cache: Option<&std::path::Path>,
 ) -> Result<(Vec<String>, Vec<Repository>), SourceError> {
     let mut plain = Vec::new();
     let mut repositories = Vec::new();
@@ -25,6 +27,10 @@ pub(crate) fn read_sources(
         let options = RepositoryOptions {
             excludes: patterns.iter().map(|pattern| ExcludePattern::new(pattern)).collect(),
             strict,
+            argo_clusters: config
+                .map(|config| config.argo_clusters.iter().map(|c| c.value.clone()).collect())
+                .unwrap_or_default(),
+            helm_cache: helm_cache.map(std::path::Path::to_path_buf),
             ..RepositoryOptions::default()
         };
         if !is_dir || (no_build && patterns.is_empty()) {

@@ -21,6 +21,7 @@ mod fuzz_regressions; // fuzz seeds and regressions on stable Rust
 mod lint_corpus; // the rule part of tests/corpus/
 mod lint_flavors; // CAPZ's own flavors lint clean
 mod lint_scale; // rules on a large bundle equal rules on its parts
+mod repo_apply_units; // repository mode: Fleet bundles, ApplicationSet clusters, remote charts
 mod repo_argo_kustomize; // repository mode: Argo CD kustomize options
 mod repo_field_trial; // repository mode: shapes met on public repositories
 mod repo_field_trust; // repository mode: placeholders, apply units, suppressions, CAPI references, Secret names

@@ -491,7 +491,9 @@ fn argo_cd_app_of_apps_builds_every_source_of_the_tree_and_notes_the_remote_char
         notes,
         [
             "info apps/cert-manager.yaml:1 Application/cert-manager: chart `cert-manager` comes from the Helm repository \
-          https://charts.jetstack.io: not built (it would need a download)"
+          https://charts.jetstack.io: it would need a download, and no copy of cert-manager v1.17.2 is in this \
+          repository (a chart directory with that name and version in its Chart.yaml, or cert-manager-1.17.2.tgz); \
+          not built"
         ]
     );
 }
@@ -626,4 +628,47 @@ fn a_required_value_the_chart_lacks_is_one_warning_naming_it() {
          required\"); a ci/*-values.yaml in the chart that sets it (repository mode renders each, as chart-testing \
          does) or an Argo CD Application or Flux HelmRelease giving it values lets it render"
     );
+}
+
+/// A release name from the repository that helm would read as one of its flags (`--post-renderer=./run.sh` runs a
+/// program of the repository, `--output-dir` writes outside it) is refused before helm runs: one warning, and the
+/// program never runs.
+#[test]
+fn a_release_name_that_is_a_helm_flag_is_refused_and_runs_nothing() {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    let marker = root.join("ran");
+    std::fs::create_dir_all(root.join("chart/templates")).unwrap();
+    std::fs::write(root.join("chart/Chart.yaml"), "apiVersion: v2\nname: chart\nversion: 0.1.0\n").unwrap();
+    std::fs::write(root.join("chart/templates/cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")
+        .unwrap();
+    std::fs::write(root.join("run.sh"), format!("#!/bin/sh\ntouch '{}'\ncat\n", marker.display())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(root.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    for (file, text) in [
+        (
+            "app.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: app\nspec:\n  source:\n    \
+             repoURL: https://example.com/r.git\n    path: chart\n    helm:\n      releaseName: --post-renderer=./run.sh\n  \
+             destination:\n    namespace: x\n",
+        ),
+        ("fleet/fleet.yaml", "helm:\n  chart: ../chart\n"),
+        ("bundle/fleet.yaml", "helm:\n  releaseName: --post-renderer=./run.sh\n"),
+    ] {
+        std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+        std::fs::write(root.join(file), text).unwrap();
+    }
+    std::fs::create_dir_all(root.join("bundle/templates")).unwrap();
+    std::fs::write(root.join("bundle/Chart.yaml"), "apiVersion: v2\nname: bundle\nversion: 0.1.0\n").unwrap();
+    std::fs::write(root.join("bundle/templates/cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n")
+        .unwrap();
+    let output = capz(&["validate", "-o", "json", "."], root, &path_with_helm(), None);
+    let report = report(&output, "validate .");
+    assert!(!marker.exists(), "the release name ran a program");
+    let refused: Vec<String> = findings(&report)
+        .iter()
+        .filter(|f| f["message"].as_str().unwrap().contains("is not a Helm release name"))
+        .map(|f| f["source"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(refused, ["./app.yaml", "./bundle/fleet.yaml"], "{report:#}");
 }

@@ -69,7 +69,7 @@ fn app_of_apps_sources_are_a_directory_a_chart_a_kustomization_an_application_se
             "Application/team-clusters -> kustomize clusters/overlays/prod",
             "ApplicationSet/cluster-overlays (team-staging) -> kustomize clusters/overlays/staging",
             "Application/cert-manager -> not built: chart `cert-manager` comes from the Helm repository \
-             https://charts.jetstack.io: not built (it would need a download)",
+             https://charts.jetstack.io: it would need a download; not built",
         ]
     );
 }
@@ -126,8 +126,9 @@ fn application_sources_outside_the_tree_or_with_unknown_generators_are_not_built
              directory of this repository: not built",
             "Application/elsewhere: helm elsewhere charts/aks-aso-cluster -n default -f \
              charts/aks-aso-cluster/values-prod.yaml",
-            "ApplicationSet/per-cluster: its `clusters` generator needs what only Argo CD knows (clusters, pull \
-             requests, ...): not built",
+            "ApplicationSet/per-cluster: its `clusters` generator needs the clusters Argo CD knows: no cluster Secret \
+             (labelled argocd.argoproj.io/secret-type: cluster) is in this repository and .kubectl-capz.yaml declares \
+             none (`argocd.clusters`): not built",
         ]
     );
 }
@@ -149,7 +150,7 @@ fn a_helm_release_of_a_chart_in_the_tree_renders_with_its_values_in_flux_order()
     assert_eq!(
         lines,
         [
-            "ingress-nginx: its chart `ingress-nginx` comes from a HelmRepository (a download), not from this repository",
+            "ingress-nginx: its chart `ingress-nginx` comes from HelmRepository/ingress-nginx: it would need a download",
             "team-b: team-b-team-b charts/aks-cluster -n team-b \
              -f <ConfigMap/team-b-cluster-values values.yaml: {\"location\":\"westeurope\",\"resourceGroupName\":\"rg-team-b\",\
              \"machinePools\":{\"pool0\":{\"mode\":\"System\",\"sku\":\"Standard_D4s_v5\",\"replicas\":3}}}> \
@@ -163,6 +164,35 @@ fn a_helm_release_of_a_chart_in_the_tree_renders_with_its_values_in_flux_order()
         helm::helm_release_request(team_b, &root, &nothing).unwrap_err(),
         "its valuesFrom ConfigMap/team-b-cluster-values (key values.yaml) is not in this repository"
     );
+}
+
+#[test]
+fn helm_releases_of_a_helm_repository_or_an_oci_repository_take_the_vendored_copy_of_an_exact_version() {
+    let root = repos().join("remote-charts");
+    let text = "apiVersion: source.toolkit.fluxcd.io/v1beta2\nkind: OCIRepository\nmetadata:\n  name: platform\n  \
+                namespace: flux-system\nspec:\n  url: oci://ghcr.io/example-org/charts/aks-aso-cluster\n  ref:\n    tag: 0.4.2\n\
+                ---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: oci\n  namespace: flux-system\n\
+                spec:\n  chartRef:\n    kind: OCIRepository\n    name: platform\n";
+    let documents = capz::manifest::parse_documents(text, "oci.yaml").unwrap();
+    let lookup = |kind: &str, namespace: &str, name: &str| {
+        documents.iter().find(|d| d.kind() == kind && d.name() == name && d.namespace() == Some(namespace)).cloned()
+    };
+    let files: Vec<String> = vec!["vendor/charts/aks-aso-cluster/Chart.yaml".into()];
+    let locator = helm::ChartLocator::new(&root, &files, None);
+    let resolve = |chart: &helm::RemoteChart| locator.locate(chart);
+    let request = helm::helm_release_request_with(&documents[1], &root, &lookup, &resolve).unwrap();
+    assert_eq!(request.chart_dir, root.join("vendor/charts/aks-aso-cluster"));
+    let releases = documents_of(&root, "flux/releases.yaml");
+    let billing = releases.iter().find(|d| d.name() == "billing").unwrap();
+    let request = helm::helm_release_request_with(billing, &root, &lookup, &resolve).unwrap();
+    assert_eq!((request.release.as_str(), request.namespace.as_str()), ("billing-billing", "billing"));
+    let canary = releases.iter().find(|d| d.name() == "canary").unwrap();
+    let reason = helm::helm_release_request_with(canary, &root, &lookup, &resolve).unwrap_err();
+    assert!(reason.contains("its version `0.4.x` is a range"), "{reason}");
+}
+
+fn documents_of(root: &Path, file: &str) -> Vec<Document> {
+    documents(root, file)
 }
 
 #[test]

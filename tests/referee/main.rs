@@ -22,6 +22,7 @@ mod convert_capi_referee; // CAPI's conversion functions
 mod convert_plan_differential; // `convert` against CAPI's admission as `plan` runs it
 mod core_referee; // kube-apiserver's verdicts on core objects
 mod envsubst_conformance; // drone/envsubst
+mod fleet_values_referee; // Fleet's values merge (wrangler data.MergeMaps) through the real helm
 mod flux_substitute_referee; // Flux's variable substitution
 mod go_duration_referee; // Go's time.ParseDuration
 mod migrate_translation; // CAPZ's own classic-to-ASO translation

@@ -2,11 +2,13 @@
 //!
 //! Each source of an `Application` (`spec.source`, `spec.sources[]`) whose `path` is a directory of the
 //! repository becomes an [`ArgoBuild`]: a directory of manifests, a kustomization, or a Helm chart with the
-//! application's values, as Argo CD's repo-server would build it. An `ApplicationSet` is expanded first (list
-//! and git directories generators). Charts from Helm repositories and paths that are not in the tree are
-//! reported as not built, never fetched.
+//! application's values, as Argo CD's repo-server would build it. An `ApplicationSet` is expanded first (list,
+//! git directories and clusters generators, a matrix of two). Charts from Helm repositories are rendered from a
+//! copy vendored in the tree (or in the helm cache the command line names), never fetched; paths that are not in
+//! the tree are reported as not built.
 
 mod appset;
+pub mod clusters;
 mod directory;
 pub mod kustomize;
 
@@ -15,12 +17,20 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use appset::expand_application_set;
+pub use appset::{expand_application_set, expand_application_set_with};
+pub use clusters::{ArgoCluster, cluster_of_secret};
 pub use directory::{directory_manifests, glob_match};
 pub use kustomize::ArgoKustomize;
 
 use crate::manifest::Document;
-use crate::source::helm::{InlineValues, RenderRequest, WrittenAt, is_chart_dir};
+use crate::source::helm::{ChartResolver, InlineValues, RemoteChart, RenderRequest, WrittenAt, is_chart_dir};
+
+/// What expanding Applications needs from outside the object: the clusters Argo CD knows (`None`: none is
+/// known) and where remote charts have local copies.
+pub struct ArgoInputs<'a> {
+    pub clusters: Option<&'a [ArgoCluster]>,
+    pub charts: &'a ChartResolver<'a>,
+}
 
 /// API group of Argo CD's Application and ApplicationSet.
 pub const ARGO_GROUP: &str = "argoproj.io";
@@ -68,23 +78,29 @@ pub fn is_application_set(document: &Document) -> bool {
 /// The sources of an Application or ApplicationSet `document` (nothing for other objects), paths resolved
 /// against `repo_root`.
 pub fn argo_sources(document: &Document, repo_root: &Path) -> Vec<ArgoSource> {
+    let no_copy = |_: &RemoteChart| Err("it would need a download".to_string());
+    argo_sources_with(document, repo_root, &ArgoInputs { clusters: None, charts: &no_copy })
+}
+
+/// [`argo_sources`] with the clusters and chart copies of `inputs`.
+pub fn argo_sources_with(document: &Document, repo_root: &Path, inputs: &ArgoInputs<'_>) -> Vec<ArgoSource> {
     let file = document.origin.source.to_string();
     let line = document.origin.line;
     if is_application(document) {
         let owner = format!("Application/{}", document.name());
-        return application_sources(&document.value, Some(document), &owner, repo_root, &file, line);
+        return application_sources(&document.value, Some(document), &owner, repo_root, &file, line, inputs);
     }
     if !is_application_set(document) {
         return Vec::new();
     }
     let set_name = document.name();
-    match expand_application_set(&document.value, repo_root) {
+    match expand_application_set_with(&document.value, repo_root, inputs.clusters) {
         Ok(applications) => applications
             .iter()
             .flat_map(|application| {
                 let name = application.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
                 let owner = format!("ApplicationSet/{set_name} ({name})");
-                application_sources(application, None, &owner, repo_root, &file, line)
+                application_sources(application, None, &owner, repo_root, &file, line, inputs)
             })
             .collect(),
         Err(reason) => vec![ArgoSource {
@@ -106,6 +122,7 @@ fn application_sources(
     repo_root: &Path,
     file: &str,
     line: usize,
+    inputs: &ArgoInputs<'_>,
 ) -> Vec<ArgoSource> {
     let spec = application.get("spec").cloned().unwrap_or(Value::Null);
     let name = application.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
@@ -136,6 +153,7 @@ fn application_sources(
         owner,
         repo_root,
         document,
+        charts: inputs.charts,
     };
     sources
         .iter()
@@ -174,6 +192,7 @@ struct SourceContext<'a> {
     repo_root: &'a Path,
     /// The Application's document, when it is written in a file (for the lines of inline values).
     document: Option<&'a Document>,
+    charts: &'a ChartResolver<'a>,
 }
 
 /// What one source (at `pointer` in the Application) builds.
@@ -181,10 +200,21 @@ fn source_build(source: &Value, pointer: &str, context: &SourceContext<'_>) -> A
     let repo_root = context.repo_root;
     let repo_url = str_of(source, "/repoURL");
     if let Some(chart) = source.get("chart").and_then(Value::as_str) {
-        return ArgoBuild::NotBuilt {
-            reason: format!(
-                "chart `{chart}` comes from the Helm repository {repo_url}: not built (it would need a download)"
-            ),
+        // A Helm or OCI repository's chart: rendered from a local copy when there is one.
+        let version = str_of(source, "/targetRevision");
+        let remote = RemoteChart { name: chart.to_string(), version: version.to_string(), from: repo_url.to_string() };
+        return match (context.charts)(&remote) {
+            Ok(local) => match helm_request(source, pointer, local.path(), context) {
+                Ok(request) => {
+                    let path = local.path();
+                    let relative = path.strip_prefix(repo_root).unwrap_or(path).display().to_string();
+                    ArgoBuild::Helm { relative, request }
+                }
+                Err(reason) => ArgoBuild::NotBuilt { reason },
+            },
+            Err(why) => ArgoBuild::NotBuilt {
+                reason: format!("chart `{chart}` comes from the Helm repository {repo_url}: {why}; not built"),
+            },
         };
     }
     let relative = str_of(source, "/path").trim_start_matches("./").trim_end_matches('/').to_string();
@@ -231,8 +261,9 @@ fn helm_request(
     chart_dir: &Path,
     context: &SourceContext<'_>,
 ) -> Result<RenderRequest, String> {
-    let SourceContext { all_sources, app_name, namespace, owner, repo_root, document } = *context;
-    if !is_chart_dir(chart_dir) {
+    let SourceContext { all_sources, app_name, namespace, owner, repo_root, document, .. } = *context;
+    // A chart directory, or a packed chart found for a `chart:` source.
+    if !is_chart_dir(chart_dir) && !chart_dir.is_file() {
         return Err(format!("helm source `{}` has no Chart.yaml", chart_dir.display()));
     }
     let helm = source.get("helm").cloned().unwrap_or(Value::Null);

@@ -6,6 +6,7 @@
 
 mod chart;
 mod release;
+mod remote;
 mod render;
 mod required;
 mod template_lines;
@@ -15,7 +16,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use chart::{CHART_FILE, Chart, Dependency, is_chart_dir};
-pub use release::{HELM_RELEASE_GROUP, ObjectLookup, helm_release_request, in_repository, is_helm_release};
+pub use release::{
+    ChartResolver, HELM_RELEASE_GROUP, ObjectLookup, helm_release_request, helm_release_request_with, in_repository,
+    is_helm_release,
+};
+pub use remote::{ChartLocator, LocalChart, RemoteChart, is_exact_version, oci_chart};
 pub use render::{
     HELM, HelmRender, InlineValues, RELEASE_NAMESPACE, RenderRequest, RenderedDocument, WrittenAt, source_name,
 };
@@ -49,6 +54,8 @@ pub enum HelmProblem {
     ChartUnreadable { chart: PathBuf, reason: String },
     #[error("chart {} was not rendered: {} is a symlink out of the repository", chart.display(), link.display())]
     SymlinkOutOfRepository { chart: PathBuf, link: PathBuf },
+    #[error("chart {} was not rendered: {reason}", chart.display())]
+    ArchiveRefused { chart: PathBuf, reason: String },
 }
 
 impl HelmProblem {
@@ -62,13 +69,14 @@ impl HelmProblem {
             | HelmProblem::RequiredValue { chart, .. }
             | HelmProblem::Tool { chart, .. }
             | HelmProblem::ChartUnreadable { chart, .. }
-            | HelmProblem::SymlinkOutOfRepository { chart, .. } => chart,
+            | HelmProblem::SymlinkOutOfRepository { chart, .. }
+            | HelmProblem::ArchiveRefused { chart, .. } => chart,
         }
     }
 
-    /// The file a warning about it points at: the chart's Chart.yaml.
+    /// The file a warning about it points at: the chart's Chart.yaml (a packed chart itself).
     pub fn file(&self) -> PathBuf {
-        self.chart().join(CHART_FILE)
+        if self.chart().is_file() { self.chart().to_path_buf() } else { self.chart().join(CHART_FILE) }
     }
 }
 
@@ -110,5 +118,36 @@ pub fn render_chart(chart_dir: &Path, repo_root: &Path, timeout: Duration) -> Re
 pub fn render_for(request: RenderRequest, repo_root: &Path, timeout: Duration) -> Result<HelmRender, HelmProblem> {
     let chart = Chart::read(&request.chart_dir)?;
     chart.check_renderable(repo_root)?;
+    render::render_request(request, timeout)
+}
+
+/// Renders a chart found for a remote reference ([`ChartLocator`]): a chart directory of the repository as
+/// [`render_for`] does; a packed chart (`.tgz`) of the repository or of the helm cache the command line named,
+/// after checking it is a regular file there (helm reads the archive itself, with the same clean environment,
+/// time limit and output cap). `request.chart_dir` is replaced by the chart's path.
+pub fn render_local(
+    local: &LocalChart,
+    mut request: RenderRequest,
+    repo_root: &Path,
+    timeout: Duration,
+) -> Result<HelmRender, HelmProblem> {
+    request.chart_dir = local.path().to_path_buf();
+    let LocalChart::Archive { path, in_cache } = local else {
+        return render_for(request, repo_root, timeout);
+    };
+    let refused = |reason: String| HelmProblem::ArchiveRefused { chart: path.clone(), reason };
+    let meta = std::fs::symlink_metadata(path).map_err(|err| refused(format!("it cannot be read: {err}")))?;
+    if !meta.is_file() {
+        return Err(refused("it is not a regular file".to_string()));
+    }
+    if !in_cache {
+        let inside = match (path.canonicalize(), repo_root.canonicalize()) {
+            (Ok(path), Ok(root)) => path.starts_with(root),
+            _ => false,
+        };
+        if !inside {
+            return Err(refused("it is not a file of the repository".to_string()));
+        }
+    }
     render::render_request(request, timeout)
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::chart::is_chart_dir;
+use super::remote::{LocalChart, RemoteChart, oci_chart};
 use super::render::{InlineValues, RenderRequest, WrittenAt, leaf_pointers};
 use crate::manifest::Document;
 
@@ -15,6 +16,10 @@ pub const HELM_RELEASE_GROUP: &str = "helm.toolkit.fluxcd.io";
 /// Finds a ConfigMap or Secret of the repository by kind, namespace and name (for `valuesFrom`), with the lines
 /// of its fields.
 pub type ObjectLookup<'a> = dyn Fn(&str, &str, &str) -> Option<Document> + 'a;
+
+/// Finds the local copy of a chart a GitOps object would download ([`super::ChartLocator::locate`]), or says why
+/// there is none.
+pub type ChartResolver<'a> = dyn Fn(&RemoteChart) -> Result<LocalChart, String> + 'a;
 
 /// Whether `document` is a Flux HelmRelease.
 pub fn is_helm_release(document: &Document) -> bool {
@@ -31,35 +36,88 @@ pub fn helm_release_request(
     repo_root: &Path,
     lookup: &ObjectLookup<'_>,
 ) -> Result<RenderRequest, String> {
+    helm_release_request_with(document, repo_root, lookup, &|_: &RemoteChart| Err("it would need a download".into()))
+}
+
+/// [`helm_release_request`], with the chart of a HelmRepository or of an OCIRepository (`chartRef`, found with
+/// `lookup`) taken from the local copy `resolve` finds (vendored, or in the helm cache); the request's
+/// `chart_dir` is that copy, to render with [`super::render_local`] (the [`LocalChart`] is found again from
+/// it by the caller).
+pub fn helm_release_request_with(
+    document: &Document,
+    repo_root: &Path,
+    lookup: &ObjectLookup<'_>,
+    resolve: &ChartResolver<'_>,
+) -> Result<RenderRequest, String> {
     let spec = document.value.get("spec").cloned().unwrap_or(Value::Null);
     let name = document.name().to_string();
     let namespace = document.namespace().unwrap_or("default").to_string();
-    if let Some(chart_ref) = spec.get("chartRef") {
-        let kind = chart_ref.get("kind").and_then(Value::as_str).unwrap_or("?");
-        let ref_name = chart_ref.get("name").and_then(Value::as_str).unwrap_or("?");
-        return Err(format!(
-            "its chart comes from {kind}/{ref_name} (chartRef), which is not a directory of this repository"
-        ));
-    }
     let chart_spec = spec.pointer("/chart/spec").cloned().unwrap_or(Value::Null);
     let chart = chart_spec.get("chart").and_then(Value::as_str).unwrap_or("");
     let source_kind = chart_spec.pointer("/sourceRef/kind").and_then(Value::as_str).unwrap_or("");
-    if !matches!(source_kind, "GitRepository" | "Bucket") {
-        return Err(format!(
-            "its chart `{chart}` comes from a {} (a download), not from this repository",
-            if source_kind.is_empty() { "source that is not named" } else { source_kind }
-        ));
-    }
-    let Some(chart_dir) = in_repository(repo_root, chart) else {
-        return Err(format!("its chart path `{chart}` is not a chart directory of this repository"));
+    // A chart that would be downloaded: its local copy, or why there is none.
+    let remote = if let Some(chart_ref) = spec.get("chartRef") {
+        let kind = chart_ref.get("kind").and_then(Value::as_str).unwrap_or("?");
+        let ref_name = chart_ref.get("name").and_then(Value::as_str).unwrap_or("?");
+        let ref_namespace = chart_ref.get("namespace").and_then(Value::as_str).unwrap_or(&namespace);
+        let not_here = || {
+            format!("its chart comes from {kind}/{ref_name} (chartRef), which is not a directory of this repository")
+        };
+        if kind != "OCIRepository" {
+            return Err(not_here());
+        }
+        let source = lookup(kind, ref_namespace, ref_name).ok_or_else(not_here)?;
+        let url = source.value.pointer("/spec/url").and_then(Value::as_str).unwrap_or("");
+        let Some((chart_name, _)) = oci_chart(url) else { return Err(not_here()) };
+        let tag = source.value.pointer("/spec/ref/tag").and_then(Value::as_str).unwrap_or("");
+        Some(RemoteChart { name: chart_name, version: tag.to_string(), from: format!("{kind}/{ref_name} ({url})") })
+    } else if !matches!(source_kind, "GitRepository" | "Bucket") {
+        if source_kind != "HelmRepository" {
+            return Err(format!(
+                "its chart `{chart}` comes from a {} (a download), not from this repository",
+                if source_kind.is_empty() { "source that is not named" } else { source_kind }
+            ));
+        }
+        let source_name = chart_spec.pointer("/sourceRef/name").and_then(Value::as_str).unwrap_or("?");
+        // Flux's default version is `*`: the newest.
+        let version = chart_spec.get("version").and_then(Value::as_str).unwrap_or("*");
+        Some(RemoteChart {
+            name: chart.to_string(),
+            version: version.to_string(),
+            from: format!("HelmRepository/{source_name}"),
+        })
+    } else {
+        None
     };
-    if !is_chart_dir(&chart_dir) {
-        return Err(format!("its chart path `{chart}` is not a chart directory of this repository"));
-    }
+    let chart_dir = match &remote {
+        Some(remote) => match resolve(remote)
+            .map_err(|why| format!("its chart `{}` comes from {}: {why}", remote.name, remote.from))?
+        {
+            LocalChart::Directory(dir) => dir,
+            LocalChart::Archive { path, .. } => path,
+        },
+        None => {
+            let Some(chart_dir) = in_repository(repo_root, chart) else {
+                return Err(format!("its chart path `{chart}` is not a chart directory of this repository"));
+            };
+            if !is_chart_dir(&chart_dir) {
+                return Err(format!("its chart path `{chart}` is not a chart directory of this repository"));
+            }
+            chart_dir
+        }
+    };
     let mut values_files = Vec::new();
     for file in chart_spec.get("valuesFiles").and_then(Value::as_array).into_iter().flatten() {
         let file = file.as_str().unwrap_or("");
-        match in_repository(repo_root, file).filter(|path| path.is_file()) {
+        // A remote chart's values files are files of the chart; a repository chart's, files of the repository.
+        let path = match &remote {
+            Some(_) if chart_dir.is_dir() => in_repository(&chart_dir, file),
+            Some(_) => {
+                return Err(format!("its values file `{file}` is inside the packed chart {}", chart_dir.display()));
+            }
+            None => in_repository(repo_root, file),
+        };
+        match path.filter(|path| path.is_file()) {
             Some(path) => values_files.push(path),
             None => return Err(format!("its values file `{file}` is not in this repository")),
         }

@@ -80,6 +80,16 @@ impl InlineValues {
         InlineValues { label, value, written_at: Some((file, lines)), secret: false }
     }
 
+    /// Values written in `file`, each field at the line `line_of` gives for its JSON pointer within `value` (a
+    /// values file, or values written inside a file that is not an object, such as Fleet's fleet.yaml).
+    pub fn at_lines(label: String, value: Value, file: PathBuf, line_of: impl Fn(&str) -> usize) -> Self {
+        let mut lines = HashMap::new();
+        leaf_pointers(&value, &mut String::new(), &mut |leaf| {
+            lines.insert(leaf.to_string(), line_of(leaf));
+        });
+        InlineValues { label, value, written_at: Some((file, lines)), secret: false }
+    }
+
     /// Inline values parsed from a YAML string of `document` at `pointer` (a block scalar: its first line is the
     /// one after the key), each field at its line there.
     pub fn in_text(label: String, text: &str, document: &Document, pointer: &str) -> Result<Self, String> {
@@ -245,7 +255,20 @@ pub(crate) fn helm_template(
     timeout: Duration,
 ) -> Result<String, HelmProblem> {
     let chart = request.chart_dir.clone();
-    let mut args: Vec<OsString> = vec!["template".into(), request.release.clone().into(), chart_arg(&chart)];
+    // The release name comes from the repository (an Application's helm.releaseName, a HelmRelease's releaseName,
+    // fleet.yaml): one helm would take for a flag (`--post-renderer=./run.sh` runs a program) never reaches it.
+    if !is_release_name(&request.release) {
+        return Err(HelmProblem::TemplateError {
+            chart,
+            render: request.label.clone(),
+            message: format!(
+                "`{}` is not a Helm release name (lower-case letters, digits, `-` and `.`, starting and ending with a \
+                 letter or digit, at most 53 characters): helm refuses it",
+                request.release
+            ),
+        });
+    }
+    let mut args: Vec<OsString> = vec!["template".into()];
     args.extend(["--namespace".into(), request.namespace.clone().into()]);
     for file in values_files {
         args.push("--values".into());
@@ -260,6 +283,8 @@ pub(crate) fn helm_template(
         args.push("--include-crds".into());
     }
     args.extend(extra.iter().map(OsString::from));
+    // Nothing after `--` is a flag, whatever it starts with.
+    args.extend(["--".into(), request.release.clone().into(), chart_arg(&chart)]);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     match run_tool(HELM, &args, &cwd, timeout) {
         Ok(output) => Ok(output.stdout),
@@ -276,6 +301,15 @@ pub(crate) fn helm_template(
         }
         Err(error) => Err(HelmProblem::Tool { chart, message: error.to_string() }),
     }
+}
+
+/// Helm's rule for release names (`chartutil.ValidateReleaseName`): at most 53 characters of DNS-1123 labels joined
+/// by dots.
+fn is_release_name(name: &str) -> bool {
+    static RELEASE_NAME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$").expect("valid regex")
+    });
+    name.len() <= 53 && RELEASE_NAME.is_match(name)
 }
 
 /// Writes inline values to temporary files, to follow the request's values files on helm's command line.
@@ -445,6 +479,26 @@ mod tests {
             render.command(),
             "helm template aks ./charts/aks --namespace default --set-string password=*** --set-string plain=shown"
         );
+    }
+
+    #[test]
+    fn a_release_name_helm_would_read_as_a_flag_never_reaches_it() {
+        for release in ["--post-renderer=./run.sh", "-x", "Upper", "a_b", &"a".repeat(54), ""] {
+            let request = RenderRequest {
+                chart_dir: PathBuf::from("charts/aks"),
+                release: release.to_string(),
+                namespace: "default".into(),
+                ..RenderRequest::default()
+            };
+            // Refused before any process starts (no helm is needed to see it).
+            match helm_template(&request, &[], &[], Duration::from_secs(1)) {
+                Err(HelmProblem::TemplateError { message, .. }) => {
+                    assert!(message.contains("is not a Helm release name"), "{release}: {message}")
+                }
+                other => panic!("{release}: {other:?}"),
+            }
+        }
+        assert!(is_release_name("shop-prod") && is_release_name("a.b-1") && is_release_name(&"a".repeat(53)));
     }
 
     #[test]
