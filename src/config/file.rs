@@ -4,9 +4,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use super::argo_cluster::{ArgoCluster, SECRET_TYPE_CLUSTER, SECRET_TYPE_LABEL};
 use crate::manifest::{self, LineIndex};
-use crate::source::argo::ArgoCluster;
-use crate::source::argo::clusters::{SECRET_TYPE_CLUSTER, SECRET_TYPE_LABEL};
 use crate::versions::{self, Target};
 
 /// The file name looked for in the input's directory and each of its parents.

@@ -1,7 +1,8 @@
 //! Repository settings: the `.kubectl-capz.yaml` config file, the choice of the target CAPZ release and of the
-//! management cluster's Kubernetes release, how a cluster's versions compare with them, and the ASO kinds the
-//! repository adds to CAPZ's (`ADDITIONAL_ASO_CRDS`).
+//! management cluster's Kubernetes release, how a cluster's versions compare with them, the ASO kinds the
+//! repository adds to CAPZ's (`ADDITIONAL_ASO_CRDS`) and the Argo CD clusters it declares.
 
+pub mod argo_cluster;
 pub mod aso_crds;
 mod file;
 mod kubernetes;

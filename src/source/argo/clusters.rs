@@ -12,27 +12,12 @@ use serde_json::{Map, Value, json};
 
 use crate::manifest::Document;
 
-/// The label that makes a Secret an Argo CD cluster Secret, and its value.
-pub const SECRET_TYPE_LABEL: &str = "argocd.argoproj.io/secret-type";
-pub const SECRET_TYPE_CLUSTER: &str = "cluster";
+pub use crate::config::argo_cluster::{ArgoCluster, SECRET_TYPE_CLUSTER, SECRET_TYPE_LABEL};
 
 /// The API server address of the cluster Argo CD runs in (`KubernetesInternalAPIServerAddr`).
 pub const IN_CLUSTER_SERVER: &str = "https://kubernetes.default.svc";
 /// The name Argo CD gives that cluster when no Secret declares it (`KubernetesInClusterName`).
 pub const IN_CLUSTER_NAME: &str = "in-cluster";
-
-/// One cluster Argo CD knows.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ArgoCluster {
-    pub name: String,
-    pub server: String,
-    /// `project` of the Secret's data, when set.
-    pub project: Option<String>,
-    pub labels: BTreeMap<String, String>,
-    pub annotations: BTreeMap<String, String>,
-    /// Where it is declared (`file:line`), for messages.
-    pub declared_at: String,
-}
 
 /// The cluster a Secret of the repository declares, when it is an Argo CD cluster Secret: `name`, `server` and
 /// `project` from its `stringData` or (base64) `data`, as the API server stores them.
