@@ -2,6 +2,7 @@
 //! Helm charts, Flux Kustomizations and Argo CD Applications), each document traced back to its source file:line.
 
 pub mod argo;
+mod boundary;
 mod classify;
 pub mod flux;
 mod glob;
@@ -10,6 +11,8 @@ mod kustomization;
 mod kustomize;
 mod load;
 mod origin;
+mod remote;
+pub mod stage;
 pub mod tool;
 mod variables;
 mod walk;
