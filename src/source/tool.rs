@@ -113,7 +113,8 @@ fn run_tool_limited(
     Ok(ToolOutput { stdout, stderr })
 }
 
-/// Replaces the inherited environment: `PATH` only, homes in `home`, no kubeconfig, proxies that refuse.
+/// Replaces the inherited environment: `PATH` only, homes in `home`, no kubeconfig, proxies that refuse, git
+/// without transports, ssh or credentials.
 fn clean_environment(command: &mut Command, home: &Path) -> std::io::Result<()> {
     command.env_clear();
     if let Some(path) = std::env::var_os("PATH") {
@@ -131,6 +132,14 @@ fn clean_environment(command: &mut Command, home: &Path) -> std::io::Result<()> 
         command.env(variable, CLOSED_PROXY);
     }
     command.env("NO_PROXY", OsStr::new("")).env("no_proxy", OsStr::new(""));
+    // Should anything still run git (a remote base repository mode failed to recognise), it can use no transport at
+    // all (not even `file`, which could clone a repository outside the tree, nor `ext`, which runs a command), run
+    // no ssh, ask for no password and read no configuration: no system or global config, no credential helper.
+    command.env("GIT_ALLOW_PROTOCOL", "none").env("GIT_PROTOCOL_FROM_USER", "0");
+    command.env("GIT_SSH_COMMAND", "false").env("GIT_SSH", "false").env("GIT_ASKPASS", "false");
+    command.env("SSH_ASKPASS", "false").env("GIT_TERMINAL_PROMPT", "0");
+    command.env("GIT_CONFIG_NOSYSTEM", "1").env("GIT_CONFIG_GLOBAL", "/dev/null");
+    command.env("GIT_CONFIG_COUNT", "1").env("GIT_CONFIG_KEY_0", "credential.helper").env("GIT_CONFIG_VALUE_0", "");
     Ok(())
 }
 
@@ -225,6 +234,17 @@ mod tests {
         assert_eq!(
             names,
             [
+                "GIT_ALLOW_PROTOCOL",
+                "GIT_ASKPASS",
+                "GIT_CONFIG_COUNT",
+                "GIT_CONFIG_GLOBAL",
+                "GIT_CONFIG_KEY_0",
+                "GIT_CONFIG_NOSYSTEM",
+                "GIT_CONFIG_VALUE_0",
+                "GIT_PROTOCOL_FROM_USER",
+                "GIT_SSH",
+                "GIT_SSH_COMMAND",
+                "GIT_TERMINAL_PROMPT",
                 "HELM_CACHE_HOME",
                 "HELM_CONFIG_HOME",
                 "HELM_DATA_HOME",
@@ -234,14 +254,43 @@ mod tests {
                 "KUBECONFIG",
                 "NO_PROXY",
                 "PATH",
+                "SSH_ASKPASS",
                 "http_proxy",
                 "https_proxy",
                 "no_proxy",
             ]
         );
+        for setting in ["GIT_ALLOW_PROTOCOL=none\n", "GIT_SSH_COMMAND=false\n", "GIT_CONFIG_GLOBAL=/dev/null\n"] {
+            assert!(output.stdout.contains(setting), "{setting}");
+        }
         assert!(output.stdout.contains("HTTPS_PROXY=http://127.0.0.1:9\n"));
         assert!(output.stdout.contains("KUBECONFIG=/dev/null\n"));
         assert!(output.stdout.contains("NO_PROXY=\n"));
+    }
+
+    #[test]
+    fn git_in_the_clean_environment_uses_no_transport_and_no_ssh() {
+        if find_on_path("git").is_none() {
+            panic!("git is not on PATH: the test needs it to show that git can fetch nothing");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("source");
+        let init = std::process::Command::new("git").args(["init", "-q"]).arg(&source).status().unwrap();
+        assert!(init.success());
+        for address in [format!("file://{}", source.display()), source.display().to_string()] {
+            let error = run_tool("git", &args(&["clone", "-q", &address, "copy"]), dir.path(), Duration::from_secs(30))
+                .unwrap_err();
+            assert!(error.to_string().contains("transport 'file' not allowed"), "{address}: {error}");
+        }
+        let error = run_tool(
+            "git",
+            &args(&["ls-remote", "git@example.invalid:org/repo.git"]),
+            dir.path(),
+            Duration::from_secs(30),
+        )
+        .unwrap_err();
+        assert!(error.to_string().contains("transport 'ssh' not allowed"), "{error}");
+        assert!(!dir.path().join("copy").exists());
     }
 
     #[test]
