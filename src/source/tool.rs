@@ -2,8 +2,8 @@
 //!
 //! A repository under validation may be a pull request from a fork, so what runs must not reach the
 //! network nor read the user's configuration: the child sees only `PATH`, a temporary `HOME` and Helm
-//! homes, `KUBECONFIG=/dev/null`, and proxies pointed at a closed loopback port so that any download
-//! attempt fails at once. Its stdin is empty, its output is capped and it is killed at the timeout.
+//! homes, a kubeconfig whose only server is a closed loopback port, proxies pointed at that port so that any
+//! download attempt fails at once, and git without transports, ssh or credentials. Its stdin is empty, its output is capped and it is killed at the timeout.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
@@ -16,6 +16,11 @@ use std::time::{Duration, Instant};
 /// Where the proxies of the child point: the discard port of the loopback interface, closed on any
 /// machine we run on, so a download fails with "connection refused" instead of reaching the network.
 pub const CLOSED_PROXY: &str = "http://127.0.0.1:9";
+
+/// The kubeconfig of the child: one cluster at the closed port, no credentials.
+const CLOSED_KUBECONFIG: &str = "apiVersion: v1\nkind: Config\nclusters:\n- name: none\n  cluster:\n    server: \
+                                 https://127.0.0.1:9\ncontexts:\n- name: none\n  context:\n    cluster: none\n\
+                                 current-context: none\n";
 
 /// The most a tool may print on stdout or on stderr; past it the tool is killed.
 pub const OUTPUT_LIMIT: usize = 64 * 1024 * 1024;
@@ -127,7 +132,12 @@ fn clean_environment(command: &mut Command, home: &Path) -> std::io::Result<()> 
         std::fs::create_dir_all(&dir)?;
         command.env(variable, dir);
     }
-    command.env("HOME", home).env("KUBECONFIG", "/dev/null");
+    // A kubeconfig whose only cluster is the closed port: a kubectl that asks a server anything (Google Cloud SDK's
+    // kubectl dispatcher asks for the server's version before every command, `kubectl kustomize` too) gets
+    // "connection refused" instead of reaching whatever listens on localhost:8080, the default without one.
+    let kubeconfig = home.join("kubeconfig");
+    std::fs::write(&kubeconfig, CLOSED_KUBECONFIG)?;
+    command.env("HOME", home).env("KUBECONFIG", kubeconfig);
     for variable in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
         command.env(variable, CLOSED_PROXY);
     }
@@ -264,7 +274,8 @@ mod tests {
             assert!(output.stdout.contains(setting), "{setting}");
         }
         assert!(output.stdout.contains("HTTPS_PROXY=http://127.0.0.1:9\n"));
-        assert!(output.stdout.contains("KUBECONFIG=/dev/null\n"));
+        let kubeconfig = output.stdout.lines().find_map(|line| line.strip_prefix("KUBECONFIG=")).unwrap();
+        assert!(kubeconfig.ends_with("/kubeconfig"), "{kubeconfig}");
         assert!(output.stdout.contains("NO_PROXY=\n"));
     }
 
@@ -291,6 +302,15 @@ mod tests {
         .unwrap_err();
         assert!(error.to_string().contains("transport 'ssh' not allowed"), "{error}");
         assert!(!dir.path().join("copy").exists());
+    }
+
+    #[test]
+    fn kubectl_asks_no_server_but_the_closed_port() {
+        let output = sh("cat \"$KUBECONFIG\"", Duration::from_secs(10)).unwrap();
+        assert_eq!(output.stdout, CLOSED_KUBECONFIG);
+        let config = crate::manifest::parse_plain_value(&output.stdout, "kubeconfig").unwrap();
+        assert_eq!(config.pointer("/clusters/0/cluster/server").and_then(|s| s.as_str()), Some("https://127.0.0.1:9"));
+        assert_eq!(config["current-context"], "none");
     }
 
     #[test]
