@@ -57,7 +57,9 @@ impl Boundary {
             }
         }
         for refused in tree.refused.iter().chain(&tree.special) {
-            boundary.not_walked.insert(refused.relative.clone(), format!("is {}", refused.reason));
+            // The walk's reason without what it did about it (`: not read`): the refusal says that.
+            let reason = refused.reason.trim_end_matches(": not read").trim_end_matches(": skipped, never opened");
+            boundary.not_walked.insert(refused.relative.clone(), format!("is {reason}"));
         }
         boundary.out_links = tree.refused.iter().map(|refused| refused.relative.clone()).collect();
         for excluded in &tree.excluded {
@@ -138,14 +140,20 @@ impl Boundary {
     }
 
     /// The first symlink out of the repository below the walked directory `dir`, at any depth and through symlinked
-    /// directories inside the tree, and why it was refused (a chart holding one is not rendered).
+    /// directories inside the tree, as a path below `dir`, and why it was refused (a chart holding one is not
+    /// rendered).
     pub fn first_refused_below(&self, dir: &str) -> Option<(String, String)> {
-        let mut pending = vec![dir.to_string()];
+        // (walked directory, the path it is reached by below `dir`)
+        let mut pending = vec![(dir.to_string(), dir.to_string())];
         let mut seen = HashSet::new();
-        while let Some(current) = pending.pop() {
+        while let Some((current, shown)) = pending.pop() {
             if !seen.insert(current.clone()) {
                 continue;
             }
+            let below = |path: &str| {
+                let rest = if current.is_empty() { path } else { path[current.len()..].trim_start_matches('/') };
+                if shown.is_empty() { rest.to_string() } else { format!("{shown}/{rest}") }
+            };
             let mut refused: Vec<(&String, &String)> = self
                 .not_walked
                 .iter()
@@ -153,15 +161,16 @@ impl Boundary {
                 .collect();
             refused.sort();
             if let Some((path, reason)) = refused.first() {
-                return Some(((*path).clone(), (*reason).clone()));
+                return Some((below(path), (*reason).clone()));
             }
-            // Directories below reached through symlinks are walked under their first path.
-            pending.extend(
-                self.aliases
-                    .iter()
-                    .filter(|(path, (_, is_dir))| *is_dir && is_below(path, &current))
-                    .map(|(_, (target, _))| target.clone()),
-            );
+            let mut aliases: Vec<(String, String)> = self
+                .aliases
+                .iter()
+                .filter(|(path, (_, is_dir))| *is_dir && is_below(path, &current))
+                .map(|(path, (target, _))| (target.clone(), below(path)))
+                .collect();
+            aliases.sort();
+            pending.extend(aliases);
         }
         None
     }
@@ -235,7 +244,7 @@ mod tests {
         assert!(not("base/up/base/a.yaml").contains("a symlink to one of its own parent directories"));
         assert_eq!(boundary.first_refused_below("base").map(|(path, _)| path), Some("base/out".into()));
         // `chart/lib` leads to `base`, walked first, which holds the symlink out.
-        assert_eq!(boundary.first_refused_below("chart").map(|(path, _)| path), Some("base/out".into()));
+        assert_eq!(boundary.first_refused_below("chart").map(|(path, _)| path), Some("chart/lib/out".into()));
         assert_eq!(boundary.first_refused_below("clean"), None);
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Component, Path};
 use serde_json::Value;
 
 use super::boundary::{Boundary, Walked};
-use super::remote::remote_reason;
+use super::remote::{remote_file_reason, remote_reason};
 use crate::manifest::{self, LineIndex};
 
 /// The file names kustomize recognises, in its order of preference.
@@ -197,7 +197,8 @@ impl Reader<'_> {
 
     /// [`Reader::reference`] at `line`; `context` ends the refusal's subject (`, in the plugin config x.yaml`).
     fn reference_at(&mut self, line: usize, reference: &str, dirs_allowed: bool, context: &str) -> Option<String> {
-        if let Some(reason) = remote_reason(reference) {
+        let remote = if dirs_allowed { remote_reason(reference) } else { remote_file_reason(reference) };
+        if let Some(reason) = remote {
             let what = if dirs_allowed { "base" } else { "file" };
             self.out.refusals.push((
                 line,

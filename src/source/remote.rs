@@ -46,6 +46,16 @@ pub fn remote_reason(reference: &str) -> Option<&'static str> {
     None
 }
 
+/// Why `reference`, a file a kustomization reads (a patch, a generator's input), is not a local path: kustomize
+/// downloads an `http(s)` URL itself (`IsRemoteFile`); the other spellings as [`remote_reason`].
+pub fn remote_file_reason(reference: &str) -> Option<&'static str> {
+    let lower = reference.trim().to_ascii_lowercase();
+    if matches!(url_scheme(&lower), Some("http" | "https")) {
+        return Some("a URL kustomize would download");
+    }
+    remote_reason(reference)
+}
+
 /// Whether `reference` is remote (see [`remote_reason`]).
 pub fn is_remote(reference: &str) -> bool {
     remote_reason(reference).is_some()
