@@ -162,14 +162,18 @@ pub fn read(root: &Path, dir: &str, file: &str, boundary: &Boundary) -> Result<K
         && reader.out.refusals.is_empty()
         && reader.out.files.len() + reader.out.dirs.len() == array(&value, "resources").len();
     reader.plugins(&value);
-    if value.get("helmCharts").is_some_and(|charts| charts.as_array().is_some_and(|c| !c.is_empty())) {
-        let line = reader.line("/helmCharts");
-        reader.out.refusals.push((
-            line,
-            "`helmCharts` needs kustomize's Helm inflation (`--enable-helm`, which runs helm and may download \
-             charts): not built"
-                .to_string(),
-        ));
+    // `helmChartInflationGenerator` is the deprecated spelling kustomize moves into `helmCharts`.
+    for field in ["helmCharts", "helmChartInflationGenerator"] {
+        if value.get(field).is_some_and(|charts| charts.as_array().is_some_and(|c| !c.is_empty())) {
+            let line = reader.line(&format!("/{field}"));
+            reader.out.refusals.push((
+                line,
+                format!(
+                    "`{field}` needs kustomize's Helm inflation (`--enable-helm`, which runs helm and may download \
+                     charts): not built"
+                ),
+            ));
+        }
     }
     Ok(reader.out)
 }
@@ -407,5 +411,46 @@ mod tests {
         for local in ["../base", "deployment.yaml", "github/x.yaml"] {
             assert!(!is_remote(local), "{local}");
         }
+    }
+
+    #[test]
+    fn every_path_a_kustomization_names_is_a_walked_file_or_refused_at_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join(".git/config"), "token").unwrap();
+        std::fs::create_dir_all(root.join("app")).unwrap();
+        std::fs::write(root.join("app/cm.yaml"), "kind: ConfigMap").unwrap();
+        std::fs::write(root.join("app/patch.yaml"), "kind: ConfigMap").unwrap();
+        std::fs::write(
+            root.join("app/kustomization.yaml"),
+            "resources:\n- cm.yaml\n- missing.yaml\npatches:\n- path: patch.yaml\nsecretGenerator:\n- name: s\n  envs:\n  \
+             - ../.git/config\ntransformers:\n- |-\n  apiVersion: builtin\n  kind: PatchStrategicMergeTransformer\n  \
+             metadata:\n    name: p\n  paths:\n  - /etc/passwd\nhelmChartInflationGenerator:\n- chartName: x\n",
+        )
+        .unwrap();
+        let tree = super::super::walk::walk(root, &[]).unwrap();
+        let boundary = Boundary::new(root, &tree);
+        let read = read(root, "app", "app/kustomization.yaml", &boundary).unwrap();
+        assert_eq!(read.files, ["app/cm.yaml", "app/patch.yaml"]);
+        assert_eq!(read.patches, [PatchSource::File("app/patch.yaml".into())]);
+        let refusals: Vec<(usize, &str)> =
+            read.refusals.iter().map(|(line, message)| (*line, message.split(':').next().unwrap())).collect();
+        assert_eq!(
+            refusals,
+            [
+                (3, "`missing.yaml` (`app/missing.yaml` in the repository) does not exist in this repository"),
+                (
+                    9,
+                    "`../.git/config` (`.git/config` in the repository) is inside `.git`, version control metadata that is never read (nor handed to a tool)"
+                ),
+                (12, "`/etc/passwd`, in the inline `transformers` entry 1 is outside the repository"),
+                (
+                    18,
+                    "`helmChartInflationGenerator` needs kustomize's Helm inflation (`--enable-helm`, which runs helm and may download charts)"
+                ),
+            ]
+        );
+        assert!(!read.only_resources);
     }
 }
