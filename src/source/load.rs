@@ -34,6 +34,8 @@ pub(super) struct Loader<'a> {
     charts: Vec<String>,
     /// By directory.
     kustomizations: BTreeMap<String, Kustomization>,
+    /// Kustomizations in chart or hidden directories: never built on their own, checked when a build includes them.
+    included_only: BTreeMap<String, Kustomization>,
     /// Manifest files (repository-relative), for Flux variables and generated kustomizations.
     manifests: Vec<String>,
     flux: Vec<FluxKustomization>,
@@ -62,6 +64,7 @@ impl<'a> Loader<'a> {
             classes: BTreeMap::new(),
             charts: Vec::new(),
             kustomizations: BTreeMap::new(),
+            included_only: BTreeMap::new(),
             manifests: Vec::new(),
             flux: Vec::new(),
             argo: Vec::new(),
@@ -146,13 +149,20 @@ impl<'a> Loader<'a> {
         }
         self.charts = outer;
         for dir in &tree.dirs {
-            if self.chart_of(dir).is_some() || classify::by_path(&format!("{dir}/")).is_some() && !dir.is_empty() {
-                continue;
-            }
+            let skipped =
+                self.chart_of(dir).is_some() || classify::by_path(&format!("{dir}/")).is_some() && !dir.is_empty();
             let Some(name) = KUSTOMIZATION_FILES.iter().find(|name| self.tree_files.contains(&join(dir, name))) else {
                 continue;
             };
             let file = join(dir, name);
+            if skipped {
+                // Not built on its own (inside a chart or a hidden directory), but a build that includes it reads what
+                // it names: checked all the same.
+                if let Ok(read) = kustomization::read(&self.canonical_root, dir, &file, &self.boundary) {
+                    self.included_only.insert(dir.clone(), read);
+                }
+                continue;
+            }
             match kustomization::read(&self.canonical_root, dir, &file, &self.boundary) {
                 Ok(read) => {
                     self.kustomizations.insert(dir.clone(), read);
@@ -276,21 +286,21 @@ impl<'a> Loader<'a> {
         let mut seen = HashSet::new();
         fn visit<'k>(
             dir: &str,
-            all: &'k BTreeMap<String, Kustomization>,
+            all: [&'k BTreeMap<String, Kustomization>; 2],
             seen: &mut HashSet<String>,
             out: &mut Vec<&'k Kustomization>,
         ) {
             if !seen.insert(dir.to_string()) {
                 return;
             }
-            let Some(kustomization) = all.get(dir) else { return };
+            let Some(kustomization) = all.iter().find_map(|map| map.get(dir)) else { return };
             for child in &kustomization.dirs {
                 visit(child, all, seen, out);
             }
             out.push(kustomization);
         }
         for dir in dirs {
-            visit(dir, &self.kustomizations, &mut seen, &mut out);
+            visit(dir, [&self.kustomizations, &self.included_only], &mut seen, &mut out);
         }
         out
     }

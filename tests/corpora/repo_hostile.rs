@@ -1,6 +1,7 @@
 //! Repository mode on a hostile pull request: a repository made at test time (git stores neither FIFOs nor
 //! symlinks out of the tree) with every trick that used to reach outside it — `.git/config` read by a
-//! `configMapGenerator` (at the root and under a Flux path), symlinks out under a Flux path, in a symlinked directory
+//! `configMapGenerator` (at the root, under a Flux path, and by its absolute path from a kustomization in a hidden
+//! directory that a Flux path includes), symlinks out under a Flux path, in a symlinked directory
 //! of a Helm chart, as a HelmRelease values file, as a kustomize base and as an Argo CD path, a builtin plugin config
 //! reading `.git`, remote bases in every spelling kustomize and go-getter fetch, a FIFO — beside sources that build
 //! normally (so kustomize and helm do run). `validate` runs under `strace -f`: each trick is one refusal at the
@@ -120,6 +121,16 @@ fn hostile_repository() -> Hostile {
     );
     write(&repo.join("flux-git/cm.yaml"), &config_map("flux-git"));
     write(&repo.join("flux/git.yaml"), &flux_kustomization("git", "flux-git", ""));
+    // A kustomization in a hidden directory (never built on its own) included by a Flux path's: it names the real
+    // repository's `.git/config` by its absolute path, which LoadRestrictionsNone would let kustomize read.
+    let absolute_git = std::fs::canonicalize(&repo).unwrap().join(".git/config");
+    write(
+        &repo.join(".hidden/evil/kustomization.yaml"),
+        &format!("configMapGenerator:\n- name: leak\n  files:\n  - {}\n", absolute_git.display()),
+    );
+    write(&repo.join("flux-hidden/kustomization.yaml"), "resources:\n- cm.yaml\n- ../.hidden/evil\n");
+    write(&repo.join("flux-hidden/cm.yaml"), &config_map("flux-hidden"));
+    write(&repo.join("flux/hidden.yaml"), &flux_kustomization("hidden", "flux-hidden", ""));
     // A file symlink out, listed by the kustomization of a Flux path, and one in a Flux path without a kustomization.
     write(&repo.join("flux-link/kustomization.yaml"), "resources:\n- cm.yaml\n- secret.yaml\n");
     write(&repo.join("flux-link/cm.yaml"), &config_map("flux-link"));
@@ -324,9 +335,11 @@ fn a_hostile_pull_request_is_refused_at_each_line_and_no_process_reaches_outside
     // Each trick, refused at the line that names it, saying why.
     let findings = source_findings(&report);
     let outside = std::fs::canonicalize(&hostile.outside).unwrap().display().to_string();
+    let repo = std::fs::canonicalize(&hostile.repo).unwrap();
     let expected: Vec<(&str, String)> = vec![
         ("./kustomization.yaml:6: ", "`.git/config` is inside `.git`, version control metadata that is never read".into()),
         ("./flux-git/kustomization.yaml:6: ", "`../.git/config` (`.git/config` in the repository) is inside `.git`".into()),
+        ("./.hidden/evil/kustomization.yaml:4: ", format!("`{}/.git/config` is outside the repository", repo.display())),
         ("./flux-link/kustomization.yaml:3: ", format!("`secret.yaml` (`flux-link/secret.yaml` in the repository) is a symlink to `{outside}/secret.yaml`, outside the repository")),
         ("./flux-link/secret.yaml:1: ", format!("`flux-link/secret.yaml` is a symlink to `{outside}/secret.yaml`, outside the repository: not read")),
         ("./flux-plain/secret.yaml:1: ", format!("`flux-plain/secret.yaml` is a symlink to `{outside}/secret.yaml`")),
@@ -427,7 +440,6 @@ fn a_hostile_pull_request_is_refused_at_each_line_and_no_process_reaches_outside
         .filter(|line| !(line.contains("sin_port=htons(9)") && line.contains("127.0.0.1")))
         .collect();
     assert!(connects.is_empty(), "connections other than the closed proxy: {connects:#?}");
-    let repo = std::fs::canonicalize(&hostile.repo).unwrap();
     let base_name = repo.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
     // What a tool may open: the stage, the temporary directories repository mode makes for it (wrapper
     // kustomization, home, values files), the directories of PATH and its own executable (kubectl's and helm's
