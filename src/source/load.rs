@@ -838,8 +838,13 @@ impl<'a> Loader<'a> {
             let Some(components) = self.flux_components(ks, &path) else { continue };
             let built = if self.kustomizations.contains_key(&path) {
                 // Flux's kustomize-controller builds with LoadRestrictionsNone (fluxcd/pkg/kustomize `Build`); every
-                // file a reachable kustomization reads was checked to be inside the repository.
-                self.build_dirs(std::slice::from_ref(&path), &ks.overlay, &components, true, &path)
+                // file a reachable kustomization reads was checked to be inside the repository. When none reads a
+                // file outside its own directory, the default restrictions build the same, and kustomize itself then
+                // refuses a path this reading missed.
+                let mut reached = vec![path.clone()];
+                reached.extend(components.iter().cloned());
+                let reads_outside = self.reachable(&reached).iter().any(|k| !k.outside_dir.is_empty());
+                self.build_dirs(std::slice::from_ref(&path), &ks.overlay, &components, reads_outside, &path)
             } else {
                 self.build_generated(ks, &path, &components)
             };
