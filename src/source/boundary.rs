@@ -175,18 +175,32 @@ impl Boundary {
         None
     }
 
-    /// Every walked file (walked paths), sorted.
-    pub fn files(&self) -> Vec<&str> {
-        let mut files: Vec<&str> = self.files.iter().map(String::as_str).collect();
-        files.sort_unstable();
-        files
+    /// The walked files below the walked directory `dir` (at any depth, not through symlinks).
+    pub fn files_below(&self, dir: &str) -> Vec<&str> {
+        self.files.iter().filter(|file| is_below(file, dir)).map(String::as_str).collect()
     }
 
-    /// Every walked directory, sorted (parents first).
-    pub fn dirs(&self) -> Vec<&str> {
-        let mut dirs: Vec<&str> = self.dirs.iter().map(String::as_str).collect();
-        dirs.sort_unstable();
-        dirs
+    /// The walked directories below `dir` (at any depth, not through symlinks).
+    pub fn dirs_below(&self, dir: &str) -> Vec<&str> {
+        self.dirs.iter().filter(|sub| is_below(sub, dir)).map(String::as_str).collect()
+    }
+
+    /// The aliases below `dir`: (path, walked path it leads to, is a directory).
+    pub fn aliases_below(&self, dir: &str) -> Vec<(&str, &str, bool)> {
+        self.aliases
+            .iter()
+            .filter(|(path, _)| is_below(path, dir))
+            .map(|(path, (target, is_dir))| (path.as_str(), target.as_str(), *is_dir))
+            .collect()
+    }
+
+    /// The second paths of the walked file `walked` (symlinks inside the tree that lead to it).
+    pub fn file_aliases_of(&self, walked: &str) -> Vec<&str> {
+        self.aliases
+            .iter()
+            .filter(|(_, (target, is_dir))| !is_dir && target == walked)
+            .map(|(path, _)| path.as_str())
+            .collect()
     }
 
     /// The aliases that are followed: (path, walked path it leads to, is a directory), sorted.

@@ -120,16 +120,49 @@ impl<'a> Loader<'a> {
         self.repository.notes.push(note(severity, SOURCE_RULE, source, line, message));
     }
 
-    /// The staged copy of the walked files, made on first use and shared by every build.
-    fn stage(&mut self) -> Result<Arc<Stage>, String> {
-        if let Some(stage) = &self.stage {
-            return Ok(Arc::clone(stage));
-        }
-        let stage = Stage::new(&self.boundary)
-            .map(Arc::new)
+    /// The staged copy of the repository, made on first use and shared by every build, with the walked `files` and
+    /// the walked directories `trees` (each with everything below it) added: what the next tool run reads.
+    fn stage_for(&mut self, files: &[String], trees: &[String]) -> Result<Arc<Stage>, String> {
+        let stage = match &self.stage {
+            Some(stage) => Arc::clone(stage),
+            None => {
+                let stage = Stage::new(&self.boundary)
+                    .map(Arc::new)
+                    .map_err(|err| format!("the repository's files cannot be staged for the tools: {err}"))?;
+                self.stage = Some(Arc::clone(&stage));
+                stage
+            }
+        };
+        stage
+            .add(&self.boundary, files, trees)
             .map_err(|err| format!("the repository's files cannot be staged for the tools: {err}"))?;
-        self.stage = Some(Arc::clone(&stage));
         Ok(stage)
+    }
+
+    /// What kustomize reads to build `resources` (directories and files): the kustomization files of every
+    /// kustomization reachable from them and the files each names.
+    fn kustomize_inputs(&self, resources: &[String]) -> Vec<String> {
+        let kustomization_files = |dir: &str| -> Vec<String> {
+            KUSTOMIZATION_FILES
+                .iter()
+                .map(|name| join(dir, name))
+                .filter(|file| self.tree_files.contains(file))
+                .collect()
+        };
+        let mut files = Vec::new();
+        let mut dirs: Vec<&str> = resources.iter().map(String::as_str).collect();
+        for kustomization in self.reachable(resources) {
+            files.extend(kustomization.files.iter().cloned());
+            dirs.extend(kustomization.dirs.iter().map(String::as_str));
+        }
+        for dir in dirs {
+            if self.tree_files.contains(dir) {
+                files.push(dir.to_string());
+            } else {
+                files.extend(kustomization_files(dir));
+            }
+        }
+        files
     }
 
     fn chart_of(&self, relative: &str) -> Option<&str> {
@@ -366,7 +399,7 @@ impl<'a> Loader<'a> {
     fn build_charts(&mut self) {
         for chart in self.charts.clone() {
             let dir = self.files.root().join(&chart);
-            let stage = match self.chart_stage(&chart, &dir) {
+            let stage = match self.chart_stage(&chart, &dir, &[]) {
                 Ok(stage) => stage,
                 Err(problem) => {
                     self.helm_problem(&problem, None);
@@ -384,14 +417,24 @@ impl<'a> Loader<'a> {
         }
     }
 
-    /// The stage helm renders the walked chart directory `chart` (shown as `dir`) in, unless the chart holds a
-    /// symlink out of the repository (at any depth, through symlinked directories too): then it is not rendered.
-    fn chart_stage(&mut self, chart: &str, dir: &Path) -> Result<Arc<Stage>, helm::HelmProblem> {
+    /// The stage helm renders the walked chart directory `chart` (shown as `dir`) in, with the chart and the values
+    /// files `values` staged, unless the chart holds a symlink out of the repository (at any depth, through symlinked
+    /// directories too): then it is not rendered.
+    fn chart_stage(&mut self, chart: &str, dir: &Path, values: &[PathBuf]) -> Result<Arc<Stage>, helm::HelmProblem> {
         if let Some((link, _)) = self.boundary.first_refused_below(chart) {
             let link = self.files.root().join(link);
             return Err(helm::HelmProblem::SymlinkOutOfRepository { chart: dir.to_path_buf(), link });
         }
-        self.stage().map_err(|message| helm::HelmProblem::Tool { chart: dir.to_path_buf(), message })
+        let files: Vec<String> = values
+            .iter()
+            .filter_map(|file| self.boundary.relative_of(file))
+            .filter_map(|relative| match self.boundary.lookup(&relative) {
+                Walked::File(walked) => Some(walked),
+                _ => None,
+            })
+            .collect();
+        self.stage_for(&files, &[chart.to_string()])
+            .map_err(|message| helm::HelmProblem::Tool { chart: dir.to_path_buf(), message })
     }
 
     fn push_render(&mut self, render: helm::HelmRender) {
@@ -489,7 +532,7 @@ impl<'a> Loader<'a> {
                         continue;
                     }
                     let mut request = request.clone();
-                    match self.chart_stage(&relative, &request.chart_dir) {
+                    match self.chart_stage(&relative, &request.chart_dir, &request.values_files) {
                         Ok(stage) => request.stage = Some(stage),
                         Err(problem) => {
                             self.helm_problem(&problem, Some((&at.0, at.1)));
@@ -600,7 +643,8 @@ impl<'a> Loader<'a> {
         let file = self.kustomizations.get(anchor).map_or_else(|| anchor.to_string(), |k| k.file.clone());
         let shown = self.files.display(&file);
         let what = format!("kustomization {}", shown_dir(anchor));
-        let stage = match self.stage() {
+        let inputs = self.kustomize_inputs(&reached);
+        let stage = match self.stage_for(&inputs, &[]) {
             Ok(stage) => stage,
             Err(message) => {
                 self.not_built(Severity::Warning, shown, 1, what, format!("`{label}` is not run: {message}"));
@@ -675,7 +719,12 @@ impl<'a> Loader<'a> {
             return None;
         }
         let label = format!("Argo CD {} (kustomize ./{relative}, with its kustomize options)", source.owner);
-        let stage = match self.stage() {
+        let mut inputs = self.kustomize_inputs(&resources);
+        inputs.extend(argo::kustomize::added_patches(edits, relative).into_iter().filter_map(|patch| match patch {
+            argo::kustomize::AddedPatch::File(file) => Some(file),
+            argo::kustomize::AddedPatch::Inline { .. } => None,
+        }));
+        let stage = match self.stage_for(&inputs, &[]) {
             Ok(stage) => stage,
             Err(err) => {
                 let message = format!("{}: ./{relative} is not built: {err}", source.owner);
@@ -1020,7 +1069,7 @@ impl<'a> Loader<'a> {
                         Walked::Dir(walked) => walked,
                         _ => chart,
                     };
-                    match self.chart_stage(&chart, &request.chart_dir) {
+                    match self.chart_stage(&chart, &request.chart_dir, &request.values_files) {
                         Ok(stage) => request.stage = Some(stage),
                         Err(problem) => {
                             self.helm_problem(&problem, Some((&at.0, at.1)));

@@ -1,14 +1,18 @@
-//! The staged copy of a repository that tools (kustomize, helm) run on: in a temporary directory, only the files
-//! and directories the walk accepted, at their paths, hard-linked when the file system allows it (else copied);
-//! symlinks inside the tree become links to the staged directory they lead to. `.git`, a refused symlink, a FIFO, an
-//! excluded path or anything outside the repository is not there for a tool to read. The user's files are never
-//! written: a file edited in the stage is replaced, never written through its link.
+//! The staged copy of a repository that tools (kustomize, helm) run on: a temporary directory holding, at their
+//! paths, only files the walk accepted, and of those only the ones a build names (the kustomization files and the
+//! files they list, a chart's directory, values files), added build by build; hard-linked when the file system allows
+//! it, else copied. Symlinks inside the tree to a walked directory become links to the staged directory; a symlink
+//! inside the tree to a walked file is staged as that file. `.git`, a refused symlink, a FIFO, an excluded path or
+//! anything outside the repository is never there for a tool to read. The user's files are never written: a file
+//! edited in the stage is replaced, never written through its link.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use regex::Regex;
 
-use super::boundary::Boundary;
+use super::boundary::{Boundary, Walked};
 
 /// A staged copy of one repository, removed when dropped.
 #[derive(Debug)]
@@ -18,9 +22,20 @@ pub struct Stage {
     root: PathBuf,
     /// The repository root as the user gave it, for messages.
     display_root: PathBuf,
-    /// How the files were staged, for measurements and `-v`.
-    pub linked: usize,
-    pub copied: usize,
+    state: Mutex<Staged>,
+}
+
+/// What is in the stage so far.
+#[derive(Debug, Default)]
+struct Staged {
+    files: HashSet<String>,
+    dirs: HashSet<String>,
+    /// Directories whose whole walked subtree is staged.
+    trees: HashSet<String>,
+    /// Hard links failed once (another file system): copies from then on.
+    copy: bool,
+    linked: usize,
+    copied: usize,
 }
 
 impl PartialEq for Stage {
@@ -29,20 +44,91 @@ impl PartialEq for Stage {
     }
 }
 
+/// How many files a stage holds, and how they got there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StageCount {
+    pub linked: usize,
+    pub copied: usize,
+}
+
 impl Stage {
-    /// Stages every walked file and directory of `boundary`.
+    /// An empty stage for the repository of `boundary`, with its symlinked directories in place (as links to the
+    /// staged directories they lead to, so a path a tool follows through one stays in the stage).
     pub fn new(boundary: &Boundary) -> std::io::Result<Stage> {
         let dir = tempfile::Builder::new().prefix("kubectl-capz-stage-").tempdir()?;
         let root = std::fs::canonicalize(dir.path())?;
-        let mut stage =
-            Stage { _dir: dir, root, display_root: boundary.display_root().to_path_buf(), linked: 0, copied: 0 };
-        for relative in boundary.dirs() {
-            if !relative.is_empty() {
-                std::fs::create_dir_all(stage.root.join(relative))?;
+        let stage = Stage {
+            _dir: dir,
+            root,
+            display_root: boundary.display_root().to_path_buf(),
+            state: Mutex::new(Staged::default()),
+        };
+        {
+            let mut state = stage.lock();
+            for (relative, target, is_dir) in boundary.aliases() {
+                if is_dir {
+                    stage.make_dir(&mut state, target)?;
+                    stage.make_dir(&mut state, parent(relative))?;
+                    std::os::unix::fs::symlink(stage.root.join(target), stage.root.join(relative))?;
+                }
             }
         }
-        let mut try_links = true;
-        let mut stage_file = |stage: &mut Stage, relative: &str, walked: &str| -> std::io::Result<()> {
+        Ok(stage)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Staged> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Adds the files `files` and every walked file below the directories `trees` (through symlinked directories
+    /// too), repository-relative paths looked up in `boundary`, with the second paths (symlinks inside the tree) of
+    /// each. Anything not walked is skipped: a tool looking for it finds nothing.
+    pub fn add(&self, boundary: &Boundary, files: &[String], trees: &[String]) -> std::io::Result<()> {
+        let mut state = self.lock();
+        let mut pending: Vec<String> = trees
+            .iter()
+            .filter_map(|tree| match boundary.lookup(tree) {
+                Walked::Dir(walked) => Some(walked),
+                _ => None,
+            })
+            .collect();
+        while let Some(tree) = pending.pop() {
+            if !state.trees.insert(tree.clone()) {
+                continue;
+            }
+            self.make_dir(&mut state, &tree)?;
+            for dir in boundary.dirs_below(&tree) {
+                self.make_dir(&mut state, dir)?;
+            }
+            for file in boundary.files_below(&tree) {
+                self.add_file(&mut state, boundary, file)?;
+            }
+            // What symlinks below it lead to (the links themselves are in place, or staged with their file).
+            for (_, target, is_dir) in boundary.aliases_below(&tree) {
+                if is_dir {
+                    pending.push(target.to_string());
+                } else {
+                    self.add_file(&mut state, boundary, target)?;
+                }
+            }
+        }
+        for file in files {
+            if let Walked::File(walked) = boundary.lookup(file) {
+                self.add_file(&mut state, boundary, &walked)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Stages the walked file `walked` and its aliases.
+    fn add_file(&self, state: &mut Staged, boundary: &Boundary, walked: &str) -> std::io::Result<()> {
+        if !state.files.insert(walked.to_string()) {
+            return Ok(());
+        }
+        let mut paths = vec![walked];
+        paths.extend(boundary.file_aliases_of(walked));
+        for relative in paths {
+            self.make_dir(state, parent(relative))?;
             let source = boundary.display_root().join(walked);
             // A symlink inside the tree is staged as the file it leads to (checked to be inside by the walk).
             let source = match std::fs::symlink_metadata(&source) {
@@ -56,32 +142,34 @@ impl Stage {
                 }
                 _ => source,
             };
-            let target = stage.root.join(relative);
-            if try_links {
+            let target = self.root.join(relative);
+            if !state.copy {
                 match std::fs::hard_link(&source, &target) {
                     Ok(()) => {
-                        stage.linked += 1;
-                        return Ok(());
+                        state.linked += 1;
+                        continue;
                     }
                     // Another file system (or hard links refused): copies from here on.
-                    Err(_) => try_links = false,
+                    Err(_) => state.copy = true,
                 }
             }
             std::fs::copy(&source, &target)?;
-            stage.copied += 1;
-            Ok(())
-        };
-        for relative in boundary.files() {
-            stage_file(&mut stage, relative, relative)?;
+            state.copied += 1;
         }
-        for (relative, target, is_dir) in boundary.aliases() {
-            if is_dir {
-                std::os::unix::fs::symlink(stage.root.join(target), stage.root.join(relative))?;
-            } else {
-                stage_file(&mut stage, relative, target)?;
-            }
+        Ok(())
+    }
+
+    fn make_dir(&self, state: &mut Staged, relative: &str) -> std::io::Result<()> {
+        if !relative.is_empty() && state.dirs.insert(relative.to_string()) {
+            std::fs::create_dir_all(self.root.join(relative))?;
         }
-        Ok(stage)
+        Ok(())
+    }
+
+    /// How many files are staged so far, hard-linked and copied.
+    pub fn count(&self) -> StageCount {
+        let state = self.lock();
+        StageCount { linked: state.linked, copied: state.copied }
     }
 
     /// Canonical path of the staged root: the repository as tools see it.
@@ -125,13 +213,17 @@ impl Stage {
     }
 }
 
+fn parent(relative: &str) -> &str {
+    relative.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::source::walk;
 
     #[test]
-    fn only_walked_files_are_staged_and_edits_never_reach_the_repository() {
+    fn only_the_walked_files_a_build_names_are_staged_and_edits_never_reach_the_repository() {
         let outside = tempfile::tempdir().unwrap();
         std::fs::write(outside.path().join("secret"), "SECRETTOKEN").unwrap();
         let dir = tempfile::tempdir().unwrap();
@@ -140,20 +232,31 @@ mod tests {
         std::fs::write(root.join(".git/config"), "SECRETTOKEN").unwrap();
         std::fs::create_dir_all(root.join("base/empty")).unwrap();
         std::fs::write(root.join("base/kustomization.yaml"), "resources: []\n").unwrap();
+        std::fs::write(root.join("base/other.yaml"), "a: 1\n").unwrap();
         std::os::unix::fs::symlink(outside.path().join("secret"), root.join("base/out")).unwrap();
         std::os::unix::fs::symlink("base", root.join("shared")).unwrap();
         std::os::unix::fs::symlink("kustomization.yaml", root.join("base/k.yaml")).unwrap();
+        std::fs::create_dir_all(root.join("unrelated")).unwrap();
+        std::fs::write(root.join("unrelated/x.yaml"), "a: 1\n").unwrap();
         let tree = walk::walk(root, &[]).unwrap();
         let boundary = Boundary::new(root, &tree);
         let stage = Stage::new(&boundary).unwrap();
         let staged = stage.root().to_path_buf();
+        assert!(std::fs::symlink_metadata(staged.join("shared")).unwrap().file_type().is_symlink());
+        assert_eq!(stage.count(), StageCount { linked: 0, copied: 0 }, "nothing staged before a build asks");
+        // `base/k.yaml` sorts first: the walked path, `base/kustomization.yaml` its alias; both are staged.
+        stage.add(&boundary, &["base/k.yaml".to_string(), ".git/config".to_string()], &[]).unwrap();
         assert!(!staged.join(".git").exists());
-        assert!(std::fs::symlink_metadata(staged.join("base/out")).is_err());
-        assert!(staged.join("base/empty").is_dir());
         assert_eq!(std::fs::read_to_string(staged.join("shared/kustomization.yaml")).unwrap(), "resources: []\n");
         assert!(!std::fs::symlink_metadata(staged.join("base/k.yaml")).unwrap().file_type().is_symlink());
-        assert_eq!(std::fs::read_to_string(staged.join("base/k.yaml")).unwrap(), "resources: []\n");
-        assert_eq!(stage.linked + stage.copied, 2);
+        assert!(!staged.join("base/other.yaml").exists());
+        let count = stage.count();
+        assert_eq!(count.linked + count.copied, 2);
+        // A whole directory (a chart): its walked files, never the symlink out.
+        stage.add(&boundary, &[], &["base".to_string()]).unwrap();
+        assert!(staged.join("base/other.yaml").is_file() && staged.join("base/empty").is_dir());
+        assert!(std::fs::symlink_metadata(staged.join("base/out")).is_err());
+        assert!(!staged.join("unrelated").exists());
         stage.replace("base/kustomization.yaml", "edited\n").unwrap();
         assert_eq!(std::fs::read_to_string(root.join("base/kustomization.yaml")).unwrap(), "resources: []\n");
         assert_eq!(stage.staged(&root.join("base/x")), Some(staged.join("base/x")));
