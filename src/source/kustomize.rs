@@ -1,6 +1,7 @@
 //! Running kustomize on a directory of the repository (`kubectl kustomize`, or `kustomize build` when kubectl is
 //! not on PATH) with the user's files untouched: a wrapper kustomization in a temporary directory includes the
-//! directory and asks for `buildMetadata: [originAnnotations]`, so every built object names the file it came from.
+//! directory (of the repository's staged copy, in repository mode) and asks for `buildMetadata: [originAnnotations]`,
+//! so every built object names the file it came from.
 
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};

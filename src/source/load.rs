@@ -48,7 +48,7 @@ pub(super) struct Loader<'a> {
     reported: HashSet<(String, usize)>,
     /// What of the tree may be handed to a tool.
     boundary: Boundary,
-    /// The staged copy of the walked files every tool runs on (made when a tool first runs).
+    /// The staged copy of the walked files every tool runs on (made when a tool first runs, filled build by build).
     stage: Option<Arc<Stage>>,
 }
 
