@@ -115,7 +115,7 @@ fn extract_host(n: &str) -> Option<(String, String)> {
     let username_length = n
         .find('@')
         .filter(|&at| {
-            let name = n[..at].as_bytes();
+            let name = &n.as_bytes()[..at];
             !name.is_empty()
                 && name[0].is_ascii_alphabetic()
                 && name.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
