@@ -21,17 +21,19 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-# The completion tests run kubectl's bash completion (bash-completion) and the fish script in a real fish.
+# The completion tests run kubectl's bash completion (bash-completion) and the fish script in a real fish;
+# tests/corpora/repo_hostile.rs traces repository mode's child processes with strace.
 missing=()
 [ -e /usr/share/bash-completion/bash_completion ] || missing+=(bash-completion)
 command -v fish >/dev/null || missing+=(fish)
+command -v strace >/dev/null || missing+=(strace)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    step "apt-get install ${missing[*]} (for the completion tests)"
+    step "apt-get install ${missing[*]} (for the completion tests and the strace of the hostile repository)"
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
   else
-    echo "warning: ${missing[*]} missing: install them, or tests/tooling/completion.rs fails" >&2
+    echo "warning: ${missing[*]} missing: install them, or tests/tooling/completion.rs and tests/corpora/repo_hostile.rs fail" >&2
   fi
 fi
 

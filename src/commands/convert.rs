@@ -15,17 +15,23 @@ use crate::exit::ExitStatus;
 use crate::manifest;
 
 /// The files to convert, with whether each was named on the command line (not found in a
-/// directory).
-fn read_inputs(paths: &[String]) -> anyhow::Result<Vec<(SourceFile, bool)>> {
+/// directory) and the directory `-w` may write in for it (the directory named, or the named file's).
+fn read_inputs(paths: &[String]) -> anyhow::Result<Vec<(SourceFile, bool, PathBuf)>> {
     let mut inputs = Vec::new();
     for path in paths {
         if path == "-" {
             let mut text = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).context("cannot read stdin as UTF-8")?;
-            inputs.push((SourceFile { name: "<stdin>".into(), text, kustomize_patch: false, not_utf8: false }, true));
+            let stdin = SourceFile { name: "<stdin>".into(), text, kustomize_patch: false, not_utf8: false };
+            inputs.push((stdin, true, PathBuf::new()));
             continue;
         }
         let named = !Path::new(path).is_dir();
+        let root = if named {
+            Path::new(path).parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf()
+        } else {
+            PathBuf::from(path)
+        };
         for file in manifest::manifest_files(Path::new(path))? {
             let bytes = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
             let (text, not_utf8) = match String::from_utf8(bytes) {
@@ -35,7 +41,7 @@ fn read_inputs(paths: &[String]) -> anyhow::Result<Vec<(SourceFile, bool)>> {
             let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
             let kustomize_patch = kustomize_patches(&dir).iter().any(|p| same_file(p, &file));
             let source = SourceFile { name: file.display().to_string(), text, kustomize_patch, not_utf8 };
-            inputs.push((source, named));
+            inputs.push((source, named, root.clone()));
         }
     }
     Ok(inputs)
@@ -46,6 +52,28 @@ fn same_file(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     }
+}
+
+/// Where `-w` writes the file `name` found below `root` (the directory named on the command line, or the directory
+/// of a file named there): the file itself, or for a symlink (or a path through a symlinked directory) the file it
+/// leads to when that is inside `root`, so the link is kept and its target converted. A target outside `root` is
+/// refused: writing there would convert a file the user did not name, replacing the link would leave it
+/// unconverted.
+fn write_target(name: &str, root: &Path) -> anyhow::Result<PathBuf> {
+    let path = Path::new(name);
+    let canonical = std::fs::canonicalize(path).with_context(|| format!("cannot read {name}"))?;
+    let root = std::fs::canonicalize(root).with_context(|| format!("cannot read {}", root.display()))?;
+    if canonical.starts_with(&root) {
+        return Ok(canonical);
+    }
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let what = if is_link { "a symlink to" } else { "reached through a symlink, the file" };
+    bail!(
+        "{name} is {what} {}, outside {}: --write does not write through it (nothing was written); convert {} itself",
+        canonical.display(),
+        root.display(),
+        canonical.display()
+    )
 }
 
 /// Replaces `path` by `text` through a temporary file in the same directory, keeping the
@@ -81,9 +109,9 @@ fn print_notes(outcomes: &[FileOutcome]) -> anyhow::Result<()> {
 }
 
 /// The converted stream: every file that was read, `---` between files.
-fn stream(inputs: &[(SourceFile, bool)], outcomes: &[FileOutcome]) -> String {
+fn stream(inputs: &[(SourceFile, bool, PathBuf)], outcomes: &[FileOutcome]) -> String {
     let mut out = String::new();
-    for ((source, _), outcome) in inputs.iter().zip(outcomes) {
+    for ((source, _, _), outcome) in inputs.iter().zip(outcomes) {
         if outcome.left_alone.is_some() {
             continue;
         }
@@ -113,14 +141,17 @@ pub(crate) fn run(args: ConvertArgs) -> anyhow::Result<ExitStatus> {
         bail!("--write cannot rewrite stdin; drop -w to print the converted stream");
     }
     let inputs = read_inputs(&args.paths)?;
-    let sources: Vec<SourceFile> = inputs.iter().map(|(s, _)| s.clone()).collect();
+    let sources: Vec<SourceFile> = inputs.iter().map(|(s, _, _)| s.clone()).collect();
     let outcomes = convert_files(&sources, target);
     print_notes(&outcomes)?;
     // A file named on the command line that is not YAML is an input error; in a directory it is
     // reported and skipped (with --check, both are files that cannot be confirmed up to date).
     let errors = outcomes.iter().any(|o| o.notes.iter().any(|n| n.severity == Severity::Error))
         || (!args.check
-            && inputs.iter().zip(&outcomes).any(|((_, named), o)| *named && o.left_alone == Some(LeftAlone::NotYaml)));
+            && inputs
+                .iter()
+                .zip(&outcomes)
+                .any(|((_, named, _), o)| *named && o.left_alone == Some(LeftAlone::NotYaml)));
     // Objects in versions no longer served: a finding about the manifest, not an input error.
     let not_served = |o: &FileOutcome| o.notes.iter().any(|n| n.severity == Severity::NotServed);
     let changed: Vec<&FileOutcome> = outcomes.iter().filter(|o| o.converted.is_some()).collect();
@@ -137,11 +168,32 @@ pub(crate) fn run(args: ConvertArgs) -> anyhow::Result<ExitStatus> {
         return Ok(if listed.is_empty() { ExitStatus::Success } else { ExitStatus::Findings });
     }
     if args.write {
-        let mut stderr = anstream::stderr().lock();
+        // Every target first: a refused one stops the run before anything is written.
+        let roots: std::collections::HashMap<&str, &Path> =
+            inputs.iter().map(|(source, _, root)| (source.name.as_str(), root.as_path())).collect();
+        let mut targets = Vec::new();
         for outcome in &changed {
+            let root = roots.get(outcome.name.as_str()).copied().unwrap_or(Path::new("."));
+            targets.push(write_target(&outcome.name, root)?);
+        }
+        let mut written = std::collections::HashSet::new();
+        let mut stderr = anstream::stderr().lock();
+        for (outcome, target) in changed.iter().zip(targets) {
             let text = outcome.converted.as_deref().expect("changed files have text");
-            write_atomically(&PathBuf::from(&outcome.name), text)?;
-            writeln!(stderr, "converted {}", outcome.name)?;
+            if !written.insert(target.clone()) {
+                continue;
+            }
+            write_atomically(&target, text)?;
+            if std::fs::symlink_metadata(&outcome.name).is_ok_and(|m| m.file_type().is_symlink()) {
+                writeln!(
+                    stderr,
+                    "converted {} (the file it links to, {}; the link is kept)",
+                    outcome.name,
+                    target.display()
+                )?;
+            } else {
+                writeln!(stderr, "converted {}", outcome.name)?;
+            }
         }
         if changed.is_empty() {
             writeln!(stderr, "nothing to convert")?;

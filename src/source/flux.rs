@@ -46,11 +46,13 @@ pub struct FluxKustomization {
     pub post_build: bool,
     pub substitute: BTreeMap<String, String>,
     pub substitute_from: Vec<SubstituteReference>,
-    /// `targetNamespace`, `namePrefix`, `nameSuffix`, `patches`, `components`, `images`: applied by Flux on top of
-    /// the path's kustomization (a wrapper kustomization here).
+    /// `targetNamespace`, `namePrefix`, `nameSuffix`, `patches` (their `patch` and `target`, the fields of Flux's
+    /// API), `images`: applied by Flux on top of the path's kustomization (a wrapper kustomization here).
     pub overlay: serde_json::Map<String, Value>,
     /// The cluster it applies to (see [`flux_cluster`]).
     pub cluster: String,
+    /// `spec.components` as written (relative to the path), each with its line.
+    pub components: Vec<(String, usize)>,
 }
 
 impl FluxKustomization {
@@ -98,13 +100,28 @@ pub fn flux_kustomization(document: &Document) -> Option<FluxKustomization> {
         ("namePrefix", "namePrefix"),
         ("nameSuffix", "nameSuffix"),
         ("patches", "patches"),
-        ("components", "components"),
         ("images", "images"),
     ] {
         if let Some(value) = spec.get(field).filter(|v| !v.is_null()) {
             overlay.insert(key.to_string(), value.clone());
         }
     }
+    // Flux's Patch has `patch` and `target` only (the API server prunes anything else, a `path` too).
+    if let Some(Value::Array(patches)) = overlay.get_mut("patches") {
+        for patch in patches.iter_mut() {
+            if let Value::Object(fields) = patch {
+                fields.retain(|key, _| key == "patch" || key == "target");
+            }
+        }
+    }
+    let components = spec
+        .get("components")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .filter_map(|(i, c)| Some((c.as_str()?.to_string(), document.line_of(&format!("/spec/components/{i}")))))
+        .collect();
     let source_ref = format!(
         "{}/{}",
         spec.pointer("/sourceRef/kind").and_then(Value::as_str).unwrap_or(""),
@@ -123,6 +140,7 @@ pub fn flux_kustomization(document: &Document) -> Option<FluxKustomization> {
         substitute_from,
         overlay,
         cluster: flux_cluster(document),
+        components,
     })
 }
 

@@ -1,6 +1,7 @@
 //! Running kustomize on a directory of the repository (`kubectl kustomize`, or `kustomize build` when kubectl is
 //! not on PATH) with the user's files untouched: a wrapper kustomization in a temporary directory includes the
-//! directory and asks for `buildMetadata: [originAnnotations]`, so every built object names the file it came from.
+//! directory (of the repository's staged copy, in repository mode) and asks for `buildMetadata: [originAnnotations]`,
+//! so every built object names the file it came from.
 
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
@@ -85,20 +86,25 @@ pub struct BuildRequest {
     pub resources: Vec<String>,
     /// `namespace`, `namePrefix`, `patches`... of a Flux Kustomization.
     pub overlay: Map<String, Value>,
+    /// Repository-relative directories of components laid over the resources (a Flux Kustomization's
+    /// `spec.components`, resolved against its path).
+    pub components: Vec<String>,
     /// Files outside the wrapper's own directory are read (a Flux path without kustomization.yaml): Flux builds with
     /// `LoadRestrictionsNone`; every file was checked to be inside the repository first.
     pub load_restrictor_none: bool,
 }
 
-/// Builds `request` in the repository whose canonical root is `root`.
+/// Builds `request` in the repository (in repository mode, its staged copy) whose canonical root is `root`.
 pub fn build(root: &Path, request: &BuildRequest, timeout: Duration) -> Result<Vec<BuiltObject>, BuildError> {
     let wrapper = tempfile::Builder::new().prefix("kubectl-capz-kustomize-").tempdir()?;
     let wrapper_dir = std::fs::canonicalize(wrapper.path())?;
-    let resources: Vec<Value> = request
-        .resources
-        .iter()
-        .map(|resource| Value::String(relative_path(&wrapper_dir, &root.join(resource)).display().to_string()))
-        .collect();
+    let from_wrapper = |paths: &[String]| -> Vec<Value> {
+        paths
+            .iter()
+            .map(|path| Value::String(relative_path(&wrapper_dir, &root.join(path)).display().to_string()))
+            .collect()
+    };
+    let resources = from_wrapper(&request.resources);
     let mut kustomization = json!({
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
@@ -107,6 +113,9 @@ pub fn build(root: &Path, request: &BuildRequest, timeout: Duration) -> Result<V
     });
     if let Some(object) = kustomization.as_object_mut() {
         object.extend(request.overlay.clone());
+        if !request.components.is_empty() {
+            object.insert("components".to_string(), Value::Array(from_wrapper(&request.components)));
+        }
     }
     std::fs::write(wrapper_dir.join("kustomization.yaml"), manifest::to_yaml(&kustomization))?;
     let (program, args) = command_for(&wrapper_dir, request.load_restrictor_none)?;

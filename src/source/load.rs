@@ -11,11 +11,13 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::argo::{self, ArgoBuild, ArgoSource};
+use super::boundary::{Boundary, Walked};
 use super::flux::{self, FluxKustomization};
 use super::helm;
 use super::kustomization::{self, KUSTOMIZATION_FILES, Kustomization, PatchSource};
 use super::kustomize::{self, BuildRequest};
 use super::origin::{self, Patches, SourceFiles};
+use super::stage::Stage;
 use super::{
     ApplyTarget, BuiltSource, FLUX_SUBSTITUTE_RULE, FileClass, FileEntry, NotBuilt, Repository, RepositoryOptions,
     SOURCE_RULE, SourceError, classify, note, walk,
@@ -29,13 +31,14 @@ pub(super) struct Loader<'a> {
     canonical_root: PathBuf,
     files: SourceFiles,
     tree_files: HashSet<String>,
-    tree_dirs: HashSet<String>,
     /// Repository-relative path -> class and reason (YAML/JSON files only).
     classes: BTreeMap<String, (FileClass, String)>,
     /// Directories of Helm charts.
     charts: Vec<String>,
     /// By directory.
     kustomizations: BTreeMap<String, Kustomization>,
+    /// Kustomizations in chart or hidden directories: never built on their own, checked when a build includes them.
+    included_only: BTreeMap<String, Kustomization>,
     /// Manifest files (repository-relative), for Flux variables and generated kustomizations.
     manifests: Vec<String>,
     flux: Vec<FluxKustomization>,
@@ -46,9 +49,6 @@ pub(super) struct Loader<'a> {
     repository: Repository,
     /// Refusals already reported (file, line).
     reported: HashSet<(String, usize)>,
-    /// The copy of the tree Argo CD kustomize sources with options are edited and built in (made when first
-    /// needed).
-    argo_stage: Option<argo::kustomize::Stage>,
     /// Argo CD Applications, ApplicationSets and cluster Secrets, Fleet GitRepos, in the order read (expanded
     /// once every file is classified: an ApplicationSet's clusters may be declared in a later file).
     gitops_documents: Vec<Document>,
@@ -56,6 +56,10 @@ pub(super) struct Loader<'a> {
     chart_locator: helm::ChartLocator,
     /// The Fleet bundles of the tree and what each of their targets builds.
     fleet: fleet::FleetPlan,
+    /// What of the tree may be handed to a tool.
+    boundary: Boundary,
+    /// The staged copy of the walked files every tool runs on (made when a tool first runs, filled build by build).
+    stage: Option<Arc<Stage>>,
 }
 
 impl<'a> Loader<'a> {
@@ -67,10 +71,10 @@ impl<'a> Loader<'a> {
             canonical_root: tree.canonical_root.clone(),
             files: SourceFiles::new(root),
             tree_files: tree.files.iter().map(|f| f.relative.clone()).collect(),
-            tree_dirs: tree.dirs.iter().cloned().collect(),
             classes: BTreeMap::new(),
             charts: Vec::new(),
             kustomizations: BTreeMap::new(),
+            included_only: BTreeMap::new(),
             manifests: Vec::new(),
             flux: Vec::new(),
             argo: Vec::new(),
@@ -82,10 +86,11 @@ impl<'a> Loader<'a> {
                 ..Repository::default()
             },
             reported: HashSet::new(),
-            argo_stage: None,
             gitops_documents: Vec::new(),
             chart_locator: helm::ChartLocator::default(),
             fleet: fleet::FleetPlan::default(),
+            boundary: Boundary::new(root, &tree),
+            stage: None,
         };
         for excluded in &tree.excluded {
             loader.classes.insert(excluded.relative.clone(), (FileClass::Excluded, "matches --exclude".to_string()));
@@ -96,6 +101,17 @@ impl<'a> Loader<'a> {
             let shown = loader.files.display(&refused.relative);
             let what = format!("file {}", refused.relative);
             loader.not_built(Severity::Warning, shown, 1, what, message);
+        }
+        for special in &tree.special {
+            loader.classes.insert(special.relative.clone(), (FileClass::Refused, special.reason.clone()));
+            let message = format!("`{}` is {}", special.relative, special.reason);
+            let shown = loader.files.display(&special.relative);
+            if classify::is_candidate(&special.relative) {
+                let what = format!("file {}", special.relative);
+                loader.not_built(Severity::Warning, shown, 1, what, message);
+            } else {
+                loader.repository.notes.push(note(Severity::Info, SOURCE_RULE, shown, 1, message));
+            }
         }
         loader.classify(&tree);
         loader.read_gitops_inputs();
@@ -125,14 +141,49 @@ impl<'a> Loader<'a> {
         self.repository.notes.push(note(severity, SOURCE_RULE, source, line, message));
     }
 
-    fn exists(&self, relative: &str) -> Option<bool> {
-        if self.tree_dirs.contains(relative) {
-            Some(true)
-        } else if self.tree_files.contains(relative) {
-            Some(false)
-        } else {
-            None
+    /// The staged copy of the repository, made on first use and shared by every build, with the walked `files` and
+    /// the walked directories `trees` (each with everything below it) added: what the next tool run reads.
+    fn stage_for(&mut self, files: &[String], trees: &[String]) -> Result<Arc<Stage>, String> {
+        let stage = match &self.stage {
+            Some(stage) => Arc::clone(stage),
+            None => {
+                let stage = Stage::new(&self.boundary)
+                    .map(Arc::new)
+                    .map_err(|err| format!("the repository's files cannot be staged for the tools: {err}"))?;
+                self.stage = Some(Arc::clone(&stage));
+                stage
+            }
+        };
+        stage
+            .add(&self.boundary, files, trees)
+            .map_err(|err| format!("the repository's files cannot be staged for the tools: {err}"))?;
+        Ok(stage)
+    }
+
+    /// What kustomize reads to build `resources` (directories and files): the kustomization files of every
+    /// kustomization reachable from them and the files each names.
+    fn kustomize_inputs(&self, resources: &[String]) -> Vec<String> {
+        let kustomization_files = |dir: &str| -> Vec<String> {
+            KUSTOMIZATION_FILES
+                .iter()
+                .map(|name| join(dir, name))
+                .filter(|file| self.tree_files.contains(file))
+                .collect()
+        };
+        let mut files = Vec::new();
+        let mut dirs: Vec<&str> = resources.iter().map(String::as_str).collect();
+        for kustomization in self.reachable(resources) {
+            files.extend(kustomization.files.iter().cloned());
+            dirs.extend(kustomization.dirs.iter().map(String::as_str));
         }
+        for dir in dirs {
+            if self.tree_files.contains(dir) {
+                files.push(dir.to_string());
+            } else {
+                files.extend(kustomization_files(dir));
+            }
+        }
+        files
     }
 
     fn chart_of(&self, relative: &str) -> Option<&str> {
@@ -152,15 +203,21 @@ impl<'a> Loader<'a> {
         }
         self.charts = outer;
         for dir in &tree.dirs {
-            if self.chart_of(dir).is_some() || classify::by_path(&format!("{dir}/")).is_some() && !dir.is_empty() {
-                continue;
-            }
+            let skipped =
+                self.chart_of(dir).is_some() || classify::by_path(&format!("{dir}/")).is_some() && !dir.is_empty();
             let Some(name) = KUSTOMIZATION_FILES.iter().find(|name| self.tree_files.contains(&join(dir, name))) else {
                 continue;
             };
             let file = join(dir, name);
-            let exists = |relative: &str| self.exists(relative);
-            match kustomization::read(&self.canonical_root, dir, &file, &exists) {
+            if skipped {
+                // Not built on its own (inside a chart or a hidden directory), but a build that includes it reads what
+                // it names: checked all the same.
+                if let Ok(read) = kustomization::read(&self.canonical_root, dir, &file, &self.boundary) {
+                    self.included_only.insert(dir.clone(), read);
+                }
+                continue;
+            }
+            match kustomization::read(&self.canonical_root, dir, &file, &self.boundary) {
                 Ok(read) => {
                     self.kustomizations.insert(dir.clone(), read);
                 }
@@ -281,21 +338,21 @@ impl<'a> Loader<'a> {
         let mut seen = HashSet::new();
         fn visit<'k>(
             dir: &str,
-            all: &'k BTreeMap<String, Kustomization>,
+            all: [&'k BTreeMap<String, Kustomization>; 2],
             seen: &mut HashSet<String>,
             out: &mut Vec<&'k Kustomization>,
         ) {
             if !seen.insert(dir.to_string()) {
                 return;
             }
-            let Some(kustomization) = all.get(dir) else { return };
+            let Some(kustomization) = all.iter().find_map(|map| map.get(dir)) else { return };
             for child in &kustomization.dirs {
                 visit(child, all, seen, out);
             }
             out.push(kustomization);
         }
         for dir in dirs {
-            visit(dir, &self.kustomizations, &mut seen, &mut out);
+            visit(dir, [&self.kustomizations, &self.included_only], &mut seen, &mut out);
         }
         out
     }
@@ -365,7 +422,14 @@ impl<'a> Loader<'a> {
                 continue;
             }
             let dir = self.files.root().join(&chart);
-            match helm::render_chart(&dir, self.files.root(), self.options.timeout) {
+            let stage = match self.chart_stage(&chart, &dir, &[]) {
+                Ok(stage) => stage,
+                Err(problem) => {
+                    self.helm_problem(&problem, None);
+                    continue;
+                }
+            };
+            match helm::render_chart_staged(&dir, self.files.root(), Some(stage), self.options.timeout) {
                 Ok(renders) => {
                     for render in renders {
                         self.push_render(render, None);
@@ -374,6 +438,26 @@ impl<'a> Loader<'a> {
                 Err(problem) => self.helm_problem(&problem, None),
             }
         }
+    }
+
+    /// The stage helm renders the walked chart directory `chart` (shown as `dir`) in, with the chart and the values
+    /// files `values` staged, unless the chart holds a symlink out of the repository (at any depth, through symlinked
+    /// directories too): then it is not rendered.
+    fn chart_stage(&mut self, chart: &str, dir: &Path, values: &[PathBuf]) -> Result<Arc<Stage>, helm::HelmProblem> {
+        if let Some((link, _)) = self.boundary.first_refused_below(chart) {
+            let link = self.files.root().join(link);
+            return Err(helm::HelmProblem::SymlinkOutOfRepository { chart: dir.to_path_buf(), link });
+        }
+        let files: Vec<String> = values
+            .iter()
+            .filter_map(|file| self.boundary.relative_of(file))
+            .filter_map(|relative| match self.boundary.lookup(&relative) {
+                Walked::File(walked) => Some(walked),
+                _ => None,
+            })
+            .collect();
+        self.stage_for(&files, &[chart.to_string()])
+            .map_err(|message| helm::HelmProblem::Tool { chart: dir.to_path_buf(), message })
     }
 
     fn push_render(&mut self, render: helm::HelmRender, target: Option<ApplyTarget>) {
@@ -405,13 +489,39 @@ impl<'a> Loader<'a> {
                 cluster: format!("Argo CD destination {server}"),
                 namespace: source.destination_namespace.clone(),
             });
+            let relative = match &source.build {
+                ArgoBuild::Directory { relative, .. }
+                | ArgoBuild::Kustomize { relative, .. }
+                | ArgoBuild::Helm { relative, .. } => relative,
+                ArgoBuild::NotBuilt { reason } => {
+                    let message = format!("{}: {reason}", source.owner);
+                    let what = format!("Argo CD {}", source.owner);
+                    self.not_built(Severity::Info, source.file.clone(), source.line, what, message);
+                    continue;
+                }
+            };
+            // A packed chart found for a remote one is staged (or refused) where it is rendered.
+            let packed = matches!(&source.build, ArgoBuild::Helm { request, .. } if request.chart_dir.is_file());
+            // The path as walked (a symlink inside the tree resolved), or one warning saying why it is not built.
+            let relative = match self.boundary.lookup(relative) {
+                _ if packed => relative.clone(),
+                Walked::Dir(walked) => walked,
+                Walked::File(_) => continue,
+                Walked::Not(why) => {
+                    let message = format!("{}: path `{relative}` {why}; not built", source.owner);
+                    let what = format!("Argo CD {}", source.owner);
+                    self.not_built(Severity::Warning, source.file.clone(), source.line, what, message);
+                    continue;
+                }
+            };
             match &source.build {
-                ArgoBuild::Directory { relative, path, recurse, include, exclude } => {
+                ArgoBuild::Directory { recurse, include, exclude, .. } => {
                     let reason = format!("read by Argo CD {} ({}:{})", source.owner, source.file, source.line);
+                    let path = self.files.root().join(&relative);
                     let mut documents = Vec::new();
-                    for file in argo::directory_manifests(path, *recurse, include, exclude) {
-                        let Ok(inner) = file.strip_prefix(path) else { continue };
-                        let file_relative = join(relative, &inner.display().to_string());
+                    for file in argo::directory_manifests(&path, *recurse, include, exclude) {
+                        let Ok(inner) = file.strip_prefix(&path) else { continue };
+                        let file_relative = join(&relative, &inner.display().to_string());
                         if !self.manifests.contains(&file_relative) {
                             continue;
                         }
@@ -422,32 +532,82 @@ impl<'a> Loader<'a> {
                     let label = format!("Argo CD {} (directory ./{relative})", source.owner);
                     self.repository.built.push(BuiltSource { label, documents, patched, target });
                 }
-                ArgoBuild::Kustomize { relative, edits: Some(edits), .. } => {
-                    if let Some(built) = self.build_argo_edited(source, relative, edits) {
+                ArgoBuild::Kustomize { edits: Some(edits), .. } => {
+                    if let Some(built) = self.build_argo_edited(source, &relative, edits) {
                         self.repository.built.push(BuiltSource { target, ..built });
                     }
                 }
-                ArgoBuild::Kustomize { relative, edits: None, .. } => {
+                ArgoBuild::Kustomize { edits: None, .. } => {
                     if let Some(mut built) =
-                        self.build_dirs(std::slice::from_ref(relative), &Map::new(), false, relative)
+                        self.build_dirs(std::slice::from_ref(&relative), &Map::new(), &[], false, &relative)
                     {
                         built.label = format!("Argo CD {} (kustomize ./{relative})", source.owner);
                         built.target = target;
                         self.repository.built.push(built);
                     }
                 }
-                ArgoBuild::Helm { request, .. } => match self.render_request(request.clone()) {
-                    Ok(render) => self.push_render(render, target),
-                    Err(problem) => self.helm_problem(&problem, Some((&source.file, source.line))),
-                },
-                ArgoBuild::NotBuilt { reason } => {
-                    let message = format!("{}: {reason}", source.owner);
-                    let what = format!("Argo CD {}", source.owner);
-                    self.not_built(Severity::Info, source.file.clone(), source.line, what, message);
+                ArgoBuild::Helm { request, .. } => {
+                    let mut refused = false;
+                    for file in &request.values_files {
+                        if let Some(why) = self.not_a_walked_file(file) {
+                            let line = self.argo_value_file_line(source, file);
+                            let shown = file.display();
+                            let message = format!("{}: value file `{shown}` {why}; not rendered", source.owner);
+                            let what = format!("Argo CD {}", source.owner);
+                            self.not_built(Severity::Warning, source.file.clone(), line, what, message);
+                            refused = true;
+                        }
+                    }
+                    if refused {
+                        continue;
+                    }
+                    match self.render_request(request.clone()) {
+                        Ok(render) => self.push_render(render, target),
+                        Err(problem) => self.helm_problem(&problem, Some((&source.file, source.line))),
+                    }
                 }
+                ArgoBuild::NotBuilt { .. } => {}
             }
         }
         self.argo = sources;
+    }
+
+    /// Why `path` (below the repository root as given) is not a walked file, or `None` when it is one.
+    fn not_a_walked_file(&self, path: &Path) -> Option<String> {
+        let Some(relative) = self.boundary.relative_of(path) else {
+            return Some("is outside the repository: nothing outside it is read".to_string());
+        };
+        match self.boundary.lookup(&relative) {
+            Walked::File(_) => None,
+            Walked::Dir(_) => Some("is a directory, not a file".to_string()),
+            Walked::Not(why) => Some(why),
+        }
+    }
+
+    /// The line of the Application that names the value file `file` of a helm source (the Application's own line
+    /// when it is generated by an ApplicationSet).
+    fn argo_value_file_line(&mut self, source: &ArgoSource, file: &Path) -> usize {
+        let Some((_, document)) = self.application_document(source) else { return source.line };
+        let root = self.files.root().to_path_buf();
+        let count = document.value.pointer("/spec/sources").and_then(Value::as_array).map_or(0, Vec::len);
+        let prefixes =
+            std::iter::once("/spec/source".to_string()).chain((0..count).map(|k| format!("/spec/sources/{k}")));
+        for prefix in prefixes {
+            let path = document.value.pointer(&format!("{prefix}/path")).and_then(Value::as_str).unwrap_or("");
+            let chart = root.join(path.trim_start_matches("./").trim_end_matches('/'));
+            let files = document.value.pointer(&format!("{prefix}/helm/valueFiles")).and_then(Value::as_array);
+            for (index, written) in files.into_iter().flatten().enumerate() {
+                let Some(written) = written.as_str() else { continue };
+                let resolved = match written.strip_prefix('$') {
+                    Some(reference) => root.join(reference.split_once('/').map_or("", |(_, rest)| rest)),
+                    None => chart.join(written),
+                };
+                if resolved == file {
+                    return document.line_of(&format!("{prefix}/helm/valueFiles/{index}"));
+                }
+            }
+        }
+        source.line
     }
 
     fn build_kustomize_roots(&mut self) {
@@ -470,41 +630,62 @@ impl<'a> Loader<'a> {
             .cloned()
             .collect();
         for root in roots {
-            if let Some(built) = self.build_dirs(std::slice::from_ref(&root), &Map::new(), false, &root) {
+            if let Some(built) = self.build_dirs(std::slice::from_ref(&root), &Map::new(), &[], false, &root) {
                 self.repository.built.push(built);
             }
         }
     }
 
-    /// Builds `resources` (directories or files) with `overlay` laid over them; `None` when refused or failed (a
-    /// warning says why, at `anchor`'s kustomization file).
+    /// Builds `resources` (directories or files) with `overlay` and `components` laid over them, in the stage; `None`
+    /// when refused or failed (a warning says why, at `anchor`'s kustomization file).
     fn build_dirs(
         &mut self,
         resources: &[String],
         overlay: &Map<String, Value>,
+        components: &[String],
         load_restrictor_none: bool,
         anchor: &str,
     ) -> Option<BuiltSource> {
-        if self.refused(resources) || (!load_restrictor_none && self.reads_outside_root(resources, anchor)) {
+        let mut reached = resources.to_vec();
+        reached.extend(components.iter().cloned());
+        if self.refused(&reached) || (!load_restrictor_none && self.reads_outside_root(&reached, anchor)) {
             return None;
         }
         let label = format!("kubectl kustomize {}", shown_dir(anchor));
-        if let Some(built) = self.read_resources_only(resources, overlay, &label) {
+        if components.is_empty()
+            && let Some(built) = self.read_resources_only(resources, overlay, &label)
+        {
             return Some(built);
         }
-        let request = BuildRequest { resources: resources.to_vec(), overlay: overlay.clone(), load_restrictor_none };
-        let objects = match kustomize::build(&self.canonical_root, &request, self.options.timeout) {
-            Ok(objects) => objects,
-            Err(err) => {
-                let file = self.kustomizations.get(anchor).map_or_else(|| anchor.to_string(), |k| k.file.clone());
-                let shown = self.files.display(&file);
-                let message =
-                    format!("`{label}` failed, so its objects are not checked: {}", one_paragraph(&err.to_string()));
-                self.not_built(Severity::Warning, shown, 1, format!("kustomization {}", shown_dir(anchor)), message);
+        let request = BuildRequest {
+            resources: resources.to_vec(),
+            overlay: overlay.clone(),
+            components: components.to_vec(),
+            load_restrictor_none,
+        };
+        let file = self.kustomizations.get(anchor).map_or_else(|| anchor.to_string(), |k| k.file.clone());
+        let shown = self.files.display(&file);
+        let what = format!("kustomization {}", shown_dir(anchor));
+        let inputs = self.kustomize_inputs(&reached);
+        let stage = match self.stage_for(&inputs, &[]) {
+            Ok(stage) => stage,
+            Err(message) => {
+                self.not_built(Severity::Warning, shown, 1, what, format!("`{label}` is not run: {message}"));
                 return None;
             }
         };
-        Some(self.trace_build(objects, resources, label, Vec::new()))
+        let objects = match kustomize::build(stage.root(), &request, self.options.timeout) {
+            Ok(objects) => objects,
+            Err(err) => {
+                let message = format!(
+                    "`{label}` failed, so its objects are not checked: {}",
+                    one_paragraph(&stage.show(&err.to_string()))
+                );
+                self.not_built(Severity::Warning, shown, 1, what, message);
+                return None;
+            }
+        };
+        Some(self.trace_build(objects, &reached, label, Vec::new()))
     }
 
     /// An Argo CD kustomize source with options: Argo CD's `kustomize edit` commands applied to a staged copy of
@@ -516,34 +697,69 @@ impl<'a> Loader<'a> {
         relative: &str,
         edits: &argo::ArgoKustomize,
     ) -> Option<BuiltSource> {
-        // The components the options add are built too: refused like the kustomization's own.
+        let application = self.application_document(source);
+        let line_of = |option: &str| {
+            application
+                .as_ref()
+                .map_or(source.line, |(_, document)| document.line_of(&format!("{}/kustomize{option}", edits.pointer)))
+        };
+        let what = format!("Argo CD {} (kustomize ./{relative})", source.owner);
+        // The components and patch files the options add: walked directories and files, or refused at their line.
         let mut resources = vec![relative.to_string()];
-        resources.extend(argo::kustomize::component_dirs(edits, relative));
+        let mut refusals = Vec::new();
+        let list = |name: &str| edits.options.get(name).and_then(Value::as_array).cloned().unwrap_or_default();
+        for (index, component) in list("components").iter().enumerate() {
+            let Some(component) = component.as_str() else { continue };
+            if component.contains("://") || component.contains(['*', '?', '[']) {
+                continue;
+            }
+            match kustomization::resolve(relative, component).map(|resolved| self.boundary.lookup(&resolved)) {
+                Some(Walked::Dir(walked)) => resources.push(walked),
+                Some(Walked::Not(why)) if why != crate::source::boundary::MISSING => {
+                    refusals.push((line_of(&format!("/components/{index}")), format!("component `{component}` {why}")));
+                }
+                _ => {}
+            }
+        }
+        for (index, patch) in list("patches").iter().enumerate() {
+            let Some(path) = patch.get("path").and_then(Value::as_str) else { continue };
+            let why = match kustomization::resolve(relative, path).map(|resolved| self.boundary.lookup(&resolved)) {
+                Some(Walked::File(_)) => continue,
+                Some(Walked::Dir(_)) => "is a directory, not a file".to_string(),
+                Some(Walked::Not(why)) => why,
+                None => "is outside the repository: nothing outside it is read".to_string(),
+            };
+            refusals.push((line_of(&format!("/patches/{index}/path")), format!("patch `{path}` {why}")));
+        }
+        if !refusals.is_empty() {
+            for (line, refusal) in refusals {
+                let message = format!("{}: kustomize option: {refusal}; not built", source.owner);
+                self.not_built(Severity::Warning, source.file.clone(), line, what.clone(), message);
+            }
+            return None;
+        }
         if self.refused(&resources) {
             return None;
         }
         let label = format!("Argo CD {} (kustomize ./{relative}, with its kustomize options)", source.owner);
-        if self.argo_stage.is_none() {
-            let mut files: Vec<String> = self.tree_files.iter().cloned().collect();
-            files.sort();
-            match argo::kustomize::Stage::new(&self.canonical_root, &files) {
-                Ok(stage) => self.argo_stage = Some(stage),
-                Err(err) => {
-                    let message = format!("{}: ./{relative} is not built: {err}", source.owner);
-                    let what = format!("Argo CD {} (kustomize ./{relative})", source.owner);
-                    self.not_built(Severity::Warning, source.file.clone(), source.line, what, message);
-                    return None;
-                }
+        let mut inputs = self.kustomize_inputs(&resources);
+        inputs.extend(argo::kustomize::added_patches(edits, relative).into_iter().filter_map(|patch| match patch {
+            argo::kustomize::AddedPatch::File(file) => Some(file),
+            argo::kustomize::AddedPatch::Inline { .. } => None,
+        }));
+        let stage = match self.stage_for(&inputs, &[]) {
+            Ok(stage) => stage,
+            Err(err) => {
+                let message = format!("{}: ./{relative} is not built: {err}", source.owner);
+                self.not_built(Severity::Warning, source.file.clone(), source.line, what, message);
+                return None;
             }
-        }
-        let built = self.argo_stage.as_ref()?.build(relative, edits, self.options.timeout);
-        let application = self.application_document(source);
+        };
+        let built = argo::kustomize::build_edited(&stage, relative, edits, self.options.timeout);
         match built {
             Ok((objects, not_applied)) => {
                 for skipped in not_applied {
-                    let line = application.as_ref().map_or(source.line, |(_, document)| {
-                        document.line_of(&format!("{}/kustomize{}", edits.pointer, skipped.option))
-                    });
+                    let line = line_of(&skipped.option);
                     let message = format!("{}: {}", source.owner, skipped.message);
                     let note = note(Severity::Warning, SOURCE_RULE, source.file.clone(), line, message);
                     self.repository.notes.push(note);
@@ -555,9 +771,8 @@ impl<'a> Loader<'a> {
                 let message = format!(
                     "{}: the kustomize source ./{relative} is not built, so its objects are not checked: {}",
                     source.owner,
-                    one_paragraph(&err.to_string())
+                    one_paragraph(&stage.show(&err.to_string()))
                 );
-                let what = format!("Argo CD {} (kustomize ./{relative})", source.owner);
                 self.not_built(Severity::Warning, source.file.clone(), source.line, what, message);
                 None
             }
@@ -674,21 +889,36 @@ impl<'a> Loader<'a> {
                 self.not_built(Severity::Warning, ks.source.clone(), ks.path_line, what, message);
                 continue;
             };
-            if !self.tree_dirs.contains(&path) {
-                let message = format!(
-                    "{}: spec.path `./{path}` is not a directory of this repository (source {}); not built",
-                    ks.object, ks.source_ref
-                );
-                let what = format!("Flux Kustomization {}", ks.name());
-                self.not_built(Severity::Info, ks.source.clone(), ks.path_line, what, message);
-                continue;
-            }
+            let path = match self.boundary.lookup(&path) {
+                Walked::Dir(walked) => walked,
+                Walked::Not(why) if why != crate::source::boundary::MISSING => {
+                    let message = format!("{}: spec.path `./{path}` {why}; not built", ks.object);
+                    let what = format!("Flux Kustomization {}", ks.name());
+                    self.not_built(Severity::Warning, ks.source.clone(), ks.path_line, what, message);
+                    continue;
+                }
+                _ => {
+                    let message = format!(
+                        "{}: spec.path `./{path}` is not a directory of this repository (source {}); not built",
+                        ks.object, ks.source_ref
+                    );
+                    let what = format!("Flux Kustomization {}", ks.name());
+                    self.not_built(Severity::Info, ks.source.clone(), ks.path_line, what, message);
+                    continue;
+                }
+            };
+            let Some(components) = self.flux_components(ks, &path) else { continue };
             let built = if self.kustomizations.contains_key(&path) {
                 // Flux's kustomize-controller builds with LoadRestrictionsNone (fluxcd/pkg/kustomize `Build`); every
-                // file a reachable kustomization reads was checked to be inside the repository.
-                self.build_dirs(std::slice::from_ref(&path), &ks.overlay, true, &path)
+                // file a reachable kustomization reads was checked to be inside the repository. When none reads a
+                // file outside its own directory, the default restrictions build the same, and kustomize itself then
+                // refuses a path this reading missed.
+                let mut reached = vec![path.clone()];
+                reached.extend(components.iter().cloned());
+                let reads_outside = self.reachable(&reached).iter().any(|k| !k.outside_dir.is_empty());
+                self.build_dirs(std::slice::from_ref(&path), &ks.overlay, &components, reads_outside, &path)
             } else {
-                self.build_generated(ks, &path)
+                self.build_generated(ks, &path, &components)
             };
             let Some(mut built) = built else { continue };
             built.label = format!("Flux Kustomization {} (./{path})", ks.name());
@@ -703,7 +933,7 @@ impl<'a> Loader<'a> {
 
     /// A Flux path without a kustomization: Flux generates one with every manifest below it (a subdirectory with its
     /// own kustomization is included as a whole). Read directly when nothing is laid over it.
-    fn build_generated(&mut self, ks: &FluxKustomization, path: &str) -> Option<BuiltSource> {
+    fn build_generated(&mut self, ks: &FluxKustomization, path: &str, components: &[String]) -> Option<BuiltSource> {
         let mut resources: Vec<String> = Vec::new();
         let mut sub_kustomizations: Vec<String> = Vec::new();
         let covered_by_sub = |relative: &str, subs: &[String]| subs.iter().any(|sub| is_below(relative, sub));
@@ -724,7 +954,7 @@ impl<'a> Loader<'a> {
         for relative in &resources {
             self.classes.insert(relative.clone(), (FileClass::Built, reason.clone()));
         }
-        if ks.overlay.is_empty() && sub_kustomizations.is_empty() {
+        if ks.overlay.is_empty() && components.is_empty() && sub_kustomizations.is_empty() {
             let mut documents = Vec::new();
             for relative in &resources {
                 documents.extend(self.files.documents(relative).iter().cloned());
@@ -734,7 +964,33 @@ impl<'a> Loader<'a> {
         }
         let mut all = sub_kustomizations;
         all.extend(resources);
-        self.build_dirs(&all, &ks.overlay, true, path)
+        self.build_dirs(&all, &ks.overlay, components, true, path)
+    }
+
+    /// A Flux Kustomization's `spec.components`, resolved against its path: each a walked directory of the
+    /// repository, else one warning at its line and `None` (not built).
+    fn flux_components(&mut self, ks: &FluxKustomization, path: &str) -> Option<Vec<String>> {
+        let mut components = Vec::new();
+        for (component, line) in &ks.components {
+            let why = if let Some(reason) = super::remote::remote_reason(component) {
+                format!("is a remote component ({reason}): nothing is fetched")
+            } else {
+                match kustomization::resolve(path, component).map(|resolved| self.boundary.lookup(&resolved)) {
+                    Some(Walked::Dir(walked)) => {
+                        components.push(walked);
+                        continue;
+                    }
+                    Some(Walked::File(_)) => "is a file, not a component's directory".to_string(),
+                    Some(Walked::Not(why)) => why,
+                    None => "is outside the repository: nothing outside it is read".to_string(),
+                }
+            };
+            let message = format!("{}: spec.components entry `{component}` {why}; not built", ks.object);
+            let what = format!("Flux Kustomization {}", ks.name());
+            self.not_built(Severity::Warning, ks.source.clone(), *line, what, message);
+            return None;
+        }
+        Some(components)
     }
 
     /// Flux's post-build substitution over a build; `None` when Flux would fail (an error finding says why).
@@ -830,6 +1086,9 @@ impl<'a> Loader<'a> {
         let resolve = |chart: &helm::RemoteChart| locator.locate(chart);
         for release in &releases {
             let at = (release.origin.source.to_string(), release.origin.line);
+            if self.release_refused(release) {
+                continue;
+            }
             match helm::helm_release_request_with(release, &root, &lookup, &resolve) {
                 Ok(request) => match self.render_request(request) {
                     Ok(render) => {
@@ -847,6 +1106,48 @@ impl<'a> Loader<'a> {
             }
         }
         self.helm_releases = releases;
+    }
+
+    /// Whether a HelmRelease whose chart is a path of this repository names a chart directory or a values file that
+    /// is not walked (`.git`, a symlink out, a FIFO, an excluded path): one warning at the line naming it. A path that
+    /// simply is not there is left to [`helm::helm_release_request`], which says so.
+    fn release_refused(&mut self, release: &Document) -> bool {
+        let spec = release.value.pointer("/spec/chart/spec").cloned().unwrap_or(Value::Null);
+        if !matches!(spec.pointer("/sourceRef/kind").and_then(Value::as_str), Some("GitRepository" | "Bucket")) {
+            return false;
+        }
+        let mut refusals = Vec::new();
+        let mut check = |written: &str, pointer: String, is_dir: bool| {
+            let Some(relative) = kustomization::resolve("", written.trim_start_matches("./")) else { return };
+            match self.boundary.lookup(&relative) {
+                Walked::Not(why) if why != crate::source::boundary::MISSING => {
+                    refusals.push((release.line_of(&pointer), format!("`{written}` {why}")));
+                }
+                Walked::Dir(walked)
+                    if is_dir
+                        && !self.boundary.is_file(&join(&walked, helm::CHART_FILE))
+                        && std::fs::symlink_metadata(self.files.root().join(&walked).join(helm::CHART_FILE))
+                            .is_ok() =>
+                {
+                    refusals.push((release.line_of(&pointer), format!("`{written}` has no walked Chart.yaml")));
+                }
+                _ => {}
+            }
+        };
+        if let Some(chart) = spec.get("chart").and_then(Value::as_str) {
+            check(chart, "/spec/chart/spec/chart".to_string(), true);
+        }
+        for (index, file) in spec.get("valuesFiles").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            if let Some(file) = file.as_str() {
+                check(file, format!("/spec/chart/spec/valuesFiles/{index}"), false);
+            }
+        }
+        let what = format!("Flux {}", release.display_name());
+        for (line, refusal) in &refusals {
+            let message = format!("{}: {refusal}; not rendered", release.display_name());
+            self.not_built(Severity::Warning, release.origin.source.to_string(), *line, what.clone(), message);
+        }
+        !refusals.is_empty()
     }
 
     /// A ConfigMap or Secret of the repository (in a manifest file or a build), in `namespace` or without one.

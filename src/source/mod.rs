@@ -3,6 +3,7 @@
 //! its source file:line.
 
 pub mod argo;
+mod boundary;
 mod classify;
 pub mod fleet;
 pub mod flux;
@@ -12,6 +13,8 @@ mod kustomization;
 mod kustomize;
 mod load;
 mod origin;
+mod remote;
+pub mod stage;
 pub mod tool;
 mod variables;
 mod walk;

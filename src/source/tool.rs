@@ -2,8 +2,8 @@
 //!
 //! A repository under validation may be a pull request from a fork, so what runs must not reach the
 //! network nor read the user's configuration: the child sees only `PATH`, a temporary `HOME` and Helm
-//! homes, `KUBECONFIG=/dev/null`, and proxies pointed at a closed loopback port so that any download
-//! attempt fails at once. Its stdin is empty, its output is capped and it is killed at the timeout.
+//! homes, a kubeconfig whose only server is a closed loopback port, proxies pointed at that port so that any
+//! download attempt fails at once, and git without transports, ssh or credentials. Its stdin is empty, its output is capped and it is killed at the timeout.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
@@ -16,6 +16,11 @@ use std::time::{Duration, Instant};
 /// Where the proxies of the child point: the discard port of the loopback interface, closed on any
 /// machine we run on, so a download fails with "connection refused" instead of reaching the network.
 pub const CLOSED_PROXY: &str = "http://127.0.0.1:9";
+
+/// The kubeconfig of the child: one cluster at the closed port, no credentials.
+const CLOSED_KUBECONFIG: &str = "apiVersion: v1\nkind: Config\nclusters:\n- name: none\n  cluster:\n    server: \
+                                 https://127.0.0.1:9\ncontexts:\n- name: none\n  context:\n    cluster: none\n\
+                                 current-context: none\n";
 
 /// The most a tool may print on stdout or on stderr; past it the tool is killed.
 pub const OUTPUT_LIMIT: usize = 64 * 1024 * 1024;
@@ -113,7 +118,8 @@ fn run_tool_limited(
     Ok(ToolOutput { stdout, stderr })
 }
 
-/// Replaces the inherited environment: `PATH` only, homes in `home`, no kubeconfig, proxies that refuse.
+/// Replaces the inherited environment: `PATH` only, homes in `home`, no kubeconfig, proxies that refuse, git
+/// without transports, ssh or credentials.
 fn clean_environment(command: &mut Command, home: &Path) -> std::io::Result<()> {
     command.env_clear();
     if let Some(path) = std::env::var_os("PATH") {
@@ -126,11 +132,24 @@ fn clean_environment(command: &mut Command, home: &Path) -> std::io::Result<()> 
         std::fs::create_dir_all(&dir)?;
         command.env(variable, dir);
     }
-    command.env("HOME", home).env("KUBECONFIG", "/dev/null");
+    // A kubeconfig whose only cluster is the closed port: a kubectl that asks a server anything (Google Cloud SDK's
+    // kubectl dispatcher asks for the server's version before every command, `kubectl kustomize` too) gets
+    // "connection refused" instead of reaching whatever listens on localhost:8080, the default without one.
+    let kubeconfig = home.join("kubeconfig");
+    std::fs::write(&kubeconfig, CLOSED_KUBECONFIG)?;
+    command.env("HOME", home).env("KUBECONFIG", kubeconfig);
     for variable in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
         command.env(variable, CLOSED_PROXY);
     }
     command.env("NO_PROXY", OsStr::new("")).env("no_proxy", OsStr::new(""));
+    // Should anything still run git (a remote base repository mode failed to recognise), it can use no transport at
+    // all (not even `file`, which could clone a repository outside the tree, nor `ext`, which runs a command), run
+    // no ssh, ask for no password and read no configuration: no system or global config, no credential helper.
+    command.env("GIT_ALLOW_PROTOCOL", "none").env("GIT_PROTOCOL_FROM_USER", "0");
+    command.env("GIT_SSH_COMMAND", "false").env("GIT_SSH", "false").env("GIT_ASKPASS", "false");
+    command.env("SSH_ASKPASS", "false").env("GIT_TERMINAL_PROMPT", "0");
+    command.env("GIT_CONFIG_NOSYSTEM", "1").env("GIT_CONFIG_GLOBAL", "/dev/null");
+    command.env("GIT_CONFIG_COUNT", "1").env("GIT_CONFIG_KEY_0", "credential.helper").env("GIT_CONFIG_VALUE_0", "");
     Ok(())
 }
 
@@ -225,6 +244,17 @@ mod tests {
         assert_eq!(
             names,
             [
+                "GIT_ALLOW_PROTOCOL",
+                "GIT_ASKPASS",
+                "GIT_CONFIG_COUNT",
+                "GIT_CONFIG_GLOBAL",
+                "GIT_CONFIG_KEY_0",
+                "GIT_CONFIG_NOSYSTEM",
+                "GIT_CONFIG_VALUE_0",
+                "GIT_PROTOCOL_FROM_USER",
+                "GIT_SSH",
+                "GIT_SSH_COMMAND",
+                "GIT_TERMINAL_PROMPT",
                 "HELM_CACHE_HOME",
                 "HELM_CONFIG_HOME",
                 "HELM_DATA_HOME",
@@ -234,14 +264,53 @@ mod tests {
                 "KUBECONFIG",
                 "NO_PROXY",
                 "PATH",
+                "SSH_ASKPASS",
                 "http_proxy",
                 "https_proxy",
                 "no_proxy",
             ]
         );
+        for setting in ["GIT_ALLOW_PROTOCOL=none\n", "GIT_SSH_COMMAND=false\n", "GIT_CONFIG_GLOBAL=/dev/null\n"] {
+            assert!(output.stdout.contains(setting), "{setting}");
+        }
         assert!(output.stdout.contains("HTTPS_PROXY=http://127.0.0.1:9\n"));
-        assert!(output.stdout.contains("KUBECONFIG=/dev/null\n"));
+        let kubeconfig = output.stdout.lines().find_map(|line| line.strip_prefix("KUBECONFIG=")).unwrap();
+        assert!(kubeconfig.ends_with("/kubeconfig"), "{kubeconfig}");
         assert!(output.stdout.contains("NO_PROXY=\n"));
+    }
+
+    #[test]
+    fn git_in_the_clean_environment_uses_no_transport_and_no_ssh() {
+        if find_on_path("git").is_none() {
+            panic!("git is not on PATH: the test needs it to show that git can fetch nothing");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("source");
+        let init = std::process::Command::new("git").args(["init", "-q"]).arg(&source).status().unwrap();
+        assert!(init.success());
+        for address in [format!("file://{}", source.display()), source.display().to_string()] {
+            let error = run_tool("git", &args(&["clone", "-q", &address, "copy"]), dir.path(), Duration::from_secs(30))
+                .unwrap_err();
+            assert!(error.to_string().contains("transport 'file' not allowed"), "{address}: {error}");
+        }
+        let error = run_tool(
+            "git",
+            &args(&["ls-remote", "git@example.invalid:org/repo.git"]),
+            dir.path(),
+            Duration::from_secs(30),
+        )
+        .unwrap_err();
+        assert!(error.to_string().contains("transport 'ssh' not allowed"), "{error}");
+        assert!(!dir.path().join("copy").exists());
+    }
+
+    #[test]
+    fn kubectl_asks_no_server_but_the_closed_port() {
+        let output = sh("cat \"$KUBECONFIG\"", Duration::from_secs(10)).unwrap();
+        assert_eq!(output.stdout, CLOSED_KUBECONFIG);
+        let config = crate::manifest::parse_plain_value(&output.stdout, "kubeconfig").unwrap();
+        assert_eq!(config.pointer("/clusters/0/cluster/server").and_then(|s| s.as_str()), Some("https://127.0.0.1:9"));
+        assert_eq!(config["current-context"], "none");
     }
 
     #[test]

@@ -102,6 +102,44 @@ fn write_replaces_the_file_atomically_and_keeps_its_permissions() {
     assert!(std::fs::read_to_string(&path).unwrap().contains("cluster.x-k8s.io/v1beta2"));
 }
 
+#[test]
+fn write_through_a_symlink_converts_its_target_inside_the_directory_and_refuses_one_outside() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join("shared")).unwrap();
+    std::fs::copy(COMMENTED, repo.join("shared/cluster.yaml")).unwrap();
+    std::os::unix::fs::symlink("shared/cluster.yaml", repo.join("a-link.yaml")).unwrap();
+    // The directory: the link (walked first) converts the file it leads to, and stays a link.
+    let (code, _, stderr) = convert(&[repo.to_str().unwrap(), "--write"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(std::fs::symlink_metadata(repo.join("a-link.yaml")).unwrap().file_type().is_symlink());
+    let converted = std::fs::read_to_string(repo.join("shared/cluster.yaml")).unwrap();
+    assert!(converted.contains("cluster.x-k8s.io/v1beta2"), "{converted}");
+    assert!(stderr.contains("a-link.yaml (the file it links to, "), "{stderr}");
+    assert_eq!(stderr.matches("converted ").count(), 1, "written once: {stderr}");
+    // A named link whose target is outside the link's directory: refused, nothing written, the link kept.
+    let outside = dir.path().join("outside.yaml");
+    std::fs::copy(COMMENTED, &outside).unwrap();
+    let clean = repo.join("clean.yaml");
+    std::fs::copy(COMMENTED, &clean).unwrap();
+    let link = repo.join("out-link.yaml");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    let (code, _, stderr) = convert(&[clean.to_str().unwrap(), link.to_str().unwrap(), "--write"]);
+    assert_eq!(code, 2, "{stderr}");
+    let canonical_outside = std::fs::canonicalize(&outside).unwrap();
+    assert!(
+        stderr.contains(&format!(
+            "out-link.yaml is a symlink to {}, outside {}: --write does not write through it (nothing was written)",
+            canonical_outside.display(),
+            std::fs::canonicalize(&repo).unwrap().display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&outside).unwrap(), std::fs::read(COMMENTED).unwrap());
+    assert_eq!(std::fs::read(&clean).unwrap(), std::fs::read(COMMENTED).unwrap(), "nothing written");
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+}
+
 const PATCH: &str = "apiVersion: cluster.x-k8s.io/v1beta1\nkind: MachineDeployment\nmetadata:\n  name: md-0\nspec:\n  minReadySeconds: 30\n";
 const KUSTOMIZATION: &str = "resources:\n- cluster.yaml\npatches:\n- path: patch.yaml\n";
 const HELM: &str = "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nmetadata:\n  name: {{ .Values.name }}\n{{- if .Values.paused }}\nspec:\n  paused: true\n{{- end }}\n";

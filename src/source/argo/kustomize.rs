@@ -1,6 +1,6 @@
 //! Argo CD's kustomize-source options (`spec.source.kustomize`) applied as its repo-server applies them: the
-//! `kustomize edit set/add ...` commands of `util/kustomize.Build`, emulated on the app's kustomization of a staged
-//! copy of the repository (the user's files are never written), then built there.
+//! `kustomize edit set/add ...` commands of `util/kustomize.Build`, emulated on the app's kustomization in the
+//! repository's staged copy (the user's files are never written), then built there.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::manifest;
 use crate::source::kustomize::{self, BuildRequest, BuiltObject};
+use crate::source::stage::Stage;
 
 /// Kustomization file names, in the order kustomize (and Argo CD's `findKustomizeFile`) looks for them.
 const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
@@ -614,58 +615,34 @@ pub fn kustomization_file(dir: &Path) -> Option<&'static str> {
     KUSTOMIZATION_FILES.iter().copied().find(|name| dir.join(name).is_file())
 }
 
-/// A copy of the repository in a temporary directory, made once, where each Argo CD kustomize source with options
-/// is edited and built in turn (its kustomization restored after), so the user's files are never written.
-#[derive(Debug)]
-pub struct Stage {
-    /// Removed with the stage.
-    _dir: tempfile::TempDir,
-    root: std::path::PathBuf,
-}
-
-impl Stage {
-    /// Copies `files` (repository-relative, all inside `root`; symlinks inside the tree are copied as the files
-    /// they lead to) into a new temporary directory.
-    pub fn new(root: &Path, files: &[String]) -> Result<Self, EditError> {
-        let dir = tempfile::Builder::new().prefix("kubectl-capz-argo-").tempdir().map_err(stage_error)?;
-        let staged_root = std::fs::canonicalize(dir.path()).map_err(stage_error)?;
-        for file in files {
-            let target = staged_root.join(file);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent).map_err(stage_error)?;
-            }
-            std::fs::copy(root.join(file), &target).map_err(stage_error)?;
-        }
-        Ok(Stage { _dir: dir, root: staged_root })
-    }
-
-    /// Applies `argo`'s options to the kustomization of `relative` and builds it. Objects name their
-    /// repository-relative files, which are the user's (the copy has the same layout). Returns what was not
-    /// applied too.
-    pub fn build(
-        &self,
-        relative: &str,
-        argo: &ArgoKustomize,
-        timeout: Duration,
-    ) -> Result<(Vec<BuiltObject>, Vec<NotApplied>), EditError> {
-        let app_dir = self.root.join(relative);
-        let name = kustomization_file(&app_dir).ok_or_else(|| EditError::NoKustomization(relative.to_string()))?;
-        let file = app_dir.join(name);
-        let text = std::fs::read_to_string(&file).map_err(stage_error)?;
-        let kustomization = manifest::parse_plain_value(&text, name)
-            .map_err(|err| command_error("set", &format!("invalid Kustomization: {err}")))?;
-        let exists = |component: &str| -> bool {
-            let joined = if relative.is_empty() { component.to_string() } else { format!("{relative}/{component}") };
-            crate::source::helm::in_repository(&self.root, &joined).is_some_and(|path| path.exists())
-        };
-        let edited = edit(&kustomization, argo, &exists)?;
-        std::fs::write(&file, manifest::to_yaml(&edited.kustomization)).map_err(stage_error)?;
-        let request = BuildRequest { resources: vec![relative.to_string()], ..BuildRequest::default() };
-        let built = kustomize::build(&self.root, &request, timeout).map_err(|err| EditError::Build(err.to_string()));
-        // The next source may build the same directory with other options.
-        std::fs::write(&file, text).map_err(stage_error)?;
-        Ok((built?, edited.not_applied))
-    }
+/// Applies `argo`'s options to the kustomization of `relative` in the repository's staged copy `stage` (the user's
+/// files are never written: the staged file is replaced, then restored) and builds it there. Objects name their
+/// repository-relative files, which are the user's (the stage has the same layout). Returns what was not applied
+/// too.
+pub fn build_edited(
+    stage: &Stage,
+    relative: &str,
+    argo: &ArgoKustomize,
+    timeout: Duration,
+) -> Result<(Vec<BuiltObject>, Vec<NotApplied>), EditError> {
+    let root = stage.root();
+    let app_dir = root.join(relative);
+    let name = kustomization_file(&app_dir).ok_or_else(|| EditError::NoKustomization(relative.to_string()))?;
+    let file = if relative.is_empty() { name.to_string() } else { format!("{relative}/{name}") };
+    let text = std::fs::read_to_string(root.join(&file)).map_err(stage_error)?;
+    let kustomization = manifest::parse_plain_value(&text, name)
+        .map_err(|err| command_error("set", &format!("invalid Kustomization: {err}")))?;
+    let exists = |component: &str| -> bool {
+        let joined = if relative.is_empty() { component.to_string() } else { format!("{relative}/{component}") };
+        crate::source::helm::in_repository(root, &joined).is_some_and(|path| path.exists())
+    };
+    let edited = edit(&kustomization, argo, &exists)?;
+    stage.replace(&file, &manifest::to_yaml(&edited.kustomization)).map_err(stage_error)?;
+    let request = BuildRequest { resources: vec![relative.to_string()], ..BuildRequest::default() };
+    let built = kustomize::build(root, &request, timeout).map_err(|err| EditError::Build(err.to_string()));
+    // The next source may build the same directory with other options.
+    stage.replace(&file, &text).map_err(stage_error)?;
+    Ok((built?, edited.not_applied))
 }
 
 fn stage_error(err: std::io::Error) -> EditError {

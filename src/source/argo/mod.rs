@@ -346,6 +346,7 @@ fn helm_request(
         set_string,
         set_written_at,
         label: owner.to_string(),
+        stage: None,
     })
 }
 

@@ -146,18 +146,31 @@ fn vendored_charts(charts: &Path) -> Vec<String> {
     names
 }
 
-/// The first symlink below `dir` whose target lies outside `repo_root` (or cannot be resolved).
+/// The first symlink below `dir` whose target lies outside `repo_root` (or cannot be resolved), at any depth:
+/// symlinked directories inside the repository are entered too (each once), since helm follows them.
 fn symlink_out_of(dir: &Path, repo_root: &Path) -> Option<PathBuf> {
     let root = repo_root.canonicalize().ok()?;
     let mut pending = vec![dir.to_path_buf()];
+    let mut entered = std::collections::HashSet::new();
     while let Some(current) = pending.pop() {
+        let Ok(canonical) = current.canonicalize() else { return Some(current) };
+        if !canonical.starts_with(&root) {
+            return Some(current);
+        }
+        if !entered.insert(canonical) {
+            continue;
+        }
         let Ok(entries) = std::fs::read_dir(&current) else { continue };
         for entry in entries.filter_map(Result::ok) {
             let path = entry.path();
             let Ok(file_type) = entry.file_type() else { continue };
             if file_type.is_symlink() {
                 match path.canonicalize() {
-                    Ok(target) if target.starts_with(&root) => {}
+                    Ok(target) if target.starts_with(&root) => {
+                        if target.is_dir() {
+                            pending.push(path);
+                        }
+                    }
                     _ => return Some(path),
                 }
             } else if file_type.is_dir() {
@@ -166,4 +179,25 @@ fn symlink_out_of(dir: &Path, repo_root: &Path) -> Option<PathBuf> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_symlink_out_is_found_through_a_symlinked_directory_inside_the_repository() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "token").unwrap();
+        let repo = tempfile::tempdir().unwrap();
+        let root = repo.path();
+        std::fs::create_dir_all(root.join("shared")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), root.join("shared/values.yaml")).unwrap();
+        std::fs::create_dir_all(root.join("chart/templates")).unwrap();
+        std::os::unix::fs::symlink("../../shared", root.join("chart/templates/lib")).unwrap();
+        std::os::unix::fs::symlink("..", root.join("chart/templates/loop")).unwrap();
+        assert_eq!(symlink_out_of(&root.join("chart"), root), Some(root.join("chart/templates/lib/values.yaml")));
+        std::fs::remove_file(root.join("shared/values.yaml")).unwrap();
+        assert_eq!(symlink_out_of(&root.join("chart"), root), None);
+    }
 }

@@ -13,7 +13,10 @@ mod template_lines;
 mod values;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
+
+use crate::source::stage::Stage;
 
 pub use chart::{CHART_FILE, Chart, Dependency, is_chart_dir};
 pub use release::{
@@ -83,6 +86,16 @@ impl HelmProblem {
 /// Renders the chart in `chart_dir` (a path inside `repo_root`) once with its values.yaml and once per
 /// `ci/*-values.yaml`, each run of helm bounded by `timeout`. The release is named after the chart.
 pub fn render_chart(chart_dir: &Path, repo_root: &Path, timeout: Duration) -> Result<Vec<HelmRender>, HelmProblem> {
+    render_chart_staged(chart_dir, repo_root, None, timeout)
+}
+
+/// [`render_chart`], helm run on the repository's staged copy `stage` (see [`RenderRequest::stage`]).
+pub fn render_chart_staged(
+    chart_dir: &Path,
+    repo_root: &Path,
+    stage: Option<Arc<Stage>>,
+    timeout: Duration,
+) -> Result<Vec<HelmRender>, HelmProblem> {
     let chart = Chart::read(chart_dir)?;
     chart.check_renderable(repo_root)?;
     let default_values = chart_dir.join("values.yaml");
@@ -106,6 +119,7 @@ pub fn render_chart(chart_dir: &Path, repo_root: &Path, timeout: Duration) -> Re
                 namespace: RELEASE_NAMESPACE.to_string(),
                 values_files,
                 label: format!("{} with {shown}", chart_dir.display()),
+                stage: stage.clone(),
                 ..RenderRequest::default()
             };
             render::render_request(request, timeout)

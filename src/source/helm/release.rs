@@ -189,6 +189,7 @@ pub fn helm_release_request_with(
         // `install.crds` defaults to Create: the chart's crds/ are applied.
         include_crds: spec.pointer("/install/crds").and_then(Value::as_str) != Some("Skip"),
         label: format!("HelmRelease/{name}"),
+        stage: None,
     })
 }
 

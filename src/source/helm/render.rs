@@ -2,7 +2,8 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use std::io::Write;
@@ -13,6 +14,7 @@ use super::HelmProblem;
 use super::required::{RequiredValue, required_failure};
 use super::template_lines::map_rendered_lines;
 use crate::manifest::{Document, ReadOutcome, parse_documents_tolerant, parse_value};
+use crate::source::stage::Stage;
 use crate::source::tool::{ToolError, run_tool};
 
 /// The program run to render charts, found on `PATH`.
@@ -46,6 +48,23 @@ pub struct RenderRequest {
     pub include_crds: bool,
     /// What this render is, for messages: `charts/aks (ci/prod-values.yaml)`, `Application/cluster-a`.
     pub label: String,
+    /// The staged copy of the repository helm runs on (repository mode): the chart directory and the values files
+    /// are given to helm as their paths there, templates are read from there, and its messages show the
+    /// repository's paths. `None`: helm reads the paths as they are.
+    pub stage: Option<Arc<Stage>>,
+}
+
+impl RenderRequest {
+    /// Where helm reads `path` (the chart directory, a values file): in the stage when there is one and the path is
+    /// below the repository, else as it is (a temporary values file).
+    pub fn tool_path(&self, path: &Path) -> PathBuf {
+        self.stage.as_ref().and_then(|stage| stage.staged(path)).unwrap_or_else(|| path.to_path_buf())
+    }
+
+    /// A tool's message with the stage's paths shown as the repository's.
+    fn shown(&self, text: &str) -> String {
+        self.stage.as_ref().map_or_else(|| text.to_string(), |stage| stage.show(text))
+    }
 }
 
 /// Values written inside another object (an Application, a HelmRelease).
@@ -167,7 +186,7 @@ impl HelmRender {
     /// below `base` (the directory helm ran in; empty for the current one) to map lines to them.
     pub fn from_output(request: RenderRequest, text: String, base: &Path) -> HelmRender {
         let mut documents = split_output(&text, &request.chart_dir);
-        map_template_lines(&mut documents, base);
+        map_template_lines(&mut documents, base, &request);
         HelmRender { request, text, documents }
     }
 
@@ -272,7 +291,7 @@ pub(crate) fn helm_template(
     args.extend(["--namespace".into(), request.namespace.clone().into()]);
     for file in values_files {
         args.push("--values".into());
-        args.push(file.as_os_str().to_owned());
+        args.push(request.tool_path(file).into_os_string());
     }
     for (flag, list) in [("--set", &request.set), ("--set-string", &request.set_string)] {
         for assignment in list {
@@ -284,13 +303,16 @@ pub(crate) fn helm_template(
     }
     args.extend(extra.iter().map(OsString::from));
     // Nothing after `--` is a flag, whatever it starts with.
-    args.extend(["--".into(), request.release.clone().into(), chart_arg(&chart)]);
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    args.extend(["--".into(), request.release.clone().into(), chart_arg(&request.tool_path(&chart))]);
+    let cwd = match &request.stage {
+        Some(stage) => stage.root().to_path_buf(),
+        None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+    };
     match run_tool(HELM, &args, &cwd, timeout) {
         Ok(output) => Ok(output.stdout),
         Err(ToolError::NotFound { .. }) => Err(HelmProblem::HelmNotFound { chart }),
         Err(ToolError::Failed { stderr, .. }) => {
-            let message = helm_message(&stderr);
+            let message = helm_message(&request.shown(&stderr));
             let render = request.label.clone();
             Err(match required_failure(&chart, &message) {
                 Some(RequiredValue { template, value, message }) => {
@@ -299,7 +321,7 @@ pub(crate) fn helm_template(
                 None => HelmProblem::TemplateError { chart, render, message },
             })
         }
-        Err(error) => Err(HelmProblem::Tool { chart, message: error.to_string() }),
+        Err(error) => Err(HelmProblem::Tool { chart, message: request.shown(&error.to_string()) }),
     }
 }
 
@@ -387,14 +409,19 @@ pub(crate) fn split_output(text: &str, chart_dir: &Path) -> Vec<RenderedDocument
     documents
 }
 
-/// Maps the lines of each document to its template file below `base`, when that is a file (not one packed in a
-/// subchart's .tgz).
-fn map_template_lines(documents: &mut [RenderedDocument], base: &Path) {
+/// Maps the lines of each document to its template file below `base` (in the stage when the request has one), when
+/// that is a file of the chart (not one packed in a subchart's .tgz). A `# Source:` line is only text a template may
+/// print too: a path that climbs out of the chart is never read.
+fn map_template_lines(documents: &mut [RenderedDocument], base: &Path, request: &RenderRequest) {
     let mut templates: HashMap<PathBuf, Option<String>> = HashMap::new();
     for document in documents {
-        let template = templates
-            .entry(document.template.clone())
-            .or_insert_with(|| std::fs::read_to_string(base.join(&document.template)).ok());
+        let inside = document.template.strip_prefix(&request.chart_dir).is_ok_and(|inner| {
+            inner.components().all(|component| matches!(component, Component::Normal(_) | Component::CurDir))
+        });
+        let template = templates.entry(document.template.clone()).or_insert_with(|| {
+            let path = request.tool_path(&base.join(&document.template));
+            inside.then(|| std::fs::read_to_string(path).ok()).flatten()
+        });
         document.template_lines = template.as_deref().map(|template| map_rendered_lines(template, &document.text));
     }
 }

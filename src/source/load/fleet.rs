@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 use super::{Loader, is_below, join, shown_dir};
 use crate::manifest::{self, LineIndex};
 use crate::report::Severity;
+use crate::source::boundary::Walked;
 use crate::source::fleet::{self, FLEET_FILES, Layer, Variant, ignore, names, spec};
 use crate::source::helm::{self, InlineValues, LocalChart, RemoteChart, RenderRequest};
 use crate::source::kustomization::resolve;
@@ -95,11 +96,12 @@ impl Loader<'_> {
     /// each target builds; classifies the bundles' files.
     pub(super) fn plan_fleet(&mut self) {
         let mut dirs: Vec<String> = self
-            .tree_dirs
-            .iter()
+            .boundary
+            .dirs_below("")
+            .into_iter()
+            .map(str::to_string)
             .filter(|dir| FLEET_FILES.iter().any(|name| self.tree_files.contains(&join(dir, name))))
             .filter(|dir| dir.is_empty() || classify::by_path(&format!("{dir}/")).is_none())
-            .cloned()
             .collect();
         dirs.sort();
         let git_repos: Vec<(String, Vec<String>)> = self
@@ -234,9 +236,12 @@ impl Loader<'_> {
     /// Reads values file `path` of the bundle in `dir`: its repository-relative path and values.
     fn read_values_file(&mut self, dir: &str, path: &str) -> Result<(String, (Value, LineIndex)), String> {
         let relative = resolve(dir, path).ok_or_else(|| "leaves the repository".to_string())?;
-        if !self.tree_files.contains(&relative) {
-            return Err("is not in this repository".to_string());
-        }
+        // As walked: a symlink inside the tree resolved; a refused one (out of the repository), `.git`, a FIFO say why.
+        let relative = match self.boundary.lookup(&relative) {
+            Walked::File(walked) => walked,
+            Walked::Dir(_) => return Err("is a directory, not a file".to_string()),
+            Walked::Not(why) => return Err(why),
+        };
         let text = std::fs::read_to_string(self.canonical_root.join(&relative))
             .map_err(|err| format!("cannot be read ({err})"))?;
         let shown = self.files.display(&relative);
@@ -336,7 +341,7 @@ impl Loader<'_> {
         // A chart from a Helm repository or an OCI registry (resources.go `addRemoteCharts`).
         let chart_path = if helm.chart.is_empty() { None } else { resolve(dir, &helm.chart) };
         let chart_exists =
-            chart_path.as_ref().is_some_and(|path| self.tree_dirs.contains(path) || self.tree_files.contains(path));
+            chart_path.as_ref().is_some_and(|path| self.boundary.is_dir(path) || self.tree_files.contains(path));
         if !helm.repo.is_empty() || (!helm.chart.is_empty() && !chart_exists) {
             let remote = match remote_chart(&helm) {
                 Ok(remote) => remote,
@@ -468,14 +473,15 @@ impl Loader<'_> {
         let dir_owned = dir.to_string();
         if !self.fleet.plain_bundles.iter().any(|(bundle, _)| *bundle == dir_owned) {
             let nested: Vec<String> = self
-                .tree_dirs
-                .iter()
+                .boundary
+                .dirs_below(dir)
+                .into_iter()
                 .filter(|other| {
                     *other != dir
                         && is_below(other, dir)
                         && FLEET_FILES.iter().any(|name| self.tree_files.contains(&join(other, name)))
                 })
-                .cloned()
+                .map(str::to_string)
                 .collect();
             self.fleet.plain_bundles.push((dir_owned, nested));
         }
@@ -640,10 +646,7 @@ impl Loader<'_> {
                 }
                 Build::Helm { chart } => {
                     let request = self.fleet_request(bundle, variant, chart, &label);
-                    let render = match chart {
-                        LocalChart::Directory(_) => helm::render_for(request, self.files.root(), self.options.timeout),
-                        archive => helm::render_local(archive, request, self.files.root(), self.options.timeout),
-                    };
+                    let render = self.render_located(Some(chart), request);
                     match render {
                         Ok(render) => {
                             let documents = render.read().documents;
@@ -663,7 +666,7 @@ impl Loader<'_> {
                     }
                 }
                 Build::Kustomize { dir } => {
-                    self.build_dirs(std::slice::from_ref(dir), &Map::new(), false, dir).map(|mut built| {
+                    self.build_dirs(std::slice::from_ref(dir), &Map::new(), &[], false, dir).map(|mut built| {
                         built.label = label.clone();
                         (built, None)
                     })

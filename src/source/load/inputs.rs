@@ -2,9 +2,12 @@
 //! ApplicationSet's clusters may be declared in a later file), the local copies of remote charts, and the one way
 //! charts are rendered (a chart directory, or a packed chart found for a remote reference).
 
+use std::path::PathBuf;
+
 use super::Loader;
 use crate::manifest::Document;
 use crate::source::argo::{self, ArgoCluster, ArgoInputs};
+use crate::source::boundary::Walked;
 use crate::source::fleet::FLEET_GROUP;
 use crate::source::helm::{self, ChartLocator, HelmProblem, HelmRender, LocalChart, RemoteChart, RenderRequest};
 
@@ -44,14 +47,60 @@ impl Loader<'_> {
         self.argo.extend(sources);
     }
 
-    /// Renders `request`: a chart directory of the repository, or a packed chart (of the repository or of the helm
-    /// cache) found for a remote chart.
-    pub(super) fn render_request(&self, request: RenderRequest) -> Result<HelmRender, HelmProblem> {
-        if request.chart_dir.is_file() {
+    /// Renders `request` in the stage: a chart directory of the repository (the walked chart and its values files
+    /// staged; a chart holding a symlink out of the repository is not rendered), or a packed chart found for a
+    /// remote one (of the repository: staged; of the helm cache the command line names: read where it is).
+    pub(super) fn render_request(&mut self, request: RenderRequest) -> Result<HelmRender, HelmProblem> {
+        let local = request.chart_dir.is_file().then(|| {
             let in_cache = self.options.helm_cache.as_deref().is_some_and(|cache| request.chart_dir.starts_with(cache));
-            let local = LocalChart::Archive { path: request.chart_dir.clone(), in_cache };
-            return helm::render_local(&local, request, self.files.root(), self.options.timeout);
+            LocalChart::Archive { path: request.chart_dir.clone(), in_cache }
+        });
+        self.render_located(local.as_ref(), request)
+    }
+
+    /// Renders `request` with the chart `local` (a directory or a packed chart; `None`: `request.chart_dir`), in
+    /// the stage as [`Loader::render_request`] says.
+    pub(super) fn render_located(
+        &mut self,
+        local: Option<&LocalChart>,
+        mut request: RenderRequest,
+    ) -> Result<HelmRender, HelmProblem> {
+        if let Some(local) = local {
+            request.chart_dir = local.path().to_path_buf();
         }
-        helm::render_for(request, self.files.root(), self.options.timeout)
+        match local {
+            Some(archive @ LocalChart::Archive { path, in_cache }) => {
+                let mut files = self.walked_files(&request.values_files);
+                if !in_cache {
+                    files.extend(self.walked_files(std::slice::from_ref(path)));
+                }
+                let stage = self
+                    .stage_for(&files, &[])
+                    .map_err(|message| HelmProblem::Tool { chart: path.clone(), message })?;
+                request.stage = Some(stage);
+                helm::render_local(archive, request, self.files.root(), self.options.timeout)
+            }
+            _ => {
+                let chart = self.boundary.relative_of(&request.chart_dir).unwrap_or_default();
+                let chart = match self.boundary.lookup(&chart) {
+                    Walked::Dir(walked) => walked,
+                    _ => chart,
+                };
+                request.stage = Some(self.chart_stage(&chart, &request.chart_dir, &request.values_files)?);
+                helm::render_for(request, self.files.root(), self.options.timeout)
+            }
+        }
+    }
+
+    /// The walked files (repository-relative, symlinks inside the tree resolved) of `paths`.
+    fn walked_files(&self, paths: &[PathBuf]) -> Vec<String> {
+        paths
+            .iter()
+            .filter_map(|file| self.boundary.relative_of(file))
+            .filter_map(|relative| match self.boundary.lookup(&relative) {
+                Walked::File(walked) => Some(walked),
+                _ => None,
+            })
+            .collect()
     }
 }
