@@ -237,7 +237,10 @@ impl FileWalk {
         entries.sort();
         for entry in entries {
             let is_manifest = matches!(entry.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json"));
-            if entry.is_dir() || is_manifest {
+            // Inside a directory only regular files are read: a FIFO, socket or device there would block or never
+            // end (one given by name, such as `<(kustomize build)`, is read above).
+            let kind = std::fs::metadata(&entry).map(|metadata| metadata.file_type());
+            if kind.as_ref().is_ok_and(|kind| kind.is_dir()) || (is_manifest && kind.is_ok_and(|kind| kind.is_file())) {
                 files.extend(self.files(&entry)?);
             }
         }
@@ -268,6 +271,17 @@ mod tests {
             .unwrap();
         assert_eq!(read.documents.len(), 1);
         assert!(read.problems.is_empty());
+    }
+
+    #[test]
+    fn a_fifo_in_a_directory_is_never_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.yaml"), CONFIG_MAP).unwrap();
+        let fifo = dir.path().join("pipe.yaml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        // Opening the FIFO would block this test forever; it is left out of the walk.
+        assert_eq!(manifest_files(dir.path()).unwrap(), [dir.path().join("a.yaml")]);
     }
 
     #[test]

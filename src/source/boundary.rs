@@ -136,7 +136,7 @@ impl Boundary {
     /// when it is not below it.
     pub fn relative_of(&self, path: &Path) -> Option<String> {
         let inner = path.strip_prefix(&self.display_root).ok()?;
-        super::kustomization::resolve("", &inner.display().to_string())
+        super::relative::resolve("", &inner.display().to_string())
     }
 
     /// The first symlink out of the repository below the walked directory `dir`, at any depth and through symlinked

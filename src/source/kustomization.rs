@@ -2,7 +2,7 @@
 //! building it unsafe for an untrusted pull request (remote bases, exec and KRM-function plugins, Helm inflation,
 //! paths that leave the repository).
 
-use std::path::{Component, Path};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -44,30 +44,12 @@ pub enum PatchSource {
     Inline { text: String, line: usize },
 }
 
+pub use super::relative::resolve;
 pub use super::remote::is_remote;
 
 /// Whether repository-relative `path` is `dir` or below it (kustomize's `LoadRestrictionsRootOnly` test).
 fn is_in_or_below(path: &str, dir: &str) -> bool {
     dir.is_empty() || path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'))
-}
-
-/// `dir/reference` normalized lexically; `None` when it climbs above the repository root.
-pub fn resolve(dir: &str, reference: &str) -> Option<String> {
-    let mut parts: Vec<String> = if dir.is_empty() { Vec::new() } else { dir.split('/').map(String::from).collect() };
-    if reference.starts_with('/') {
-        return None;
-    }
-    for component in Path::new(reference).components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                parts.pop()?;
-            }
-            Component::Normal(name) => parts.push(name.to_string_lossy().into_owned()),
-            Component::RootDir | Component::Prefix(_) => return None,
-        }
-    }
-    Some(parts.join("/"))
 }
 
 /// Builtin generator and transformer kinds (`generators:`/`transformers:` entries of these kinds run no code).
@@ -389,14 +371,6 @@ fn array<'a>(value: &'a Value, field: &str) -> &'a [Value] {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn paths_resolve_inside_the_repository_only() {
-        assert_eq!(resolve("a/b", "../c").as_deref(), Some("a/c"));
-        assert_eq!(resolve("a", "./x.yaml").as_deref(), Some("a/x.yaml"));
-        assert_eq!(resolve("a", "../../x"), None);
-        assert_eq!(resolve("", "/etc/passwd"), None);
-    }
 
     #[test]
     fn remote_references_are_recognised() {

@@ -13,6 +13,7 @@ mod kustomization;
 mod kustomize;
 mod load;
 mod origin;
+mod relative;
 mod remote;
 pub mod stage;
 pub mod tool;

@@ -181,7 +181,7 @@ impl Stage {
     /// `None` for a path elsewhere (a temporary values file).
     pub fn staged(&self, path: &Path) -> Option<PathBuf> {
         let inner = path.strip_prefix(&self.display_root).ok()?;
-        let relative = super::kustomization::resolve("", &inner.display().to_string())?;
+        let relative = super::relative::resolve("", &inner.display().to_string())?;
         Some(if relative.is_empty() { self.root.clone() } else { self.root.join(relative) })
     }
 

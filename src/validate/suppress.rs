@@ -300,10 +300,12 @@ impl Suppressions {
             if source.is_empty() || source.starts_with('<') {
                 continue;
             }
-            let Ok(file) = std::fs::File::open(source.as_ref()) else { continue };
-            if !file.metadata().is_ok_and(|metadata| metadata.is_file()) {
+            // Only a regular file is opened: opening a FIFO would block, and a symlink (one out of the repository is
+            // a finding's source too) is not read through.
+            if !std::fs::symlink_metadata(source.as_ref()).is_ok_and(|metadata| metadata.is_file()) {
                 continue;
             }
+            let Ok(file) = std::fs::File::open(source.as_ref()) else { continue };
             let comments = FileComments::read(&source, std::io::BufReader::new(file), &mut self.errors);
             if !comments.directives.is_empty() {
                 read.insert(source, comments);
