@@ -74,7 +74,8 @@ fn print_notes(outcomes: &[FileOutcome]) -> anyhow::Result<()> {
                 Severity::NotServed => "not converted",
                 Severity::Error => "error",
             };
-            writeln!(stderr, "{}:{}: {label}: {}", outcome.name, note.line, note.message)?;
+            let (name, message) = (crate::escape::line_start(&outcome.name), crate::escape::one_line(&note.message));
+            writeln!(stderr, "{name}:{}: {label}: {message}", note.line)?;
         }
     }
     Ok(())
@@ -141,7 +142,7 @@ pub(crate) fn run(args: ConvertArgs) -> anyhow::Result<ExitStatus> {
         for outcome in &changed {
             let text = outcome.converted.as_deref().expect("changed files have text");
             write_atomically(&PathBuf::from(&outcome.name), text)?;
-            writeln!(stderr, "converted {}", outcome.name)?;
+            writeln!(stderr, "converted {}", crate::escape::one_line(&outcome.name))?;
         }
         if changed.is_empty() {
             writeln!(stderr, "nothing to convert")?;

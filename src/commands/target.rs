@@ -41,6 +41,14 @@ pub(crate) struct TargetReport {
     pub config: Option<String>,
 }
 
+/// A line (or a few) on stderr, escaped: config paths, controller images and versions came from the repository and
+/// the cluster.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        eprintln!("{}", crate::escape::lines(&format!($($arg)*)))
+    };
+}
+
 /// Where the config file search starts: the first input that is a path, else the current directory (stdin,
 /// flavors).
 pub(crate) fn search_start<S: AsRef<str>>(inputs: &[S]) -> PathBuf {
@@ -85,13 +93,13 @@ impl RunTarget {
         match cluster.server_version().await {
             Ok(server_version) => {
                 if self.verbose {
-                    eprintln!("cluster: Kubernetes {server_version}");
+                    say!("cluster: Kubernetes {server_version}");
                 }
                 let (kubernetes, notices) = config::with_server_version(self.kubernetes.clone(), &server_version);
-                notices.iter().for_each(|notice| eprintln!("{notice}"));
+                notices.iter().for_each(|notice| say!("{notice}"));
                 self.kubernetes = kubernetes;
             }
-            Err(err) => eprintln!("note: cannot read the cluster's Kubernetes version ({err})"),
+            Err(err) => say!("note: cannot read the cluster's Kubernetes version ({err})"),
         }
         match cluster.served_capz_and_aso_crds().await {
             Ok(served) => {
@@ -99,10 +107,10 @@ impl RunTarget {
                 let notices = config::served_version_mismatches(&self.choice, &served, |group, kind| {
                     schemas.versions_of(group, kind)
                 });
-                notices.iter().for_each(|notice| eprintln!("{notice}"));
+                notices.iter().for_each(|notice| say!("{notice}"));
             }
             Err(err) => {
-                eprintln!("note: cannot read the cluster's CRDs ({err}); their served versions are not compared")
+                say!("note: cannot read the cluster's CRDs ({err}); their served versions are not compared")
             }
         }
     }
@@ -112,7 +120,7 @@ impl RunTarget {
         let images = match cluster.controller_images().await {
             Ok(images) => images,
             Err(err) => {
-                eprintln!(
+                say!(
                     "note: cannot read the CAPZ controller's Deployment ({err}); the cluster's CAPZ release is unknown"
                 );
                 ControllerImages::default()
@@ -120,11 +128,11 @@ impl RunTarget {
         };
         if self.verbose {
             let shown = |image: &Option<String>| image.clone().unwrap_or_else(|| "not found".into());
-            eprintln!("cluster: CAPZ controller {}, ASO controller {}", shown(&images.capz), shown(&images.aso));
+            say!("cluster: CAPZ controller {}, ASO controller {}", shown(&images.capz), shown(&images.aso));
         }
         let (choice, notices) = config::with_cluster(self.choice.clone(), &images);
         for notice in notices {
-            eprintln!("{notice}");
+            say!("{notice}");
         }
         self.choice = choice;
     }

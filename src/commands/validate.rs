@@ -143,7 +143,7 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         }
         ValidateOutput::Sarif => {
             let root = repository_root(&run_target)?;
-            serde_json::to_writer_pretty(&mut stdout, &super::sarif::sarif_log(&report.findings, &root))?;
+            crate::escape::json::to_writer_pretty(&mut stdout, &super::sarif::sarif_log(&report.findings, &root))?;
             stdout.write_all(b"\n")?;
         }
         ValidateOutput::Github => {
