@@ -21,6 +21,8 @@ pub(crate) struct RunTarget {
     /// The management cluster's Kubernetes release and why.
     pub kubernetes: KubernetesChoice,
     verbose: bool,
+    /// `--no-config`: no config file was looked for.
+    no_config: bool,
 }
 
 /// The target and its source as `-o json` reports show them.
@@ -62,11 +64,17 @@ pub(crate) fn search_start<S: AsRef<str>>(inputs: &[S]) -> PathBuf {
 impl RunTarget {
     /// The pinned (or default) target for inputs starting at `start` ([`search_start`]).
     pub(crate) fn resolve(args: &TargetArgs, start: &Path) -> anyhow::Result<RunTarget> {
-        let config = config::discover(start)?;
+        let config = match (&args.config_file, args.no_config) {
+            (_, true) => None,
+            // Kept outside the tree it configures (the base branch's, for a pull request): its paths start at the
+            // current directory, the checkout's root in CI.
+            (Some(file), false) => Some(config::load_with_root(file, Path::new("."))?),
+            (None, false) => config::discover(start)?,
+        };
         let env = std::env::var(config::ENV_VAR).ok();
         let choice = config::choose_target(args.capz_version.as_deref(), env.as_deref(), config.as_ref())?;
         let kubernetes = config::choose_kubernetes(args.kubernetes_flag(), config.as_ref())?;
-        Ok(RunTarget { choice, config, kubernetes, verbose: args.verbose })
+        Ok(RunTarget { choice, config, kubernetes, verbose: args.verbose, no_config: args.no_config })
     }
 
     /// The target release.
@@ -142,11 +150,12 @@ impl RunTarget {
         if !self.verbose {
             return;
         }
-        eprintln!("target: {}", self.choice.describe());
-        eprintln!("kubernetes: {}", self.kubernetes.describe());
+        say!("target: {}", self.choice.describe());
+        say!("kubernetes: {}", self.kubernetes.describe());
         match &self.config {
-            Some(config) => eprintln!("config: {}", config.path.display()),
-            None => eprintln!("config: no {} found", config::FILE_NAME),
+            Some(config) => say!("config: {}", config.path.display()),
+            None if self.no_config => say!("config: none read (--no-config)"),
+            None => say!("config: no {} found", config::FILE_NAME),
         }
     }
 
@@ -164,21 +173,32 @@ impl RunTarget {
         }
     }
 
-    /// The CRD folders of the config file (relative to it), each checked to exist.
+    /// The CRD folders of the config file (relative to its root), each checked to exist and, symlinks resolved, to
+    /// be inside that root: the file may come with a pull request.
     pub(crate) fn config_crd_dirs(&self) -> anyhow::Result<Vec<PathBuf>> {
         let Some(config) = &self.config else { return Ok(Vec::new()) };
+        let root = std::fs::canonicalize(config.root())
+            .map_err(|err| anyhow::anyhow!("cannot read the folder of {}: {err}", config.path.display()))?;
         config
             .crds
             .iter()
             .map(|dir| {
-                if dir.value.is_dir() {
-                    Ok(dir.value.clone())
-                } else {
-                    Err(anyhow::anyhow!(
+                if !dir.value.is_dir() {
+                    return Err(anyhow::anyhow!(
                         "{}: crds: `{}` is not a directory",
                         config.location(dir.line),
                         dir.value.display()
-                    ))
+                    ));
+                }
+                match std::fs::canonicalize(&dir.value) {
+                    Ok(real) if real.starts_with(&root) => Ok(dir.value.clone()),
+                    _ => Err(anyhow::anyhow!(
+                        "{}: crds: `{}` leads outside the repository (the folder of {}) through a symlink; only its \
+                         own folders are read, give others with --crds DIR",
+                        config.location(dir.line),
+                        dir.value.display(),
+                        config::FILE_NAME
+                    )),
                 }
             })
             .collect()
