@@ -10,10 +10,12 @@ use serde_json::Value;
 use crate::cli::{DiffArgs, DiffOutput};
 use crate::cluster::{Cluster, ClusterError, ClusterOptions};
 use crate::diff::{self, DiffOptions, LiveReader, ObjectDiff, ObjectRef, Status};
+use crate::escape;
 use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
 use crate::render::from_template;
 use crate::schema::{Gvk, Registry};
+use crate::source::Budget;
 use crate::versions::Target;
 
 use super::target::{RunTarget, search_start};
@@ -53,13 +55,13 @@ pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
     if !removed.is_empty() {
         let mut stderr = anstream::stderr().lock();
         for note in &removed {
-            writeln!(stderr, "{note}")?;
+            writeln!(stderr, "{}", escape::lines(note))?;
         }
     }
 
     if args.output == DiffOutput::Json {
         let mut stdout = super::output::stdout();
-        serde_json::to_writer_pretty(&mut stdout, &diff::json_report(&diffs))?;
+        crate::escape::json::to_writer_pretty(&mut stdout, &diff::json_report(&diffs))?;
         writeln!(stdout)?;
     } else if args.output == DiffOutput::Yaml {
         let mut stdout = std::io::stdout().lock();
@@ -106,17 +108,25 @@ fn inputs(
 /// unless `--no-build`. Sources that could not be built are named on stderr; a Flux substitution that fails stops
 /// the diff (the controller would apply nothing of it).
 fn repository_documents(args: &DiffArgs, config: Option<&RepoConfig>) -> anyhow::Result<Vec<Document>> {
-    let (paths, repositories) =
-        crate::validate::read_sources(&args.filenames, args.no_build, &args.exclude, config, false)?;
+    let (paths, repositories) = crate::validate::read_sources(
+        &args.filenames,
+        args.no_build,
+        &args.exclude,
+        config,
+        false,
+        &Budget::default(),
+    )?;
     let mut documents = manifest::read_paths(&paths)?;
     let mut stderr = anstream::stderr().lock();
     for repository in &repositories {
         for note in &repository.notes {
+            // The notes quote the repository (file names, tools' messages): one line each, escaped.
+            let (source, message) = (escape::one_line(&note.source), escape::one_line(&note.message));
             if note.severity == crate::report::Severity::Error {
-                bail!("{}:{}: {}", note.source, note.line, note.message);
+                bail!("{source}:{}: {message}", note.line);
             }
             if note.severity == crate::report::Severity::Warning {
-                writeln!(stderr, "warning: {}:{}: {}", note.source, note.line, note.message)?;
+                writeln!(stderr, "warning: {source}:{}: {message}", note.line)?;
             }
         }
         for built in &repository.built {

@@ -12,6 +12,7 @@ use crate::cluster::Cluster;
 use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
 use crate::schema::{ValidateOptions, Validator};
+use crate::source::{Budget, Limits};
 use crate::validate::{
     Report, RuleFilter, format_junit, format_not_built, format_summary, format_text, read_sources, validate_documents,
     validate_sources, write_text,
@@ -104,6 +105,9 @@ async fn fetch_cluster_crds(cluster: &ClusterArgs, run_target: &mut RunTarget) -
 }
 
 pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
+    // The run's budget starts now: the deadline counts from here.
+    let deadline = crate::cluster::parse_duration(&args.timeout).map_err(|err| anyhow!("--timeout: {err}"))?;
+    let budget = Budget::new(Limits { deadline, ..Limits::default() });
     let mut run_target = RunTarget::resolve(&args.target_args(), &search_start(&args.paths))?;
     let mut cluster_crds = Vec::new();
     if args.crds_from_cluster {
@@ -126,14 +130,17 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     let strict =
         args.strict || run_target.config.as_ref().and_then(|config| config.strict.as_ref()).is_some_and(|s| s.value);
     let (paths, repositories) =
-        read_sources(&args.paths, args.no_build, &args.exclude, run_target.config.as_ref(), strict)?;
-    let report = validate_sources(&paths, &repositories, manifest::BATCH_BYTES, &validator, &filter)?;
+        read_sources(&args.paths, args.no_build, &args.exclude, run_target.config.as_ref(), strict, &budget)?;
+    let report = validate_sources(&paths, &repositories, manifest::BATCH_BYTES, budget.read(), &validator, &filter)?;
     // Buffered: a large report goes out in blocks, not a write per line.
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, super::output::stdout());
     match args.output {
         ValidateOutput::Text => write_text(&report, &mut stdout)?,
         ValidateOutput::Json => {
-            serde_json::to_writer_pretty(&mut stdout, &JsonReport { report: &report, target: run_target.report() })?;
+            crate::escape::json::to_writer_pretty(
+                &mut stdout,
+                &JsonReport { report: &report, target: run_target.report() },
+            )?;
             stdout.write_all(b"\n")?;
         }
         ValidateOutput::Junit => stdout.write_all(format_junit(&report).as_bytes())?,

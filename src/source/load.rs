@@ -46,6 +46,11 @@ pub(super) struct Loader<'a> {
     /// The copy of the tree Argo CD kustomize sources with options are edited and built in (made when first
     /// needed).
     argo_stage: Option<argo::kustomize::Stage>,
+    /// Manifest files (repository-relative) that may hold a Secret: their values are masked everywhere.
+    secret_files: Vec<String>,
+    /// Values whose provenance is a Secret that no Secret object of the tree shows as such: what Flux substitutes
+    /// from one (its newlines removed), the Helm values a HelmRelease takes from one.
+    secret_values: Vec<String>,
 }
 
 impl<'a> Loader<'a> {
@@ -55,7 +60,7 @@ impl<'a> Loader<'a> {
         let mut loader = Loader {
             options,
             canonical_root: tree.canonical_root.clone(),
-            files: SourceFiles::new(root),
+            files: SourceFiles::new(root, options.budget.read()),
             tree_files: tree.files.iter().map(|f| f.relative.clone()).collect(),
             tree_dirs: tree.dirs.iter().cloned().collect(),
             classes: BTreeMap::new(),
@@ -65,9 +70,11 @@ impl<'a> Loader<'a> {
             flux: Vec::new(),
             argo: Vec::new(),
             helm_releases: Vec::new(),
-            repository: Repository { timeout: options.timeout, ..Repository::default() },
+            repository: Repository { budget: options.budget.clone(), ..Repository::default() },
             reported: HashSet::new(),
             argo_stage: None,
+            secret_files: Vec::new(),
+            secret_values: Vec::new(),
         };
         for excluded in &tree.excluded {
             loader.classes.insert(excluded.relative.clone(), (FileClass::Excluded, "matches --exclude".to_string()));
@@ -238,7 +245,7 @@ impl<'a> Loader<'a> {
                 continue;
             }
             if gitops {
-                let read = manifest::parse_documents_tolerant(&text, &shown);
+                let read = manifest::parse_documents_tolerant_within(&text, &shown, self.files.budget());
                 self.flux.extend(read.documents.iter().filter_map(flux::flux_kustomization));
                 let root = self.files.root().to_path_buf();
                 for document in &read.documents {
@@ -342,7 +349,7 @@ impl<'a> Loader<'a> {
     fn build_charts(&mut self) {
         for chart in self.charts.clone() {
             let dir = self.files.root().join(&chart);
-            match helm::render_chart(&dir, self.files.root(), self.options.timeout) {
+            match helm::render_chart(&dir, self.files.root(), &self.options.budget) {
                 Ok(renders) => {
                     for render in renders {
                         self.push_render(render);
@@ -354,7 +361,7 @@ impl<'a> Loader<'a> {
     }
 
     fn push_render(&mut self, render: helm::HelmRender) {
-        let documents = render.read().documents;
+        let documents = render.read_within(self.options.budget.read()).documents;
         let patched = vec![Vec::new(); documents.len()];
         let label = format!("helm template {}", render.request.label);
         self.repository.built.push(BuiltSource { label, documents, patched });
@@ -409,7 +416,7 @@ impl<'a> Loader<'a> {
                     }
                 }
                 ArgoBuild::Helm { request, .. } => {
-                    match helm::render_for(request.clone(), self.files.root(), self.options.timeout) {
+                    match helm::render_for(request.clone(), self.files.root(), &self.options.budget) {
                         Ok(render) => self.push_render(render),
                         Err(problem) => self.helm_problem(&problem, Some((&source.file, source.line))),
                     }
@@ -466,7 +473,7 @@ impl<'a> Loader<'a> {
             return Some(built);
         }
         let request = BuildRequest { resources: resources.to_vec(), overlay: overlay.clone(), load_restrictor_none };
-        let objects = match kustomize::build(&self.canonical_root, &request, self.options.timeout) {
+        let objects = match kustomize::build(&self.canonical_root, &request, &self.options.budget) {
             Ok(objects) => objects,
             Err(err) => {
                 let file = self.kustomizations.get(anchor).map_or_else(|| anchor.to_string(), |k| k.file.clone());
@@ -509,7 +516,7 @@ impl<'a> Loader<'a> {
                 }
             }
         }
-        let built = self.argo_stage.as_ref()?.build(relative, edits, self.options.timeout);
+        let built = self.argo_stage.as_ref()?.build(relative, edits, &self.options.budget);
         let application = self.application_document(source);
         match built {
             Ok((objects, not_applied)) => {
@@ -800,10 +807,13 @@ impl<'a> Loader<'a> {
         for release in &releases {
             let at = (release.origin.source.to_string(), release.origin.line);
             match helm::helm_release_request(release, &root, &lookup) {
-                Ok(request) => match helm::render_for(request, &root, self.options.timeout) {
-                    Ok(render) => self.push_render(render),
-                    Err(problem) => self.helm_problem(&problem, Some((&at.0, at.1))),
-                },
+                Ok(request) => {
+                    self.secret_values.extend(request.secret_values());
+                    match helm::render_for(request, &root, &self.options.budget) {
+                        Ok(render) => self.push_render(render),
+                        Err(problem) => self.helm_problem(&problem, Some((&at.0, at.1))),
+                    }
+                }
                 Err(reason) => {
                     let message = format!("{}: {reason}; not rendered", release.display_name());
                     let what = format!("Flux {}", release.display_name());

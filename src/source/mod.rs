@@ -2,6 +2,8 @@
 //! Helm charts, Flux Kustomizations and Argo CD Applications), each document traced back to its source file:line.
 
 pub mod argo;
+pub mod budget;
+mod child;
 mod classify;
 pub mod flux;
 mod glob;
@@ -16,13 +18,13 @@ mod walk;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::time::Duration;
 
 use serde::Serialize;
 
 use crate::manifest::Document;
 use crate::report::{Finding, Severity};
 
+pub use budget::{Budget, Limits};
 pub use glob::ExcludePattern;
 pub use kustomize::ORIGIN_ANNOTATION;
 pub use origin::PatchedField;
@@ -98,8 +100,11 @@ pub struct Repository {
     pub patched: HashMap<(String, String), Vec<PatchedField>>,
     /// The Helm renders of the built sources, to trace findings to values files.
     pub helm_renders: Vec<helm::HelmRender>,
-    /// The limit of each tool run (value tracing renders charts again).
-    pub timeout: Duration,
+    /// The run's budget for tools (value tracing renders charts again).
+    pub budget: Budget,
+    /// Masks every value whose provenance is a Secret (the Secrets of the tree, what Flux substitutes from one, Helm
+    /// values from one) in the report's findings; the notes are masked already.
+    pub secret_mask: crate::manifest::SecretMask,
 }
 
 impl Repository {
@@ -112,7 +117,7 @@ impl Repository {
     /// charts with findings once more, with markers: call it once, on the report's findings).
     pub fn trace_values(&self, findings: &mut [Finding]) {
         if !self.helm_renders.is_empty() {
-            helm::attribute_values(&self.helm_renders, findings, self.timeout);
+            helm::attribute_values(&self.helm_renders, findings, &self.budget);
         }
     }
 
@@ -143,8 +148,8 @@ impl Repository {
 #[derive(Debug, Clone)]
 pub struct RepositoryOptions {
     pub excludes: Vec<ExcludePattern>,
-    /// Limit for each external tool run.
-    pub timeout: Duration,
+    /// What the tools may use: shared by every repository of a run (clones of one budget).
+    pub budget: Budget,
     /// A source that is not built is an error finding instead of a warning (`--strict`, `strict: true`), so a
     /// gate cannot pass by making its own input unbuildable.
     pub strict: bool,
@@ -152,7 +157,7 @@ pub struct RepositoryOptions {
 
 impl Default for RepositoryOptions {
     fn default() -> Self {
-        RepositoryOptions { excludes: Vec::new(), timeout: Duration::from_secs(120), strict: false }
+        RepositoryOptions { excludes: Vec::new(), budget: Budget::default(), strict: false }
     }
 }
 

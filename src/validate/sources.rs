@@ -1,18 +1,19 @@
 //! The paths of a run -> the files to stream and the repositories to build (kustomize, Helm, Flux, Argo CD).
 
 use crate::config::RepoConfig;
-use crate::source::{self, ExcludePattern, Repository, RepositoryOptions, SourceError};
+use crate::source::{self, Budget, ExcludePattern, Repository, RepositoryOptions, SourceError};
 
 /// The files to stream and the repositories to build: a directory is a repository (unless `no_build`), files and
 /// `-` are read as they are. With `--exclude`, a directory read plainly lists its files without the excluded ones.
 /// The `exclude` globs of the config file (relative to its folder) join `--exclude` for each directory below it.
-/// With `strict`, a source that cannot be built is an error finding.
+/// With `strict`, a source that cannot be built is an error finding. The tools of every repository share `budget`.
 pub(crate) fn read_sources(
     paths: &[String],
     no_build: bool,
     exclude: &[String],
     config: Option<&RepoConfig>,
     strict: bool,
+    budget: &Budget,
 ) -> Result<(Vec<String>, Vec<Repository>), SourceError> {
     let mut plain = Vec::new();
     let mut repositories = Vec::new();
@@ -25,7 +26,7 @@ pub(crate) fn read_sources(
         let options = RepositoryOptions {
             excludes: patterns.iter().map(|pattern| ExcludePattern::new(pattern)).collect(),
             strict,
-            ..RepositoryOptions::default()
+            budget: budget.clone(),
         };
         if !is_dir || (no_build && patterns.is_empty()) {
             plain.push(path.clone());

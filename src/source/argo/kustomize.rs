@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
 use crate::manifest;
+use crate::source::budget::Budget;
 use crate::source::kustomize::{self, BuildRequest, BuiltObject};
 
 /// Kustomization file names, in the order kustomize (and Argo CD's `findKustomizeFile`) looks for them.
@@ -646,7 +646,7 @@ impl Stage {
         &self,
         relative: &str,
         argo: &ArgoKustomize,
-        timeout: Duration,
+        budget: &Budget,
     ) -> Result<(Vec<BuiltObject>, Vec<NotApplied>), EditError> {
         let app_dir = self.root.join(relative);
         let name = kustomization_file(&app_dir).ok_or_else(|| EditError::NoKustomization(relative.to_string()))?;
@@ -661,7 +661,7 @@ impl Stage {
         let edited = edit(&kustomization, argo, &exists)?;
         std::fs::write(&file, manifest::to_yaml(&edited.kustomization)).map_err(stage_error)?;
         let request = BuildRequest { resources: vec![relative.to_string()], ..BuildRequest::default() };
-        let built = kustomize::build(&self.root, &request, timeout).map_err(|err| EditError::Build(err.to_string()));
+        let built = kustomize::build(&self.root, &request, budget).map_err(|err| EditError::Build(err.to_string()));
         // The next source may build the same directory with other options.
         std::fs::write(&file, text).map_err(stage_error)?;
         Ok((built?, edited.not_applied))

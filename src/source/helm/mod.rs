@@ -12,7 +12,8 @@ mod template_lines;
 mod values;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+
+use super::budget::Budget;
 
 pub use chart::{CHART_FILE, Chart, Dependency, is_chart_dir};
 pub use release::{HELM_RELEASE_GROUP, ObjectLookup, helm_release_request, in_repository, is_helm_release};
@@ -73,8 +74,8 @@ impl HelmProblem {
 }
 
 /// Renders the chart in `chart_dir` (a path inside `repo_root`) once with its values.yaml and once per
-/// `ci/*-values.yaml`, each run of helm bounded by `timeout`. The release is named after the chart.
-pub fn render_chart(chart_dir: &Path, repo_root: &Path, timeout: Duration) -> Result<Vec<HelmRender>, HelmProblem> {
+/// `ci/*-values.yaml`, each run of helm within `budget`. The release is named after the chart.
+pub fn render_chart(chart_dir: &Path, repo_root: &Path, budget: &Budget) -> Result<Vec<HelmRender>, HelmProblem> {
     let chart = Chart::read(chart_dir)?;
     chart.check_renderable(repo_root)?;
     let default_values = chart_dir.join("values.yaml");
@@ -100,15 +101,15 @@ pub fn render_chart(chart_dir: &Path, repo_root: &Path, timeout: Duration) -> Re
                 label: format!("{} with {shown}", chart_dir.display()),
                 ..RenderRequest::default()
             };
-            render::render_request(request, timeout)
+            render::render_request(request, budget)
         })
         .collect()
 }
 
 /// Renders a chart of the repository for a GitOps object (an Argo CD helm source, a Flux HelmRelease): the
 /// chart is checked as in [`render_chart`], then rendered as `request` says.
-pub fn render_for(request: RenderRequest, repo_root: &Path, timeout: Duration) -> Result<HelmRender, HelmProblem> {
+pub fn render_for(request: RenderRequest, repo_root: &Path, budget: &Budget) -> Result<HelmRender, HelmProblem> {
     let chart = Chart::read(&request.chart_dir)?;
     chart.check_renderable(repo_root)?;
-    render::render_request(request, timeout)
+    render::render_request(request, budget)
 }
