@@ -217,6 +217,9 @@ impl<'a> Loader<'a> {
                 }
             };
             let shown = self.files.display(relative);
+            if text.contains("Secret") {
+                self.secret_files.push(relative.clone());
+            }
             if let Some(reason) = classify::by_content(&text, &shown) {
                 let class = match included_files.get(relative) {
                     Some(kustomization) if reason.starts_with("no apiVersion") => {
@@ -724,7 +727,13 @@ impl<'a> Loader<'a> {
         let mut unknown_sources = false;
         for reference in &ks.substitute_from {
             match self.find_object(&reference.kind, &reference.name, &ks.namespace) {
-                Some(object) => vars.extend(flux::variables_of(&object)),
+                Some(object) => {
+                    let from = flux::variables_of(&object);
+                    if reference.kind == "Secret" {
+                        self.secret_values.extend(from.values().cloned());
+                    }
+                    vars.extend(from);
+                }
                 None if reference.optional => {}
                 None => {
                     unknown_sources = true;
@@ -863,6 +872,7 @@ impl<'a> Loader<'a> {
             });
         }
         self.repository.plain = plain;
+        self.mask_secrets();
         // Keyed once every name is final (after Flux substitution).
         for built in &self.repository.built {
             for (document, fields) in built.documents.iter().zip(&built.patched) {
@@ -875,6 +885,36 @@ impl<'a> Loader<'a> {
                 }
             }
         }
+    }
+}
+
+impl Loader<'_> {
+    /// Every value whose provenance is a Secret (the Secrets of the tree and of its builds, what Flux substituted
+    /// from one, Helm values taken from one), masked out of the notes (tools' messages quote values) and kept in the
+    /// repository to mask the report's findings.
+    fn mask_secrets(&mut self) {
+        let mut values = std::mem::take(&mut self.secret_values);
+        for relative in std::mem::take(&mut self.secret_files) {
+            for document in self.files.documents(&relative).iter() {
+                values.extend(manifest::secret_provenance_values(&document.value));
+            }
+        }
+        for built in &self.repository.built {
+            for document in &built.documents {
+                values.extend(manifest::secret_provenance_values(&document.value));
+            }
+        }
+        let mask = manifest::SecretMask::new(values);
+        if mask.is_empty() {
+            return;
+        }
+        for note in &mut self.repository.notes {
+            mask.mask_in_place(&mut note.message);
+        }
+        for entry in &mut self.repository.not_built {
+            mask.mask_in_place(&mut entry.reason);
+        }
+        self.repository.secret_mask = mask;
     }
 }
 
