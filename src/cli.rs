@@ -325,7 +325,7 @@ pub struct ValidateArgs {
     /// is an error instead of a warning, so the run fails (also `strict: true` in .kubectl-capz.yaml).
     #[arg(long)]
     pub strict: bool,
-    /// The time the tools of a directory (helm, kustomize) may take in all, e.g. 5m or 90s; a source they have not
+    /// The time the tools that build directories (helm, kustomize) may take in all, e.g. 5m or 90s; a source not
     /// built by then is not built (an error with --strict).
     #[arg(long, value_name = "DURATION", default_value = "5m")]
     pub timeout: String,

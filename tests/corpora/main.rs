@@ -17,6 +17,7 @@ mod lint_scale; // rules on a large bundle equal rules on its parts
 mod repo_argo_kustomize; // repository mode: Argo CD kustomize options
 mod repo_field_trial; // repository mode: shapes met on public repositories
 mod repo_helm; // repository mode: Helm charts through the real helm
+mod repo_hostile; // repository mode: hostile repositories (escaping, secrets, budgets)
 mod repo_sources; // repository mode: what is read before any tool runs
 mod repository_mode; // repository mode: `validate DIR`
 mod targets; // per CAPZ target: every embedded ASO version
