@@ -28,7 +28,7 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(300);
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { per_run: Duration::from_secs(120), deadline: DEFAULT_DEADLINE, memory: 1 << 30, output: 256 << 20 }
+        Limits { per_run: Duration::from_secs(120), deadline: DEFAULT_DEADLINE, memory: 1 << 30, output: 128 << 20 }
     }
 }
 

@@ -497,9 +497,12 @@ mod tests {
             error.to_string(),
             format!("`{}` needed more than 256 MiB of memory and was stopped", helm.display())
         );
-        // The data segment stays within the limit; resident memory adds the pages of helm's executable it touched.
+        // The data segment is limited; resident memory adds the pages of helm's executable it touched, and Go's
+        // runtime gets somewhat past the limit before an allocation fails (1.3 GiB resident for 1 GiB measured in
+        // BENCHMARKS.md): bounded, not exact.
         let executable = std::fs::metadata(&helm).unwrap().len();
-        assert!(*peak_rss <= limit + executable, "peak {peak_rss} over {limit} + {executable}");
+        let bound = limit + limit / 2 + executable;
+        assert!(*peak_rss <= bound, "peak {peak_rss} over {bound}");
         assert!(*peak_rss > limit / 4, "peak {peak_rss}: the template did not grow its output");
         assert_eq!(budget.usage().peak_rss, *peak_rss);
         // Without the limit the same template takes gigabytes (BENCHMARKS.md): not run here.
