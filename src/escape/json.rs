@@ -17,7 +17,7 @@ impl Formatter for LogSafe<'_> {
         let mut from = 0;
         for (at, c) in fragment.char_indices() {
             if is_unsafe_char(c) || (c == '#' && is_command_hash(fragment, at)) {
-                writer.write_all(fragment[from..at].as_bytes())?;
+                writer.write_all(&fragment.as_bytes()[from..at])?;
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
                     write!(writer, "\\u{unit:04x}")?;
@@ -25,7 +25,7 @@ impl Formatter for LogSafe<'_> {
                 from = at + c.len_utf8();
             }
         }
-        writer.write_all(fragment[from..].as_bytes())
+        writer.write_all(&fragment.as_bytes()[from..])
     }
 
     fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {

@@ -462,7 +462,7 @@ mod tests {
     /// aliases (few aliases per anchor, as serde-saphyr's own budget allows).
     pub(crate) fn laughs(name: &str, levels: usize, last: usize) -> String {
         let mut text = format!("apiVersion: example.com/v1\nkind: Bomb\nmetadata:\n  name: {name}\nspec:\n");
-        text.push_str(&format!("  l0: &l0 [{}]\n", vec!["x"; 10].join(", ")));
+        text.push_str(&format!("  l0: &l0 [{}]\n", ["x"; 10].join(", ")));
         for level in 1..levels {
             let refs = vec![format!("*l{}", level - 1); 10].join(", ");
             text.push_str(&format!("  l{level}: &l{level} [{refs}]\n"));

@@ -137,7 +137,7 @@ pub fn show_duration(duration: Duration) -> String {
 /// `1 GiB`, `256 MiB`, `300 KiB`, `12 bytes`.
 pub fn show_bytes(bytes: u64) -> String {
     for (unit, name) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
-        if bytes >= unit && bytes % unit == 0 {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
             return format!("{} {name}", bytes / unit);
         }
         if bytes >= unit {

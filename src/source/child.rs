@@ -83,6 +83,8 @@ mod tests {
     use super::*;
 
     #[test]
+    // Reaped by `wait` (wait4), which clippy does not know of.
+    #[allow(clippy::zombie_processes)]
     fn the_limit_holds_in_the_child_and_its_usage_is_read() {
         let mut command = Command::new("sh");
         command.args(["-c", "ulimit -d; exit 3"]).stdout(std::process::Stdio::piped());

@@ -145,7 +145,7 @@ impl Repository {
 }
 
 /// How to read a repository.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RepositoryOptions {
     pub excludes: Vec<ExcludePattern>,
     /// What the tools may use: shared by every repository of a run (clones of one budget).
@@ -153,12 +153,6 @@ pub struct RepositoryOptions {
     /// A source that is not built is an error finding instead of a warning (`--strict`, `strict: true`), so a
     /// gate cannot pass by making its own input unbuildable.
     pub strict: bool,
-}
-
-impl Default for RepositoryOptions {
-    fn default() -> Self {
-        RepositoryOptions { excludes: Vec::new(), budget: Budget::default(), strict: false }
-    }
 }
 
 /// Why a repository could not be read at all.

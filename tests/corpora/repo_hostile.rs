@@ -258,11 +258,11 @@ fn values_from_secrets_are_masked_in_findings_and_in_tools_messages() {
 /// at most ten aliases per anchor).
 fn alias_bomb(name: &str) -> String {
     let mut text = format!("apiVersion: example.com/v1\nkind: Bomb\nmetadata:\n  name: {name}\nspec:\n");
-    text.push_str(&format!("  l0: &l0 [{}]\n", vec!["x"; 10].join(", ")));
+    text.push_str(&format!("  l0: &l0 [{}]\n", ["x"; 10].join(", ")));
     for level in 1..5 {
         text.push_str(&format!("  l{level}: &l{level} [{}]\n", vec![format!("*l{}", level - 1); 10].join(", ")));
     }
-    text.push_str(&format!("  bomb: [{}]\n", vec!["*l4"; 7].join(", ")));
+    text.push_str(&format!("  bomb: [{}]\n", ["*l4"; 7].join(", ")));
     text
 }
 
