@@ -26,6 +26,8 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("gotemplate", gotemplate),
     ("validate", validate),
     ("plan", plan),
+    ("escape", escape),
+    ("read_budget", read_budget),
 ];
 
 fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
@@ -158,4 +160,88 @@ pub fn plan(data: &[u8]) {
     let text = text(data);
     let Ok(documents) = manifest::parse_documents(&text, "fuzz.yaml") else { return };
     let _ = capz::topology::plan_all(&documents);
+}
+
+/// Whether a line would be a CI command: `::` after leading white space (GitHub Actions), or `##[` / `##vso[`
+/// anywhere (GitHub Actions' older form, Azure Pipelines).
+fn is_ci_command(line: &str) -> bool {
+    line.trim_start_matches(char::is_whitespace).starts_with("::") || line.contains("##[") || line.contains("##vso[")
+}
+
+/// Asserts that no line of `output` is a CI command and that no character a terminal or log acts on is raw.
+fn assert_log_safe(what: &str, input: &str, output: &str) {
+    for line in output.split('\n') {
+        assert!(
+            !line.chars().any(capz::escape::is_unsafe_char),
+            "{what} of {input:?}: raw control character: {line:?}"
+        );
+        assert!(!is_ci_command(line), "{what} of {input:?}: a CI command: {line:?}");
+    }
+}
+
+/// The escaping of everything the repository gives: on one line, at the start of a line, as lines, as JSON and as
+/// YAML (both of which must read back to the same data).
+pub fn escape(data: &[u8]) {
+    let text = text(data);
+    let one = capz::escape::one_line(&text);
+    assert!(!one.contains('\n'), "one_line kept a line break: {one:?}");
+    // Text in the middle of a line (after our own `file:line: `): only its start may not be guarded.
+    assert_log_safe("one_line after a prefix", &text, &format!("x: {one}"));
+    assert_log_safe("line_start", &text, &capz::escape::line_start(&text));
+    assert_log_safe("lines", &text, &capz::escape::lines(&text));
+    let text = text.to_string();
+    let value = json!({"message": text, text.clone(): [text, {"k": text}]});
+    let json = capz::escape::json::to_string_pretty(&value).expect("JSON of a value");
+    assert_log_safe("JSON", &text, &json);
+    let back: Value = serde_json::from_str(&json).expect("our JSON reads back");
+    assert_eq!(back, value, "JSON changed the data");
+    let yaml = manifest::to_yaml(&value);
+    assert_log_safe("YAML", &text, &yaml);
+    let (back, _) = manifest::parse_value(&yaml, "emitted.yaml").expect("our YAML reads back");
+    assert_eq!(back, value, "YAML changed the data\n{yaml}");
+}
+
+/// The YAML reader within a tight alias budget: streamed in pieces of 64 bytes, what aliases expand never passes the
+/// run's limit, and the streamed documents and problems are exactly those of the whole text read at once within
+/// the same limits (a differential check of the streaming cutter, the bounded line reading and the budget).
+pub fn read_budget(data: &[u8]) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static FILE: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "capz-fuzz-{}-{}.yaml",
+        std::process::id(),
+        FILE.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::write(&path, data).expect("temporary file");
+    let paths = [path.display().to_string()];
+    let (file_limit, run_limit) = (20_000, 30_000);
+    let budget = manifest::ReadBudget::new(file_limit, run_limit);
+    let mut numbering = manifest::DocumentNumbering::default();
+    let (mut streamed, mut streamed_problems) = (Vec::new(), Vec::new());
+    let result = manifest::stream_pieces(&paths, 64, &budget, &mut |piece| {
+        let outcome = piece.read();
+        let offset = numbering.offset(piece.is_first_of_source(), outcome.documents.len());
+        for document in &outcome.documents {
+            streamed.push((document.origin.index + offset, document.origin.line, document.value.clone()));
+        }
+        streamed_problems.extend(outcome.problems.iter().map(|p| (p.line, p.column, p.message.clone())));
+    });
+    let _ = std::fs::remove_file(&path);
+    if result.is_err() {
+        return;
+    }
+    assert!(budget.expanded() <= run_limit, "expanded {} past {run_limit}", budget.expanded());
+    let whole_budget = manifest::ReadBudget::new(file_limit, run_limit);
+    let source = paths[0].as_str();
+    let whole = match std::str::from_utf8(data) {
+        Ok(text) => manifest::parse_documents_tolerant_within(text, source, &whole_budget),
+        // Not UTF-8: one problem, as the whole-file reader says.
+        Err(_) => return,
+    };
+    let whole_documents: Vec<_> =
+        whole.documents.iter().map(|d| (d.origin.index, d.origin.line, d.value.clone())).collect();
+    let whole_problems: Vec<_> = whole.problems.iter().map(|p| (p.line, p.column, p.message.clone())).collect();
+    assert_eq!(streamed, whole_documents, "streamed documents differ from the whole text's");
+    assert_eq!(streamed_problems, whole_problems, "streamed problems differ from the whole text's");
+    assert_eq!(budget.expanded(), whole_budget.expanded());
 }

@@ -16,7 +16,7 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(envsubst manifest_roundtrip params gotemplate validate plan)
+  targets=(envsubst manifest_roundtrip params gotemplate validate plan escape read_budget)
 fi
 jobs="${FUZZ_JOBS:-1}"
 cd "$root/fuzz"
@@ -32,7 +32,7 @@ for target in "${targets[@]}"; do
     [ -d "$dir" ] && cp -n "$dir"/* "$corpus"/ 2>/dev/null || true
   done
   case "$target" in
-    plan|validate|manifest_roundtrip)
+    plan|validate|manifest_roundtrip|read_budget)
       cp -n "$root"/tests/fixtures/topology/upstream/*.yaml "$root"/tests/fixtures/topology/custom/*.yaml "$corpus"/ ;;
   esac
   dict=()

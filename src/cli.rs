@@ -329,12 +329,18 @@ pub struct ValidateArgs {
     /// the remote charts of Argo CD, Flux and Fleet objects that are not vendored; read only when given.
     #[arg(long, value_name = "DIR")]
     pub helm_cache: Option<std::path::PathBuf>,
+    /// The time the tools that build directories (helm, kustomize) may take in all, e.g. 5m or 90s; a source not
+    /// built by then is not built (an error with --strict).
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub timeout: String,
+    #[command(flatten)]
+    pub config_file: ConfigFileArgs,
 }
 
 impl ValidateArgs {
     /// The target flags, with `--kubernetes-version` in them.
     pub fn target_args(&self) -> TargetArgs {
-        TargetArgs { kubernetes_version: self.kubernetes_version.clone(), ..self.target.clone() }
+        TargetArgs { kubernetes_version: self.kubernetes_version.clone(), ..self.config_file.apply(&self.target) }
     }
 }
 
@@ -382,6 +388,32 @@ pub struct TargetArgs {
     /// Say on stderr which CAPZ release (and config file) the run uses, and why.
     #[arg(short = 'v', long)]
     pub verbose: bool,
+    /// `--config FILE` of the commands that take it ([`ConfigFileArgs`]).
+    #[arg(skip)]
+    pub config_file: Option<PathBuf>,
+    /// `--no-config` of the commands that take it.
+    #[arg(skip)]
+    pub no_config: bool,
+}
+
+// Which .kubectl-capz.yaml to read, for `validate` (the gate CI runs on a pull request). Not on render and diff,
+// whose `--config` is clusterctl's config file.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ConfigFileArgs {
+    /// Read this file instead of the .kubectl-capz.yaml found above the input (its relative paths and globs start at
+    /// the current directory): CI can validate a pull request with the base branch's settings.
+    #[arg(long = "config", value_name = "FILE", conflicts_with = "no_config")]
+    pub config_file: Option<PathBuf>,
+    /// Read no .kubectl-capz.yaml at all.
+    #[arg(long)]
+    pub no_config: bool,
+}
+
+impl ConfigFileArgs {
+    /// `target` with these flags in it.
+    pub fn apply(&self, target: &TargetArgs) -> TargetArgs {
+        TargetArgs { config_file: self.config_file.clone(), no_config: self.no_config, ..target.clone() }
+    }
 }
 
 impl TargetArgs {

@@ -14,6 +14,7 @@ pub mod controller_fields;
 pub mod convert;
 pub mod cores;
 pub mod diff;
+pub mod escape;
 pub mod exit;
 pub mod fast_hash;
 pub mod fleet;

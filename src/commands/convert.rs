@@ -102,7 +102,8 @@ fn print_notes(outcomes: &[FileOutcome]) -> anyhow::Result<()> {
                 Severity::NotServed => "not converted",
                 Severity::Error => "error",
             };
-            writeln!(stderr, "{}:{}: {label}: {}", outcome.name, note.line, note.message)?;
+            let (name, message) = (crate::escape::line_start(&outcome.name), crate::escape::one_line(&note.message));
+            writeln!(stderr, "{name}:{}: {label}: {message}", note.line)?;
         }
     }
     Ok(())
@@ -188,11 +189,11 @@ pub(crate) fn run(args: ConvertArgs) -> anyhow::Result<ExitStatus> {
                 writeln!(
                     stderr,
                     "converted {} (the file it links to, {}; the link is kept)",
-                    outcome.name,
-                    target.display()
+                    crate::escape::one_line(&outcome.name),
+                    crate::escape::one_line(&target.display().to_string())
                 )?;
             } else {
-                writeln!(stderr, "converted {}", outcome.name)?;
+                writeln!(stderr, "converted {}", crate::escape::one_line(&outcome.name))?;
             }
         }
         if changed.is_empty() {

@@ -10,10 +10,12 @@ use serde_json::Value;
 use crate::cli::{DiffArgs, DiffOutput};
 use crate::cluster::{Cluster, ClusterError, ClusterOptions};
 use crate::diff::{self, DiffOptions, LiveReader, ObjectDiff, ObjectRef, Status};
+use crate::escape;
 use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
 use crate::render::from_template;
 use crate::schema::{Gvk, Registry};
+use crate::source::Budget;
 use crate::target_schemas::TargetSchemas;
 use crate::versions::Target;
 
@@ -54,13 +56,13 @@ pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
     if !removed.is_empty() {
         let mut stderr = anstream::stderr().lock();
         for note in &removed {
-            writeln!(stderr, "{note}")?;
+            writeln!(stderr, "{}", escape::lines(note))?;
         }
     }
 
     if args.output == DiffOutput::Json {
         let mut stdout = super::output::stdout();
-        serde_json::to_writer_pretty(&mut stdout, &diff::json_report(&diffs))?;
+        crate::escape::json::to_writer_pretty(&mut stdout, &diff::json_report(&diffs))?;
         writeln!(stdout)?;
     } else if args.output == DiffOutput::Yaml {
         let mut stdout = std::io::stdout().lock();
@@ -114,16 +116,19 @@ fn repository_documents(args: &DiffArgs, config: Option<&RepoConfig>) -> anyhow:
         config,
         false,
         args.helm_cache.as_deref(),
+        &Budget::default(),
     )?;
     let mut documents = manifest::read_paths(&paths)?;
     let mut stderr = anstream::stderr().lock();
     for repository in &repositories {
         for note in &repository.notes {
+            // The notes quote the repository (file names, tools' messages): one line each, escaped.
+            let (source, message) = (escape::one_line(&note.source), escape::one_line(&note.message));
             if note.severity == crate::report::Severity::Error {
-                bail!("{}:{}: {}", note.source, note.line, note.message);
+                bail!("{source}:{}: {message}", note.line);
             }
             if note.severity == crate::report::Severity::Warning {
-                writeln!(stderr, "warning: {}:{}: {}", note.source, note.line, note.message)?;
+                writeln!(stderr, "warning: {source}:{}: {message}", note.line)?;
             }
         }
         documents.extend(repository.applied_documents());

@@ -32,12 +32,15 @@ pub(super) fn workflow_command(finding: &Finding, root: &Path) -> String {
     format!("::{command} {}::{}\n", properties.join(","), escape_data(&message))
 }
 
-/// GitHub's escaping of a command's message: `%`, `\r`, `\n`.
+/// GitHub's escaping of a command's message (the runner's `UnescapeData`: `%`, `\r`, `\n`), then every other
+/// character that must not reach the log raw as [`crate::escape`] writes it (ESC, the other controls, bidirectional
+/// overrides).
 fn escape_data(text: &str) -> String {
-    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    let encoded = text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+    crate::escape::one_line(&encoded).into_owned()
 }
 
-/// GitHub's escaping of a property value: the message's, plus `:` and `,`.
+/// GitHub's escaping of a property value (the runner's `UnescapeProperty`): the message's, plus `:` and `,`.
 fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
@@ -73,6 +76,15 @@ mod tests {
         );
         let line = workflow_command(&finding(Severity::NotChecked, "<stdin>", None, "cel"), root);
         assert_eq!(line, "::warning title=kubectl-capz schema::not checked: ManagedCluster/a,b: /spec/x: cel\n");
+        let line = workflow_command(
+            &finding(Severity::Warning, "/repo/a\u{1b}[2J.yaml", None, "x\u{1b}]0;t\u{7} ##[add-mask]y \u{202e}"),
+            root,
+        );
+        assert_eq!(
+            line,
+            "::warning file=a\\u{1b}[2J.yaml,line=7,title=kubectl-capz schema::ManagedCluster/a,b: /spec/x: \
+             x\\u{1b}]0;t\\u{7} #\\u{23}[add-mask]y \\u{202e}\n"
+        );
         let line = workflow_command(&finding(Severity::Info, "/elsewhere/x.yaml", None, "m"), root);
         assert!(line.starts_with("::notice file=/elsewhere/x.yaml,line=7,"), "{line}");
     }

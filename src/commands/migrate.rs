@@ -59,7 +59,9 @@ fn validated_input(paths: &[String], run_target: &RunTarget) -> anyhow::Result<O
             writeln!(
                 stderr,
                 "{}:{}: skipped: not Kubernetes manifests ({}); the other files are migrated",
-                problem.source, problem.line, problem.message
+                crate::escape::line_start(&problem.source),
+                problem.line,
+                crate::escape::one_line(&problem.message)
             )?;
         }
     }
@@ -112,7 +114,8 @@ pub(crate) fn run(args: MigrateArgs) -> anyhow::Result<ExitStatus> {
     let mut stderr = anstream::stderr().lock();
     for (cluster, bundle) in clusters.iter().zip(&bundles) {
         for adaptation in adaptations(cluster, bundle) {
-            writeln!(stderr, "{}: note: {}", adaptation.location, adaptation.message)?;
+            let location = crate::escape::line_start(&adaptation.location);
+            writeln!(stderr, "{location}: note: {}", crate::escape::one_line(&adaptation.message))?;
         }
     }
     drop(stderr);

@@ -23,7 +23,7 @@ pub(super) fn render(objects: &[Value], output: MigrateOutput) -> String {
         MigrateOutput::Yaml => manifest::to_yaml_documents(objects),
         MigrateOutput::Json => {
             let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
-            format!("{}\n", serde_json::to_string_pretty(&list).expect("JSON values serialize"))
+            format!("{}\n", crate::escape::json::to_string_pretty(&list).expect("JSON values serialize"))
         }
     }
 }

@@ -72,10 +72,11 @@ pub fn report_error(err: &anyhow::Error) -> ExitCode {
     {
         return ExitCode::SUCCESS;
     }
+    // Errors quote their input (file names, values, tools' messages): no line of them may be a CI command.
     let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "error: {err}");
+    let _ = writeln!(stderr, "error: {}", crate::escape::lines(&err.to_string()));
     for cause in err.chain().skip(1) {
-        let _ = writeln!(stderr, "  caused by: {cause}");
+        let _ = writeln!(stderr, "  caused by: {}", crate::escape::lines(&cause.to_string()));
     }
     ExitStatus::Error.into()
 }

@@ -77,7 +77,7 @@ pub(crate) fn format_documents(values: &[&Value], output: RenderOutput) -> Strin
         RenderOutput::Yaml => manifest::to_yaml_documents(values.iter().copied()),
         RenderOutput::Json => {
             let list = json!({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": values});
-            let mut text = serde_json::to_string_pretty(&list).unwrap_or_default();
+            let mut text = crate::escape::json::to_string_pretty(&list).unwrap_or_default();
             text.push('\n');
             text
         }

@@ -25,6 +25,8 @@ pub(crate) struct RunTarget {
     /// Where `ADDITIONAL_ASO_CRDS` was set (the config file's `additionalAsoCrds`, or what `validate` read).
     aso_crds: Vec<Declaration>,
     verbose: bool,
+    /// `--no-config`: no config file was looked for.
+    no_config: bool,
 }
 
 /// The target and its source as `-o json` reports show them.
@@ -59,6 +61,14 @@ pub(crate) struct AsoCrdsReport {
     pub holder: String,
 }
 
+/// A line (or a few) on stderr, escaped: config paths, controller images and versions came from the repository and
+/// the cluster.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        eprintln!("{}", crate::escape::lines(&format!($($arg)*)))
+    };
+}
+
 /// Where the config file search starts: the first input that is a path, else the current directory (stdin,
 /// flavors).
 pub(crate) fn search_start<S: AsRef<str>>(inputs: &[S]) -> PathBuf {
@@ -72,12 +82,18 @@ pub(crate) fn search_start<S: AsRef<str>>(inputs: &[S]) -> PathBuf {
 impl RunTarget {
     /// The pinned (or default) target for inputs starting at `start` ([`search_start`]).
     pub(crate) fn resolve(args: &TargetArgs, start: &Path) -> anyhow::Result<RunTarget> {
-        let config = config::discover(start)?;
+        let config = match (&args.config_file, args.no_config) {
+            (_, true) => None,
+            // Kept outside the tree it configures (the base branch's, for a pull request): its paths start at the
+            // current directory, the checkout's root in CI.
+            (Some(file), false) => Some(config::load_with_root(file, Path::new("."))?),
+            (None, false) => config::discover(start)?,
+        };
         let env = std::env::var(config::ENV_VAR).ok();
         let choice = config::choose_target(args.capz_version.as_deref(), env.as_deref(), config.as_ref())?;
         let kubernetes = config::choose_kubernetes(args.kubernetes_flag(), config.as_ref())?;
         let aso_crds = Declarations::default().with_config(config.as_ref()).found;
-        Ok(RunTarget { choice, config, kubernetes, aso_crds, verbose: args.verbose })
+        Ok(RunTarget { choice, config, kubernetes, aso_crds, verbose: args.verbose, no_config: args.no_config })
     }
 
     /// The target release.
@@ -138,13 +154,13 @@ impl RunTarget {
         match cluster.server_version().await {
             Ok(server_version) => {
                 if self.verbose {
-                    eprintln!("cluster: Kubernetes {server_version}");
+                    say!("cluster: Kubernetes {server_version}");
                 }
                 let (kubernetes, notices) = config::with_server_version(self.kubernetes.clone(), &server_version);
-                notices.iter().for_each(|notice| eprintln!("{notice}"));
+                notices.iter().for_each(|notice| say!("{notice}"));
                 self.kubernetes = kubernetes;
             }
-            Err(err) => eprintln!("note: cannot read the cluster's Kubernetes version ({err})"),
+            Err(err) => say!("note: cannot read the cluster's Kubernetes version ({err})"),
         }
         match cluster.served_capz_and_aso_crds().await {
             Ok(served) => {
@@ -152,10 +168,10 @@ impl RunTarget {
                 let notices = config::served_version_mismatches(&self.choice, &served, |group, kind| {
                     schemas.versions_of(group, kind)
                 });
-                notices.iter().for_each(|notice| eprintln!("{notice}"));
+                notices.iter().for_each(|notice| say!("{notice}"));
             }
             Err(err) => {
-                eprintln!("note: cannot read the cluster's CRDs ({err}); their served versions are not compared")
+                say!("note: cannot read the cluster's CRDs ({err}); their served versions are not compared")
             }
         }
     }
@@ -165,7 +181,7 @@ impl RunTarget {
         let images = match cluster.controller_images().await {
             Ok(images) => images,
             Err(err) => {
-                eprintln!(
+                say!(
                     "note: cannot read the CAPZ controller's Deployment ({err}); the cluster's CAPZ release is unknown"
                 );
                 ControllerImages::default()
@@ -173,11 +189,11 @@ impl RunTarget {
         };
         if self.verbose {
             let shown = |image: &Option<String>| image.clone().unwrap_or_else(|| "not found".into());
-            eprintln!("cluster: CAPZ controller {}, ASO controller {}", shown(&images.capz), shown(&images.aso));
+            say!("cluster: CAPZ controller {}, ASO controller {}", shown(&images.capz), shown(&images.aso));
         }
         let (choice, notices) = config::with_cluster(self.choice.clone(), &images);
         for notice in notices {
-            eprintln!("{notice}");
+            say!("{notice}");
         }
         self.choice = choice;
     }
@@ -187,11 +203,12 @@ impl RunTarget {
         if !self.verbose {
             return;
         }
-        eprintln!("target: {}", self.choice.describe());
-        eprintln!("kubernetes: {}", self.kubernetes.describe());
+        say!("target: {}", self.choice.describe());
+        say!("kubernetes: {}", self.kubernetes.describe());
         match &self.config {
-            Some(config) => eprintln!("config: {}", config.path.display()),
-            None => eprintln!("config: no {} found", config::FILE_NAME),
+            Some(config) => say!("config: {}", config.path.display()),
+            None if self.no_config => say!("config: none read (--no-config)"),
+            None => say!("config: no {} found", config::FILE_NAME),
         }
     }
 
@@ -218,21 +235,32 @@ impl RunTarget {
         }
     }
 
-    /// The CRD folders of the config file (relative to it), each checked to exist.
+    /// The CRD folders of the config file (relative to its root), each checked to exist and, symlinks resolved, to
+    /// be inside that root: the file may come with a pull request.
     pub(crate) fn config_crd_dirs(&self) -> anyhow::Result<Vec<PathBuf>> {
         let Some(config) = &self.config else { return Ok(Vec::new()) };
+        let root = std::fs::canonicalize(config.root())
+            .map_err(|err| anyhow::anyhow!("cannot read the folder of {}: {err}", config.path.display()))?;
         config
             .crds
             .iter()
             .map(|dir| {
-                if dir.value.is_dir() {
-                    Ok(dir.value.clone())
-                } else {
-                    Err(anyhow::anyhow!(
+                if !dir.value.is_dir() {
+                    return Err(anyhow::anyhow!(
                         "{}: crds: `{}` is not a directory",
                         config.location(dir.line),
                         dir.value.display()
-                    ))
+                    ));
+                }
+                match std::fs::canonicalize(&dir.value) {
+                    Ok(real) if real.starts_with(&root) => Ok(dir.value.clone()),
+                    _ => Err(anyhow::anyhow!(
+                        "{}: crds: `{}` leads outside the repository (the folder of {}) through a symlink; only its \
+                         own folders are read, give others with --crds DIR",
+                        config.location(dir.line),
+                        dir.value.display(),
+                        config::FILE_NAME
+                    )),
                 }
             })
             .collect()

@@ -12,6 +12,7 @@ use crate::cluster::Cluster;
 use crate::exit::ExitStatus;
 use crate::manifest::{self, Document};
 use crate::schema::{ValidateOptions, Validator};
+use crate::source::{Budget, Limits};
 use crate::validate::{
     Report, RuleFilter, declared_aso_crds, format_junit, format_not_built, format_summary, format_text, read_sources,
     validate_documents, validate_sources, write_text,
@@ -104,6 +105,9 @@ async fn fetch_cluster_crds(cluster: &ClusterArgs, run_target: &mut RunTarget) -
 }
 
 pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
+    // The run's budget starts now: the deadline counts from here.
+    let deadline = crate::cluster::parse_duration(&args.timeout).map_err(|err| anyhow!("--timeout: {err}"))?;
+    let budget = Budget::new(Limits { deadline, ..Limits::default() });
     let mut run_target = RunTarget::resolve(&args.target_args(), &search_start(&args.paths))?;
     let mut cluster_crds = Vec::new();
     if args.crds_from_cluster {
@@ -129,19 +133,23 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         run_target.config.as_ref(),
         strict,
         args.helm_cache.as_deref(),
+        &budget,
     )?;
     // What the inputs add to CAPZ's ASO crd-pattern decides which ASO kinds are installed, before any is checked.
     run_target.widen_aso_crd_pattern(&mut registry, declared_aso_crds(&paths, &repositories));
     // Problems in the text are findings: every other document and file is still checked.
     let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas, ..Default::default() };
     let validator = Validator::new(&registry, options);
-    let report = validate_sources(&paths, &repositories, manifest::BATCH_BYTES, &validator, &filter)?;
+    let report = validate_sources(&paths, &repositories, manifest::BATCH_BYTES, budget.read(), &validator, &filter)?;
     // Buffered: a large report goes out in blocks, not a write per line.
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, super::output::stdout());
     match args.output {
         ValidateOutput::Text => write_text(&report, &mut stdout)?,
         ValidateOutput::Json => {
-            serde_json::to_writer_pretty(&mut stdout, &JsonReport { report: &report, target: run_target.report() })?;
+            crate::escape::json::to_writer_pretty(
+                &mut stdout,
+                &JsonReport { report: &report, target: run_target.report() },
+            )?;
             stdout.write_all(b"\n")?;
         }
         ValidateOutput::Junit => stdout.write_all(format_junit(&report).as_bytes())?,
@@ -151,7 +159,7 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         }
         ValidateOutput::Sarif => {
             let root = repository_root(&run_target)?;
-            serde_json::to_writer_pretty(
+            crate::escape::json::to_writer_pretty(
                 &mut stdout,
                 &super::sarif::sarif_log(&report.findings, &report.suppressed, &root),
             )?;

@@ -34,6 +34,9 @@ pub struct Setting<T> {
 pub struct RepoConfig {
     /// The file itself.
     pub path: PathBuf,
+    /// The repository root its relative paths and globs start from: the file's folder (for a file given with
+    /// `--config`, the current directory).
+    root: PathBuf,
     /// `capzVersion`: the target CAPZ release.
     pub capz_version: Option<Setting<&'static Target>>,
     /// `kubernetesVersion`: the management cluster's Kubernetes (a bundled minor line, `v1.36`).
@@ -57,9 +60,10 @@ pub struct RepoConfig {
 }
 
 impl RepoConfig {
-    /// The directory holding the file: the repository root its relative paths and globs start from.
+    /// The repository root its relative paths and globs start from: the directory holding the file, or the one
+    /// given to [`load_with_root`].
     pub fn root(&self) -> &Path {
-        self.path.parent().unwrap_or(Path::new("."))
+        &self.root
     }
 
     /// `FILE:LINE`, for messages about one setting.
@@ -111,18 +115,30 @@ pub fn discover(start: &Path) -> Result<Option<RepoConfig>, ConfigError> {
     find(start).map(|path| load(&path)).transpose()
 }
 
-/// Reads one config file.
+/// Reads one config file; its folder is the repository root.
 pub fn load(path: &Path) -> Result<RepoConfig, ConfigError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
-    parse(&text, path)
+    load_with_root(path, path.parent().unwrap_or(Path::new(".")))
 }
 
-/// Parses config text; `path` names the file in messages and anchors relative `crds` folders.
+/// Reads one config file whose relative paths and globs start at `root` (a file given with `--config`, kept
+/// outside the tree it configures: the base branch's, for a pull request).
+pub fn load_with_root(path: &Path, root: &Path) -> Result<RepoConfig, ConfigError> {
+    let text = crate::manifest::read_input_file(path)
+        .map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+    parse_with_root(&text, path, root)
+}
+
+/// Parses config text; `path` names the file in messages and its folder anchors relative `crds` folders.
 pub fn parse(text: &str, path: &Path) -> Result<RepoConfig, ConfigError> {
+    parse_with_root(text, path, path.parent().unwrap_or(Path::new(".")))
+}
+
+/// Parses config text whose relative paths start at `root`; `path` names the file in messages.
+fn parse_with_root(text: &str, path: &Path, root: &Path) -> Result<RepoConfig, ConfigError> {
     let file = path.display().to_string();
     let mut config = RepoConfig {
         path: path.to_path_buf(),
+        root: root.to_path_buf(),
         capz_version: None,
         kubernetes_version: None,
         enable: Vec::new(),
@@ -183,7 +199,20 @@ pub fn parse(text: &str, path: &Path) -> Result<RepoConfig, ConfigError> {
                 }
             }
             "crds" => {
-                for dir in reader.strings(value, &pointer, key)? {
+                for (index, dir) in reader.strings(value, &pointer, key)?.into_iter().enumerate() {
+                    // The file may come with a pull request: it names folders of its repository, nothing else.
+                    if !stays_inside(&dir.value) {
+                        return Err(ConfigError::Invalid {
+                            file: file.clone(),
+                            line: dir.line,
+                            key: format!("crds[{index}]"),
+                            message: format!(
+                                "`{}` is outside the repository (the folder of {FILE_NAME}); only its own folders \
+                                 are read, give others with --crds DIR",
+                                dir.value
+                            ),
+                        });
+                    }
                     config.crds.push(Setting { value: root.join(&dir.value), line: dir.line });
                 }
             }
@@ -364,6 +393,24 @@ impl Reader<'_> {
     }
 }
 
+/// Whether the relative path `path` stays inside the folder it is relative to, read lexically (no absolute path,
+/// no `..` above it); where it leads through symlinks is checked when it is read ([`RepoConfig::root`]).
+fn stays_inside(path: &str) -> bool {
+    let mut depth = 0usize;
+    for part in Path::new(path).components() {
+        match part {
+            std::path::Component::Normal(_) => depth += 1,
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => match depth.checked_sub(1) {
+                Some(up) => depth = up,
+                None => return false,
+            },
+            std::path::Component::RootDir | std::path::Component::Prefix(_) => return false,
+        }
+    }
+    true
+}
+
 pub(super) fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "nothing (null)",
@@ -386,7 +433,7 @@ mod tests {
     #[test]
     fn every_setting_is_read_with_its_line() {
         let config = parse_text(
-            "capzVersion: v1.26.2\nkubernetesVersion: \"1.36\"\nrules:\n  enable: [capi-v1beta1]\n  disable:\n    - capz-empty-ssh-key\ncrds: [crds, ../shared-crds]\nexclude: [\"vendor/**\"]\n",
+            "capzVersion: v1.26.2\nkubernetesVersion: \"1.36\"\nrules:\n  enable: [capi-v1beta1]\n  disable:\n    - capz-empty-ssh-key\ncrds: [crds, vendor/../more-crds]\nexclude: [\"vendor/**\"]\n",
         )
         .unwrap();
         assert_eq!(config.capz_version, Some(Setting { value: versions::find_target("v1.26").unwrap(), line: 1 }));
@@ -394,7 +441,7 @@ mod tests {
         assert_eq!(config.enable, vec![Setting { value: "capi-v1beta1".to_string(), line: 4 }]);
         assert_eq!(config.disable, vec![Setting { value: "capz-empty-ssh-key".to_string(), line: 6 }]);
         let crds: Vec<_> = config.crds.iter().map(|c| (c.value.clone(), c.line)).collect();
-        assert_eq!(crds, [(PathBuf::from("/repo/crds"), 7), (PathBuf::from("/repo/../shared-crds"), 7)]);
+        assert_eq!(crds, [(PathBuf::from("/repo/crds"), 7), (PathBuf::from("/repo/vendor/../more-crds"), 7)]);
         assert_eq!(config.exclude_globs(), ["vendor/**"]);
         assert_eq!(config.root(), Path::new("/repo"));
         assert_eq!(config.additional_aso_crds, None);
@@ -489,6 +536,21 @@ mod tests {
             (
                 "argocd:\n  clusters:\n    - {name: a, server: s, label: {}}\n",
                 "/repo/.kubectl-capz.yaml:3: argocd.clusters[0].label: unknown setting of a cluster; did you mean `labels`? known: name, server, project, labels, annotations",
+            ),
+            (
+                "crds:\n  - crds\n  - ../shared-crds\n",
+                "/repo/.kubectl-capz.yaml:3: crds[1]: `../shared-crds` is outside the repository (the folder of \
+                 .kubectl-capz.yaml); only its own folders are read, give others with --crds DIR",
+            ),
+            (
+                "crds: [/etc]\n",
+                "/repo/.kubectl-capz.yaml:1: crds[0]: `/etc` is outside the repository (the folder of \
+                 .kubectl-capz.yaml); only its own folders are read, give others with --crds DIR",
+            ),
+            (
+                "crds: [a/../../b]\n",
+                "/repo/.kubectl-capz.yaml:1: crds[0]: `a/../../b` is outside the repository (the folder of \
+                 .kubectl-capz.yaml); only its own folders are read, give others with --crds DIR",
             ),
         ];
         for (text, expected) in cases {

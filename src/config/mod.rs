@@ -9,7 +9,7 @@ mod kubernetes;
 mod served;
 mod target;
 
-pub use file::{ConfigError, FILE_NAME, RepoConfig, Setting, discover, find, load, parse};
+pub use file::{ConfigError, FILE_NAME, RepoConfig, Setting, discover, find, load, load_with_root, parse};
 pub use kubernetes::{
     KubernetesChoice, KubernetesSource, KubernetesVersionError, choose_kubernetes, with_server_version,
 };

@@ -38,11 +38,12 @@ pub fn unified(diff: &ObjectDiff, color: bool) -> String {
     let live = diff.live.as_ref().map(to_yaml).unwrap_or_default();
     let merged = to_yaml(&diff.merged);
     let mut out = String::new();
-    let _ = writeln!(out, "{bold}{}{reset}", header(diff));
+    // The object's kind and name came from the input: escaped, so that the header cannot be a CI command.
+    let _ = writeln!(out, "{bold}{}{reset}", crate::escape::line_start(&header(diff)));
     for line in manager_notes(diff) {
-        let _ = writeln!(out, "{cyan}{line}{reset}");
+        let _ = writeln!(out, "{cyan}{}{reset}", crate::escape::one_line(&line));
     }
-    let name = file_name(diff);
+    let name = crate::escape::one_line(&file_name(diff)).into_owned();
     let live_name = if diff.live.is_some() { format!("live/{name}") } else { "/dev/null".to_string() };
     let _ = writeln!(out, "{bold}--- {live_name}{reset}");
     let _ = writeln!(out, "{bold}+++ merged/{name}{reset}");

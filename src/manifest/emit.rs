@@ -5,6 +5,8 @@ use std::fmt::Write;
 
 use serde_json::{Map, Value};
 
+use crate::escape;
+
 /// Several objects as one multi-document YAML stream, `---` between documents.
 pub fn to_yaml_documents<'a>(values: impl IntoIterator<Item = &'a Value>) -> String {
     let mut out = String::new();
@@ -123,11 +125,15 @@ fn write_inline(out: &mut String, value: &Value, block_level: usize) {
 
 /// A literal block (`|`) for multi-line text; not for text of line breaks only, which a block with clip chomping
 /// reads back as "" (double quotes keep it).
+///
+/// Nor for text a CI log would act on (a line starting `::`, a `##[` anywhere): double quotes keep each of its lines
+/// behind the key, so no line of the YAML is one of its lines.
 fn use_literal_block(s: &str) -> bool {
     s.contains('\n')
         && !s.trim_end_matches('\n').is_empty()
         && !s.chars().any(|c| (c.is_control() && c != '\n') || is_special_unicode(c))
-        && !s.lines().any(|line| line.ends_with(' '))
+        && !s.lines().any(|line| line.ends_with(' ') || escape::starts_a_command(line))
+        && !escape::has_command_prefix(s)
 }
 
 fn write_literal_block(out: &mut String, s: &str, level: usize) {
@@ -161,9 +167,10 @@ fn write_scalar_string(out: &mut String, s: &str) {
 }
 
 /// Characters outside the C0/C1 controls that must not appear raw: line breaks of YAML 1.1, the byte order mark,
-/// and the two non-characters YAML excludes from a stream.
+/// the two non-characters YAML excludes from a stream, and the bidirectional formatting characters (which reorder
+/// what a terminal shows, [`escape::is_unsafe_char`]).
 fn is_special_unicode(c: char) -> bool {
-    matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}')
+    matches!(c, '\u{fffe}' | '\u{ffff}') || (!c.is_control() && escape::is_unsafe_char(c))
 }
 
 /// `s` as a YAML double-quoted scalar: JSON's escapes (which YAML shares) for quotes, backslashes and C0 controls,
@@ -172,8 +179,10 @@ fn is_special_unicode(c: char) -> bool {
 fn write_double_quoted(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
+    for (at, c) in s.char_indices() {
         match c {
+            // The second `#` of a logging command's prefix.
+            '#' if escape::is_command_hash(s, at) => out.push_str("\\u0023"),
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
@@ -224,7 +233,7 @@ fn needs_quotes(s: &str) -> bool {
     {
         return true;
     }
-    if s.ends_with(char::is_whitespace) || s.ends_with(':') {
+    if s.ends_with(char::is_whitespace) || s.ends_with(':') || escape::has_command_prefix(s) {
         return true;
     }
     // One pass for `: `, `:\t`, ` #` and the characters that must not appear raw.
@@ -363,5 +372,25 @@ mod tests {
     fn layout_matches_kubectl_style() {
         let value = serde_json::json!({"spec": {"items": [{"name": "a", "x": 1}, "b"], "empty": {}}});
         assert_eq!(to_yaml(&value), "spec:\n  items:\n  - name: a\n    x: 1\n  - b\n  empty: {}\n");
+    }
+
+    #[test]
+    fn no_line_of_the_yaml_is_a_ci_command_and_the_values_read_back() {
+        let script = "echo start\n  ::add-mask::secret\n::stop-commands::x\n";
+        let value = serde_json::json!({
+            "script": script,
+            "inline": "a ##[add-mask]b ##vso[task.setvariable variable=x]y",
+            "::error file=a::key": "\u{202e}reversed\u{2066}",
+            "plain multi-line": "a\nb\n",
+        });
+        let text = to_yaml(&value);
+        assert_eq!(roundtrip(&value), value);
+        for line in text.lines() {
+            assert!(!escape::starts_a_command(line) && !escape::has_command_prefix(line), "{line:?} in\n{text}");
+            assert!(!line.chars().any(escape::is_unsafe_char), "{line:?}");
+        }
+        // Ordinary multi-line text stays a literal block.
+        assert!(text.contains("plain multi-line: |\n  a\n  b\n"), "{text}");
+        assert!(text.contains("inline: \"a #\\u0023[add-mask]b #\\u0023vso[task"), "{text}");
     }
 }

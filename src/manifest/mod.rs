@@ -1,6 +1,7 @@
 //! Multi-document Kubernetes manifests in and out: YAML read as Kubernetes reads it (YAML 1.1),
 //! every document and every field traced back to its file:line.
 
+mod budget;
 mod direct;
 mod emit;
 mod input;
@@ -17,14 +18,15 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+pub use budget::{FILE_EXPANSION_LIMIT, RUN_EXPANSION_LIMIT, ReadBudget};
 pub use emit::{to_yaml, to_yaml_documents};
 pub use input::{MAX_INPUT_FILE_BYTES, read_input_file, read_input_stdin};
 pub use parse::{
-    LineIndex, ReadOutcome, parse_documents, parse_documents_tolerant, parse_plain_documents, parse_plain_value,
-    parse_value,
+    LineIndex, ReadOutcome, parse_documents, parse_documents_tolerant, parse_documents_tolerant_within,
+    parse_plain_documents, parse_plain_value, parse_value,
 };
 pub use problem::{MAX_DOCUMENT_BYTES, ProblemKind, READ_RULES, ReadProblem};
-pub use secret::{SecretValues, is_secret_data_pointer};
+pub use secret::{SecretMask, SecretValues, is_secret_data_pointer, secret_provenance_values};
 pub use stream::{BATCH_BYTES, Batch, DocumentNumbering, Piece, stream_paths, stream_pieces};
 
 /// Where a document came from.

@@ -8,8 +8,9 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use serde_saphyr::{DuplicateKeyPolicy, Options, Spanned};
 
+use super::budget::{FileExpansion, ReadBudget};
 use super::lined::{LinedDocument, NodeLine};
-use super::problem::{MAX_DOCUMENT_BYTES, ReadProblem};
+use super::problem::{MAX_DOCUMENT_BYTES, ReadProblem, is_expansion_error};
 use super::{Document, ManifestError, Origin};
 
 use crate::fast_hash::HashMap;
@@ -664,6 +665,63 @@ fn parse_lined_documents_one_by_one(text: &str, source: &Arc<str>) -> (Vec<Lined
     (documents, problems)
 }
 
+/// Documents and problems of a stream that may use aliases, each document read on its own and its expansion (the
+/// nodes it has beyond one per byte of its text) charged to `file` and to the run's `budget`: a document past
+/// either limit is a problem and is dropped, so what aliases repeat is never held beyond the budget and one document.
+fn parse_charged_one_by_one(
+    text: &str,
+    source: &Arc<str>,
+    budget: &ReadBudget,
+    file: &FileExpansion,
+) -> (Vec<LinedDocument>, Vec<ReadProblem>) {
+    let mut documents = Vec::new();
+    let mut problems = Vec::new();
+    for (line_offset, part) in split_at(text, &document_markers(text)) {
+        if part.len() > MAX_DOCUMENT_BYTES {
+            problems.push(ReadProblem::too_large(source, document_start_line(part, line_offset), part.len()));
+            continue;
+        }
+        if may_use_aliases(part)
+            && let Some(exceeded) = budget.spent(file)
+        {
+            problems.push(ReadProblem::not_expanded(source, document_start_line(part, line_offset), exceeded));
+            continue;
+        }
+        match parse_part(part, line_offset) {
+            Ok(parsed) => {
+                let nodes: usize = parsed.iter().map(|document| document.nodes.len()).sum();
+                let expansion = nodes.saturating_sub(part.len());
+                match budget.charge(file, expansion) {
+                    Ok(()) => documents.extend(parsed),
+                    Err(exceeded) => {
+                        let line = document_start_line(part, line_offset);
+                        problems.push(ReadProblem::too_expanded(source, line, expansion, exceeded));
+                    }
+                }
+            }
+            Err(err) => {
+                // Refused by the YAML library after expanding up to its own limit: that work counts too, so a file
+                // of such documents costs the reading of a few.
+                if is_expansion_error(&err) {
+                    let _ = budget.charge(file, EXPANSION_PER_DOCUMENT);
+                }
+                problems.push(ReadProblem::from_yaml(&err, source, line_offset));
+            }
+        }
+    }
+    (documents, problems)
+}
+
+/// What the YAML library expands of one document at most before it refuses it (serde-saphyr's default alias
+/// replay budget, events).
+const EXPANSION_PER_DOCUMENT: usize = 1_000_000;
+
+/// Whether `text` may use aliases: it holds both an anchor's `&` and an alias's `*` (text without either reads the
+/// same however it is cut).
+fn may_use_aliases(text: &str) -> bool {
+    text.contains('*') && text.contains('&')
+}
+
 /// The documents of a stream and the problems of the parts that could not be read.
 #[derive(Debug, Default)]
 pub struct ReadOutcome {
@@ -677,20 +735,41 @@ pub struct ReadOutcome {
 
 /// Parses a multi-document manifest, going on after a broken document: its problem is recorded
 /// and every other document is still read. Empty documents are dropped; `kind: List` is expanded.
+/// Aliases may expand the documents of `text` up to [`super::FILE_EXPANSION_LIMIT`] nodes
+/// ([`parse_documents_tolerant_within`] counts them against a run's budget too).
 pub fn parse_documents_tolerant(text: &str, source_name: &str) -> ReadOutcome {
-    parse_documents_tolerant_at(text, &Arc::from(source_name), 0, true)
+    parse_documents_tolerant_within(text, source_name, &ReadBudget::default())
+}
+
+/// [`parse_documents_tolerant`] of one file of a run: what its aliases expand counts against the file's limit and
+/// against `budget`, shared by the run's files.
+pub fn parse_documents_tolerant_within(text: &str, source_name: &str, budget: &ReadBudget) -> ReadOutcome {
+    parse_documents_tolerant_at(text, &Arc::from(source_name), 0, true, budget, &FileExpansion::new(0))
 }
 
 /// Like [`parse_documents_tolerant`] for a piece of a larger stream read on the calling thread only (the caller
 /// reads pieces on every core): `text` starts after `line_offset` lines of its source; documents are numbered from
-/// 0 within the piece.
-pub(crate) fn parse_documents_tolerant_on_one_core(text: &str, source: &Arc<str>, line_offset: usize) -> ReadOutcome {
-    parse_documents_tolerant_at(text, source, line_offset, false)
+/// 0 within the piece; `file` counts what aliases expand in the pieces of the source.
+pub(crate) fn parse_documents_tolerant_on_one_core(
+    text: &str,
+    source: &Arc<str>,
+    line_offset: usize,
+    budget: &ReadBudget,
+    file: &FileExpansion,
+) -> ReadOutcome {
+    parse_documents_tolerant_at(text, source, line_offset, false, budget, file)
 }
 
 /// [`parse_documents_tolerant`] of `text`, which starts after `line_offset` lines of `source`; a large text on every
 /// core when `every_core`.
-fn parse_documents_tolerant_at(text: &str, source: &Arc<str>, line_offset: usize, every_core: bool) -> ReadOutcome {
+fn parse_documents_tolerant_at(
+    text: &str,
+    source: &Arc<str>,
+    line_offset: usize,
+    every_core: bool,
+    budget: &ReadBudget,
+    file: &FileExpansion,
+) -> ReadOutcome {
     let source = source.clone();
     let oversized = text.len() > MAX_DOCUMENT_BYTES
         && split_at(text, &document_markers(text)).iter().any(|(_, part)| part.len() > MAX_DOCUMENT_BYTES);
@@ -698,12 +777,14 @@ fn parse_documents_tolerant_at(text: &str, source: &Arc<str>, line_offset: usize
         true => parse_lined_documents(text),
         false => parse_lined_documents_serially(text),
     };
-    let (mut parsed, mut problems) = match oversized {
-        false => match read(text) {
+    let (mut parsed, mut problems) = match (oversized, may_use_aliases(text)) {
+        // Document by document, so that no more than one is read past the budget.
+        (_, true) => parse_charged_one_by_one(text, &source, budget, file),
+        (false, false) => match read(text) {
             Ok(parsed) => (parsed, Vec::new()),
             Err(_) => parse_lined_documents_one_by_one(text, &source),
         },
-        true => parse_lined_documents_one_by_one(text, &source),
+        (true, false) => parse_lined_documents_one_by_one(text, &source),
     };
     if line_offset > 0 {
         for document in &mut parsed {

@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use serde_saphyr::{Error as YamlError, MessageFormatter, UserMessageFormatter};
 
+use super::budget::Exceeded;
+
 /// Which kind of problem: each is its own rule id of `validate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ProblemKind {
@@ -15,7 +17,8 @@ pub enum ProblemKind {
     DuplicateKey,
     /// A document is a scalar or a list, not a mapping.
     NotAnObject,
-    /// A document is larger than [`MAX_DOCUMENT_BYTES`]: it is not read.
+    /// A document is larger than [`MAX_DOCUMENT_BYTES`], or its aliases expand it past the budget of its file or of
+    /// the run ([`super::budget`]): it is not read.
     TooLarge,
 }
 
@@ -54,7 +57,8 @@ pub const READ_RULES: &[(&str, &str)] = &[
     ("not-an-object", "a document is a scalar or a list, not a Kubernetes object"),
     (
         "yaml-too-large",
-        "a document is larger than 16 MiB (5x what the API server accepts): it is not read, the others are",
+        "a document is larger than 16 MiB (5x what the API server accepts), or its aliases repeat more than a file's \
+         or the run's budget allows: it is not read, the others are",
     ),
 ];
 
@@ -106,12 +110,54 @@ impl ReadProblem {
         let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
         let line_start = valid.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
         let column = String::from_utf8_lossy(&valid[line_start..]).chars().count() + 1;
+        ReadProblem::not_utf8_at(source, line, column, bytes[error.valid_up_to()])
+    }
+
+    /// Text that is not UTF-8, whose first invalid byte `byte` is at `line`, `column` (characters, 1-based).
+    pub(crate) fn not_utf8_at(source: &Arc<str>, line: usize, column: usize, byte: u8) -> Self {
         ReadProblem {
             kind: ProblemKind::Syntax,
             source: source.clone(),
             line,
             column,
-            message: format!("not UTF-8 text: invalid byte 0x{:02x}", bytes[error.valid_up_to()]),
+            message: format!("not UTF-8 text: invalid byte 0x{byte:02x}"),
+        }
+    }
+
+    /// A document at `line` with aliases, not read since its file or the run used up what aliases may repeat.
+    pub(crate) fn not_expanded(source: &Arc<str>, line: usize, exceeded: Exceeded) -> Self {
+        let (limit, of) = match exceeded {
+            Exceeded::File(limit) => (limit, "the documents of this file"),
+            Exceeded::Run(limit) => (limit, "all the documents of this run"),
+        };
+        ReadProblem {
+            kind: ProblemKind::TooLarge,
+            source: source.clone(),
+            line,
+            column: 1,
+            message: format!(
+                "what aliases (*name) repeat in {of} reached the limit of {limit} nodes before this document; its \
+                 aliases are not expanded, it is not read"
+            ),
+        }
+    }
+
+    /// A document at `line` whose aliases would take the expansion of its file or of the run past its limit
+    /// ([`super::budget`]).
+    pub(crate) fn too_expanded(source: &Arc<str>, line: usize, nodes: usize, exceeded: Exceeded) -> Self {
+        let (limit, of) = match exceeded {
+            Exceeded::File(limit) => (limit, "the documents of one file"),
+            Exceeded::Run(limit) => (limit, "all the documents of this run"),
+        };
+        ReadProblem {
+            kind: ProblemKind::TooLarge,
+            source: source.clone(),
+            line,
+            column: 1,
+            message: format!(
+                "the document's aliases (*name) repeat {nodes} nodes, which takes what aliases repeat in {of} past \
+                 the limit of {limit} nodes; it is not read"
+            ),
         }
     }
 
@@ -128,6 +174,19 @@ impl ReadProblem {
         };
         ReadProblem { kind, source: source.clone(), line: line + line_offset, column, message: yaml_message(error) }
     }
+}
+
+/// Whether `error` is the YAML library's refusal of a document that expands too much (its budget, its limits on
+/// alias replays): the expansion happened, up to those limits, before it.
+pub(crate) fn is_expansion_error(error: &YamlError) -> bool {
+    matches!(
+        innermost(error),
+        YamlError::Budget { .. }
+            | YamlError::AliasReplayCounterOverflow { .. }
+            | YamlError::AliasReplayLimitExceeded { .. }
+            | YamlError::AliasExpansionLimitExceeded { .. }
+            | YamlError::AliasReplayStackDepthExceeded { .. }
+    )
 }
 
 /// The error itself, without the snippet and alias wrappers of the YAML library.

@@ -1,8 +1,11 @@
 //! The values of a Secret's `data` and `stringData`, whatever their shape (strings, numbers,
-//! booleans, lists, nested maps), and masking them out of any message about that Secret.
+//! booleans, lists, nested maps), and masking them out of any message about that Secret; and [`SecretMask`], which
+//! masks values whose provenance is a Secret (substituted into other objects, given to a tool) in any text.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
+use aho_corasick::{AhoCorasick, MatchKind};
 use regex::Regex;
 use serde_json::Value;
 
@@ -158,6 +161,90 @@ fn collect_scalars(value: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// Values whose provenance is a Secret (its data, what Flux substitutes from it, the Helm values it gives), masked
+/// as `***` wherever they appear: in findings about other objects, in tools' messages. Values shorter than
+/// [`MIN_BARE_LENGTH`] characters and the words YAML reads as booleans or null are left out: masking every `1` or
+/// `true` of every message would hide what the messages say.
+#[derive(Debug, Clone, Default)]
+pub struct SecretMask {
+    matcher: Option<AhoCorasick>,
+}
+
+impl SecretMask {
+    /// A mask of `values` (as written, and as JSON and Rust quote them inside a string: `\"`, `\n`).
+    pub fn new(values: impl IntoIterator<Item = String>) -> Self {
+        let mut patterns: Vec<String> = Vec::new();
+        for value in values {
+            if value.chars().count() < MIN_BARE_LENGTH || is_plain_word(&value) {
+                continue;
+            }
+            let json = serde_json::to_string(&value).unwrap_or_default();
+            let debug = format!("{value:?}");
+            for quoted in [json, debug] {
+                if let Some(inner) = quoted.strip_prefix('"').and_then(|rest| rest.strip_suffix('"'))
+                    && inner != value
+                {
+                    patterns.push(inner.to_string());
+                }
+            }
+            patterns.push(value);
+        }
+        patterns.sort();
+        patterns.dedup();
+        if patterns.is_empty() {
+            return SecretMask::default();
+        }
+        // The longest value wins where several start at the same place.
+        let matcher = AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).build(&patterns).ok();
+        SecretMask { matcher }
+    }
+
+    /// True when there is nothing to mask.
+    pub fn is_empty(&self) -> bool {
+        self.matcher.is_none()
+    }
+
+    /// `text` with every value replaced by `***`.
+    pub fn mask<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        match &self.matcher {
+            Some(matcher) if matcher.is_match(text) => {
+                Cow::Owned(matcher.replace_all(text, &vec!["***"; matcher.patterns_len()]))
+            }
+            _ => Cow::Borrowed(text),
+        }
+    }
+
+    /// Masks `text` in place.
+    pub fn mask_in_place(&self, text: &mut String) {
+        if let Cow::Owned(masked) = self.mask(text) {
+            *text = masked;
+        }
+    }
+}
+
+/// Whether `text` is a word YAML reads as a boolean or null (`true`, `No`, `null`, ...).
+fn is_plain_word(text: &str) -> bool {
+    matches!(text.to_ascii_lowercase().as_str(), "true" | "false" | "yes" | "no" | "on" | "off" | "null")
+}
+
+/// Every value of a Secret object: its `data` as written (base64) and decoded (as text, and without its newlines, as
+/// Flux substitutes it), and its `stringData`. Empty for other kinds.
+pub fn secret_provenance_values(object: &Value) -> Vec<String> {
+    let Some(values) = SecretValues::of(object) else { return Vec::new() };
+    let mut out = values.texts.clone();
+    if let Some(data) = object.field("data").and_then(Value::as_object) {
+        use base64::Engine as _;
+        for encoded in data.values().filter_map(Value::as_str) {
+            if let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(encoded.trim()) {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                out.push(text.replace('\n', ""));
+                out.push(text);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,5 +315,17 @@ mod tests {
         assert!(is_secret_data_pointer("/stringData/k/0"));
         assert!(!is_secret_data_pointer("/dataX"));
         assert!(!is_secret_data_pointer("/metadata/name"));
+    }
+
+    #[test]
+    fn a_mask_hides_values_anywhere_but_not_short_words() {
+        let secret = json!({"kind": "Secret", "data": {"token": "aHVudGVyMi1sb25nCg=="}, "stringData": {
+            "quote": "p\"ss\nword", "flag": "true", "short": "abc"}});
+        let mask = SecretMask::new(secret_provenance_values(&secret));
+        assert_eq!(mask.mask("value hunter2-long, base64 aHVudGVyMi1sb25nCg=="), "value ***, base64 ***");
+        assert_eq!(mask.mask(r#"got "p\"ss\nword" here"#), r#"got "***" here"#);
+        assert_eq!(mask.mask("true and abc stay"), "true and abc stay");
+        assert!(matches!(mask.mask("nothing"), Cow::Borrowed("nothing")));
+        assert!(SecretMask::new(Vec::new()).is_empty());
     }
 }

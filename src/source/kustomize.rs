@@ -6,11 +6,11 @@
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 use std::sync::LazyLock;
-use std::time::Duration;
 
 use regex::Regex;
 use serde_json::{Map, Value, json};
 
+use super::budget::Budget;
 use super::tool::{self, ToolError};
 use crate::manifest;
 
@@ -95,7 +95,7 @@ pub struct BuildRequest {
 }
 
 /// Builds `request` in the repository (in repository mode, its staged copy) whose canonical root is `root`.
-pub fn build(root: &Path, request: &BuildRequest, timeout: Duration) -> Result<Vec<BuiltObject>, BuildError> {
+pub fn build(root: &Path, request: &BuildRequest, budget: &Budget) -> Result<Vec<BuiltObject>, BuildError> {
     let wrapper = tempfile::Builder::new().prefix("kubectl-capz-kustomize-").tempdir()?;
     let wrapper_dir = std::fs::canonicalize(wrapper.path())?;
     let from_wrapper = |paths: &[String]| -> Vec<Value> {
@@ -119,7 +119,7 @@ pub fn build(root: &Path, request: &BuildRequest, timeout: Duration) -> Result<V
     }
     std::fs::write(wrapper_dir.join("kustomization.yaml"), manifest::to_yaml(&kustomization))?;
     let (program, args) = command_for(&wrapper_dir, request.load_restrictor_none)?;
-    let output = tool::run_tool(&program, &args, &wrapper_dir, timeout).map_err(|err| match err {
+    let output = tool::run_tool(&program, &args, &wrapper_dir, budget).map_err(|err| match err {
         ToolError::Failed { program, status, stderr } => {
             ToolError::Failed { program, status, stderr: kustomize_reason(&stderr) }
         }

@@ -60,6 +60,11 @@ pub(super) struct Loader<'a> {
     boundary: Boundary,
     /// The staged copy of the walked files every tool runs on (made when a tool first runs, filled build by build).
     stage: Option<Arc<Stage>>,
+    /// Manifest files (repository-relative) that may hold a Secret: their values are masked everywhere.
+    secret_files: Vec<String>,
+    /// Values whose provenance is a Secret that no Secret object of the tree shows as such: what Flux substitutes
+    /// from one (its newlines removed), the Helm values a HelmRelease takes from one.
+    secret_values: Vec<String>,
 }
 
 impl<'a> Loader<'a> {
@@ -69,7 +74,7 @@ impl<'a> Loader<'a> {
         let mut loader = Loader {
             options,
             canonical_root: tree.canonical_root.clone(),
-            files: SourceFiles::new(root),
+            files: SourceFiles::new(root, options.budget.read()),
             tree_files: tree.files.iter().map(|f| f.relative.clone()).collect(),
             classes: BTreeMap::new(),
             charts: Vec::new(),
@@ -80,9 +85,9 @@ impl<'a> Loader<'a> {
             argo: Vec::new(),
             helm_releases: Vec::new(),
             repository: Repository {
-                timeout: options.timeout,
+                budget: options.budget.clone(),
                 root: root.display().to_string(),
-                fleet: super::fleet::Units::new(options.timeout),
+                fleet: super::fleet::Units::new(options.budget.clone()),
                 ..Repository::default()
             },
             reported: HashSet::new(),
@@ -91,6 +96,8 @@ impl<'a> Loader<'a> {
             fleet: fleet::FleetPlan::default(),
             boundary: Boundary::new(root, &tree),
             stage: None,
+            secret_files: Vec::new(),
+            secret_values: Vec::new(),
         };
         for excluded in &tree.excluded {
             loader.classes.insert(excluded.relative.clone(), (FileClass::Excluded, "matches --exclude".to_string()));
@@ -288,6 +295,9 @@ impl<'a> Loader<'a> {
                 }
             };
             let shown = self.files.display(relative);
+            if text.contains("Secret") {
+                self.secret_files.push(relative.clone());
+            }
             if let Some(reason) = classify::by_content(&text, &shown) {
                 let class = match included_files.get(relative) {
                     Some(kustomization) if reason.starts_with("no apiVersion") => {
@@ -317,7 +327,7 @@ impl<'a> Loader<'a> {
                 continue;
             }
             if gitops {
-                let read = manifest::parse_documents_tolerant(&text, &shown);
+                let read = manifest::parse_documents_tolerant_within(&text, &shown, self.files.budget());
                 self.flux.extend(read.documents.iter().filter_map(flux::flux_kustomization));
                 self.gitops_documents.extend(read.documents.iter().filter(|d| inputs::is_gitops_input(d)).cloned());
                 self.helm_releases.extend(read.documents.iter().filter(|d| helm::is_helm_release(d)).cloned());
@@ -429,7 +439,7 @@ impl<'a> Loader<'a> {
                     continue;
                 }
             };
-            match helm::render_chart_staged(&dir, self.files.root(), Some(stage), self.options.timeout) {
+            match helm::render_chart_staged(&dir, self.files.root(), Some(stage), &self.options.budget) {
                 Ok(renders) => {
                     for render in renders {
                         self.push_render(render, None);
@@ -461,7 +471,7 @@ impl<'a> Loader<'a> {
     }
 
     fn push_render(&mut self, render: helm::HelmRender, target: Option<ApplyTarget>) {
-        let documents = render.read().documents;
+        let documents = render.read_within(self.options.budget.read()).documents;
         let patched = vec![Vec::new(); documents.len()];
         let label = format!("helm template {}", render.request.label);
         self.repository.built.push(BuiltSource { label, documents, patched, target });
@@ -674,7 +684,7 @@ impl<'a> Loader<'a> {
                 return None;
             }
         };
-        let objects = match kustomize::build(stage.root(), &request, self.options.timeout) {
+        let objects = match kustomize::build(stage.root(), &request, &self.options.budget) {
             Ok(objects) => objects,
             Err(err) => {
                 let message = format!(
@@ -755,7 +765,7 @@ impl<'a> Loader<'a> {
                 return None;
             }
         };
-        let built = argo::kustomize::build_edited(&stage, relative, edits, self.options.timeout);
+        let built = argo::kustomize::build_edited(&stage, relative, edits, &self.options.budget);
         match built {
             Ok((objects, not_applied)) => {
                 for skipped in not_applied {
@@ -1002,7 +1012,13 @@ impl<'a> Loader<'a> {
         let mut unknown_sources = false;
         for reference in &ks.substitute_from {
             match self.find_object(&reference.kind, &reference.name, &ks.namespace) {
-                Some(object) => vars.extend(flux::variables_of(&object)),
+                Some(object) => {
+                    let from = flux::variables_of(&object);
+                    if reference.kind == "Secret" {
+                        self.secret_values.extend(from.values().cloned());
+                    }
+                    vars.extend(from);
+                }
                 None if reference.optional => {}
                 None => {
                     unknown_sources = true;
@@ -1090,14 +1106,17 @@ impl<'a> Loader<'a> {
                 continue;
             }
             match helm::helm_release_request_with(release, &root, &lookup, &resolve) {
-                Ok(request) => match self.render_request(request) {
-                    Ok(render) => {
-                        let cluster = flux::flux_cluster(release);
-                        let namespace = Some(render.request.namespace.clone());
-                        self.push_render(render, Some(ApplyTarget { cluster, namespace }))
+                Ok(request) => {
+                    self.secret_values.extend(request.secret_values());
+                    match self.render_request(request) {
+                        Ok(render) => {
+                            let cluster = flux::flux_cluster(release);
+                            let namespace = Some(render.request.namespace.clone());
+                            self.push_render(render, Some(ApplyTarget { cluster, namespace }))
+                        }
+                        Err(problem) => self.helm_problem(&problem, Some((&at.0, at.1))),
                     }
-                    Err(problem) => self.helm_problem(&problem, Some((&at.0, at.1))),
-                },
+                }
                 Err(reason) => {
                     let message = format!("{}: {reason}; not rendered", release.display_name());
                     let what = format!("Flux {}", release.display_name());
@@ -1189,6 +1208,7 @@ impl<'a> Loader<'a> {
             });
         }
         self.repository.plain = plain;
+        self.mask_secrets();
         // Keyed once every name is final (after Flux substitution).
         for built in &self.repository.built {
             for (document, fields) in built.documents.iter().zip(&built.patched) {
@@ -1201,6 +1221,36 @@ impl<'a> Loader<'a> {
                 }
             }
         }
+    }
+}
+
+impl Loader<'_> {
+    /// Every value whose provenance is a Secret (the Secrets of the tree and of its builds, what Flux substituted
+    /// from one, Helm values taken from one), masked out of the notes (tools' messages quote values) and kept in the
+    /// repository to mask the report's findings.
+    fn mask_secrets(&mut self) {
+        let mut values = std::mem::take(&mut self.secret_values);
+        for relative in std::mem::take(&mut self.secret_files) {
+            for document in self.files.documents(&relative).iter() {
+                values.extend(manifest::secret_provenance_values(&document.value));
+            }
+        }
+        for built in &self.repository.built {
+            for document in &built.documents {
+                values.extend(manifest::secret_provenance_values(&document.value));
+            }
+        }
+        let mask = manifest::SecretMask::new(values);
+        if mask.is_empty() {
+            return;
+        }
+        for note in &mut self.repository.notes {
+            mask.mask_in_place(&mut note.message);
+        }
+        for entry in &mut self.repository.not_built {
+            mask.mask_in_place(&mut entry.reason);
+        }
+        self.repository.secret_mask = mask;
     }
 }
 

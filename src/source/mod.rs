@@ -4,6 +4,8 @@
 
 pub mod argo;
 mod boundary;
+pub mod budget;
+mod child;
 mod classify;
 pub mod fleet;
 pub mod flux;
@@ -22,13 +24,13 @@ mod walk;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::Serialize;
 
 use crate::manifest::Document;
 use crate::report::{Finding, Severity};
 
+pub use budget::{Budget, Limits};
 pub use glob::ExcludePattern;
 pub use kustomize::ORIGIN_ANNOTATION;
 pub use origin::PatchedField;
@@ -120,8 +122,11 @@ pub struct Repository {
     pub patched: HashMap<(String, String), Vec<PatchedField>>,
     /// The Helm renders of the built sources, to trace findings to values files.
     pub helm_renders: Vec<helm::HelmRender>,
-    /// The limit of each tool run (value tracing renders charts again).
-    pub timeout: Duration,
+    /// The run's budget for tools (value tracing renders charts again).
+    pub budget: Budget,
+    /// Masks every value whose provenance is a Secret (the Secrets of the tree, what Flux substitutes from one, Helm
+    /// values from one) in the report's findings; the notes are masked already.
+    pub secret_mask: crate::manifest::SecretMask,
     /// The repository's directory as the user gave it: every source shown is below it.
     pub root: String,
     /// The deployments of Fleet bundles, validated as units of their own (see [`fleet::units`]).
@@ -138,7 +143,7 @@ impl Repository {
     /// charts with findings once more, with markers: call it once, on the report's findings).
     pub fn trace_values(&self, findings: &mut [Finding]) {
         if !self.helm_renders.is_empty() {
-            helm::attribute_values(&self.helm_renders, findings, self.timeout);
+            helm::attribute_values(&self.helm_renders, findings, &self.budget);
         }
     }
 
@@ -185,11 +190,11 @@ impl Repository {
 }
 
 /// How to read a repository.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RepositoryOptions {
     pub excludes: Vec<ExcludePattern>,
-    /// Limit for each external tool run.
-    pub timeout: Duration,
+    /// What the tools may use: shared by every repository of a run (clones of one budget).
+    pub budget: Budget,
     /// A source that is not built is an error finding instead of a warning (`--strict`, `strict: true`), so a
     /// gate cannot pass by making its own input unbuildable.
     pub strict: bool,
@@ -198,18 +203,6 @@ pub struct RepositoryOptions {
     pub argo_clusters: Vec<argo::ArgoCluster>,
     /// A helm repository cache (`--helm-cache DIR`) whose `<name>-<version>.tgz` stand for remote charts.
     pub helm_cache: Option<PathBuf>,
-}
-
-impl Default for RepositoryOptions {
-    fn default() -> Self {
-        RepositoryOptions {
-            excludes: Vec::new(),
-            timeout: Duration::from_secs(120),
-            strict: false,
-            argo_clusters: Vec::new(),
-            helm_cache: None,
-        }
-    }
 }
 
 /// Why a repository could not be read at all.

@@ -19,11 +19,24 @@ pub struct SourceFiles {
     cache: HashMap<String, Arc<Vec<Document>>>,
     /// Files whose text is not all objects (a syntax error, a document that is not an object).
     unreadable: std::collections::HashSet<String>,
+    /// What YAML aliases may expand in the run's reads.
+    budget: manifest::ReadBudget,
 }
 
 impl SourceFiles {
-    pub fn new(display_root: &Path) -> Self {
-        SourceFiles { display_root: display_root.to_path_buf(), cache: HashMap::new(), unreadable: Default::default() }
+    /// Files below `display_root`, read within the run's `budget`.
+    pub fn new(display_root: &Path, budget: &manifest::ReadBudget) -> Self {
+        SourceFiles {
+            display_root: display_root.to_path_buf(),
+            cache: HashMap::new(),
+            unreadable: Default::default(),
+            budget: budget.clone(),
+        }
+    }
+
+    /// What YAML aliases may expand in the run's reads.
+    pub fn budget(&self) -> &manifest::ReadBudget {
+        &self.budget
     }
 
     /// The root as the user gave it.
@@ -52,7 +65,7 @@ impl SourceFiles {
         let shown = self.display(relative);
         let documents = match manifest::read_input_file(self.display_root.join(relative)) {
             Ok(text) => {
-                let read = manifest::parse_documents_tolerant(&text, &shown);
+                let read = manifest::parse_documents_tolerant_within(&text, &shown, &self.budget);
                 if !read.problems.is_empty() {
                     self.unreadable.insert(relative.to_string());
                 }
@@ -104,7 +117,7 @@ impl Patches {
                 }
                 PatchSource::Inline { text, line } => (files.display(kustomization_file), text.clone(), *line),
             };
-            let read = manifest::parse_documents_tolerant(&text, &source);
+            let read = manifest::parse_documents_tolerant_within(&text, &source, &files.budget);
             if read.documents.is_empty() {
                 // A JSON 6902 patch is a list of operations, which the manifest reader does not take as objects.
                 if let Ok((Value::Array(operations), lines)) = manifest::parse_value(&text, &source) {

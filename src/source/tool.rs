@@ -1,17 +1,24 @@
-//! External tools (helm, kustomize) run as subprocesses: a timeout, a clean environment, no network.
+//! External tools (helm, kustomize) run as subprocesses: a timeout, a clean environment, no network, bounded.
 //!
 //! A repository under validation may be a pull request from a fork, so what runs must not reach the
 //! network nor read the user's configuration: the child sees only `PATH`, a temporary `HOME` and Helm
 //! homes, a kubeconfig whose only server is a closed loopback port, proxies pointed at that port so that any
-//! download attempt fails at once, and git without transports, ssh or credentials. Its stdin is empty, its output is capped and it is killed at the timeout.
+//! download attempt fails at once, and git without transports, ssh or credentials. Its stdin is empty, and it runs
+//! within the run's [`Budget`]: its memory is limited (`RLIMIT_DATA`, set before it starts), its output is capped
+//! (per stream, and for all tools of the run together), and it is killed at its timeout or at the run's deadline,
+//! whichever comes first.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use super::budget::{Budget, show_bytes, show_duration};
+use super::child;
 
 /// Where the proxies of the child point: the discard port of the loopback interface, closed on any
 /// machine we run on, so a download fails with "connection refused" instead of reaching the network.
@@ -30,6 +37,8 @@ pub const OUTPUT_LIMIT: usize = 64 * 1024 * 1024;
 pub struct ToolOutput {
     pub stdout: String,
     pub stderr: String,
+    /// The most memory the process held (its peak resident set), bytes.
+    pub peak_rss: u64,
 }
 
 /// Why a tool gave no output.
@@ -39,10 +48,29 @@ pub enum ToolError {
     NotFound { program: String },
     #[error("`{program}` did not finish within {}s and was stopped", after.as_secs_f64())]
     TimedOut { program: String, after: Duration },
+    #[error(
+        "`{program}` {}: the tools of this run reached its time limit (--timeout {})",
+        if *stopped { "was stopped" } else { "was not run" },
+        show_duration(*deadline)
+    )]
+    DeadlineReached { program: String, deadline: Duration, stopped: bool },
     #[error("`{program}` failed ({status}): {stderr}")]
     Failed { program: String, status: ExitStatus, stderr: String },
     #[error("`{program}` printed more than {limit} bytes and was stopped")]
     OutputTooLarge { program: String, limit: usize },
+    #[error(
+        "`{program}` {}: the tools of this run printed {} in all, their limit",
+        if *stopped { "was stopped" } else { "was not run" },
+        show_bytes(*limit)
+    )]
+    OutputBudget { program: String, limit: u64, stopped: bool },
+    #[error("`{program}` needed more than {} of memory and was stopped", show_bytes(*limit))]
+    OutOfMemory {
+        program: String,
+        limit: u64,
+        /// The most memory it held, bytes (not in the message: it varies from run to run).
+        peak_rss: u64,
+    },
     #[error("could not run `{program}`: {source}")]
     Io {
         program: String,
@@ -71,51 +99,97 @@ fn is_executable(path: &Path) -> bool {
 }
 
 /// Runs `program` (found on `PATH`) with `args` in `cwd`, in the clean environment described at the top of
-/// this module, and returns its output when it exits with status 0 within `timeout`.
-pub fn run_tool(program: &str, args: &[OsString], cwd: &Path, timeout: Duration) -> Result<ToolOutput, ToolError> {
-    run_tool_limited(program, args, cwd, timeout, OUTPUT_LIMIT)
+/// this module, and returns its output when it exits with status 0 within the limits of `budget` (which counts
+/// the run, its peak memory and its output).
+pub fn run_tool(program: &str, args: &[OsString], cwd: &Path, budget: &Budget) -> Result<ToolOutput, ToolError> {
+    run_tool_limited(program, args, cwd, budget, OUTPUT_LIMIT)
 }
 
 fn run_tool_limited(
     program: &str,
     args: &[OsString],
     cwd: &Path,
-    timeout: Duration,
+    budget: &Budget,
     limit: usize,
 ) -> Result<ToolOutput, ToolError> {
     let io_error = |source| ToolError::Io { program: program.to_string(), source };
     let executable = find_on_path(program).ok_or_else(|| ToolError::NotFound { program: program.to_string() })?;
+    let limits = *budget.limits();
+    let deadline_reached =
+        |stopped| ToolError::DeadlineReached { program: program.to_string(), deadline: limits.deadline, stopped };
+    let output_spent =
+        |stopped| ToolError::OutputBudget { program: program.to_string(), limit: limits.output, stopped };
+    let Some(time_left) = budget.time_left() else { return Err(deadline_reached(false)) };
+    let output_left = budget.output_left();
+    if output_left == 0 {
+        return Err(output_spent(false));
+    }
+    // The run's deadline, when it comes before the tool's own limit.
+    let (timeout, at_deadline) = if time_left < limits.per_run { (time_left, true) } else { (limits.per_run, false) };
     let home = tempfile::Builder::new().prefix("kubectl-capz-tool-").tempdir().map_err(io_error)?;
     let mut command = Command::new(&executable);
     command.args(args).current_dir(cwd).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     clean_environment(&mut command, home.path()).map_err(io_error)?;
+    child::limit_memory(&mut command, limits.memory);
     let mut child = command.spawn().map_err(io_error)?;
-    let stdout = capture(child.stdout.take(), limit);
-    let stderr = capture(child.stderr.take(), limit);
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(io_error)? {
-            break status;
+    // Both streams count against what the run's tools may still print.
+    let printed = Arc::new(AtomicU64::new(0));
+    let stdout = capture(child.stdout.take(), limit, &printed, output_left);
+    let stderr = capture(child.stderr.take(), limit, &printed, output_left);
+    let started = Instant::now();
+    let stopped = |child: &mut Child, error: ToolError| {
+        let peak_rss = stop(child);
+        budget.record_run(peak_rss);
+        budget.charge_output(printed.load(Ordering::Relaxed));
+        Err(error)
+    };
+    let exited = loop {
+        if let Some(exited) = child::try_wait(&child).map_err(io_error)? {
+            break exited;
         }
-        if stdout.overflowed() || stderr.overflowed() {
-            stop(&mut child);
-            return Err(ToolError::OutputTooLarge { program: program.to_string(), limit });
+        if stdout.overflowed() == Some(Overflow::Budget) || stderr.overflowed() == Some(Overflow::Budget) {
+            return stopped(&mut child, output_spent(true));
         }
-        if Instant::now() >= deadline {
-            stop(&mut child);
-            return Err(ToolError::TimedOut { program: program.to_string(), after: timeout });
+        if stdout.overflowed().is_some() || stderr.overflowed().is_some() {
+            return stopped(&mut child, ToolError::OutputTooLarge { program: program.to_string(), limit });
+        }
+        if started.elapsed() >= timeout {
+            let error = match at_deadline {
+                true => deadline_reached(true),
+                false => ToolError::TimedOut { program: program.to_string(), after: timeout },
+            };
+            return stopped(&mut child, error);
         }
         thread::sleep(Duration::from_millis(5));
     };
+    budget.record_run(exited.peak_rss);
     let (stdout, stdout_overflowed) = stdout.finish();
     let (stderr, stderr_overflowed) = stderr.finish();
-    if stdout_overflowed || stderr_overflowed {
-        return Err(ToolError::OutputTooLarge { program: program.to_string(), limit });
+    budget.charge_output(printed.load(Ordering::Relaxed));
+    match stdout_overflowed.or(stderr_overflowed) {
+        Some(Overflow::Budget) => return Err(output_spent(true)),
+        Some(Overflow::Stream) => return Err(ToolError::OutputTooLarge { program: program.to_string(), limit }),
+        None => {}
     }
-    if !status.success() {
-        return Err(ToolError::Failed { program: program.to_string(), status, stderr: stderr.trim().to_string() });
+    if !exited.status.success() {
+        if ran_out_of_memory(&stderr) {
+            let (limit, peak_rss) = (limits.memory, exited.peak_rss);
+            return Err(ToolError::OutOfMemory { program: program.to_string(), limit, peak_rss });
+        }
+        return Err(ToolError::Failed {
+            program: program.to_string(),
+            status: exited.status,
+            stderr: stderr.trim().to_string(),
+        });
     }
-    Ok(ToolOutput { stdout, stderr })
+    Ok(ToolOutput { stdout, stderr, peak_rss: exited.peak_rss })
+}
+
+/// Whether a tool that failed said it could not allocate memory (Go's runtime: "fatal error: runtime: out of memory";
+/// C's: "Cannot allocate memory").
+fn ran_out_of_memory(stderr: &str) -> bool {
+    let lower = stderr.to_ascii_lowercase();
+    lower.contains("out of memory") || lower.contains("cannot allocate memory")
 }
 
 /// Replaces the inherited environment: `PATH` only, homes in `home`, no kubeconfig, proxies that refuse, git
@@ -153,23 +227,40 @@ fn clean_environment(command: &mut Command, home: &Path) -> std::io::Result<()> 
     Ok(())
 }
 
-/// Kills a tool that overran and reaps it (its readers are left to finish on their own: a grandchild
-/// holding the pipe open must not block us).
-fn stop(child: &mut Child) {
+/// Kills a tool that overran and reaps it, returning its peak memory (its readers are left to finish on their own: a
+/// grandchild holding the pipe open must not block us).
+fn stop(child: &mut Child) -> u64 {
     let _ = child.kill();
-    let _ = child.wait();
+    child::wait(child).map_or(0, |exited| exited.peak_rss)
+}
+
+/// Why a stream was cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Overflow {
+    /// Past the limit of one stream.
+    Stream,
+    /// Past what the run's tools may still print.
+    Budget,
 }
 
 /// One output stream of the child, read on its own thread up to a limit.
 struct Capture {
-    buffer: Arc<Mutex<(Vec<u8>, bool)>>,
+    buffer: Arc<Mutex<(Vec<u8>, Option<Overflow>)>>,
     reader: Option<thread::JoinHandle<()>>,
 }
 
-fn capture(pipe: Option<impl Read + Send + 'static>, limit: usize) -> Capture {
-    let buffer = Arc::new(Mutex::new((Vec::new(), false)));
+/// Reads `pipe` up to `limit` bytes, and as long as the process's streams together (`printed`) stay within
+/// `budget_left` bytes.
+fn capture(
+    pipe: Option<impl Read + Send + 'static>,
+    limit: usize,
+    printed: &Arc<AtomicU64>,
+    budget_left: u64,
+) -> Capture {
+    let buffer = Arc::new(Mutex::new((Vec::new(), None)));
     let reader = pipe.map(|mut pipe| {
         let buffer = Arc::clone(&buffer);
+        let printed = Arc::clone(printed);
         thread::spawn(move || {
             let mut chunk = [0u8; 64 * 1024];
             loop {
@@ -178,8 +269,13 @@ fn capture(pipe: Option<impl Read + Send + 'static>, limit: usize) -> Capture {
                     Ok(read) => read,
                 };
                 let mut guard = buffer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                let total = printed.fetch_add(read as u64, Ordering::Relaxed) + read as u64;
+                if total > budget_left {
+                    guard.1 = Some(Overflow::Budget);
+                    break;
+                }
                 if guard.0.len() + read > limit {
-                    guard.1 = true;
+                    guard.1 = Some(Overflow::Stream);
                     break;
                 }
                 guard.0.extend_from_slice(&chunk[..read]);
@@ -190,12 +286,12 @@ fn capture(pipe: Option<impl Read + Send + 'static>, limit: usize) -> Capture {
 }
 
 impl Capture {
-    fn overflowed(&self) -> bool {
-        self.buffer.lock().map(|guard| guard.1).unwrap_or(true)
+    fn overflowed(&self) -> Option<Overflow> {
+        self.buffer.lock().map(|guard| guard.1).unwrap_or(Some(Overflow::Stream))
     }
 
     /// Waits for the end of the stream and returns it as text (invalid UTF-8 replaced) and whether it was cut.
-    fn finish(mut self) -> (String, bool) {
+    fn finish(mut self) -> (String, Option<Overflow>) {
         if let Some(reader) = self.reader.take() {
             let _ = reader.join();
         }
@@ -207,14 +303,20 @@ impl Capture {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::budget::Limits;
 
     fn args(list: &[&str]) -> Vec<OsString> {
         list.iter().map(OsString::from).collect()
     }
 
+    /// A budget whose tool runs may take `per_run` each.
+    fn budget(per_run: Duration) -> Budget {
+        Budget::new(Limits { per_run, ..Limits::default() })
+    }
+
     fn sh(script: &str, timeout: Duration) -> Result<ToolOutput, ToolError> {
         let cwd = std::env::temp_dir();
-        run_tool("sh", &args(&["-c", script]), &cwd, timeout)
+        run_tool("sh", &args(&["-c", script]), &cwd, &budget(timeout))
     }
 
     #[test]
@@ -227,7 +329,7 @@ mod tests {
     #[test]
     fn runs_in_the_given_directory() {
         let dir = tempfile::tempdir().unwrap();
-        let output = run_tool("pwd", &[], dir.path(), Duration::from_secs(10)).unwrap();
+        let output = run_tool("pwd", &[], dir.path(), &budget(Duration::from_secs(10))).unwrap();
         let printed = PathBuf::from(output.stdout.trim());
         assert_eq!(printed.canonicalize().unwrap(), dir.path().canonicalize().unwrap());
     }
@@ -356,7 +458,8 @@ mod tests {
 
     #[test]
     fn a_missing_program_is_not_found() {
-        let error = run_tool("kubectl-capz-no-such-tool", &[], Path::new("."), Duration::from_secs(1)).unwrap_err();
+        let error =
+            run_tool("kubectl-capz-no-such-tool", &[], Path::new("."), &budget(Duration::from_secs(1))).unwrap_err();
         assert!(matches!(error, ToolError::NotFound { .. }), "{error:?}");
         assert_eq!(error.to_string(), "`kubectl-capz-no-such-tool` was not found on PATH");
         assert_eq!(find_on_path("kubectl-capz-no-such-tool"), None);
@@ -373,8 +476,9 @@ mod tests {
     fn output_past_the_limit_stops_the_tool() {
         let started = Instant::now();
         let script = "head -c 100000 /dev/zero; sleep 30";
-        let error = run_tool_limited("sh", &args(&["-c", script]), Path::new("."), Duration::from_secs(60), 50_000)
-            .unwrap_err();
+        let error =
+            run_tool_limited("sh", &args(&["-c", script]), Path::new("."), &budget(Duration::from_secs(60)), 50_000)
+                .unwrap_err();
         assert!(matches!(error, ToolError::OutputTooLarge { limit: 50_000, .. }), "{error:?}");
         assert!(started.elapsed() < Duration::from_secs(10));
     }
@@ -388,7 +492,7 @@ mod tests {
             "curl",
             &args(&["-sS", "--max-time", "20", "http://example.com/"]),
             Path::new("."),
-            Duration::from_secs(30),
+            &budget(Duration::from_secs(30)),
         )
         .unwrap_err();
         match &error {
@@ -398,5 +502,79 @@ mod tests {
             other => panic!("expected Failed, got {other:?}"),
         }
         assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn the_runs_deadline_stops_a_tool_and_no_tool_starts_after_it() {
+        let budget = Budget::new(Limits { deadline: Duration::from_millis(500), ..Limits::default() });
+        let cwd = std::env::temp_dir();
+        let error = run_tool("sh", &args(&["-c", "sleep 30"]), &cwd, &budget).unwrap_err();
+        assert!(matches!(error, ToolError::DeadlineReached { stopped: true, .. }), "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            "`sh` was stopped: the tools of this run reached its time limit (--timeout 0.5s)"
+        );
+        let error = run_tool("sh", &args(&["-c", "echo never"]), &cwd, &budget).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "`sh` was not run: the tools of this run reached its time limit (--timeout 0.5s)"
+        );
+        assert_eq!(budget.usage().runs, 1);
+    }
+
+    #[test]
+    fn what_the_tools_of_a_run_print_is_capped_for_all_of_them() {
+        let budget = Budget::new(Limits { output: 150_000, ..Limits::default() });
+        let cwd = std::env::temp_dir();
+        let script = args(&["-c", "head -c 100000 /dev/zero; echo done >&2"]);
+        let output = run_tool("sh", &script, &cwd, &budget).unwrap();
+        assert_eq!((output.stdout.len(), output.stderr.as_str()), (100_000, "done\n"));
+        assert_eq!(budget.usage().output, 100_005);
+        let error = run_tool("sh", &script, &cwd, &budget).unwrap_err();
+        assert!(matches!(error, ToolError::OutputBudget { stopped: true, limit: 150_000, .. }), "{error:?}");
+        assert_eq!(error.to_string(), "`sh` was stopped: the tools of this run printed 146.5 KiB in all, their limit");
+        let error = run_tool("sh", &script, &cwd, &budget).unwrap_err();
+        assert!(matches!(error, ToolError::OutputBudget { stopped: false, .. }), "{error:?}");
+        assert_eq!(budget.usage().runs, 2);
+    }
+
+    /// helm of tools/helm/bin (tools/helm/build.sh; scripts/test-all.sh builds it).
+    fn helm() -> PathBuf {
+        let helm = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/helm/bin/helm");
+        assert!(helm.is_file(), "{} is missing: run tools/helm/build.sh", helm.display());
+        helm
+    }
+
+    #[test]
+    fn a_tool_past_its_memory_limit_is_stopped_and_its_peak_stays_within_the_limit() {
+        let chart = tempfile::tempdir().unwrap();
+        std::fs::create_dir(chart.path().join("templates")).unwrap();
+        std::fs::write(chart.path().join("Chart.yaml"), "apiVersion: v2\nname: bomb\nversion: 0.1.0\n").unwrap();
+        // 1.6 GB of output, built up in helm's memory as the loop runs.
+        std::fs::write(
+            chart.path().join("templates/t.yaml"),
+            "data: {{ range until 100000000 }}xxxxxxxxxxxxxxxx{{ end }}\n",
+        )
+        .unwrap();
+        let limit = 256 << 20;
+        let budget = Budget::new(Limits { memory: limit, ..Limits::default() });
+        let helm = helm();
+        let template = [OsString::from("template"), "bomb".into(), chart.path().as_os_str().to_owned()];
+        let error = run_tool(&helm.display().to_string(), &template, chart.path(), &budget).unwrap_err();
+        let ToolError::OutOfMemory { peak_rss, limit: reported, .. } = &error else { panic!("{error:?}") };
+        assert_eq!(*reported, limit);
+        assert_eq!(
+            error.to_string(),
+            format!("`{}` needed more than 256 MiB of memory and was stopped", helm.display())
+        );
+        // The data segment is limited; resident memory adds the pages of helm's executable it touched, and Go's
+        // runtime gets somewhat past the limit before an allocation fails (1.3 GiB resident for 1 GiB measured in
+        // BENCHMARKS.md): bounded, not exact.
+        let executable = std::fs::metadata(&helm).unwrap().len();
+        let bound = limit + limit / 2 + executable;
+        assert!(*peak_rss <= bound, "peak {peak_rss} over {bound}");
+        assert!(*peak_rss > limit / 4, "peak {peak_rss}: the template did not grow its output");
+        assert_eq!(budget.usage().peak_rss, *peak_rss);
+        // Without the limit the same template takes gigabytes (BENCHMARKS.md): not run here.
     }
 }

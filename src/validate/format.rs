@@ -1,7 +1,10 @@
-//! A report as text (one finding a line, the summary line) and as JUnit XML.
+//! A report as text (one finding a line, the summary line) and as JUnit XML. Everything that came from the input
+//! (file names, object names, field paths, messages) goes through [`crate::escape`]: one finding is one line, and no
+//! line can be read as a CI workflow command or carry a terminal escape.
 
 use std::io::Write;
 
+use crate::escape;
 use crate::report::{Finding, Severity};
 use crate::schema::ObjectStatus;
 
@@ -23,10 +26,10 @@ fn location(f: &Finding) -> String {
     out
 }
 
-/// [`location`] appended to `out`.
+/// [`location`] appended to `out` (it starts the lines of the text format).
 fn push_location(out: &mut String, f: &Finding) {
     use std::fmt::Write as _;
-    out.push_str(&f.source);
+    escape::push_line_start(out, &f.source);
     // Writing to a String cannot fail.
     let _ = write!(out, ":{}", f.line);
     if let Some(column) = f.column {
@@ -53,13 +56,13 @@ fn push_text_line(out: &mut String, f: &Finding) {
     out.push_str(": ");
     for part in [&f.object, &f.path] {
         if !part.is_empty() {
-            out.push_str(part);
+            escape::push_one_line(out, part);
             out.push_str(": ");
         }
     }
-    out.push_str(&f.message);
+    escape::push_one_line(out, &f.message);
     out.push_str(" [");
-    out.push_str(&f.rule);
+    escape::push_one_line(out, &f.rule);
     out.push_str("]\n");
 }
 
@@ -102,7 +105,8 @@ pub(crate) fn format_summary(summary: &Summary) -> String {
 pub(crate) fn format_not_built(report: &Report) -> Option<String> {
     let not_built = report.not_built.as_deref().filter(|list| !list.is_empty())?;
     const SHOWN: usize = 5;
-    let names: Vec<&str> = not_built.iter().map(|entry| entry.what.as_str()).take(SHOWN).collect();
+    let names: Vec<String> =
+        not_built.iter().map(|entry| escape::one_line(&entry.what).into_owned()).take(SHOWN).collect();
     let more = not_built.len().saturating_sub(SHOWN);
     let more = if more > 0 { format!(" and {more} more") } else { String::new() };
     let count = match not_built.len() {
@@ -112,7 +116,10 @@ pub(crate) fn format_not_built(report: &Report) -> Option<String> {
     Some(format!("{count}, so what they would apply is not checked: {}{more}\n", names.join(", ")))
 }
 
+/// `text` on one line ([`escape::one_line`]: no control character is left, so the XML is well-formed too), with
+/// XML's escapes.
 fn xml_escape(text: &str) -> String {
+    let text = escape::one_line(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -121,7 +128,6 @@ fn xml_escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\t' | '\r') => {}
             c => out.push(c),
         }
     }
@@ -165,7 +171,7 @@ pub(crate) fn format_junit(report: &Report) -> String {
                 ObjectStatus::Invalid => {
                     out.push('\n');
                     for f in errors {
-                        let path = if f.path.is_empty() { String::new() } else { format!("{}: ", f.path) };
+                        let path = if f.path.is_empty() { String::new() } else { format!("{}: ", xml_escape(&f.path)) };
                         out.push_str(&format!(
                             "      <failure type=\"{}\" message=\"{}\">{}: {path}{}</failure>\n",
                             xml_escape(&f.rule),

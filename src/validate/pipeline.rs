@@ -167,23 +167,25 @@ pub(crate) fn validate_stream(
     validator: &Validator,
     filter: &RuleFilter,
 ) -> Result<Report, ManifestError> {
-    validate_sources(paths, &[], batch_bytes, validator, filter)
+    validate_sources(paths, &[], batch_bytes, &manifest::ReadBudget::default(), validator, filter)
 }
 
 /// [`validate_stream`] over `paths`, then the built objects of `repositories` (kustomize builds, Helm renders, Flux
 /// substitutions) as further batches of the same run: the CAPZ rules see every object together. Findings on fields
 /// a patch set move to the patch; fields holding `${VAR}` that nothing substitutes are not judged (one info finding
 /// per file says so); the repositories' warnings join the findings. Batches are read and schema-checked on every
-/// core.
+/// core; what YAML aliases expand in them counts against `budget`, the run's (the repositories' reads count there
+/// too).
 pub(crate) fn validate_sources(
     paths: &[String],
     repositories: &[Repository],
     batch_bytes: usize,
+    budget: &manifest::ReadBudget,
     validator: &Validator,
     filter: &RuleFilter,
 ) -> Result<Report, ManifestError> {
     let workers = if fits_one_piece(paths, batch_bytes) { 1 } else { crate::cores::available() };
-    validate_sources_with_workers(paths, repositories, batch_bytes, workers, validator, filter)
+    validate_sources_with_workers(paths, repositories, batch_bytes, budget, workers, validator, filter)
 }
 
 /// Whether `paths` are regular files that together fit in one piece: then the calling thread reads and checks them
@@ -228,6 +230,7 @@ pub(crate) fn validate_sources_with_workers(
     paths: &[String],
     repositories: &[Repository],
     batch_bytes: usize,
+    budget: &manifest::ReadBudget,
     workers: usize,
     validator: &Validator,
     filter: &RuleFilter,
@@ -267,7 +270,7 @@ pub(crate) fn validate_sources_with_workers(
         collected.problems.extend(problems);
     };
     let streamed =
-        parallel::ordered_map(workers, |give| manifest::stream_pieces(paths, batch_bytes, give), work, consume);
+        parallel::ordered_map(workers, |give| manifest::stream_pieces(paths, batch_bytes, budget, give), work, consume);
     let mut sources = streamed?;
     let Collected {
         mut checked,
@@ -556,7 +559,9 @@ mod tests {
         let registry = Registry::embedded();
         let validator = Validator::new(&registry, ValidateOptions::default());
         let filter = RuleFilter::default();
-        let report = validate_sources_with_workers(paths, &[], batch_bytes, workers, &validator, &filter).unwrap();
+        let budget = manifest::ReadBudget::default();
+        let report =
+            validate_sources_with_workers(paths, &[], batch_bytes, &budget, workers, &validator, &filter).unwrap();
         crate::validate::format_text(&report) + &serde_json::to_string_pretty(&report).unwrap()
     }
 

@@ -188,6 +188,19 @@ impl Report {
             files.extend(repository.files.iter().cloned());
             not_built.extend(repository.not_built.iter().cloned());
         }
+        // Values whose provenance is a Secret never show, whatever finding quotes them (a substituted field, a
+        // rendered one, a name made from one).
+        for mask in repositories.iter().map(|repository| &repository.secret_mask).filter(|mask| !mask.is_empty()) {
+            let findings = self.findings.iter_mut().chain(self.resources.iter_mut().flat_map(|r| r.errors.iter_mut()));
+            for finding in findings {
+                mask.mask_in_place(&mut finding.message);
+                mask.mask_in_place(&mut finding.path);
+                mask.mask_in_place(&mut finding.object);
+            }
+            for resource in &mut self.resources {
+                mask.mask_in_place(&mut resource.object);
+            }
+        }
         self.summary.not_manifests = Some(files.iter().filter(|f| f.class == FileClass::NotManifest).count());
         self.summary.not_built = Some(not_built.len());
         self.files = Some(files);

@@ -1,13 +1,14 @@
 //! The paths of a run -> the files to stream and the repositories to build (kustomize, Helm, Flux, Argo CD).
 
 use crate::config::RepoConfig;
-use crate::source::{self, ExcludePattern, Repository, RepositoryOptions, SourceError};
+use crate::source::{self, Budget, ExcludePattern, Repository, RepositoryOptions, SourceError};
 
 /// The files to stream and the repositories to build: a directory is a repository (unless `no_build`), files and
 /// `-` are read as they are. With `--exclude`, a directory read plainly lists its files without the excluded ones.
 /// The `exclude` globs of the config file (relative to its folder) join `--exclude` for each directory below it.
 /// With `strict`, a source that cannot be built is an error finding. The config file's Argo CD clusters and the
-/// `helm_cache` directory (`--helm-cache`) are what the builds may use besides the repository.
+/// `helm_cache` directory (`--helm-cache`) are what the builds may use besides the repository; the tools of every
+/// repository share `budget`.
 pub(crate) fn read_sources(
     paths: &[String],
     no_build: bool,
@@ -15,6 +16,7 @@ pub(crate) fn read_sources(
     config: Option<&RepoConfig>,
     strict: bool,
     helm_cache: Option<&std::path::Path>,
+    budget: &Budget,
 ) -> Result<(Vec<String>, Vec<Repository>), SourceError> {
     let mut plain = Vec::new();
     let mut repositories = Vec::new();
@@ -31,6 +33,7 @@ pub(crate) fn read_sources(
                 .map(|config| config.argo_clusters.iter().map(|c| c.value.clone()).collect())
                 .unwrap_or_default(),
             helm_cache: helm_cache.map(std::path::Path::to_path_buf),
+            budget: budget.clone(),
             ..RepositoryOptions::default()
         };
         if !is_dir || (no_build && patterns.is_empty()) {

@@ -226,6 +226,80 @@ fn bad_config_files_are_usage_errors_naming_file_line_and_key() {
     insta::assert_snapshot!("bad_config", shown);
 }
 
+#[test]
+fn a_config_file_given_or_refused_replaces_the_trees_own() {
+    // The tree's own file (a pull request's) turns a rule off and excludes everything.
+    let dir = repository(Some("exclude: [\"**\"]\n"));
+    // The rules of the findings and the number of objects read.
+    let rules = |args: &[&str]| -> (Vec<String>, usize) {
+        let mut all = vec!["validate", "-o", "json"];
+        all.extend_from_slice(args);
+        all.push(".");
+        let out = run(dir.path(), &[], &all);
+        let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_else(|_| panic!("{}", out.stderr));
+        let rules = report["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap().to_string());
+        (rules.collect(), report["resources"].as_array().unwrap().len())
+    };
+    assert_eq!(rules(&[]), (Vec::new(), 0), "the tree's own file hides everything");
+    // The base branch's file, kept outside the tree: its globs start at the current directory.
+    let base = tempfile::tempdir().unwrap();
+    let base_file = base.path().join("base.yaml");
+    std::fs::write(&base_file, "rules:\n  enable: [capi-v1beta1]\nexclude: [\"vendor/**\"]\n").unwrap();
+    let base_file = base_file.display().to_string();
+    let (with_base, read) = rules(&["--config", &base_file]);
+    assert!(with_base.contains(&"capi-v1beta1".to_string()) && read > 5, "{with_base:?} {read}");
+    let (with_none, read_without) = rules(&["--no-config"]);
+    assert!(!with_none.contains(&"capi-v1beta1".to_string()) && read_without == read, "{with_none:?}");
+    let shown = |args: &[&str]| {
+        let mut all = vec!["validate", "-v"];
+        all.extend_from_slice(args);
+        all.push(".");
+        verbose_lines(&run(dir.path(), &[], &all), base.path())
+    };
+    assert_eq!(shown(&["--no-config"]).lines().last(), Some("config: none read (--no-config)"));
+    assert_eq!(shown(&["--config", &base_file]).lines().last(), Some("config: [REPO]/base.yaml"));
+    let both = run(dir.path(), &[], &["validate", "--no-config", "--config", &base_file, "."]);
+    assert_eq!(both.code, Some(2), "{}", both.stderr);
+    assert!(both.stderr.contains("cannot be used with"), "{}", both.stderr);
+    let missing = run(dir.path(), &[], &["validate", "--config", "absent.yaml", "."]);
+    assert_eq!(missing.code, Some(2));
+    assert!(missing.stderr.starts_with("error: cannot read `absent.yaml`"), "{}", missing.stderr);
+}
+
+#[test]
+fn crds_outside_the_repository_are_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::copy(repo("tests/fixtures/validate/crds/widgets.yaml"), outside.path().join("widgets.yaml")).unwrap();
+    for (config, error) in [
+        (
+            "crds: [../elsewhere]\n".to_string(),
+            "[REPO]/.kubectl-capz.yaml:1: crds[0]: `../elsewhere` is outside the repository (the folder of \
+             .kubectl-capz.yaml); only its own folders are read, give others with --crds DIR\n",
+        ),
+        (
+            format!("crds: [{}]\n", outside.path().display()),
+            "[REPO]/.kubectl-capz.yaml:1: crds[0]: `[OUTSIDE]` is outside the repository (the folder of \
+             .kubectl-capz.yaml); only its own folders are read, give others with --crds DIR\n",
+        ),
+        (
+            "crds: [vendor/link]\n".to_string(),
+            "[REPO]/.kubectl-capz.yaml:1: crds: `[REPO]/vendor/link` leads outside the repository (the folder of \
+             .kubectl-capz.yaml) through a symlink; only its own folders are read, give others with --crds DIR\n",
+        ),
+    ] {
+        let dir = repository(Some(&config));
+        std::fs::create_dir_all(dir.path().join("vendor")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("vendor/link")).unwrap();
+        let out = run(dir.path(), &[], &["validate", "clusters/demo.yaml"]);
+        assert_eq!(out.code, Some(2), "{config}: {}", out.stderr);
+        let shown = out
+            .stderr
+            .replace(&outside.path().display().to_string(), "[OUTSIDE]")
+            .replace(&dir.path().display().to_string(), "[REPO]");
+        assert_eq!(shown, format!("error: {error}"), "{config}");
+    }
+}
+
 /// A Deployment using `schedulingGroup`, a pod field Kubernetes 1.36 has and 1.35 does not.
 const SCHEDULING_GROUP_DEPLOYMENT: &str = "apiVersion: apps/v1
 kind: Deployment

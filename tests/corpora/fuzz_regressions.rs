@@ -30,7 +30,10 @@ fn replay(target: &str) {
 #[test]
 fn every_target_has_a_test() {
     let names: Vec<&str> = harness::TARGETS.iter().map(|(name, _)| *name).collect();
-    assert_eq!(names, ["envsubst", "manifest_roundtrip", "params", "gotemplate", "validate", "plan"]);
+    assert_eq!(
+        names,
+        ["envsubst", "manifest_roundtrip", "params", "gotemplate", "validate", "plan", "escape", "read_budget"]
+    );
 }
 
 #[test]
@@ -61,4 +64,14 @@ fn validate_inputs() {
 #[test]
 fn plan_inputs() {
     replay("plan");
+}
+
+#[test]
+fn escape_inputs() {
+    replay("escape");
+}
+
+#[test]
+fn read_budget_inputs() {
+    replay("read_budget");
 }

@@ -27,6 +27,7 @@ mod repo_field_trial; // repository mode: shapes met on public repositories
 mod repo_field_trust; // repository mode: placeholders, apply units, suppressions, CAPI references, Secret names
 mod repo_helm; // repository mode: Helm charts through the real helm
 mod repo_hostile; // repository mode: a hostile pull request under strace
+mod repo_hostile_budgets; // repository mode: hostile repositories (escaping, secrets, budgets)
 mod repo_provider_kinds; // repository mode: other providers' kinds, the CAPI Operator, ADDITIONAL_ASO_CRDS
 mod repo_sources; // repository mode: what is read before any tool runs
 mod repository_mode; // repository mode: `validate DIR`

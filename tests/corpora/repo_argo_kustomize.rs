@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use capz::source::{self, RepositoryOptions};
+use capz::source::{self, Budget, Limits, RepositoryOptions};
 use serde_json::{Value, json};
 
 fn fixture() -> PathBuf {
@@ -52,7 +52,10 @@ fn built_by(repository: &source::Repository, owner: &str) -> BTreeMap<String, (V
 }
 
 fn load() -> source::Repository {
-    let options = RepositoryOptions { timeout: Duration::from_secs(60), ..RepositoryOptions::default() };
+    let options = RepositoryOptions {
+        budget: Budget::new(Limits { per_run: Duration::from_secs(60), ..Limits::default() }),
+        ..RepositoryOptions::default()
+    };
     source::load(&fixture(), &options).unwrap()
 }
 
@@ -178,7 +181,10 @@ fn options_that_argo_cd_would_fail_on_are_one_warning_and_nothing_is_built() {
         std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
         std::fs::write(root.join(path), text).unwrap();
     }
-    let options = RepositoryOptions { timeout: Duration::from_secs(60), ..RepositoryOptions::default() };
+    let options = RepositoryOptions {
+        budget: Budget::new(Limits { per_run: Duration::from_secs(60), ..Limits::default() }),
+        ..RepositoryOptions::default()
+    };
     let repository = source::load(root, &options).unwrap();
     let messages: Vec<String> =
         repository.notes.iter().map(|note| format!("{}:{} {}", note.source, note.line, note.message)).collect();

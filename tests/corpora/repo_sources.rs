@@ -3,7 +3,6 @@
 //! would have to download anything.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use capz::manifest::{Document, read_paths};
 use capz::source::argo::{ArgoBuild, argo_sources};
@@ -199,7 +198,8 @@ fn documents_of(root: &Path, file: &str) -> Vec<Document> {
 fn charts_needing_a_download_or_absent_dependencies_are_refused_before_helm_runs() {
     let root = repos().join("helm-needs-download");
     // Refused before any process starts: the same answer whatever is on PATH.
-    let platform = helm::render_chart(&root.join("charts/platform"), &root, Duration::from_secs(5)).unwrap_err();
+    let platform =
+        helm::render_chart(&root.join("charts/platform"), &root, &capz::source::Budget::default()).unwrap_err();
     assert_eq!(
         platform,
         HelmProblem::NeedsDownload {
@@ -208,7 +208,8 @@ fn charts_needing_a_download_or_absent_dependencies_are_refused_before_helm_runs
             repository: "https://charts.jetstack.io".into(),
         }
     );
-    let local = helm::render_chart(&root.join("charts/local-deps"), &root, Duration::from_secs(5)).unwrap_err();
+    let local =
+        helm::render_chart(&root.join("charts/local-deps"), &root, &capz::source::Budget::default()).unwrap_err();
     assert_eq!(
         local,
         HelmProblem::MissingDependencies { chart: root.join("charts/local-deps"), names: vec!["common".into()] }
@@ -226,7 +227,7 @@ fn a_chart_with_a_symlink_out_of_the_repository_is_refused() {
     std::fs::create_dir_all(chart.join("templates")).unwrap();
     std::fs::write(chart.join("Chart.yaml"), "apiVersion: v2\nname: linked\nversion: 0.1.0\n").unwrap();
     std::os::unix::fs::symlink(outside.path().join("secret.yaml"), chart.join("templates/secret.yaml")).unwrap();
-    let problem = helm::render_chart(&chart, repo.path(), Duration::from_secs(5)).unwrap_err();
+    let problem = helm::render_chart(&chart, repo.path(), &capz::source::Budget::default()).unwrap_err();
     assert_eq!(
         problem,
         HelmProblem::SymlinkOutOfRepository { chart: chart.clone(), link: chart.join("templates/secret.yaml") }

@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
 use crate::manifest;
+use crate::source::budget::Budget;
 use crate::source::kustomize::{self, BuildRequest, BuiltObject};
 use crate::source::stage::Stage;
 
@@ -623,7 +623,7 @@ pub fn build_edited(
     stage: &Stage,
     relative: &str,
     argo: &ArgoKustomize,
-    timeout: Duration,
+    budget: &Budget,
 ) -> Result<(Vec<BuiltObject>, Vec<NotApplied>), EditError> {
     let root = stage.root();
     let app_dir = root.join(relative);
@@ -639,7 +639,7 @@ pub fn build_edited(
     let edited = edit(&kustomization, argo, &exists)?;
     stage.replace(&file, &manifest::to_yaml(&edited.kustomization)).map_err(stage_error)?;
     let request = BuildRequest { resources: vec![relative.to_string()], ..BuildRequest::default() };
-    let built = kustomize::build(root, &request, timeout).map_err(|err| EditError::Build(err.to_string()));
+    let built = kustomize::build(root, &request, budget).map_err(|err| EditError::Build(err.to_string()));
     // The next source may build the same directory with other options.
     stage.replace(&file, &text).map_err(stage_error)?;
     Ok((built?, edited.not_applied))

@@ -10,9 +10,9 @@
 //! validated, [`Units::resolve`] gives each finding its real file back, traces a value to the values line of the
 //! target that rendered it, and says which bundle and target it is about.
 
+use crate::source::budget::Budget;
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
-use std::time::Duration;
 
 use regex::Regex;
 
@@ -66,7 +66,7 @@ pub struct Units {
     renders: HashMap<usize, HelmRender>,
     /// Indexes (in the repository's `built`) of builds of customizations (not the default target).
     variant_builds: Vec<usize>,
-    timeout: Duration,
+    budget: Budget,
 }
 
 /// The virtual source of `real` in unit `unit`.
@@ -91,8 +91,8 @@ fn unit_of(source: &str) -> Option<usize> {
 }
 
 impl Units {
-    pub fn new(timeout: Duration) -> Self {
-        Units { timeout, ..Units::default() }
+    pub fn new(budget: Budget) -> Self {
+        Units { budget, ..Units::default() }
     }
 
     /// Whether no Fleet target was built (nothing to resolve).
@@ -162,7 +162,7 @@ impl Units {
         for (unit, indexes) in units {
             if trace && let Some(render) = self.renders.get(&unit) {
                 let mut batch: Vec<Finding> = indexes.iter().map(|&index| findings[index].clone()).collect();
-                helm::attribute_values(std::slice::from_ref(render), &mut batch, self.timeout);
+                helm::attribute_values(std::slice::from_ref(render), &mut batch, &self.budget);
                 for (&index, traced) in indexes.iter().zip(batch) {
                     findings[index] = traced;
                 }
@@ -231,7 +231,7 @@ mod tests {
 
     #[test]
     fn findings_get_their_files_back_and_name_bundle_and_target() {
-        let mut units = Units::new(Duration::from_secs(1));
+        let mut units = Units::new(Budget::default());
         let unit = |target: Option<&str>| Unit {
             bundle: "fleet/aks".into(),
             target: target.map(str::to_string),

@@ -14,7 +14,8 @@ mod values;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+
+use super::budget::Budget;
 
 use crate::source::stage::Stage;
 
@@ -84,9 +85,9 @@ impl HelmProblem {
 }
 
 /// Renders the chart in `chart_dir` (a path inside `repo_root`) once with its values.yaml and once per
-/// `ci/*-values.yaml`, each run of helm bounded by `timeout`. The release is named after the chart.
-pub fn render_chart(chart_dir: &Path, repo_root: &Path, timeout: Duration) -> Result<Vec<HelmRender>, HelmProblem> {
-    render_chart_staged(chart_dir, repo_root, None, timeout)
+/// `ci/*-values.yaml`, each run of helm within `budget`. The release is named after the chart.
+pub fn render_chart(chart_dir: &Path, repo_root: &Path, budget: &Budget) -> Result<Vec<HelmRender>, HelmProblem> {
+    render_chart_staged(chart_dir, repo_root, None, budget)
 }
 
 /// [`render_chart`], helm run on the repository's staged copy `stage` (see [`RenderRequest::stage`]).
@@ -94,7 +95,7 @@ pub fn render_chart_staged(
     chart_dir: &Path,
     repo_root: &Path,
     stage: Option<Arc<Stage>>,
-    timeout: Duration,
+    budget: &Budget,
 ) -> Result<Vec<HelmRender>, HelmProblem> {
     let chart = Chart::read(chart_dir)?;
     chart.check_renderable(repo_root)?;
@@ -122,17 +123,17 @@ pub fn render_chart_staged(
                 stage: stage.clone(),
                 ..RenderRequest::default()
             };
-            render::render_request(request, timeout)
+            render::render_request(request, budget)
         })
         .collect()
 }
 
 /// Renders a chart of the repository for a GitOps object (an Argo CD helm source, a Flux HelmRelease): the
 /// chart is checked as in [`render_chart`], then rendered as `request` says.
-pub fn render_for(request: RenderRequest, repo_root: &Path, timeout: Duration) -> Result<HelmRender, HelmProblem> {
+pub fn render_for(request: RenderRequest, repo_root: &Path, budget: &Budget) -> Result<HelmRender, HelmProblem> {
     let chart = Chart::read(&request.chart_dir)?;
     chart.check_renderable(repo_root)?;
-    render::render_request(request, timeout)
+    render::render_request(request, budget)
 }
 
 /// Renders a chart found for a remote reference ([`ChartLocator`]): a chart directory of the repository as
@@ -143,11 +144,11 @@ pub fn render_local(
     local: &LocalChart,
     mut request: RenderRequest,
     repo_root: &Path,
-    timeout: Duration,
+    budget: &Budget,
 ) -> Result<HelmRender, HelmProblem> {
     request.chart_dir = local.path().to_path_buf();
     let LocalChart::Archive { path, in_cache } = local else {
-        return render_for(request, repo_root, timeout);
+        return render_for(request, repo_root, budget);
     };
     let refused = |reason: String| HelmProblem::ArchiveRefused { chart: path.clone(), reason };
     let meta = std::fs::symlink_metadata(path).map_err(|err| refused(format!("it cannot be read: {err}")))?;
@@ -163,5 +164,5 @@ pub fn render_local(
             return Err(refused("it is not a file of the repository".to_string()));
         }
     }
-    render::render_request(request, timeout)
+    render::render_request(request, budget)
 }

@@ -4,7 +4,6 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use std::io::Write;
 
@@ -13,7 +12,8 @@ use serde_json::Value;
 use super::HelmProblem;
 use super::required::{RequiredValue, required_failure};
 use super::template_lines::map_rendered_lines;
-use crate::manifest::{Document, ReadOutcome, parse_documents_tolerant, parse_value};
+use crate::manifest::{Document, ReadBudget, ReadOutcome, parse_documents_tolerant_within, parse_value};
+use crate::source::budget::Budget;
 use crate::source::stage::Stage;
 use crate::source::tool::{ToolError, run_tool};
 
@@ -64,6 +64,30 @@ impl RenderRequest {
     /// A tool's message with the stage's paths shown as the repository's.
     fn shown(&self, text: &str) -> String {
         self.stage.as_ref().map_or_else(|| text.to_string(), |stage| stage.show(text))
+    }
+}
+
+impl RenderRequest {
+    /// The values this render takes from Secrets (a HelmRelease's `valuesFrom` Secret): every scalar of them as text,
+    /// and the value of each `--set-string` a Secret gives.
+    pub fn secret_values(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for inline in self.inline_values.iter().filter(|inline| inline.secret) {
+            leaf_pointers(&inline.value, &mut String::new(), &mut |leaf| match inline.value.pointer(leaf) {
+                Some(Value::String(text)) => out.push(text.clone()),
+                Some(scalar @ (Value::Number(_) | Value::Bool(_))) => out.push(scalar.to_string()),
+                _ => {}
+            });
+        }
+        for (assignment, written) in &self.set_written_at {
+            if written.secret
+                && let Some((_, value)) = assignment.split_once('=')
+            {
+                out.push(value.to_string());
+            }
+        }
+        out.sort();
+        out
     }
 }
 
@@ -193,6 +217,11 @@ impl HelmRender {
     /// The objects of the render, each document read with its template as source and lines of the template file
     /// (see [`RenderedDocument::template_lines`]; documents of one template numbered in helm's order).
     pub fn read(&self) -> ReadOutcome {
+        self.read_within(&ReadBudget::default())
+    }
+
+    /// [`HelmRender::read`], what YAML aliases expand counting against a run's `budget`.
+    pub fn read_within(&self, budget: &ReadBudget) -> ReadOutcome {
         let mut outcome = ReadOutcome::default();
         let mut seen: Vec<(&Path, usize)> = Vec::new();
         for document in &self.documents {
@@ -203,7 +232,7 @@ impl HelmRender {
                     &mut seen.last_mut().expect("just pushed").1
                 }
             };
-            let mut read = parse_documents_tolerant(&document.text, &source_name(&document.template));
+            let mut read = parse_documents_tolerant_within(&document.text, &source_name(&document.template), budget);
             let to_template = |line: usize| document.template_line(line);
             for read_document in &mut read.documents {
                 read_document.origin.index += *index;
@@ -271,7 +300,7 @@ pub(crate) fn helm_template(
     request: &RenderRequest,
     values_files: &[PathBuf],
     extra: &[&str],
-    timeout: Duration,
+    budget: &Budget,
 ) -> Result<String, HelmProblem> {
     let chart = request.chart_dir.clone();
     // The release name comes from the repository (an Application's helm.releaseName, a HelmRelease's releaseName,
@@ -308,7 +337,7 @@ pub(crate) fn helm_template(
         Some(stage) => stage.root().to_path_buf(),
         None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
     };
-    match run_tool(HELM, &args, &cwd, timeout) {
+    match run_tool(HELM, &args, &cwd, budget) {
         Ok(output) => Ok(output.stdout),
         Err(ToolError::NotFound { .. }) => Err(HelmProblem::HelmNotFound { chart }),
         Err(ToolError::Failed { stderr, .. }) => {
@@ -355,11 +384,11 @@ fn inline_values_files(request: &RenderRequest) -> Result<Vec<tempfile::NamedTem
 }
 
 /// Renders `request`.
-pub(crate) fn render_request(request: RenderRequest, timeout: Duration) -> Result<HelmRender, HelmProblem> {
+pub(crate) fn render_request(request: RenderRequest, budget: &Budget) -> Result<HelmRender, HelmProblem> {
     let inline = inline_values_files(&request)?;
     let mut files = request.values_files.clone();
     files.extend(inline.iter().map(|file| file.path().to_path_buf()));
-    let text = helm_template(&request, &files, &[], timeout)?;
+    let text = helm_template(&request, &files, &[], budget)?;
     Ok(HelmRender::from_output(request, text, Path::new("")))
 }
 

@@ -8,7 +8,6 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use regex::Regex;
 use serde_json::Value;
@@ -17,6 +16,7 @@ use super::HelmProblem;
 use super::render::{HelmRender, WrittenAt, helm_template, leaf_pointers, split_output};
 use crate::manifest::{Document, SecretValues, parse_value};
 use crate::report::Finding;
+use crate::source::budget::Budget;
 
 /// Where a value of the rendered objects was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +52,7 @@ fn marker_pattern() -> Regex {
 impl HelmRender {
     /// Renders the chart again with markers in place of the values (see the module doc). Only worth it for
     /// renders with findings.
-    pub fn trace_values(&self, timeout: Duration) -> Result<ValueTrace, HelmProblem> {
+    pub fn trace_values(&self, budget: &Budget) -> Result<ValueTrace, HelmProblem> {
         let chart = self.request.chart_dir.clone();
         let real: Vec<(String, String)> = self
             .read()
@@ -96,7 +96,7 @@ impl HelmRender {
             request.set = marked_assignments(&request.set, &request.set_written_at, mark_numbers, &mut origins);
             request.set_string =
                 marked_assignments(&request.set_string, &request.set_written_at, mark_numbers, &mut origins);
-            match helm_template(&request, &paths, &["--skip-schema-validation"], timeout) {
+            match helm_template(&request, &paths, &["--skip-schema-validation"], budget) {
                 Ok(text) => {
                     let marked_render =
                         HelmRender { documents: split_output(&text, &chart), text, request: self.request.clone() };
@@ -268,7 +268,7 @@ fn replace_leaves(
 /// chart itself and an Application of it) share template names and may share object names: the finding goes to
 /// the render holding its object; among several, to the one whose value there the message quotes when their
 /// values differ, and it stays at the template when that does not decide.
-pub fn attribute_values(renders: &[HelmRender], findings: &mut [Finding], timeout: Duration) {
+pub fn attribute_values(renders: &[HelmRender], findings: &mut [Finding], budget: &Budget) {
     let documents: Vec<Vec<Document>> = renders.iter().map(|render| render.read().documents).collect();
     let mut traces: Vec<Option<Option<ValueTrace>>> = vec![None; renders.len()];
     for finding in findings.iter_mut().filter(|finding| !finding.path.is_empty()) {
@@ -283,7 +283,7 @@ pub fn attribute_values(renders: &[HelmRender], findings: &mut [Finding], timeou
             })
             .collect();
         let Some(chosen) = choose_render(&candidates, &finding.message) else { continue };
-        let trace = traces[chosen].get_or_insert_with(|| renders[chosen].trace_values(timeout).ok());
+        let trace = traces[chosen].get_or_insert_with(|| renders[chosen].trace_values(budget).ok());
         if let Some(origin) =
             trace.as_ref().and_then(|trace| trace.locate(&finding.source, &finding.object, &finding.path))
         {

@@ -78,7 +78,7 @@ impl Loader<'_> {
                     .stage_for(&files, &[])
                     .map_err(|message| HelmProblem::Tool { chart: path.clone(), message })?;
                 request.stage = Some(stage);
-                helm::render_local(archive, request, self.files.root(), self.options.timeout)
+                helm::render_local(archive, request, self.files.root(), &self.options.budget)
             }
             _ => {
                 let chart = self.boundary.relative_of(&request.chart_dir).unwrap_or_default();
@@ -87,7 +87,7 @@ impl Loader<'_> {
                     _ => chart,
                 };
                 request.stage = Some(self.chart_stage(&chart, &request.chart_dir, &request.values_files)?);
-                helm::render_for(request, self.files.root(), self.options.timeout)
+                helm::render_for(request, self.files.root(), &self.options.budget)
             }
         }
     }
