@@ -164,15 +164,19 @@ fn collect_scalars(value: &Value, out: &mut Vec<String>) {
 /// Values whose provenance is a Secret (its data, what Flux substitutes from it, the Helm values it gives), masked
 /// as `***` wherever they appear: in findings about other objects, in tools' messages. Values shorter than
 /// [`MIN_BARE_LENGTH`] characters and the words YAML reads as booleans or null are left out: masking every `1` or
-/// `true` of every message would hide what the messages say.
+/// `true` of every message would hide what the messages say. Names are not secret: an occurrence of a value that
+/// lies within an occurrence of a name (an object's name or namespace) is left as it is; one that reaches beyond
+/// it is masked whole.
 #[derive(Debug, Clone, Default)]
 pub struct SecretMask {
     matcher: Option<AhoCorasick>,
+    names: Option<AhoCorasick>,
 }
 
 impl SecretMask {
-    /// A mask of `values` (as written, and as JSON and Rust quote them inside a string: `\"`, `\n`).
-    pub fn new(values: impl IntoIterator<Item = String>) -> Self {
+    /// A mask of `values` (as written, and as JSON and Rust quote them inside a string: `\"`, `\n`) that keeps
+    /// `names`.
+    pub fn new(values: impl IntoIterator<Item = String>, names: impl IntoIterator<Item = String>) -> Self {
         let mut patterns: Vec<String> = Vec::new();
         for value in values {
             if value.chars().count() < MIN_BARE_LENGTH || is_plain_word(&value) {
@@ -196,7 +200,11 @@ impl SecretMask {
         }
         // The longest value wins where several start at the same place.
         let matcher = AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).build(&patterns).ok();
-        SecretMask { matcher }
+        let mut names: Vec<String> = names.into_iter().filter(|name| !name.is_empty()).collect();
+        names.sort();
+        names.dedup();
+        let names = if names.is_empty() { None } else { AhoCorasick::new(&names).ok() };
+        SecretMask { matcher, names }
     }
 
     /// True when there is nothing to mask.
@@ -204,14 +212,30 @@ impl SecretMask {
         self.matcher.is_none()
     }
 
-    /// `text` with every value replaced by `***`.
+    /// `text` with every value replaced by `***`, but where it lies within a name.
     pub fn mask<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        match &self.matcher {
-            Some(matcher) if matcher.is_match(text) => {
-                Cow::Owned(matcher.replace_all(text, &vec!["***"; matcher.patterns_len()]))
+        let Some(matcher) = self.matcher.as_ref().filter(|matcher| matcher.is_match(text)) else {
+            return Cow::Borrowed(text);
+        };
+        let protected: Vec<(usize, usize)> = match &self.names {
+            Some(names) => names.find_overlapping_iter(text).map(|found| (found.start(), found.end())).collect(),
+            None => Vec::new(),
+        };
+        let mut out = String::with_capacity(text.len());
+        let mut offset = 0;
+        for found in matcher.find_iter(text) {
+            if protected.iter().any(|&(start, end)| start <= found.start() && found.end() <= end) {
+                continue;
             }
-            _ => Cow::Borrowed(text),
+            out.push_str(&text[offset..found.start()]);
+            out.push_str("***");
+            offset = found.end();
         }
+        if offset == 0 {
+            return Cow::Borrowed(text);
+        }
+        out.push_str(&text[offset..]);
+        Cow::Owned(out)
     }
 
     /// Masks `text` in place.
@@ -321,11 +345,21 @@ mod tests {
     fn a_mask_hides_values_anywhere_but_not_short_words() {
         let secret = json!({"kind": "Secret", "data": {"token": "aHVudGVyMi1sb25nCg=="}, "stringData": {
             "quote": "p\"ss\nword", "flag": "true", "short": "abc"}});
-        let mask = SecretMask::new(secret_provenance_values(&secret));
+        let mask = SecretMask::new(secret_provenance_values(&secret), Vec::new());
         assert_eq!(mask.mask("value hunter2-long, base64 aHVudGVyMi1sb25nCg=="), "value ***, base64 ***");
         assert_eq!(mask.mask(r#"got "p\"ss\nword" here"#), r#"got "***" here"#);
         assert_eq!(mask.mask("true and abc stay"), "true and abc stay");
         assert!(matches!(mask.mask("nothing"), Cow::Borrowed("nothing")));
-        assert!(SecretMask::new(Vec::new()).is_empty());
+        assert!(SecretMask::new(Vec::new(), Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn a_mask_leaves_names_and_masks_a_value_reaching_beyond_one() {
+        let values = ["credentials", "aso-credentials!", "x-aso-credentials-y"].map(String::from);
+        let mask = SecretMask::new(values, ["aso-credentials".to_string()]);
+        assert_eq!(
+            mask.mask("Secret/aso-credentials: got credentials, aso-credentials! and x-aso-credentials-y"),
+            "Secret/aso-credentials: got ***, *** and ***"
+        );
     }
 }

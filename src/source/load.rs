@@ -1230,17 +1230,27 @@ impl Loader<'_> {
     /// repository to mask the report's findings.
     fn mask_secrets(&mut self) {
         let mut values = std::mem::take(&mut self.secret_values);
+        // Names are never masked: a value within the name or namespace of an object of the tree is left there (one
+        // that reaches beyond the name is masked whole).
+        let mut names = HashSet::new();
+        let mut gather = |document: &Document, values: &mut Vec<String>| {
+            values.extend(manifest::secret_provenance_values(&document.value));
+            names.insert(document.name().to_string());
+            if let Some(namespace) = document.namespace() {
+                names.insert(namespace.to_string());
+            }
+        };
         for relative in std::mem::take(&mut self.secret_files) {
             for document in self.files.documents(&relative).iter() {
-                values.extend(manifest::secret_provenance_values(&document.value));
+                gather(document, &mut values);
             }
         }
         for built in &self.repository.built {
             for document in &built.documents {
-                values.extend(manifest::secret_provenance_values(&document.value));
+                gather(document, &mut values);
             }
         }
-        let mask = manifest::SecretMask::new(values);
+        let mask = manifest::SecretMask::new(values, names);
         if mask.is_empty() {
             return;
         }

@@ -391,15 +391,20 @@ mod tests {
         let init = std::process::Command::new("git").args(["init", "-q"]).arg(&source).status().unwrap();
         assert!(init.success());
         for address in [format!("file://{}", source.display()), source.display().to_string()] {
-            let error = run_tool("git", &args(&["clone", "-q", &address, "copy"]), dir.path(), Duration::from_secs(30))
-                .unwrap_err();
+            let error = run_tool(
+                "git",
+                &args(&["clone", "-q", &address, "copy"]),
+                dir.path(),
+                &budget(Duration::from_secs(30)),
+            )
+            .unwrap_err();
             assert!(error.to_string().contains("transport 'file' not allowed"), "{address}: {error}");
         }
         let error = run_tool(
             "git",
             &args(&["ls-remote", "git@example.invalid:org/repo.git"]),
             dir.path(),
-            Duration::from_secs(30),
+            &budget(Duration::from_secs(30)),
         )
         .unwrap_err();
         assert!(error.to_string().contains("transport 'ssh' not allowed"), "{error}");

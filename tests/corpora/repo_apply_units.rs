@@ -9,7 +9,6 @@ use crate::support::cli_runner::capz_command;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::time::Duration;
 
 use capz::source::{self, RepositoryOptions};
 use serde_json::Value;
@@ -219,7 +218,7 @@ fn an_application_set_sees_the_secrets_of_the_tree_and_the_declared_clusters() {
         built.sort();
         (built, repository.not_built.iter().map(|entry| entry.reason.clone()).collect())
     };
-    let options = RepositoryOptions { timeout: Duration::from_secs(60), ..RepositoryOptions::default() };
+    let options = RepositoryOptions::default();
     assert_eq!(applications(&options), (vec!["workload-dev-weu".to_string(), "workload-prod-weu".to_string()], vec![]));
     let staging = capz::source::argo::ArgoCluster {
         name: "staging-weu".into(),
@@ -409,9 +408,7 @@ fn fleet_rules_each_as_fleets_source_has_it() {
         .map(|f| format!("{}:{} {}", f["source"].as_str().unwrap(), f["line"], f["message"].as_str().unwrap()))
         .collect();
     // The namespaces each plain and kustomize target put its objects in, read from the library's builds.
-    let repository =
-        source::load(root, &RepositoryOptions { timeout: Duration::from_secs(60), ..RepositoryOptions::default() })
-            .unwrap();
+    let repository = source::load(root, &RepositoryOptions::default()).unwrap();
     let plain: Vec<String> = repository
         .built
         .iter()

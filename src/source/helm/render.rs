@@ -547,7 +547,7 @@ mod tests {
                 ..RenderRequest::default()
             };
             // Refused before any process starts (no helm is needed to see it).
-            match helm_template(&request, &[], &[], Duration::from_secs(1)) {
+            match helm_template(&request, &[], &[], &crate::source::budget::Budget::default()) {
                 Err(HelmProblem::TemplateError { message, .. }) => {
                     assert!(message.contains("is not a Helm release name"), "{release}: {message}")
                 }
