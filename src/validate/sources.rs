@@ -34,7 +34,6 @@ pub(crate) fn read_sources(
                 .unwrap_or_default(),
             helm_cache: helm_cache.map(std::path::Path::to_path_buf),
             budget: budget.clone(),
-            ..RepositoryOptions::default()
         };
         if !is_dir || (no_build && patterns.is_empty()) {
             plain.push(path.clone());
