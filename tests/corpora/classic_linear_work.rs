@@ -1,7 +1,7 @@
-//! The classic path's work grows linearly (issue 22), counted, never timed: translations of classic clusters
+//! The classic path's work grows linearly, counted, never timed: translations of classic clusters
 //! (`capz::migrate::translations_on_this_thread`) and documents given to the rules
 //! (`capz::lint::documents_judged_on_this_thread`) for N and 2N clusters, and for many copies of one cluster.
-//! And copies of one object (issue 21, item 9): `duplicate-object`, each copy judged with its own directory.
+//! And copies of one object: `duplicate-object`, each copy judged with its own directory.
 
 use capz::lint::{ApplyUnit, RuleSelection, StreamedBundle, check, documents_judged_on_this_thread};
 use capz::manifest::{Document, parse_documents};
