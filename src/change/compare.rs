@@ -19,6 +19,8 @@ pub struct Applied {
     pub default_namespace: Option<String>,
     /// What applies it (`Flux Kustomization flux-system/apps`, `kubectl kustomize overlays/prod`, a plain file).
     pub unit: String,
+    /// Whether what applies it deletes it once it no longer applies it (see `source::ApplyTarget::prunes`).
+    pub prunes: bool,
 }
 
 /// An object's identity on its cluster: the same key on both sides is the same object, whatever its API version,
@@ -73,6 +75,10 @@ pub struct Side {
     pub at: String,
     pub unit: String,
     pub api_version: String,
+    /// Whether the unit deletes the object once it no longer applies it.
+    pub prunes: bool,
+    /// The line of each field, by JSON pointer, in the side's source (for findings at the changed line).
+    pub document: Document,
 }
 
 /// What the change does to one object.
@@ -131,6 +137,8 @@ fn side(applied: &Applied, value: Value) -> Side {
         at: applied.document.location_of(""),
         unit: applied.unit.clone(),
         api_version: applied.document.api_version().to_string(),
+        prunes: applied.prunes,
+        document: applied.document.clone(),
     }
 }
 
@@ -241,6 +249,7 @@ mod tests {
             cluster: None,
             default_namespace: None,
             unit: unit.to_string(),
+            prunes: false,
         }
     }
 

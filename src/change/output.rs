@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::compare::{ChangeKind, ObjectChange, ObjectKey};
 use crate::manifest::to_yaml;
+use crate::report::{Finding, Severity};
 
 /// How many objects the change removes, adds and changes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -87,8 +88,8 @@ pub fn text(changes: &[ObjectChange], color: bool) -> String {
     out
 }
 
-/// `-o json`: the summary and every object with its sides and changed fields.
-pub fn json(changes: &[ObjectChange]) -> Value {
+/// `-o json`: the summary, every object with its sides and changed fields, and the findings about the change.
+pub fn json(changes: &[ObjectChange], findings: &[Finding]) -> Value {
     let counts = Counts::of(changes);
     let side = |side: &Option<super::compare::Side>| {
         side.as_ref().map(|s| json!({"at": s.at, "unit": s.unit, "apiVersion": s.api_version}))
@@ -112,6 +113,7 @@ pub fn json(changes: &[ObjectChange]) -> Value {
     json!({
         "summary": {"removed": counts.removed, "added": counts.added, "changed": counts.changed},
         "objects": objects,
+        "findings": findings,
     })
 }
 
@@ -127,12 +129,33 @@ fn fence(body: &str) -> String {
     "~".repeat(longest.max(2) + 1)
 }
 
-/// `-o markdown`: a pull-request comment. `title` is its first line (what was compared); one collapsible section
-/// per cluster, the objects removed first.
-pub fn markdown(changes: &[ObjectChange], title: &str) -> String {
+/// `-o markdown`: a pull-request comment. `title` is its first line (what was compared); then the findings about
+/// the change, errors first; then one collapsible section per cluster, the objects removed first.
+pub fn markdown(changes: &[ObjectChange], findings: &[Finding], title: &str) -> String {
     let counts = Counts::of(changes);
     let mut out = String::new();
     let _ = writeln!(out, "### {}: {}", inline(title), counts.sentence());
+    let mut ordered: Vec<&Finding> = findings.iter().collect();
+    ordered.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    if !ordered.is_empty() {
+        let _ = writeln!(out);
+    }
+    for f in ordered {
+        let severity = match f.severity {
+            Severity::Error => "**error**",
+            Severity::Warning => "**warning**",
+            Severity::Info => "info",
+            Severity::NotChecked => "not checked",
+        };
+        let _ = writeln!(
+            out,
+            "- {severity} `{}:{}` {} ({})",
+            inline(&f.source),
+            f.line,
+            inline(&f.message),
+            inline(&f.rule)
+        );
+    }
     if changes.is_empty() {
         let _ = writeln!(out, "\nNo object changes.");
         return out;

@@ -65,10 +65,11 @@ pub(crate) fn run(args: &DiffArgs, base: &str) -> anyhow::Result<ExitStatus> {
     let compare_options =
         CompareOptions { include_capz_managed: args.include_capz_managed, show_secrets: args.show_secrets };
     let changes = change::compare(old.applied, new.applied, &registry, compare_options);
+    let findings = change::blast_radius(&changes);
     let text = match args.output {
-        DiffOutput::Json => escape::json::to_string_pretty(&change::json(&changes))? + "\n",
-        DiffOutput::Yaml => manifest::to_yaml(&change::json(&changes)),
-        DiffOutput::Markdown => change::markdown(&changes, &title),
+        DiffOutput::Json => escape::json::to_string_pretty(&change::json(&changes, &findings))? + "\n",
+        DiffOutput::Yaml => manifest::to_yaml(&change::json(&changes, &findings)),
+        DiffOutput::Markdown => change::markdown(&changes, &findings, &title),
         // Coloured; anstream leaves the colours out when stdout is not a terminal.
         DiffOutput::Diff => change::text(&changes, true),
     };
@@ -76,6 +77,15 @@ pub(crate) fn run(args: &DiffArgs, base: &str) -> anyhow::Result<ExitStatus> {
     let mut stdout = super::output::QuietPipe::new(anstream::stdout().lock());
     stdout.write_all(text.as_bytes())?;
     stdout.flush()?;
+    if matches!(args.output, DiffOutput::Diff) {
+        // What the change deletes or rolls: messages, after the data.
+        let mut stderr = anstream::stderr().lock();
+        for finding in &findings {
+            let line = crate::validate::format_finding(finding);
+            let line = if args.show_secrets { line } else { new.mask.mask(&old.mask.mask(&line)).into_owned() };
+            stderr.write_all(line.as_bytes())?;
+        }
+    }
     Ok(if changes.is_empty() { ExitStatus::Success } else { ExitStatus::Findings })
 }
 
@@ -132,6 +142,7 @@ fn build(root: &Path, shown: Shown<'_>, options: &RepositoryOptions, side: &str)
                 cluster: None,
                 default_namespace: None,
                 unit: "a plain file".to_string(),
+                prunes: false,
             });
         }
     }
@@ -145,6 +156,7 @@ fn build(root: &Path, shown: Shown<'_>, options: &RepositoryOptions, side: &str)
                 cluster: built.target.as_ref().map(|target| relocate(&target.cluster, root, clusters)),
                 default_namespace: built.target.as_ref().and_then(|target| target.namespace.clone()),
                 unit: relocate(&built.label, root, shown),
+                prunes: built.target.as_ref().is_some_and(|target| target.prunes),
             });
         }
     }

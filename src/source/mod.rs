@@ -90,6 +90,9 @@ pub struct ApplyTarget {
     pub cluster: String,
     /// The namespace objects without `metadata.namespace` land in, when the GitOps object sets one.
     pub namespace: Option<String>,
+    /// Whether the GitOps object deletes what it no longer applies: a Flux Kustomization with `prune: true`, a
+    /// HelmRelease (Helm deletes what a release no longer renders), an Argo CD Application with automated prune.
+    pub prunes: bool,
 }
 
 /// A source repository mode did not build (refused, a tool that failed or overran a budget, a download it would

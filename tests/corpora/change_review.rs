@@ -286,3 +286,87 @@ fn an_interrupted_review_leaves_no_copy_of_the_base() {
     assert!(stderr.contains("interrupted"), "{stderr}");
     assert!(repo.tmp_is_empty(), "the base's copy is left in {}", repo.tmp.display());
 }
+
+/// `(severity, rule, object, file:line)` of each finding.
+fn findings(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {} {} {}:{}",
+                f["severity"].as_str().unwrap(),
+                f["rule"].as_str().unwrap(),
+                f["object"].as_str().unwrap(),
+                f["source"].as_str().unwrap(),
+                f["line"]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_cluster_removed_under_prune_deletes_it_in_azure_unless_its_reconcile_policy_keeps_it() {
+    let deleted = [
+        "error change-deletes Cluster/aks-prod ./workload-clusters/base/cluster.yaml:1",
+        "error change-deletes MachinePool/aks-prod-pool0 ./workload-clusters/base/pools.yaml:1",
+        "error change-deletes AzureASOManagedCluster/aks-prod ./workload-clusters/base/cluster.yaml:40",
+        "error change-deletes AzureASOManagedControlPlane/aks-prod ./workload-clusters/base/cluster.yaml:15",
+        "error change-deletes AzureASOManagedMachinePool/aks-prod-pool0 ./workload-clusters/base/pools.yaml:20",
+    ];
+    let repo = Repo::of("flux");
+    std::fs::remove_file(repo.root.join("clusters/mgmt/workload-clusters.yaml")).unwrap();
+    let (report, _) = repo.json(&["HEAD"]);
+    assert_eq!(findings(&report), deleted, "{report:#}");
+    let message = report["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("Flux Kustomization aks-prod (./workload-clusters/prod) prunes it"), "{message}");
+    assert!(message.contains("AKS cluster in Azure"), "{message}");
+
+    // The same removal once every ASO object is detached: the Azure resources stay.
+    let repo = Repo::of("flux");
+    for file in ["workload-clusters/base/cluster.yaml", "workload-clusters/base/pools.yaml"] {
+        let path = repo.root.join(file);
+        let text = std::fs::read_to_string(&path).unwrap().replace(
+            "        serviceoperator.azure.com/credential-from: aso-credentials\n",
+            "        serviceoperator.azure.com/credential-from: aso-credentials\n        serviceoperator.azure.com/reconcile-policy: detach-on-delete\n",
+        );
+        std::fs::write(&path, text).unwrap();
+    }
+    git(&repo.root, &["commit", "-qam", "detach"]);
+    std::fs::remove_file(repo.root.join("clusters/mgmt/workload-clusters.yaml")).unwrap();
+    let (report, _) = repo.json(&["HEAD"]);
+    // (The annotation added above the AzureASOManagedCluster moved it a line down.)
+    let kept: Vec<String> = deleted
+        .iter()
+        .map(|f| f.replacen("error", "warning", 1).replace("cluster.yaml:40", "cluster.yaml:41"))
+        .collect();
+    assert_eq!(findings(&report), kept, "{report:#}");
+
+    // A Kustomization that does not prune leaves them on the cluster.
+    let repo = Repo::of("flux");
+    repo.edit("clusters/mgmt/workload-clusters.yaml", "prune: true", "prune: false");
+    git(&repo.root, &["commit", "-qam", "no prune"]);
+    std::fs::remove_file(repo.root.join("workload-clusters/prod/kustomization.yaml")).unwrap();
+    std::fs::remove_file(repo.root.join("workload-clusters/prod/network-plugin.yaml")).unwrap();
+    let (report, _) = repo.json(&["HEAD"]);
+    let stays: Vec<String> = findings(&report);
+    assert_eq!(stays.len(), 5, "{report:#}");
+    assert!(stays.iter().all(|f| f.starts_with("info change-deletes")), "{stays:?}");
+}
+
+#[test]
+fn a_kubernetes_upgrade_is_listed_as_rolling_at_the_version_lines() {
+    let repo = Repo::of("flux");
+    repo.edit("clusters/mgmt/cluster-vars.yaml", "KUBERNETES_VERSION: v1.33.2", "KUBERNETES_VERSION: v1.34.1");
+    let (report, code) = repo.json(&["HEAD"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&report),
+        [
+            "info change-rolls-nodes MachinePool/aks-prod-pool0 ./workload-clusters/base/pools.yaml:18",
+            "info change-rolls-nodes AzureASOManagedControlPlane/aks-prod ./workload-clusters/base/cluster.yaml:38",
+        ],
+        "{report:#}"
+    );
+}
