@@ -703,6 +703,7 @@ func (h *harness) runPair(name string, oldDocs, newDocs []document) (CaseRecord,
 		meta["generation"] = oldMeta["generation"]
 		verdict, _ := a.run.admit("UPDATE", nd.obj, old)
 		verdict.Change = "the pair's new object"
+		maskGeneratedInVerdict(&verdict)
 		or.Update = &verdict
 		rec.Objects = append(rec.Objects, or)
 	}
@@ -888,6 +889,21 @@ func maskGenerated(obj map[string]any) map[string]any {
 		}
 	}
 	return obj
+}
+
+// maskGeneratedInVerdict replaces the generated SSH keys in a verdict's messages (an immutability error quotes
+// the new, generated key) so that recordings are reproducible.
+func maskGeneratedInVerdict(v *Verdict) {
+	mask := func(s string) string {
+		for key := range generatedKeys {
+			s = strings.ReplaceAll(s, key, generatedSSHKey)
+		}
+		return s
+	}
+	v.Message = mask(v.Message)
+	for i := range v.Errors {
+		v.Errors[i].Message = mask(v.Errors[i].Message)
+	}
 }
 
 // generatedKeys holds the keys the webhook generated in this run (recorded when a patch introduces one).
