@@ -108,9 +108,11 @@ pub fn check_update(bundles: UpdateBundles<'_>, validator: &Validator<'_>, selec
                 column: None,
                 object: new.display_name(),
                 path: issue.pointer,
-                message: format!("{} (rejected on update: CAPZ's ValidateUpdate, old object {})", issue.message, {
+                message: format!(
+                    "{} (rejected on update by CAPZ's ValidateUpdate; stored object from {})",
+                    issue.message,
                     old.location_of("")
-                }),
+                ),
             });
         }
     }
@@ -354,6 +356,29 @@ pub(crate) fn is_downgrade(old: &str, new: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn check_update_reports_changed_objects_at_the_new_line() {
+        let text = |location: &str| {
+            format!(
+                "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedMachinePool\nmetadata:\n  \
+                 name: pool0\nspec:\n  mode: User\n  sku: {location}\n"
+            )
+        };
+        let old = crate::manifest::parse_documents(&text("Standard_D2s_v5"), "old.yaml").unwrap();
+        let new = crate::manifest::parse_documents(&text("Standard_D4s_v5"), "new.yaml").unwrap();
+        let registry = crate::schema::Registry::for_target(crate::versions::default_target());
+        let validator = Validator::new(&registry, crate::schema::ValidateOptions::default());
+        let bundles = UpdateBundles { old: &old, new: &new };
+        let findings = check_update(bundles, &validator, &RuleSelection::default());
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!((findings[0].rule.as_str(), findings[0].path.as_str()), (IMMUTABLE_FIELD, "/spec/sku"));
+        assert_eq!((findings[0].source.as_str(), findings[0].line), ("new.yaml", 7));
+        let unchanged = UpdateBundles { old: &old, new: &old };
+        assert!(check_update(unchanged, &validator, &RuleSelection::default()).is_empty());
+        let disabled = RuleSelection::new(&[], &[IMMUTABLE_FIELD.to_string()]).unwrap();
+        assert!(check_update(bundles, &validator, &disabled).is_empty());
+    }
 
     #[test]
     fn capz_field_paths_become_json_pointers() {
