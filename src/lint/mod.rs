@@ -26,6 +26,7 @@ mod refs;
 mod rules;
 mod ssh_key;
 mod stream;
+pub mod update;
 mod update_path;
 mod version;
 
@@ -282,6 +283,7 @@ mod tests {
                 Rejecter::CapzCreate
                     | Rejecter::CapzLabelled
                     | Rejecter::CapzFirstUpdate
+                    | Rejecter::CapzUpdate
                     | Rejecter::CapzTemplateInstance
                     | Rejecter::CapzMutator
             );
