@@ -9,10 +9,14 @@ use super::compare::{ChangeKind, ObjectChange, Side};
 use crate::controller_fields::RECONCILE_POLICY;
 use crate::report::{Finding, Severity};
 
-/// Rule id: an object the change removes, and what its deletion takes along.
-pub const REMOVED_RULE: &str = "change-deletes";
+/// Rule id: an object the change removes from a unit that prunes, with what its deletion takes along in Azure.
+pub const DELETES_RULE: &str = "gitops-prune-deletes";
+/// Rule id: the same, when the ASO objects' reconcile policy keeps the Azure resources.
+pub const DETACHED_RULE: &str = "gitops-prune-detached";
+/// Rule id: the same, when nothing prunes the object: it stays on the cluster.
+pub const NOT_PRUNED_RULE: &str = "gitops-not-pruned";
 /// Rule id: a change that replaces a pool's nodes or upgrades the control plane.
-pub const ROLLING_RULE: &str = "change-rolls-nodes";
+pub const ROLLING_RULE: &str = "capi-rolling-update";
 
 const CAPI_GROUP: &str = "cluster.x-k8s.io";
 const CAPZ_GROUP: &str = "infrastructure.cluster.x-k8s.io";
@@ -97,8 +101,9 @@ pub fn blast_radius(changes: &[ObjectChange]) -> Vec<Finding> {
             (ChangeKind::Removed, Some(base), _) => {
                 let Some(loss) = reaches_azure(&change.key.group, &change.key.kind) else { continue };
                 let what = change.key.display();
-                let (severity, message) = if !base.prunes {
+                let (rule, severity, message) = if !base.prunes {
                     (
+                        NOT_PRUNED_RULE,
                         Severity::Info,
                         format!(
                             "{what} is no longer in the repository, but {} does not prune: it stays on the cluster",
@@ -107,6 +112,7 @@ pub fn blast_radius(changes: &[ObjectChange]) -> Vec<Finding> {
                     )
                 } else if kept_in_azure(&base.document.value, &removed) {
                     (
+                        DETACHED_RULE,
                         Severity::Warning,
                         format!(
                             "removing {what}: {} prunes it, so it is deleted; {loss} is kept, as its reconcile policy says ({RECONCILE_POLICY})",
@@ -115,6 +121,7 @@ pub fn blast_radius(changes: &[ObjectChange]) -> Vec<Finding> {
                     )
                 } else {
                     (
+                        DELETES_RULE,
                         Severity::Error,
                         format!(
                             "removing {what}: {} prunes it, so it is deleted, and with it {loss}; to keep the Azure resources, first set the annotation {RECONCILE_POLICY}: detach-on-delete on its ASO objects",
@@ -122,7 +129,7 @@ pub fn blast_radius(changes: &[ObjectChange]) -> Vec<Finding> {
                         ),
                     )
                 };
-                out.push(finding(severity, REMOVED_RULE, base, "", object, message));
+                out.push(finding(severity, rule, base, "", object, message));
             }
             (ChangeKind::Changed, Some(base), Some(head)) => {
                 for (pointer, what) in

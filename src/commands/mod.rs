@@ -2,6 +2,7 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod change_review;
 mod completion;
 mod convert;
 mod diff;

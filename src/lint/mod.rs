@@ -270,7 +270,7 @@ mod tests {
     #[test]
     fn rule_ids_are_unique_kebab_case_and_prefixed() {
         let mut seen = BTreeSet::new();
-        let pattern = regex::Regex::new("^(capz|aks|aso|capi|clusterctl)-[a-z0-9]+(-[a-z0-9]+)*$").unwrap();
+        let pattern = regex::Regex::new("^(capz|aks|aso|capi|clusterctl|gitops)-[a-z0-9]+(-[a-z0-9]+)*$").unwrap();
         let plain = regex::Regex::new("^[a-z0-9]+(-[a-z0-9]+)*$").unwrap();
         for rule in rules() {
             // Nobody rejects a duplicate object (kubectl apply keeps the last copy): its id has no rejecter prefix.
@@ -292,6 +292,9 @@ mod tests {
             }
             if rule.id.starts_with("aks-") {
                 assert!(matches!(rule.rejected_by, Rejecter::Aks | Rejecter::AksUndocumented), "{}", rule.id);
+            }
+            if rule.id.starts_with("gitops-") {
+                assert_eq!(rule.rejected_by, Rejecter::GitopsPrune, "{}", rule.id);
             }
             if rule.rejected_by == Rejecter::AksUndocumented {
                 assert_eq!(rule.severity, Severity::Warning, "{}: nothing documented rejects it", rule.id);

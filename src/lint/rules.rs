@@ -45,6 +45,11 @@ pub enum Rejecter {
     NoEffect,
     /// Nobody: `kubectl apply` of the bundle keeps the last of several copies of one object (a warning).
     KubectlApply,
+    /// Nobody rejects it: the GitOps controller's prune deletes a removed object, and CAPI, CAPZ and ASO delete what
+    /// it stands for in Azure (a change review, `diff --base`).
+    GitopsPrune,
+    /// Nobody rejects it: the change replaces nodes or upgrades the control plane (a change review).
+    Rolling,
 }
 
 impl Rejecter {
@@ -69,6 +74,10 @@ impl Rejecter {
             Rejecter::ApiServer => "nobody (API server warning)",
             Rejecter::NoEffect => "nobody (it has no effect)",
             Rejecter::KubectlApply => "nobody (kubectl apply keeps the last copy)",
+            Rejecter::GitopsPrune => {
+                "nobody (the GitOps controller's prune deletes it, then CAPI, CAPZ and ASO in Azure)"
+            }
+            Rejecter::Rolling => "nobody (the change rolls nodes)",
         }
     }
 }
@@ -840,5 +849,33 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Rejecter::KubectlApply,
         "The same object (API group, kind, namespace, name) defined more than once with different content within one apply unit (a file, a kustomize root, a chart render, what one Flux Kustomization or HelmRelease or Argo CD Application applies): `kubectl apply` of the unit keeps the last copy; reported on every other copy with where the copies are (identical copies are not reported). Across units only when two GitOps objects apply it to the same cluster and namespace: one finding naming its owners (each overwrites the other's copy; pruning either deletes it). Units no GitOps object applies (a chart's own renders, alternative files such as CAPZ's calico and calico-ipv6 addons) are never compared. Each copy is checked with the objects of its own unit.",
         "kubectl apply (each copy is applied in turn: the last one stays); Argo CD's shared-resource warning and Flux's ownership labels (two owners of one object)",
+    ),
+    rule(
+        crate::change::DELETES_RULE,
+        Severity::Error,
+        Rejecter::GitopsPrune,
+        "A change review (`diff --base`): a Cluster, control plane, AzureASOManagedCluster/AzureManagedCluster, MachinePool or pool, or an ASO resource that the change removes from a unit that prunes (a Flux Kustomization with `prune: true`, a HelmRelease, an Argo CD Application with automated prune): it is deleted, and with it what it stands for in Azure; at the removed object's line in the base.",
+        "Flux kustomize-controller's garbage collection, Helm's upgrade, Argo CD's automated prune; CAPI's and CAPZ's delete reconcilers, ASO's delete of an Azure resource",
+    ),
+    rule(
+        crate::change::DETACHED_RULE,
+        Severity::Warning,
+        Rejecter::GitopsPrune,
+        "A change review: as gitops-prune-deletes, but every ASO object involved carries `serviceoperator.azure.com/reconcile-policy: detach-on-delete` (or `skip`): the Kubernetes objects are deleted, the Azure resources are kept.",
+        "ASO's reconcile policy (serviceoperator.azure.com/reconcile-policy)",
+    ),
+    rule(
+        crate::change::NOT_PRUNED_RULE,
+        Severity::Info,
+        Rejecter::GitopsPrune,
+        "A change review: such an object is no longer in the repository, but what applied it does not prune (a Flux Kustomization with `prune: false`, a plain apply): it stays on the cluster.",
+        "Flux kustomize-controller and Argo CD without prune",
+    ),
+    rule(
+        crate::change::ROLLING_RULE,
+        Severity::Info,
+        Rejecter::Rolling,
+        "A change review: a change that rolls nodes or upgrades the control plane — a MachinePool's Kubernetes version, an AzureASOManagedControlPlane's or AzureManagedControlPlane's version, an embedded agent pool's orchestratorVersion, nodeImageVersion or osSKU; at the changed line.",
+        "CAPI's MachinePool rollout, AKS's cluster and agent pool upgrade",
     ),
 ];

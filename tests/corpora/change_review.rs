@@ -309,11 +309,11 @@ fn findings(report: &Value) -> Vec<String> {
 #[test]
 fn a_cluster_removed_under_prune_deletes_it_in_azure_unless_its_reconcile_policy_keeps_it() {
     let deleted = [
-        "error change-deletes Cluster/aks-prod ./workload-clusters/base/cluster.yaml:1",
-        "error change-deletes MachinePool/aks-prod-pool0 ./workload-clusters/base/pools.yaml:1",
-        "error change-deletes AzureASOManagedCluster/aks-prod ./workload-clusters/base/cluster.yaml:40",
-        "error change-deletes AzureASOManagedControlPlane/aks-prod ./workload-clusters/base/cluster.yaml:15",
-        "error change-deletes AzureASOManagedMachinePool/aks-prod-pool0 ./workload-clusters/base/pools.yaml:20",
+        "error gitops-prune-deletes Cluster/aks-prod ./workload-clusters/base/cluster.yaml:1",
+        "error gitops-prune-deletes MachinePool/aks-prod-pool0 ./workload-clusters/base/pools.yaml:1",
+        "error gitops-prune-deletes AzureASOManagedCluster/aks-prod ./workload-clusters/base/cluster.yaml:40",
+        "error gitops-prune-deletes AzureASOManagedControlPlane/aks-prod ./workload-clusters/base/cluster.yaml:15",
+        "error gitops-prune-deletes AzureASOManagedMachinePool/aks-prod-pool0 ./workload-clusters/base/pools.yaml:20",
     ];
     let repo = Repo::of("flux");
     std::fs::remove_file(repo.root.join("clusters/mgmt/workload-clusters.yaml")).unwrap();
@@ -339,7 +339,10 @@ fn a_cluster_removed_under_prune_deletes_it_in_azure_unless_its_reconcile_policy
     // (The annotation added above the AzureASOManagedCluster moved it a line down.)
     let kept: Vec<String> = deleted
         .iter()
-        .map(|f| f.replacen("error", "warning", 1).replace("cluster.yaml:40", "cluster.yaml:41"))
+        .map(|f| {
+            f.replacen("error gitops-prune-deletes", "warning gitops-prune-detached", 1)
+                .replace("cluster.yaml:40", "cluster.yaml:41")
+        })
         .collect();
     assert_eq!(findings(&report), kept, "{report:#}");
 
@@ -352,7 +355,7 @@ fn a_cluster_removed_under_prune_deletes_it_in_azure_unless_its_reconcile_policy
     let (report, _) = repo.json(&["HEAD"]);
     let stays: Vec<String> = findings(&report);
     assert_eq!(stays.len(), 5, "{report:#}");
-    assert!(stays.iter().all(|f| f.starts_with("info change-deletes")), "{stays:?}");
+    assert!(stays.iter().all(|f| f.starts_with("info gitops-not-pruned")), "{stays:?}");
 }
 
 #[test]
@@ -364,8 +367,8 @@ fn a_kubernetes_upgrade_is_listed_as_rolling_at_the_version_lines() {
     assert_eq!(
         findings(&report),
         [
-            "info change-rolls-nodes MachinePool/aks-prod-pool0 ./workload-clusters/base/pools.yaml:18",
-            "info change-rolls-nodes AzureASOManagedControlPlane/aks-prod ./workload-clusters/base/cluster.yaml:38",
+            "info capi-rolling-update MachinePool/aks-prod-pool0 ./workload-clusters/base/pools.yaml:18",
+            "info capi-rolling-update AzureASOManagedControlPlane/aks-prod ./workload-clusters/base/cluster.yaml:38",
         ],
         "{report:#}"
     );

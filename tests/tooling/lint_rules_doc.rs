@@ -26,7 +26,8 @@ fn render() -> String {
          Each rule reproduces, offline and across the whole bundle, a rejection that comes later: from CAPZ's \
          admission webhooks (at create, or at CAPI's first update right after it), from CAPZ's mutators or from AKS, \
          ASO or CAPI at reconcile. The id says who rejects: `capz-*` CAPZ's webhook or mutator, `aks-*` the AKS API, \
-         `aso-*` Azure Service Operator, `capi-*` Cluster API, `clusterctl-*` clusterctl. `--disable RULE` turns a \
+         `aso-*` Azure Service Operator, `capi-*` Cluster API, `clusterctl-*` clusterctl, `gitops-*` a GitOps controller's prune (a change review, \
+         `diff --base`). `--disable RULE` turns a \
          rule off, `--enable RULE` turns on a rule that is off by default (former ids such as \
          `capz-system-pool-required` still work). Only `error` findings make `validate` exit 1.\n\n\
          Admission order for CAPZ kinds, as `validate` runs it: the CRD's structural defaults, CAPZ's defaulting \
