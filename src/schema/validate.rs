@@ -261,6 +261,23 @@ pub fn compact(value: &Value) -> String {
     if text.chars().count() > 80 { format!("{}...", text.chars().take(77).collect::<String>()) } else { text }
 }
 
+/// The object's apiVersion and kind, or `None` (with an issue for each that is missing or empty).
+#[inline]
+fn type_meta<'v>(map: &'v Map<String, Value>, prefix: &str, out: &mut Vec<Issue>) -> Option<(&'v str, &'v str)> {
+    let api_version = map.field("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind_name = map.field("kind").and_then(Value::as_str).unwrap_or("");
+    if api_version.is_empty() {
+        out.push(Issue::error("schema", format!("{prefix}/apiVersion"), "apiVersion is required".into()));
+    }
+    if kind_name.is_empty() {
+        out.push(Issue::error("schema", format!("{prefix}/kind"), "kind is required".into()));
+    }
+    if api_version.is_empty() || kind_name.is_empty() {
+        return None;
+    }
+    Some((api_version, kind_name))
+}
+
 /// The `deprecated-api` warning for a kind its CRD marks deprecated, with the fix when `kubectl capz convert`
 /// upgrades it (kept here, not imported: convert depends on schema's neighbours, not the reverse).
 fn deprecated_api(gvk: &Gvk, warning: &str, prefix: &str) -> Issue {
@@ -417,17 +434,7 @@ impl<'r> Validator<'r> {
             out.push(Issue::error("schema", prefix.to_string(), format!("must be an object, got {}", describe(value))));
             return;
         };
-        let api_version = map.field("apiVersion").and_then(Value::as_str).unwrap_or("");
-        let kind_name = map.field("kind").and_then(Value::as_str).unwrap_or("");
-        if api_version.is_empty() {
-            out.push(Issue::error("schema", format!("{prefix}/apiVersion"), "apiVersion is required".into()));
-        }
-        if kind_name.is_empty() {
-            out.push(Issue::error("schema", format!("{prefix}/kind"), "kind is required".into()));
-        }
-        if api_version.is_empty() || kind_name.is_empty() {
-            return;
-        }
+        let Some((api_version, kind_name)) = type_meta(map, prefix, out) else { return };
         let (group, version) = split_api_version(api_version);
         let gvk = Gvk::new(group, version, kind_name);
         let target = self.registry.target();
@@ -442,16 +449,7 @@ impl<'r> Validator<'r> {
             }
             return;
         }
-        // An object without status never consults the status schema: read the kind without it. Kinds without a
-        // CAPZ defaulting webhook (which adds fields to walk) may be read for this one object only.
-        let lookup = if !has_defaulting_webhook(group, version, kind_name) {
-            self.registry.get_for_object(&gvk, value)
-        } else if map.contains_key("status") {
-            self.registry.get(&gvk)
-        } else {
-            self.registry.get_without_status(&gvk)
-        };
-        let kind = match lookup {
+        let kind = match self.lookup_kind(&gvk, value) {
             Ok(Some(kind)) => kind,
             Ok(None) => {
                 self.report_unserved_kind(&gvk, api_version, prefix, embedded, out, skipped);
@@ -520,6 +518,20 @@ impl<'r> Validator<'r> {
             && let Some(Value::Array(resources)) = object.at(pointer)
         {
             self.validate_embedded(resources, &format!("{prefix}{pointer}"), out, skipped);
+        }
+    }
+
+    /// The schema of `gvk` for `value`. An object without status never consults the status schema: the kind is
+    /// read without it. Kinds without a CAPZ defaulting webhook (which adds fields to walk) may be read for this
+    /// one object only.
+    #[inline]
+    fn lookup_kind(&self, gvk: &Gvk, value: &Value) -> Result<Option<Arc<KindSchema>>, super::SchemaError> {
+        if !has_defaulting_webhook(&gvk.group, &gvk.version, &gvk.kind) {
+            self.registry.get_for_object(gvk, value)
+        } else if value.as_object().is_some_and(|map| map.contains_key("status")) {
+            self.registry.get(gvk)
+        } else {
+            self.registry.get_without_status(gvk)
         }
     }
 
