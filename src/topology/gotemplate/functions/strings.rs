@@ -33,6 +33,8 @@ pub(super) const NAMES: &[&str] = &[
 ];
 
 /// Calls `name` (one of [`NAMES`]) with `args`.
+// Long: one arm per sprig string function (23 names): a dispatch table reads best whole; the longer functions
+// are named below it.
 pub(super) fn call(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
     use GoValue as V;
     let s = |v: &GoValue| as_str(v);
