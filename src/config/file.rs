@@ -133,6 +133,58 @@ pub fn parse(text: &str, path: &Path) -> Result<RepoConfig, ConfigError> {
     parse_with_root(text, path, path.parent().unwrap_or(Path::new(".")))
 }
 
+/// `rules`: the rule IDs to `enable` and to `disable`, added to `config`.
+fn read_rules(
+    reader: &Reader<'_>,
+    value: &Value,
+    pointer: &str,
+    key: &str,
+    config: &mut RepoConfig,
+) -> Result<(), ConfigError> {
+    let Value::Object(rules) = value else {
+        return Err(reader.invalid(
+            pointer,
+            key,
+            format!("expected a mapping with `enable` and/or `disable`, got {}", type_name(value)),
+        ));
+    };
+    reader.known_keys(rules, pointer, RULE_SETTINGS)?;
+    for (list, ids) in rules {
+        let list_pointer = format!("{pointer}/{list}");
+        let ids = reader.strings(ids, &list_pointer, &format!("rules.{list}"))?;
+        if list == "enable" { &mut config.enable } else { &mut config.disable }.extend(ids);
+    }
+    Ok(())
+}
+
+/// `crds`: folders of the repository (below `root`), added to `config`.
+fn read_crds(
+    reader: &Reader<'_>,
+    value: &Value,
+    pointer: &str,
+    key: &str,
+    root: &Path,
+    config: &mut RepoConfig,
+) -> Result<(), ConfigError> {
+    for (index, dir) in reader.strings(value, pointer, key)?.into_iter().enumerate() {
+        // The file may come with a pull request: it names folders of its repository, nothing else.
+        if !stays_inside(&dir.value) {
+            return Err(ConfigError::Invalid {
+                file: reader.file.to_string(),
+                line: dir.line,
+                key: format!("crds[{index}]"),
+                message: format!(
+                    "`{}` is outside the repository (the folder of {FILE_NAME}); only its own folders \
+                     are read, give others with --crds DIR",
+                    dir.value
+                ),
+            });
+        }
+        config.crds.push(Setting { value: root.join(&dir.value), line: dir.line });
+    }
+    Ok(())
+}
+
 /// Parses config text whose relative paths start at `root`; `path` names the file in messages.
 fn parse_with_root(text: &str, path: &Path, root: &Path) -> Result<RepoConfig, ConfigError> {
     let file = path.display().to_string();
@@ -183,39 +235,8 @@ fn parse_with_root(text: &str, path: &Path, root: &Path) -> Result<RepoConfig, C
                     .map_err(|err| reader.invalid(&pointer, key, err.to_string()))?;
                 config.kubernetes_version = Some(Setting { value: version, line });
             }
-            "rules" => {
-                let Value::Object(rules) = value else {
-                    return Err(reader.invalid(
-                        &pointer,
-                        key,
-                        format!("expected a mapping with `enable` and/or `disable`, got {}", type_name(value)),
-                    ));
-                };
-                reader.known_keys(rules, &pointer, RULE_SETTINGS)?;
-                for (list, ids) in rules {
-                    let list_pointer = format!("{pointer}/{list}");
-                    let ids = reader.strings(ids, &list_pointer, &format!("rules.{list}"))?;
-                    if list == "enable" { &mut config.enable } else { &mut config.disable }.extend(ids);
-                }
-            }
-            "crds" => {
-                for (index, dir) in reader.strings(value, &pointer, key)?.into_iter().enumerate() {
-                    // The file may come with a pull request: it names folders of its repository, nothing else.
-                    if !stays_inside(&dir.value) {
-                        return Err(ConfigError::Invalid {
-                            file: file.clone(),
-                            line: dir.line,
-                            key: format!("crds[{index}]"),
-                            message: format!(
-                                "`{}` is outside the repository (the folder of {FILE_NAME}); only its own folders \
-                                 are read, give others with --crds DIR",
-                                dir.value
-                            ),
-                        });
-                    }
-                    config.crds.push(Setting { value: root.join(&dir.value), line: dir.line });
-                }
-            }
+            "rules" => read_rules(&reader, value, &pointer, key, &mut config)?,
+            "crds" => read_crds(&reader, value, &pointer, key, &root, &mut config)?,
             "exclude" => config.exclude = reader.strings(value, &pointer, key)?,
             "strict" => match value {
                 Value::Bool(strict) => config.strict = Some(Setting { value: *strict, line }),

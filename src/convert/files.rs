@@ -193,113 +193,128 @@ pub fn convert_files(files: &[SourceFile], target: TargetVersion) -> Vec<FileOut
     let mut templates = Vec::new();
     for (chunks, outcome) in read_files.iter_mut().zip(&mut outcomes) {
         let Some(chunks) = chunks else { continue };
-        let mut failed = false;
-        for chunk in chunks.iter_mut() {
-            let Some(document) = &chunk.document else { continue };
-            let line = |pointer: &str| chunk.first_line + document.line_of(pointer) - 1;
-            if !is_full_object(document) {
-                let converts = convert_object(&document.value, target).ok().flatten().is_some()
-                    || document.api_version().ends_with("/v1beta1")
-                    || document.api_version().ends_with("/v1alpha1");
-                if converts || document.value.get("apiVersion").is_none() {
-                    outcome.notes.push(Note {
-                        line: line(""),
-                        severity: Severity::Skipped,
-                        message: "not a full object (no apiVersion, kind or name: a Kustomize patch?), left alone"
-                            .into(),
-                    });
-                }
-                continue;
-            }
-            match convert_object(&document.value, target) {
-                Ok(Some(conversion)) => {
-                    for warning in &conversion.warnings {
-                        outcome.notes.push(Note {
-                            line: line(&warning.pointer),
-                            severity: Severity::Warning,
-                            message: format!(
-                                "{}: {}: {}",
-                                document.display_name(),
-                                field_path(&warning.pointer),
-                                warning.message
-                            ),
-                        });
-                    }
-                    templates.extend(ConvertedTemplate::of(&document.value, &conversion.value));
-                    chunk.new_value = Some(conversion.value);
-                }
-                Ok(None) => {
-                    if let Some(message) = not_served(document.api_version(), document.kind()) {
-                        failed = true;
-                        outcome.notes.push(Note {
-                            line: line("/apiVersion"),
-                            severity: Severity::NotServed,
-                            message: format!("{}: {message}; file left alone", document.display_name()),
-                        });
-                    }
-                }
-                Err(err) => {
-                    failed = true;
-                    outcome.notes.push(Note {
-                        line: line(&err.pointer),
-                        severity: Severity::Error,
-                        message: format!(
-                            "{}: {}: {}; file left alone",
-                            document.display_name(),
-                            field_path(&err.pointer),
-                            err.message
-                        ),
-                    });
-                }
-            }
-        }
-        if failed {
-            for chunk in chunks.iter_mut() {
-                chunk.new_value = None;
-            }
-        }
+        convert_chunks(chunks, target, outcome, &mut templates);
     }
     // Pass 2: references follow the objects of this run; then the text.
     for ((chunks, outcome), file) in read_files.iter_mut().zip(&mut outcomes).zip(files) {
         let Some(chunks) = chunks else { continue };
-        if outcome.notes.iter().any(|n| matches!(n.severity, Severity::Error | Severity::NotServed)) {
-            continue;
-        }
-        for chunk in chunks.iter_mut() {
-            let Some(document) = chunk.document.as_ref().filter(|d| is_full_object(d)) else { continue };
-            let mut value = chunk.new_value.clone().unwrap_or_else(|| document.value.clone());
-            let (followed, warnings) = follow_references(&mut value, &templates);
-            for warning in warnings {
-                outcome.notes.push(Note {
-                    line: chunk.first_line + document.line_of(&warning.pointer) - 1,
-                    severity: Severity::Warning,
-                    message: format!(
-                        "{}: {}: {}",
-                        document.display_name(),
-                        field_path(&warning.pointer),
-                        warning.message
-                    ),
-                });
-            }
-            if followed || chunk.new_value.is_some() {
-                chunk.new_value = Some(value);
-            }
-        }
-        let changed = chunks
-            .iter()
-            .any(|c| c.new_value.as_ref().is_some_and(|v| c.document.as_ref().is_some_and(|d| d.value != *v)));
-        if !changed {
-            continue;
-        }
-        let text = rewrite(file, chunks, outcome);
-        if text != file.text {
-            outcome.converted = Some(text);
-        }
+        follow_and_rewrite(file, chunks, outcome, &templates);
     }
     for outcome in &mut outcomes {
         outcome.notes.sort_by_key(|note| note.line);
     }
     outcomes
+}
+
+/// Pass 1 for one file: each full object converted on its own, exactly as CAPI and CAPZ convert it (warnings
+/// noted, its templates added to `templates`); a file with an object that fails or is not served is left alone.
+fn convert_chunks(
+    chunks: &mut [Chunk],
+    target: TargetVersion,
+    outcome: &mut FileOutcome,
+    templates: &mut Vec<ConvertedTemplate>,
+) {
+    let mut failed = false;
+    for chunk in chunks.iter_mut() {
+        let Some(document) = &chunk.document else { continue };
+        let line = |pointer: &str| chunk.first_line + document.line_of(pointer) - 1;
+        if !is_full_object(document) {
+            let converts = convert_object(&document.value, target).ok().flatten().is_some()
+                || document.api_version().ends_with("/v1beta1")
+                || document.api_version().ends_with("/v1alpha1");
+            if converts || document.value.get("apiVersion").is_none() {
+                outcome.notes.push(Note {
+                    line: line(""),
+                    severity: Severity::Skipped,
+                    message: "not a full object (no apiVersion, kind or name: a Kustomize patch?), left alone".into(),
+                });
+            }
+            continue;
+        }
+        match convert_object(&document.value, target) {
+            Ok(Some(conversion)) => {
+                for warning in &conversion.warnings {
+                    outcome.notes.push(Note {
+                        line: line(&warning.pointer),
+                        severity: Severity::Warning,
+                        message: format!(
+                            "{}: {}: {}",
+                            document.display_name(),
+                            field_path(&warning.pointer),
+                            warning.message
+                        ),
+                    });
+                }
+                templates.extend(ConvertedTemplate::of(&document.value, &conversion.value));
+                chunk.new_value = Some(conversion.value);
+            }
+            Ok(None) => {
+                if let Some(message) = not_served(document.api_version(), document.kind()) {
+                    failed = true;
+                    outcome.notes.push(Note {
+                        line: line("/apiVersion"),
+                        severity: Severity::NotServed,
+                        message: format!("{}: {message}; file left alone", document.display_name()),
+                    });
+                }
+            }
+            Err(err) => {
+                failed = true;
+                outcome.notes.push(Note {
+                    line: line(&err.pointer),
+                    severity: Severity::Error,
+                    message: format!(
+                        "{}: {}: {}; file left alone",
+                        document.display_name(),
+                        field_path(&err.pointer),
+                        err.message
+                    ),
+                });
+            }
+        }
+    }
+    if failed {
+        for chunk in chunks.iter_mut() {
+            chunk.new_value = None;
+        }
+    }
+}
+
+/// Pass 2 for one file that converted: references follow the objects of this run (`templates`); then the text
+/// of a changed file is rewritten.
+fn follow_and_rewrite(
+    file: &SourceFile,
+    chunks: &mut [Chunk],
+    outcome: &mut FileOutcome,
+    templates: &[ConvertedTemplate],
+) {
+    if outcome.notes.iter().any(|n| matches!(n.severity, Severity::Error | Severity::NotServed)) {
+        return;
+    }
+    for chunk in chunks.iter_mut() {
+        let Some(document) = chunk.document.as_ref().filter(|d| is_full_object(d)) else { continue };
+        let mut value = chunk.new_value.clone().unwrap_or_else(|| document.value.clone());
+        let (followed, warnings) = follow_references(&mut value, templates);
+        for warning in warnings {
+            outcome.notes.push(Note {
+                line: chunk.first_line + document.line_of(&warning.pointer) - 1,
+                severity: Severity::Warning,
+                message: format!("{}: {}: {}", document.display_name(), field_path(&warning.pointer), warning.message),
+            });
+        }
+        if followed || chunk.new_value.is_some() {
+            chunk.new_value = Some(value);
+        }
+    }
+    let changed =
+        chunks.iter().any(|c| c.new_value.as_ref().is_some_and(|v| c.document.as_ref().is_some_and(|d| d.value != *v)));
+    if !changed {
+        return;
+    }
+    let text = rewrite(file, chunks, outcome);
+    if text != file.text {
+        outcome.converted = Some(text);
+    }
 }
 
 /// The file's text with every changed document edited in place.

@@ -70,109 +70,127 @@ type SecretKey<'a> = (&'a str, Option<&'a str>);
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if sink.wants(&[CREDENTIAL_SECRET, CREDENTIAL_SECRET_KEYS, CREDENTIAL_SECRET_MOVE]) {
-        // One finding per missing Secret (at its first user), naming every object that uses it.
-        let mut missing: Vec<(SecretKey<'_>, Vec<&AsoObject<'_>>)> = Vec::new();
-        for object in bundle.aso_objects() {
-            let Some(secret) = object.annotation(CREDENTIAL_FROM).and_then(Value::as_str).filter(|s| !s.is_empty())
-            else {
-                continue;
-            };
-            let namespace = bundle.namespace_of(object);
-            let found =
-                bundle.find_named("Secret", secret, namespace, |index| bundle.docs[index].api_version() == "v1");
-            if let Some(index) = found {
-                check_secret_content(bundle, index, sink);
-            } else {
-                match missing.iter_mut().find(|(key, _)| *key == (secret, namespace)) {
-                    Some((_, users)) => users.push(object),
-                    None => missing.push(((secret, namespace), vec![object])),
-                }
-            }
-        }
-        for ((secret, namespace), users) in missing {
-            let where_ = namespace.map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default();
-            // The same object written in two files of a repository is named once.
-            let mut names: Vec<String> = Vec::new();
-            for name in users.iter().map(|o| format!("{}/{}", o.kind(), o.name())) {
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            }
-            let first = users[0];
-            sink.emit(
-                CREDENTIAL_SECRET,
-                first.doc,
-                &first.pointer(&format!("/metadata/annotations/{}", escape_token(CREDENTIAL_FROM))),
-                format!(
-                    "credential Secret {secret:?}{where_} is not in the bundle; ASO reports \"credential secret \
-                     not found\" for {} unless it exists in the same namespace (keys AZURE_SUBSCRIPTION_ID, \
-                     AZURE_TENANT_ID, AZURE_CLIENT_ID, AUTH_MODE). Add it, or make sure it is applied separately",
-                    names.join(", ")
-                ),
-            );
-        }
+        check_credential_secrets(bundle, sink);
     }
     if sink.wants(&[USER_CREDENTIALS_NAME]) {
-        for (index, _) in bundle.capz(&["AzureASOManagedControlPlane"]) {
-            let Some(cluster_name) = bundle.cluster_name_of_control_plane(index) else {
-                continue;
-            };
-            let reserved = format!("{cluster_name}-kubeconfig");
-            for object in bundle.embedded(index) {
-                if !object.is(CONTAINERSERVICE_GROUP, "ManagedCluster") {
-                    continue;
-                }
-                let pointer = "/spec/operatorSpec/secrets/userCredentials/name";
-                if object.str_at(pointer) == Some(reserved.as_str()) {
-                    sink.emit(
-                        USER_CREDENTIALS_NAME,
-                        index,
-                        &object.pointer(pointer),
-                        format!(
-                            "userCredentials is named {reserved:?}, the Secret CAPZ itself writes the Cluster's \
-                             kubeconfig to; both would fight over it. Name it e.g. \"{cluster_name}-user-kubeconfig\""
-                        ),
-                    );
-                }
-            }
-        }
+        check_user_credentials_names(bundle, sink);
     }
     if sink.wants(&[SSH_PUBLIC_KEY]) {
-        let parser = &sink.selection.target().ssh_key_parser;
-        for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
-            let Some(key) = doc.value.at("/spec/sshPublicKey").and_then(Value::as_str).filter(|key| !key.is_empty())
-            else {
-                continue;
-            };
-            let problem = match go_std_base64(key) {
-                None if is_authorized_key(key, parser) => Some(
-                    "sshPublicKey is a plain OpenSSH public key, but CAPZ expects it base64-encoded (as \
-                     AZURE_SSH_PUBLIC_KEY_B64: `base64 -w0 < key.pub`)",
-                ),
-                None => Some("sshPublicKey is not properly base64 encoded; CAPZ's webhook rejects it"),
-                Some(decoded) if !is_authorized_key(&String::from_utf8_lossy(&decoded), parser) => Some(
-                    "sshPublicKey decodes, but not to an OpenSSH public key line (`ssh-rsa AAAA... comment`); CAPZ's \
-                     webhook rejects it",
-                ),
-                Some(_) => None,
-            };
-            if let Some(problem) = problem {
-                sink.emit(SSH_PUBLIC_KEY, index, "/spec/sshPublicKey", problem.to_string());
+        check_ssh_public_keys(bundle, sink);
+    }
+    if sink.wants(&[EMPTY_SSH_KEY]) {
+        check_empty_ssh_keys(bundle, sink);
+    }
+}
+
+/// Each ASO object's credential Secret: its content and move label when it is in the bundle, else a finding for
+/// each missing one.
+fn check_credential_secrets(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
+    // One finding per missing Secret (at its first user), naming every object that uses it.
+    let mut missing: Vec<(SecretKey<'_>, Vec<&AsoObject<'_>>)> = Vec::new();
+    for object in bundle.aso_objects() {
+        let Some(secret) = object.annotation(CREDENTIAL_FROM).and_then(Value::as_str).filter(|s| !s.is_empty()) else {
+            continue;
+        };
+        let namespace = bundle.namespace_of(object);
+        let found = bundle.find_named("Secret", secret, namespace, |index| bundle.docs[index].api_version() == "v1");
+        if let Some(index) = found {
+            check_secret_content(bundle, index, sink);
+        } else {
+            match missing.iter_mut().find(|(key, _)| *key == (secret, namespace)) {
+                Some((_, users)) => users.push(object),
+                None => missing.push(((secret, namespace), vec![object])),
             }
         }
     }
-    if sink.wants(&[EMPTY_SSH_KEY]) {
-        for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
-            if doc.value.at("/spec/sshPublicKey").and_then(Value::as_str) == Some("") {
+    for ((secret, namespace), users) in missing {
+        let where_ = namespace.map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default();
+        // The same object written in two files of a repository is named once.
+        let mut names: Vec<String> = Vec::new();
+        for name in users.iter().map(|o| format!("{}/{}", o.kind(), o.name())) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        let first = users[0];
+        sink.emit(
+            CREDENTIAL_SECRET,
+            first.doc,
+            &first.pointer(&format!("/metadata/annotations/{}", escape_token(CREDENTIAL_FROM))),
+            format!(
+                "credential Secret {secret:?}{where_} is not in the bundle; ASO reports \"credential secret \
+                 not found\" for {} unless it exists in the same namespace (keys AZURE_SUBSCRIPTION_ID, \
+                 AZURE_TENANT_ID, AZURE_CLIENT_ID, AUTH_MODE). Add it, or make sure it is applied separately",
+                names.join(", ")
+            ),
+        );
+    }
+}
+
+/// A ManagedCluster's userCredentials Secret must not take the name CAPZ writes the Cluster's kubeconfig to.
+fn check_user_credentials_names(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
+    for (index, _) in bundle.capz(&["AzureASOManagedControlPlane"]) {
+        let Some(cluster_name) = bundle.cluster_name_of_control_plane(index) else {
+            continue;
+        };
+        let reserved = format!("{cluster_name}-kubeconfig");
+        for object in bundle.embedded(index) {
+            if !object.is(CONTAINERSERVICE_GROUP, "ManagedCluster") {
+                continue;
+            }
+            let pointer = "/spec/operatorSpec/secrets/userCredentials/name";
+            if object.str_at(pointer) == Some(reserved.as_str()) {
                 sink.emit(
-                    EMPTY_SSH_KEY,
+                    USER_CREDENTIALS_NAME,
                     index,
-                    "/spec/sshPublicKey",
-                    "sshPublicKey is \"\": CAPZ's webhook generates a random key and the field is immutable, so this \
-                     manifest can never be re-applied unchanged. Set a base64 public key, or remove the field for no key"
-                        .to_string(),
+                    &object.pointer(pointer),
+                    format!(
+                        "userCredentials is named {reserved:?}, the Secret CAPZ itself writes the Cluster's \
+                         kubeconfig to; both would fight over it. Name it e.g. \"{cluster_name}-user-kubeconfig\""
+                    ),
                 );
             }
+        }
+    }
+}
+
+/// An AzureManagedControlPlane's sshPublicKey: base64 of an OpenSSH public key line.
+fn check_ssh_public_keys(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
+    let parser = &sink.selection.target().ssh_key_parser;
+    for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
+        let Some(key) = doc.value.at("/spec/sshPublicKey").and_then(Value::as_str).filter(|key| !key.is_empty()) else {
+            continue;
+        };
+        let problem = match go_std_base64(key) {
+            None if is_authorized_key(key, parser) => Some(
+                "sshPublicKey is a plain OpenSSH public key, but CAPZ expects it base64-encoded (as \
+                 AZURE_SSH_PUBLIC_KEY_B64: `base64 -w0 < key.pub`)",
+            ),
+            None => Some("sshPublicKey is not properly base64 encoded; CAPZ's webhook rejects it"),
+            Some(decoded) if !is_authorized_key(&String::from_utf8_lossy(&decoded), parser) => Some(
+                "sshPublicKey decodes, but not to an OpenSSH public key line (`ssh-rsa AAAA... comment`); CAPZ's \
+                 webhook rejects it",
+            ),
+            Some(_) => None,
+        };
+        if let Some(problem) = problem {
+            sink.emit(SSH_PUBLIC_KEY, index, "/spec/sshPublicKey", problem.to_string());
+        }
+    }
+}
+
+/// An empty sshPublicKey, which CAPZ's webhook replaces with a random immutable key.
+fn check_empty_ssh_keys(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
+    for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
+        if doc.value.at("/spec/sshPublicKey").and_then(Value::as_str) == Some("") {
+            sink.emit(
+                EMPTY_SSH_KEY,
+                index,
+                "/spec/sshPublicKey",
+                "sshPublicKey is \"\": CAPZ's webhook generates a random key and the field is immutable, so this \
+                 manifest can never be re-applied unchanged. Set a base64 public key, or remove the field for no key"
+                    .to_string(),
+            );
         }
     }
 }

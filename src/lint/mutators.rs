@@ -37,6 +37,13 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     ]) {
         return;
     }
+    check_control_planes(bundle, sink);
+    check_machine_pools(bundle, sink);
+}
+
+/// What CAPZ sets on each ManagedCluster from its control plane and Cluster: the Kubernetes version and the
+/// service and pod CIDRs.
+fn check_control_planes(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     for (index, doc) in bundle.capz(&["AzureASOManagedControlPlane", "AzureASOManagedControlPlaneTemplate"]) {
         let Some(cluster) = first(bundle.embedded(index), "ManagedCluster") else {
             continue;
@@ -84,6 +91,11 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
+}
+
+/// What CAPZ sets on each agent pool from its MachinePool: the orchestrator version, the count, and who manages
+/// the replicas of an autoscaled pool.
+fn check_machine_pools(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     for (index, _) in bundle.capz(&["AzureASOManagedMachinePool"]) {
         let Some(pool) = first(bundle.embedded(index), "ManagedClustersAgentPool") else {
             continue;

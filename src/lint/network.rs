@@ -53,107 +53,121 @@ fn dns_service_ip_problem(dns_service_ip: &str, service_cidrs: &[&str]) -> Optio
 
 pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if sink.wants(&[TEMPLATE_VNET_NAME]) {
-        for (index, doc) in bundle.capz(&["AzureManagedControlPlaneTemplate"]) {
-            let pointer = "/spec/template/spec/virtualNetwork/name";
-            if let Some(name) = doc.value.at(pointer).and_then(Value::as_str).filter(|n| !n.is_empty()) {
+        check_template_vnet_names(bundle, sink);
+    }
+    if sink.wants(&[CLUSTER_NETWORK_CIDRS, DNS_SERVICE_IP]) {
+        check_cluster_networks(bundle, sink);
+    }
+    if sink.wants(&[NETWORK_PLUGIN, TEMPLATE_INSTANCE]) {
+        check_network_plugins(bundle, sink);
+    }
+}
+
+/// A virtual network name in a template, which every Cluster of the ClusterClass would share.
+fn check_template_vnet_names(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
+    for (index, doc) in bundle.capz(&["AzureManagedControlPlaneTemplate"]) {
+        let pointer = "/spec/template/spec/virtualNetwork/name";
+        if let Some(name) = doc.value.at(pointer).and_then(Value::as_str).filter(|n| !n.is_empty()) {
+            sink.emit(
+                TEMPLATE_VNET_NAME,
+                index,
+                pointer,
+                format!(
+                    "virtualNetwork.name {name:?} in a template is shared by every Cluster of the ClusterClass, \
+                     but virtual network names cannot be reused across clusters. Remove it (CAPZ defaults it per \
+                     Cluster)"
+                ),
+            );
+        }
+    }
+}
+
+/// The Cluster's CIDR blocks as CAPZ reads them for its control plane: one per network, the DNS service IP
+/// inside the services CIDR.
+fn check_cluster_networks(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
+    for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
+        // validateManagedClusterNetwork reads the Cluster the cluster-name label names; an unlabelled
+        // AzureManagedControlPlane gets its Cluster's name at CAPI's first update, a template never.
+        let label = doc.value.at("/metadata/labels").and_then(|labels| labels.get(CLUSTER_NAME_LABEL));
+        let cluster = match label {
+            Some(label) => bundle.find_named("Cluster", label.as_str().unwrap_or(""), bundle.namespace(index), |c| {
+                bundle.group(c) == CAPI_GROUP
+            }),
+            None if doc.kind() == "AzureManagedControlPlane" => bundle.cluster_for_control_plane(index),
+            None => None,
+        };
+        let Some(cluster) = cluster else {
+            continue;
+        };
+        let root = spec_root(doc);
+        let cluster_doc = &bundle.docs[cluster];
+        let blocks = |network: &str| -> Vec<&str> {
+            cluster_doc
+                .value
+                .at(&format!("/spec/clusterNetwork/{network}/cidrBlocks"))
+                .and_then(Value::as_array)
+                .map(|items| items.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default()
+        };
+        // CAPZ rejects the AzureManagedControlPlane (the Cluster itself is accepted); the message names the
+        // Cluster's field as CAPZ does (Cluster.spec.clusterNetwork.<network>.cidrBlocks).
+        for network in ["services", "pods"] {
+            let count = blocks(network).len();
+            if count > 1 {
                 sink.emit(
-                    TEMPLATE_VNET_NAME,
+                    CLUSTER_NETWORK_CIDRS,
                     index,
-                    pointer,
+                    "/metadata/name",
                     format!(
-                        "virtualNetwork.name {name:?} in a template is shared by every Cluster of the ClusterClass, \
-                         but virtual network names cannot be reused across clusters. Remove it (CAPZ defaults it per \
-                         Cluster)"
+                        "Cluster {:?} has {count} spec.clusterNetwork.{network}.cidrBlocks, but AKS supports one; \
+                         {}. Keep a single CIDR",
+                        cluster_doc.name(),
+                        when_labelled(doc)
                     ),
                 );
             }
         }
+        let pointer = format!("{root}/dnsServiceIP");
+        if let Some(dns_service_ip) = doc.value.at(&pointer).and_then(Value::as_str)
+            && let Some(problem) = dns_service_ip_problem(dns_service_ip, &blocks("services"))
+        {
+            sink.emit(DNS_SERVICE_IP, index, &pointer, format!("{problem}; {}", when_labelled(doc)));
+        }
     }
-    if sink.wants(&[CLUSTER_NETWORK_CIDRS, DNS_SERVICE_IP]) {
-        for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
-            // validateManagedClusterNetwork reads the Cluster the cluster-name label names; an unlabelled
-            // AzureManagedControlPlane gets its Cluster's name at CAPI's first update, a template never.
-            let label = doc.value.at("/metadata/labels").and_then(|labels| labels.get(CLUSTER_NAME_LABEL));
-            let cluster = match label {
-                Some(label) => {
-                    bundle.find_named("Cluster", label.as_str().unwrap_or(""), bundle.namespace(index), |c| {
-                        bundle.group(c) == CAPI_GROUP
-                    })
-                }
-                None if doc.kind() == "AzureManagedControlPlane" => bundle.cluster_for_control_plane(index),
-                None => None,
-            };
-            let Some(cluster) = cluster else {
-                continue;
-            };
-            let root = spec_root(doc);
-            let cluster_doc = &bundle.docs[cluster];
-            let blocks = |network: &str| -> Vec<&str> {
-                cluster_doc
-                    .value
-                    .at(&format!("/spec/clusterNetwork/{network}/cidrBlocks"))
-                    .and_then(Value::as_array)
-                    .map(|items| items.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default()
-            };
-            // CAPZ rejects the AzureManagedControlPlane (the Cluster itself is accepted); the message names the
-            // Cluster's field as CAPZ does (Cluster.spec.clusterNetwork.<network>.cidrBlocks).
-            for network in ["services", "pods"] {
-                let count = blocks(network).len();
-                if count > 1 {
-                    sink.emit(
-                        CLUSTER_NETWORK_CIDRS,
-                        index,
-                        "/metadata/name",
-                        format!(
-                            "Cluster {:?} has {count} spec.clusterNetwork.{network}.cidrBlocks, but AKS supports one; \
-                             {}. Keep a single CIDR",
-                            cluster_doc.name(),
-                            when_labelled(doc)
-                        ),
-                    );
-                }
-            }
-            let pointer = format!("{root}/dnsServiceIP");
-            if let Some(dns_service_ip) = doc.value.at(&pointer).and_then(Value::as_str)
-                && let Some(problem) = dns_service_ip_problem(dns_service_ip, &blocks("services"))
-            {
-                sink.emit(DNS_SERVICE_IP, index, &pointer, format!("{problem}; {}", when_labelled(doc)));
+}
+
+/// The network plugin, mode, policy and dataplane of control planes, templates and ASO ManagedClusters.
+fn check_network_plugins(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
+    for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
+        let root = spec_root(doc);
+        let field = |name: &str| doc.value.at(&format!("{root}/{name}")).and_then(Value::as_str);
+        let settings = Settings {
+            plugin: field("networkPlugin"),
+            mode: field("networkPluginMode"),
+            policy: field("networkPolicy"),
+            dataplane: field("networkDataplane"),
+            // CAPZ insists on an explicit cilium policy with the cilium dataplane.
+            policy_required: true,
+            // And on overlay mode (validateNetworkDataplane).
+            cilium_needs_overlay: true,
+        };
+        for (name, message) in settings.problems() {
+            // validateAzureManagedControlPlaneTemplate does not call validateAzureManagedControlPlaneNetworkPluginMode:
+            // the template is accepted and each AzureManagedControlPlane made from it is rejected.
+            if root != "/spec" && name == "networkPluginMode" {
+                let message = format!(
+                    "{message}. CAPZ's template webhook accepts this, but rejects every AzureManagedControlPlane \
+                     the topology controller creates from the template"
+                );
+                sink.emit(TEMPLATE_INSTANCE, index, &format!("{root}/{name}"), message);
+            } else {
+                sink.emit(NETWORK_PLUGIN, index, &format!("{root}/{name}"), message);
             }
         }
     }
-    if sink.wants(&[NETWORK_PLUGIN, TEMPLATE_INSTANCE]) {
-        for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
-            let root = spec_root(doc);
-            let field = |name: &str| doc.value.at(&format!("{root}/{name}")).and_then(Value::as_str);
-            let settings = Settings {
-                plugin: field("networkPlugin"),
-                mode: field("networkPluginMode"),
-                policy: field("networkPolicy"),
-                dataplane: field("networkDataplane"),
-                // CAPZ insists on an explicit cilium policy with the cilium dataplane.
-                policy_required: true,
-                // And on overlay mode (validateNetworkDataplane).
-                cilium_needs_overlay: true,
-            };
-            for (name, message) in settings.problems() {
-                // validateAzureManagedControlPlaneTemplate does not call validateAzureManagedControlPlaneNetworkPluginMode:
-                // the template is accepted and each AzureManagedControlPlane made from it is rejected.
-                if root != "/spec" && name == "networkPluginMode" {
-                    let message = format!(
-                        "{message}. CAPZ's template webhook accepts this, but rejects every AzureManagedControlPlane \
-                         the topology controller creates from the template"
-                    );
-                    sink.emit(TEMPLATE_INSTANCE, index, &format!("{root}/{name}"), message);
-                } else {
-                    sink.emit(NETWORK_PLUGIN, index, &format!("{root}/{name}"), message);
-                }
-            }
-        }
-        for object in bundle.aso_objects() {
-            if object.is(CONTAINERSERVICE_GROUP, "ManagedCluster") {
-                check_aso(object, sink);
-            }
+    for object in bundle.aso_objects() {
+        if object.is(CONTAINERSERVICE_GROUP, "ManagedCluster") {
+            check_aso(object, sink);
         }
     }
 }

@@ -84,39 +84,7 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
             ));
         }
     }
-    let public_ip = spec.field("enableNodePublicIP").and_then(Value::as_bool) == Some(true);
-    match shape {
-        Shape::Capz { .. } => {
-            if let Some(id) = spec.field("nodePublicIPPrefixID").and_then(Value::as_str) {
-                if !PUBLIC_IP_PREFIX_ID.is_match(id) {
-                    found.push((
-                        NODE_PUBLIC_IP,
-                        "nodePublicIPPrefixID".to_string(),
-                        format!(
-                            "nodePublicIPPrefixID {id:?} is not a public IP prefix resource id \
-                             (/subscriptions/<uuid>/resourceGroups/<group>/providers/Microsoft.Network/publicIPPrefixes/<name>)"
-                        ),
-                    ));
-                }
-                if !public_ip {
-                    found.push((
-                        NODE_PUBLIC_IP,
-                        "enableNodePublicIP".to_string(),
-                        "enableNodePublicIP must be true when nodePublicIPPrefixID is set".to_string(),
-                    ));
-                }
-            }
-        }
-        Shape::Aso => {
-            if spec.field("nodePublicIPPrefixReference").is_some_and(Value::is_object) && !public_ip {
-                found.push((
-                    NODE_PUBLIC_IP,
-                    "enableNodePublicIP".to_string(),
-                    "enableNodePublicIP must be true when nodePublicIPPrefixReference is set".to_string(),
-                ));
-            }
-        }
-    }
+    public_ip_problems(spec, shape, &mut found);
     if let Shape::Capz { template } = shape
         && let Some(subnet) = spec.field("subnetName").and_then(Value::as_str)
         && !SUBNET.is_match(subnet)
@@ -165,6 +133,43 @@ fn problems(spec: &Map<String, Value>, shape: Shape) -> Vec<Problem> {
         linux_problems(linux, kubelet, port_range_field, &mut found);
     }
     found
+}
+
+/// A node public IP prefix needs node public IPs on (and, on CAPZ's pools, a public IP prefix resource ID).
+fn public_ip_problems(spec: &Map<String, Value>, shape: Shape, found: &mut Vec<Problem>) {
+    let public_ip = spec.field("enableNodePublicIP").and_then(Value::as_bool) == Some(true);
+    match shape {
+        Shape::Capz { .. } => {
+            if let Some(id) = spec.field("nodePublicIPPrefixID").and_then(Value::as_str) {
+                if !PUBLIC_IP_PREFIX_ID.is_match(id) {
+                    found.push((
+                        NODE_PUBLIC_IP,
+                        "nodePublicIPPrefixID".to_string(),
+                        format!(
+                            "nodePublicIPPrefixID {id:?} is not a public IP prefix resource id \
+                             (/subscriptions/<uuid>/resourceGroups/<group>/providers/Microsoft.Network/publicIPPrefixes/<name>)"
+                        ),
+                    ));
+                }
+                if !public_ip {
+                    found.push((
+                        NODE_PUBLIC_IP,
+                        "enableNodePublicIP".to_string(),
+                        "enableNodePublicIP must be true when nodePublicIPPrefixID is set".to_string(),
+                    ));
+                }
+            }
+        }
+        Shape::Aso => {
+            if spec.field("nodePublicIPPrefixReference").is_some_and(Value::is_object) && !public_ip {
+                found.push((
+                    NODE_PUBLIC_IP,
+                    "enableNodePublicIP".to_string(),
+                    "enableNodePublicIP must be true when nodePublicIPPrefixReference is set".to_string(),
+                ));
+            }
+        }
+    }
 }
 
 /// CAPZ's `validateKubeletConfig` returns at its first problem: cpuCfsQuotaPeriod, the image GC thresholds, then

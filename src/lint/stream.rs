@@ -395,6 +395,8 @@ impl StreamedBundle {
 
     /// The documents in groups of related documents (each group in input order; groups by their first document),
     /// a group split by scope where it holds copies of one object that differ (see [`Duplicates`]).
+    // Long: one union-find pass over the documents and the names they hold: its steps share the parent array,
+    // the holders of shared names and each set's groups, which split functions would all pass around.
     fn groups(&self, duplicates: &Duplicates) -> Vec<Group<'_>> {
         if self.kept.iter().any(|kept| kept.namespaces.own.is_none()) {
             let all = (0..self.kept.len()).collect();

@@ -63,6 +63,76 @@ fn set_non_empty_str(spec: &mut Map<String, Value>, key: &str, value: Option<&st
     }
 }
 
+/// `nodeTaints`: each taint as `key=value:effect`.
+fn node_taints(taints: &[Value]) -> Value {
+    let strings: Vec<String> = taints
+        .iter()
+        .map(|t| {
+            format!(
+                "{}={}:{}",
+                str_at(t, "/key").unwrap_or(""),
+                str_at(t, "/value").unwrap_or(""),
+                str_at(t, "/effect").unwrap_or("")
+            )
+        })
+        .collect();
+    json!(strings)
+}
+
+/// `kubeletConfig`: the fields ASO has, and the allowed unsafe sysctls when there are some.
+fn kubelet_config(kubelet: &Value) -> Value {
+    let mut config = Map::new();
+    copy_fields(
+        Some(kubelet),
+        &[
+            "cpuManagerPolicy",
+            "cpuCfsQuota",
+            "cpuCfsQuotaPeriod",
+            "imageGcHighThreshold",
+            "imageGcLowThreshold",
+            "topologyManagerPolicy",
+            "failSwapOn",
+            "containerLogMaxSizeMB",
+            "containerLogMaxFiles",
+            "podMaxPids",
+        ],
+        &mut config,
+    );
+    if let Some(sysctls) = kubelet.field("allowedUnsafeSysctls").filter(|s| s.as_array().is_some_and(|a| !a.is_empty()))
+    {
+        config.insert("allowedUnsafeSysctls".into(), sysctls.clone());
+    }
+    Value::Object(config)
+}
+
+/// The ARM ID of the pool's subnet: its own, or the control plane's, in the control plane's virtual network.
+fn subnet_id(cp: &Value, ammp: &Value) -> String {
+    let subnet = str_at(ammp, "/spec/subnetName").or_else(|| str_at(cp, "/spec/virtualNetwork/subnet/name"));
+    format!(
+        "/subscriptions/{}/resourceGroups/{}/providers/Microsoft.Network/virtualNetworks/{}/subnets/{}",
+        str_at(cp, "/spec/subscriptionID").unwrap_or(""),
+        str_at(cp, "/spec/virtualNetwork/resourceGroup").unwrap_or(""),
+        str_at(cp, "/spec/virtualNetwork/name").unwrap_or(""),
+        subnet.unwrap_or(""),
+    )
+}
+
+/// `linuxOSConfig`: swap and transparent huge pages, and the sysctls under their ASO names.
+fn linux_os_config(linux: &Value) -> Value {
+    let mut config = Map::new();
+    copy_fields(
+        Some(linux),
+        &["swapFileSizeMB", "transparentHugePageEnabled", "transparentHugePageDefrag"],
+        &mut config,
+    );
+    if let Some(sysctls) = linux.field("sysctls").and_then(Value::as_object) {
+        let renamed: Map<String, Value> =
+            sysctls.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (aso_sysctl_name(k), v.clone())).collect();
+        config.insert("sysctls".into(), Value::Object(renamed));
+    }
+    Value::Object(config)
+}
+
 /// `AgentPoolSpec.Parameters` on an empty cluster (no existing object).
 fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
     let cp = &defaulted.control_plane;
@@ -100,18 +170,7 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
         spec.insert("nodeLabels".into(), labels.clone());
     }
     if let Some(taints) = p("taints").and_then(Value::as_array).filter(|t| !t.is_empty()) {
-        let strings: Vec<String> = taints
-            .iter()
-            .map(|t| {
-                format!(
-                    "{}={}:{}",
-                    str_at(t, "/key").unwrap_or(""),
-                    str_at(t, "/value").unwrap_or(""),
-                    str_at(t, "/effect").unwrap_or("")
-                )
-            })
-            .collect();
-        spec.insert("nodeTaints".into(), json!(strings));
+        spec.insert("nodeTaints".into(), node_taints(taints));
     }
     spec.insert("osDiskSizeGB".into(), json!(p("osDiskSizeGB").and_then(Value::as_i64).unwrap_or(0)));
     set_non_empty_str(&mut spec, "osDiskType", p("osDiskType").and_then(Value::as_str));
@@ -131,61 +190,18 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
         spec.insert("orchestratorVersion".into(), json!(version.trim_start_matches('v')));
     }
     if let Some(kubelet) = p("kubeletConfig") {
-        let mut config = Map::new();
-        copy_fields(
-            Some(kubelet),
-            &[
-                "cpuManagerPolicy",
-                "cpuCfsQuota",
-                "cpuCfsQuotaPeriod",
-                "imageGcHighThreshold",
-                "imageGcLowThreshold",
-                "topologyManagerPolicy",
-                "failSwapOn",
-                "containerLogMaxSizeMB",
-                "containerLogMaxFiles",
-                "podMaxPids",
-            ],
-            &mut config,
-        );
-        if let Some(sysctls) =
-            kubelet.field("allowedUnsafeSysctls").filter(|s| s.as_array().is_some_and(|a| !a.is_empty()))
-        {
-            config.insert("allowedUnsafeSysctls".into(), sysctls.clone());
-        }
-        spec.insert("kubeletConfig".into(), Value::Object(config));
+        spec.insert("kubeletConfig".into(), kubelet_config(kubelet));
     }
     set_non_empty_str(&mut spec, "vmSize", p("sku").and_then(Value::as_str));
     if let Some(price) = p("spotMaxPrice").and_then(quantity_to_f64) {
         spec.insert("spotMaxPrice".into(), json!(price));
     }
-    let subnet = str_at(ammp, "/spec/subnetName").or_else(|| str_at(cp, "/spec/virtualNetwork/subnet/name"));
-    spec.insert(
-        "vnetSubnetReference".into(),
-        json!({"armId": format!(
-            "/subscriptions/{}/resourceGroups/{}/providers/Microsoft.Network/virtualNetworks/{}/subnets/{}",
-            str_at(cp, "/spec/subscriptionID").unwrap_or(""),
-            str_at(cp, "/spec/virtualNetwork/resourceGroup").unwrap_or(""),
-            str_at(cp, "/spec/virtualNetwork/name").unwrap_or(""),
-            subnet.unwrap_or(""),
-        )}),
-    );
+    spec.insert("vnetSubnetReference".into(), json!({"armId": subnet_id(cp, ammp)}));
     if let Some(prefix) = p("nodePublicIPPrefixID").and_then(Value::as_str).filter(|s| !s.is_empty()) {
         spec.insert("nodePublicIPPrefixReference".into(), json!({"armId": prefix}));
     }
     if let Some(linux) = p("linuxOSConfig") {
-        let mut config = Map::new();
-        copy_fields(
-            Some(linux),
-            &["swapFileSizeMB", "transparentHugePageEnabled", "transparentHugePageDefrag"],
-            &mut config,
-        );
-        if let Some(sysctls) = linux.field("sysctls").and_then(Value::as_object) {
-            let renamed: Map<String, Value> =
-                sysctls.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (aso_sysctl_name(k), v.clone())).collect();
-            config.insert("sysctls".into(), Value::Object(renamed));
-        }
-        spec.insert("linuxOSConfig".into(), Value::Object(config));
+        spec.insert("linuxOSConfig".into(), linux_os_config(linux));
     }
     let api_version = if preview(defaulted) { PREVIEW } else { STABLE };
     aso_object(api_version, "ManagedClustersAgentPool", spec)

@@ -212,16 +212,7 @@ fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, T
     }
     spec.insert("servicePrincipalProfile".into(), json!({"clientId": "msi"}));
     if let Some(autoscaler) = s("autoscalerProfile").and_then(Value::as_object) {
-        let mut profile = Map::new();
-        for (key, value) in autoscaler.iter().filter(|(_, v)| !v.is_null()) {
-            let value = if key == "expander" {
-                json!(canonical(value.as_str().unwrap_or(""), &["least-waste", "most-pods", "priority", "random"]))
-            } else {
-                value.clone()
-            };
-            profile.insert(kebab(key), value);
-        }
-        spec.insert("autoScalerProfile".into(), Value::Object(profile));
+        spec.insert("autoScalerProfile".into(), autoscaler_profile(autoscaler));
     }
     spec.insert("networkProfile".into(), network_profile(defaulted, spec_in)?);
 
@@ -240,110 +231,34 @@ fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, T
     let mut operator = Map::new();
 
     if let Some(aad) = s("aadProfile").filter(|v| v.is_object()) {
-        let managed = bool_at(aad, "/managed").unwrap_or(false);
-        let mut profile = Map::new();
-        profile.insert("managed".into(), json!(managed));
-        profile.insert("enableAzureRBAC".into(), json!(managed));
-        if let Some(groups) = aad.field("adminGroupObjectIDs").filter(|g| g.as_array().is_some_and(|a| !a.is_empty())) {
-            profile.insert("adminGroupObjectIDs".into(), groups.clone());
-        }
-        spec.insert("aadProfile".into(), Value::Object(profile));
-        if let Some(disable) = s("disableLocalAccounts") {
-            spec.insert("disableLocalAccounts".into(), disable.clone());
-            if disable.as_bool() == Some(true) {
-                secrets.remove("adminCredentials");
-            }
-        }
-        if managed {
-            secrets.insert("userCredentials".into(), kubeconfig_secret(format!("{cluster}-user-aso-kubeconfig")));
-        }
+        insert_aad_profile(aad, s("disableLocalAccounts"), cluster, &mut spec, &mut secrets);
     }
     if let Some(addons) = s("addonProfiles").and_then(Value::as_array).filter(|a| !a.is_empty()) {
-        let mut profiles = Map::new();
-        for addon in addons {
-            let mut profile = Map::new();
-            profile.insert("enabled".into(), json!(bool_at(addon, "/enabled").unwrap_or(false)));
-            if let Some(config) = addon.field("config").filter(|c| c.as_object().is_some_and(|m| !m.is_empty())) {
-                profile.insert("config".into(), config.clone());
-            }
-            profiles.insert(str_at(addon, "/name").unwrap_or("").to_string(), Value::Object(profile));
-        }
-        spec.insert("addonProfiles".into(), Value::Object(profiles));
+        spec.insert("addonProfiles".into(), addon_profiles(addons));
     }
     if let Some(sku) = s("sku").filter(|v| v.is_object()) {
         let tier = canonical(str_at(sku, "/tier").unwrap_or(""), &["Free", "Premium", "Standard"]);
         spec.insert("sku".into(), json!({"name": "Base", "tier": tier}));
     }
     if let Some(access) = s("apiServerAccessProfile").filter(|v| v.is_object()) {
-        let mut profile = Map::new();
-        for field in ["enablePrivateCluster", "privateDNSZone", "enablePrivateClusterPublicFQDN"] {
-            if let Some(v) = access.field(field).filter(|v| !v.is_null()) {
-                profile.insert(field.into(), v.clone());
-            }
-        }
-        if let Some(ranges) = access.field("authorizedIPRanges").filter(|r| r.as_array().is_some_and(|a| !a.is_empty()))
-        {
-            profile.insert("authorizedIPRanges".into(), ranges.clone());
-        }
-        spec.insert("apiServerAccessProfile".into(), Value::Object(profile));
+        spec.insert("apiServerAccessProfile".into(), api_server_access_profile(access));
     }
-    if let Some(identity) = s("identity").filter(|v| v.is_object()) {
-        let kind = str_at(identity, "/type").unwrap_or("");
-        if !kind.is_empty() {
-            let kind = canonical(kind, &["None", "SystemAssigned", "UserAssigned"]);
-            let mut out = Map::new();
-            out.insert("type".into(), json!(kind));
-            if kind == "UserAssigned" {
-                let id = str_at(identity, "/userAssignedIdentityResourceID").unwrap_or("");
-                if id.is_empty() {
-                    return Err(invalid(
-                        defaulted,
-                        "/spec/identity",
-                        "Identity is not valid: Identity is set to \"UserAssigned\" but no UserAssignedIdentityResourceID is present".into(),
-                    ));
-                }
-                out.insert("userAssignedIdentities".into(), json!([{"reference": {"armId": id}}]));
-            }
-            spec.insert("identity".into(), Value::Object(out));
-        }
+    if let Some(identity) = s("identity").filter(|v| v.is_object())
+        && let Some(identity) = identity_of(defaulted, identity)?
+    {
+        spec.insert("identity".into(), identity);
     }
     if let Some(kubelet) = s("kubeletUserAssignedIdentity").and_then(Value::as_str).filter(|k| !k.is_empty()) {
         spec.insert("identityProfile".into(), json!({"kubeletidentity": {"resourceReference": {"armId": kubelet}}}));
     }
     if let Some(proxy) = s("httpProxyConfig").filter(|v| v.is_object()) {
-        let mut out = Map::new();
-        for (from, to) in [("httpProxy", "httpProxy"), ("httpsProxy", "httpsProxy"), ("trustedCa", "trustedCa")] {
-            if let Some(v) = proxy.field(from).filter(|v| !v.is_null()) {
-                out.insert(to.into(), v.clone());
-            }
-        }
-        if let Some(no_proxy) = proxy.field("noProxy").filter(|r| r.as_array().is_some_and(|a| !a.is_empty())) {
-            out.insert("noProxy".into(), no_proxy.clone());
-        }
-        spec.insert("httpProxyConfig".into(), Value::Object(out));
+        spec.insert("httpProxyConfig".into(), http_proxy_config(proxy));
     }
     if let Some(oidc) = s("oidcIssuerProfile").filter(|v| v.is_object()) {
-        let mut out = Map::new();
-        if let Some(enabled) = oidc.field("enabled").filter(|v| !v.is_null()) {
-            out.insert("enabled".into(), enabled.clone());
-        }
-        spec.insert("oidcIssuerProfile".into(), Value::Object(out));
-        if bool_at(oidc, "/enabled") == Some(true) {
-            operator.insert(
-                "configMaps".into(),
-                json!({"oidcIssuerProfile": {"name": format!("{cluster}-aso-oidc-issuer-profile"), "key": "oidc-issuer-profile-url"}}),
-            );
-        }
+        insert_oidc_issuer_profile(oidc, cluster, &mut spec, &mut operator);
     }
     if let Some(upgrade) = s("autoUpgradeProfile").filter(|v| v.is_object()) {
-        let mut out = Map::new();
-        if let Some(channel) = str_at(upgrade, "/upgradeChannel") {
-            out.insert(
-                "upgradeChannel".into(),
-                json!(canonical(channel, &["node-image", "none", "patch", "rapid", "stable"])),
-            );
-        }
-        spec.insert("autoUpgradeProfile".into(), Value::Object(out));
+        spec.insert("autoUpgradeProfile".into(), auto_upgrade_profile(upgrade));
     }
     if let Some(security) = s("securityProfile").filter(|v| v.is_object()) {
         spec.insert("securityProfile".into(), security_profile(security));
@@ -358,6 +273,145 @@ fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, T
     }
     let api_version = if preview(defaulted) { PREVIEW } else { STABLE };
     Ok(aso_object(api_version, "ManagedCluster", spec))
+}
+
+/// `autoScalerProfile`: the non-null fields in kebab case, `expander` canonical.
+fn autoscaler_profile(autoscaler: &Map<String, Value>) -> Value {
+    let mut profile = Map::new();
+    for (key, value) in autoscaler.iter().filter(|(_, v)| !v.is_null()) {
+        let value = if key == "expander" {
+            json!(canonical(value.as_str().unwrap_or(""), &["least-waste", "most-pods", "priority", "random"]))
+        } else {
+            value.clone()
+        };
+        profile.insert(kebab(key), value);
+    }
+    Value::Object(profile)
+}
+
+/// `aadProfile` and `disableLocalAccounts`, with the kubeconfig Secrets they call for: no admin credentials when
+/// local accounts are off, user credentials for managed AAD.
+fn insert_aad_profile(
+    aad: &Value,
+    disable_local_accounts: Option<&Value>,
+    cluster: &str,
+    spec: &mut Map<String, Value>,
+    secrets: &mut Map<String, Value>,
+) {
+    let managed = bool_at(aad, "/managed").unwrap_or(false);
+    let mut profile = Map::new();
+    profile.insert("managed".into(), json!(managed));
+    profile.insert("enableAzureRBAC".into(), json!(managed));
+    if let Some(groups) = aad.field("adminGroupObjectIDs").filter(|g| g.as_array().is_some_and(|a| !a.is_empty())) {
+        profile.insert("adminGroupObjectIDs".into(), groups.clone());
+    }
+    spec.insert("aadProfile".into(), Value::Object(profile));
+    if let Some(disable) = disable_local_accounts {
+        spec.insert("disableLocalAccounts".into(), disable.clone());
+        if disable.as_bool() == Some(true) {
+            secrets.remove("adminCredentials");
+        }
+    }
+    if managed {
+        secrets.insert("userCredentials".into(), kubeconfig_secret(format!("{cluster}-user-aso-kubeconfig")));
+    }
+}
+
+/// `addonProfiles`, keyed by name.
+fn addon_profiles(addons: &[Value]) -> Value {
+    let mut profiles = Map::new();
+    for addon in addons {
+        let mut profile = Map::new();
+        profile.insert("enabled".into(), json!(bool_at(addon, "/enabled").unwrap_or(false)));
+        if let Some(config) = addon.field("config").filter(|c| c.as_object().is_some_and(|m| !m.is_empty())) {
+            profile.insert("config".into(), config.clone());
+        }
+        profiles.insert(str_at(addon, "/name").unwrap_or("").to_string(), Value::Object(profile));
+    }
+    Value::Object(profiles)
+}
+
+/// `apiServerAccessProfile`: its non-null fields, and the authorized IP ranges when there are some.
+fn api_server_access_profile(access: &Value) -> Value {
+    let mut profile = Map::new();
+    for field in ["enablePrivateCluster", "privateDNSZone", "enablePrivateClusterPublicFQDN"] {
+        if let Some(v) = access.field(field).filter(|v| !v.is_null()) {
+            profile.insert(field.into(), v.clone());
+        }
+    }
+    if let Some(ranges) = access.field("authorizedIPRanges").filter(|r| r.as_array().is_some_and(|a| !a.is_empty())) {
+        profile.insert("authorizedIPRanges".into(), ranges.clone());
+    }
+    Value::Object(profile)
+}
+
+/// The cluster's `identity` when the control plane names a type; a user-assigned one needs its resource ID.
+fn identity_of(defaulted: &Defaulted<'_>, identity: &Value) -> Result<Option<Value>, TranslateError> {
+    let kind = str_at(identity, "/type").unwrap_or("");
+    if kind.is_empty() {
+        return Ok(None);
+    }
+    let kind = canonical(kind, &["None", "SystemAssigned", "UserAssigned"]);
+    let mut out = Map::new();
+    out.insert("type".into(), json!(kind));
+    if kind == "UserAssigned" {
+        let id = str_at(identity, "/userAssignedIdentityResourceID").unwrap_or("");
+        if id.is_empty() {
+            return Err(invalid(
+                defaulted,
+                "/spec/identity",
+                "Identity is not valid: Identity is set to \"UserAssigned\" but no UserAssignedIdentityResourceID is present".into(),
+            ));
+        }
+        out.insert("userAssignedIdentities".into(), json!([{"reference": {"armId": id}}]));
+    }
+    Ok(Some(Value::Object(out)))
+}
+
+/// `httpProxyConfig`: its non-null fields, and `noProxy` when it lists some.
+fn http_proxy_config(proxy: &Value) -> Value {
+    let mut out = Map::new();
+    for (from, to) in [("httpProxy", "httpProxy"), ("httpsProxy", "httpsProxy"), ("trustedCa", "trustedCa")] {
+        if let Some(v) = proxy.field(from).filter(|v| !v.is_null()) {
+            out.insert(to.into(), v.clone());
+        }
+    }
+    if let Some(no_proxy) = proxy.field("noProxy").filter(|r| r.as_array().is_some_and(|a| !a.is_empty())) {
+        out.insert("noProxy".into(), no_proxy.clone());
+    }
+    Value::Object(out)
+}
+
+/// `oidcIssuerProfile`, and the ConfigMap of its issuer URL when it is enabled.
+fn insert_oidc_issuer_profile(
+    oidc: &Value,
+    cluster: &str,
+    spec: &mut Map<String, Value>,
+    operator: &mut Map<String, Value>,
+) {
+    let mut out = Map::new();
+    if let Some(enabled) = oidc.field("enabled").filter(|v| !v.is_null()) {
+        out.insert("enabled".into(), enabled.clone());
+    }
+    spec.insert("oidcIssuerProfile".into(), Value::Object(out));
+    if bool_at(oidc, "/enabled") == Some(true) {
+        operator.insert(
+            "configMaps".into(),
+            json!({"oidcIssuerProfile": {"name": format!("{cluster}-aso-oidc-issuer-profile"), "key": "oidc-issuer-profile-url"}}),
+        );
+    }
+}
+
+/// `autoUpgradeProfile`, its channel canonical.
+fn auto_upgrade_profile(upgrade: &Value) -> Value {
+    let mut out = Map::new();
+    if let Some(channel) = str_at(upgrade, "/upgradeChannel") {
+        out.insert(
+            "upgradeChannel".into(),
+            json!(canonical(channel, &["node-image", "none", "patch", "rapid", "stable"])),
+        );
+    }
+    Value::Object(out)
 }
 
 /// `GetAllAgentPools`: no MachinePool above the control plane's version, at least one System pool.

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::model::{OsType, Params, PoolMode, schema};
+use super::model::{OsType, Params, Pool, PoolMode, schema};
 use super::sources::{ENV_ALIASES, Layered, Source, display_path, env_alias};
 use super::{Missing, ParamsError, Problem};
 
@@ -291,71 +291,81 @@ fn semantic_problems(params: &Params, layered: &Layered, problems: &mut Vec<Prob
     }
     let mut names = BTreeSet::new();
     for (i, pool) in params.pools.iter().enumerate() {
-        let base = format!("/pools/{i}");
-        let max = if pool.os_type == OsType::Windows { 6 } else { 12 };
-        let valid = pool.name.len() <= max
-            && pool.name.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
-            && pool.name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
-        if !valid {
-            add(
-                &format!("{base}/name"),
-                format!(
-                    "{:?} is not a valid AKS pool name: lowercase letters and digits, starting with a letter, at most {max} characters{}",
-                    pool.name,
-                    if pool.os_type == OsType::Windows { " for Windows" } else { " for Linux" }
-                ),
-            );
-        }
-        if !names.insert(pool.name.clone()) {
-            add(&format!("{base}/name"), format!("pool name {:?} is used twice", pool.name));
-        }
-        let replicas = pool.replicas.unwrap_or(0);
-        if pool.mode == PoolMode::System {
-            if pool.os_type != OsType::Linux {
-                add(&format!("{base}/osType"), "a System pool must run Linux".to_string());
-            }
-            if replicas < 1 {
-                let pointer = if layered.value.pointer(&format!("{base}/replicas")).is_some_and(|v| !v.is_null()) {
-                    format!("{base}/replicas")
-                } else {
-                    "/poolDefaults/replicas".to_string()
-                };
-                problems_push_system(&pool.name, i, &pointer, layered, &mut add);
-            }
-        }
-        if let Some(scaling) = pool.autoscaling {
-            if scaling.min_count > scaling.max_count {
-                add(
-                    &format!("{base}/autoscaling"),
-                    format!("minCount {} is greater than maxCount {}", scaling.min_count, scaling.max_count),
-                );
-            } else if replicas < scaling.min_count || replicas > scaling.max_count {
-                add(
-                    &format!("{base}/replicas"),
-                    format!(
-                        "{replicas} is outside the autoscaling bounds {}..{}",
-                        scaling.min_count, scaling.max_count
-                    ),
-                );
-            }
-            if pool.mode == PoolMode::System && scaling.min_count < 1 {
-                add(&format!("{base}/autoscaling/minCount"), "a System pool needs minCount >= 1".to_string());
-            }
-        }
-        if pool.os_type == OsType::Windows
-            && let Some(plugin) = &params.network.plugin
-            && plugin != "azure"
-        {
-            add("/network/plugin", format!("Windows pool {:?} needs network plugin azure, not {plugin:?}", pool.name));
-        }
-        for (t, taint) in pool.taints.iter().enumerate() {
-            if taint.key.is_empty() {
-                add(&format!("{base}/taints/{t}/key"), "a taint needs a key".to_string());
-            }
-        }
+        pool_problems(params, layered, i, pool, &mut names, &mut add);
     }
     if !params.pools.is_empty() && !params.pools.iter().any(|p| p.mode == PoolMode::System) {
         add("/pools", "at least one pool must have mode System".to_string());
+    }
+}
+
+/// The problems of pool `i`: its name (valid for its OS, unique among `names`), a System pool's OS and replicas,
+/// autoscaling bounds, the network plugin a Windows pool needs, taint keys.
+fn pool_problems(
+    params: &Params,
+    layered: &Layered,
+    i: usize,
+    pool: &Pool,
+    names: &mut BTreeSet<String>,
+    add: &mut impl FnMut(&str, String),
+) {
+    let base = format!("/pools/{i}");
+    let max = if pool.os_type == OsType::Windows { 6 } else { 12 };
+    let valid = pool.name.len() <= max
+        && pool.name.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
+        && pool.name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    if !valid {
+        add(
+            &format!("{base}/name"),
+            format!(
+                "{:?} is not a valid AKS pool name: lowercase letters and digits, starting with a letter, at most {max} characters{}",
+                pool.name,
+                if pool.os_type == OsType::Windows { " for Windows" } else { " for Linux" }
+            ),
+        );
+    }
+    if !names.insert(pool.name.clone()) {
+        add(&format!("{base}/name"), format!("pool name {:?} is used twice", pool.name));
+    }
+    let replicas = pool.replicas.unwrap_or(0);
+    if pool.mode == PoolMode::System {
+        if pool.os_type != OsType::Linux {
+            add(&format!("{base}/osType"), "a System pool must run Linux".to_string());
+        }
+        if replicas < 1 {
+            let pointer = if layered.value.pointer(&format!("{base}/replicas")).is_some_and(|v| !v.is_null()) {
+                format!("{base}/replicas")
+            } else {
+                "/poolDefaults/replicas".to_string()
+            };
+            problems_push_system(&pool.name, i, &pointer, layered, add);
+        }
+    }
+    if let Some(scaling) = pool.autoscaling {
+        if scaling.min_count > scaling.max_count {
+            add(
+                &format!("{base}/autoscaling"),
+                format!("minCount {} is greater than maxCount {}", scaling.min_count, scaling.max_count),
+            );
+        } else if replicas < scaling.min_count || replicas > scaling.max_count {
+            add(
+                &format!("{base}/replicas"),
+                format!("{replicas} is outside the autoscaling bounds {}..{}", scaling.min_count, scaling.max_count),
+            );
+        }
+        if pool.mode == PoolMode::System && scaling.min_count < 1 {
+            add(&format!("{base}/autoscaling/minCount"), "a System pool needs minCount >= 1".to_string());
+        }
+    }
+    if pool.os_type == OsType::Windows
+        && let Some(plugin) = &params.network.plugin
+        && plugin != "azure"
+    {
+        add("/network/plugin", format!("Windows pool {:?} needs network plugin azure, not {plugin:?}", pool.name));
+    }
+    for (t, taint) in pool.taints.iter().enumerate() {
+        if taint.key.is_empty() {
+            add(&format!("{base}/taints/{t}/key"), "a taint needs a key".to_string());
+        }
     }
 }
 

@@ -213,12 +213,44 @@ pub(crate) fn check(
     let empty = serde_json::Map::new();
     let meta = meta.and_then(Value::as_object).unwrap_or(&empty);
     let str_of = |key: &str| meta.field(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    check_name(str_of("name"), str_of("generateName"), path, name_rule, resource_root, out);
+    if namespaced
+        && let Some(namespace) = str_of("namespace")
+        && let Some(reason) = dns1123_label_error(namespace)
+    {
+        out.push(Issue::error(
+            "metadata",
+            format!("{path}/namespace"),
+            format!("invalid namespace {namespace:?}: {reason}"),
+        ));
+    }
+    if let Some(Value::Object(labels)) = meta.field("labels") {
+        check_labels(labels, path, out);
+    }
+    if let Some(Value::Object(annotations)) = meta.field("annotations") {
+        check_annotations(annotations, path, out);
+    }
+    if let Some(Value::Array(finalizers)) = meta.field("finalizers") {
+        check_finalizers(finalizers, path, built_in, out);
+    }
+}
+
+/// `name`, or `generateName` without one: per `name_rule` for a top-level object, a valid path segment for an
+/// embedded one (whose name is optional).
+fn check_name(
+    name: Option<&str>,
+    generate_name: Option<&str>,
+    path: &str,
+    name_rule: NameRule,
+    resource_root: bool,
+    out: &mut Vec<Issue>,
+) {
     let name_error = |name: &str, prefix: bool| match name_rule {
         NameRule::Dns1123Subdomain => dns1123_subdomain_error(name),
         NameRule::Dns1123Label => dns1123_label_error(name),
         NameRule::PathSegment => path_segment_error(name, prefix),
     };
-    match (str_of("name"), str_of("generateName")) {
+    match (name, generate_name) {
         (Some(name), _) if !resource_root => {
             if name == "." || name == ".." || name.contains('/') || name.contains('%') {
                 out.push(Issue::error(
@@ -249,82 +281,79 @@ pub(crate) fn check(
             out.push(Issue::error("metadata", format!("{path}/name"), "name or generateName is required".into()));
         }
     }
-    if namespaced
-        && let Some(namespace) = str_of("namespace")
-        && let Some(reason) = dns1123_label_error(namespace)
-    {
+}
+
+/// Label keys (qualified names) and values (at most 63 characters of a label value's alphabet).
+fn check_labels(labels: &serde_json::Map<String, Value>, path: &str, out: &mut Vec<Issue>) {
+    for (key, value) in labels {
+        let field = format!("{path}/labels/{}", crate::json_pointer::escape_token(key));
+        if let Some(reason) = qualified_name_error(key) {
+            out.push(Issue::error("metadata", field.clone(), format!("invalid label key {key:?}: {reason}")));
+        }
+        if let Some(value) = value.as_str() {
+            if value.len() > 63 {
+                out.push(Issue::error(
+                    "metadata",
+                    field,
+                    format!("invalid label value {value:?}: must be no more than 63 characters"),
+                ));
+            } else if !is_label_value(value) {
+                out.push(Issue::error("metadata", field, format!("invalid label value {value:?}: must be empty or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character")));
+            }
+        }
+    }
+}
+
+/// Annotation keys (qualified names, in any case) and the annotations' total size.
+fn check_annotations(annotations: &serde_json::Map<String, Value>, path: &str, out: &mut Vec<Issue>) {
+    let mut total = 0;
+    for (key, value) in annotations {
+        total += key.len() + value.as_str().map_or(0, str::len);
+        if let Some(reason) = qualified_name_error(&key.to_lowercase()) {
+            let field = format!("{path}/annotations/{}", crate::json_pointer::escape_token(key));
+            out.push(Issue::error("metadata", field, format!("invalid annotation key {key:?}: {reason}")));
+        }
+    }
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT {
         out.push(Issue::error(
             "metadata",
-            format!("{path}/namespace"),
-            format!("invalid namespace {namespace:?}: {reason}"),
+            format!("{path}/annotations"),
+            format!("annotations are {total} bytes, more than the limit of {TOTAL_ANNOTATION_SIZE_LIMIT}"),
         ));
     }
-    if let Some(Value::Object(labels)) = meta.field("labels") {
-        for (key, value) in labels {
-            let field = format!("{path}/labels/{}", crate::json_pointer::escape_token(key));
-            if let Some(reason) = qualified_name_error(key) {
-                out.push(Issue::error("metadata", field.clone(), format!("invalid label key {key:?}: {reason}")));
-            }
-            if let Some(value) = value.as_str() {
-                if value.len() > 63 {
-                    out.push(Issue::error(
-                        "metadata",
-                        field,
-                        format!("invalid label value {value:?}: must be no more than 63 characters"),
-                    ));
-                } else if !is_label_value(value) {
-                    out.push(Issue::error("metadata", field, format!("invalid label value {value:?}: must be empty or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character")));
-                }
-            }
-        }
-    }
-    if let Some(Value::Object(annotations)) = meta.field("annotations") {
-        let mut total = 0;
-        for (key, value) in annotations {
-            total += key.len() + value.as_str().map_or(0, str::len);
-            if let Some(reason) = qualified_name_error(&key.to_lowercase()) {
-                let field = format!("{path}/annotations/{}", crate::json_pointer::escape_token(key));
-                out.push(Issue::error("metadata", field, format!("invalid annotation key {key:?}: {reason}")));
-            }
-        }
-        if total > TOTAL_ANNOTATION_SIZE_LIMIT {
-            out.push(Issue::error(
-                "metadata",
-                format!("{path}/annotations"),
-                format!("annotations are {total} bytes, more than the limit of {TOTAL_ANNOTATION_SIZE_LIMIT}"),
-            ));
-        }
-    }
-    if let Some(Value::Array(finalizers)) = meta.field("finalizers") {
-        for (i, finalizer) in finalizers.iter().enumerate() {
-            let Some(finalizer) = finalizer.as_str() else { continue };
-            let field = format!("{path}/finalizers/{i}");
-            if let Some(reason) = qualified_name_error(finalizer) {
-                out.push(Issue::error("metadata", field, format!("invalid finalizer {finalizer:?}: {reason}")));
-            } else if !finalizer.contains('/') && !STANDARD_FINALIZERS.contains(&finalizer) {
-                // kube-apiserver rejects it on the kinds it serves itself, and only warns on custom resources
-                // (checked against kube-apiserver 1.36: tests/corpus, live_validate).
-                out.push(if built_in {
-                    Issue::error(
-                        "metadata",
-                        field,
-                        format!(
-                            "finalizer {finalizer:?} is neither a standard finalizer name nor fully qualified \
-                             (domain/name)"
-                        ),
-                    )
-                } else {
-                    Issue::new(
-                        "metadata",
-                        Severity::Warning,
-                        field,
-                        format!(
-                            "finalizer {finalizer:?} is not domain-qualified: the API server accepts it with a \
-                             warning (prefer a name with a path, e.g. example.com/{finalizer})"
-                        ),
-                    )
-                });
-            }
+}
+
+/// Finalizers: qualified names, and either standard or domain-qualified (an error on built-in kinds, a
+/// warning on custom resources).
+fn check_finalizers(finalizers: &[Value], path: &str, built_in: bool, out: &mut Vec<Issue>) {
+    for (i, finalizer) in finalizers.iter().enumerate() {
+        let Some(finalizer) = finalizer.as_str() else { continue };
+        let field = format!("{path}/finalizers/{i}");
+        if let Some(reason) = qualified_name_error(finalizer) {
+            out.push(Issue::error("metadata", field, format!("invalid finalizer {finalizer:?}: {reason}")));
+        } else if !finalizer.contains('/') && !STANDARD_FINALIZERS.contains(&finalizer) {
+            // kube-apiserver rejects it on the kinds it serves itself, and only warns on custom resources
+            // (checked against kube-apiserver 1.36: tests/corpus, live_validate).
+            out.push(if built_in {
+                Issue::error(
+                    "metadata",
+                    field,
+                    format!(
+                        "finalizer {finalizer:?} is neither a standard finalizer name nor fully qualified \
+                         (domain/name)"
+                    ),
+                )
+            } else {
+                Issue::new(
+                    "metadata",
+                    Severity::Warning,
+                    field,
+                    format!(
+                        "finalizer {finalizer:?} is not domain-qualified: the API server accepts it with a \
+                         warning (prefer a name with a path, e.g. example.com/{finalizer})"
+                    ),
+                )
+            });
         }
     }
 }

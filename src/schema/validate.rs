@@ -261,6 +261,36 @@ pub fn compact(value: &Value) -> String {
     if text.chars().count() > 80 { format!("{}...", text.chars().take(77).collect::<String>()) } else { text }
 }
 
+/// The object's apiVersion and kind, or `None` (with an issue for each that is missing or empty).
+#[inline]
+fn type_meta<'v>(map: &'v Map<String, Value>, prefix: &str, out: &mut Vec<Issue>) -> Option<(&'v str, &'v str)> {
+    let api_version = map.field("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind_name = map.field("kind").and_then(Value::as_str).unwrap_or("");
+    if api_version.is_empty() {
+        out.push(Issue::error("schema", format!("{prefix}/apiVersion"), "apiVersion is required".into()));
+    }
+    if kind_name.is_empty() {
+        out.push(Issue::error("schema", format!("{prefix}/kind"), "kind is required".into()));
+    }
+    if api_version.is_empty() || kind_name.is_empty() {
+        return None;
+    }
+    Some((api_version, kind_name))
+}
+
+/// The `deprecated-api` warning for a kind its CRD marks deprecated, with the fix when `kubectl capz convert`
+/// upgrades it (kept here, not imported: convert depends on schema's neighbours, not the reverse).
+fn deprecated_api(gvk: &Gvk, warning: &str, prefix: &str) -> Issue {
+    let convertible = (gvk.group.ends_with("cluster.x-k8s.io")
+        && gvk.version == "v1beta1"
+        && gvk.group != "infrastructure.cluster.x-k8s.io")
+        || (gvk.group == "infrastructure.cluster.x-k8s.io"
+            && gvk.version == "v1alpha1"
+            && gvk.kind.starts_with("AzureASOManaged"));
+    let fix = if convertible { " (fix: `kubectl capz convert -w FILE|DIR`)" } else { "" };
+    Issue::new("deprecated-api", Severity::Warning, format!("{prefix}/apiVersion"), format!("{warning}{fix}"))
+}
+
 impl<'r> Validator<'r> {
     pub fn new(registry: &'r Registry, options: ValidateOptions) -> Self {
         Validator { registry, options, regexes: RwLock::new(HashMap::default()), cel: CelChecker::new() }
@@ -434,17 +464,7 @@ impl<'r> Validator<'r> {
             out.push(Issue::error("schema", prefix.to_string(), format!("must be an object, got {}", describe(value))));
             return;
         };
-        let api_version = map.field("apiVersion").and_then(Value::as_str).unwrap_or("");
-        let kind_name = map.field("kind").and_then(Value::as_str).unwrap_or("");
-        if api_version.is_empty() {
-            out.push(Issue::error("schema", format!("{prefix}/apiVersion"), "apiVersion is required".into()));
-        }
-        if kind_name.is_empty() {
-            out.push(Issue::error("schema", format!("{prefix}/kind"), "kind is required".into()));
-        }
-        if api_version.is_empty() || kind_name.is_empty() {
-            return;
-        }
+        let Some((api_version, kind_name)) = type_meta(map, prefix, out) else { return };
         let (group, version) = split_api_version(api_version);
         let gvk = Gvk::new(group, version, kind_name);
         let target = self.registry.target();
@@ -459,92 +479,10 @@ impl<'r> Validator<'r> {
             }
             return;
         }
-        // An object without status never consults the status schema: read the kind without it. Kinds without a
-        // CAPZ defaulting webhook (which adds fields to walk) may be read for this one object only.
-        let lookup = if !has_defaulting_webhook(group, version, kind_name) {
-            self.registry.get_for_object(&gvk, value)
-        } else if map.contains_key("status") {
-            self.registry.get(&gvk)
-        } else {
-            self.registry.get_without_status(&gvk)
-        };
-        let kind = match lookup {
+        let kind = match self.lookup_kind(&gvk, value) {
             Ok(Some(kind)) => kind,
             Ok(None) => {
-                // An old experimental group (`exp.cluster.x-k8s.io`): the kind lives on in the group without `exp.`.
-                let moved_to = group.strip_prefix("exp.").filter(|rest| rest.ends_with("cluster.x-k8s.io"));
-                let versions = self.registry.owned_versions(moved_to.unwrap_or(group), kind_name);
-                if let Some(now) = moved_to.filter(|_| !versions.is_empty()) {
-                    out.push(Issue::error(
-                        "api-version",
-                        format!("{prefix}/apiVersion"),
-                        format!(
-                            "{api_version} {kind_name} is not served: the experimental group {group} is gone, the kind \
-                             is served as {now} {}; only `clusterctl upgrade` of a management cluster that stores it \
-                             converts it",
-                            versions.join(", ")
-                        ),
-                    ));
-                } else if !versions.is_empty() && !versions.iter().any(|v| v == version) {
-                    // The target's own kind (its CRD decides, whatever the group serves for other kinds).
-                    let release = target
-                        .and_then(|t| t.served_by(group))
-                        .or_else(|| {
-                            self.registry
-                                .is_builtin_group(group)
-                                .then(|| format!("Kubernetes {}", self.registry.kubernetes_version()))
-                        })
-                        .map(|by| format!(" by {by}"))
-                        .unwrap_or_default();
-                    out.push(Issue::error(
-                        "api-version",
-                        format!("{prefix}/apiVersion"),
-                        format!("{api_version} {kind_name} is not served{release}; served: {}", versions.join(", ")),
-                    ));
-                } else if let elsewhere = self.registry.other_kubernetes_releases_serving(&gvk)
-                    && !elsewhere.is_empty()
-                {
-                    // A built-in kind of another Kubernetes release: that kube-apiserver serves it, this one not.
-                    out.push(Issue::error(
-                        "api-version",
-                        format!("{prefix}/apiVersion"),
-                        format!(
-                            "{api_version} {kind_name} is not served by Kubernetes {} (served by Kubernetes {}; the \
-                             management cluster's release is picked with --management-kubernetes-version)",
-                            self.registry.kubernetes_version(),
-                            elsewhere.join(", ")
-                        ),
-                    ));
-                } else if let Some(message) =
-                    removed_apis::unserved_version_of_known_group(self.registry, &gvk, api_version)
-                {
-                    out.push(Issue::error("api-version", format!("{prefix}/apiVersion"), message));
-                } else if self.options.ignore_missing_schemas {
-                    if embedded {
-                        out.push(Issue::new(
-                            "schema-missing",
-                            Severity::NotChecked,
-                            prefix.to_string(),
-                            format!("no schema for {kind_name} {api_version}; not checked"),
-                        ));
-                    } else {
-                        *skipped = true;
-                    }
-                } else {
-                    // Not an error unless asked: nothing says the object is wrong, only that it was not checked.
-                    let severity = if self.options.require_schemas { Severity::Error } else { Severity::Warning };
-                    out.push(Issue::new(
-                        "schema-missing",
-                        severity,
-                        prefix.to_string(),
-                        format!(
-                            "{}; not checked: add its CRD with --crds DIR or --crds-from-cluster, or skip such objects \
-                             silently with --ignore-missing-schemas",
-                            self.no_schema_reason(&gvk, api_version)
-                        ),
-                    ));
-                    *skipped = true;
-                }
+                self.report_unserved_kind(&gvk, api_version, prefix, embedded, out, skipped);
                 return;
             }
             Err(err) => {
@@ -553,21 +491,7 @@ impl<'r> Validator<'r> {
             }
         };
         if let Some(warning) = &kind.deprecation_warning {
-            // What `kubectl capz convert` upgrades (kept here, not imported: convert depends on schema's
-            // neighbours, not the reverse).
-            let convertible = (gvk.group.ends_with("cluster.x-k8s.io")
-                && gvk.version == "v1beta1"
-                && gvk.group != "infrastructure.cluster.x-k8s.io")
-                || (gvk.group == "infrastructure.cluster.x-k8s.io"
-                    && gvk.version == "v1alpha1"
-                    && gvk.kind.starts_with("AzureASOManaged"));
-            let fix = if convertible { " (fix: `kubectl capz convert -w FILE|DIR`)" } else { "" };
-            out.push(Issue::new(
-                "deprecated-api",
-                Severity::Warning,
-                format!("{prefix}/apiVersion"),
-                format!("{warning}{fix}"),
-            ));
+            out.push(deprecated_api(&gvk, warning, prefix));
         }
         let walk = Walk { validator: self, typed: kind.typed, defaults: defaults_possible(&kind) };
         // Strict field validation decodes the whole body first, status included: an undeclared field under
@@ -623,19 +547,128 @@ impl<'r> Validator<'r> {
         if let Some(pointer) = embedded_resources_pointer(&gvk)
             && let Some(Value::Array(resources)) = object.at(pointer)
         {
-            for (i, resource) in resources.iter().enumerate() {
-                let path = format!("{prefix}{pointer}/{i}");
-                let start = out.len();
-                self.validate_object(resource, &path, true, out, skipped);
-                let label = format!(
-                    "{}/{}",
-                    resource.field("kind").and_then(Value::as_str).unwrap_or("?"),
-                    resource.at("/metadata/name").and_then(Value::as_str).unwrap_or("")
-                );
-                for issue in &mut out[start..] {
-                    issue.message = format!("embedded {label}: {}", issue.message);
-                }
+            self.validate_embedded(resources, &format!("{prefix}{pointer}"), out, skipped);
+        }
+    }
+
+    /// The schema of `gvk` for `value`. An object without status never consults the status schema: the kind is
+    /// read without it. Kinds without a CAPZ defaulting webhook (which adds fields to walk) may be read for this
+    /// one object only.
+    #[inline]
+    fn lookup_kind(&self, gvk: &Gvk, value: &Value) -> Result<Option<Arc<KindSchema>>, super::SchemaError> {
+        if !has_defaulting_webhook(&gvk.group, &gvk.version, &gvk.kind) {
+            self.registry.get_for_object(gvk, value)
+        } else if value.as_object().is_some_and(|map| map.contains_key("status")) {
+            self.registry.get(gvk)
+        } else {
+            self.registry.get_without_status(gvk)
+        }
+    }
+
+    /// The ASO objects of `spec.resources` (at `pointer`), each checked as an object of its own, its findings
+    /// labelled `embedded Kind/name: `.
+    fn validate_embedded(&self, resources: &[Value], pointer: &str, out: &mut Vec<Issue>, skipped: &mut bool) {
+        for (i, resource) in resources.iter().enumerate() {
+            let path = format!("{pointer}/{i}");
+            let start = out.len();
+            self.validate_object(resource, &path, true, out, skipped);
+            let label = format!(
+                "{}/{}",
+                resource.field("kind").and_then(Value::as_str).unwrap_or("?"),
+                resource.at("/metadata/name").and_then(Value::as_str).unwrap_or("")
+            );
+            for issue in &mut out[start..] {
+                issue.message = format!("embedded {label}: {}", issue.message);
             }
+        }
+    }
+
+    /// What to say for a kind without a schema: its group or version is not served (moved out of `exp.`, another
+    /// version, another Kubernetes release, a removed API), or no schema is known (skipped, a warning, or an
+    /// error with --require-schemas).
+    #[cold]
+    fn report_unserved_kind(
+        &self,
+        gvk: &Gvk,
+        api_version: &str,
+        prefix: &str,
+        embedded: bool,
+        out: &mut Vec<Issue>,
+        skipped: &mut bool,
+    ) {
+        let (group, version, kind_name) = (gvk.group.as_str(), gvk.version.as_str(), gvk.kind.as_str());
+        let target = self.registry.target();
+        // An old experimental group (`exp.cluster.x-k8s.io`): the kind lives on in the group without `exp.`.
+        let moved_to = group.strip_prefix("exp.").filter(|rest| rest.ends_with("cluster.x-k8s.io"));
+        let versions = self.registry.owned_versions(moved_to.unwrap_or(group), kind_name);
+        if let Some(now) = moved_to.filter(|_| !versions.is_empty()) {
+            out.push(Issue::error(
+                "api-version",
+                format!("{prefix}/apiVersion"),
+                format!(
+                    "{api_version} {kind_name} is not served: the experimental group {group} is gone, the kind \
+                     is served as {now} {}; only `clusterctl upgrade` of a management cluster that stores it \
+                     converts it",
+                    versions.join(", ")
+                ),
+            ));
+        } else if !versions.is_empty() && !versions.iter().any(|v| v == version) {
+            // The target's own kind (its CRD decides, whatever the group serves for other kinds).
+            let release = target
+                .and_then(|t| t.served_by(group))
+                .or_else(|| {
+                    self.registry
+                        .is_builtin_group(group)
+                        .then(|| format!("Kubernetes {}", self.registry.kubernetes_version()))
+                })
+                .map(|by| format!(" by {by}"))
+                .unwrap_or_default();
+            out.push(Issue::error(
+                "api-version",
+                format!("{prefix}/apiVersion"),
+                format!("{api_version} {kind_name} is not served{release}; served: {}", versions.join(", ")),
+            ));
+        } else if let elsewhere = self.registry.other_kubernetes_releases_serving(gvk)
+            && !elsewhere.is_empty()
+        {
+            // A built-in kind of another Kubernetes release: that kube-apiserver serves it, this one not.
+            out.push(Issue::error(
+                "api-version",
+                format!("{prefix}/apiVersion"),
+                format!(
+                    "{api_version} {kind_name} is not served by Kubernetes {} (served by Kubernetes {}; the \
+                     management cluster's release is picked with --management-kubernetes-version)",
+                    self.registry.kubernetes_version(),
+                    elsewhere.join(", ")
+                ),
+            ));
+        } else if let Some(message) = removed_apis::unserved_version_of_known_group(self.registry, gvk, api_version) {
+            out.push(Issue::error("api-version", format!("{prefix}/apiVersion"), message));
+        } else if self.options.ignore_missing_schemas {
+            if embedded {
+                out.push(Issue::new(
+                    "schema-missing",
+                    Severity::NotChecked,
+                    prefix.to_string(),
+                    format!("no schema for {kind_name} {api_version}; not checked"),
+                ));
+            } else {
+                *skipped = true;
+            }
+        } else {
+            // Not an error unless asked: nothing says the object is wrong, only that it was not checked.
+            let severity = if self.options.require_schemas { Severity::Error } else { Severity::Warning };
+            out.push(Issue::new(
+                "schema-missing",
+                severity,
+                prefix.to_string(),
+                format!(
+                    "{}; not checked: add its CRD with --crds DIR or --crds-from-cluster, or skip such objects \
+                     silently with --ignore-missing-schemas",
+                    self.no_schema_reason(gvk, api_version)
+                ),
+            ));
+            *skipped = true;
         }
     }
 

@@ -67,6 +67,22 @@ pub(super) struct Loader<'a> {
     secret_values: Vec<String>,
 }
 
+/// The class of a file of the Helm chart shown as `chart`: a template or values file helm template reads, or not a
+/// manifest.
+fn chart_file_class(chart: &str, relative: &str) -> (FileClass, String) {
+    let inner = relative.strip_prefix(&format!("{chart}/")).unwrap_or(relative);
+    if let Some(reason) = classify::by_path(relative) {
+        (FileClass::NotManifest, format!("{reason}, chart {chart}"))
+    } else if inner.starts_with("templates/") || inner.starts_with("charts/") || inner.starts_with("crds/") {
+        (FileClass::Built, format!("template of the Helm chart {chart}, rendered with helm template"))
+    } else if inner.ends_with(".yaml") || inner.ends_with(".yml") {
+        // Read by helm template; findings on the values it gives are shown at its lines.
+        (FileClass::Built, format!("values of the Helm chart {chart}, read by helm template"))
+    } else {
+        (FileClass::NotManifest, format!("a file of the Helm chart {chart}"))
+    }
+}
+
 impl<'a> Loader<'a> {
     pub(super) fn run(root: &Path, options: &'a RepositoryOptions) -> Result<Repository, SourceError> {
         let tree = walk::walk(root, &options.excludes)
@@ -197,7 +213,24 @@ impl<'a> Loader<'a> {
         self.charts.iter().find(|chart| is_below(relative, chart)).map(String::as_str)
     }
 
+    /// Sorts the tree's files: the charts and kustomizations found, then each file's class (built by a chart or
+    /// a kustomization, a manifest, or not one).
     fn classify(&mut self, tree: &walk::Tree) {
+        self.find_charts(tree);
+        self.read_kustomizations(tree);
+        let mut included_files: HashMap<String, String> = HashMap::new();
+        for kustomization in self.kustomizations.values() {
+            for file in &kustomization.files {
+                included_files.entry(file.clone()).or_insert_with(|| kustomization.file.clone());
+            }
+        }
+        for file in &tree.files {
+            self.classify_file(file, &included_files);
+        }
+    }
+
+    /// The directories with a `Chart.yaml`, subcharts left to their parent chart.
+    fn find_charts(&mut self, tree: &walk::Tree) {
         let mut charts: Vec<String> =
             tree.dirs.iter().filter(|dir| self.tree_files.contains(&join(dir, "Chart.yaml"))).cloned().collect();
         // Subcharts belong to their parent chart.
@@ -209,6 +242,11 @@ impl<'a> Loader<'a> {
             }
         }
         self.charts = outer;
+    }
+
+    /// Reads each directory's kustomization: built on its own, or (inside a chart or a hidden directory) only
+    /// as part of a build that includes it.
+    fn read_kustomizations(&mut self, tree: &walk::Tree) {
         for dir in &tree.dirs {
             let skipped =
                 self.chart_of(dir).is_some() || classify::by_path(&format!("{dir}/")).is_some() && !dir.is_empty();
@@ -234,111 +272,94 @@ impl<'a> Loader<'a> {
                 }
             }
         }
-        let mut included_files: HashMap<String, String> = HashMap::new();
-        for kustomization in self.kustomizations.values() {
-            for file in &kustomization.files {
-                included_files.entry(file.clone()).or_insert_with(|| kustomization.file.clone());
+    }
+
+    /// One file's class; a manifest (GitOps objects noted) is added to those to validate. `included_files`: the
+    /// files a kustomization reads, with that kustomization.
+    fn classify_file(&mut self, file: &walk::TreeFile, included_files: &HashMap<String, String>) {
+        let relative = &file.relative;
+        let name = relative.rsplit('/').next().unwrap_or(relative);
+        if let Some(chart) = self.chart_of(relative) {
+            if classify::is_candidate(relative) {
+                let class = chart_file_class(&shown_dir(chart), relative);
+                self.classes.insert(relative.clone(), class);
+            }
+            return;
+        }
+        if KUSTOMIZATION_FILES.contains(&name) {
+            let dir = parent(relative);
+            if let Some(kustomization) = self.kustomizations.get(dir) {
+                let reason = if kustomization.is_component {
+                    "kustomize component: built as part of the kustomizations (or Argo CD kustomize options) \
+                     that add it"
+                        .to_string()
+                } else {
+                    format!("kustomization: built with `kubectl kustomize {}`", shown_dir(dir))
+                };
+                self.classes.insert(relative.clone(), (FileClass::Built, reason));
+                return;
             }
         }
-        for file in &tree.files {
-            let relative = &file.relative;
-            let name = relative.rsplit('/').next().unwrap_or(relative);
-            if let Some(chart) = self.chart_of(relative) {
-                if classify::is_candidate(relative) {
-                    let chart = shown_dir(chart);
-                    let inner = relative.strip_prefix(&format!("{chart}/")).unwrap_or(relative);
-                    let class = if let Some(reason) = classify::by_path(relative) {
-                        (FileClass::NotManifest, format!("{reason}, chart {chart}"))
-                    } else if inner.starts_with("templates/")
-                        || inner.starts_with("charts/")
-                        || inner.starts_with("crds/")
-                    {
-                        (FileClass::Built, format!("template of the Helm chart {chart}, rendered with helm template"))
-                    } else if inner.ends_with(".yaml") || inner.ends_with(".yml") {
-                        // Read by helm template; findings on the values it gives are shown at its lines.
-                        (FileClass::Built, format!("values of the Helm chart {chart}, read by helm template"))
-                    } else {
-                        (FileClass::NotManifest, format!("a file of the Helm chart {chart}"))
-                    };
-                    self.classes.insert(relative.clone(), class);
-                }
-                continue;
+        if !classify::is_candidate(relative) {
+            return;
+        }
+        if let Some(reason) = classify::by_path(relative) {
+            self.classes.insert(relative.clone(), (FileClass::NotManifest, reason));
+            return;
+        }
+        let text = match manifest::read_input_file(&file.path) {
+            Ok(text) => text,
+            Err(_) => {
+                // Not UTF-8 or unreadable: validated as a file, which reports it.
+                self.classes.insert(relative.clone(), (FileClass::Manifest, String::new()));
+                self.manifests.push(relative.clone());
+                return;
             }
-            if KUSTOMIZATION_FILES.contains(&name) {
-                let dir = parent(relative);
-                if let Some(kustomization) = self.kustomizations.get(dir) {
-                    let reason = if kustomization.is_component {
-                        "kustomize component: built as part of the kustomizations (or Argo CD kustomize options) \
-                         that add it"
-                            .to_string()
-                    } else {
-                        format!("kustomization: built with `kubectl kustomize {}`", shown_dir(dir))
-                    };
-                    self.classes.insert(relative.clone(), (FileClass::Built, reason));
-                    continue;
-                }
-            }
-            if !classify::is_candidate(relative) {
-                continue;
-            }
-            if let Some(reason) = classify::by_path(relative) {
-                self.classes.insert(relative.clone(), (FileClass::NotManifest, reason));
-                continue;
-            }
-            let text = match manifest::read_input_file(&file.path) {
-                Ok(text) => text,
-                Err(_) => {
-                    // Not UTF-8 or unreadable: validated as a file, which reports it.
-                    self.classes.insert(relative.clone(), (FileClass::Manifest, String::new()));
-                    self.manifests.push(relative.clone());
-                    continue;
-                }
-            };
-            let shown = self.files.display(relative);
-            if text.contains("Secret") {
-                self.secret_files.push(relative.clone());
-            }
-            if let Some(reason) = classify::by_content(&text, &shown) {
-                let class = match included_files.get(relative) {
-                    Some(kustomization) if reason.starts_with("no apiVersion") => {
-                        (FileClass::Built, format!("patch or generator input of {kustomization}"))
-                    }
-                    _ => (FileClass::NotManifest, reason),
-                };
-                self.classes.insert(relative.clone(), class);
-                continue;
-            }
-            let gitops = text.contains(flux::FLUX_KUSTOMIZE_GROUP)
-                || text.contains(argo::ARGO_GROUP)
-                || text.contains(helm::HELM_RELEASE_GROUP)
-                || text.contains(super::fleet::FLEET_GROUP);
-            // A manifest beside a kustomization that does not list it: kustomize, Flux and Argo CD build the
-            // directory from its kustomization, so nothing applies the file (a leftover or a patch never wired in).
-            let parent = relative.rsplit_once('/').map_or("", |(dir, _)| dir);
-            if !gitops
-                && !included_files.contains_key(relative)
-                && let Some(kustomization) = self.kustomizations.get(parent)
-            {
-                let reason = format!(
-                    "beside {} but not listed by it: nothing that builds this directory applies it",
-                    kustomization.file
-                );
-                self.classes.insert(relative.clone(), (FileClass::NotManifest, reason));
-                continue;
-            }
-            if gitops {
-                let read = manifest::parse_documents_tolerant_within(&text, &shown, self.files.budget());
-                self.flux.extend(read.documents.iter().filter_map(flux::flux_kustomization));
-                self.gitops_documents.extend(read.documents.iter().filter(|d| inputs::is_gitops_input(d)).cloned());
-                self.helm_releases.extend(read.documents.iter().filter(|d| helm::is_helm_release(d)).cloned());
-            }
-            self.manifests.push(relative.clone());
+        };
+        let shown = self.files.display(relative);
+        if text.contains("Secret") {
+            self.secret_files.push(relative.clone());
+        }
+        if let Some(reason) = classify::by_content(&text, &shown) {
             let class = match included_files.get(relative) {
-                Some(kustomization) => (FileClass::Built, format!("read by the build of {kustomization}")),
-                None => (FileClass::Manifest, String::new()),
+                Some(kustomization) if reason.starts_with("no apiVersion") => {
+                    (FileClass::Built, format!("patch or generator input of {kustomization}"))
+                }
+                _ => (FileClass::NotManifest, reason),
             };
             self.classes.insert(relative.clone(), class);
+            return;
         }
+        let gitops = text.contains(flux::FLUX_KUSTOMIZE_GROUP)
+            || text.contains(argo::ARGO_GROUP)
+            || text.contains(helm::HELM_RELEASE_GROUP)
+            || text.contains(super::fleet::FLEET_GROUP);
+        // A manifest beside a kustomization that does not list it: kustomize, Flux and Argo CD build the
+        // directory from its kustomization, so nothing applies the file (a leftover or a patch never wired in).
+        let parent = relative.rsplit_once('/').map_or("", |(dir, _)| dir);
+        if !gitops
+            && !included_files.contains_key(relative)
+            && let Some(kustomization) = self.kustomizations.get(parent)
+        {
+            let reason = format!(
+                "beside {} but not listed by it: nothing that builds this directory applies it",
+                kustomization.file
+            );
+            self.classes.insert(relative.clone(), (FileClass::NotManifest, reason));
+            return;
+        }
+        if gitops {
+            let read = manifest::parse_documents_tolerant_within(&text, &shown, self.files.budget());
+            self.flux.extend(read.documents.iter().filter_map(flux::flux_kustomization));
+            self.gitops_documents.extend(read.documents.iter().filter(|d| inputs::is_gitops_input(d)).cloned());
+            self.helm_releases.extend(read.documents.iter().filter(|d| helm::is_helm_release(d)).cloned());
+        }
+        self.manifests.push(relative.clone());
+        let class = match included_files.get(relative) {
+            Some(kustomization) => (FileClass::Built, format!("read by the build of {kustomization}")),
+            None => (FileClass::Manifest, String::new()),
+        };
+        self.classes.insert(relative.clone(), class);
     }
 
     /// Kustomizations reachable from `dirs` (through resources, bases and components), bases before the

@@ -221,121 +221,162 @@ pub fn validate(value: &Value, schema: &Value, path: &str, errors: &mut Vec<Vari
         errors.push(invalid(format!("supported values: {}", list.join(", "))));
     }
     match value {
-        Value::String(s) => {
-            let len = s.chars().count() as u64;
-            if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
-                && len < min
-            {
-                errors.push(invalid(format!("should be at least {min} chars long")));
-            }
-            if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
-                && len > max
-            {
-                errors.push(invalid(format!("may not be more than {max} bytes")));
-            }
-            if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
-                match regex::Regex::new(pattern) {
-                    Ok(re) if !re.is_match(s) => errors.push(invalid(format!("should match '{pattern}'"))),
-                    Ok(_) => {}
-                    Err(e) => errors.push(invalid(format!("schema pattern {pattern:?} is invalid: {e}"))),
-                }
-            }
-            if let Some(format) = schema.get("format").and_then(Value::as_str)
-                && let Some(reason) = check_format(format, s)
-            {
-                errors.push(invalid(reason));
-            }
-        }
-        Value::Number(n) => {
-            let f = n.as_f64().unwrap_or(0.0);
-            let exclusive_min = schema.get("exclusiveMinimum").and_then(Value::as_bool) == Some(true);
-            let exclusive_max = schema.get("exclusiveMaximum").and_then(Value::as_bool) == Some(true);
-            if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
-                && (f < min || (exclusive_min && f == min))
-            {
-                let op = if exclusive_min { "greater than" } else { "greater than or equal to" };
-                errors.push(invalid(format!("should be {op} {min}")));
-            }
-            if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
-                && (f > max || (exclusive_max && f == max))
-            {
-                let op = if exclusive_max { "less than" } else { "less than or equal to" };
-                errors.push(invalid(format!("should be {op} {max}")));
-            }
-            if let Some(m) = schema.get("multipleOf").and_then(Value::as_f64)
-                && m != 0.0
-                && (f / m).fract() != 0.0
-            {
-                errors.push(invalid(format!("should be a multiple of {m}")));
-            }
-        }
-        Value::Array(items) => {
-            if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
-                && (items.len() as u64) < min
-            {
-                errors.push(invalid(format!("should have at least {min} items")));
-            }
-            if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
-                && (items.len() as u64) > max
-            {
-                errors.push(invalid(format!("must have at most {max} items")));
-            }
-            if schema.get("uniqueItems").and_then(Value::as_bool) == Some(true) {
-                for (i, item) in items.iter().enumerate() {
-                    if items[..i].contains(item) {
-                        errors.push(VariableError::Invalid {
-                            path: format!("{path}[{i}]"),
-                            value: compact(item),
-                            reason: "duplicate value".into(),
-                        });
-                    }
-                }
-            }
-            if let Some(item_schema) = schema.get("items") {
-                for (i, item) in items.iter().enumerate() {
-                    validate(item, item_schema, &format!("{path}[{i}]"), errors);
-                }
-            }
-        }
-        Value::Object(map) => {
-            if let Some(required) = schema.get("required").and_then(Value::as_array) {
-                for key in required.iter().filter_map(Value::as_str) {
-                    if !map.contains_key(key) {
-                        errors.push(VariableError::Missing { path: format!("{path}.{key}"), name: key.to_string() });
-                    }
-                }
-            }
-            if let Some(min) = schema.get("minProperties").and_then(Value::as_u64)
-                && (map.len() as u64) < min
-            {
-                errors.push(invalid(format!("should have at least {min} properties")));
-            }
-            if let Some(max) = schema.get("maxProperties").and_then(Value::as_u64)
-                && (map.len() as u64) > max
-            {
-                errors.push(invalid(format!("should have at most {max} properties")));
-            }
-            let props = schema.get("properties").and_then(Value::as_object);
-            let preserve = schema.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool) == Some(true);
-            let additional = schema.get("additionalProperties");
-            for (key, child) in map {
-                let child_path = format!("{path}.{key}");
-                if let Some(prop) = props.and_then(|p| p.get(key)) {
-                    validate(child, prop, &child_path, errors);
-                } else if let Some(extra) = additional.filter(|a| a.is_object()) {
-                    validate(child, extra, &child_path, errors);
-                } else if additional == Some(&Value::Bool(true)) || preserve {
-                } else {
-                    errors.push(VariableError::Invalid {
-                        path: child_path,
-                        value: compact(child),
-                        reason: "field not declared in schema".into(),
-                    });
-                }
-            }
-        }
+        Value::String(s) => check_string(s, schema, &invalid, errors),
+        Value::Number(n) => check_number(n, schema, &invalid, errors),
+        Value::Array(items) => check_array(items, schema, path, &invalid, errors),
+        Value::Object(map) => check_object(map, schema, path, &invalid, errors),
         _ => {}
     }
+    check_combinators(value, schema, path, &invalid, errors);
+}
+
+/// A string's length, pattern and format.
+fn check_string(s: &str, schema: &Value, invalid: &impl Fn(String) -> VariableError, errors: &mut Vec<VariableError>) {
+    let len = s.chars().count() as u64;
+    if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
+        && len < min
+    {
+        errors.push(invalid(format!("should be at least {min} chars long")));
+    }
+    if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
+        && len > max
+    {
+        errors.push(invalid(format!("may not be more than {max} bytes")));
+    }
+    if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
+        match regex::Regex::new(pattern) {
+            Ok(re) if !re.is_match(s) => errors.push(invalid(format!("should match '{pattern}'"))),
+            Ok(_) => {}
+            Err(e) => errors.push(invalid(format!("schema pattern {pattern:?} is invalid: {e}"))),
+        }
+    }
+    if let Some(format) = schema.get("format").and_then(Value::as_str)
+        && let Some(reason) = check_format(format, s)
+    {
+        errors.push(invalid(reason));
+    }
+}
+
+/// A number's bounds and `multipleOf`.
+fn check_number(
+    n: &serde_json::Number,
+    schema: &Value,
+    invalid: &impl Fn(String) -> VariableError,
+    errors: &mut Vec<VariableError>,
+) {
+    let f = n.as_f64().unwrap_or(0.0);
+    let exclusive_min = schema.get("exclusiveMinimum").and_then(Value::as_bool) == Some(true);
+    let exclusive_max = schema.get("exclusiveMaximum").and_then(Value::as_bool) == Some(true);
+    if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
+        && (f < min || (exclusive_min && f == min))
+    {
+        let op = if exclusive_min { "greater than" } else { "greater than or equal to" };
+        errors.push(invalid(format!("should be {op} {min}")));
+    }
+    if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
+        && (f > max || (exclusive_max && f == max))
+    {
+        let op = if exclusive_max { "less than" } else { "less than or equal to" };
+        errors.push(invalid(format!("should be {op} {max}")));
+    }
+    if let Some(m) = schema.get("multipleOf").and_then(Value::as_f64)
+        && m != 0.0
+        && (f / m).fract() != 0.0
+    {
+        errors.push(invalid(format!("should be a multiple of {m}")));
+    }
+}
+
+/// An array's size and uniqueness, then each item against `items`.
+fn check_array(
+    items: &[Value],
+    schema: &Value,
+    path: &str,
+    invalid: &impl Fn(String) -> VariableError,
+    errors: &mut Vec<VariableError>,
+) {
+    if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
+        && (items.len() as u64) < min
+    {
+        errors.push(invalid(format!("should have at least {min} items")));
+    }
+    if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
+        && (items.len() as u64) > max
+    {
+        errors.push(invalid(format!("must have at most {max} items")));
+    }
+    if schema.get("uniqueItems").and_then(Value::as_bool) == Some(true) {
+        for (i, item) in items.iter().enumerate() {
+            if items[..i].contains(item) {
+                errors.push(VariableError::Invalid {
+                    path: format!("{path}[{i}]"),
+                    value: compact(item),
+                    reason: "duplicate value".into(),
+                });
+            }
+        }
+    }
+    if let Some(item_schema) = schema.get("items") {
+        for (i, item) in items.iter().enumerate() {
+            validate(item, item_schema, &format!("{path}[{i}]"), errors);
+        }
+    }
+}
+
+/// An object's required fields and size, then each field against its property, `additionalProperties`, or as
+/// undeclared.
+fn check_object(
+    map: &Map<String, Value>,
+    schema: &Value,
+    path: &str,
+    invalid: &impl Fn(String) -> VariableError,
+    errors: &mut Vec<VariableError>,
+) {
+    if let Some(required) = schema.get("required").and_then(Value::as_array) {
+        for key in required.iter().filter_map(Value::as_str) {
+            if !map.contains_key(key) {
+                errors.push(VariableError::Missing { path: format!("{path}.{key}"), name: key.to_string() });
+            }
+        }
+    }
+    if let Some(min) = schema.get("minProperties").and_then(Value::as_u64)
+        && (map.len() as u64) < min
+    {
+        errors.push(invalid(format!("should have at least {min} properties")));
+    }
+    if let Some(max) = schema.get("maxProperties").and_then(Value::as_u64)
+        && (map.len() as u64) > max
+    {
+        errors.push(invalid(format!("should have at most {max} properties")));
+    }
+    let props = schema.get("properties").and_then(Value::as_object);
+    let preserve = schema.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool) == Some(true);
+    let additional = schema.get("additionalProperties");
+    for (key, child) in map {
+        let child_path = format!("{path}.{key}");
+        if let Some(prop) = props.and_then(|p| p.get(key)) {
+            validate(child, prop, &child_path, errors);
+        } else if let Some(extra) = additional.filter(|a| a.is_object()) {
+            validate(child, extra, &child_path, errors);
+        } else if additional == Some(&Value::Bool(true)) || preserve {
+        } else {
+            errors.push(VariableError::Invalid {
+                path: child_path,
+                value: compact(child),
+                reason: "field not declared in schema".into(),
+            });
+        }
+    }
+}
+
+/// allOf (each checked in full), then anyOf, oneOf and not (checked for shape only).
+fn check_combinators(
+    value: &Value,
+    schema: &Value,
+    path: &str,
+    invalid: &impl Fn(String) -> VariableError,
+    errors: &mut Vec<VariableError>,
+) {
     if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
         for sub in all {
             validate(value, sub, path, errors);

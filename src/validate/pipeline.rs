@@ -299,17 +299,7 @@ pub(crate) fn validate_sources_with_workers(
             .as_ref()
             .map(|target| (target.cluster.as_str().into(), target.namespace.as_deref().map(Into::into)));
         let unit = bundle.add_unit(lint::ApplyUnit { label: built.label.as_str().into(), target });
-        let first_reached: Vec<&Document> = documents
-            .iter()
-            .filter(|document| {
-                let reached = places.entry((document.origin.source.clone(), document.origin.line)).or_default();
-                let again = reached.iter().any(|(other, earlier)| *other != unit && earlier.value == document.value);
-                if !again {
-                    reached.push((unit, document));
-                }
-                !again
-            })
-            .collect();
+        let first_reached = first_reached(&mut places, documents, unit);
         checked.extend(check_documents(&first_reached, validator, filter));
         secrets.add(documents);
         bundle.add_in_unit(documents, unit);
@@ -328,15 +318,39 @@ pub(crate) fn validate_sources_with_workers(
     if repository_mode {
         report.apply_repositories(repositories, &variables, &placeholders);
     }
-    // Comments are looked up in every file read, and in the files findings now point at (patches, values files,
-    // templates).
+    report.apply_comment_suppressions(suppressions, comment_files(sources, repositories));
+    Ok(report)
+}
+
+/// The documents of one build (apply unit `unit`) not reached before from the same place with the same content
+/// by another build; each is noted in `places`.
+fn first_reached<'d>(
+    places: &mut HashMap<Place, Vec<(u32, &'d Document)>>,
+    documents: &'d [Document],
+    unit: u32,
+) -> Vec<&'d Document> {
+    documents
+        .iter()
+        .filter(|document| {
+            let reached = places.entry((document.origin.source.clone(), document.origin.line)).or_default();
+            let again = reached.iter().any(|(other, earlier)| *other != unit && earlier.value == document.value);
+            if !again {
+                reached.push((unit, document));
+            }
+            !again
+        })
+        .collect()
+}
+
+/// The files comments are looked up in: every file read, and the files findings now point at (patches, values
+/// files, templates).
+fn comment_files(sources: Vec<Arc<str>>, repositories: &[Repository]) -> Vec<Arc<str>> {
     let mut files = sources;
     for repository in repositories {
         let read = repository.files.iter().filter(|file| matches!(file.class, FileClass::Manifest | FileClass::Built));
         files.extend(read.map(|file| Arc::from(file.path.as_str())));
     }
-    report.apply_comment_suppressions(suppressions, files);
-    Ok(report)
+    files
 }
 
 /// The report from the schema results (input order) and the CAPZ rules' findings (secrets masked).

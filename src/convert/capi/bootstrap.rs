@@ -109,77 +109,88 @@ fn put_timeout(spec: &mut Object, configuration: &str, key: &str, seconds: Value
     put(spec, end, &[configuration, "timeouts", key], seconds);
 }
 
-pub(crate) fn kubeadm_config_spec(context: &mut Context, spec: &mut Object, pointer: &str) -> Result<(), ConvertError> {
+/// `clusterConfiguration` (at `pointer`): the fields v1beta2 takes from the Cluster dropped, the components' extra
+/// args as lists; returns the `apiServer.timeoutForControlPlane` it took out, in seconds.
+fn convert_cluster_configuration(
+    context: &mut Context,
+    cluster: &mut Object,
+    pointer: &str,
+) -> Result<Option<Value>, ConvertError> {
     let mut control_plane_timeout = None;
+    drop_type_meta(context, cluster, pointer);
+    for key in ["networking", "kubernetesVersion", "clusterName"] {
+        if let Some((_, value)) = take_some(cluster, key) {
+            let empty = value.as_str().is_some_and(str::is_empty) || value.as_object().is_some_and(Map::is_empty);
+            if !empty {
+                context.dropped(&format!("{pointer}/{key}"), "v1beta2 takes it from the Cluster");
+            }
+        }
+    }
+    if let Some(api_server) = object_mut(cluster, "apiServer")
+        && let Some((_, timeout)) = take_some(api_server, "timeoutForControlPlane")
+    {
+        control_plane_timeout =
+            Some(context.seconds(&timeout, &format!("{pointer}/apiServer/timeoutForControlPlane"))?);
+    }
+    component(context, cluster, "apiServer", pointer)?;
+    component(context, cluster, "controllerManager", pointer)?;
+    component(context, cluster, "scheduler", pointer)?;
+    if let Some(etcd) = object_mut(cluster, "etcd")
+        && let Some(local) = object_mut(etcd, "local")
+    {
+        args_to_list(local, "extraArgs", &format!("{pointer}/etcd/local"))?;
+    }
+    for key in ["apiServer", "controllerManager", "scheduler", "dns", "etcd"] {
+        drop_if_empty(cluster, key);
+    }
+    Ok(control_plane_timeout)
+}
+
+/// `joinConfiguration` (at `pointer`): node registration and discovery converted; returns the
+/// `discovery.timeout` it took out, in seconds.
+fn convert_join_configuration(
+    context: &mut Context,
+    join: &mut Object,
+    pointer: &str,
+) -> Result<Option<Value>, ConvertError> {
     let mut tls_bootstrap_timeout = None;
-    if let Some(cluster) = object_mut(spec, "clusterConfiguration") {
-        let pointer = format!("{pointer}/clusterConfiguration");
-        drop_type_meta(context, cluster, &pointer);
-        for key in ["networking", "kubernetesVersion", "clusterName"] {
-            if let Some((_, value)) = take_some(cluster, key) {
-                let empty = value.as_str().is_some_and(str::is_empty) || value.as_object().is_some_and(Map::is_empty);
-                if !empty {
-                    context.dropped(&format!("{pointer}/{key}"), "v1beta2 takes it from the Cluster");
-                }
+    drop_type_meta(context, join, pointer);
+    node_registration(join, pointer)?;
+    if let Some(discovery) = object_mut(join, "discovery") {
+        if let Some((_, timeout)) = take_some(discovery, "timeout") {
+            tls_bootstrap_timeout = Some(context.seconds(&timeout, &format!("{pointer}/discovery/timeout"))?);
+        }
+        let restored = |path: &str| context.restored_at(&format!("{pointer}/discovery/{path}")).cloned();
+        if let Some(token) = object_mut(discovery, "bootstrapToken") {
+            keep_restored_false(
+                token,
+                "unsafeSkipCAVerification",
+                restored("bootstrapToken/unsafeSkipCAVerification").as_ref(),
+            );
+        }
+        if let Some(kubeconfig) = object_mut(discovery, "file").and_then(|f| object_mut(f, "kubeConfig")) {
+            if let Some(cluster) = object_mut(kubeconfig, "cluster") {
+                let value = restored("file/kubeConfig/cluster/insecureSkipTLSVerify");
+                keep_restored_false(cluster, "insecureSkipTLSVerify", value.as_ref());
             }
-        }
-        if let Some(api_server) = object_mut(cluster, "apiServer")
-            && let Some((_, timeout)) = take_some(api_server, "timeoutForControlPlane")
-        {
-            control_plane_timeout =
-                Some(context.seconds(&timeout, &format!("{pointer}/apiServer/timeoutForControlPlane"))?);
-        }
-        component(context, cluster, "apiServer", &pointer)?;
-        component(context, cluster, "controllerManager", &pointer)?;
-        component(context, cluster, "scheduler", &pointer)?;
-        if let Some(etcd) = object_mut(cluster, "etcd")
-            && let Some(local) = object_mut(etcd, "local")
-        {
-            args_to_list(local, "extraArgs", &format!("{pointer}/etcd/local"))?;
-        }
-        for key in ["apiServer", "controllerManager", "scheduler", "dns", "etcd"] {
-            drop_if_empty(cluster, key);
-        }
-    }
-    drop_if_empty(spec, "clusterConfiguration");
-    if let Some(init) = object_mut(spec, "initConfiguration") {
-        let pointer = format!("{pointer}/initConfiguration");
-        drop_type_meta(context, init, &pointer);
-        for (index, token) in items_mut(init, "bootstrapTokens") {
-            context.move_seconds(token, &format!("{pointer}/bootstrapTokens/{index}"), "ttl", &["ttlSeconds"])?;
-        }
-        node_registration(init, &pointer)?;
-    }
-    if let Some(join) = object_mut(spec, "joinConfiguration") {
-        let pointer = format!("{pointer}/joinConfiguration");
-        drop_type_meta(context, join, &pointer);
-        node_registration(join, &pointer)?;
-        if let Some(discovery) = object_mut(join, "discovery") {
-            if let Some((_, timeout)) = take_some(discovery, "timeout") {
-                tls_bootstrap_timeout = Some(context.seconds(&timeout, &format!("{pointer}/discovery/timeout"))?);
-            }
-            let restored = |path: &str| context.restored_at(&format!("{pointer}/discovery/{path}")).cloned();
-            if let Some(token) = object_mut(discovery, "bootstrapToken") {
-                keep_restored_false(
-                    token,
-                    "unsafeSkipCAVerification",
-                    restored("bootstrapToken/unsafeSkipCAVerification").as_ref(),
-                );
-            }
-            if let Some(kubeconfig) = object_mut(discovery, "file").and_then(|f| object_mut(f, "kubeConfig")) {
-                if let Some(cluster) = object_mut(kubeconfig, "cluster") {
-                    let value = restored("file/kubeConfig/cluster/insecureSkipTLSVerify");
-                    keep_restored_false(cluster, "insecureSkipTLSVerify", value.as_ref());
-                }
-                if let Some(exec) = object_mut(kubeconfig, "user").and_then(|u| object_mut(u, "exec")) {
-                    let value = restored("file/kubeConfig/user/exec/provideClusterInfo");
-                    keep_restored_false(exec, "provideClusterInfo", value.as_ref());
-                }
+            if let Some(exec) = object_mut(kubeconfig, "user").and_then(|u| object_mut(u, "exec")) {
+                let value = restored("file/kubeConfig/user/exec/provideClusterInfo");
+                keep_restored_false(exec, "provideClusterInfo", value.as_ref());
             }
         }
     }
-    // RestoreKubeadmConfigSpec: the v1beta2-only timeouts come back from the conversion data,
-    // then ConvertKubeadmConfigSpecV1Beta1ToHub overrides the two v1beta1 keeps elsewhere.
+    Ok(tls_bootstrap_timeout)
+}
+
+/// RestoreKubeadmConfigSpec: the v1beta2-only timeouts come back from the conversion data, then
+/// ConvertKubeadmConfigSpecV1Beta1ToHub overrides the two v1beta1 keeps elsewhere.
+fn restore_timeouts(
+    context: &Context,
+    spec: &mut Object,
+    pointer: &str,
+    control_plane_timeout: Option<Value>,
+    tls_bootstrap_timeout: Option<Value>,
+) {
     for configuration in ["initConfiguration", "joinConfiguration"] {
         let restored = context.restored_at(&format!("{pointer}/{configuration}/timeouts")).cloned();
         if let Some(timeouts) = restored.filter(|t| t.as_object().is_some_and(|t| !t.is_empty())) {
@@ -203,6 +214,27 @@ pub(crate) fn kubeadm_config_spec(context: &mut Context, spec: &mut Object, poin
             put_timeout(spec, "joinConfiguration", "tlsBootstrapSeconds", seconds);
         }
     }
+}
+
+pub(crate) fn kubeadm_config_spec(context: &mut Context, spec: &mut Object, pointer: &str) -> Result<(), ConvertError> {
+    let control_plane_timeout = match object_mut(spec, "clusterConfiguration") {
+        Some(cluster) => convert_cluster_configuration(context, cluster, &format!("{pointer}/clusterConfiguration"))?,
+        None => None,
+    };
+    drop_if_empty(spec, "clusterConfiguration");
+    if let Some(init) = object_mut(spec, "initConfiguration") {
+        let pointer = format!("{pointer}/initConfiguration");
+        drop_type_meta(context, init, &pointer);
+        for (index, token) in items_mut(init, "bootstrapTokens") {
+            context.move_seconds(token, &format!("{pointer}/bootstrapTokens/{index}"), "ttl", &["ttlSeconds"])?;
+        }
+        node_registration(init, &pointer)?;
+    }
+    let tls_bootstrap_timeout = match object_mut(spec, "joinConfiguration") {
+        Some(join) => convert_join_configuration(context, join, &format!("{pointer}/joinConfiguration"))?,
+        None => None,
+    };
+    restore_timeouts(context, spec, pointer, control_plane_timeout, tls_bootstrap_timeout);
     for key in ["initConfiguration", "joinConfiguration"] {
         drop_if_empty(spec, key);
     }

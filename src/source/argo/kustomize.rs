@@ -146,37 +146,11 @@ pub fn edit(
         set_replicas(&mut k, replicas)?;
     }
     if let Some(labels) = options.get("commonLabels").and_then(Value::as_object).filter(|map| !map.is_empty()) {
-        let labels: Vec<(String, String)> = labels
-            .iter()
-            .map(|(name, value)| (name.clone(), argo.envsubst(&string_of(value), "/commonLabels", &mut revision_used)))
-            .collect();
-        let without_selector = flag("labelWithoutSelector");
-        if flag("labelIncludeTemplates") && !without_selector {
-            return Err(command_error(
-                "add label",
-                "--without-selector flag must be specified for --include-templates to work",
-            ));
-        }
-        let force = flag("forceCommonLabels");
-        if without_selector {
-            add_labels_without_selector(&mut k, &labels, force, flag("labelIncludeTemplates"))?;
-        } else {
-            add_to_map(&mut k, "commonLabels", "label", &labels, force)?;
-        }
+        add_common_labels(&mut k, argo, labels, &mut revision_used)?;
     }
     if let Some(annotations) = options.get("commonAnnotations").and_then(Value::as_object).filter(|map| !map.is_empty())
     {
-        let envsubst = flag("commonAnnotationsEnvsubst");
-        let annotations: Vec<(String, String)> = annotations
-            .iter()
-            .map(|(name, value)| {
-                let value = string_of(value);
-                let value =
-                    if envsubst { argo.envsubst(&value, "/commonAnnotations", &mut revision_used) } else { value };
-                (name.clone(), value)
-            })
-            .collect();
-        add_to_map(&mut k, "commonAnnotations", "annotation", &annotations, flag("forceCommonAnnotations"))?;
+        add_common_annotations(&mut k, argo, annotations, &mut revision_used)?;
     }
     // `kustomize edit set namespace` takes any name (v5.7.1 validates none); the API server judges it.
     let namespace = text("/namespace");
@@ -191,36 +165,7 @@ pub fn edit(
         list.extend(patches.iter().cloned());
     }
     if let Some(components) = options.get("components").and_then(Value::as_array).filter(|list| !list.is_empty()) {
-        let mut found = Vec::new();
-        for (index, component) in components.iter().enumerate() {
-            let component = component.as_str().ok_or_else(|| option_error("components", "not a string"))?;
-            if flag("ignoreMissingComponents") && !component_exists(component) {
-                continue;
-            }
-            if component.contains("://") || component.contains(['*', '?', '[']) {
-                not_applied.push(NotApplied {
-                    option: format!("/components/{index}"),
-                    message: format!(
-                        "kustomize.components entry `{component}` is remote or a glob: not added (nothing is fetched)"
-                    ),
-                });
-                continue;
-            }
-            if !component_exists(component) {
-                return Err(command_error("add component", &format!("{component} has no match")));
-            }
-            found.push(component.to_string());
-        }
-        if !found.is_empty() {
-            let Value::Array(list) = k.entry("components").or_insert_with(|| json!([])) else {
-                return Err(option_error("components", "the kustomization's `components` is not a list"));
-            };
-            for component in found {
-                if !list.iter().any(|existing| existing.as_str() == Some(&component)) {
-                    list.push(json!(component));
-                }
-            }
-        }
+        add_components(&mut k, components, flag("ignoreMissingComponents"), component_exists, &mut not_applied)?;
     }
     revision_used.sort();
     revision_used.dedup();
@@ -236,6 +181,96 @@ pub fn edit(
         });
     }
     Ok(Edited { kustomization: Value::Object(k), not_applied })
+}
+
+/// `kustomize edit add label` for `commonLabels` (values expanded), with or without the selector.
+fn add_common_labels(
+    k: &mut Map<String, Value>,
+    argo: &ArgoKustomize,
+    labels: &Map<String, Value>,
+    revision_used: &mut Vec<(String, String)>,
+) -> Result<(), EditError> {
+    let flag = |name: &str| argo.options.get(name).and_then(Value::as_bool).unwrap_or(false);
+    let labels: Vec<(String, String)> = labels
+        .iter()
+        .map(|(name, value)| (name.clone(), argo.envsubst(&string_of(value), "/commonLabels", revision_used)))
+        .collect();
+    let without_selector = flag("labelWithoutSelector");
+    if flag("labelIncludeTemplates") && !without_selector {
+        return Err(command_error(
+            "add label",
+            "--without-selector flag must be specified for --include-templates to work",
+        ));
+    }
+    let force = flag("forceCommonLabels");
+    if without_selector {
+        add_labels_without_selector(k, &labels, force, flag("labelIncludeTemplates"))?;
+    } else {
+        add_to_map(k, "commonLabels", "label", &labels, force)?;
+    }
+    Ok(())
+}
+
+/// `kustomize edit add annotation` for `commonAnnotations` (values expanded when asked).
+fn add_common_annotations(
+    k: &mut Map<String, Value>,
+    argo: &ArgoKustomize,
+    annotations: &Map<String, Value>,
+    revision_used: &mut Vec<(String, String)>,
+) -> Result<(), EditError> {
+    let flag = |name: &str| argo.options.get(name).and_then(Value::as_bool).unwrap_or(false);
+    let envsubst = flag("commonAnnotationsEnvsubst");
+    let annotations: Vec<(String, String)> = annotations
+        .iter()
+        .map(|(name, value)| {
+            let value = string_of(value);
+            let value = if envsubst { argo.envsubst(&value, "/commonAnnotations", revision_used) } else { value };
+            (name.clone(), value)
+        })
+        .collect();
+    add_to_map(k, "commonAnnotations", "annotation", &annotations, flag("forceCommonAnnotations"))
+}
+
+/// `kustomize edit add component` for each local component that exists (a missing one skipped when
+/// `ignore_missing`); remote and glob entries are noted as not applied.
+fn add_components(
+    k: &mut Map<String, Value>,
+    components: &[Value],
+    ignore_missing: bool,
+    component_exists: &dyn Fn(&str) -> bool,
+    not_applied: &mut Vec<NotApplied>,
+) -> Result<(), EditError> {
+    let mut found = Vec::new();
+    for (index, component) in components.iter().enumerate() {
+        let component = component.as_str().ok_or_else(|| option_error("components", "not a string"))?;
+        if ignore_missing && !component_exists(component) {
+            continue;
+        }
+        if component.contains("://") || component.contains(['*', '?', '[']) {
+            not_applied.push(NotApplied {
+                option: format!("/components/{index}"),
+                message: format!(
+                    "kustomize.components entry `{component}` is remote or a glob: not added (nothing is fetched)"
+                ),
+            });
+            continue;
+        }
+        if !component_exists(component) {
+            return Err(command_error("add component", &format!("{component} has no match")));
+        }
+        found.push(component.to_string());
+    }
+    if !found.is_empty() {
+        let Value::Array(list) = k.entry("components").or_insert_with(|| json!([])) else {
+            return Err(option_error("components", "the kustomization's `components` is not a list"));
+        };
+        for component in found {
+            if !list.iter().any(|existing| existing.as_str() == Some(&component)) {
+                list.push(json!(component));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether Argo CD runs at least one `kustomize edit` command for `options` (patches are written without one).

@@ -54,12 +54,51 @@ pub fn helm_release_request_with(
     let namespace = document.namespace().unwrap_or("default").to_string();
     let chart_spec = spec.pointer("/chart/spec").cloned().unwrap_or(Value::Null);
     let chart = chart_spec.get("chart").and_then(Value::as_str).unwrap_or("");
-    let source_kind = chart_spec.pointer("/sourceRef/kind").and_then(Value::as_str).unwrap_or("");
     // A chart that would be downloaded: its local copy, or why there is none.
-    let remote = if let Some(chart_ref) = spec.get("chartRef") {
+    let remote = remote_chart_of(&spec, &chart_spec, &namespace, lookup)?;
+    let chart_dir = chart_dir_of(remote.as_ref(), repo_root, chart, resolve)?;
+    let values_files = values_files_of(&chart_spec, remote.is_some(), &chart_dir, repo_root)?;
+    let ValuesFrom { mut inline_values, set_string, written_at } = values_from(&spec, &namespace, lookup)?;
+    if let Some(values) = spec.get("values").filter(|values| values.is_object()) {
+        let label = format!("HelmRelease/{name} spec.values");
+        inline_values.push(InlineValues::in_document(label, values.clone(), document, "/spec/values"));
+    }
+    let target_namespace = spec.get("targetNamespace").and_then(Value::as_str);
+    let release = match (spec.get("releaseName").and_then(Value::as_str), target_namespace) {
+        (Some(release), _) => release.to_string(),
+        (None, Some(target)) => format!("{target}-{name}"),
+        (None, None) => name.clone(),
+    };
+    Ok(RenderRequest {
+        chart_dir,
+        release,
+        namespace: target_namespace.unwrap_or(&namespace).to_string(),
+        values_files,
+        inline_values,
+        set: Vec::new(),
+        set_string,
+        set_written_at: written_at,
+        // `install.crds` defaults to Create: the chart's crds/ are applied.
+        include_crds: spec.pointer("/install/crds").and_then(Value::as_str) != Some("Skip"),
+        label: format!("HelmRelease/{name}"),
+        stage: None,
+    })
+}
+
+/// The chart a HelmRelease downloads: from an OCIRepository (`chartRef`) or a HelmRepository; `None` for a chart
+/// of a GitRepository or Bucket (a path of this repository); an error for any other source.
+fn remote_chart_of(
+    spec: &Value,
+    chart_spec: &Value,
+    namespace: &str,
+    lookup: &ObjectLookup<'_>,
+) -> Result<Option<RemoteChart>, String> {
+    let chart = chart_spec.get("chart").and_then(Value::as_str).unwrap_or("");
+    let source_kind = chart_spec.pointer("/sourceRef/kind").and_then(Value::as_str).unwrap_or("");
+    Ok(if let Some(chart_ref) = spec.get("chartRef") {
         let kind = chart_ref.get("kind").and_then(Value::as_str).unwrap_or("?");
         let ref_name = chart_ref.get("name").and_then(Value::as_str).unwrap_or("?");
-        let ref_namespace = chart_ref.get("namespace").and_then(Value::as_str).unwrap_or(&namespace);
+        let ref_namespace = chart_ref.get("namespace").and_then(Value::as_str).unwrap_or(namespace);
         let not_here = || {
             format!("its chart comes from {kind}/{ref_name} (chartRef), which is not a directory of this repository")
         };
@@ -88,8 +127,18 @@ pub fn helm_release_request_with(
         })
     } else {
         None
-    };
-    let chart_dir = match &remote {
+    })
+}
+
+/// The chart's directory (or packed archive): the local copy of a remote chart, or the repository's chart
+/// directory at `chart`.
+fn chart_dir_of(
+    remote: Option<&RemoteChart>,
+    repo_root: &Path,
+    chart: &str,
+    resolve: &ChartResolver<'_>,
+) -> Result<PathBuf, String> {
+    Ok(match remote {
         Some(remote) => match resolve(remote)
             .map_err(|why| format!("its chart `{}` comes from {}: {why}", remote.name, remote.from))?
         {
@@ -105,23 +154,45 @@ pub fn helm_release_request_with(
             }
             chart_dir
         }
-    };
+    })
+}
+
+/// `valuesFiles`: files of the chart for a remote chart (none in a packed one), else of the repository.
+fn values_files_of(
+    chart_spec: &Value,
+    remote: bool,
+    chart_dir: &Path,
+    repo_root: &Path,
+) -> Result<Vec<PathBuf>, String> {
     let mut values_files = Vec::new();
     for file in chart_spec.get("valuesFiles").and_then(Value::as_array).into_iter().flatten() {
         let file = file.as_str().unwrap_or("");
         // A remote chart's values files are files of the chart; a repository chart's, files of the repository.
-        let path = match &remote {
-            Some(_) if chart_dir.is_dir() => in_repository(&chart_dir, file),
-            Some(_) => {
+        let path = match remote {
+            true if chart_dir.is_dir() => in_repository(chart_dir, file),
+            true => {
                 return Err(format!("its values file `{file}` is inside the packed chart {}", chart_dir.display()));
             }
-            None => in_repository(repo_root, file),
+            false => in_repository(repo_root, file),
         };
         match path.filter(|path| path.is_file()) {
             Some(path) => values_files.push(path),
             None => return Err(format!("its values file `{file}` is not in this repository")),
         }
     }
+    Ok(values_files)
+}
+
+/// What a HelmRelease's `valuesFrom` adds: inline values, and `--set-string` assignments for `targetPath`s
+/// with where each was written.
+struct ValuesFrom {
+    inline_values: Vec<InlineValues>,
+    set_string: Vec<String>,
+    written_at: HashMap<String, WrittenAt>,
+}
+
+/// Reads `valuesFrom`: each ConfigMap's or Secret's key found in the repository (a missing optional one skipped).
+fn values_from(spec: &Value, namespace: &str, lookup: &ObjectLookup<'_>) -> Result<ValuesFrom, String> {
     let mut inline_values = Vec::new();
     let mut set_string = Vec::new();
     let mut written_at = HashMap::new();
@@ -130,7 +201,7 @@ pub fn helm_release_request_with(
         let source_name = source.get("name").and_then(Value::as_str).unwrap_or("");
         let key = source.get("valuesKey").and_then(Value::as_str).unwrap_or("values.yaml");
         let optional = source.get("optional").and_then(Value::as_bool).unwrap_or(false);
-        let found = lookup(kind, &namespace, source_name)
+        let found = lookup(kind, namespace, source_name)
             .and_then(|object| data_value(&object.value, key).map(|(text, pointer)| (object, text, pointer)));
         let Some((object, text, pointer)) = found else {
             if optional {
@@ -167,30 +238,7 @@ pub fn helm_release_request_with(
             Err(err) => return Err(format!("its valuesFrom {label} is not YAML: {err}")),
         }
     }
-    if let Some(values) = spec.get("values").filter(|values| values.is_object()) {
-        let label = format!("HelmRelease/{name} spec.values");
-        inline_values.push(InlineValues::in_document(label, values.clone(), document, "/spec/values"));
-    }
-    let target_namespace = spec.get("targetNamespace").and_then(Value::as_str);
-    let release = match (spec.get("releaseName").and_then(Value::as_str), target_namespace) {
-        (Some(release), _) => release.to_string(),
-        (None, Some(target)) => format!("{target}-{name}"),
-        (None, None) => name.clone(),
-    };
-    Ok(RenderRequest {
-        chart_dir,
-        release,
-        namespace: target_namespace.unwrap_or(&namespace).to_string(),
-        values_files,
-        inline_values,
-        set: Vec::new(),
-        set_string,
-        set_written_at: written_at,
-        // `install.crds` defaults to Create: the chart's crds/ are applied.
-        include_crds: spec.pointer("/install/crds").and_then(Value::as_str) != Some("Skip"),
-        label: format!("HelmRelease/{name}"),
-        stage: None,
-    })
+    Ok(ValuesFrom { inline_values, set_string, written_at })
 }
 
 /// `repo_root/relative` when `relative` stays inside the repository (no absolute path, no `..` above the root).

@@ -323,7 +323,8 @@ impl Loader<'_> {
         false
     }
 
-    /// What one target of the bundle in `dir` builds.
+    /// What one target of the bundle in `dir` builds: a remote chart, the bundle's chart, its kustomization, or
+    /// its files as they are (Fleet's order), or why it is not built.
     fn plan_target(
         &mut self,
         dir: &str,
@@ -333,43 +334,72 @@ impl Loader<'_> {
         plain_files: &[String],
     ) -> Build {
         let helm = variant.helm();
-        let at = |pointer: &str| match &variant.target {
-            None => lines.line_of(pointer).unwrap_or(1),
-            Some(_) => variant.line,
-        };
-        let not_built = |severity: Severity, line: usize, reason: String| Build::NotBuilt { severity, line, reason };
         // A chart from a Helm repository or an OCI registry (resources.go `addRemoteCharts`).
         let chart_path = if helm.chart.is_empty() { None } else { resolve(dir, &helm.chart) };
         let chart_exists =
             chart_path.as_ref().is_some_and(|path| self.boundary.is_dir(path) || self.tree_files.contains(path));
         if !helm.repo.is_empty() || (!helm.chart.is_empty() && !chart_exists) {
-            let remote = match remote_chart(&helm) {
-                Ok(remote) => remote,
-                Err(reason) => return not_built(Severity::Info, at("/helm/chart"), reason),
-            };
-            return match self.chart_locator.locate(&remote) {
-                Ok(local) => match self.helm_checks(dir, variant, values, lines) {
-                    Some(problem) => problem,
-                    None => {
-                        if let LocalChart::Directory(path) = &local
-                            && let Ok(relative) = path.strip_prefix(self.files.root())
-                        {
-                            self.fleet.charts.insert(relative.display().to_string());
-                        }
-                        Build::Helm { chart: local }
-                    }
-                },
-                Err(why) => not_built(
-                    Severity::Info,
-                    at("/helm/chart"),
-                    format!("its chart `{}` comes from {}: {why}; not built", remote.name, remote.from),
-                ),
-            };
+            return self.plan_remote_chart(dir, variant, lines, values, &helm);
         }
         // A chart of the bundle (style.go: `<helm.chart>/Chart.yaml`, or `Chart.yaml` at the bundle's root).
-        let chart_dir = chart_path.clone().unwrap_or_else(|| dir.to_string());
+        let chart_dir = chart_path.unwrap_or_else(|| dir.to_string());
+        if let Some(build) = self.plan_bundle_chart(dir, variant, lines, values, &helm, chart_dir) {
+            return build;
+        }
+        if let Some(build) = self.plan_kustomization(dir, variant, lines) {
+            return build;
+        }
+        self.plan_plain_files(dir, variant, lines, plain_files)
+    }
+
+    /// A target whose chart comes from a Helm repository or an OCI registry: found in the chart cache or not built.
+    fn plan_remote_chart(
+        &mut self,
+        dir: &str,
+        variant: &Variant,
+        lines: &LineIndex,
+        values: &BTreeMap<String, (Value, LineIndex)>,
+        helm: &spec::Helm,
+    ) -> Build {
+        let at = |pointer: &str| target_line(variant, lines, pointer);
+        let remote = match remote_chart(helm) {
+            Ok(remote) => remote,
+            Err(reason) => return not_built(Severity::Info, at("/helm/chart"), reason),
+        };
+        match self.chart_locator.locate(&remote) {
+            Ok(local) => match self.helm_checks(dir, variant, values, lines) {
+                Some(problem) => problem,
+                None => {
+                    if let LocalChart::Directory(path) = &local
+                        && let Ok(relative) = path.strip_prefix(self.files.root())
+                    {
+                        self.fleet.charts.insert(relative.display().to_string());
+                    }
+                    Build::Helm { chart: local }
+                }
+            },
+            Err(why) => not_built(
+                Severity::Info,
+                at("/helm/chart"),
+                format!("its chart `{}` comes from {}: {why}; not built", remote.name, remote.from),
+            ),
+        }
+    }
+
+    /// A target built from the bundle's own chart in `chart_dir`, when there is a `Chart.yaml` there; `None` when
+    /// there is none.
+    fn plan_bundle_chart(
+        &mut self,
+        dir: &str,
+        variant: &Variant,
+        lines: &LineIndex,
+        values: &BTreeMap<String, (Value, LineIndex)>,
+        helm: &spec::Helm,
+        chart_dir: String,
+    ) -> Option<Build> {
+        let at = |pointer: &str| target_line(variant, lines, pointer);
         if !is_below(&chart_dir, dir) {
-            return not_built(
+            return Some(not_built(
                 Severity::Warning,
                 at("/helm/chart"),
                 format!(
@@ -377,32 +407,37 @@ impl Loader<'_> {
                      finds no chart there and deploys the bundle's files as plain YAML instead; not built",
                     helm.chart
                 ),
-            );
+            ));
         }
-        if self.tree_files.contains(&join(&chart_dir, "Chart.yaml")) {
-            let kustomize_dir =
-                resolve(dir, variant.options.kustomize_dir.as_deref().unwrap_or(".")).unwrap_or_default();
-            if self.tree_files.contains(&join(&kustomize_dir, "kustomization.yaml")) {
-                return not_built(
-                    Severity::Warning,
-                    at("/kustomize"),
-                    format!(
-                        "Fleet runs kustomize (./{}) over the chart's output, as a Helm post-renderer: not built",
-                        shown_dir(&kustomize_dir)
-                    ),
-                );
-            }
-            if let Some(problem) = self.helm_checks(dir, variant, values, lines) {
-                return problem;
-            }
-            self.fleet.charts.insert(chart_dir.clone());
-            return Build::Helm { chart: LocalChart::Directory(self.files.root().join(&chart_dir)) };
+        if !self.tree_files.contains(&join(&chart_dir, "Chart.yaml")) {
+            return None;
         }
-        // A kustomization (style.go `kustomizePath`: only `kustomization.yaml`).
+        let kustomize_dir = resolve(dir, variant.options.kustomize_dir.as_deref().unwrap_or(".")).unwrap_or_default();
+        if self.tree_files.contains(&join(&kustomize_dir, "kustomization.yaml")) {
+            return Some(not_built(
+                Severity::Warning,
+                at("/kustomize"),
+                format!(
+                    "Fleet runs kustomize (./{}) over the chart's output, as a Helm post-renderer: not built",
+                    shown_dir(&kustomize_dir)
+                ),
+            ));
+        }
+        if let Some(problem) = self.helm_checks(dir, variant, values, lines) {
+            return Some(problem);
+        }
+        self.fleet.charts.insert(chart_dir.clone());
+        Some(Build::Helm { chart: LocalChart::Directory(self.files.root().join(&chart_dir)) })
+    }
+
+    /// A target built from a kustomization (style.go `kustomizePath`: only `kustomization.yaml`), or not built
+    /// for its kustomization; `None` when there is none.
+    fn plan_kustomization(&mut self, dir: &str, variant: &Variant, lines: &LineIndex) -> Option<Build> {
+        let at = |pointer: &str| target_line(variant, lines, pointer);
         let kustomize_dir = match resolve(dir, variant.options.kustomize_dir.as_deref().unwrap_or(".")) {
             Some(path) if is_below(&path, dir) => path,
             _ => {
-                return not_built(
+                return Some(not_built(
                     Severity::Warning,
                     at("/kustomize/dir"),
                     format!(
@@ -410,7 +445,7 @@ impl Loader<'_> {
                          so its build fails; not built",
                         variant.options.kustomize_dir.as_deref().unwrap_or("")
                     ),
-                );
+                ));
             }
         };
         if self.tree_files.contains(&join(&kustomize_dir, "kustomization.yaml")) {
@@ -423,7 +458,7 @@ impl Loader<'_> {
                 })
                 .collect();
             if let Some(outside) = reachable.iter().find(|path| !is_below(path, dir)) {
-                return not_built(
+                return Some(not_built(
                     Severity::Warning,
                     at("/kustomize/dir"),
                     format!(
@@ -431,16 +466,16 @@ impl Loader<'_> {
                          the bundle's own files, so the build fails; not built",
                         shown_dir(&kustomize_dir)
                     ),
-                );
+                ));
             }
             self.fleet.kustomizations.insert(kustomize_dir.clone());
-            return Build::Kustomize { dir: kustomize_dir };
+            return Some(Build::Kustomize { dir: kustomize_dir });
         }
         if let Some(other) = ["kustomization.yml", "Kustomization"]
             .iter()
             .find(|name| self.tree_files.contains(&join(&kustomize_dir, name)))
         {
-            return not_built(
+            return Some(not_built(
                 Severity::Warning,
                 at("/kustomize/dir"),
                 format!(
@@ -448,13 +483,18 @@ impl Loader<'_> {
                      applies the files as plain YAML); not built",
                     shown_dir(&kustomize_dir)
                 ),
-            );
+            ));
         }
-        // The files as they are.
+        None
+    }
+
+    /// A target of the bundle's files as they are, unless overlays or a `templates/` folder change them; the
+    /// bundle is noted with the bundles nested in it.
+    fn plan_plain_files(&mut self, dir: &str, variant: &Variant, lines: &LineIndex, plain_files: &[String]) -> Build {
         if !variant.options.overlays.is_empty() {
             return not_built(
                 Severity::Warning,
-                at("/yaml/overlays"),
+                target_line(variant, lines, "/yaml/overlays"),
                 format!(
                     "yaml.overlays ({}) replace and patch the bundle's files per target, which is not done here: not built",
                     variant.options.overlays.join(", ")
@@ -771,6 +811,19 @@ fn inner_path<'a>(relative: &'a str, dir: &str) -> &'a str {
     } else {
         relative.strip_prefix(dir).map_or(relative, |rest| rest.trim_start_matches('/'))
     }
+}
+
+/// The line of fleet.yaml a finding about `pointer` of a target is reported at: the field's own for the
+/// bundle's defaults, the target's line for a target customization.
+fn target_line(variant: &Variant, lines: &LineIndex, pointer: &str) -> usize {
+    match &variant.target {
+        None => lines.line_of(pointer).unwrap_or(1),
+        Some(_) => variant.line,
+    }
+}
+
+fn not_built(severity: Severity, line: usize, reason: String) -> Build {
+    Build::NotBuilt { severity, line, reason }
 }
 
 /// The chart a target would download: a Helm repository's chart by name and version, an OCI reference, or a

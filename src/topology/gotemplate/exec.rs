@@ -112,88 +112,111 @@ impl State<'_> {
                 self.vars.truncate(mark);
                 return Ok(flow);
             }
-            Node::Range(pipe, body, els) => {
-                let mark = self.vars.len();
-                let value = self.eval_pipeline_value(pipe, dot, tpl_name)?;
-                let count = match &value {
-                    GoValue::List(list) => list.len() as i64,
-                    GoValue::Map(map) => map.len() as i64,
-                    GoValue::Int(n) => (*n).max(0),
-                    GoValue::Missing | GoValue::Nil => 0,
-                    other => {
-                        return Err(self.exec_err(
-                            tpl_name,
-                            pipe.pos,
-                            &pipe.text,
-                            format!("range can't iterate over {}", other.sprint()),
-                        ));
-                    }
-                };
-                if count == 0 {
-                    let flow = self.walk_list(els, dot, tpl_name)?;
-                    self.vars.truncate(mark);
-                    return Ok(flow);
-                }
-                let entries = match &value {
-                    GoValue::Map(map) => map.entries(),
-                    _ => Vec::new(),
-                };
-                for i in 0..count {
-                    self.count_iteration(tpl_name, pipe)?;
-                    let (key, elem) = match &value {
-                        GoValue::List(list) => (GoValue::Int(i), list[i as usize].clone()),
-                        GoValue::Map(_) => {
-                            let (k, v) = &entries[i as usize];
-                            (GoValue::Str(k.clone()), v.clone())
-                        }
-                        _ => (GoValue::Int(i), GoValue::Int(i)),
-                    };
-                    let inner = self.vars.len();
-                    match pipe.decl.as_slice() {
-                        [one] => self.set_var(one, elem.clone(), pipe.assign),
-                        [k, v] => {
-                            self.set_var(k, key, pipe.assign);
-                            self.set_var(v, elem.clone(), pipe.assign);
-                        }
-                        _ => {}
-                    }
-                    let flow = self.walk_list(body, &elem, tpl_name)?;
-                    self.vars.truncate(inner.max(mark));
-                    if matches!(flow, Flow::Break) {
-                        break;
-                    }
-                }
-                self.vars.truncate(mark);
-            }
-            Node::Template(name, pipe, pos) => {
-                let Some(body) = self.tpl.defines.get(name) else {
-                    return Err(self.exec_err(
-                        tpl_name,
-                        *pos,
-                        &format!("template \"{name}\""),
-                        format!("template \"{name}\" not defined"),
-                    ));
-                };
-                let new_dot = match pipe {
-                    Some(p) => self.eval_pipeline(p, dot, tpl_name)?,
-                    None => GoValue::Nil,
-                };
-                if self.depth >= MAX_TEMPLATE_CALLS {
-                    let msg = format!(
-                        "exceeded maximum template depth ({MAX_TEMPLATE_CALLS}, kubectl-capz's limit; Go's is 100000)"
-                    );
-                    return Err(self.exec_err(tpl_name, *pos, &format!("template \"{name}\""), msg));
-                }
-                self.depth += 1;
-                let saved = std::mem::replace(&mut self.vars, vec![("$".to_string(), new_dot.clone())]);
-                self.walk_list(body, &new_dot, name)?;
-                self.vars = saved;
-                self.depth -= 1;
-            }
+            Node::Range(pipe, body, els) => return self.walk_range(pipe, body, els, dot, tpl_name),
+            Node::Template(name, pipe, pos) => self.walk_template(name, pipe.as_ref(), *pos, dot, tpl_name)?,
             Node::Break => return Ok(Flow::Break),
             Node::Continue => return Ok(Flow::Continue),
         }
         Ok(Flow::Normal)
+    }
+
+    /// `{{range}}`: the body once per item of a list or map (keys in order) or per integer below `n`, with the
+    /// declared variables set; the else branch when there is none.
+    fn walk_range(
+        &mut self,
+        pipe: &Pipeline,
+        body: &[Node],
+        els: &[Node],
+        dot: &GoValue,
+        tpl_name: &str,
+    ) -> Result<Flow, TemplateError> {
+        let mark = self.vars.len();
+        let value = self.eval_pipeline_value(pipe, dot, tpl_name)?;
+        let count = match &value {
+            GoValue::List(list) => list.len() as i64,
+            GoValue::Map(map) => map.len() as i64,
+            GoValue::Int(n) => (*n).max(0),
+            GoValue::Missing | GoValue::Nil => 0,
+            other => {
+                return Err(self.exec_err(
+                    tpl_name,
+                    pipe.pos,
+                    &pipe.text,
+                    format!("range can't iterate over {}", other.sprint()),
+                ));
+            }
+        };
+        if count == 0 {
+            let flow = self.walk_list(els, dot, tpl_name)?;
+            self.vars.truncate(mark);
+            return Ok(flow);
+        }
+        let entries = match &value {
+            GoValue::Map(map) => map.entries(),
+            _ => Vec::new(),
+        };
+        for i in 0..count {
+            self.count_iteration(tpl_name, pipe)?;
+            let (key, elem) = match &value {
+                GoValue::List(list) => (GoValue::Int(i), list[i as usize].clone()),
+                GoValue::Map(_) => {
+                    let (k, v) = &entries[i as usize];
+                    (GoValue::Str(k.clone()), v.clone())
+                }
+                _ => (GoValue::Int(i), GoValue::Int(i)),
+            };
+            let inner = self.vars.len();
+            match pipe.decl.as_slice() {
+                [one] => self.set_var(one, elem.clone(), pipe.assign),
+                [k, v] => {
+                    self.set_var(k, key, pipe.assign);
+                    self.set_var(v, elem.clone(), pipe.assign);
+                }
+                _ => {}
+            }
+            let flow = self.walk_list(body, &elem, tpl_name)?;
+            self.vars.truncate(inner.max(mark));
+            if matches!(flow, Flow::Break) {
+                break;
+            }
+        }
+        self.vars.truncate(mark);
+        Ok(Flow::Normal)
+    }
+
+    /// `{{template "name" pipeline}}`: the defined template with the pipeline's value as dot and `$`, in a
+    /// scope of its own.
+    fn walk_template(
+        &mut self,
+        name: &str,
+        pipe: Option<&Pipeline>,
+        pos: usize,
+        dot: &GoValue,
+        tpl_name: &str,
+    ) -> Result<(), TemplateError> {
+        let Some(body) = self.tpl.defines.get(name) else {
+            return Err(self.exec_err(
+                tpl_name,
+                pos,
+                &format!("template \"{name}\""),
+                format!("template \"{name}\" not defined"),
+            ));
+        };
+        let new_dot = match pipe {
+            Some(p) => self.eval_pipeline(p, dot, tpl_name)?,
+            None => GoValue::Nil,
+        };
+        if self.depth >= MAX_TEMPLATE_CALLS {
+            let msg =
+                format!("exceeded maximum template depth ({MAX_TEMPLATE_CALLS}, kubectl-capz's limit; Go's is 100000)");
+            return Err(self.exec_err(tpl_name, pos, &format!("template \"{name}\""), msg));
+        }
+        self.depth += 1;
+        let saved = std::mem::replace(&mut self.vars, vec![("$".to_string(), new_dot.clone())]);
+        self.walk_list(body, &new_dot, name)?;
+        self.vars = saved;
+        self.depth -= 1;
+        Ok(())
     }
 
     pub(super) fn set_var(&mut self, name: &str, value: GoValue, assign: bool) {

@@ -170,59 +170,76 @@ impl<'a> Lexer<'a> {
                     let s = self.lex_quoted()?;
                     self.tokens.push(Token { tok: Tok::Str(s), pos: start });
                 }
-                '`' => {
-                    let Some(end) = rest[1..].find('`') else {
-                        return Err(self.err(start, "unterminated raw quoted string"));
-                    };
-                    let s = rest[1..1 + end].to_string();
-                    self.pos += end + 2;
-                    self.tokens.push(Token { tok: Tok::Str(s), pos: start });
-                }
+                '`' => self.lex_raw_quoted()?,
                 '\'' => {
                     let ch = self.lex_char()?;
                     self.tokens.push(Token { tok: Tok::Char(ch), pos: start });
                 }
-                '$' => {
-                    self.pos += 1;
-                    let name_len = src[self.pos..].find(|c: char| !is_ident_char(c)).unwrap_or(src.len() - self.pos);
-                    let name = format!("${}", &src[self.pos..self.pos + name_len]);
-                    self.pos += name_len;
-                    let fields = if src[self.pos..].starts_with('.') { self.lex_fields() } else { Vec::new() };
-                    self.tokens.push(Token { tok: Tok::Var(name, fields), pos: start });
-                }
-                '.' => {
-                    if src[self.pos + 1..].starts_with(is_ident_start) {
-                        let fields = self.lex_fields();
-                        self.tokens.push(Token { tok: Tok::Field(fields, false), pos: start });
-                    } else if src[self.pos + 1..].starts_with(|c: char| c.is_ascii_digit()) {
-                        let n = self.lex_number();
-                        self.tokens.push(Token { tok: Tok::Number(n), pos: start });
-                    } else {
-                        self.push(Tok::Dot, 1)
-                    }
-                }
+                '$' => self.lex_variable(),
+                '.' => self.lex_dot(),
                 c if c.is_ascii_digit()
                     || ((c == '-' || c == '+') && rest[1..].starts_with(|d: char| d.is_ascii_digit() || d == '.')) =>
                 {
                     let n = self.lex_number();
                     self.tokens.push(Token { tok: Tok::Number(n), pos: start });
                 }
-                c if is_ident_start(c) => {
-                    let len = rest.find(|c: char| !is_ident_char(c)).unwrap_or(rest.len());
-                    let word = &rest[..len];
-                    self.pos += len;
-                    let tok = match word {
-                        "true" => Tok::Bool(true),
-                        "false" => Tok::Bool(false),
-                        "nil" => Tok::Nil,
-                        w if KEYWORDS.contains(&w) => Tok::Keyword(w.to_string()),
-                        w => Tok::Ident(w.to_string()),
-                    };
-                    self.tokens.push(Token { tok, pos: start });
-                }
+                c if is_ident_start(c) => self.lex_word(),
                 other => return Err(self.err(start, format!("unexpected {other:?} in command"))),
             }
         }
+    }
+
+    /// A raw string: `` `...` `` (no escapes).
+    fn lex_raw_quoted(&mut self) -> Result<(), TemplateError> {
+        let (start, rest) = (self.pos, &self.src[self.pos..]);
+        let Some(end) = rest[1..].find('`') else {
+            return Err(self.err(start, "unterminated raw quoted string"));
+        };
+        let s = rest[1..1 + end].to_string();
+        self.pos += end + 2;
+        self.tokens.push(Token { tok: Tok::Str(s), pos: start });
+        Ok(())
+    }
+
+    /// A variable (`$`, `$name`) and the fields after it (`$x.a.b`).
+    fn lex_variable(&mut self) {
+        let (src, start) = (self.src, self.pos);
+        self.pos += 1;
+        let name_len = src[self.pos..].find(|c: char| !is_ident_char(c)).unwrap_or(src.len() - self.pos);
+        let name = format!("${}", &src[self.pos..self.pos + name_len]);
+        self.pos += name_len;
+        let fields = if src[self.pos..].starts_with('.') { self.lex_fields() } else { Vec::new() };
+        self.tokens.push(Token { tok: Tok::Var(name, fields), pos: start });
+    }
+
+    /// At a `.`: a field chain (`.a.b`), a number (`.5`) or the dot itself.
+    fn lex_dot(&mut self) {
+        let (src, start) = (self.src, self.pos);
+        if src[self.pos + 1..].starts_with(is_ident_start) {
+            let fields = self.lex_fields();
+            self.tokens.push(Token { tok: Tok::Field(fields, false), pos: start });
+        } else if src[self.pos + 1..].starts_with(|c: char| c.is_ascii_digit()) {
+            let n = self.lex_number();
+            self.tokens.push(Token { tok: Tok::Number(n), pos: start });
+        } else {
+            self.push(Tok::Dot, 1)
+        }
+    }
+
+    /// A word: `true`, `false`, `nil`, a keyword or a function name.
+    fn lex_word(&mut self) {
+        let (start, rest) = (self.pos, &self.src[self.pos..]);
+        let len = rest.find(|c: char| !is_ident_char(c)).unwrap_or(rest.len());
+        let word = &rest[..len];
+        self.pos += len;
+        let tok = match word {
+            "true" => Tok::Bool(true),
+            "false" => Tok::Bool(false),
+            "nil" => Tok::Nil,
+            w if KEYWORDS.contains(&w) => Tok::Keyword(w.to_string()),
+            w => Tok::Ident(w.to_string()),
+        };
+        self.tokens.push(Token { tok, pos: start });
     }
 
     pub(super) fn push(&mut self, tok: Tok, len: usize) {

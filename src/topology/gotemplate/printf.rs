@@ -231,13 +231,7 @@ impl Printer {
                     b' ' => self.f.space = true,
                     c => {
                         if c.is_ascii_lowercase() && arg_num < args.len() {
-                            if c == b'v' || c == b'w' {
-                                self.f.sharp_v = self.f.sharp;
-                                self.f.sharp = false;
-                                self.f.plus_v = self.f.plus;
-                                self.f.plus = false;
-                            }
-                            self.print_arg(&args[arg_num], c as char)?;
+                            self.print_verb(&args[arg_num], c as char)?;
                             arg_num += 1;
                             i += 1;
                             continue 'format;
@@ -250,56 +244,9 @@ impl Printer {
 
             (arg_num, i, after_index) = self.arg_number(arg_num, format, i, args.len());
 
-            if i < end && format[i] == b'*' {
-                i += 1;
-                let (wid, present, next) = int_from_arg(args, arg_num);
-                arg_num = next;
-                self.f.wid_present = present;
-                if !present {
-                    self.write_str("%!(BADWIDTH)")?;
-                }
-                if wid < 0 {
-                    self.f.minus = true;
-                    self.f.zero = false;
-                }
-                self.f.wid = wid.unsigned_abs() as usize;
-                after_index = false;
-            } else {
-                let (wid, present, next) = parse_num(format, i, end);
-                (self.f.wid, self.f.wid_present, i) = (wid, present, next);
-                if after_index && present {
-                    self.good_arg_num = false;
-                }
-            }
-
+            (arg_num, i, after_index) = self.parse_width(format, i, args, arg_num, after_index)?;
             if i + 1 < end && format[i] == b'.' {
-                i += 1;
-                if after_index {
-                    self.good_arg_num = false;
-                }
-                (arg_num, i, after_index) = self.arg_number(arg_num, format, i, args.len());
-                if i < end && format[i] == b'*' {
-                    i += 1;
-                    let (prec, mut present, next) = int_from_arg(args, arg_num);
-                    arg_num = next;
-                    let mut prec = prec;
-                    if prec < 0 {
-                        prec = 0;
-                        present = false;
-                    }
-                    (self.f.prec, self.f.prec_present) = (prec as usize, present);
-                    if !present {
-                        self.write_str("%!(BADPREC)")?;
-                    }
-                    after_index = false;
-                } else {
-                    let (prec, present, next) = parse_num(format, i, end);
-                    (self.f.prec, self.f.prec_present, i) = (prec, present, next);
-                    if !present {
-                        self.f.prec = 0;
-                        self.f.prec_present = true;
-                    }
-                }
+                (arg_num, i, after_index) = self.parse_precision(format, i + 1, args, arg_num, after_index)?;
             }
 
             if !after_index {
@@ -311,15 +258,7 @@ impl Printer {
                 break;
             }
 
-            let rest = &format[i..];
-            let verb = match std::str::from_utf8(&rest[..rest.len().min(4)]) {
-                Ok(s) => s.chars().next(),
-                Err(e) => std::str::from_utf8(&rest[..e.valid_up_to()]).ok().and_then(|s| s.chars().next()),
-            };
-            let (verb, size) = match verb {
-                Some(c) => (c, c.len_utf8()),
-                None => ('\u{fffd}', 1),
-            };
+            let (verb, size) = verb_at(&format[i..]);
             i += size;
 
             if verb == '%' {
@@ -329,35 +268,119 @@ impl Printer {
             } else if arg_num >= args.len() {
                 self.write_str(&format!("%!{verb}(MISSING)"))?;
             } else {
-                if verb == 'v' || verb == 'w' {
-                    self.f.sharp_v = self.f.sharp;
-                    self.f.sharp = false;
-                    self.f.plus_v = self.f.plus;
-                    self.f.plus = false;
-                }
-                self.print_arg(&args[arg_num], verb)?;
+                self.print_verb(&args[arg_num], verb)?;
                 arg_num += 1;
             }
         }
 
         if !self.reordered && arg_num < args.len() {
-            self.f = Flags::default();
-            self.write_str("%!(EXTRA ")?;
-            for (n, arg) in args[arg_num..].iter().enumerate() {
-                if n > 0 {
-                    self.write_str(", ")?;
-                }
-                if matches!(arg, GoValue::Missing | GoValue::Nil) {
-                    self.write_str("<nil>")?;
-                } else {
-                    self.write_str(arg.type_name())?;
-                    self.write(b"=")?;
-                    self.print_arg(arg, 'v')?;
-                }
-            }
-            self.write(b")")?;
+            self.write_extra(&args[arg_num..])?;
         }
         Ok(())
+    }
+
+    /// The width at `i`: from the next argument (`*`, a negative one left-justifies) or the format's digits.
+    /// Returns the argument number, the index after the width and whether an `[n]` index was just read.
+    fn parse_width(
+        &mut self,
+        format: &[u8],
+        mut i: usize,
+        args: &[GoValue],
+        mut arg_num: usize,
+        mut after_index: bool,
+    ) -> Result<(usize, usize, bool), String> {
+        if i < format.len() && format[i] == b'*' {
+            i += 1;
+            let (wid, present, next) = int_from_arg(args, arg_num);
+            arg_num = next;
+            self.f.wid_present = present;
+            if !present {
+                self.write_str("%!(BADWIDTH)")?;
+            }
+            if wid < 0 {
+                self.f.minus = true;
+                self.f.zero = false;
+            }
+            self.f.wid = wid.unsigned_abs() as usize;
+            after_index = false;
+        } else {
+            let (wid, present, next) = parse_num(format, i, format.len());
+            (self.f.wid, self.f.wid_present, i) = (wid, present, next);
+            if after_index && present {
+                self.good_arg_num = false;
+            }
+        }
+        Ok((arg_num, i, after_index))
+    }
+
+    /// The precision after the `.` (at `i`): an `[n]` index, then from the next argument (`*`, a negative one
+    /// is none) or the format's digits (none is zero). Returns as [`Self::parse_width`] does.
+    fn parse_precision(
+        &mut self,
+        format: &[u8],
+        mut i: usize,
+        args: &[GoValue],
+        mut arg_num: usize,
+        mut after_index: bool,
+    ) -> Result<(usize, usize, bool), String> {
+        let end = format.len();
+        if after_index {
+            self.good_arg_num = false;
+        }
+        (arg_num, i, after_index) = self.arg_number(arg_num, format, i, args.len());
+        if i < end && format[i] == b'*' {
+            i += 1;
+            let (prec, mut present, next) = int_from_arg(args, arg_num);
+            arg_num = next;
+            let mut prec = prec;
+            if prec < 0 {
+                prec = 0;
+                present = false;
+            }
+            (self.f.prec, self.f.prec_present) = (prec as usize, present);
+            if !present {
+                self.write_str("%!(BADPREC)")?;
+            }
+            after_index = false;
+        } else {
+            let (prec, present, next) = parse_num(format, i, end);
+            (self.f.prec, self.f.prec_present, i) = (prec, present, next);
+            if !present {
+                self.f.prec = 0;
+                self.f.prec_present = true;
+            }
+        }
+        Ok((arg_num, i, after_index))
+    }
+
+    /// Prints `arg` for `verb`; for `%v` and `%w` the `#` and `+` flags become `#v` and `+v`.
+    fn print_verb(&mut self, arg: &GoValue, verb: char) -> Result<(), String> {
+        if verb == 'v' || verb == 'w' {
+            self.f.sharp_v = self.f.sharp;
+            self.f.sharp = false;
+            self.f.plus_v = self.f.plus;
+            self.f.plus = false;
+        }
+        self.print_arg(arg, verb)
+    }
+
+    /// `%!(EXTRA type=value, ...)` for the arguments no verb used.
+    fn write_extra(&mut self, extra: &[GoValue]) -> Result<(), String> {
+        self.f = Flags::default();
+        self.write_str("%!(EXTRA ")?;
+        for (n, arg) in extra.iter().enumerate() {
+            if n > 0 {
+                self.write_str(", ")?;
+            }
+            if matches!(arg, GoValue::Missing | GoValue::Nil) {
+                self.write_str("<nil>")?;
+            } else {
+                self.write_str(arg.type_name())?;
+                self.write(b"=")?;
+                self.print_arg(arg, 'v')?;
+            }
+        }
+        self.write(b")")
     }
 
     /// Go's `printArg`: the argument is an `interface{}` at the top level.
@@ -931,4 +954,15 @@ fn fmt_hex_float(v: f64, fmt: char, prec: i64) -> String {
     }
     out.push_str(&exp.to_string());
     out
+}
+/// The verb at the start of `rest` (UTF-8, U+FFFD for an invalid byte) and its length in bytes.
+fn verb_at(rest: &[u8]) -> (char, usize) {
+    let verb = match std::str::from_utf8(&rest[..rest.len().min(4)]) {
+        Ok(s) => s.chars().next(),
+        Err(e) => std::str::from_utf8(&rest[..e.valid_up_to()]).ok().and_then(|s| s.chars().next()),
+    };
+    match verb {
+        Some(c) => (c, c.len_utf8()),
+        None => ('\u{fffd}', 1),
+    }
 }

@@ -36,6 +36,8 @@ mod templates;
 mod types;
 mod workers;
 
+use std::collections::BTreeMap;
+
 use serde_json::{Value, json};
 
 use self::assemble::assemble;
@@ -79,36 +81,11 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
     let (class_ns, class_name) = class_ref(cluster);
     let cluster_label = format!("{namespace}/{cluster_name}");
     if class_name.is_empty() {
-        return Err(TopologyError::InvalidCluster {
-            location,
-            cluster: cluster_label,
-            field: "spec.topology.classRef.name".into(),
-            message: "Required value: the topology names no ClusterClass".into(),
-        });
+        let message = "Required value: the topology names no ClusterClass";
+        return Err(invalid_cluster(location, cluster_label, "spec.topology.classRef.name", message));
     }
-    let class_doc = documents
-        .iter()
-        .find(|d| d.kind() == "ClusterClass" && d.name() == class_name && namespace_matches(d, &class_ns))
-        .ok_or_else(|| TopologyError::ClassNotFound {
-            location: location.clone(),
-            cluster: cluster_label.clone(),
-            namespace: class_ns.clone(),
-            name: class_name.clone(),
-        })?;
+    let (class_doc, defs) = accepted_class(documents, &class_ns, &class_name, &location, &cluster_label)?;
     let class = &class_doc.value;
-    let class_errors = webhooks::validate_class(class);
-    if !class_errors.is_empty() {
-        return Err(TopologyError::Rejected {
-            location: class_doc.origin.to_string(),
-            object: format!("ClusterClass {class_ns}/{class_name}"),
-            errors: class_errors.into_iter().map(|e| (locate(class_doc, &e.path), e)).collect(),
-        });
-    }
-    let defs = variables::definitions(class).map_err(|e| TopologyError::InvalidClass {
-        class: format!("{class_ns}/{class_name}"),
-        field: "spec.variables".into(),
-        message: e.to_string(),
-    })?;
     // What CAPI's defaulting webhook writes into the Cluster; the plan is made from that.
     let mut defaulted = cluster.clone();
     webhooks::default_cluster(&mut defaulted, &defs);
@@ -116,12 +93,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
     let v1beta2 = cluster_doc.version() == "v1beta2";
     let topology_version = s(cluster, "/spec/topology/version").unwrap_or("").to_string();
     if topology_version.is_empty() {
-        return Err(TopologyError::InvalidCluster {
-            location,
-            cluster: cluster_label,
-            field: "spec.topology.version".into(),
-            message: "Required value".into(),
-        });
+        return Err(invalid_cluster(location, cluster_label, "spec.topology.version", "Required value"));
     }
     let ctx = Ctx {
         documents,
@@ -141,30 +113,8 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         cluster: cluster_label.clone(),
         errors: errors.into_iter().map(|e| (cluster_doc.location_of(&field_pointer(&e)), e)).collect(),
     };
-    let mut global = variables::resolve(
-        &defs,
-        cluster.pointer("/spec/topology/variables"),
-        "spec.topology.variables",
-        &ctx.class_label,
-        false,
-    )
-    .map_err(var_err)?;
-    let cp_overrides = variables::resolve(
-        &defs,
-        cluster.pointer("/spec/topology/controlPlane/variables/overrides"),
-        "spec.topology.controlPlane.variables.overrides",
-        &ctx.class_label,
-        true,
-    )
-    .map_err(var_err)?;
-    let cluster_errors = webhooks::validate_cluster(cluster, class, &class_name);
-    if !cluster_errors.is_empty() {
-        return Err(TopologyError::Rejected {
-            location: location.clone(),
-            object: format!("Cluster {cluster_label}"),
-            errors: cluster_errors.into_iter().map(|e| (locate(cluster_doc, &e.path), e)).collect(),
-        });
-    }
+    let (mut global, cp_overrides) = cluster_variables(&defs, cluster, &ctx.class_label).map_err(var_err)?;
+    check_cluster_webhook(cluster_doc, cluster, class, &class_name, &location, &cluster_label)?;
 
     // Templates.
     let infra_ref = ctx.required_ref("/spec/infrastructure")?;
@@ -219,6 +169,90 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
 
     let objects = assemble(&ctx, desired_cluster, infra_cluster, cp_machine, control_plane, workers);
     Ok(Planned { cluster_name, namespace, objects })
+}
+
+fn invalid_cluster(location: String, cluster: String, field: &str, message: &str) -> TopologyError {
+    TopologyError::InvalidCluster { location, cluster, field: field.into(), message: message.into() }
+}
+
+/// The ClusterClass the Cluster names, found among `documents` and accepted by CAPI's ClusterClass webhook, with
+/// its variable definitions.
+fn accepted_class<'d>(
+    documents: &'d [Document],
+    class_ns: &str,
+    class_name: &str,
+    location: &str,
+    cluster_label: &str,
+) -> Result<(&'d Document, Vec<variables::VariableDefinition>), TopologyError> {
+    let class_doc = documents
+        .iter()
+        .find(|d| d.kind() == "ClusterClass" && d.name() == class_name && namespace_matches(d, class_ns))
+        .ok_or_else(|| TopologyError::ClassNotFound {
+            location: location.to_string(),
+            cluster: cluster_label.to_string(),
+            namespace: class_ns.to_string(),
+            name: class_name.to_string(),
+        })?;
+    let class_errors = webhooks::validate_class(&class_doc.value);
+    if !class_errors.is_empty() {
+        return Err(TopologyError::Rejected {
+            location: class_doc.origin.to_string(),
+            object: format!("ClusterClass {class_ns}/{class_name}"),
+            errors: class_errors.into_iter().map(|e| (locate(class_doc, &e.path), e)).collect(),
+        });
+    }
+    let defs = variables::definitions(&class_doc.value).map_err(|e| TopologyError::InvalidClass {
+        class: format!("{class_ns}/{class_name}"),
+        field: "spec.variables".into(),
+        message: e.to_string(),
+    })?;
+    Ok((class_doc, defs))
+}
+
+/// The defaulted Cluster as CAPI's Cluster webhook checks it against its class.
+fn check_cluster_webhook(
+    cluster_doc: &Document,
+    cluster: &Value,
+    class: &Value,
+    class_name: &str,
+    location: &str,
+    cluster_label: &str,
+) -> Result<(), TopologyError> {
+    let cluster_errors = webhooks::validate_cluster(cluster, class, class_name);
+    if !cluster_errors.is_empty() {
+        return Err(TopologyError::Rejected {
+            location: location.to_string(),
+            object: format!("Cluster {cluster_label}"),
+            errors: cluster_errors.into_iter().map(|e| (locate(cluster_doc, &e.path), e)).collect(),
+        });
+    }
+    Ok(())
+}
+
+/// Variable values by name.
+type Values = BTreeMap<String, Value>;
+
+/// The Cluster's variable values (defaulted and checked) and the control plane's overrides.
+fn cluster_variables(
+    defs: &[variables::VariableDefinition],
+    cluster: &Value,
+    class_label: &str,
+) -> Result<(Values, Values), Vec<VariableError>> {
+    let global = variables::resolve(
+        defs,
+        cluster.pointer("/spec/topology/variables"),
+        "spec.topology.variables",
+        class_label,
+        false,
+    )?;
+    let cp_overrides = variables::resolve(
+        defs,
+        cluster.pointer("/spec/topology/controlPlane/variables/overrides"),
+        "spec.topology.controlPlane.variables.overrides",
+        class_label,
+        true,
+    )?;
+    Ok((global, cp_overrides))
 }
 
 #[cfg(test)]

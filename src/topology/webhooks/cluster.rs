@@ -29,23 +29,7 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
             "version must be a valid semantic version",
         ));
     }
-    const CONCURRENCY: &str = "topology.cluster.x-k8s.io/upgrade-concurrency";
-    if let Some(value) = cluster.pointer("/metadata/annotations").and_then(|a| a.get(CONCURRENCY)) {
-        let text = value.as_str().unwrap_or("");
-        let path = format!("metadata.annotations.{CONCURRENCY}");
-        match text.parse::<i64>() {
-            Err(_) => errors.push(invalid(
-                path,
-                quoted(text),
-                format!(
-                    "could not parse the value of the annotation: strconv.Atoi: parsing {}: invalid syntax",
-                    quoted(text)
-                ),
-            )),
-            Ok(n) if n < 1 => errors.push(invalid(path, quoted(text), "value cannot be less than 1")),
-            Ok(_) => {}
-        }
-    }
+    validate_upgrade_concurrency(cluster, &mut errors);
     validate_autoscaler_annotations(cluster, class, &mut errors);
     if let Some(versions) = class.pointer("/spec/kubernetesVersions").and_then(Value::as_array)
         && !versions.is_empty()
@@ -71,16 +55,59 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
         "spec.topology.controlPlane.taints",
         &mut errors,
     );
-    let cp_machine = template_ref(class, "/spec/controlPlane/machineInfrastructure").is_some();
     // v1beta1 `machineHealthCheck` with `enable`; v1beta2 `healthCheck` with `enabled`.
     let (mhc_key, switch) = if s(cluster, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
         ("healthCheck", "enabled")
     } else {
         ("machineHealthCheck", "enable")
     };
+    validate_control_plane_health_check(cluster, class, (mhc_key, switch), &mut errors);
+    for (key, word) in [("machineDeployments", "MachineDeployment"), ("machinePools", "MachinePool")] {
+        let items = cluster
+            .pointer(&format!("/spec/topology/workers/{key}"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let classes =
+            class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array).cloned().unwrap_or_default();
+        validate_worker_topologies(&items, &classes, class_name, (key, word), v1beta2, (mhc_key, switch), &mut errors);
+    }
+    errors
+}
+
+/// The upgrade-concurrency annotation, when set: an integer of at least 1.
+fn validate_upgrade_concurrency(cluster: &Value, errors: &mut Vec<FieldError>) {
+    const CONCURRENCY: &str = "topology.cluster.x-k8s.io/upgrade-concurrency";
+    if let Some(value) = cluster.pointer("/metadata/annotations").and_then(|a| a.get(CONCURRENCY)) {
+        let text = value.as_str().unwrap_or("");
+        let path = format!("metadata.annotations.{CONCURRENCY}");
+        match text.parse::<i64>() {
+            Err(_) => errors.push(invalid(
+                path,
+                quoted(text),
+                format!(
+                    "could not parse the value of the annotation: strconv.Atoi: parsing {}: invalid syntax",
+                    quoted(text)
+                ),
+            )),
+            Ok(n) if n < 1 => errors.push(invalid(path, quoted(text), "value cannot be less than 1")),
+            Ok(_) => {}
+        }
+    }
+}
+
+/// The control plane's MachineHealthCheck (`mhc_key` with its `switch`): enabled only with a class that has one,
+/// and only when the class names the control plane's machine infrastructure.
+fn validate_control_plane_health_check(
+    cluster: &Value,
+    class: &Value,
+    (mhc_key, switch): (&str, &str),
+    errors: &mut Vec<FieldError>,
+) {
+    let cp_machine = template_ref(class, "/spec/controlPlane/machineInfrastructure").is_some();
     if let Some(mhc) = cluster.pointer(&format!("/spec/topology/controlPlane/{mhc_key}")) {
         let class_mhc = class.pointer(&format!("/spec/controlPlane/{mhc_key}")).is_some();
-        check_mhc_enable(mhc, switch, class_mhc, &format!("spec.topology.controlPlane.{mhc_key}"), &mut errors);
+        check_mhc_enable(mhc, switch, class_mhc, &format!("spec.topology.controlPlane.{mhc_key}"), errors);
         if !cp_machine && mhc_enabled(mhc, switch) {
             errors.push(FieldError {
                 path: format!("spec.topology.controlPlane.{mhc_key}"),
@@ -91,69 +118,61 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
             });
         }
     }
-    for (key, word) in [("machineDeployments", "MachineDeployment"), ("machinePools", "MachinePool")] {
-        let items = cluster
-            .pointer(&format!("/spec/topology/workers/{key}"))
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let classes =
-            class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array).cloned().unwrap_or_default();
-        let mut names = BTreeSet::new();
-        for (i, item) in items.iter().enumerate() {
-            let name = item.get("name").and_then(Value::as_str).unwrap_or("");
-            let class_of = item.get("class").and_then(Value::as_str).unwrap_or("");
-            validate_metadata(
-                item.get("metadata"),
-                &format!("spec.topology.workers.{key}[{name}].metadata"),
-                &mut errors,
-            );
-            validate_taints(item.get("taints"), &format!("spec.topology.workers.{key}[{name}].taints"), &mut errors);
-            // The v1beta2 CRD schema: worker topology names are DNS-1123 subdomains of at most 63 characters.
-            if v1beta2 && !name.is_empty() && (name.len() > 63 || !is_dns1123_subdomain(name)) {
-                let path = format!("spec.topology.workers.{key}[{i}].name");
-                let rule = if name.len() > 63 {
-                    "may not be more than 63 bytes".to_string()
-                } else {
-                    format!("should match '{DNS1123_SUBDOMAIN_PATTERN}'")
-                };
-                errors.push(invalid(path.clone(), quoted(name), format!("{path} in body {rule}")));
-            } else if !is_label_value(name) {
-                errors.push(invalid(
-                    format!("spec.topology.workers.{key}[{i}].name"),
-                    quoted(name),
-                    format!("must be a valid label value {LABEL_VALUE_MESSAGE}"),
-                ));
-            }
-            if !names.insert(name.to_string()) {
-                errors.push(invalid(
-                    format!("spec.topology.workers.{key}[{i}].name"),
-                    quoted(name),
-                    format!("name must be unique. {word} with name {name:?} is defined more than once"),
-                ));
-            }
-            let Some(class_def) = classes.iter().find(|c| c.get("class").and_then(Value::as_str) == Some(class_of))
-            else {
-                errors.push(invalid(
-                    format!("spec.topology.workers.{key}[{i}].class"),
-                    quoted(class_of),
-                    format!("{word}Class with name {class_of:?} does not exist in ClusterClass {class_name:?}"),
-                ));
-                continue;
+}
+
+/// The MachineDeployment or MachinePool topologies (`key`, named `word` in messages): metadata, taints, names
+/// (valid and unique), their class in the ClusterClass and their MachineHealthChecks.
+fn validate_worker_topologies(
+    items: &[Value],
+    classes: &[Value],
+    class_name: &str,
+    (key, word): (&str, &str),
+    v1beta2: bool,
+    (mhc_key, switch): (&str, &str),
+    errors: &mut Vec<FieldError>,
+) {
+    let mut names = BTreeSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let name = item.get("name").and_then(Value::as_str).unwrap_or("");
+        let class_of = item.get("class").and_then(Value::as_str).unwrap_or("");
+        validate_metadata(item.get("metadata"), &format!("spec.topology.workers.{key}[{name}].metadata"), errors);
+        validate_taints(item.get("taints"), &format!("spec.topology.workers.{key}[{name}].taints"), errors);
+        // The v1beta2 CRD schema: worker topology names are DNS-1123 subdomains of at most 63 characters.
+        if v1beta2 && !name.is_empty() && (name.len() > 63 || !is_dns1123_subdomain(name)) {
+            let path = format!("spec.topology.workers.{key}[{i}].name");
+            let rule = if name.len() > 63 {
+                "may not be more than 63 bytes".to_string()
+            } else {
+                format!("should match '{DNS1123_SUBDOMAIN_PATTERN}'")
             };
-            if let Some(mhc) = item.get(mhc_key) {
-                let class_mhc = class_def.get(mhc_key).is_some();
-                check_mhc_enable(
-                    mhc,
-                    switch,
-                    class_mhc,
-                    &format!("spec.topology.workers.{key}[{name}].{mhc_key}"),
-                    &mut errors,
-                );
-            }
+            errors.push(invalid(path.clone(), quoted(name), format!("{path} in body {rule}")));
+        } else if !is_label_value(name) {
+            errors.push(invalid(
+                format!("spec.topology.workers.{key}[{i}].name"),
+                quoted(name),
+                format!("must be a valid label value {LABEL_VALUE_MESSAGE}"),
+            ));
+        }
+        if !names.insert(name.to_string()) {
+            errors.push(invalid(
+                format!("spec.topology.workers.{key}[{i}].name"),
+                quoted(name),
+                format!("name must be unique. {word} with name {name:?} is defined more than once"),
+            ));
+        }
+        let Some(class_def) = classes.iter().find(|c| c.get("class").and_then(Value::as_str) == Some(class_of)) else {
+            errors.push(invalid(
+                format!("spec.topology.workers.{key}[{i}].class"),
+                quoted(class_of),
+                format!("{word}Class with name {class_of:?} does not exist in ClusterClass {class_name:?}"),
+            ));
+            continue;
+        };
+        if let Some(mhc) = item.get(mhc_key) {
+            let class_mhc = class_def.get(mhc_key).is_some();
+            check_mhc_enable(mhc, switch, class_mhc, &format!("spec.topology.workers.{key}[{name}].{mhc_key}"), errors);
         }
     }
-    errors
 }
 
 /// CAPI's `version.KubeSemver`: `^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_\.+]*)?$`.

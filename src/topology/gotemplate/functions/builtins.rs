@@ -36,55 +36,11 @@ pub(super) fn call(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
         }
         "index" => {
             want_min_args(name, &args, 1)?;
-            let mut v = args[0].clone();
-            for idx in &args[1..] {
-                v = match (&v, idx) {
-                    (V::List(l), V::Int(_) | V::Float(_)) => {
-                        let i = to_i64(idx);
-                        if i < 0 || i as usize >= l.len() {
-                            return Err(format!("error calling index: index out of range: {i}"));
-                        }
-                        l[i as usize].clone()
-                    }
-                    (V::Str(st), V::Int(i)) => {
-                        let b = st
-                            .as_bytes()
-                            .get(*i as usize)
-                            .ok_or_else(|| format!("error calling index: index out of range: {i}"))?;
-                        V::Int(*b as i64)
-                    }
-                    (V::Map(m), V::Str(k)) => m.get(k).unwrap_or(V::Nil),
-                    (V::Missing | V::Nil, _) => return Err("error calling index: index of untyped nil".into()),
-                    (other, _) => {
-                        return Err(format!(
-                            "error calling index: cannot index slice/array with type {}",
-                            idx.type_name()
-                        )
-                        .replace("slice/array", if matches!(other, V::Map(_)) { "map" } else { "slice/array" }));
-                    }
-                };
-            }
-            v
+            index(&args)?
         }
         "slice" => {
             want_min_args(name, &args, 1)?;
-            let idx: Vec<i64> = args[1..].iter().map(to_i64).collect();
-            match &args[0] {
-                // sprig's `slice` replaces Go's builtin: lists only.
-                V::Str(_) => return Err("error calling slice: list should be type of slice or array but string".into()),
-                V::List(l) => {
-                    let bound = |i: Option<&i64>, default: usize| match i {
-                        None => Some(default),
-                        Some(&i) => usize::try_from(i).ok(),
-                    };
-                    let range = bound(idx.first(), 0).zip(bound(idx.get(1), l.len()));
-                    let items = range.and_then(|(lo, hi)| l.get(lo..hi));
-                    V::List(
-                        items.ok_or("error calling slice: reflect.Value.Slice: slice index out of bounds")?.to_vec(),
-                    )
-                }
-                other => return Err(format!("error calling slice: can't slice item of type {}", other.type_name())),
-            }
+            slice(&args)?
         }
         "print" => V::Str(go_sprint(&args)),
         "println" => V::Str(format!("{}\n", args.iter().map(GoValue::sprint).collect::<Vec<_>>().join(" "))),
@@ -139,21 +95,73 @@ pub(super) fn call(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
                 .replace('<', "\\u003C")
                 .replace('>', "\\u003E"),
         ),
-        "urlquery" => {
-            let text = go_sprint(&args);
-            let mut out = String::new();
-            for b in text.bytes() {
-                match b {
-                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
-                    b' ' => out.push('+'),
-                    other => {
-                        let _ = write!(out, "%{other:02X}");
-                    }
-                }
-            }
-            V::Str(out)
-        }
+        "urlquery" => V::Str(url_query_escape(&go_sprint(&args))),
         // ---- sprig strings
         other => return Err(format!("function \"{other}\" not defined")),
     })
+}
+
+/// `index`: the item of a list, byte of a string or value of a map at each index in turn.
+fn index(args: &[GoValue]) -> Result<GoValue, String> {
+    use GoValue as V;
+    let mut v = args[0].clone();
+    for idx in &args[1..] {
+        v = match (&v, idx) {
+            (V::List(l), V::Int(_) | V::Float(_)) => {
+                let i = to_i64(idx);
+                if i < 0 || i as usize >= l.len() {
+                    return Err(format!("error calling index: index out of range: {i}"));
+                }
+                l[i as usize].clone()
+            }
+            (V::Str(st), V::Int(i)) => {
+                let b = st
+                    .as_bytes()
+                    .get(*i as usize)
+                    .ok_or_else(|| format!("error calling index: index out of range: {i}"))?;
+                V::Int(*b as i64)
+            }
+            (V::Map(m), V::Str(k)) => m.get(k).unwrap_or(V::Nil),
+            (V::Missing | V::Nil, _) => return Err("error calling index: index of untyped nil".into()),
+            (other, _) => {
+                return Err(format!("error calling index: cannot index slice/array with type {}", idx.type_name())
+                    .replace("slice/array", if matches!(other, V::Map(_)) { "map" } else { "slice/array" }));
+            }
+        };
+    }
+    Ok(v)
+}
+
+/// sprig's `slice`, which replaces Go's builtin: lists only.
+fn slice(args: &[GoValue]) -> Result<GoValue, String> {
+    use GoValue as V;
+    let idx: Vec<i64> = args[1..].iter().map(to_i64).collect();
+    Ok(match &args[0] {
+        V::Str(_) => return Err("error calling slice: list should be type of slice or array but string".into()),
+        V::List(l) => {
+            let bound = |i: Option<&i64>, default: usize| match i {
+                None => Some(default),
+                Some(&i) => usize::try_from(i).ok(),
+            };
+            let range = bound(idx.first(), 0).zip(bound(idx.get(1), l.len()));
+            let items = range.and_then(|(lo, hi)| l.get(lo..hi));
+            V::List(items.ok_or("error calling slice: reflect.Value.Slice: slice index out of bounds")?.to_vec())
+        }
+        other => return Err(format!("error calling slice: can't slice item of type {}", other.type_name())),
+    })
+}
+
+/// Go's `url.QueryEscape`.
+fn url_query_escape(text: &str) -> String {
+    let mut out = String::new();
+    for b in text.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            b' ' => out.push('+'),
+            other => {
+                let _ = write!(out, "%{other:02X}");
+            }
+        }
+    }
+    out
 }

@@ -41,20 +41,7 @@ pub(super) fn call(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
     Ok(match name {
         "atoi" => {
             want_args(name, &args, 1)?;
-            // strconv.Atoi: out of range saturates, anything else that is not a number is 0.
-            let text = s(&args[0])?;
-            let digits = text.strip_prefix(['+', '-']).unwrap_or(&text);
-            V::Int(match text.parse::<i64>() {
-                Ok(i) => i,
-                Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
-                    if text.starts_with('-') {
-                        i64::MIN
-                    } else {
-                        i64::MAX
-                    }
-                }
-                Err(_) => 0,
-            })
+            V::Int(atoi(&s(&args[0])?))
         }
         "int" | "int64" => {
             want_args(name, &args, 1)?;
@@ -117,26 +104,7 @@ pub(super) fn call(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
         }
         "seq" => {
             let nums: Vec<i64> = args.iter().map(to_i64).collect();
-            let sequence = match nums.as_slice() {
-                [end] => {
-                    let increment = if *end < 1 { -1 } else { 1 };
-                    until_step(1, end.wrapping_add(increment), increment)?
-                }
-                [start, end] => {
-                    let step = if end < start { -1 } else { 1 };
-                    until_step(*start, end.wrapping_add(step), step)?
-                }
-                [start, step, end] => {
-                    let increment = if end < start { -1 } else { 1 };
-                    if (end < start && *step > 0) || (end >= start && *step < 0) {
-                        Vec::new()
-                    } else {
-                        until_step(*start, end.wrapping_add(increment), *step)?
-                    }
-                }
-                _ => Vec::new(),
-            };
-            let text: Vec<String> = sequence.iter().map(i64::to_string).collect();
+            let text: Vec<String> = seq(&nums)?.iter().map(i64::to_string).collect();
             V::Str(text.join(" "))
         }
         // ---- sprig defaults and flow
@@ -161,6 +129,45 @@ pub(super) fn call(name: &str, args: Vec<GoValue>) -> Result<GoValue, String> {
             V::Int(i64::from_str_radix(&strval(&args[0])?, 8).unwrap_or(0))
         }
         other => return Err(format!("function \"{other}\" not defined")),
+    })
+}
+
+/// strconv.Atoi: out of range saturates, anything else that is not a number is 0.
+fn atoi(text: &str) -> i64 {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    match text.parse::<i64>() {
+        Ok(i) => i,
+        Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            if text.starts_with('-') {
+                i64::MIN
+            } else {
+                i64::MAX
+            }
+        }
+        Err(_) => 0,
+    }
+}
+
+/// sprig's `seq` (as GNU seq): `end`, `start end` or `start step end`, the end included.
+fn seq(nums: &[i64]) -> Result<Vec<i64>, String> {
+    Ok(match nums {
+        [end] => {
+            let increment = if *end < 1 { -1 } else { 1 };
+            until_step(1, end.wrapping_add(increment), increment)?
+        }
+        [start, end] => {
+            let step = if end < start { -1 } else { 1 };
+            until_step(*start, end.wrapping_add(step), step)?
+        }
+        [start, step, end] => {
+            let increment = if end < start { -1 } else { 1 };
+            if (end < start && *step > 0) || (end >= start && *step < 0) {
+                Vec::new()
+            } else {
+                until_step(*start, end.wrapping_add(increment), *step)?
+            }
+        }
+        _ => Vec::new(),
     })
 }
 
