@@ -325,6 +325,10 @@ pub struct ValidateArgs {
     /// is an error instead of a warning, so the run fails (also `strict: true` in .kubectl-capz.yaml).
     #[arg(long)]
     pub strict: bool,
+    /// Also review the change against a git revision (`origin/main`) or a directory, as `diff --base` does: CAPZ's
+    /// update rules on each changed object, what the change deletes under prune, what it rolls. One directory only.
+    #[arg(long, value_name = "REV|DIR")]
+    pub base: Option<String>,
     /// A helm repository cache (helm's `$HELM_CACHE_HOME/repository`) whose `<name>-<version>.tgz` charts stand for
     /// the remote charts of Argo CD, Flux and Fleet objects that are not vendored; read only when given.
     #[arg(long, value_name = "DIR")]

@@ -140,7 +140,34 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     // Problems in the text are findings: every other document and file is still checked.
     let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas, ..Default::default() };
     let validator = Validator::new(&registry, options);
-    let report = validate_sources(&paths, &repositories, manifest::BATCH_BYTES, budget.read(), &validator, &filter)?;
+    let mut report =
+        validate_sources(&paths, &repositories, manifest::BATCH_BYTES, budget.read(), &validator, &filter)?;
+    if let Some(base) = &args.base {
+        let [path] = args.paths.as_slice() else {
+            anyhow::bail!("validate --base reviews one repository: give one directory");
+        };
+        let options = crate::validate::repository_options(
+            path,
+            true,
+            &args.exclude,
+            run_target.config.as_ref(),
+            strict,
+            args.helm_cache.as_deref(),
+            &budget,
+        );
+        let request = super::change_review::ReviewRequest {
+            base,
+            path,
+            options: &options,
+            compare: crate::change::CompareOptions::default(),
+        };
+        let review = super::change_review::review(&request, &registry, &validator, &filter.lint)?;
+        let mut findings = review.findings.clone();
+        for finding in &mut findings {
+            finding.message = review.mask(&finding.message);
+        }
+        report.add_findings(findings);
+    }
     // Buffered: a large report goes out in blocks, not a write per line.
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, super::output::stdout());
     match args.output {

@@ -77,6 +77,14 @@ impl Report {
         if self.summary.errors > 0 { ExitStatus::Findings } else { ExitStatus::Success }
     }
 
+    /// Adds findings from outside the validation of the documents (a change review's), in their place, and counts
+    /// them.
+    pub(crate) fn add_findings(&mut self, findings: Vec<Finding>) {
+        self.findings.extend(findings);
+        sort_findings(&mut self.findings);
+        self.count();
+    }
+
     /// Recomputes the summary from the resources and findings.
     pub(super) fn count(&mut self) {
         let summary = &mut self.summary;

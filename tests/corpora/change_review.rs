@@ -373,3 +373,121 @@ fn a_kubernetes_upgrade_is_listed_as_rolling_at_the_version_lines() {
         "{report:#}"
     );
 }
+
+/// The fixed SSH key of the update referee's bases (a key CAPZ accepts; an empty one CAPZ replaces on every update).
+fn referee_ssh_key() -> String {
+    let base =
+        std::fs::read_to_string(support::repo_root().join("tests/fixtures/capz-updates/cases/amcp-aad-added.old.yaml"))
+            .unwrap();
+    let line = base.lines().find_map(|line| line.trim().strip_prefix("sshPublicKey: ")).unwrap();
+    line.trim().to_string()
+}
+
+/// A git repository holding our aks flavor rendered (classic AzureManaged* objects) as a plain file, committed.
+fn rendered_repo() -> Repo {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(root.join("clusters")).unwrap();
+    let rendered = capz_command()
+        .args(["render", "aks", "demo", "--values"])
+        .arg(support::repo_root().join("examples/aks.values.yaml"))
+        .arg("--set")
+        .arg(format!("sshPublicKey={}", referee_ssh_key()))
+        .output()
+        .unwrap();
+    assert!(rendered.status.success(), "{}", String::from_utf8_lossy(&rendered.stderr));
+    std::fs::write(root.join("clusters/demo.yaml"), &rendered.stdout).unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "base"]);
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    Repo { _dir: dir, root, tmp }
+}
+
+/// The control plane's version downgraded in the working tree; the line of the new version.
+fn downgrade(repo: &Repo) -> usize {
+    let path = repo.root.join("clusters/demo.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (before, after) = text.split_at(text.find("kind: AzureManagedControlPlane").unwrap());
+    std::fs::write(&path, format!("{before}{}", after.replacen("  version: v1.33.2", "  version: v1.32.0", 1)))
+        .unwrap();
+    std::fs::read_to_string(&path).unwrap().lines().position(|line| line == "  version: v1.32.0").unwrap() + 1
+}
+
+#[test]
+fn validate_base_adds_the_change_review_to_the_report() {
+    let repo = rendered_repo();
+    let line = downgrade(&repo);
+    let output = capz_command()
+        .current_dir(&repo.root)
+        .env("TMPDIR", &repo.tmp)
+        .args(["validate", ".", "--base", "HEAD", "-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let expected = format!("error capz-version-downgrade AzureManagedControlPlane/demo ./clusters/demo.yaml:{line}");
+    assert!(findings(&report).contains(&expected), "{report:#}");
+    assert_eq!(report["summary"]["errors"], 1, "{report:#}");
+    // Without --base the same tree is clean: the finding is the change's.
+    let output = capz_command().current_dir(&repo.root).args(["validate", ".", "-o", "json"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stdout));
+    // GitHub annotations on the changed line.
+    let output = capz_command()
+        .current_dir(&repo.root)
+        .env("TMPDIR", &repo.tmp)
+        .args(["validate", ".", "--base", "HEAD", "-o", "github"])
+        .output()
+        .unwrap();
+    let annotations = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        annotations.contains(&format!(
+            "::error file=clusters/demo.yaml,line={line},title=kubectl-capz capz-version-downgrade::"
+        )),
+        "{annotations}"
+    );
+    assert!(repo.tmp_is_empty());
+}
+
+#[test]
+fn capz_update_rules_judge_each_changed_object_with_the_base_as_the_stored_one() {
+    let repo = rendered_repo();
+    // A version downgrade and a new location of the control plane, both refused by CAPZ's ValidateUpdate.
+    let text = std::fs::read_to_string(repo.root.join("clusters/demo.yaml")).unwrap();
+    let control_plane = text.find("kind: AzureManagedControlPlane").unwrap();
+    let (before, after) = text.split_at(control_plane);
+    let after = after.replacen("  version: v1.33.2", "  version: v1.32.0", 1).replacen(
+        "  location: eastus2",
+        "  location: westus3",
+        1,
+    );
+    std::fs::write(repo.root.join("clusters/demo.yaml"), format!("{before}{after}")).unwrap();
+    let line_of = |needle: &str| {
+        let text = std::fs::read_to_string(repo.root.join("clusters/demo.yaml")).unwrap();
+        text.lines().position(|line| line == needle).unwrap() + 1
+    };
+    let (report, code) = repo.json(&["HEAD"]);
+    assert_eq!(code, 1);
+    let found = findings(&report);
+    for expected in [
+        format!(
+            "error capz-version-downgrade AzureManagedControlPlane/demo ./clusters/demo.yaml:{}",
+            line_of("  version: v1.32.0")
+        ),
+        format!(
+            "error capz-immutable-field AzureManagedControlPlane/demo ./clusters/demo.yaml:{}",
+            line_of("  location: westus3")
+        ),
+    ] {
+        assert!(found.contains(&expected), "{expected} not in {found:#?}");
+    }
+    // An allowed change (a pool's node count) gives no update finding.
+    git(&repo.root, &["checkout", "--", "clusters/demo.yaml"]);
+    let text = std::fs::read_to_string(repo.root.join("clusters/demo.yaml")).unwrap();
+    std::fs::write(repo.root.join("clusters/demo.yaml"), text.replacen("  replicas: 2", "  replicas: 4", 1)).unwrap();
+    let (report, code) = repo.json(&["HEAD"]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(report["summary"]["changed"], 1, "{report:#}");
+    assert!(findings(&report).iter().all(|f| !f.starts_with("error")), "{report:#}");
+}
