@@ -123,7 +123,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                     continue;
                 }
                 let pointer = "/spec/operatorSpec/secrets/userCredentials/name";
-                if object.str_at(pointer) == Some(reserved.as_str()) {
+                if object.value.str_at(pointer) == Some(reserved.as_str()) {
                     sink.emit(
                         USER_CREDENTIALS_NAME,
                         index,

@@ -44,7 +44,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         let version_pointer = format!("{}/version", spec_root(doc));
         let capz_version = doc.value.at(&version_pointer).and_then(Value::as_str).map(trim_v).unwrap_or("");
         if !capz_version.is_empty()
-            && let Some(user) = cluster.str_at("/spec/kubernetesVersion")
+            && let Some(user) = cluster.value.str_at("/spec/kubernetesVersion")
             && user != capz_version
         {
             sink.emit(
@@ -66,7 +66,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 let capi =
                     owner_doc.value.at(&format!("/spec/clusterNetwork/{network}/cidrBlocks/0")).and_then(Value::as_str);
                 let pointer = format!("/spec/networkProfile/{field}");
-                if let (Some(capi), Some(user)) = (capi, cluster.str_at(&pointer))
+                if let (Some(capi), Some(user)) = (capi, cluster.value.str_at(&pointer))
                     && capi != user
                 {
                     sink.emit(
@@ -94,7 +94,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         let machine_pool = &bundle.docs[machine_pool];
         let mp_version = machine_pool.value.at("/spec/template/spec/version").and_then(Value::as_str).unwrap_or("");
         if !mp_version.is_empty()
-            && let Some(user) = pool.str_at("/spec/orchestratorVersion")
+            && let Some(user) = pool.value.str_at("/spec/orchestratorVersion")
             && user != trim_v(mp_version)
         {
             let want = trim_v(mp_version);

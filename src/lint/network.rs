@@ -159,7 +159,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
 }
 
 fn check_aso(object: &AsoObject<'_>, sink: &mut Sink<'_>) {
-    let field = |name: &str| object.str_at(&format!("/spec/networkProfile/{name}"));
+    let field = |name: &str| object.value.str_at(&format!("/spec/networkProfile/{name}"));
     let settings = Settings {
         plugin: field("networkPlugin"),
         mode: field("networkPluginMode"),

@@ -30,10 +30,6 @@ struct Pool {
     name_field: &'static str,
 }
 
-fn string_at(value: &Value, pointer: &str) -> Option<String> {
-    value.at(pointer).and_then(Value::as_str).map(str::to_string)
-}
-
 /// Pools defined by AzureManagedMachinePool[Template] documents.
 fn capz_pools(bundle: &Bundle<'_>) -> Vec<Pool> {
     bundle
@@ -45,15 +41,15 @@ fn capz_pools(bundle: &Bundle<'_>) -> Vec<Pool> {
 fn capz_pool(index: usize, doc: &crate::manifest::Document) -> Pool {
     let root = spec_root(doc);
     let (name, name_pointer, name_field) =
-        match string_at(&doc.value, &format!("{root}/name")).filter(|n| !n.is_empty()) {
+        match doc.value.str_at(&format!("{root}/name")).map(str::to_string).filter(|n| !n.is_empty()) {
             Some(name) => (name, format!("{root}/name"), "spec.name"),
             // CAPZ's defaulting copies metadata.name into spec.name, the field its webhook then reports.
             None => (doc.name().to_string(), format!("{root}/name"), "spec.name (defaulted to metadata.name)"),
         };
     Pool {
         doc: index,
-        mode: string_at(&doc.value, &format!("{root}/mode")),
-        os_type: string_at(&doc.value, &format!("{root}/osType")),
+        mode: doc.value.str_at(&format!("{root}/mode")).map(str::to_string),
+        os_type: doc.value.str_at(&format!("{root}/osType")).map(str::to_string),
         os_pointer: format!("{root}/osType"),
         name,
         name_pointer,
@@ -62,7 +58,7 @@ fn capz_pool(index: usize, doc: &crate::manifest::Document) -> Pool {
 }
 
 fn aso_pool(object: &AsoObject<'_>) -> Pool {
-    let (name, name_pointer, name_field) = match object.str_at("/spec/azureName").filter(|n| !n.is_empty()) {
+    let (name, name_pointer, name_field) = match object.value.str_at("/spec/azureName").filter(|n| !n.is_empty()) {
         Some(name) => (name.to_string(), object.pointer("/spec/azureName"), "azureName"),
         None => (
             object.name().to_string(),
@@ -72,8 +68,8 @@ fn aso_pool(object: &AsoObject<'_>) -> Pool {
     };
     Pool {
         doc: object.doc,
-        mode: object.str_at("/spec/mode").map(str::to_string),
-        os_type: object.str_at("/spec/osType").map(str::to_string),
+        mode: object.value.str_at("/spec/mode").map(str::to_string),
+        os_type: object.value.str_at("/spec/osType").map(str::to_string),
         os_pointer: object.pointer("/spec/osType"),
         name,
         name_pointer,
@@ -211,7 +207,7 @@ fn check_system_pool_replicas(bundle: &Bundle<'_>, index: usize, sink: &mut Sink
             return;
         };
         (
-            pool.str_at("/spec/mode"),
+            pool.value.str_at("/spec/mode"),
             pool.value.at("/spec/enableAutoScaling").and_then(Value::as_bool) == Some(true),
             pool.pointer("/spec/minCount"),
             pool.value.at("/spec/minCount").and_then(Value::as_i64),
@@ -395,7 +391,7 @@ fn template_is_fixed_size_system_pool(bundle: &Bundle<'_>, infra: usize) -> bool
             .iter()
             .find(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool"))
             .is_some_and(|pool| {
-                pool.str_at("/spec/mode") == Some("System")
+                pool.value.str_at("/spec/mode") == Some("System")
                     && pool.value.at("/spec/enableAutoScaling").and_then(Value::as_bool) != Some(true)
             }),
         _ => false,

@@ -10,10 +10,10 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::json_pointer::At;
 use crate::target_schemas::TargetSchemas;
 
-use super::{ClassicCluster, TranslateError, Translation, str_at, translate};
-use crate::json_pointer::At;
+use super::{ClassicCluster, TranslateError, Translation, translate};
 
 const INFRA_API: &str = "infrastructure.cluster.x-k8s.io/v1beta1";
 const ADOPT: &str = "sigs.k8s.io/cluster-api-provider-azure-adopt";
@@ -122,7 +122,7 @@ fn for_adoption(object: &Value, namespace: &str) -> Value {
 /// Metadata of a new object: the old name and labels (minus what CAPI manages), the target namespace.
 fn new_metadata(old: &Value, namespace: &str) -> Value {
     let mut metadata = Map::new();
-    metadata.insert("name".into(), json!(str_at(old, "/metadata/name").unwrap_or("")));
+    metadata.insert("name".into(), json!(old.str_at("/metadata/name").unwrap_or("")));
     metadata.insert("namespace".into(), json!(namespace));
     if let Some(labels) = old.at("/metadata/labels").and_then(Value::as_object) {
         let kept: Map<String, Value> = labels
@@ -192,7 +192,7 @@ pub fn to_aso_bundle(classic: &ClassicCluster<'_>, options: &MigrateOptions) -> 
         json!({"resources": resource_groups.iter().map(embeddable).collect::<Vec<_>>()}),
     );
     let mut cp_spec = Map::new();
-    if let Some(version) = str_at(&classic.control_plane.value, "/spec/version") {
+    if let Some(version) = classic.control_plane.value.str_at("/spec/version") {
         let version = if version.starts_with('v') { version.to_string() } else { format!("v{version}") };
         cp_spec.insert("version".into(), json!(version));
     }

@@ -15,10 +15,10 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::json_pointer::At;
 use crate::manifest::Document;
 
-use super::{ClassicCluster, str_at};
-use crate::json_pointer::At;
+use super::ClassicCluster;
 
 const INFRA_API: &str = "infrastructure.cluster.x-k8s.io/v1beta1";
 const CAPI_API: &str = "cluster.x-k8s.io/v1beta1";
@@ -99,8 +99,8 @@ fn identities(documents: &[Document]) -> Identities<'_> {
 }
 
 fn identity_of<'a>(identities: &Identities<'a>, control_plane: &Document, namespace: &str) -> Option<&'a Document> {
-    let name = str_at(&control_plane.value, "/spec/identityRef/name")?;
-    let identity_ns = str_at(&control_plane.value, "/spec/identityRef/namespace").unwrap_or(namespace);
+    let name = control_plane.value.str_at("/spec/identityRef/name")?;
+    let identity_ns = control_plane.value.str_at("/spec/identityRef/namespace").unwrap_or(namespace);
     identities.get(&(identity_ns, name)).copied()
 }
 
@@ -111,8 +111,8 @@ fn assemble<'a>(
     control_plane: Document,
     mut pools: Vec<(Document, Document)>,
 ) -> ClassicCluster<'a> {
-    let version = str_at(&control_plane.value, "/spec/version").map(str::to_string);
-    if !pools.iter().any(|(_, pool)| str_at(&pool.value, "/spec/mode") == Some("System")) {
+    let version = control_plane.value.str_at("/spec/version").map(str::to_string);
+    if !pools.iter().any(|(_, pool)| pool.value.str_at("/spec/mode") == Some("System")) {
         pools.insert(0, placeholder_system_pool(name, namespace, version.as_deref()));
     }
     let identity = identity_of(identities, &control_plane, namespace);
@@ -166,7 +166,7 @@ pub fn clusters_from_templates(documents: &[Document]) -> Vec<ClassicCluster<'_>
                 "spec": {"location": "placeholder", "subscriptionID": "00000000-0000-0000-0000-000000000000"},
             })),
         };
-        let version = str_at(&control_plane.value, "/spec/version").map(str::to_string);
+        let version = control_plane.value.str_at("/spec/version").map(str::to_string);
         let pool = from_template(template, "AzureManagedMachinePool", name, namespace);
         let pools = vec![(machine_pool(name, name, namespace, version.as_deref()), pool)];
         out.push(assemble(&identities, name, namespace, control_plane, pools));

@@ -44,11 +44,11 @@ use self::cluster::compute_cluster;
 use self::context::{Ctx, read_ref};
 use self::control_plane::{compute_control_plane, compute_control_plane_machine_template};
 use self::error::{field_pointer, locate};
-use self::fields::s;
 use self::infrastructure_cluster::compute_infrastructure_cluster;
 use self::inputs::namespace_matches;
 use self::patching::{copy_patched_templates, patch_items};
 use self::workers::{check_unique_worker_names, compute_machine_deployments, compute_machine_pools};
+use crate::json_pointer::At;
 use crate::manifest::Document;
 use crate::topology::variables::{self, VariableError};
 use crate::topology::{patches, webhooks};
@@ -114,7 +114,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
     webhooks::default_cluster(&mut defaulted, &defs);
     let cluster = &defaulted;
     let v1beta2 = cluster_doc.version() == "v1beta2";
-    let topology_version = s(cluster, "/spec/topology/version").unwrap_or("").to_string();
+    let topology_version = cluster.str_at("/spec/topology/version").unwrap_or("").to_string();
     if topology_version.is_empty() {
         return Err(TopologyError::InvalidCluster {
             location,

@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
-use super::field_error::{FieldError, invalid, quoted, s};
+use super::field_error::{FieldError, invalid, quoted};
 use super::names::{DNS1123_SUBDOMAIN, is_dns1123_subdomain};
+use crate::json_pointer::At;
 use crate::topology::gotemplate;
 
 /// CAPI's `validateNamingStrategies`: the template is run on a sample Cluster `cluster` (topology
@@ -58,7 +59,7 @@ pub(super) fn validate_naming(class: &Value, errors: &mut Vec<FieldError>) {
             (format!("/spec/{v1beta1}/template"), format!("spec.{}.template", v1beta1.replace('/', "."))),
             (format!("/spec/{base}/naming/template"), format!("spec.{base}.naming.template")),
         ] {
-            if let Some(t) = s(class, &ptr) {
+            if let Some(t) = class.str_at(&ptr) {
                 check_template(t, field, what, None, errors);
             }
         }
@@ -71,7 +72,7 @@ pub(super) fn validate_naming(class: &Value, errors: &mut Vec<FieldError>) {
         for item in items {
             let name = item.get("class").and_then(Value::as_str).unwrap_or("");
             for field in ["namingStrategy", "naming"] {
-                if let Some(t) = s(item, &format!("/{field}/template")) {
+                if let Some(t) = item.str_at(&format!("/{field}/template")) {
                     let path = format!("spec.workers.{key}[{name}].{field}.template");
                     check_template(t, path, what, Some((data_key, sample)), errors);
                 }

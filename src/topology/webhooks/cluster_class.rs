@@ -8,9 +8,10 @@ use serde_json::Value;
 use super::class_naming::validate_naming;
 use super::class_patches::validate_patches;
 use super::class_variables::validate_variable_definitions;
-use super::field_error::{FieldError, invalid, quoted, s};
+use super::field_error::{FieldError, invalid, quoted};
 use super::machine_fields::{negative_seconds, reserved_machine_condition_types, validate_taints};
 use super::names::validate_metadata;
+use crate::json_pointer::At;
 
 /// The ClusterClass checks of CAPI's validating webhook that decide whether a plan can be made.
 pub fn validate_class(class: &Value) -> Vec<FieldError> {
@@ -31,7 +32,7 @@ pub fn validate_class(class: &Value) -> Vec<FieldError> {
     }
     validate_kubernetes_versions(class, &mut errors);
     reserved_machine_condition_types(class.get("spec").unwrap_or(&Value::Null), "spec", &mut errors);
-    if s(class, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
+    if class.str_at("/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
         negative_seconds(class.get("spec").unwrap_or(&Value::Null), "spec", &mut errors);
     }
     errors
@@ -92,7 +93,7 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
             continue;
         };
         let at = format!("{path}.{field}");
-        if s(reference, "/name").unwrap_or("").is_empty() {
+        if reference.str_at("/name").unwrap_or("").is_empty() {
             errors.push(FieldError {
                 path: format!("{at}.name"),
                 context: None,
@@ -103,7 +104,7 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
         }
         // No namespace check: CAPI v1.14 converts a v1beta1 `ref` to a v1beta2 `templateRef`, which has no
         // namespace (the class's is used), so a ref to another namespace is accepted (v1.10 rejected it).
-        let kind = s(reference, "/kind").unwrap_or("");
+        let kind = reference.str_at("/kind").unwrap_or("");
         if kind.len() <= "Template".len() || !kind.ends_with("Template") {
             errors.push(invalid(
                 format!("{at}.kind"),
@@ -112,7 +113,7 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
             ));
         }
         if field == "ref" {
-            let api_version = s(reference, "/apiVersion").unwrap_or("");
+            let api_version = reference.str_at("/apiVersion").unwrap_or("");
             if api_version.is_empty() {
                 errors.push(FieldError {
                     path: format!("{at}.apiVersion"),
@@ -209,8 +210,11 @@ fn validate_kubernetes_versions(class: &Value, errors: &mut Vec<FieldError>) {
 
 /// The class's MachineHealthChecks: one for the control plane needs `machineInfrastructure`.
 fn validate_class_health_checks(class: &Value, errors: &mut Vec<FieldError>) {
-    let key =
-        if s(class, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2") { "healthCheck" } else { "machineHealthCheck" };
+    let key = if class.str_at("/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
+        "healthCheck"
+    } else {
+        "machineHealthCheck"
+    };
     if class.pointer(&format!("/spec/controlPlane/{key}")).is_some()
         && class.pointer("/spec/controlPlane/machineInfrastructure").is_none()
     {
