@@ -223,14 +223,11 @@ impl<'a> Bundle<'a> {
     pub fn new(docs: &'a [Document]) -> Self {
         let meta: Vec<Meta<'a>> = docs
             .iter()
-            .map(|doc| {
-                let str_at = |pointer: &str| doc.value.at(pointer).and_then(Value::as_str);
-                Meta {
-                    group: served_group(split_api_version(str_at("/apiVersion").unwrap_or("")).0),
-                    kind: str_at("/kind").unwrap_or(""),
-                    name: str_at("/metadata/name").unwrap_or(""),
-                    namespace: str_at("/metadata/namespace"),
-                }
+            .map(|doc| Meta {
+                group: served_group(split_api_version(doc.value.str_at("/apiVersion").unwrap_or("")).0),
+                kind: doc.value.str_at("/kind").unwrap_or(""),
+                name: doc.value.str_at("/metadata/name").unwrap_or(""),
+                namespace: doc.value.str_at("/metadata/namespace"),
             })
             .collect();
         let mut by_group_kind: HashMap<(&'a str, &'a str), Vec<usize>> = HashMap::default();

@@ -140,8 +140,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if sink.wants(&[SSH_PUBLIC_KEY]) {
         let parser = &sink.selection.target().ssh_key_parser;
         for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
-            let Some(key) = doc.value.at("/spec/sshPublicKey").and_then(Value::as_str).filter(|key| !key.is_empty())
-            else {
+            let Some(key) = doc.value.str_at("/spec/sshPublicKey").filter(|key| !key.is_empty()) else {
                 continue;
             };
             let problem = match go_std_base64(key) {
@@ -163,7 +162,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     }
     if sink.wants(&[EMPTY_SSH_KEY]) {
         for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
-            if doc.value.at("/spec/sshPublicKey").and_then(Value::as_str) == Some("") {
+            if doc.value.str_at("/spec/sshPublicKey") == Some("") {
                 sink.emit(
                     EMPTY_SSH_KEY,
                     index,

@@ -34,13 +34,12 @@ pub(crate) struct ObjectKey {
 
 impl ObjectKey {
     pub(crate) fn of(value: &Value) -> Option<ObjectKey> {
-        let str_at = |pointer: &str| value.at(pointer).and_then(Value::as_str);
-        let kind = str_at("/kind").filter(|kind| !kind.is_empty())?;
-        let name = str_at("/metadata/name").filter(|name| !name.is_empty())?;
+        let kind = value.str_at("/kind").filter(|kind| !kind.is_empty())?;
+        let name = value.str_at("/metadata/name").filter(|name| !name.is_empty())?;
         Some(ObjectKey {
-            group: split_api_version(str_at("/apiVersion").unwrap_or("")).0.into(),
+            group: split_api_version(value.str_at("/apiVersion").unwrap_or("")).0.into(),
             kind: kind.into(),
-            namespace: str_at("/metadata/namespace").filter(|ns| !ns.is_empty()).map(Into::into),
+            namespace: value.str_at("/metadata/namespace").filter(|ns| !ns.is_empty()).map(Into::into),
             name: name.into(),
         })
     }

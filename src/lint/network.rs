@@ -55,7 +55,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if sink.wants(&[TEMPLATE_VNET_NAME]) {
         for (index, doc) in bundle.capz(&["AzureManagedControlPlaneTemplate"]) {
             let pointer = "/spec/template/spec/virtualNetwork/name";
-            if let Some(name) = doc.value.at(pointer).and_then(Value::as_str).filter(|n| !n.is_empty()) {
+            if let Some(name) = doc.value.str_at(pointer).filter(|n| !n.is_empty()) {
                 sink.emit(
                     TEMPLATE_VNET_NAME,
                     index,
@@ -91,8 +91,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             let blocks = |network: &str| -> Vec<&str> {
                 cluster_doc
                     .value
-                    .at(&format!("/spec/clusterNetwork/{network}/cidrBlocks"))
-                    .and_then(Value::as_array)
+                    .array_at(&format!("/spec/clusterNetwork/{network}/cidrBlocks"))
                     .map(|items| items.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default()
             };
@@ -115,7 +114,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 }
             }
             let pointer = format!("{root}/dnsServiceIP");
-            if let Some(dns_service_ip) = doc.value.at(&pointer).and_then(Value::as_str)
+            if let Some(dns_service_ip) = doc.value.str_at(&pointer)
                 && let Some(problem) = dns_service_ip_problem(dns_service_ip, &blocks("services"))
             {
                 sink.emit(DNS_SERVICE_IP, index, &pointer, format!("{problem}; {}", when_labelled(doc)));
@@ -125,7 +124,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if sink.wants(&[NETWORK_PLUGIN, TEMPLATE_INSTANCE]) {
         for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
             let root = spec_root(doc);
-            let field = |name: &str| doc.value.at(&format!("{root}/{name}")).and_then(Value::as_str);
+            let field = |name: &str| doc.value.str_at(&format!("{root}/{name}"));
             let settings = Settings {
                 plugin: field("networkPlugin"),
                 mode: field("networkPluginMode"),

@@ -176,7 +176,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if sink.wants(&[SYSTEM_POOL_REQUIRED]) {
         let mut pools_by_cluster: HashMap<&str, NsIndex<'_>> = HashMap::default();
         for (index, pool) in bundle.of_kind(CAPI_GROUP, &["MachinePool"]) {
-            if let Some(cluster) = pool.value.at("/spec/clusterName").and_then(Value::as_str) {
+            if let Some(cluster) = pool.value.str_at("/spec/clusterName") {
                 pools_by_cluster.entry(cluster).or_default().push(index, bundle.namespace(index));
             }
         }
@@ -194,7 +194,7 @@ fn check_system_pool_replicas(bundle: &Bundle<'_>, index: usize, sink: &mut Sink
     let (mode, autoscaled, min_pointer, min, min_field) = if doc.kind() == "AzureManagedMachinePool" {
         let scaling = doc.value.at("/spec/scaling").filter(|v| v.is_object());
         (
-            doc.value.at("/spec/mode").and_then(Value::as_str),
+            doc.value.str_at("/spec/mode"),
             scaling.is_some(),
             "/spec/scaling/minSize".to_string(),
             scaling.and_then(|s| s.get("minSize")).and_then(Value::as_i64),
@@ -208,9 +208,9 @@ fn check_system_pool_replicas(bundle: &Bundle<'_>, index: usize, sink: &mut Sink
         };
         (
             pool.value.str_at("/spec/mode"),
-            pool.value.at("/spec/enableAutoScaling").and_then(Value::as_bool) == Some(true),
+            pool.value.bool_at("/spec/enableAutoScaling") == Some(true),
             pool.pointer("/spec/minCount"),
-            pool.value.at("/spec/minCount").and_then(Value::as_i64),
+            pool.value.i64_at("/spec/minCount"),
             "minCount",
         )
     };
@@ -235,7 +235,7 @@ fn check_system_pool_replicas(bundle: &Bundle<'_>, index: usize, sink: &mut Sink
         return;
     };
     let machine_pool_doc = &bundle.docs[machine_pool];
-    if machine_pool_doc.value.at("/spec/replicas").and_then(Value::as_i64) == Some(0) {
+    if machine_pool_doc.value.i64_at("/spec/replicas") == Some(0) {
         sink.emit(
             SYSTEM_POOL_REPLICAS,
             machine_pool,
@@ -367,8 +367,7 @@ pub(crate) fn aks_cluster_class(bundle: &Bundle<'_>, cluster: usize) -> Option<u
 fn pool_class_infra(bundle: &Bundle<'_>, class_index: usize, name: &str) -> Option<usize> {
     let definition = bundle.docs[class_index]
         .value
-        .at("/spec/workers/machinePools")
-        .and_then(Value::as_array)?
+        .array_at("/spec/workers/machinePools")?
         .iter()
         .find(|c| c.get("class").and_then(Value::as_str) == Some(name))?;
     definition
@@ -383,7 +382,7 @@ fn template_is_fixed_size_system_pool(bundle: &Bundle<'_>, infra: usize) -> bool
     let doc = &bundle.docs[infra];
     match doc.kind() {
         "AzureManagedMachinePoolTemplate" => {
-            doc.value.at("/spec/template/spec/mode").and_then(Value::as_str) == Some("System")
+            doc.value.str_at("/spec/template/spec/mode") == Some("System")
                 && doc.value.at("/spec/template/spec/scaling").is_none_or(|scaling| !scaling.is_object())
         }
         "AzureASOManagedMachinePoolTemplate" => bundle
@@ -392,7 +391,7 @@ fn template_is_fixed_size_system_pool(bundle: &Bundle<'_>, infra: usize) -> bool
             .find(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool"))
             .is_some_and(|pool| {
                 pool.value.str_at("/spec/mode") == Some("System")
-                    && pool.value.at("/spec/enableAutoScaling").and_then(Value::as_bool) != Some(true)
+                    && pool.value.bool_at("/spec/enableAutoScaling") != Some(true)
             }),
         _ => false,
     }
@@ -404,7 +403,7 @@ fn check_topology_system_pool_replicas(bundle: &Bundle<'_>, cluster: usize, sink
         return;
     };
     let doc = &bundle.docs[cluster];
-    let Some(pools) = doc.value.at("/spec/topology/workers/machinePools").and_then(Value::as_array) else {
+    let Some(pools) = doc.value.array_at("/spec/topology/workers/machinePools") else {
         return;
     };
     for (position, pool) in pools.iter().enumerate() {
@@ -442,8 +441,8 @@ fn check_topology_cluster(bundle: &Bundle<'_>, cluster: usize, sink: &mut Sink<'
     };
     let class = &bundle.docs[class_index];
     let empty = Vec::new();
-    let pools = topology.at("/workers/machinePools").and_then(Value::as_array).unwrap_or(&empty);
-    let classes = class.value.at("/spec/workers/machinePools").and_then(Value::as_array).unwrap_or(&empty);
+    let pools = topology.array_at("/workers/machinePools").unwrap_or(&empty);
+    let classes = class.value.array_at("/spec/workers/machinePools").unwrap_or(&empty);
     for pool in pools {
         let Some(pool_class) = pool.get("class").and_then(Value::as_str) else {
             return;

@@ -158,7 +158,7 @@ impl Kept {
 /// `resources` ("" where a name is missing or not a string, as [`super::bundle::Bundle`] reads them).
 fn held_names(value: &Value) -> Vec<&str> {
     fn name_of(object: &Value) -> &str {
-        object.at("/metadata/name").and_then(Value::as_str).unwrap_or("")
+        object.str_at("/metadata/name").unwrap_or("")
     }
     let mut names = vec![name_of(value)];
     for pointer in ["/spec/resources", "/spec/template/spec/resources"] {
@@ -244,7 +244,7 @@ impl StreamedBundle {
         documents
             .iter()
             .map(|document| {
-                let own_namespace = document.value.at("/metadata/namespace").and_then(Value::as_str);
+                let own_namespace = document.value.str_at("/metadata/namespace");
                 let mut named = Vec::new();
                 named_namespaces(&document.value, &mut named);
                 let held = match own_namespace {
@@ -578,7 +578,7 @@ fn check_groups_on_every_core(groups: &[Group<'_>], selection: &RuleSelection) -
 
 /// Whether the ASO patch rules read `document` (a Cluster or MachinePool only when it points at a classic kind).
 fn wanted_by_patch_rules(document: &Document) -> bool {
-    let points_at = |pointer: &str, kind: &str| document.value.at(pointer).and_then(Value::as_str) == Some(kind);
+    let points_at = |pointer: &str, kind: &str| document.value.str_at(pointer) == Some(kind);
     match document.kind() {
         "Cluster" => points_at("/spec/controlPlaneRef/kind", "AzureManagedControlPlane"),
         "MachinePool" => points_at("/spec/template/spec/infrastructureRef/kind", "AzureManagedMachinePool"),
@@ -637,8 +637,7 @@ mod tests {
     }
 
     fn group_names(bundle: &StreamedBundle) -> Vec<Vec<String>> {
-        let name =
-            |kept: &&Kept| kept.document().value.at("/metadata/name").and_then(Value::as_str).unwrap().to_string();
+        let name = |kept: &&Kept| kept.document().value.str_at("/metadata/name").unwrap().to_string();
         let mut groups: Vec<Vec<String>> = bundle
             .groups(&Duplicates::default())
             .iter()

@@ -77,7 +77,7 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
     if let Some(zones) = p("availabilityZones").filter(|z| z.as_array().is_some_and(|a| !a.is_empty())) {
         spec.insert("availabilityZones".into(), zones.clone());
     }
-    let replicas = mp.at("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
+    let replicas = mp.i64_at("/spec/replicas").unwrap_or(1);
     spec.insert("count".into(), json!(replicas));
     let scaling = p("scaling");
     spec.insert("enableAutoScaling".into(), json!(scaling.is_some()));
@@ -192,8 +192,7 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
 
 fn patch_list(object: &Value, pointer: &str) -> Vec<String> {
     object
-        .at(pointer)
-        .and_then(Value::as_array)
+        .array_at(pointer)
         .map(|items| items.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
         .unwrap_or_default()
 }

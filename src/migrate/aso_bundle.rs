@@ -102,7 +102,7 @@ pub(crate) fn use_aso_api_kubeconfig_secrets(object: &mut Value, cluster_name: &
     {
         operator.remove("secrets");
     }
-    if object.at("/spec/operatorSpec").and_then(Value::as_object).is_some_and(Map::is_empty)
+    if object.object_at("/spec/operatorSpec").is_some_and(Map::is_empty)
         && let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut)
     {
         spec.remove("operatorSpec");
@@ -124,7 +124,7 @@ fn new_metadata(old: &Value, namespace: &str) -> Value {
     let mut metadata = Map::new();
     metadata.insert("name".into(), json!(old.str_at("/metadata/name").unwrap_or("")));
     metadata.insert("namespace".into(), json!(namespace));
-    if let Some(labels) = old.at("/metadata/labels").and_then(Value::as_object) {
+    if let Some(labels) = old.object_at("/metadata/labels") {
         let kept: Map<String, Value> = labels
             .iter()
             .filter(|(k, _)| *k != "azuremanagedmachinepool.infrastructure.cluster.x-k8s.io/agentpoolmode")
@@ -152,7 +152,7 @@ fn capi_object(old: &Value, namespace: &str) -> Value {
     let map = object.as_object_mut().expect("object");
     map.remove("status");
     map.insert("metadata".into(), new_metadata(old, namespace));
-    if let Some(annotations) = old.at("/metadata/annotations").and_then(Value::as_object) {
+    if let Some(annotations) = old.object_at("/metadata/annotations") {
         let kept: Map<String, Value> = annotations
             .iter()
             .filter(|(k, _)| !k.starts_with("kubectl.kubernetes.io/") && *k != "cluster.x-k8s.io/paused")

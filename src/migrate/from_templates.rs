@@ -28,7 +28,7 @@ pub const CONTROL_PLANE_TEMPLATE_PATCHES: &str = "/spec/template/spec/asoManaged
 pub const POOL_TEMPLATE_PATCHES: &str = "/spec/template/spec/asoManagedClustersAgentPoolPatches";
 
 fn has_patches(doc: &Document, pointer: &str) -> bool {
-    doc.value.at(pointer).and_then(Value::as_array).is_some_and(|list| !list.is_empty())
+    doc.value.array_at(pointer).is_some_and(|list| !list.is_empty())
 }
 
 fn placeholder(value: Value) -> Document {
@@ -202,7 +202,7 @@ pub fn with_placeholder_ssh_key<'a>(cluster: &ClassicCluster<'a>) -> ClassicClus
 
 /// [`with_placeholder_ssh_key`] in place.
 pub fn put_placeholder_ssh_key(cluster: &mut ClassicCluster<'_>) {
-    if cluster.control_plane.value.at("/spec/sshPublicKey").and_then(Value::as_str) == Some("")
+    if cluster.control_plane.value.str_at("/spec/sshPublicKey") == Some("")
         && let Some(key) = cluster.control_plane.to_mut().value.pointer_mut("/spec/sshPublicKey")
     {
         *key = json!("c3NoLXJzYSBwbGFjZWhvbGRlcg==");

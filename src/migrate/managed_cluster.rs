@@ -90,9 +90,7 @@ fn network_profile(defaulted: &Defaulted<'_>, spec: &Value) -> Result<Value, Tra
     if let Some(mode) = spec.field("networkPluginMode").and_then(Value::as_str) {
         network.insert("networkPluginMode".into(), json!(canonical(mode, &["overlay"])));
     }
-    let single = |pointer: &str| {
-        cluster.at(pointer).and_then(Value::as_array).filter(|a| a.len() == 1).and_then(|a| a[0].as_str())
-    };
+    let single = |pointer: &str| cluster.array_at(pointer).filter(|a| a.len() == 1).and_then(|a| a[0].as_str());
     if let Some(pods) = single("/spec/clusterNetwork/pods/cidrBlocks").filter(|p| !p.is_empty()) {
         network.insert("podCidr".into(), json!(pods));
     }
@@ -390,8 +388,7 @@ pub(super) fn build(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Va
     check_pools(defaulted, pools)?;
     let cp = &defaulted.control_plane;
     let patches: Vec<String> = cp
-        .at("/spec/asoManagedClusterPatches")
-        .and_then(Value::as_array)
+        .array_at("/spec/asoManagedClusterPatches")
         .map(|items| items.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
         .unwrap_or_default();
     let patched = apply_merge_patches(parameters(defaulted, pools)?, &patches, defaulted.schemas).map_err(|error| {

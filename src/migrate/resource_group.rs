@@ -15,8 +15,7 @@ pub(super) const API_VERSION: &str = "resources.azure.com/v1api20200601";
 /// The additional tags of the control plane (`spec.additionalTags`).
 pub(super) fn additional_tags(control_plane: &Value) -> BTreeMap<String, String> {
     control_plane
-        .at("/spec/additionalTags")
-        .and_then(Value::as_object)
+        .object_at("/spec/additionalTags")
         .map(|tags| tags.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect())
         .unwrap_or_default()
 }

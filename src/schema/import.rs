@@ -305,8 +305,8 @@ pub fn kind_schemas_from_crd(crd: &Value, location: &str) -> Result<Vec<KindSche
     let group = required_str(crd, "/spec/group", location)?.to_string();
     let kind = required_str(crd, "/spec/names/kind", location)?.to_string();
     let plural = required_str(crd, "/spec/names/plural", location)?.to_string();
-    let scope = crd.pointer("/spec/scope").and_then(Value::as_str).unwrap_or("Namespaced").to_string();
-    let versions = crd.pointer("/spec/versions").and_then(Value::as_array).ok_or_else(|| SchemaError::InvalidCrd {
+    let scope = crd.str_at("/spec/scope").unwrap_or("Namespaced").to_string();
+    let versions = crd.array_at("/spec/versions").ok_or_else(|| SchemaError::InvalidCrd {
         location: location.to_string(),
         message: "`spec.versions` is missing".into(),
     })?;

@@ -600,7 +600,7 @@ impl<'r> Validator<'r> {
                 let label = format!(
                     "{}/{}",
                     resource.field("kind").and_then(Value::as_str).unwrap_or("?"),
-                    resource.at("/metadata/name").and_then(Value::as_str).unwrap_or("")
+                    resource.str_at("/metadata/name").unwrap_or("")
                 );
                 for issue in &mut out[start..] {
                     issue.message = format!("embedded {label}: {}", issue.message);

@@ -38,8 +38,7 @@ impl Target<'_> {
 fn patch_texts(holder: &Document, field: &str) -> Vec<String> {
     holder
         .value
-        .at(&format!("/spec/{field}"))
-        .and_then(Value::as_array)
+        .array_at(&format!("/spec/{field}"))
         .map(|list| list.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
         .unwrap_or_default()
 }

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use super::chart::is_chart_dir;
 use super::remote::{LocalChart, RemoteChart, oci_chart};
 use super::render::{InlineValues, RenderRequest, WrittenAt, leaf_pointers};
+use crate::json_pointer::At;
 use crate::manifest::Document;
 
 /// API group of Flux's HelmRelease.
@@ -54,7 +55,7 @@ pub fn helm_release_request_with(
     let namespace = document.namespace().unwrap_or("default").to_string();
     let chart_spec = spec.pointer("/chart/spec").cloned().unwrap_or(Value::Null);
     let chart = chart_spec.get("chart").and_then(Value::as_str).unwrap_or("");
-    let source_kind = chart_spec.pointer("/sourceRef/kind").and_then(Value::as_str).unwrap_or("");
+    let source_kind = chart_spec.str_at("/sourceRef/kind").unwrap_or("");
     // A chart that would be downloaded: its local copy, or why there is none.
     let remote = if let Some(chart_ref) = spec.get("chartRef") {
         let kind = chart_ref.get("kind").and_then(Value::as_str).unwrap_or("?");
@@ -67,9 +68,9 @@ pub fn helm_release_request_with(
             return Err(not_here());
         }
         let source = lookup(kind, ref_namespace, ref_name).ok_or_else(not_here)?;
-        let url = source.value.pointer("/spec/url").and_then(Value::as_str).unwrap_or("");
+        let url = source.value.str_at("/spec/url").unwrap_or("");
         let Some((chart_name, _)) = oci_chart(url) else { return Err(not_here()) };
-        let tag = source.value.pointer("/spec/ref/tag").and_then(Value::as_str).unwrap_or("");
+        let tag = source.value.str_at("/spec/ref/tag").unwrap_or("");
         Some(RemoteChart { name: chart_name, version: tag.to_string(), from: format!("{kind}/{ref_name} ({url})") })
     } else if !matches!(source_kind, "GitRepository" | "Bucket") {
         if source_kind != "HelmRepository" {
@@ -78,7 +79,7 @@ pub fn helm_release_request_with(
                 if source_kind.is_empty() { "source that is not named" } else { source_kind }
             ));
         }
-        let source_name = chart_spec.pointer("/sourceRef/name").and_then(Value::as_str).unwrap_or("?");
+        let source_name = chart_spec.str_at("/sourceRef/name").unwrap_or("?");
         // Flux's default version is `*`: the newest.
         let version = chart_spec.get("version").and_then(Value::as_str).unwrap_or("*");
         Some(RemoteChart {
@@ -187,7 +188,7 @@ pub fn helm_release_request_with(
         set_string,
         set_written_at: written_at,
         // `install.crds` defaults to Create: the chart's crds/ are applied.
-        include_crds: spec.pointer("/install/crds").and_then(Value::as_str) != Some("Skip"),
+        include_crds: spec.str_at("/install/crds") != Some("Skip"),
         label: format!("HelmRelease/{name}"),
         stage: None,
     })

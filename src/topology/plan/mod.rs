@@ -36,7 +36,7 @@ mod templates;
 mod types;
 mod workers;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use self::assemble::assemble;
 use self::builtins::{cluster_builtin, control_plane_builtin};
@@ -211,7 +211,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         &cp_vars,
         &workers,
     )?;
-    let has_patches = class.pointer("/spec/patches").and_then(Value::as_array).is_some_and(|p| !p.is_empty());
+    let has_patches = class.array_at("/spec/patches").is_some_and(|p| !p.is_empty());
     if has_patches {
         patches::apply(class, &global, &mut items)?;
         copy_patched_templates(&items, &mut infra_cluster, &mut control_plane, cp_machine.as_mut(), &mut workers);
@@ -225,6 +225,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
 mod tests {
     use super::*;
     use crate::manifest::parse_documents;
+    use serde_json::Value;
 
     const CLASS: &str = include_str!("../../../tests/fixtures/topology/custom/class.yaml");
     const CLUSTER: &str = include_str!("../../../tests/fixtures/topology/custom/cluster.yaml");

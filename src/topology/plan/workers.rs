@@ -18,8 +18,7 @@ use crate::topology::webhooks;
 pub(super) fn check_unique_worker_names(ctx: &Ctx, cluster: &Value) -> Result<(), TopologyError> {
     for topo_key in ["machineDeployments", "machinePools"] {
         let names: Vec<&str> = cluster
-            .pointer(&format!("/spec/topology/workers/{topo_key}"))
-            .and_then(Value::as_array)
+            .array_at(&format!("/spec/topology/workers/{topo_key}"))
             .map(|items| items.iter().filter_map(|t| t.str_at("/name")).collect())
             .unwrap_or_default();
         for (i, name) in names.iter().enumerate() {
@@ -64,11 +63,7 @@ fn compute_workers(
     topology_version: &str,
     current: &Current,
 ) -> Result<Vec<Worker>, TopologyError> {
-    let topologies = cluster
-        .pointer(&format!("/spec/topology/workers/{topo_key}"))
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let topologies = cluster.array_at(&format!("/spec/topology/workers/{topo_key}")).cloned().unwrap_or_default();
     let mut workers = Vec::new();
     for (index, topo) in topologies.iter().enumerate() {
         let entry = Entry { kind, key: topo_key, index, topo };
@@ -176,8 +171,7 @@ fn worker_class(ctx: &Ctx, entry: &Entry) -> Result<WorkerClass, TopologyError> 
         return Err(ctx.cluster_err(&field, "Required value: name and class must be set".into()));
     }
     let class_key = entry.key;
-    let classes =
-        ctx.class.pointer(&format!("/spec/workers/{class_key}")).and_then(Value::as_array).cloned().unwrap_or_default();
+    let classes = ctx.class.array_at(&format!("/spec/workers/{class_key}")).cloned().unwrap_or_default();
     let Some(ci) = classes.iter().position(|c| c.str_at("/class") == Some(class_name.as_str())) else {
         return Err(ctx.cluster_err(
             &format!("{field}.class"),

@@ -68,7 +68,7 @@ pub(super) fn validate_naming(class: &Value, errors: &mut Vec<FieldError>) {
         ("machineDeployments", "MachineDeployment", "machineDeployment", "mdtopology"),
         ("machinePools", "MachinePool", "machinePool", "mptopology"),
     ] {
-        let Some(items) = class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array) else { continue };
+        let Some(items) = class.array_at(&format!("/spec/workers/{key}")) else { continue };
         for item in items {
             let name = item.get("class").and_then(Value::as_str).unwrap_or("");
             for field in ["namingStrategy", "naming"] {

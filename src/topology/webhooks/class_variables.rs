@@ -9,7 +9,7 @@ use crate::json_pointer::At;
 use crate::topology::variables::{self};
 
 pub(super) fn validate_variable_definitions(class: &Value, errors: &mut Vec<FieldError>) {
-    let Some(items) = class.pointer("/spec/variables").and_then(Value::as_array) else { return };
+    let Some(items) = class.array_at("/spec/variables") else { return };
     let mut seen = BTreeSet::new();
     // The v1beta2 CRD schema makes `required` a required field of every variable (v1beta1: optional).
     let v1beta2 = class.str_at("/apiVersion") == Some("cluster.x-k8s.io/v1beta2");

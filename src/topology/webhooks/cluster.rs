@@ -48,7 +48,7 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
         }
     }
     validate_autoscaler_annotations(cluster, class, &mut errors);
-    if let Some(versions) = class.pointer("/spec/kubernetesVersions").and_then(Value::as_array)
+    if let Some(versions) = class.array_at("/spec/kubernetesVersions")
         && !versions.is_empty()
         && !versions.iter().any(|v| v.as_str() == Some(version))
     {
@@ -93,13 +93,8 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
         }
     }
     for (key, word) in [("machineDeployments", "MachineDeployment"), ("machinePools", "MachinePool")] {
-        let items = cluster
-            .pointer(&format!("/spec/topology/workers/{key}"))
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let classes =
-            class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array).cloned().unwrap_or_default();
+        let items = cluster.array_at(&format!("/spec/topology/workers/{key}")).cloned().unwrap_or_default();
+        let classes = class.array_at(&format!("/spec/workers/{key}")).cloned().unwrap_or_default();
         let mut names = BTreeSet::new();
         for (i, item) in items.iter().enumerate() {
             let name = item.get("name").and_then(Value::as_str).unwrap_or("");
@@ -190,10 +185,8 @@ fn validate_autoscaler_annotations(cluster: &Value, class: &Value, errors: &mut 
     };
     let cluster_name = cluster.str_at("/metadata/name").unwrap_or("");
     let namespace = cluster.str_at("/metadata/namespace").unwrap_or("default");
-    let classes = class.pointer("/spec/workers/machineDeployments").and_then(Value::as_array);
-    for md in
-        cluster.pointer("/spec/topology/workers/machineDeployments").and_then(Value::as_array).into_iter().flatten()
-    {
+    let classes = class.array_at("/spec/workers/machineDeployments");
+    for md in cluster.items_at("/spec/topology/workers/machineDeployments") {
         let Some(replicas) = md.get("replicas") else { continue };
         let name = md.get("name").and_then(Value::as_str).unwrap_or("");
         let path = format!("spec.topology.workers.machineDeployments[{name}].replicas");

@@ -25,7 +25,7 @@ pub fn validate_class(class: &Value) -> Vec<FieldError> {
     validate_class_metadata(class, &mut errors);
     validate_taints(class.pointer("/spec/controlPlane/taints"), "spec.controlPlane.taints", &mut errors);
     for key in ["machineDeployments", "machinePools"] {
-        for item in class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array).into_iter().flatten() {
+        for item in class.items_at(&format!("/spec/workers/{key}")) {
             let name = item.get("class").and_then(Value::as_str).unwrap_or("");
             validate_taints(item.get("taints"), &format!("spec.workers.{key}[{name}].taints"), &mut errors);
         }
@@ -40,7 +40,7 @@ pub fn validate_class(class: &Value) -> Vec<FieldError> {
 
 fn validate_worker_classes(class: &Value, errors: &mut Vec<FieldError>) {
     for (key, word) in [("machineDeployments", "MachineDeployment"), ("machinePools", "MachinePool")] {
-        let Some(items) = class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array) else { continue };
+        let Some(items) = class.array_at(&format!("/spec/workers/{key}")) else { continue };
         let mut seen = BTreeSet::new();
         for (i, item) in items.iter().enumerate() {
             let name = item.get("class").and_then(Value::as_str).unwrap_or("");
@@ -62,9 +62,7 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
         refs.push(("spec.controlPlane.machineInfrastructure".into(), true));
     }
     for key in ["machineDeployments", "machinePools"] {
-        for (i, item) in
-            class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array).into_iter().flatten().enumerate()
-        {
+        for (i, item) in class.items_at(&format!("/spec/workers/{key}")).enumerate() {
             let base = if item.get("template").is_some() {
                 format!("spec.workers.{key}[{i}].template")
             } else {
@@ -137,7 +135,7 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
 fn validate_class_metadata(class: &Value, errors: &mut Vec<FieldError>) {
     validate_metadata(class.pointer("/spec/controlPlane/metadata"), "spec.controlPlane.metadata", errors);
     for key in ["machineDeployments", "machinePools"] {
-        for item in class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array).into_iter().flatten() {
+        for item in class.items_at(&format!("/spec/workers/{key}")) {
             let name = item.get("class").and_then(Value::as_str).unwrap_or("");
             let (ptr, field) = if item.get("template").is_some() {
                 ("/template/metadata", "template.metadata")
@@ -169,9 +167,7 @@ fn parse_tolerant(version: &str) -> Option<(u64, u64, u64, String)> {
 /// minor skipped (CAPI's field path says `kubernetesVersion`).
 fn validate_kubernetes_versions(class: &Value, errors: &mut Vec<FieldError>) {
     let mut previous: Option<(u64, u64, u64, String)> = None;
-    for (i, item) in
-        class.pointer("/spec/kubernetesVersions").and_then(Value::as_array).into_iter().flatten().enumerate()
-    {
+    for (i, item) in class.items_at("/spec/kubernetesVersions").enumerate() {
         let text = item.as_str().unwrap_or("");
         let path = format!("spec.kubernetesVersion[{i}]");
         let Some(version) = parse_tolerant(text) else {

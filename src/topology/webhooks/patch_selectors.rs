@@ -15,8 +15,7 @@ pub(super) fn validate_selector(selector: &Value, class: &Value, path: &str) -> 
     let m = selector.get("matchResources").cloned().unwrap_or(json!({}));
     let flag = |key: &str| m.get(key).and_then(Value::as_bool) == Some(true);
     let names = |key: &str| -> Vec<String> {
-        m.pointer(&format!("/{key}/names"))
-            .and_then(Value::as_array)
+        m.array_at(&format!("/{key}/names"))
             .map(|n| n.iter().filter_map(Value::as_str).map(str::to_string).collect())
             .unwrap_or_default()
     };
@@ -46,8 +45,7 @@ pub(super) fn validate_selector(selector: &Value, class: &Value, path: &str) -> 
         ("machineDeploymentClass", "machineDeployments", "MachineDeployment", &md_names),
         ("machinePoolClass", "machinePools", "MachinePool", &mp_names),
     ] {
-        let classes =
-            class.pointer(&format!("/spec/workers/{list}")).and_then(Value::as_array).cloned().unwrap_or_default();
+        let classes = class.array_at(&format!("/spec/workers/{list}")).cloned().unwrap_or_default();
         for (i, name) in selector_names.iter().enumerate() {
             let at = format!("{path}.matchResources.{key}.names[{i}]");
             if name.contains('*') {
