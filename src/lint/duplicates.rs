@@ -16,7 +16,7 @@
 use serde_json::Value;
 
 use super::bundle::At;
-use super::{RuleSelection, Sink};
+use super::{RuleSelection, Sink, Work};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::manifest::{Document, split_api_version};
 use crate::report::Finding;
@@ -424,13 +424,14 @@ pub(crate) fn report_all(
     duplicates: &Duplicates,
     read: impl Fn(usize) -> Document,
     selection: &RuleSelection,
+    work: &Work,
 ) -> Vec<Finding> {
     let mut wanted: Vec<usize> = duplicates.reported().collect();
     wanted.sort_unstable();
     wanted.dedup();
     let copies: Vec<Document> = wanted.iter().map(|&index| read(index)).collect();
     let local = |index: usize| wanted.binary_search(&index).expect("every reported copy was read");
-    let mut sink = Sink { selection, documents: &copies, found: Vec::new() };
+    let mut sink = Sink { selection, documents: &copies, found: Vec::new(), work };
     report_sets(&mut sink, duplicates, local);
     sink.finish()
 }

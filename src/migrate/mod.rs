@@ -72,24 +72,8 @@ pub enum TranslateError {
     Patch { location: String, error: PatchError },
 }
 
-thread_local! {
-    static TRANSLATIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// How many times [`translate`] ran on this thread so far: the tests that the classic path's work grows linearly
-/// (with clusters and with copies of one cluster) count it.
-pub fn translations_on_this_thread() -> usize {
-    TRANSLATIONS.with(std::cell::Cell::get)
-}
-
-/// Counts `count` translations made on other threads on behalf of this one (work spread over several cores).
-pub(crate) fn add_translations_on_this_thread(count: usize) {
-    TRANSLATIONS.with(|total| total.set(total.get() + count));
-}
-
 /// Translates one classic cluster as CAPZ's controllers do on the first reconcile, with the target's `schemas`.
 pub fn translate(cluster: &ClassicCluster<'_>, schemas: &TargetSchemas) -> Result<Translation, TranslateError> {
-    TRANSLATIONS.with(|count| count.set(count.get() + 1));
     let defaulted = defaults::apply(cluster, schemas);
     if defaulted.control_plane.str_at("/spec/resourceGroupName").unwrap_or("").is_empty() {
         return Err(TranslateError::Incomplete {

@@ -132,13 +132,19 @@ pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
         let as_is = patched.then(|| cluster.clone());
         put_placeholder_ssh_key(&mut cluster);
         let cluster_with_key = cluster;
+        sink.work.count_translation();
         let Ok(mut translation) = translate(&cluster_with_key, schemas) else {
             if let Some(as_is) = &as_is {
                 judge_patches(&locator, as_is, sink, &mut judged);
             }
             continue;
         };
-        let mut unpatched = if patched { translate(&without_patches(&cluster_with_key), schemas).ok() } else { None };
+        let mut unpatched = if patched {
+            sink.work.count_translation();
+            translate(&without_patches(&cluster_with_key), schemas).ok()
+        } else {
+            None
+        };
         if let Some(as_is) = &as_is {
             patched::check(&locator, &cluster_with_key, &translation, unpatched.as_ref(), sink);
             judge_patches(&locator, as_is, sink, &mut judged);
