@@ -1,4 +1,5 @@
-//! JSON pointer lookups (RFC 6901) without the allocations of `serde_json::Value::pointer`.
+//! JSON pointer lookups (RFC 6901) without the allocations of `serde_json::Value::pointer`, and the typed reads
+//! ([`At::str_at`] and its siblings) the crate reads fields with.
 
 use std::borrow::Cow;
 

@@ -41,7 +41,7 @@ fn capz_pools(bundle: &Bundle<'_>) -> Vec<Pool> {
 fn capz_pool(index: usize, doc: &crate::manifest::Document) -> Pool {
     let root = spec_root(doc);
     let (name, name_pointer, name_field) =
-        match doc.value.str_at(&format!("{root}/name")).map(str::to_string).filter(|n| !n.is_empty()) {
+        match doc.value.str_at(&format!("{root}/name")).filter(|n| !n.is_empty()).map(str::to_string) {
             Some(name) => (name, format!("{root}/name"), "spec.name"),
             // CAPZ's defaulting copies metadata.name into spec.name, the field its webhook then reports.
             None => (doc.name().to_string(), format!("{root}/name"), "spec.name (defaulted to metadata.name)"),
