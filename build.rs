@@ -18,7 +18,7 @@ fn main() {
     let mut files = Vec::new();
     walk(&root, &root.join("gvk"), &mut files);
     files.sort();
-    // The values files' JSON Schema, packed beside them (a render reads it: issue 22), not listed with the kinds.
+    // The values files' JSON Schema, packed beside them (a render reads it), not listed with the kinds.
     println!("cargo:rerun-if-changed=src/params/values.schema.json");
     let values_schema = manifest_dir.join("src/params/values.schema.json");
     let mut index = pack_schema_trees(&files, &values_schema, &out_dir);
@@ -75,7 +75,7 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
     }
 }
 
-/// Start-up (issue 22): a position-independent `kubectl-capz` makes the dynamic loader apply ~45,000 relative
+/// Start-up: a position-independent `kubectl-capz` makes the dynamic loader apply ~45,000 relative
 /// relocations (every pointer in the embedded template and schema tables, clap's and serde's static tables)
 /// before `main`: about half the instructions of `kubectl-capz version`, and a copy-on-write page fault for
 /// every page of `.data.rel.ro` they touch. Linked at a fixed address (`-no-pie`) the linker resolves them once.
@@ -89,7 +89,7 @@ fn link_binary_at_a_fixed_address() {
     }
 }
 
-/// Schema loading (issue 22): every schema file as a pre-parsed tree, so that loading a kind builds its
+/// Schema loading: every schema file as a pre-parsed tree, so that loading a kind builds its
 /// `serde_json::Value` straight from the tree (no JSON tokenizing, unescaping, number parsing or UTF-8
 /// checks). The format, read by `src/schema/packed.rs`:
 ///

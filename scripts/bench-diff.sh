@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Diff (issue 4): `kubectl-capz diff -f` vs `kubectl diff --server-side -f`, same kube-apiserver, same inputs,
+# Diff: `kubectl-capz diff -f` vs `kubectl diff --server-side -f`, same kube-apiserver, same inputs,
 # side by side in one hyperfine run, for bundles of 1 and 100 aks-aso clusters (scripts/gen-bundle.sh).
 # The server is tools/kube-testenv (real kube-apiserver + etcd, CRDs of tests/fixtures/crds). Each bundle is
 # first applied server-side (field manager kubectl-capz); the diffed input is the same bundle with

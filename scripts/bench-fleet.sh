@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fleets (issue 6): `kubectl-capz render --fleet` (render + CAPZ rules + atomic write of the GitOps tree) for
+# Fleets: `kubectl-capz render --fleet` (render + CAPZ rules + atomic write of the GitOps tree) for
 # fleets of 10, 100, 1000 and 10000 clusters (scripts/gen-fleet.py), wall time and peak RSS, each run into an
 # empty output directory; 1000 also with --no-validate to split render from checking.
 # Side by side in one run over 100 clusters: the fleet render, a bash loop of

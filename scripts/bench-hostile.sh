@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hostile-repository measurements of BENCHMARKS.md (issue 36): makes the inputs under $OUT (default
+# The hostile-repository measurements of BENCHMARKS.md: makes the inputs under $OUT (default
 # /tmp/bench-hostile), then runs `BIN validate . -o json` in each under /usr/bin/time, with helm (tools/helm/bin)
 # through a wrapper on PATH that runs it under /usr/bin/time too, and prints one line per case.
 # Usage: scripts/bench-hostile.sh LABEL BIN [CASE...]   (cases: laughs-one laughs-ten ratio-one huge helm-repeat

@@ -64,7 +64,7 @@ out="$data/i22-fleet-out"
 # Each fresh run's previous tree is moved aside, not deleted, and the moved trees are deleted after the row: on ext4
 # without a journal (this VM's disk) creating a file skips every inode deleted in the last minutes one by one, so an
 # `rm -rf` of 4000 inodes before each run made the next run's creates cost up to 1.8 s of system time (BENCHMARKS.md,
-# "render --fleet 1000 clusters"), which measured the benchmark's deletions, not the tool.
+# "Earlier runs, summarised", "render --fleet"), which measured the benchmark's deletions, not the tool.
 trash="$data/i22-fleet-trash"
 mkdir -p "$trash"; [ ! -e "$out" ] || mv "$out" "$trash/previous-$$"
 RUNS=${RUNS_BIG:-$RUNS} PREPARE="bash -c '[ ! -e $out ] || mv $out $trash/\$(date +%s%N)'" row fleet-fresh "\`render --fleet\` $n clusters, fresh directory" \

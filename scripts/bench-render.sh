@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process render time per flavor (issue 2), side by side in one hyperfine run per flavor:
+# Whole-process render time per flavor, side by side in one hyperfine run per flavor:
 #   kubectl-capz render FLAVOR demo -n default                        (our flavor, clusterctl's variables)
 #   kubectl-capz render --from cluster-template-FLAVOR.yaml demo -n default (clusterctl template compatibility)
 #   clusterctl generate cluster demo -n default --from cluster-template-FLAVOR.yaml

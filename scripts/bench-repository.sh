@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Repository mode (issue 25): `kubectl-capz validate TREE` on a GitOps tree that `render --fleet` wrote for N
+# Repository mode: `kubectl-capz validate TREE` on a GitOps tree that `render --fleet` wrote for N
 # clusters (Flux objects: every kustomization.yaml and Flux Kustomization is followed), next to validating the same
 # objects as one stream (the tree's manifests concatenated into one file, `validate FILE`), interleaved in one
 # hyperfine run, plus peak RSS of both. Both runs must find nothing (exit 0).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The staged copy of repository mode (issue 36): `validate TREE` on a `render --fleet` tree of N clusters as written
+# The staged copy of repository mode: `validate TREE` on a `render --fleet` tree of N clusters as written
 # (every kustomization only lists local files: read directly, no tool runs, no stage is made) and on the same tree
 # with one cluster's kustomization given `commonAnnotations` (kustomize builds that one, so the stage is made and
 # holds what that build names), with the stage on the tree's file system (hard links) and on another one (copies,

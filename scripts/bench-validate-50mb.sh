@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Validation of a 50 MB stream (issue 11): `kubectl-capz validate` vs kubeconform v0.7.0 on one multi-document file
+# Validation of a 50 MB stream: `kubectl-capz validate` vs kubeconform v0.7.0 on one multi-document file
 # of 15000 rendered aks-aso clusters (105000 objects, 49.4 MB; scripts/gen-bundle.sh), wall time in one hyperfine
 # run and peak RSS of each. CAPZ_BEFORE=<binary> adds an older kubectl-capz to the same run (before/after);
 # NAMESPACES=1 puts every cluster in one namespace (see scripts/gen-fleet.py).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Validation at scale, both APIs (issue 22): `kubectl-capz validate` vs kubeconform v0.7.0 side by side in one
+# Validation at scale, both APIs: `kubectl-capz validate` vs kubeconform v0.7.0 side by side in one
 # hyperfine run per size, on bundles of 10 / 100 / 1000 (SIZES) rendered classic (`aks`, AzureManagedControlPlane)
 # and aks-aso clusters (scripts/gen-bundle.sh with FLAVOR), plus peak RSS of each. kubeconform gets the same
 # schemas converted its way (scripts/gen-kubeconform-schemas.py), as in scripts/bench-validate.sh.

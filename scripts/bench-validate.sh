@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Validation (issue 3): `kubectl-capz validate` vs kubeconform v0.7.0 (built from its Go module), side by side
+# Validation: `kubectl-capz validate` vs kubeconform v0.7.0 (built from its Go module), side by side
 # in one hyperfine run, on one rendered aks-aso bundle and on a bundle of 1000 clusters (scripts/gen-bundle.sh).
 # kubeconform gets the same schemas (schemas/gvk, from the same upstream CRDs) converted its way by
 # scripts/gen-kubeconform-schemas.py (what its openapi2jsonschema.py does), read from local files.

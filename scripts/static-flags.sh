@@ -1,6 +1,6 @@
 # Sourced by scripts/package.sh and scripts/bench-setup.sh: the rustc flags of the released binary for a target.
 #
-# On Linux with glibc the binary is linked statically and at a fixed address (issue 22, BENCHMARKS.md): the
+# On Linux with glibc the binary is linked statically and at a fixed address (BENCHMARKS.md): the
 # dynamic loader's work (loading libc, libm and libgcc_s, binding their symbols) was about half the
 # instructions of `kubectl-capz version` and a third of its time, and the binary then also runs on systems
 # with an older glibc than the build machine's. glibc's name service is kept to its built-in `files` and `dns`

@@ -467,7 +467,11 @@ pub struct DiffArgs {
     /// are not vendored (as validate --helm-cache); read only when given.
     #[arg(long, value_name = "DIR")]
     pub helm_cache: Option<std::path::PathBuf>,
-    /// Output format.
+    /// Change review, offline: compare what the repository at PATH (the first argument, -f, or `.`) applies with
+    /// what it applied at a git revision (`origin/main`, a commit) or in a second directory; no cluster is read.
+    #[arg(long, value_name = "REV|DIR")]
+    pub base: Option<String>,
+    /// Output format (`markdown`, a pull-request comment, with --base only).
     #[arg(short = 'o', long, value_enum, default_value_t = DiffOutput::Diff)]
     pub output: DiffOutput,
 }
@@ -477,6 +481,7 @@ pub enum DiffOutput {
     Diff,
     Json,
     Yaml,
+    Markdown,
 }
 
 #[derive(Debug, Args)]

@@ -34,6 +34,12 @@ const TOPOLOGY_FIELD_MANAGER: &str = "capi-topology";
 const PLANNED_PREFIX: &str = "<planned from ";
 
 pub(crate) fn run(args: DiffArgs) -> anyhow::Result<ExitStatus> {
+    if let Some(base) = args.base.as_deref() {
+        return super::diff_base::run(&args, base);
+    }
+    if args.output == DiffOutput::Markdown {
+        bail!("-o markdown is the change review's pull-request comment: use it with --base");
+    }
     let options = super::cluster_options(&args.cluster)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

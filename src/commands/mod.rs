@@ -5,8 +5,10 @@
 mod completion;
 mod convert;
 mod diff;
+mod diff_base;
 mod github;
 mod import_schemas;
+mod interrupt;
 mod migrate;
 mod migrate_live;
 mod migrate_output;

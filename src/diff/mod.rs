@@ -19,7 +19,7 @@ pub use normalize::{
     LAST_APPLIED, RECONCILE_POLICY, REPLICAS_MANAGED_BY, capz_managed_paths, is_aso_wrapper, mask_secrets, remove_path,
     strip_capz_managed, strip_server_fields,
 };
-pub use output::{external_command, file_name, header, json_report, unified, write_external};
+pub use output::{external_command, file_name, header, json_report, push_unified, unified, write_external};
 
 /// Which object a diff is about.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -34,7 +34,7 @@ pub fn unified(diff: &ObjectDiff, color: bool) -> String {
     if diff.status == Status::Unchanged {
         return String::new();
     }
-    let (bold, red, green, cyan, reset) = if color { (BOLD, RED, GREEN, CYAN, RESET) } else { ("", "", "", "", "") };
+    let (bold, cyan, reset) = if color { (BOLD, CYAN, RESET) } else { ("", "", "") };
     let live = diff.live.as_ref().map(to_yaml).unwrap_or_default();
     let merged = to_yaml(&diff.merged);
     let mut out = String::new();
@@ -45,15 +45,23 @@ pub fn unified(diff: &ObjectDiff, color: bool) -> String {
     }
     let name = crate::escape::one_line(&file_name(diff)).into_owned();
     let live_name = if diff.live.is_some() { format!("live/{name}") } else { "/dev/null".to_string() };
-    let _ = writeln!(out, "{bold}--- {live_name}{reset}");
-    let _ = writeln!(out, "{bold}+++ merged/{name}{reset}");
-    let text_diff = TextDiff::from_lines(&live, &merged);
+    push_unified(&mut out, &live, &merged, &live_name, &format!("merged/{name}"), color);
+    out
+}
+
+/// Appends the unified diff (3 lines of context) of the texts `old` and `new` under `--- old_name` and
+/// `+++ new_name` headers; each line escaped ([`crate::escape::one_line`]: the texts hold repository values).
+pub fn push_unified(out: &mut String, old: &str, new: &str, old_name: &str, new_name: &str, color: bool) {
+    let (bold, red, green, cyan, reset) = if color { (BOLD, RED, GREEN, CYAN, RESET) } else { ("", "", "", "", "") };
+    let _ = writeln!(out, "{bold}--- {old_name}{reset}");
+    let _ = writeln!(out, "{bold}+++ {new_name}{reset}");
+    let text_diff = TextDiff::from_lines(old, new);
     let mut unified = text_diff.unified_diff();
     unified.context_radius(3);
     for hunk in unified.iter_hunks() {
         let _ = writeln!(out, "{cyan}{}{reset}", hunk.header());
         for change in hunk.iter_changes() {
-            let line = change.value().trim_end_matches('\n');
+            let line = crate::escape::one_line(change.value().trim_end_matches('\n'));
             match change.tag() {
                 ChangeTag::Delete => {
                     let _ = writeln!(out, "{red}-{line}{reset}");
@@ -67,7 +75,6 @@ pub fn unified(diff: &ObjectDiff, color: bool) -> String {
             }
         }
     }
-    out
 }
 
 /// `# also managed by M: path, path` for each other field manager owning a changed field (an

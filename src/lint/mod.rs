@@ -26,6 +26,7 @@ mod refs;
 mod rules;
 mod ssh_key;
 mod stream;
+pub mod update;
 mod update_path;
 mod version;
 mod work;
@@ -291,6 +292,7 @@ mod tests {
                 Rejecter::CapzCreate
                     | Rejecter::CapzLabelled
                     | Rejecter::CapzFirstUpdate
+                    | Rejecter::CapzUpdate
                     | Rejecter::CapzTemplateInstance
                     | Rejecter::CapzMutator
             );

@@ -4,7 +4,7 @@
 
 use super::{
     aso_patches, aso_resources, capi_webhooks, cluster_identity, control_plane, credentials, deprecated, duplicates,
-    mutators, names, network, pool_config, pools, profiles, refs, update_path, version,
+    mutators, names, network, pool_config, pools, profiles, refs, update, update_path, version,
 };
 use crate::report::Severity;
 
@@ -18,6 +18,8 @@ pub enum Rejecter {
     CapzLabelled,
     /// CAPZ's `ValidateUpdate`, at CAPI's first update (cluster-name label; owner reference on templates).
     CapzFirstUpdate,
+    /// CAPZ's `ValidateUpdate`, when a changed object replaces the stored one (a change review: `old` is the base).
+    CapzUpdate,
     /// CAPZ's webhook at create of each object CAPI's topology controller makes from the template.
     CapzTemplateInstance,
     /// A CAPZ mutator of the ASO resources, at reconcile (the controller reports a terminal error).
@@ -54,6 +56,7 @@ impl Rejecter {
                 "CAPZ webhook at create if labelled cluster.x-k8s.io/cluster-name, else at CAPI's first update"
             }
             Rejecter::CapzFirstUpdate => "CAPZ webhook at update (CAPI's first update)",
+            Rejecter::CapzUpdate => "CAPZ webhook at update (a change to the stored object)",
             Rejecter::CapzTemplateInstance => "CAPZ webhook at create of each object made from the template",
             Rejecter::CapzMutator => "CAPZ mutator at reconcile",
             Rejecter::CapzDefaulting => "nobody (CAPZ defaulting webhook rewrites it)",
@@ -414,6 +417,90 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Rejecter::CapzFirstUpdate,
         "AzureManagedControlPlane without resourceGroupName and without the cluster-name label: the first update defaults it from the label and the immutable field changes.",
         "SetDefaultAzureManagedControlPlaneResourceGroupName (internal/api/v1beta1/azuremanagedcontrolplane_default.go) + ValidateImmutable in AzureManagedControlPlaneWebhook.ValidateUpdate",
+    ),
+    rule(
+        update::IMMUTABLE_FIELD,
+        Severity::Error,
+        Rejecter::CapzUpdate,
+        "AzureManagedControlPlane[Template] and AzureManagedMachinePool[Template] fields CAPZ forbids to change, set or unset once stored (compared after CAPZ's defaulting): subscriptionID, resourceGroupName, nodeResourceGroupName, location, sshPublicKey (an `\"\"` is a freshly generated key), dnsServiceIP, networkPlugin, networkPolicy, networkDataplane, loadBalancerSKU, httpProxyConfig, azureEnvironment, dnsPrefix, outboundType, virtualNetwork name/cidrBlock/resourceGroup and subnet name/cidrBlock, apiServerAccessProfile but authorizedIPRanges, fleetsMember.name; pool name, osType, sku, osDiskSizeGB, availabilityZones (as a set), maxPods, osDiskType, scaleSetPriority, enableUltraSSD, enableNodePublicIP, nodePublicIPPrefixID, kubeletConfig, kubeletDiskType, linuxOSConfig, and once set subnetName, enableFIPS, enableEncryptionAtHost (pool only).",
+        "ValidateUpdate of AzureManagedControlPlaneWebhook, AzureManagedControlPlaneTemplateWebhook, AzureManagedMachinePoolWebhook, AzureManagedMachinePoolTemplateWebhook (internal/webhooks/*_webhook.go); webhookutils.ValidateImmutable (util/webhook/validator.go); validateAzureManagedControlPlane[Template]VirtualNetwork[Template]Update, validateAzureManagedControlPlane[Template]APIServerAccessProfile[Template]Update, validateAzureManagedControlPlaneFleetsMemberUpdate",
+    ),
+    rule(
+        update::VERSION_DOWNGRADE,
+        Severity::Error,
+        Rejecter::CapzUpdate,
+        "AzureManagedControlPlane[Template] version must not go down (golang.org/x/mod/semver order: a prerelease sorts below its release).",
+        "validateAzureManagedControlPlaneK8sVersionUpdate, validateAzureManagedControlPlaneTemplateK8sVersionUpdate, versions.GetHigherK8sVersion (util/versions)",
+    ),
+    rule(
+        update::AUTO_UPGRADE_CHANNEL_UNSET,
+        Severity::Error,
+        Rejecter::CapzUpdate,
+        "AzureManagedControlPlane autoUpgradeProfile.upgradeChannel, once set, must stay set (`none` disables auto upgrades).",
+        "validateAzureManagedControlPlaneAutoUpgradeProfile (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        update::ADDON_PROFILE_REMOVED,
+        Severity::Error,
+        Rejecter::CapzUpdate,
+        "AzureManagedControlPlane addonProfiles: a stored addon profile (by name) must stay; disable it with enabled: false.",
+        "validateAzureManagedControlPlaneAddonProfilesUpdate (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        update::AAD_PROFILE_UPDATE,
+        Severity::Error,
+        Rejecter::CapzUpdate,
+        "AzureManagedControlPlane[Template] aadProfile, once set: not removed, managed not back to false, adminGroupObjectIDs not empty.",
+        "validateAzureManagedControlPlaneAADProfileUpdateAndLocalAccounts (internal/webhooks/azuremanagedcontrolplane_validation.go); AzureManagedControlPlaneTemplateWebhook.ValidateUpdate",
+    ),
+    rule(
+        update::LOCAL_ACCOUNTS_UPDATE,
+        Severity::Error,
+        Rejecter::CapzUpdate,
+        "AzureManagedControlPlane disableLocalAccounts: set on update only with an aadProfile; once set, not changed or unset.",
+        "validateAzureManagedControlPlaneAADProfileUpdateAndLocalAccounts (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        update::NETWORK_PLUGIN_MODE_UPDATE,
+        Severity::Error,
+        Rejecter::CapzUpdate,
+        "AzureManagedControlPlane networkPluginMode cannot become overlay while the stored object has a networkPolicy.",
+        "validateAzureManagedControlPlaneNetworkPluginModeUpdate (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        update::OIDC_ISSUER_DISABLED,
+        Severity::Error,
+        Rejecter::CapzUpdate,
+        "AzureManagedControlPlane oidcIssuerProfile.enabled cannot go from true to false.",
+        "validateAzureManagedControlPlaneOIDCIssuerProfileUpdate (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        update::EXTENSION_UPDATE,
+        Severity::Error,
+        Rejecter::CapzUpdate,
+        "AzureManagedControlPlane[Template] extensions, each against the stored one of its name: extensionType, plan, releaseTrain and version (when set on both sides) and identity must not change; any scope on either side reads as changed (CAPZ compares the pointers).",
+        "validateAKSExtensionsUpdate (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        update::SECURITY_PROFILE_UNSET,
+        Severity::Error,
+        Rejecter::CapzUpdate,
+        "AzureManagedControlPlane[Template] securityProfile azureKeyVaultKms, workloadIdentity, imageCleaner and defender, once set, must stay (disable them instead).",
+        "validateAzureManagedControlPlaneClassSpecSecurityProfileUpdate and its helpers (internal/webhooks/azuremanagedcontrolplane_validation.go)",
+    ),
+    rule(
+        update::LAST_SYSTEM_POOL,
+        Severity::Error,
+        Rejecter::CapzUpdate,
+        "AzureManagedMachinePool[Template] mode System to User needs another stored System pool of the cluster (the pool's cluster-name label; the template webhook reads its nodeLabels instead, so templates pass) and the Cluster.",
+        "validateLastSystemNodePool (internal/webhooks/azuremanagedmachinepool_validation.go), called by the pool webhooks' ValidateUpdate",
+    ),
+    rule(
+        update::NODE_LABELS_UPDATE,
+        Severity::Error,
+        Rejecter::CapzUpdate,
+        "AzureManagedMachinePool[Template] nodeLabels keys starting with kubernetes.azure.com, refused by ValidateUpdate too (reported at spec.nodeLabels).",
+        "validateNodeLabels in AzureManagedMachinePoolWebhook.ValidateUpdate / AzureManagedMachinePoolTemplateWebhook.ValidateUpdate",
     ),
     rule(
         network::TEMPLATE_INSTANCE,

@@ -305,6 +305,36 @@ impl<'r> Validator<'r> {
             .collect()
     }
 
+    /// `value` as the API server stores it after admission: unknown fields pruned, the CRD's structural defaults,
+    /// the kind's defaulting webhook (CAPZ's or CAPI's), pruned and defaulted again; status dropped where the
+    /// status subresource is on. What a webhook's `ValidateUpdate` compares. `None` when the kind has no schema
+    /// or a value of the wrong JSON type makes the defaulting webhook's decode fail (the API server stops there).
+    pub fn admitted(&self, value: &Value) -> Option<Value> {
+        let api_version = value.field("apiVersion")?.as_str()?;
+        let kind_name = value.field("kind")?.as_str()?;
+        let (group, version) = crate::manifest::split_api_version(api_version);
+        let gvk = Gvk::new(group, version, kind_name);
+        let kind = self.registry.get(&gvk).ok()??;
+        let walk = Walk { validator: self, typed: kind.typed, defaults: defaults_possible(&kind) };
+        let root = Pointer::Root("");
+        let mut object = value.clone();
+        walk.normalize(&mut object, &kind.schema, &root, true, &mut Vec::new());
+        if has_defaulting_webhook(group, version, kind_name) {
+            if go_decode_fails(&object, &kind.schema) {
+                return None;
+            }
+            if apply_defaulting_webhook(&gvk, &mut object) {
+                walk.normalize(&mut object, &kind.schema, &root, true, &mut Vec::new());
+            }
+        }
+        if kind.status_subresource
+            && let Some(map) = object.as_object_mut()
+        {
+            map.remove("status");
+        }
+        Some(object)
+    }
+
     /// The issues of a top-level object (secret values masked in the messages) and whether it was skipped.
     fn issues_of(&self, value: &Value) -> (Vec<Issue>, bool) {
         let mut issues = Vec::new();

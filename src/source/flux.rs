@@ -45,6 +45,9 @@ pub struct FluxKustomization {
     pub source_ref: String,
     /// Whether `spec.postBuild` is set (Flux substitutes only then).
     pub post_build: bool,
+    /// `spec.prune`: whether Flux deletes the objects the Kustomization no longer applies (and all of them when the
+    /// Kustomization itself is deleted).
+    pub prune: bool,
     pub substitute: BTreeMap<String, String>,
     pub substitute_from: Vec<SubstituteReference>,
     /// `targetNamespace`, `namePrefix`, `nameSuffix`, `patches` (their `patch` and `target`, the fields of Flux's
@@ -71,6 +74,7 @@ pub fn flux_kustomization(document: &Document) -> Option<FluxKustomization> {
     let spec = document.value.get("spec").cloned().unwrap_or(Value::Null);
     let raw_path = spec.get("path").and_then(Value::as_str).unwrap_or("");
     let post_build = spec.get("postBuild").is_some_and(|p| !p.is_null());
+    let prune = spec.get("prune").and_then(Value::as_bool).unwrap_or(false);
     let substitute = spec
         .object_at("/postBuild/substitute")
         .map(|vars| {
@@ -132,6 +136,7 @@ pub fn flux_kustomization(document: &Document) -> Option<FluxKustomization> {
         path_line: document.line_of("/spec/path"),
         source_ref,
         post_build,
+        prune,
         substitute,
         substitute_from,
         overlay,

@@ -499,6 +499,7 @@ impl<'a> Loader<'a> {
             let target = source.destination_cluster.as_ref().map(|server| ApplyTarget {
                 cluster: format!("Argo CD destination {server}"),
                 namespace: source.destination_namespace.clone(),
+                prunes: source.prune,
             });
             let relative = match &source.build {
                 ArgoBuild::Directory { relative, .. }
@@ -934,7 +935,7 @@ impl<'a> Loader<'a> {
             let Some(mut built) = built else { continue };
             built.label = format!("Flux Kustomization {} (./{path})", ks.name());
             let namespace = ks.overlay.get("namespace").and_then(Value::as_str).map(str::to_string);
-            built.target = Some(ApplyTarget { cluster: ks.cluster.clone(), namespace });
+            built.target = Some(ApplyTarget { cluster: ks.cluster.clone(), namespace, prunes: ks.prune });
             if let Some(built) = self.substitute(ks, built) {
                 self.repository.built.push(built);
             }
@@ -1113,7 +1114,7 @@ impl<'a> Loader<'a> {
                         Ok(render) => {
                             let cluster = flux::flux_cluster(release);
                             let namespace = Some(render.request.namespace.clone());
-                            self.push_render(render, Some(ApplyTarget { cluster, namespace }))
+                            self.push_render(render, Some(ApplyTarget { cluster, namespace, prunes: true }))
                         }
                         Err(problem) => self.helm_problem(&problem, Some((&at.0, at.1))),
                     }

@@ -90,6 +90,9 @@ pub struct ApplyTarget {
     pub cluster: String,
     /// The namespace objects without `metadata.namespace` land in, when the GitOps object sets one.
     pub namespace: Option<String>,
+    /// Whether the GitOps object deletes what it no longer applies: a Flux Kustomization with `prune: true`, a
+    /// HelmRelease (Helm deletes what a release no longer renders), an Argo CD Application with automated prune.
+    pub prunes: bool,
 }
 
 /// A source repository mode did not build (refused, a tool that failed or overran a budget, a download it would
@@ -162,8 +165,17 @@ impl Repository {
     /// The objects `diff` compares with the cluster: every build but the Fleet bundles' target customizations
     /// (which cluster gets which one is Fleet's choice), with the sources of the user's files.
     pub fn applied_documents(&self) -> Vec<Document> {
-        let builds = self.built.iter().enumerate().filter(|(index, _)| !self.fleet.is_variant_build(*index));
-        fleet::Units::real_documents(builds.flat_map(|(_, built)| built.documents.iter()))
+        fleet::Units::real_documents(self.applied_builds().flat_map(|built| built.documents.iter()))
+    }
+
+    /// The builds whose objects [`Repository::applied_documents`] gives (each with what applies it and where), and
+    /// each build's documents with the sources of the user's files.
+    pub fn applied_by_build(&self) -> Vec<(&BuiltSource, Vec<Document>)> {
+        self.applied_builds().map(|built| (built, fleet::Units::real_documents(built.documents.iter()))).collect()
+    }
+
+    fn applied_builds(&self) -> impl Iterator<Item = &BuiltSource> {
+        self.built.iter().enumerate().filter(|(index, _)| !self.fleet.is_variant_build(*index)).map(|(_, built)| built)
     }
 
     /// Moves findings about fields a patch set to the patch's file:line.

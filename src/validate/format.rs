@@ -66,6 +66,13 @@ fn push_text_line(out: &mut String, f: &Finding) {
     out.push_str("]\n");
 }
 
+/// One finding on one line, as the text report prints it.
+pub(crate) fn format_finding(f: &Finding) -> String {
+    let mut out = String::new();
+    push_text_line(&mut out, f);
+    out
+}
+
 /// [`format_text`] written line by line (a large report is never held twice).
 pub(crate) fn write_text(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
     let mut line = String::new();

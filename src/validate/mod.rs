@@ -10,10 +10,10 @@ mod sources;
 mod suppress;
 
 pub(crate) use aso_crds::declared_aso_crds;
-pub(crate) use format::{format_junit, format_not_built, format_summary, format_text, write_text};
+pub(crate) use format::{format_finding, format_junit, format_not_built, format_summary, format_text, write_text};
 pub(crate) use pipeline::{RuleFilter, validate_documents, validate_sources};
 pub use placeholders::PLACEHOLDER_RULE;
 pub(crate) use report::Report;
-pub(crate) use sources::read_sources;
+pub(crate) use sources::{read_sources, repository_options};
 pub(crate) use suppress::SuppressedFinding;
 pub use suppress::{IGNORE_ANNOTATION, REPOSITORY_RULES, SUPPRESSION_RULE};

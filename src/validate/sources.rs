@@ -22,20 +22,8 @@ pub(crate) fn read_sources(
     let mut repositories = Vec::new();
     for path in paths {
         let is_dir = path != "-" && std::path::Path::new(path).is_dir();
-        let mut patterns = exclude.to_vec();
-        if is_dir && let Some(config) = config {
-            patterns.extend(config_excludes_for(config, std::path::Path::new(path)));
-        }
-        let options = RepositoryOptions {
-            excludes: patterns.iter().map(|pattern| ExcludePattern::new(pattern)).collect(),
-            strict,
-            argo_clusters: config
-                .map(|config| config.argo_clusters.iter().map(|c| c.value.clone()).collect())
-                .unwrap_or_default(),
-            helm_cache: helm_cache.map(std::path::Path::to_path_buf),
-            budget: budget.clone(),
-        };
-        if !is_dir || (no_build && patterns.is_empty()) {
+        let options = repository_options(path, is_dir, exclude, config, strict, helm_cache, budget);
+        if !is_dir || (no_build && options.excludes.is_empty()) {
             plain.push(path.clone());
         } else if no_build {
             plain.extend(source::plain_files(std::path::Path::new(path), &options.excludes)?);
@@ -46,6 +34,32 @@ pub(crate) fn read_sources(
         }
     }
     Ok((plain, repositories))
+}
+
+/// How to read the repository at `path`: `--exclude` and the config file's globs that apply inside it, `--strict`,
+/// the config file's Argo CD clusters, `--helm-cache` and the run's budget.
+pub(crate) fn repository_options(
+    path: &str,
+    is_dir: bool,
+    exclude: &[String],
+    config: Option<&RepoConfig>,
+    strict: bool,
+    helm_cache: Option<&std::path::Path>,
+    budget: &Budget,
+) -> RepositoryOptions {
+    let mut patterns = exclude.to_vec();
+    if is_dir && let Some(config) = config {
+        patterns.extend(config_excludes_for(config, std::path::Path::new(path)));
+    }
+    RepositoryOptions {
+        excludes: patterns.iter().map(|pattern| ExcludePattern::new(pattern)).collect(),
+        strict,
+        argo_clusters: config
+            .map(|config| config.argo_clusters.iter().map(|c| c.value.clone()).collect())
+            .unwrap_or_default(),
+        helm_cache: helm_cache.map(std::path::Path::to_path_buf),
+        budget: budget.clone(),
+    }
 }
 
 /// The config file's `exclude` globs that apply inside `dir`, made relative to it: a glob without `/` applies

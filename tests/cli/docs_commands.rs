@@ -41,6 +41,18 @@ const CONCRETE: &[(&str, Check)] = &[
         "kubectl krew install --manifest=krew-manifest.yaml --archive=dist/kubectl-capz_v0.1.0_linux_amd64.tar.gz",
         Check::RunBy { file: "tests/tooling/krew.rs", contains: "install" },
     ),
+    (
+        "kubectl capz diff --base origin/main .",
+        // A git repository made by the test, against a revision and against a directory.
+        Check::RunBy {
+            file: "tests/corpora/change_review.rs",
+            contains: "fn each_seeded_change_is_reported_as_what_it_is",
+        },
+    ),
+    (
+        "kubectl capz diff --base ../main-checkout clusters/",
+        Check::RunBy { file: "tests/corpora/change_review.rs", contains: "fn a_second_directory_is_a_base_too" },
+    ),
     ("kubectl capz version", Check::Run { exit: 0, output_contains: "kubectl-capz" }),
     ("kubectl capz params aks", Check::Run { exit: 0, output_contains: "asoManagedClusterPatches" }),
     (

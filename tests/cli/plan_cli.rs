@@ -1,4 +1,4 @@
-//! `kubectl capz plan` end to end: output snapshots, v1beta2 shapes and the errors of issue 5
+//! `kubectl capz plan` end to end: output snapshots, v1beta2 shapes and its errors
 //! (unknown variable, patch path that does not exist, failing template) with exit code 2.
 
 use crate::support::cli_runner::capz_command;

@@ -1,4 +1,4 @@
-//! Issue 5 acceptance for our ClusterClasses: a topology Cluster of `aks-aso` (or `aks`), planned
+//! Acceptance for our ClusterClasses: a topology Cluster of `aks-aso` (or `aks`), planned
 //! by `capz::topology` together with its class (`--with-class`), gives the same control plane,
 //! infrastructure cluster, agent pools and MachinePools as the non-class flavor for the same
 //! values. Names of planned objects follow the controller's naming, so objects are matched by role

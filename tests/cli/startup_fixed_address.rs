@@ -1,4 +1,4 @@
-//! Start-up (issue 22): the GNU/Linux binary is linked at a fixed address (build.rs), so the dynamic loader has no
+//! Start-up: the GNU/Linux binary is linked at a fixed address (build.rs), so the dynamic loader has no
 //! relative relocations to apply before `main` (they were ~45,000 and half of `kubectl-capz version`).
 
 /// The ELF header's `e_type` (offset 16, little-endian on x86-64 and aarch64): 2 = ET_EXEC, 3 = ET_DYN (PIE).

@@ -527,7 +527,7 @@ fn a_value_capz_cannot_decode_is_reported_alone() {
     }
 }
 
-/// Issue 21, item 7: an `aks-*` twin without an AKS document behind it (only CAPZ's classic webhook checks the
+/// An `aks-*` twin without an AKS document behind it (only CAPZ's classic webhook checks the
 /// field, on its own kinds) is a warning on an embedded ASO object, exit 0, and its message says what AKS does.
 #[test]
 fn undocumented_aks_twins_warn_and_say_what_aks_does() {

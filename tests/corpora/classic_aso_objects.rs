@@ -1,4 +1,4 @@
-//! Issue 21, item 6: a classic cluster whose ManagedCluster / ManagedClustersAgentPools, as CAPZ creates them at
+//! A classic cluster whose ManagedCluster / ManagedClustersAgentPools, as CAPZ creates them at
 //! reconcile, fail ASO's schema (`schemas/crds/aso-*/containerservice.azure.com_managedclusters*.yaml`) is not
 //! valid: `aso-classic-object-schema`, on the classic field the value comes from, once per cause, and in the
 //! streamed rules (`validate FILE...`) as in the whole-bundle rules.

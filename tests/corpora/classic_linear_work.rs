@@ -1,6 +1,6 @@
-//! The classic path's work grows linearly (issue 22), counted, never timed (`capz::lint::Work`): translations of
-//! classic clusters and documents given to the rules for N and 2N clusters, and for many copies of one cluster.
-//! And copies of one object (issue 21, item 9): `duplicate-object`, each copy judged with its own directory.
+//! The classic path's work grows linearly, counted, never timed (`capz::lint::Work`): translations of classic
+//! clusters and documents given to the rules for N and 2N clusters, and for many copies of one cluster.
+//! And copies of one object: `duplicate-object`, each copy judged with its own directory.
 
 use capz::lint::{ApplyUnit, RuleSelection, StreamedBundle, Work, check, check_counting};
 use capz::manifest::{Document, parse_documents};

@@ -15,6 +15,7 @@ fn prerequisites_are_built() {
 }
 
 mod aso_samples; // ASO's own samples, held out
+mod change_review; // diff --base: the change review of a repository against a git revision or a directory
 mod classic_aso_objects; // classic clusters' ASO objects
 mod classic_linear_work; // the classic path's work grows linearly
 mod fuzz_regressions; // fuzz seeds and regressions on stable Rust

@@ -569,7 +569,7 @@ fn cluster_crd_listing_pages_through_every_crd() {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// 3. What `render` produces, the API server accepts (issue 2: "the CAPI and CAPZ CRD schemas accept")
+// 3. What `render` produces, the API server accepts ("the CAPI and CAPZ CRD schemas accept")
 
 /// `render FLAVOR demo -n NAMESPACE --capi-api CAPI --validate` with every required parameter.
 fn render(flavor: &str, capi: &str, namespace: &str) -> String {

@@ -1,5 +1,5 @@
 //! The project's tooling and generated files: shell completion, the krew manifest, the schema importer,
-//! docs/rules.md, and the module graph of src/ (no import circles).
+//! docs/rules.md, the README, and the module graph of src/ (no import circles).
 //!
 //! One test binary; each file below is a module. To add one: put `tests/tooling/NAME.rs` here, add `mod NAME;`
 //! below, and reach the shared helpers with `use crate::support;`.
@@ -20,3 +20,4 @@ mod importer; // schemas/ equals a fresh import
 mod krew; // the krew manifest and package
 mod lint_rules_doc; // docs/rules.md is current
 mod prerequisites; // each harness stops at once, with one message, when a tool it runs is missing
+mod readme; // the README's first screen and its Layout

@@ -13,12 +13,19 @@
 # from the Go module proxy (tools/capz-module/build.sh). Needs Go and the module proxy; takes a while on a cold
 # build cache.
 #
-# Usage: tools/capz-webhook-oracle/regen.sh v1.26.0|v1.27.0
+# Usage: tools/capz-webhook-oracle/regen.sh v1.26.0|v1.27.0 [updates]
+#   updates  record the update pairs of tests/fixtures/capz-updates/cases/ (NAME.old.yaml + NAME.new.yaml:
+#            CAPZ's webhooks on UPDATE, old = the stored object) into tests/fixtures/capz-updates/<target>/
 #   CAPZ_ORACLE_WORKDIR=/some/dir  keep the module copies and binaries there (reused when present)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-fixtures="$root/tests/fixtures/capz-webhooks"
+mode="${2:-}"
+case "$mode" in
+  "") fixtures="$root/tests/fixtures/capz-webhooks"; input_flag=-cases ;;
+  updates) fixtures="$root/tests/fixtures/capz-updates"; input_flag=-pairs ;;
+  *) echo "regen.sh: the second argument may only be 'updates', got '$mode'" >&2; exit 2 ;;
+esac
 # shellcheck source=../capz-module/build.sh
 . "$root/tools/capz-module/build.sh"
 capz_module_version "${1:-}"
@@ -29,7 +36,7 @@ capz_module_build capz-webhook-oracle "$here"
 base_target=v1.27
 out="$fixtures/$capz_target/recordings.json"
 mkdir -p "$(dirname "$out")"
-"$binary" -module "$copy" -cases "$fixtures/cases" "${header_flags[@]}" > "$out.tmp"
+"$binary" -module "$copy" "$input_flag" "$fixtures/cases" "${header_flags[@]}" > "$out.tmp"
 if [ "$capz_target" = "$base_target" ]; then
   mv "$out.tmp" "$out"
   echo "wrote $out ($(grep -c '"case":' "$out") cases)"

@@ -48,6 +48,8 @@ pub struct ArgoSource {
     pub destination_namespace: Option<String>,
     /// `spec.destination.server` (or `name`), when set: `in-cluster` is the server Argo CD runs in.
     pub destination_cluster: Option<String>,
+    /// `spec.syncPolicy.automated.prune`: whether Argo CD deletes what the application no longer renders.
+    pub prune: bool,
     pub build: ArgoBuild,
 }
 
@@ -110,6 +112,7 @@ pub fn argo_sources_with(document: &Document, repo_root: &Path, inputs: &ArgoInp
             line,
             destination_namespace: None,
             destination_cluster: None,
+            prune: false,
             build: ArgoBuild::NotBuilt { reason },
         }],
     }
@@ -136,6 +139,7 @@ fn application_sources(
         (None, Some(name)) => Some(format!("cluster {name}")),
         (None, None) => None,
     };
+    let prune = spec.pointer("/syncPolicy/automated/prune").and_then(Value::as_bool).unwrap_or(false);
     let (sources, pointers): (Vec<Value>, Vec<String>) =
         match (spec.get("sources").and_then(Value::as_array), spec.get("source")) {
             (Some(list), _) if !list.is_empty() => {
@@ -166,6 +170,7 @@ fn application_sources(
             line,
             destination_namespace: destination_namespace.clone(),
             destination_cluster: destination_cluster.clone(),
+            prune,
             build: match source_build(source, pointer, &context) {
                 ArgoBuild::Kustomize { relative, path, .. } => {
                     let edits = ArgoKustomize::of_source(source, pointer, application);

@@ -560,11 +560,33 @@ func (r *caseRun) store(obj map[string]any, update bool) error {
 	return r.client.Create(context.Background(), typed)
 }
 
+// admitted is a bundle after creation and Cluster API's first update: what the API server stores.
+type admitted struct {
+	run     *caseRun
+	stored  map[int]map[string]any
+	changes map[int]update
+	byDoc   map[int]*ObjectRecord
+	records []*ObjectRecord
+}
+
 func (h *harness) runCase(name string, docs []document) (CaseRecord, error) {
 	rec := CaseRecord{Case: name, Objects: []ObjectRecord{}}
-	run, err := h.newCaseRun()
+	a, err := h.admitBundle(docs)
 	if err != nil {
 		return rec, err
+	}
+	for _, or := range a.records {
+		rec.Objects = append(rec.Objects, *or)
+	}
+	return rec, nil
+}
+
+// admitBundle creates every document in file order, then runs Cluster API's first update of each stored CAPZ
+// object.
+func (h *harness) admitBundle(docs []document) (*admitted, error) {
+	run, err := h.newCaseRun()
+	if err != nil {
+		return nil, err
 	}
 	stored := map[int]map[string]any{}
 	var records []*ObjectRecord
@@ -579,7 +601,7 @@ func (h *harness) runCase(name string, docs []document) (CaseRecord, error) {
 		gvk := d.gvk()
 		if _, ok := h.crds[gvk.String()]; !ok {
 			if err := run.store(d.obj, false); err != nil {
-				return rec, fmt.Errorf("document %d (%s %s): %w", d.index, gvk.Kind, d.name(), err)
+				return nil, fmt.Errorf("document %d (%s %s): %w", d.index, gvk.Kind, d.name(), err)
 			}
 			continue
 		}
@@ -591,7 +613,7 @@ func (h *harness) runCase(name string, docs []document) (CaseRecord, error) {
 			meta["generation"] = int64(1)
 			stored[d.index] = admitted
 			if err := run.store(admitted, false); err != nil {
-				return rec, fmt.Errorf("document %d: store: %w", d.index, err)
+				return nil, fmt.Errorf("document %d: store: %w", d.index, err)
 			}
 		}
 		records = append(records, or)
@@ -623,12 +645,67 @@ func (h *harness) runCase(name string, docs []document) (CaseRecord, error) {
 		if admitted != nil {
 			stored[d.index] = admitted
 			if err := run.store(admitted, true); err != nil {
-				return rec, fmt.Errorf("document %d: store update: %w", d.index, err)
+				return nil, fmt.Errorf("document %d: store update: %w", d.index, err)
 			}
 		}
 	}
-	for _, or := range records {
-		rec.Objects = append(rec.Objects, *or)
+	return &admitted{run: run, stored: stored, changes: changes, byDoc: byDoc, records: records}, nil
+}
+
+// runPair admits the old bundle (create, then Cluster API's first update), then sends each object of the new
+// bundle as an UPDATE of the stored object of the same kind, namespace and name: the object as written, with
+// what the API server and Cluster API keep of the stored one (uid, creationTimestamp, generation, the
+// cluster-name label and owner reference Cluster API added).
+func (h *harness) runPair(name string, oldDocs, newDocs []document) (CaseRecord, error) {
+	rec := CaseRecord{Case: name, Objects: []ObjectRecord{}}
+	a, err := h.admitBundle(oldDocs)
+	if err != nil {
+		return rec, err
+	}
+	type key struct{ ns, kind, name string }
+	index := map[key]int{}
+	for _, d := range oldDocs {
+		index[key{d.namespace(), d.gvk().Kind, d.name()}] = d.index
+	}
+	for _, nd := range newDocs {
+		meta := nd.meta()
+		if nd.namespace() == "" {
+			meta["namespace"] = "default"
+		}
+		gvk := nd.gvk()
+		if _, ok := h.crds[gvk.String()]; !ok {
+			return rec, fmt.Errorf("new document %d (%s %s): a pair changes CAPZ objects only", nd.index, gvk.Kind, nd.name())
+		}
+		i, ok := index[key{nd.namespace(), gvk.Kind, nd.name()}]
+		if !ok {
+			return rec, fmt.Errorf("new document %d (%s %s): not in the old bundle", nd.index, gvk.Kind, nd.name())
+		}
+		created := a.byDoc[i]
+		or := ObjectRecord{Document: nd.index, Kind: gvk.Kind, Namespace: nd.namespace(), Name: nd.name(), Create: created.Create}
+		old := a.stored[i]
+		switch {
+		case old == nil:
+			or.UpdateSkipped = "the old object was denied at create"
+		case created.Update != nil && !created.Update.Allowed:
+			or.UpdateSkipped = "Cluster API's first update of the old object was denied"
+		}
+		if or.UpdateSkipped != "" {
+			rec.Objects = append(rec.Objects, or)
+			continue
+		}
+		oldMeta := old["metadata"].(map[string]any)
+		for _, k := range []string{"uid", "creationTimestamp"} {
+			meta[k] = oldMeta[k]
+		}
+		if change, ok := a.changes[i]; ok {
+			change.apply(nd.obj)
+		}
+		meta["generation"] = oldMeta["generation"]
+		verdict, _ := a.run.admit("UPDATE", nd.obj, old)
+		verdict.Change = "the pair's new object"
+		maskGeneratedInVerdict(&verdict)
+		or.Update = &verdict
+		rec.Objects = append(rec.Objects, or)
 	}
 	return rec, nil
 }
@@ -814,6 +891,21 @@ func maskGenerated(obj map[string]any) map[string]any {
 	return obj
 }
 
+// maskGeneratedInVerdict replaces the generated SSH keys in a verdict's messages (an immutability error quotes
+// the new, generated key) so that recordings are reproducible.
+func maskGeneratedInVerdict(v *Verdict) {
+	mask := func(s string) string {
+		for key := range generatedKeys {
+			s = strings.ReplaceAll(s, key, generatedSSHKey)
+		}
+		return s
+	}
+	v.Message = mask(v.Message)
+	for i := range v.Errors {
+		v.Errors[i].Message = mask(v.Errors[i].Message)
+	}
+}
+
 // generatedKeys holds the keys the webhook generated in this run (recorded when a patch introduces one).
 var generatedKeys = map[string]bool{}
 
@@ -861,6 +953,7 @@ func stripComments(doc []byte) []byte {
 func main() {
 	module := flag.String("module", ".", "root of the CAPZ module copy (config/crd/bases, config/webhook)")
 	casesDir := flag.String("cases", "", "directory of case bundles (*.yaml)")
+	pairsDir := flag.String("pairs", "", "directory of update pairs (NAME.old.yaml + NAME.new.yaml); replaces -cases")
 	capzVersion := flag.String("capz-version", "", "the CAPZ release the module copy is (for the header)")
 	capiVersion := flag.String("capi-version", "", "the CAPI version in the build's module graph (for the header)")
 	asoVersion := flag.String("aso-version", "", "the ASO version CAPZ's go.mod requires (for the header)")
@@ -878,10 +971,6 @@ func main() {
 	crds, err := loadCRDs(filepath.Join(*module, "config/crd/bases"))
 	must(err)
 	h := &harness{scheme: scheme, rules: rules, crds: crds}
-
-	files, err := filepath.Glob(filepath.Join(*casesDir, "*.yaml"))
-	must(err)
-	sort.Strings(files)
 	out := Recordings{
 		Referee:    "sigs.k8s.io/cluster-api-provider-azure@" + *capzVersion + " internal/webhooks, driven by tools/capz-webhook-oracle",
 		CAPZ:       *capzVersion,
@@ -890,6 +979,42 @@ func main() {
 		ASOReplace: *asoReplace,
 		Cases:      []CaseRecord{},
 	}
+
+	if *pairsDir != "" {
+		out.Referee = "sigs.k8s.io/cluster-api-provider-azure@" + *capzVersion + " internal/webhooks on UPDATE, driven by tools/capz-webhook-oracle -pairs"
+		files, err := filepath.Glob(filepath.Join(*pairsDir, "*.old.yaml"))
+		must(err)
+		sort.Strings(files)
+		for _, f := range files {
+			name := strings.TrimSuffix(filepath.Base(f), ".old.yaml")
+			newFile := filepath.Join(*pairsDir, name+".new.yaml")
+			oldDocs, err := readDocs(f)
+			must(err)
+			newDocs, err := readDocs(newFile)
+			must(err)
+			hash := fnv.New64a()
+			for _, path := range []string{f, newFile} {
+				raw, err := os.ReadFile(path)
+				must(err)
+				_, _ = hash.Write(raw)
+			}
+			rec, err := h.runPair(name, oldDocs, newDocs)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "pair %s: %v\n", name, err)
+				os.Exit(1)
+			}
+			rec.InputFNV1a64 = fmt.Sprintf("%016x", hash.Sum64())
+			out.Cases = append(out.Cases, rec)
+		}
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		must(enc.Encode(out))
+		return
+	}
+	files, err := filepath.Glob(filepath.Join(*casesDir, "*.yaml"))
+	must(err)
+	sort.Strings(files)
 	for _, f := range files {
 		docs, err := readDocs(f)
 		must(err)

@@ -1,0 +1,13 @@
+//! Change review: what a change to a GitOps repository does to what its controllers apply — the objects it adds,
+//! removes and changes between two builds of the repository (a git revision written out by [`snapshot`], or a
+//! second directory), compared object by object as the live diff normalises them.
+
+mod blast;
+mod compare;
+mod output;
+mod snapshot;
+
+pub use blast::{REMOVED_RULE, ROLLING_RULE, blast_radius};
+pub use compare::{Applied, ChangeKind, CompareOptions, ObjectChange, ObjectKey, Side, compare};
+pub use output::{Counts, header, json, markdown, text};
+pub use snapshot::{Snapshot, SnapshotError, materialise};
