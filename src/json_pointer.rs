@@ -1,4 +1,5 @@
-//! JSON pointer lookups (RFC 6901) without the allocations of `serde_json::Value::pointer`.
+//! JSON pointer lookups (RFC 6901) without the allocations of `serde_json::Value::pointer`, and the typed reads
+//! ([`At::str_at`] and its siblings) the crate reads fields with.
 
 use std::borrow::Cow;
 
@@ -48,8 +49,40 @@ pub fn escape_token(token: &str) -> Cow<'_, str> {
 
 /// JSON pointer lookup like `Value::pointer` (same results), without the two `String`s serde_json allocates per
 /// token to unescape it: the rules and the classic translation look up dozens of pointers per object.
+///
+/// The typed reads below are the one way the crate reads a field: each is `at` then serde_json's `as_*`, so a field
+/// that is absent and one of another type both read as `None`.
 pub trait At {
     fn at(&self, pointer: &str) -> Option<&Value>;
+
+    /// The string at `pointer`.
+    fn str_at(&self, pointer: &str) -> Option<&str> {
+        self.at(pointer).and_then(Value::as_str)
+    }
+    /// The boolean at `pointer`.
+    fn bool_at(&self, pointer: &str) -> Option<bool> {
+        self.at(pointer).and_then(Value::as_bool)
+    }
+    /// The integer at `pointer`, when it fits an `i64`.
+    fn i64_at(&self, pointer: &str) -> Option<i64> {
+        self.at(pointer).and_then(Value::as_i64)
+    }
+    /// The integer at `pointer`, when it fits a `u64`.
+    fn u64_at(&self, pointer: &str) -> Option<u64> {
+        self.at(pointer).and_then(Value::as_u64)
+    }
+    /// The array at `pointer`.
+    fn array_at(&self, pointer: &str) -> Option<&Vec<Value>> {
+        self.at(pointer).and_then(Value::as_array)
+    }
+    /// The items of the array at `pointer`; none when it is absent or not an array.
+    fn items_at(&self, pointer: &str) -> std::slice::Iter<'_, Value> {
+        self.array_at(pointer).map_or([].iter(), |items| items.iter())
+    }
+    /// The object at `pointer`.
+    fn object_at(&self, pointer: &str) -> Option<&Map<String, Value>> {
+        self.at(pointer).and_then(Value::as_object)
+    }
 }
 
 impl At for Value {
@@ -89,16 +122,6 @@ fn array_index(token: &str) -> Option<usize> {
         return None;
     }
     token.parse().ok()
-}
-
-/// The string at `path` (object keys only), by direct map lookups: what `Value::pointer` finds for the pointer
-/// `/path/...` when no key needs escaping (`crate::manifest::Document`'s `kind`, `name` and other accessors).
-pub fn str_field<'v>(value: &'v Value, path: &[&str]) -> Option<&'v str> {
-    let mut target = value;
-    for key in path {
-        target = field(target.as_object()?, key)?;
-    }
-    target.as_str()
 }
 
 #[cfg(test)]
@@ -143,5 +166,47 @@ mod tests {
         ] {
             assert_eq!(value.at(pointer), value.pointer(pointer), "{pointer:?}");
         }
+    }
+
+    #[test]
+    fn typed_reads_find_their_type_only() {
+        let value = serde_json::json!({
+            "s": "text", "b": true, "n": -3, "u": 7, "f": 1.5, "big": u64::MAX,
+            "list": ["x", 2], "map": {"k": "v"}, "null": null,
+            "example.com/team": {"a~b": "escaped"}
+        });
+        assert_eq!(value.str_at("/s"), Some("text"));
+        assert_eq!(value.bool_at("/b"), Some(true));
+        assert_eq!(value.i64_at("/n"), Some(-3));
+        assert_eq!(value.u64_at("/u"), Some(7));
+        assert_eq!(value.u64_at("/big"), Some(u64::MAX));
+        assert_eq!(value.array_at("/list").map(Vec::len), Some(2));
+        assert_eq!(value.items_at("/list").collect::<Vec<_>>(), [&serde_json::json!("x"), &serde_json::json!(2)]);
+        assert_eq!(value.object_at("/map").and_then(|map| map.get("k")), Some(&serde_json::json!("v")));
+        assert_eq!(value.str_at("/list/0"), Some("x"));
+        assert_eq!(value.i64_at("/list/1"), Some(2));
+        // Escaped tokens: `~1` is `/`, `~0` is `~`.
+        assert_eq!(value.str_at("/example.com~1team/a~0b"), Some("escaped"));
+        assert_eq!(value.str_at("/example.com/team/a~b"), None);
+        // Absent paths.
+        for pointer in ["/missing", "/map/missing", "/list/2", "/s/deeper", "missing"] {
+            assert_eq!(value.at(pointer), None, "{pointer:?}");
+            assert_eq!(value.str_at(pointer), None, "{pointer:?}");
+            assert_eq!(value.items_at(pointer).count(), 0, "{pointer:?}");
+        }
+        // Other types read as absent.
+        assert_eq!(value.str_at("/b"), None);
+        assert_eq!(value.str_at("/null"), None);
+        assert_eq!(value.bool_at("/s"), None);
+        assert_eq!(value.i64_at("/f"), None);
+        assert_eq!(value.i64_at("/big"), None);
+        assert_eq!(value.u64_at("/n"), None);
+        assert_eq!(value.u64_at("/s"), None);
+        assert_eq!(value.array_at("/map"), None);
+        assert_eq!(value.items_at("/map").count(), 0);
+        assert_eq!(value.object_at("/list"), None);
+        // The empty pointer is the value itself.
+        assert_eq!(value.object_at("").map(Map::len), Some(10));
+        assert_eq!(serde_json::json!("whole").str_at(""), Some("whole"));
     }
 }

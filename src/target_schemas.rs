@@ -77,6 +77,17 @@ impl TargetSchemas {
         added: Option<&str>,
         make: impl FnOnce() -> Registry,
     ) -> &'static TargetSchemas {
+        // A process-wide table, deliberately, not a cache a run owns and passes in: the `'static` is load-bearing.
+        // - `aso_validator` is a `Validator<'static>` that borrows `registry` of the same value: a value that holds
+        //   a borrow of itself, which only a leaked (`&'static self`) value can be without `unsafe` or an owning
+        //   validator.
+        // - `RuleSelection::default()` and `MigrateOptions::default()` (and the tests, through them) take the
+        //   default target's schemas with no run to hold them; `RuleSelection` is `Clone + Eq` and keeps a plain
+        //   `&'static TargetSchemas`, which the rules hand to every worker thread of a run.
+        // - What it holds is a function of its key (target, Kubernetes release, ADDITIONAL_ASO_CRDS pattern): the
+        //   bundled schemas read once, not state one run leaves for the next; interning keeps those defaults from
+        //   building a registry (and a CEL validator) each time. Entries are never removed: at most one per
+        //   bundled target and Kubernetes release, and the one of a repository's `ADDITIONAL_ASO_CRDS`.
         static INTERNED: Mutex<Vec<&'static TargetSchemas>> = Mutex::new(Vec::new());
         let mut interned = INTERNED.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(found) = interned.iter().find(|s| {

@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use super::{Cluster, ClusterError, Resource};
 use crate::config::ControllerImages;
+use crate::json_pointer::At;
 
 /// Where `clusterctl init --infrastructure azure` puts CAPZ (and, with it, ASO).
 const CAPZ_NAMESPACE: &str = "capz-system";
@@ -36,12 +37,10 @@ impl Cluster {
         if images.capz.is_none() || images.aso.is_none() {
             let labelled = self.list_selected(&resource, None, Some(PROVIDER_LABEL)).await?;
             let named = |name: &str| {
-                let mut found: Vec<&Value> = labelled
-                    .iter()
-                    .filter(|d| d.pointer("/metadata/name").and_then(Value::as_str) == Some(name))
-                    .collect();
+                let mut found: Vec<&Value> =
+                    labelled.iter().filter(|d| d.str_at("/metadata/name") == Some(name)).collect();
                 // Deterministic when several namespaces hold one: the first by namespace.
-                found.sort_by_key(|d| d.pointer("/metadata/namespace").and_then(Value::as_str).map(str::to_string));
+                found.sort_by_key(|d| d.str_at("/metadata/namespace").map(str::to_string));
                 found.first().and_then(|d| manager_image(d))
             };
             images.capz = images.capz.or_else(|| named(CAPZ_DEPLOYMENT));
@@ -53,7 +52,7 @@ impl Cluster {
 
 /// The image of the container named `manager` (as in CAPZ's and ASO's manifests), else of the first container.
 fn manager_image(deployment: &Value) -> Option<String> {
-    let containers = deployment.pointer("/spec/template/spec/containers")?.as_array()?;
+    let containers = deployment.array_at("/spec/template/spec/containers")?;
     let manager = containers
         .iter()
         .find(|c| c.get("name").and_then(Value::as_str) == Some("manager"))

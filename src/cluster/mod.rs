@@ -20,6 +20,8 @@ use kube::core::Request;
 use serde_json::Value;
 use tokio::sync::{OnceCell, Semaphore};
 
+use crate::json_pointer::At;
+
 pub use error::ClusterError;
 pub use kubeconfig::{KubeconfigSource, context_names, parse_duration};
 
@@ -259,11 +261,7 @@ impl Cluster {
             if let Some(Value::Array(page_items)) = page.get_mut("items") {
                 items.append(page_items);
             }
-            continue_token = page
-                .pointer("/metadata/continue")
-                .and_then(Value::as_str)
-                .filter(|t| !t.is_empty())
-                .map(str::to_string);
+            continue_token = page.str_at("/metadata/continue").filter(|t| !t.is_empty()).map(str::to_string);
             if continue_token.is_none() {
                 break;
             }

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::{Cluster, ClusterError, http_get};
 use crate::config::ServedCrd;
+use crate::json_pointer::At;
 use crate::versions::Target;
 
 /// CAPZ's API group.
@@ -31,11 +32,11 @@ fn served_crds(crds: &[Value]) -> Vec<ServedCrd> {
     let mut served: Vec<ServedCrd> = crds
         .iter()
         .filter_map(|crd| {
-            let group = crd.pointer("/spec/group")?.as_str()?;
+            let group = crd.str_at("/spec/group")?;
             if group != CAPZ_GROUP && !Target::is_aso_group(group) {
                 return None;
             }
-            let kind = crd.pointer("/spec/names/kind")?.as_str()?;
+            let kind = crd.str_at("/spec/names/kind")?;
             let versions = crd
                 .pointer("/spec/versions")?
                 .as_array()?

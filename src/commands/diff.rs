@@ -12,6 +12,7 @@ use crate::cluster::{Cluster, ClusterError, ClusterOptions};
 use crate::diff::{self, DiffOptions, LiveReader, ObjectDiff, ObjectRef, Status};
 use crate::escape;
 use crate::exit::ExitStatus;
+use crate::json_pointer::At;
 use crate::manifest::{self, Document};
 use crate::render::from_template;
 use crate::schema::{Gvk, Registry};
@@ -245,7 +246,7 @@ async fn expand_topologies(
         let source: std::sync::Arc<str> = std::sync::Arc::from(format!("{PLANNED_PREFIX}{}>", doc.origin));
         out.extend(live.planned.into_iter().enumerate().map(|(i, v)| Document::from_value(v, &source, i)));
         for object in &live.removed {
-            let text = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
+            let text = |p: &str| object.str_at(p).unwrap_or("").to_string();
             removed.push(format!(
                 "{}: {}/{} in namespace {} belongs to a pool or deployment no longer in the topology; the topology controller deletes it",
                 doc.origin,
@@ -311,14 +312,14 @@ async fn fetch_document(reader: &LiveReader<'_>, doc: &Document, args: &DiffArgs
     if args.aso_live && diff::is_aso_wrapper(&doc.value) {
         let owner_ns = namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
         let owner = format!("{} {owner_ns}/{}", doc.kind(), doc.name());
-        let embedded = doc.value.pointer("/spec/resources").and_then(Value::as_array).cloned().unwrap_or_default();
+        let embedded = doc.value.array_at("/spec/resources").cloned().unwrap_or_default();
         let tasks = embedded.iter().enumerate().map(|(i, item)| {
             let owner = owner.clone();
             let owner_ns = owner_ns.clone();
             async move {
                 let api_version = item.get("apiVersion").and_then(Value::as_str).unwrap_or("");
                 let kind = item.get("kind").and_then(Value::as_str).unwrap_or("");
-                let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+                let name = item.str_at("/metadata/name").unwrap_or("");
                 let at = || {
                     format!(
                         "{}: spec.resources[{i}] ({kind}/{name}) of {owner}",

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::cli::{ClusterArgs, ValidateArgs, ValidateOutput};
 use crate::cluster::Cluster;
 use crate::exit::ExitStatus;
+use crate::json_pointer::At;
 use crate::manifest::{self, Document};
 use crate::schema::{ValidateOptions, Validator};
 use crate::source::{Budget, Limits};
@@ -121,7 +122,7 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;
     }
     for crd in &cluster_crds {
-        let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?");
+        let name = crd.str_at("/metadata/name").unwrap_or("?");
         registry.add_crd(crd, &format!("cluster CRD {name}"))?;
     }
     let strict =

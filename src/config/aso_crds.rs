@@ -6,6 +6,7 @@
 use base64::Engine as _;
 use serde_json::Value;
 
+use crate::json_pointer::At;
 use crate::manifest::{self, Document};
 use crate::schema::crd_pattern::CrdPattern;
 
@@ -241,7 +242,7 @@ fn variables_entry(document: &Document) -> Option<(String, String)> {
     if document.group() != TURTLES_GROUP {
         return None;
     }
-    let value = document.value.pointer(&format!("/spec/variables/{VARIABLE}"))?.as_str()?;
+    let value = document.value.str_at(&format!("/spec/variables/{VARIABLE}"))?;
     Some((value.to_string(), format!("/spec/variables/{VARIABLE}")))
 }
 

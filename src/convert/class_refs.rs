@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use super::{ConvertedTemplate, Warning};
+use crate::json_pointer::At;
 use crate::schema::{Gvk, Registry};
 
 /// (apiVersion, kind) of references CAPI matches together.
@@ -79,11 +80,7 @@ fn slot_of(class: &Value, pointer: &str) -> Slot {
         ["spec", "infrastructure", _] => Slot::InfrastructureCluster,
         ["spec", "controlPlane", _] | ["spec", "controlPlane", "machineInfrastructure", _] => Slot::ControlPlane,
         ["spec", "workers", list, index, ..] => {
-            let name = class
-                .pointer(&format!("/spec/workers/{list}/{index}/class"))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
+            let name = class.str_at(&format!("/spec/workers/{list}/{index}/class")).unwrap_or("").to_string();
             Slot::Worker { list: list.to_string(), class: name }
         }
         _ => Slot::Other,
@@ -118,7 +115,7 @@ impl Selector {
             Slot::ControlPlane => flag("controlPlane"),
             Slot::Worker { list, class } => {
                 let key = if list == "machinePools" { "machinePoolClass" } else { "machineDeploymentClass" };
-                let names = m.pointer(&format!("/{key}/names")).and_then(Value::as_array).into_iter().flatten();
+                let names = m.items_at(&format!("/{key}/names"));
                 names.filter_map(Value::as_str).any(|name| class_name_matches(name, class))
             }
             Slot::Other => false,
@@ -130,7 +127,7 @@ impl Selector {
 /// template moves with the patch selectors that match it and the other references those
 /// selectors match. Returns whether the class changed and the warnings for references kept back.
 pub(super) fn follow(class: &mut Value, templates: &[ConvertedTemplate]) -> (bool, Vec<Warning>) {
-    let namespace = class.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string();
+    let namespace = class.str_at("/metadata/namespace").unwrap_or("").to_string();
     let Some(spec) = class.get("spec") else { return (false, Vec::new()) };
     let mut refs = Vec::new();
     references(spec, "/spec", &mut refs);
@@ -218,7 +215,7 @@ pub(super) fn follow(class: &mut Value, templates: &[ConvertedTemplate]) -> (boo
 /// Every inline patch selector.
 fn selectors(class: &Value) -> Vec<Selector> {
     let mut out = Vec::new();
-    let patches = class.pointer("/spec/patches").and_then(Value::as_array).into_iter().flatten();
+    let patches = class.items_at("/spec/patches");
     for (p, patch) in patches.enumerate() {
         let definitions = patch.get("definitions").and_then(Value::as_array).into_iter().flatten();
         for (d, definition) in definitions.enumerate() {
@@ -249,7 +246,7 @@ fn blockers(
         "the references to {kind} stay at {api_version} (CAPI applies a patch to the template in the version its reference names)"
     );
     let mut out = Vec::new();
-    let patches = class.pointer("/spec/patches").and_then(Value::as_array).into_iter().flatten();
+    let patches = class.items_at("/spec/patches");
     for (p, patch) in patches.enumerate() {
         let name = patch.get("name").and_then(Value::as_str).unwrap_or("");
         let external = patch.get("external");
@@ -269,9 +266,8 @@ fn blockers(
     for selector in selectors {
         let definition = selector.pointer.trim_end_matches("/selector");
         let patch = definition.split("/definitions/").next().unwrap_or("");
-        let name = class.pointer(&format!("{patch}/name")).and_then(Value::as_str).unwrap_or("");
-        let json_patches =
-            class.pointer(&format!("{definition}/jsonPatches")).and_then(Value::as_array).into_iter().flatten();
+        let name = class.str_at(&format!("{patch}/name")).unwrap_or("");
+        let json_patches = class.items_at(&format!("{definition}/jsonPatches"));
         for (j, json_patch) in json_patches.enumerate() {
             let path = json_patch.get("path").and_then(Value::as_str).unwrap_or("");
             let registry = registry.get_or_insert_with(Registry::embedded);

@@ -18,6 +18,8 @@ pub mod served;
 
 use serde_json::Value;
 
+use crate::json_pointer::At;
+
 /// The CAPI API version to reach.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TargetVersion {
@@ -116,8 +118,8 @@ impl ConvertedTemplate {
         (version == "v1beta2" && is_template).then(|| ConvertedTemplate {
             group: group.to_string(),
             kind: kind.to_string(),
-            name: after.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string(),
-            namespace: after.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string(),
+            name: after.str_at("/metadata/name").unwrap_or("").to_string(),
+            namespace: after.str_at("/metadata/namespace").unwrap_or("").to_string(),
             before: before.clone(),
             after: after.clone(),
         })

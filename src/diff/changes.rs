@@ -5,6 +5,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::json_pointer::At;
+
 /// One difference between live and merged.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Change {
@@ -140,7 +142,7 @@ impl ListKey {
                 let kind = item.get("kind").and_then(Value::as_str).unwrap_or("");
                 let api_version = item.get("apiVersion").and_then(Value::as_str).unwrap_or("");
                 let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
-                let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+                let name = item.str_at("/metadata/name").unwrap_or("");
                 if group.is_empty() { format!("{kind}/{name}") } else { format!("{kind}.{group}/{name}") }
             }
             ListKey::Fields(fields) => fields

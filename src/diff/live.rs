@@ -7,6 +7,7 @@ use serde_json::Value;
 use tokio::sync::OnceCell;
 
 use crate::cluster::{Cluster, ClusterError, Resource};
+use crate::json_pointer::At;
 use crate::manifest::Document;
 
 /// Kinds with at least this many objects to read are listed once per namespace instead of read
@@ -34,7 +35,7 @@ impl<'a> LiveReader<'a> {
         for doc in documents {
             *counts.entry((doc.api_version().to_string(), doc.kind().to_string())).or_default() += 1;
             if aso_live && super::is_aso_wrapper(&doc.value) {
-                for item in doc.value.pointer("/spec/resources").and_then(Value::as_array).into_iter().flatten() {
+                for item in doc.value.items_at("/spec/resources") {
                     let text = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or("").to_string();
                     *counts.entry((text("apiVersion"), text("kind"))).or_default() += 1;
                 }
@@ -65,7 +66,7 @@ impl<'a> LiveReader<'a> {
                         items
                             .into_iter()
                             .filter_map(|item| {
-                                let name = item.pointer("/metadata/name")?.as_str()?.to_string();
+                                let name = item.str_at("/metadata/name")?.to_string();
                                 Some((name, item))
                             })
                             .collect(),

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::spec::{GitopsKind, GitopsSettings};
 use crate::controller_fields::{AUTOSCALED_MACHINE_POOL_PATHS, capz_managed_paths, is_aso_wrapper_kind};
+use crate::json_pointer::At;
 use crate::manifest::{self, Document};
 
 /// Argo CD's annotation ordering the objects of one sync.
@@ -341,7 +342,7 @@ fn autoscaled(machine_pool: &Document, documents: &[Document]) -> bool {
     let name = reference.and_then(|r| r.get("name")).and_then(Value::as_str);
     documents.iter().filter(|d| Some(d.kind()) == kind && Some(d.name()) == name).any(|pool| {
         pool.value.pointer("/spec/scaling").is_some()
-            || pool.value.pointer("/spec/resources").and_then(Value::as_array).is_some_and(|items| {
+            || pool.value.array_at("/spec/resources").is_some_and(|items| {
                 items.iter().any(|item| item.pointer("/spec/enableAutoScaling") == Some(&Value::Bool(true)))
             })
     })
@@ -388,7 +389,7 @@ pub fn ignore_differences(documents: &[Document]) -> Vec<Value> {
     for doc in documents {
         let (group, kind) = (doc.group(), doc.kind());
         if is_aso_wrapper_kind(group, kind) {
-            let items = doc.value.pointer("/spec/resources").and_then(Value::as_array).cloned().unwrap_or_default();
+            let items = doc.value.array_at("/spec/resources").cloned().unwrap_or_default();
             for item in &items {
                 let api_version = item.get("apiVersion").and_then(Value::as_str).unwrap_or("");
                 let (item_group, _) = manifest::split_api_version(api_version);

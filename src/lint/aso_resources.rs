@@ -78,8 +78,7 @@ fn count_rule(
     match found {
         // A template's resources are usually filled in by ClusterClass patches, so only a
         // non-empty list without the object says something.
-        [] if is_template
-            && doc.value.at(&format!("{root}/resources")).and_then(Value::as_array).is_none_or(Vec::is_empty) => {}
+        [] if is_template && doc.value.array_at(&format!("{root}/resources")).is_none_or(Vec::is_empty) => {}
         [] => sink.emit(
             rule,
             index,

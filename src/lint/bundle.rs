@@ -182,14 +182,13 @@ pub(crate) struct AsoObject<'a> {
 
 impl<'a> AsoObject<'a> {
     fn new(doc: usize, slot: Option<(&'static str, usize)>, value: &'a Value) -> Self {
-        let str_at = |pointer: &str| value.at(pointer).and_then(Value::as_str);
         AsoObject {
             doc,
             slot,
             value,
-            group: split_api_version(str_at("/apiVersion").unwrap_or("")).0,
-            kind: str_at("/kind").unwrap_or(""),
-            name: str_at("/metadata/name").unwrap_or(""),
+            group: split_api_version(value.str_at("/apiVersion").unwrap_or("")).0,
+            kind: value.str_at("/kind").unwrap_or(""),
+            name: value.str_at("/metadata/name").unwrap_or(""),
         }
     }
     pub fn group(&self) -> &'a str {
@@ -203,9 +202,6 @@ impl<'a> AsoObject<'a> {
     }
     pub fn is(&self, group: &str, kind: &str) -> bool {
         self.kind == kind && self.group == group
-    }
-    pub fn str_at(&self, pointer: &str) -> Option<&'a str> {
-        self.value.at(pointer).and_then(Value::as_str)
     }
     /// Pointer of `suffix` (e.g. `/spec/owner/name`) inside the holding document.
     pub fn pointer(&self, suffix: &str) -> String {
@@ -227,14 +223,11 @@ impl<'a> Bundle<'a> {
     pub fn new(docs: &'a [Document]) -> Self {
         let meta: Vec<Meta<'a>> = docs
             .iter()
-            .map(|doc| {
-                let str_at = |pointer: &str| doc.value.at(pointer).and_then(Value::as_str);
-                Meta {
-                    group: served_group(split_api_version(str_at("/apiVersion").unwrap_or("")).0),
-                    kind: str_at("/kind").unwrap_or(""),
-                    name: str_at("/metadata/name").unwrap_or(""),
-                    namespace: str_at("/metadata/namespace"),
-                }
+            .map(|doc| Meta {
+                group: served_group(split_api_version(doc.value.str_at("/apiVersion").unwrap_or("")).0),
+                kind: doc.value.str_at("/kind").unwrap_or(""),
+                name: doc.value.str_at("/metadata/name").unwrap_or(""),
+                namespace: doc.value.str_at("/metadata/namespace"),
             })
             .collect();
         let mut by_group_kind: HashMap<(&'a str, &'a str), Vec<usize>> = HashMap::default();

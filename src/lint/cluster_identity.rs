@@ -2,8 +2,6 @@
 //! (internal/webhooks/azureclusteridentity_validation.go), run by `AzureClusterIdentityWebhook.ValidateCreate`
 //! and `ValidateUpdate`.
 
-use serde_json::Value;
-
 use super::Sink;
 use super::bundle::{At, Bundle};
 
@@ -19,7 +17,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         return;
     }
     for (index, doc) in bundle.capz(&["AzureClusterIdentity"]) {
-        let text = |field: &str| doc.value.at(&format!("/spec/{field}")).and_then(Value::as_str).unwrap_or("");
+        let text = |field: &str| doc.value.str_at(&format!("/spec/{field}")).unwrap_or("");
         let kind = text("type");
         if kind != USER_ASSIGNED_MSI && !text("resourceID").is_empty() {
             sink.emit(

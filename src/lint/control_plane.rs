@@ -39,7 +39,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     }
     for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
         let root = spec_root(doc);
-        let Some(spec) = doc.value.at(root).and_then(Value::as_object) else {
+        let Some(spec) = doc.value.object_at(root) else {
             continue;
         };
         let is_template = root != "/spec";
@@ -95,7 +95,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     }
     for object in bundle.aso_objects() {
         if object.is(CONTAINERSERVICE_GROUP, "ManagedCluster")
-            && let Some(spec) = object.value.at("/spec").and_then(Value::as_object)
+            && let Some(spec) = object.value.object_at("/spec")
         {
             let mut emit = |rule: &'static str, field: &str, message: String| {
                 sink.emit(rule, object.doc, &object.pointer(&format!("/spec/{field}")), message);

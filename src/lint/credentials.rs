@@ -139,7 +139,7 @@ fn check_user_credentials_names(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 continue;
             }
             let pointer = "/spec/operatorSpec/secrets/userCredentials/name";
-            if object.str_at(pointer) == Some(reserved.as_str()) {
+            if object.value.str_at(pointer) == Some(reserved.as_str()) {
                 sink.emit(
                     USER_CREDENTIALS_NAME,
                     index,

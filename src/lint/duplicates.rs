@@ -16,7 +16,7 @@
 use serde_json::Value;
 
 use super::bundle::At;
-use super::{RuleSelection, Sink};
+use super::{RuleSelection, Sink, Work};
 use crate::fast_hash::{HashMap, HashSet};
 use crate::manifest::{Document, split_api_version};
 use crate::report::Finding;
@@ -34,13 +34,12 @@ pub(crate) struct ObjectKey {
 
 impl ObjectKey {
     pub(crate) fn of(value: &Value) -> Option<ObjectKey> {
-        let str_at = |pointer: &str| value.at(pointer).and_then(Value::as_str);
-        let kind = str_at("/kind").filter(|kind| !kind.is_empty())?;
-        let name = str_at("/metadata/name").filter(|name| !name.is_empty())?;
+        let kind = value.str_at("/kind").filter(|kind| !kind.is_empty())?;
+        let name = value.str_at("/metadata/name").filter(|name| !name.is_empty())?;
         Some(ObjectKey {
-            group: split_api_version(str_at("/apiVersion").unwrap_or("")).0.into(),
+            group: split_api_version(value.str_at("/apiVersion").unwrap_or("")).0.into(),
             kind: kind.into(),
-            namespace: str_at("/metadata/namespace").filter(|ns| !ns.is_empty()).map(Into::into),
+            namespace: value.str_at("/metadata/namespace").filter(|ns| !ns.is_empty()).map(Into::into),
             name: name.into(),
         })
     }
@@ -425,13 +424,14 @@ pub(crate) fn report_all(
     duplicates: &Duplicates,
     read: impl Fn(usize) -> Document,
     selection: &RuleSelection,
+    work: &Work,
 ) -> Vec<Finding> {
     let mut wanted: Vec<usize> = duplicates.reported().collect();
     wanted.sort_unstable();
     wanted.dedup();
     let copies: Vec<Document> = wanted.iter().map(|&index| read(index)).collect();
     let local = |index: usize| wanted.binary_search(&index).expect("every reported copy was read");
-    let mut sink = Sink { selection, documents: &copies, found: Vec::new() };
+    let mut sink = Sink { selection, documents: &copies, found: Vec::new(), work };
     report_sets(&mut sink, duplicates, local);
     sink.finish()
 }

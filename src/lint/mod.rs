@@ -29,6 +29,7 @@ mod stream;
 pub mod update;
 mod update_path;
 mod version;
+mod work;
 
 #[cfg(test)]
 mod test_support;
@@ -43,7 +44,8 @@ use bundle::Bundle;
 pub use duplicates::ApplyUnit;
 use rules::{AKS_TWINS, RENAMED, RULES};
 pub use rules::{Rejecter, RuleInfo};
-pub use stream::{PreparedDocument, StreamedBundle, documents_judged_on_this_thread};
+pub use stream::{PreparedDocument, StreamedBundle};
+pub use work::Work;
 
 /// Whether `doc` is a CAPI v1beta1 object (the subject of the off-by-default rule `capi-v1beta1`).
 pub fn is_capi_v1beta1(doc: &crate::manifest::Document) -> bool {
@@ -157,6 +159,11 @@ fn known_ids(flag: &'static str, id: &str) -> Result<Vec<&'static str>, LintErro
 /// copy is judged with the objects of its own file or directory (see [`duplicates`]); findings then come by file and
 /// line.
 pub fn check(documents: &[Document], selection: &RuleSelection) -> Vec<Finding> {
+    check_counting(documents, selection, &Work::default())
+}
+
+/// [`check`], counting what the rules did into `work`.
+pub fn check_counting(documents: &[Document], selection: &RuleSelection, work: &Work) -> Vec<Finding> {
     let keys: Vec<_> = documents.iter().map(|document| duplicates::ObjectKey::of(&document.value)).collect();
     let keys: Vec<_> = keys.iter().map(Option::as_ref).collect();
     let sources: Vec<&str> = documents.iter().map(|document| &*document.origin.source).collect();
@@ -166,14 +173,14 @@ pub fn check(documents: &[Document], selection: &RuleSelection) -> Vec<Finding> 
         // Judged scope by scope, as the streamed rules judge groups of related documents.
         let mut streamed = StreamedBundle::default();
         streamed.add(documents);
-        let mut findings = streamed.check(selection);
+        let mut findings = streamed.check_counting(selection, work);
         findings.sort_by(|a, b| {
             (&a.source, a.line, &a.rule, &a.path, &a.message).cmp(&(&b.source, b.line, &b.rule, &b.path, &b.message))
         });
         findings.dedup();
         return findings;
     }
-    let mut sink = Sink { selection, documents, found: Vec::new() };
+    let mut sink = Sink { selection, documents, found: Vec::new(), work };
     duplicates::report_sets(&mut sink, &duplicates, |index| index);
     check_bundle_rules(documents, &mut sink);
     aso_patches::check(documents, &mut sink);
@@ -208,6 +215,8 @@ pub(crate) struct Sink<'a> {
     selection: &'a RuleSelection,
     documents: &'a [Document],
     found: Vec<(usize, Finding)>,
+    /// The run's counts.
+    work: &'a Work,
 }
 
 impl Sink<'_> {

@@ -2,8 +2,6 @@
 //! `setManagedClusterServiceCIDR`, `setManagedClusterPodCIDR` (pkg/mutators/azureasomanagedcontrolplane.go),
 //! `setAgentPoolOrchestratorVersion` and `setAgentPoolCount` (pkg/mutators/azureasomanagedmachinepool.go).
 
-use serde_json::Value;
-
 use super::Sink;
 use super::bundle::{AsoObject, At, Bundle, CONTAINERSERVICE_GROUP, REPLICAS_MANAGED_BY, spec_root};
 
@@ -49,9 +47,9 @@ fn check_control_planes(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             continue;
         };
         let version_pointer = format!("{}/version", spec_root(doc));
-        let capz_version = doc.value.at(&version_pointer).and_then(Value::as_str).map(trim_v).unwrap_or("");
+        let capz_version = doc.value.str_at(&version_pointer).map(trim_v).unwrap_or("");
         if !capz_version.is_empty()
-            && let Some(user) = cluster.str_at("/spec/kubernetesVersion")
+            && let Some(user) = cluster.value.str_at("/spec/kubernetesVersion")
             && user != capz_version
         {
             sink.emit(
@@ -61,7 +59,7 @@ fn check_control_planes(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 format!(
                     "kubernetesVersion {user:?} conflicts with {version_pointer} ({:?}): CAPZ sets it to {capz_version:?} \
                      and fails with an Incompatible error. Remove kubernetesVersion or set it to {capz_version:?}",
-                    doc.value.at(&version_pointer).and_then(Value::as_str).unwrap_or("")
+                    doc.value.str_at(&version_pointer).unwrap_or("")
                 ),
             );
         }
@@ -70,10 +68,9 @@ fn check_control_planes(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         {
             let owner_doc = &bundle.docs[owner];
             for (network, field) in [("services", "serviceCidr"), ("pods", "podCidr")] {
-                let capi =
-                    owner_doc.value.at(&format!("/spec/clusterNetwork/{network}/cidrBlocks/0")).and_then(Value::as_str);
+                let capi = owner_doc.value.str_at(&format!("/spec/clusterNetwork/{network}/cidrBlocks/0"));
                 let pointer = format!("/spec/networkProfile/{field}");
-                if let (Some(capi), Some(user)) = (capi, cluster.str_at(&pointer))
+                if let (Some(capi), Some(user)) = (capi, cluster.value.str_at(&pointer))
                     && capi != user
                 {
                     sink.emit(
@@ -104,9 +101,9 @@ fn check_machine_pools(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             continue;
         };
         let machine_pool = &bundle.docs[machine_pool];
-        let mp_version = machine_pool.value.at("/spec/template/spec/version").and_then(Value::as_str).unwrap_or("");
+        let mp_version = machine_pool.value.str_at("/spec/template/spec/version").unwrap_or("");
         if !mp_version.is_empty()
-            && let Some(user) = pool.str_at("/spec/orchestratorVersion")
+            && let Some(user) = pool.value.str_at("/spec/orchestratorVersion")
             && user != trim_v(mp_version)
         {
             let want = trim_v(mp_version);
@@ -122,8 +119,8 @@ fn check_machine_pools(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
                 ),
             );
         }
-        let replicas = machine_pool.value.at("/spec/replicas").and_then(Value::as_i64);
-        let pool_autoscaling = pool.value.at("/spec/enableAutoScaling").and_then(Value::as_bool) == Some(true);
+        let replicas = machine_pool.value.i64_at("/spec/replicas");
+        let pool_autoscaling = pool.value.bool_at("/spec/enableAutoScaling") == Some(true);
         let manager =
             machine_pool.value.at("/metadata/annotations").and_then(|annotations| annotations.get(REPLICAS_MANAGED_BY));
         if pool_autoscaling
@@ -143,7 +140,7 @@ fn check_machine_pools(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
             );
         }
         let autoscaled = pool_autoscaling || manager.is_some();
-        let count = pool.value.at("/spec/count").and_then(Value::as_i64);
+        let count = pool.value.i64_at("/spec/count");
         if let (Some(replicas), Some(count)) = (replicas, count)
             && replicas != count
         {

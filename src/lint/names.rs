@@ -118,13 +118,13 @@ fn check_topology_control_plane_name(
 
 fn check_managed_cluster(object: &AsoObject<'_>, sink: &mut Sink<'_>) {
     // AKS itself also takes a single alphanumeric character, which CAPZ's pattern does not.
-    if let Some(prefix) = object.str_at("/spec/dnsPrefix")
+    if let Some(prefix) = object.value.str_at("/spec/dnsPrefix")
         && !DNS_PREFIX_PATTERN.is_match(prefix)
         && !(prefix.len() == 1 && prefix.bytes().all(|b| b.is_ascii_alphanumeric()))
     {
         sink.emit(DNS_PREFIX, object.doc, &object.pointer("/spec/dnsPrefix"), dns_prefix_message(prefix, false));
     }
-    let (what, pointer, name) = match object.str_at("/spec/azureName").filter(|name| !name.is_empty()) {
+    let (what, pointer, name) = match object.value.str_at("/spec/azureName").filter(|name| !name.is_empty()) {
         Some(name) => ("azureName", "/spec/azureName", name),
         None => ("metadata.name (the Azure name when azureName is unset)", "/metadata/name", object.name()),
     };

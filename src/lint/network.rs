@@ -173,7 +173,7 @@ fn check_network_plugins(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
 }
 
 fn check_aso(object: &AsoObject<'_>, sink: &mut Sink<'_>) {
-    let field = |name: &str| object.str_at(&format!("/spec/networkProfile/{name}"));
+    let field = |name: &str| object.value.str_at(&format!("/spec/networkProfile/{name}"));
     let settings = Settings {
         plugin: field("networkPlugin"),
         mode: field("networkPluginMode"),

@@ -295,7 +295,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     }
     for (index, doc) in bundle.capz(&["AzureManagedMachinePool", "AzureManagedMachinePoolTemplate"]) {
         let root = spec_root(doc);
-        let Some(spec) = doc.value.at(root).and_then(Value::as_object) else {
+        let Some(spec) = doc.value.object_at(root) else {
             continue;
         };
         let shape = Shape::Capz { template: root != "/spec" };
@@ -307,7 +307,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
         if !object.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool") {
             continue;
         }
-        let Some(spec) = object.value.at("/spec").and_then(Value::as_object) else {
+        let Some(spec) = object.value.object_at("/spec") else {
             continue;
         };
         for (rule, field, message) in problems(spec, Shape::Aso) {

@@ -30,10 +30,6 @@ struct Pool {
     name_field: &'static str,
 }
 
-fn string_at(value: &Value, pointer: &str) -> Option<String> {
-    value.at(pointer).and_then(Value::as_str).map(str::to_string)
-}
-
 /// Pools defined by AzureManagedMachinePool[Template] documents.
 fn capz_pools(bundle: &Bundle<'_>) -> Vec<Pool> {
     bundle
@@ -45,15 +41,15 @@ fn capz_pools(bundle: &Bundle<'_>) -> Vec<Pool> {
 fn capz_pool(index: usize, doc: &crate::manifest::Document) -> Pool {
     let root = spec_root(doc);
     let (name, name_pointer, name_field) =
-        match string_at(&doc.value, &format!("{root}/name")).filter(|n| !n.is_empty()) {
+        match doc.value.str_at(&format!("{root}/name")).filter(|n| !n.is_empty()).map(str::to_string) {
             Some(name) => (name, format!("{root}/name"), "spec.name"),
             // CAPZ's defaulting copies metadata.name into spec.name, the field its webhook then reports.
             None => (doc.name().to_string(), format!("{root}/name"), "spec.name (defaulted to metadata.name)"),
         };
     Pool {
         doc: index,
-        mode: string_at(&doc.value, &format!("{root}/mode")),
-        os_type: string_at(&doc.value, &format!("{root}/osType")),
+        mode: doc.value.str_at(&format!("{root}/mode")).map(str::to_string),
+        os_type: doc.value.str_at(&format!("{root}/osType")).map(str::to_string),
         os_pointer: format!("{root}/osType"),
         name,
         name_pointer,
@@ -62,7 +58,7 @@ fn capz_pool(index: usize, doc: &crate::manifest::Document) -> Pool {
 }
 
 fn aso_pool(object: &AsoObject<'_>) -> Pool {
-    let (name, name_pointer, name_field) = match object.str_at("/spec/azureName").filter(|n| !n.is_empty()) {
+    let (name, name_pointer, name_field) = match object.value.str_at("/spec/azureName").filter(|n| !n.is_empty()) {
         Some(name) => (name.to_string(), object.pointer("/spec/azureName"), "azureName"),
         None => (
             object.name().to_string(),
@@ -72,8 +68,8 @@ fn aso_pool(object: &AsoObject<'_>) -> Pool {
     };
     Pool {
         doc: object.doc,
-        mode: object.str_at("/spec/mode").map(str::to_string),
-        os_type: object.str_at("/spec/osType").map(str::to_string),
+        mode: object.value.str_at("/spec/mode").map(str::to_string),
+        os_type: object.value.str_at("/spec/osType").map(str::to_string),
         os_pointer: object.pointer("/spec/osType"),
         name,
         name_pointer,
@@ -180,7 +176,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if sink.wants(&[SYSTEM_POOL_REQUIRED]) {
         let mut pools_by_cluster: HashMap<&str, NsIndex<'_>> = HashMap::default();
         for (index, pool) in bundle.of_kind(CAPI_GROUP, &["MachinePool"]) {
-            if let Some(cluster) = pool.value.at("/spec/clusterName").and_then(Value::as_str) {
+            if let Some(cluster) = pool.value.str_at("/spec/clusterName") {
                 pools_by_cluster.entry(cluster).or_default().push(index, bundle.namespace(index));
             }
         }
@@ -198,7 +194,7 @@ fn check_system_pool_replicas(bundle: &Bundle<'_>, index: usize, sink: &mut Sink
     let (mode, autoscaled, min_pointer, min, min_field) = if doc.kind() == "AzureManagedMachinePool" {
         let scaling = doc.value.at("/spec/scaling").filter(|v| v.is_object());
         (
-            doc.value.at("/spec/mode").and_then(Value::as_str),
+            doc.value.str_at("/spec/mode"),
             scaling.is_some(),
             "/spec/scaling/minSize".to_string(),
             scaling.and_then(|s| s.get("minSize")).and_then(Value::as_i64),
@@ -211,10 +207,10 @@ fn check_system_pool_replicas(bundle: &Bundle<'_>, index: usize, sink: &mut Sink
             return;
         };
         (
-            pool.str_at("/spec/mode"),
-            pool.value.at("/spec/enableAutoScaling").and_then(Value::as_bool) == Some(true),
+            pool.value.str_at("/spec/mode"),
+            pool.value.bool_at("/spec/enableAutoScaling") == Some(true),
             pool.pointer("/spec/minCount"),
-            pool.value.at("/spec/minCount").and_then(Value::as_i64),
+            pool.value.i64_at("/spec/minCount"),
             "minCount",
         )
     };
@@ -239,7 +235,7 @@ fn check_system_pool_replicas(bundle: &Bundle<'_>, index: usize, sink: &mut Sink
         return;
     };
     let machine_pool_doc = &bundle.docs[machine_pool];
-    if machine_pool_doc.value.at("/spec/replicas").and_then(Value::as_i64) == Some(0) {
+    if machine_pool_doc.value.i64_at("/spec/replicas") == Some(0) {
         sink.emit(
             SYSTEM_POOL_REPLICAS,
             machine_pool,
@@ -371,8 +367,7 @@ pub(crate) fn aks_cluster_class(bundle: &Bundle<'_>, cluster: usize) -> Option<u
 fn pool_class_infra(bundle: &Bundle<'_>, class_index: usize, name: &str) -> Option<usize> {
     let definition = bundle.docs[class_index]
         .value
-        .at("/spec/workers/machinePools")
-        .and_then(Value::as_array)?
+        .array_at("/spec/workers/machinePools")?
         .iter()
         .find(|c| c.get("class").and_then(Value::as_str) == Some(name))?;
     definition
@@ -387,7 +382,7 @@ fn template_is_fixed_size_system_pool(bundle: &Bundle<'_>, infra: usize) -> bool
     let doc = &bundle.docs[infra];
     match doc.kind() {
         "AzureManagedMachinePoolTemplate" => {
-            doc.value.at("/spec/template/spec/mode").and_then(Value::as_str) == Some("System")
+            doc.value.str_at("/spec/template/spec/mode") == Some("System")
                 && doc.value.at("/spec/template/spec/scaling").is_none_or(|scaling| !scaling.is_object())
         }
         "AzureASOManagedMachinePoolTemplate" => bundle
@@ -395,8 +390,8 @@ fn template_is_fixed_size_system_pool(bundle: &Bundle<'_>, infra: usize) -> bool
             .iter()
             .find(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool"))
             .is_some_and(|pool| {
-                pool.str_at("/spec/mode") == Some("System")
-                    && pool.value.at("/spec/enableAutoScaling").and_then(Value::as_bool) != Some(true)
+                pool.value.str_at("/spec/mode") == Some("System")
+                    && pool.value.bool_at("/spec/enableAutoScaling") != Some(true)
             }),
         _ => false,
     }
@@ -408,7 +403,7 @@ fn check_topology_system_pool_replicas(bundle: &Bundle<'_>, cluster: usize, sink
         return;
     };
     let doc = &bundle.docs[cluster];
-    let Some(pools) = doc.value.at("/spec/topology/workers/machinePools").and_then(Value::as_array) else {
+    let Some(pools) = doc.value.array_at("/spec/topology/workers/machinePools") else {
         return;
     };
     for (position, pool) in pools.iter().enumerate() {
@@ -446,8 +441,8 @@ fn check_topology_cluster(bundle: &Bundle<'_>, cluster: usize, sink: &mut Sink<'
     };
     let class = &bundle.docs[class_index];
     let empty = Vec::new();
-    let pools = topology.at("/workers/machinePools").and_then(Value::as_array).unwrap_or(&empty);
-    let classes = class.value.at("/spec/workers/machinePools").and_then(Value::as_array).unwrap_or(&empty);
+    let pools = topology.array_at("/workers/machinePools").unwrap_or(&empty);
+    let classes = class.value.array_at("/spec/workers/machinePools").unwrap_or(&empty);
     for pool in pools {
         let Some(pool_class) = pool.get("class").and_then(Value::as_str) else {
             return;

@@ -258,7 +258,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     }
     for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
         let root = spec_root(doc);
-        let profile = |name: &str| doc.value.at(&format!("{root}/{name}")).and_then(Value::as_object);
+        let profile = |name: &str| doc.value.object_at(&format!("{root}/{name}"));
         if let Some(profile) = profile("loadBalancerProfile") {
             let base = format!("{root}/loadBalancerProfile");
             emit_all(sink, LOAD_BALANCER_PROFILE, index, &base, load_balancer_problems(profile));
@@ -280,7 +280,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
 }
 
 fn check_aso(object: &AsoObject<'_>, sink: &mut Sink<'_>) {
-    let profile = |pointer: &str| object.value.at(pointer).and_then(Value::as_object);
+    let profile = |pointer: &str| object.value.object_at(pointer);
     if let Some(profile) = profile("/spec/networkProfile/loadBalancerProfile") {
         let base = object.pointer("/spec/networkProfile/loadBalancerProfile");
         emit_all(sink, LOAD_BALANCER_PROFILE, object.doc, &base, aso_load_balancer_problems(profile));

@@ -220,7 +220,7 @@ fn expected_owner(object: &AsoObject<'_>) -> Option<(&'static str, &'static str)
 }
 
 fn check_owner(bundle: &Bundle<'_>, object: &AsoObject<'_>, sink: &mut Sink<'_>) {
-    let Some(owner) = object.value.at("/spec/owner").and_then(Value::as_object) else {
+    let Some(owner) = object.value.object_at("/spec/owner") else {
         return;
     };
     // An ARM id points outside Kubernetes.
@@ -328,7 +328,7 @@ fn cluster_of<'a>(bundle: &Bundle<'a>, doc: usize) -> Option<&'a str> {
         "AzureASOManagedControlPlane" => bundle.cluster_name_of_control_plane(doc),
         "AzureASOManagedMachinePool" => bundle
             .machine_pool_for_infra(doc)
-            .and_then(|pool| bundle.docs[pool].value.at("/spec/clusterName").and_then(Value::as_str))
+            .and_then(|pool| bundle.docs[pool].value.str_at("/spec/clusterName"))
             .or_else(label),
         _ => label(),
     }

@@ -25,20 +25,10 @@ use serde_json::Value;
 use super::bundle::At;
 use super::duplicates::{self, ApplyUnit, Duplicates, ObjectKey, Units};
 use super::packed_value;
-use super::{RuleSelection, Sink, aso_patches, check_bundle_rules};
+use super::{RuleSelection, Sink, Work, aso_patches, check_bundle_rules};
 use crate::fast_hash::{HashMap, RandomState};
 use crate::manifest::{Document, LineIndex, Origin};
 use crate::report::Finding;
-
-thread_local! {
-    static DOCUMENTS_JUDGED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// How many documents the rules were given on this thread so far, summed over the groups of
-/// [`StreamedBundle::check`]: the tests that the work grows linearly with the bundle count it.
-pub fn documents_judged_on_this_thread() -> usize {
-    DOCUMENTS_JUDGED.with(std::cell::Cell::get)
-}
 
 /// Kinds the ASO patch rules read (see `migrate::find_classic_clusters` and `aso_patches::PATCH_FIELDS`).
 const PATCH_KINDS: &[&str] = &[
@@ -158,7 +148,7 @@ impl Kept {
 /// `resources` ("" where a name is missing or not a string, as [`super::bundle::Bundle`] reads them).
 fn held_names(value: &Value) -> Vec<&str> {
     fn name_of(object: &Value) -> &str {
-        object.at("/metadata/name").and_then(Value::as_str).unwrap_or("")
+        object.str_at("/metadata/name").unwrap_or("")
     }
     let mut names = vec![name_of(value)];
     for pointer in ["/spec/resources", "/spec/template/spec/resources"] {
@@ -244,7 +234,7 @@ impl StreamedBundle {
         documents
             .iter()
             .map(|document| {
-                let own_namespace = document.value.at("/metadata/namespace").and_then(Value::as_str);
+                let own_namespace = document.value.str_at("/metadata/namespace");
                 let mut named = Vec::new();
                 named_namespaces(&document.value, &mut named);
                 let held = match own_namespace {
@@ -361,22 +351,26 @@ impl StreamedBundle {
 
     /// Runs the selected rules over everything added; findings as [`super::check`] gives them for each group.
     pub fn check(self, selection: &RuleSelection) -> Vec<Finding> {
+        self.check_counting(selection, &Work::default())
+    }
+
+    /// [`Self::check`], counting what the rules did into `work`.
+    pub fn check_counting(self, selection: &RuleSelection, work: &Work) -> Vec<Finding> {
         let mut found = Vec::new();
         let keys: Vec<Option<&ObjectKey>> = self.kept.iter().map(|kept| kept.key.as_ref()).collect();
         let sources: Vec<&str> = self.kept.iter().map(|kept| &*kept.origin.source).collect();
         let units: Vec<Option<u32>> = self.kept.iter().map(|kept| kept.unit).collect();
         let units = Units { of: &units, registered: &self.units, echoes: &self.echoes };
         let duplicates = Duplicates::find(&keys, &sources, units, |a, b| self.kept[a].same_content(&self.kept[b]));
-        found.extend(duplicates::report_all(&duplicates, |index| self.kept[index].document(), selection));
+        found.extend(duplicates::report_all(&duplicates, |index| self.kept[index].document(), selection, work));
         // An object in several groups gets the same finding from each: keep one, as the whole bundle gives one. The
         // findings of such groups kept so far, by hash (indexes into `found`): compared whole, not as JSON text.
         let hasher = RandomState::default();
         let mut seen_on_shared: HashMap<u64, Vec<usize>> = HashMap::default();
         let groups = self.groups(&duplicates);
         let judged: usize = groups.iter().map(|group| group.members.len()).sum();
-        DOCUMENTS_JUDGED.with(|count| count.set(count.get() + judged));
-        let (checked, translations) = check_groups_on_every_core(&groups, selection);
-        crate::migrate::add_translations_on_this_thread(translations);
+        work.count_judged(judged);
+        let checked = check_groups_on_every_core(&groups, selection, work);
         for (group, findings) in groups.iter().zip(checked) {
             if group.shares_objects {
                 for finding in findings {
@@ -528,14 +522,14 @@ struct Group<'k> {
 }
 
 /// The findings of the rules over one group (see [`StreamedBundle::check`]).
-fn check_group(group: &Group<'_>, selection: &RuleSelection) -> Vec<Finding> {
+fn check_group(group: &Group<'_>, selection: &RuleSelection, work: &Work) -> Vec<Finding> {
     let documents = read_kept(&group.members);
-    let mut sink = Sink { selection, documents: &documents, found: Vec::new() };
+    let mut sink = Sink { selection, documents: &documents, found: Vec::new(), work };
     check_bundle_rules(&documents, &mut sink);
     let mut findings = sink.finish();
     let classic: Vec<Document> = documents.into_iter().filter(wanted_by_patch_rules).collect();
     if !classic.is_empty() {
-        let mut sink = Sink { selection, documents: &classic, found: Vec::new() };
+        let mut sink = Sink { selection, documents: &classic, found: Vec::new(), work };
         aso_patches::check(&classic, &mut sink);
         findings.extend(sink.finish());
         aso_patches::drop_reported_causes(&mut findings);
@@ -544,43 +538,40 @@ fn check_group(group: &Group<'_>, selection: &RuleSelection) -> Vec<Finding> {
 }
 
 /// The findings of each group, in the order of `groups`, the groups spread over the cores (each worker takes the
-/// next group left); with the classic clusters translated on the workers (the count for this thread's total).
-fn check_groups_on_every_core(groups: &[Group<'_>], selection: &RuleSelection) -> (Vec<Vec<Finding>>, usize) {
+/// next group left), counting into `work`.
+fn check_groups_on_every_core(groups: &[Group<'_>], selection: &RuleSelection, work: &Work) -> Vec<Vec<Finding>> {
     let threads = crate::cores::available().min(groups.len());
     if threads <= 1 {
-        return (groups.iter().map(|group| check_group(group, selection)).collect(), 0);
+        return groups.iter().map(|group| check_group(group, selection, work)).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut results: Vec<(usize, Vec<Finding>)> = Vec::with_capacity(groups.len());
-    let mut translations = 0;
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
-                    let before = crate::migrate::translations_on_this_thread();
                     let mut done = Vec::new();
                     loop {
                         let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(group) = groups.get(index) else { break };
-                        done.push((index, check_group(group, selection)));
+                        done.push((index, check_group(group, selection, work)));
                     }
-                    (done, crate::migrate::translations_on_this_thread() - before)
+                    done
                 })
             })
             .collect();
         for worker in workers {
-            let (done, count) = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let done = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             results.extend(done);
-            translations += count;
         }
     });
     results.sort_unstable_by_key(|(index, _)| *index);
-    (results.into_iter().map(|(_, findings)| findings).collect(), translations)
+    results.into_iter().map(|(_, findings)| findings).collect()
 }
 
 /// Whether the ASO patch rules read `document` (a Cluster or MachinePool only when it points at a classic kind).
 fn wanted_by_patch_rules(document: &Document) -> bool {
-    let points_at = |pointer: &str, kind: &str| document.value.at(pointer).and_then(Value::as_str) == Some(kind);
+    let points_at = |pointer: &str, kind: &str| document.value.str_at(pointer) == Some(kind);
     match document.kind() {
         "Cluster" => points_at("/spec/controlPlaneRef/kind", "AzureManagedControlPlane"),
         "MachinePool" => points_at("/spec/template/spec/infrastructureRef/kind", "AzureManagedMachinePool"),
@@ -639,8 +630,7 @@ mod tests {
     }
 
     fn group_names(bundle: &StreamedBundle) -> Vec<Vec<String>> {
-        let name =
-            |kept: &&Kept| kept.document().value.at("/metadata/name").and_then(Value::as_str).unwrap().to_string();
+        let name = |kept: &&Kept| kept.document().value.str_at("/metadata/name").unwrap().to_string();
         let mut groups: Vec<Vec<String>> = bundle
             .groups(&Duplicates::default())
             .iter()

@@ -60,7 +60,7 @@ pub(crate) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     }
     for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
         let root = spec_root(doc);
-        let Some(spec) = doc.value.at(root).and_then(Value::as_object) else {
+        let Some(spec) = doc.value.object_at(root) else {
             continue;
         };
         labelled_cluster(bundle, index, doc, sink);

@@ -18,6 +18,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::json_pointer::At;
+
 pub use budget::{FILE_EXPANSION_LIMIT, RUN_EXPANSION_LIMIT, ReadBudget};
 pub use emit::{to_yaml, to_yaml_documents};
 pub use input::{MAX_INPUT_FILE_BYTES, read_input_file, read_input_stdin};
@@ -63,25 +65,21 @@ impl Document {
         Document { value, origin: Origin { source: source.clone(), index, line: 1 }, lines: LineIndex::default() }
     }
 
-    /// The string at `path` (object keys), by direct lookups: these accessors run several times per object.
-    fn str_at(&self, path: &[&str]) -> Option<&str> {
-        crate::json_pointer::str_field(&self.value, path)
-    }
     /// `apiVersion`, or "" when missing.
     pub fn api_version(&self) -> &str {
-        self.str_at(&["apiVersion"]).unwrap_or("")
+        self.value.str_at("/apiVersion").unwrap_or("")
     }
     /// `kind`, or "" when missing.
     pub fn kind(&self) -> &str {
-        self.str_at(&["kind"]).unwrap_or("")
+        self.value.str_at("/kind").unwrap_or("")
     }
     /// `metadata.name`, or "" when missing.
     pub fn name(&self) -> &str {
-        self.str_at(&["metadata", "name"]).unwrap_or("")
+        self.value.str_at("/metadata/name").unwrap_or("")
     }
     /// `metadata.namespace`, if set.
     pub fn namespace(&self) -> Option<&str> {
-        self.str_at(&["metadata", "namespace"])
+        self.value.str_at("/metadata/namespace")
     }
     /// API group (empty for the core group).
     pub fn group(&self) -> &str {

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use serde_saphyr::{DuplicateKeyPolicy, Options, Spanned};
 
@@ -128,51 +128,58 @@ fn nodes_line_of(nodes: &[NodeLine], value: &Value, pointer: &str) -> Option<usi
     Some(nodes[end - 1].line as usize)
 }
 
-thread_local! {
-    /// Line records of the document being read (see [`LinedValue`]).
-    static NODE_LINES: std::cell::RefCell<Vec<NodeLine>> = const { std::cell::RefCell::new(Vec::new()) };
+/// The record of the node whose children's records are `nodes[start..]` (post-order: after them).
+fn push_node_line(nodes: &mut Vec<NodeLine>, start: usize) {
+    let size = (nodes.len() - start + 1) as u32;
+    nodes.push(NodeLine { line: 0, size });
 }
 
-fn push_node_line(start: usize) {
-    NODE_LINES.with_borrow_mut(|nodes| {
-        let size = (nodes.len() - start + 1) as u32;
-        nodes.push(NodeLine { line: 0, size });
-    });
-}
-
-fn set_last_line(line: usize) {
-    NODE_LINES.with_borrow_mut(|nodes| {
-        if let Some(last) = nodes.last_mut() {
-            last.line = line as u32;
-        }
-    });
-}
-
-fn node_lines_len() -> usize {
-    NODE_LINES.with_borrow(Vec::len)
+/// Sets the line of the last node read (its record is the last one).
+fn set_last_line(nodes: &mut [NodeLine], line: usize) {
+    if let Some(last) = nodes.last_mut() {
+        last.line = line as u32;
+    }
 }
 
 impl<'de> Deserialize<'de> for LinedDocument {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        NODE_LINES.with_borrow_mut(Vec::clear);
         let root = Spanned::<LinedValue>::deserialize(deserializer)?;
         let line = root.referenced.line() as usize;
         let column = root.referenced.column() as usize;
-        set_last_line(line);
-        let nodes = NODE_LINES.with_borrow_mut(std::mem::take);
-        Ok(LinedDocument { value: root.value.0, line, column, nodes })
+        let LinedValue { value, mut nodes } = root.value;
+        set_last_line(&mut nodes, line);
+        Ok(LinedDocument { value, line, column, nodes })
     }
 }
 
-/// A YAML value read into JSON; pushes its node's line record (post-order) as a side effect.
-struct LinedValue(Value);
+/// Reads a YAML value into JSON and appends its nodes' line records (post-order) to `nodes`, the records of the
+/// document being read: the map values of a document are read through it, with the records of their mapping.
+struct Lined<'n> {
+    nodes: &'n mut Vec<NodeLine>,
+}
+
+impl<'de> DeserializeSeed<'de> for Lined<'_> {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        let start = self.nodes.len();
+        let value = deserializer.deserialize_any(ValueVisitor { nodes: Some(&mut *self.nodes) })?;
+        push_node_line(self.nodes, start);
+        Ok(value)
+    }
+}
+
+/// A YAML value read into JSON with the line records of its nodes: what a `Spanned` wraps (the root, the items of
+/// a sequence), since serde-saphyr reads a `Spanned` only through `Deserialize`, which takes no seed.
+struct LinedValue {
+    value: Value,
+    nodes: Vec<NodeLine>,
+}
 
 impl<'de> Deserialize<'de> for LinedValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let start = node_lines_len();
-        let value = deserializer.deserialize_any(ValueVisitor::<true>)?;
-        push_node_line(start);
-        Ok(LinedValue(value))
+        let mut nodes = Vec::new();
+        let value = Lined { nodes: &mut nodes }.deserialize(deserializer)?;
+        Ok(LinedValue { value, nodes })
     }
 }
 
@@ -244,14 +251,16 @@ struct PlainValue(Value);
 
 impl<'de> Deserialize<'de> for PlainValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ValueVisitor::<false>).map(PlainValue)
+        deserializer.deserialize_any(ValueVisitor { nodes: None }).map(PlainValue)
     }
 }
 
-/// Builds JSON values; with `LINES`, also the line records of [`LinedValue`].
-struct ValueVisitor<const LINES: bool>;
+/// Builds JSON values; with `nodes`, also their line records (see [`Lined`]).
+struct ValueVisitor<'n> {
+    nodes: Option<&'n mut Vec<NodeLine>>,
+}
 
-impl<'de, const LINES: bool> Visitor<'de> for ValueVisitor<LINES> {
+impl<'de> Visitor<'de> for ValueVisitor<'_> {
     type Value = Value;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any YAML value")
@@ -294,10 +303,12 @@ impl<'de, const LINES: bool> Visitor<'de> for ValueVisitor<LINES> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        if LINES {
+        if let Some(nodes) = self.nodes {
             while let Some(item) = seq.next_element::<Spanned<LinedValue>>()? {
-                set_last_line(item.referenced.line() as usize);
-                items.push(item.value.0);
+                let LinedValue { value, nodes: mut item_nodes } = item.value;
+                set_last_line(&mut item_nodes, item.referenced.line() as usize);
+                nodes.append(&mut item_nodes);
+                items.push(value);
             }
         } else {
             while let Some(PlainValue(item)) = seq.next_element::<PlainValue>()? {
@@ -308,11 +319,11 @@ impl<'de, const LINES: bool> Visitor<'de> for ValueVisitor<LINES> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
-        if LINES {
+        if let Some(nodes) = self.nodes {
             while let Some(key) = map.next_key::<Spanned<KubeKey>>()? {
-                let LinedValue(value) = map.next_value::<LinedValue>()?;
+                let value = map.next_value_seed(Lined { nodes: &mut *nodes })?;
                 // A field is where its key is written, not where its (block) value starts.
-                set_last_line(key.referenced.line() as usize);
+                set_last_line(nodes, key.referenced.line() as usize);
                 out.insert(key.value.0, value);
             }
         } else {

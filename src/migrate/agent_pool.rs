@@ -6,9 +6,8 @@ use serde_json::{Map, Value, json};
 use super::defaults::{Defaulted, DefaultedPool};
 use super::patches::apply_merge_patches;
 use super::reconcile::{self, Owner, normalized_name};
-use super::{TranslateError, aso_object, bool_at, str_at};
-use crate::json_pointer::At;
-use crate::json_pointer::Fields;
+use super::{TranslateError, aso_object};
+use crate::json_pointer::{At, Fields};
 
 pub(super) const STABLE: &str = "containerservice.azure.com/v1api20250801";
 pub(super) const PREVIEW: &str = "containerservice.azure.com/v20251002preview";
@@ -23,7 +22,7 @@ pub(super) struct BuiltPool {
 }
 
 pub(super) fn preview(defaulted: &Defaulted<'_>) -> bool {
-    bool_at(&defaulted.control_plane, "/spec/enablePreviewFeatures").unwrap_or(false)
+    defaulted.control_plane.bool_at("/spec/enablePreviewFeatures").unwrap_or(false)
 }
 
 /// `resource.Quantity.AsApproximateFloat64` for the plain decimal forms a price takes.
@@ -70,9 +69,9 @@ fn node_taints(taints: &[Value]) -> Value {
         .map(|t| {
             format!(
                 "{}={}:{}",
-                str_at(t, "/key").unwrap_or(""),
-                str_at(t, "/value").unwrap_or(""),
-                str_at(t, "/effect").unwrap_or("")
+                t.str_at("/key").unwrap_or(""),
+                t.str_at("/value").unwrap_or(""),
+                t.str_at("/effect").unwrap_or("")
             )
         })
         .collect();
@@ -107,12 +106,12 @@ fn kubelet_config(kubelet: &Value) -> Value {
 
 /// The ARM ID of the pool's subnet: its own, or the control plane's, in the control plane's virtual network.
 fn subnet_id(cp: &Value, ammp: &Value) -> String {
-    let subnet = str_at(ammp, "/spec/subnetName").or_else(|| str_at(cp, "/spec/virtualNetwork/subnet/name"));
+    let subnet = ammp.str_at("/spec/subnetName").or_else(|| cp.str_at("/spec/virtualNetwork/subnet/name"));
     format!(
         "/subscriptions/{}/resourceGroups/{}/providers/Microsoft.Network/virtualNetworks/{}/subnets/{}",
-        str_at(cp, "/spec/subscriptionID").unwrap_or(""),
-        str_at(cp, "/spec/virtualNetwork/resourceGroup").unwrap_or(""),
-        str_at(cp, "/spec/virtualNetwork/name").unwrap_or(""),
+        cp.str_at("/spec/subscriptionID").unwrap_or(""),
+        cp.str_at("/spec/virtualNetwork/resourceGroup").unwrap_or(""),
+        cp.str_at("/spec/virtualNetwork/name").unwrap_or(""),
         subnet.unwrap_or(""),
     )
 }
@@ -143,12 +142,12 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
     let p = |field: &str| ammp_spec.and_then(|spec| spec.field(field)).filter(|v| !v.is_null());
 
     let mut spec = Map::new();
-    spec.insert("azureName".into(), json!(str_at(ammp, "/spec/name").unwrap_or("")));
-    spec.insert("owner".into(), json!({"name": str_at(cp, "/metadata/name").unwrap_or("")}));
+    spec.insert("azureName".into(), json!(ammp.str_at("/spec/name").unwrap_or("")));
+    spec.insert("owner".into(), json!({"name": cp.str_at("/metadata/name").unwrap_or("")}));
     if let Some(zones) = p("availabilityZones").filter(|z| z.as_array().is_some_and(|a| !a.is_empty())) {
         spec.insert("availabilityZones".into(), zones.clone());
     }
-    let replicas = mp.at("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
+    let replicas = mp.i64_at("/spec/replicas").unwrap_or(1);
     spec.insert("count".into(), json!(replicas));
     let scaling = p("scaling");
     spec.insert("enableAutoScaling".into(), json!(scaling.is_some()));
@@ -165,7 +164,7 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
     if let Some(min) = scaling.and_then(|s| s.field("minSize")).filter(|v| !v.is_null()) {
         spec.insert("minCount".into(), min.clone());
     }
-    spec.insert("mode".into(), json!(str_at(ammp, "/spec/mode").unwrap_or("")));
+    spec.insert("mode".into(), json!(ammp.str_at("/spec/mode").unwrap_or("")));
     if let Some(labels) = p("nodeLabels").filter(|l| l.as_object().is_some_and(|m| !m.is_empty())) {
         spec.insert("nodeLabels".into(), labels.clone());
     }
@@ -186,7 +185,7 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
     if let Some(tags) = p("additionalTags").filter(|t| t.as_object().is_some_and(|m| !m.is_empty())) {
         spec.insert("tags".into(), tags.clone());
     }
-    if let Some(version) = str_at(mp, "/spec/template/spec/version").filter(|v| !v.is_empty()) {
+    if let Some(version) = mp.str_at("/spec/template/spec/version").filter(|v| !v.is_empty()) {
         spec.insert("orchestratorVersion".into(), json!(version.trim_start_matches('v')));
     }
     if let Some(kubelet) = p("kubeletConfig") {
@@ -209,8 +208,7 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
 
 fn patch_list(object: &Value, pointer: &str) -> Vec<String> {
     object
-        .at(pointer)
-        .and_then(Value::as_array)
+        .array_at(pointer)
         .map(|items| items.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
         .unwrap_or_default()
 }
@@ -231,12 +229,12 @@ pub(super) fn build_all(defaulted: &Defaulted<'_>) -> Result<Vec<BuiltPool>, Tra
                     pool.document.location_of(&format!("/spec/asoManagedClustersAgentPoolPatches/{}", error.index()));
                 TranslateError::Patch { location, error }
             })?;
-        let azure_name = str_at(&pool.pool, "/spec/name").unwrap_or("").to_string();
+        let azure_name = pool.pool.str_at("/spec/name").unwrap_or("").to_string();
         let owner = Owner {
             api_version: "infrastructure.cluster.x-k8s.io/v1beta1",
             kind: "AzureManagedMachinePool",
             name: pool.document.name(),
-            uid: str_at(&pool.document.value, "/metadata/uid").unwrap_or(""),
+            uid: pool.document.value.str_at("/metadata/uid").unwrap_or(""),
         };
         let object = reconcile::finish(
             patched.clone(),
@@ -250,7 +248,7 @@ pub(super) fn build_all(defaulted: &Defaulted<'_>) -> Result<Vec<BuiltPool>, Tra
             spec.insert("azureName".into(), json!(azure_name));
         }
         built.push(BuiltPool {
-            is_system: str_at(&pool.pool, "/spec/mode") == Some("System"),
+            is_system: pool.pool.str_at("/spec/mode") == Some("System"),
             azure_name,
             patched,
             object,

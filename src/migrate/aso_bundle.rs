@@ -10,10 +10,10 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::json_pointer::At;
 use crate::target_schemas::TargetSchemas;
 
-use super::{ClassicCluster, TranslateError, Translation, str_at, translate};
-use crate::json_pointer::At;
+use super::{ClassicCluster, TranslateError, Translation, translate};
 
 const INFRA_API: &str = "infrastructure.cluster.x-k8s.io/v1beta1";
 const ADOPT: &str = "sigs.k8s.io/cluster-api-provider-azure-adopt";
@@ -102,7 +102,7 @@ pub(crate) fn use_aso_api_kubeconfig_secrets(object: &mut Value, cluster_name: &
     {
         operator.remove("secrets");
     }
-    if object.at("/spec/operatorSpec").and_then(Value::as_object).is_some_and(Map::is_empty)
+    if object.object_at("/spec/operatorSpec").is_some_and(Map::is_empty)
         && let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut)
     {
         spec.remove("operatorSpec");
@@ -122,9 +122,9 @@ fn for_adoption(object: &Value, namespace: &str) -> Value {
 /// Metadata of a new object: the old name and labels (minus what CAPI manages), the target namespace.
 fn new_metadata(old: &Value, namespace: &str) -> Value {
     let mut metadata = Map::new();
-    metadata.insert("name".into(), json!(str_at(old, "/metadata/name").unwrap_or("")));
+    metadata.insert("name".into(), json!(old.str_at("/metadata/name").unwrap_or("")));
     metadata.insert("namespace".into(), json!(namespace));
-    if let Some(labels) = old.at("/metadata/labels").and_then(Value::as_object) {
+    if let Some(labels) = old.object_at("/metadata/labels") {
         let kept: Map<String, Value> = labels
             .iter()
             .filter(|(k, _)| *k != "azuremanagedmachinepool.infrastructure.cluster.x-k8s.io/agentpoolmode")
@@ -152,7 +152,7 @@ fn capi_object(old: &Value, namespace: &str) -> Value {
     let map = object.as_object_mut().expect("object");
     map.remove("status");
     map.insert("metadata".into(), new_metadata(old, namespace));
-    if let Some(annotations) = old.at("/metadata/annotations").and_then(Value::as_object) {
+    if let Some(annotations) = old.object_at("/metadata/annotations") {
         let kept: Map<String, Value> = annotations
             .iter()
             .filter(|(k, _)| !k.starts_with("kubectl.kubernetes.io/") && *k != "cluster.x-k8s.io/paused")
@@ -192,7 +192,7 @@ pub fn to_aso_bundle(classic: &ClassicCluster<'_>, options: &MigrateOptions) -> 
         json!({"resources": resource_groups.iter().map(embeddable).collect::<Vec<_>>()}),
     );
     let mut cp_spec = Map::new();
-    if let Some(version) = str_at(&classic.control_plane.value, "/spec/version") {
+    if let Some(version) = classic.control_plane.value.str_at("/spec/version") {
         let version = if version.starts_with('v') { version.to_string() } else { format!("v{version}") };
         cp_spec.insert("version".into(), json!(version));
     }

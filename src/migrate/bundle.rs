@@ -4,10 +4,10 @@
 use std::borrow::Cow;
 
 use crate::fast_hash::HashMap;
-use crate::json_pointer::str_field;
+use crate::json_pointer::At;
 use crate::manifest::Document;
 
-use super::{TranslateError, str_at};
+use super::TranslateError;
 
 /// One classic (AzureManagedControlPlane-based) cluster and the objects that make it up: borrowed from the bundle
 /// it was found in (a copy only of what is changed, e.g. the patches stripped or a placeholder key put in), or
@@ -56,7 +56,7 @@ impl<'a> Index<'a> {
         let mut index = Index { named, machine_pools: HashMap::default() };
         let mut machine_pools: HashMap<(&str, &str), Vec<&Document>> = HashMap::default();
         for doc in documents.iter().filter(|doc| identity(doc).0 == "MachinePool" && index.is_first_copy(doc)) {
-            if let Some(cluster) = str_field(&doc.value, &["spec", "clusterName"]) {
+            if let Some(cluster) = doc.value.str_at("/spec/clusterName") {
                 machine_pools.entry((identity(doc).1, cluster)).or_default().push(doc);
             }
         }
@@ -98,10 +98,10 @@ pub fn complete_classic_clusters(documents: &[Document]) -> Vec<ClassicCluster<'
 /// The classic cluster of document `cluster`, if it is a Cluster whose control plane is an AzureManagedControlPlane.
 fn classic_cluster<'a>(index: &Index<'a>, cluster: &'a Document) -> Result<Option<ClassicCluster<'a>>, TranslateError> {
     let (kind, namespace, cluster_name) = identity(cluster);
-    if kind != "Cluster" || str_at(&cluster.value, "/spec/controlPlaneRef/kind") != Some("AzureManagedControlPlane") {
+    if kind != "Cluster" || cluster.value.str_at("/spec/controlPlaneRef/kind") != Some("AzureManagedControlPlane") {
         return Ok(None);
     }
-    let cp_name = str_at(&cluster.value, "/spec/controlPlaneRef/name").unwrap_or("");
+    let cp_name = cluster.value.str_at("/spec/controlPlaneRef/name").unwrap_or("");
     let control_plane =
         index.find("AzureManagedControlPlane", cp_name, namespace).ok_or_else(|| TranslateError::Incomplete {
             location: cluster.location_of("/spec/controlPlaneRef/name"),
@@ -110,17 +110,19 @@ fn classic_cluster<'a>(index: &Index<'a>, cluster: &'a Document) -> Result<Optio
                 cluster.name()
             ),
         })?;
-    let infra_cluster = str_at(&cluster.value, "/spec/infrastructureRef/name")
+    let infra_cluster = cluster
+        .value
+        .str_at("/spec/infrastructureRef/name")
         .and_then(|name| index.find("AzureManagedCluster", name, namespace))
         .map(Cow::Borrowed);
     let mut pools = Vec::new();
     let machine_pools = index.machine_pools.get(&(namespace, cluster_name)).map_or(&[][..], Vec::as_slice);
     for machine_pool in machine_pools {
         let infra_ref = "/spec/template/spec/infrastructureRef";
-        if str_at(&machine_pool.value, &format!("{infra_ref}/kind")) != Some("AzureManagedMachinePool") {
+        if machine_pool.value.str_at(&format!("{infra_ref}/kind")) != Some("AzureManagedMachinePool") {
             continue;
         }
-        let name = str_at(&machine_pool.value, &format!("{infra_ref}/name")).unwrap_or("");
+        let name = machine_pool.value.str_at(&format!("{infra_ref}/name")).unwrap_or("");
         let pool =
             index.find("AzureManagedMachinePool", name, namespace).ok_or_else(|| TranslateError::Incomplete {
                 location: machine_pool.location_of(&format!("{infra_ref}/name")),
@@ -131,8 +133,8 @@ fn classic_cluster<'a>(index: &Index<'a>, cluster: &'a Document) -> Result<Optio
             })?;
         pools.push((Cow::Borrowed(*machine_pool), Cow::Borrowed(pool)));
     }
-    let identity = str_at(&control_plane.value, "/spec/identityRef/name").and_then(|name| {
-        let identity_ns = str_at(&control_plane.value, "/spec/identityRef/namespace").unwrap_or(namespace);
+    let identity = control_plane.value.str_at("/spec/identityRef/name").and_then(|name| {
+        let identity_ns = control_plane.value.str_at("/spec/identityRef/namespace").unwrap_or(namespace);
         index.find("AzureClusterIdentity", name, identity_ns).map(Cow::Borrowed)
     });
     Ok(Some(ClassicCluster {

@@ -4,11 +4,11 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::json_pointer::Fields;
+use crate::json_pointer::{At, Fields};
 use crate::manifest::Document;
 use crate::target_schemas::TargetSchemas;
 
-use super::{ClassicCluster, crd_defaults, str_at};
+use super::{ClassicCluster, crd_defaults};
 
 /// A classic cluster after defaulting.
 #[derive(Debug, Clone)]
@@ -44,8 +44,8 @@ fn is_empty_str(value: Option<&Value>) -> bool {
 
 /// `AzureManagedControlPlaneWebhook.Default` (internal/api/v1beta1/azuremanagedcontrolplane_default.go).
 fn default_control_plane(cp: &mut Value) {
-    let name = str_at(cp, "/metadata/name").unwrap_or("").to_string();
-    let cluster_label = str_at(cp, "/metadata/labels/cluster.x-k8s.io~1cluster-name").map(str::to_string);
+    let name = cp.str_at("/metadata/name").unwrap_or("").to_string();
+    let cluster_label = cp.str_at("/metadata/labels/cluster.x-k8s.io~1cluster-name").map(str::to_string);
     let spec = spec_mut(cp);
     if let Some(version) = spec.field("version").and_then(Value::as_str)
         && !version.is_empty()
@@ -110,7 +110,7 @@ fn default_control_plane(cp: &mut Value) {
     }
     if let Some(extensions) = spec.get_mut("extensions").and_then(Value::as_array_mut) {
         for extension in extensions {
-            let product = str_at(extension, "/plan/product").unwrap_or("").to_string();
+            let product = extension.str_at("/plan/product").unwrap_or("").to_string();
             if let Some(plan) = extension.get_mut("plan").and_then(Value::as_object_mut)
                 && is_empty_str(plan.field("name"))
             {
@@ -122,8 +122,8 @@ fn default_control_plane(cp: &mut Value) {
 
 /// `AzureManagedMachinePoolWebhook.Default`.
 fn default_pool(pool: &mut Value) {
-    let name = str_at(pool, "/metadata/name").unwrap_or("").to_string();
-    let mode = str_at(pool, "/spec/mode").unwrap_or("").to_string();
+    let name = pool.str_at("/metadata/name").unwrap_or("").to_string();
+    let mode = pool.str_at("/spec/mode").unwrap_or("").to_string();
     if !pool.field("metadata").is_some_and(Value::is_object) {
         pool["metadata"] = json!({});
     }

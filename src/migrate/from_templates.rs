@@ -15,10 +15,10 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::json_pointer::At;
 use crate::manifest::Document;
 
-use super::{ClassicCluster, str_at};
-use crate::json_pointer::At;
+use super::ClassicCluster;
 
 const INFRA_API: &str = "infrastructure.cluster.x-k8s.io/v1beta1";
 const CAPI_API: &str = "cluster.x-k8s.io/v1beta1";
@@ -28,7 +28,7 @@ pub const CONTROL_PLANE_TEMPLATE_PATCHES: &str = "/spec/template/spec/asoManaged
 pub const POOL_TEMPLATE_PATCHES: &str = "/spec/template/spec/asoManagedClustersAgentPoolPatches";
 
 fn has_patches(doc: &Document, pointer: &str) -> bool {
-    doc.value.at(pointer).and_then(Value::as_array).is_some_and(|list| !list.is_empty())
+    doc.value.array_at(pointer).is_some_and(|list| !list.is_empty())
 }
 
 fn placeholder(value: Value) -> Document {
@@ -99,8 +99,8 @@ fn identities(documents: &[Document]) -> Identities<'_> {
 }
 
 fn identity_of<'a>(identities: &Identities<'a>, control_plane: &Document, namespace: &str) -> Option<&'a Document> {
-    let name = str_at(&control_plane.value, "/spec/identityRef/name")?;
-    let identity_ns = str_at(&control_plane.value, "/spec/identityRef/namespace").unwrap_or(namespace);
+    let name = control_plane.value.str_at("/spec/identityRef/name")?;
+    let identity_ns = control_plane.value.str_at("/spec/identityRef/namespace").unwrap_or(namespace);
     identities.get(&(identity_ns, name)).copied()
 }
 
@@ -111,8 +111,8 @@ fn assemble<'a>(
     control_plane: Document,
     mut pools: Vec<(Document, Document)>,
 ) -> ClassicCluster<'a> {
-    let version = str_at(&control_plane.value, "/spec/version").map(str::to_string);
-    if !pools.iter().any(|(_, pool)| str_at(&pool.value, "/spec/mode") == Some("System")) {
+    let version = control_plane.value.str_at("/spec/version").map(str::to_string);
+    if !pools.iter().any(|(_, pool)| pool.value.str_at("/spec/mode") == Some("System")) {
         pools.insert(0, placeholder_system_pool(name, namespace, version.as_deref()));
     }
     let identity = identity_of(identities, &control_plane, namespace);
@@ -166,7 +166,7 @@ pub fn clusters_from_templates(documents: &[Document]) -> Vec<ClassicCluster<'_>
                 "spec": {"location": "placeholder", "subscriptionID": "00000000-0000-0000-0000-000000000000"},
             })),
         };
-        let version = str_at(&control_plane.value, "/spec/version").map(str::to_string);
+        let version = control_plane.value.str_at("/spec/version").map(str::to_string);
         let pool = from_template(template, "AzureManagedMachinePool", name, namespace);
         let pools = vec![(machine_pool(name, name, namespace, version.as_deref()), pool)];
         out.push(assemble(&identities, name, namespace, control_plane, pools));
@@ -202,7 +202,7 @@ pub fn with_placeholder_ssh_key<'a>(cluster: &ClassicCluster<'a>) -> ClassicClus
 
 /// [`with_placeholder_ssh_key`] in place.
 pub fn put_placeholder_ssh_key(cluster: &mut ClassicCluster<'_>) {
-    if cluster.control_plane.value.at("/spec/sshPublicKey").and_then(Value::as_str) == Some("")
+    if cluster.control_plane.value.str_at("/spec/sshPublicKey") == Some("")
         && let Some(key) = cluster.control_plane.to_mut().value.pointer_mut("/spec/sshPublicKey")
     {
         *key = json!("c3NoLXJzYSBwbGFjZWhvbGRlcg==");

@@ -12,9 +12,8 @@ use super::defaults::Defaulted;
 use super::patches::apply_merge_patches;
 use super::reconcile::{self, Owner, normalized_name};
 use super::resource_group::{additional_tags, capz_tags};
-use super::{TranslateError, aso_object, bool_at, str_at};
-use crate::json_pointer::At;
-use crate::json_pointer::Fields;
+use super::{TranslateError, aso_object};
+use crate::json_pointer::{At, Fields};
 
 /// ASO's enums, which the conversion from CAPZ's hub object matches case-insensitively (`genruntime.ToEnum`).
 fn canonical(value: &str, options: &[&str]) -> String {
@@ -91,9 +90,7 @@ fn network_profile(defaulted: &Defaulted<'_>, spec: &Value) -> Result<Value, Tra
     if let Some(mode) = spec.field("networkPluginMode").and_then(Value::as_str) {
         network.insert("networkPluginMode".into(), json!(canonical(mode, &["overlay"])));
     }
-    let single = |pointer: &str| {
-        cluster.at(pointer).and_then(Value::as_array).filter(|a| a.len() == 1).and_then(|a| a[0].as_str())
-    };
+    let single = |pointer: &str| cluster.array_at(pointer).filter(|a| a.len() == 1).and_then(|a| a[0].as_str());
     if let Some(pods) = single("/spec/clusterNetwork/pods/cidrBlocks").filter(|p| !p.is_empty()) {
         network.insert("podCidr".into(), json!(pods));
     }
@@ -139,12 +136,12 @@ fn security_profile(spec: &Value) -> Value {
     let mut profile = Map::new();
     if let Some(kms) = spec.field("azureKeyVaultKms").filter(|v| v.is_object()) {
         let mut out = Map::new();
-        out.insert("enabled".into(), json!(bool_at(kms, "/enabled").unwrap_or(false)));
-        out.insert("keyId".into(), json!(str_at(kms, "/keyID").unwrap_or("")));
-        if let Some(access) = str_at(kms, "/keyVaultNetworkAccess") {
+        out.insert("enabled".into(), json!(kms.bool_at("/enabled").unwrap_or(false)));
+        out.insert("keyId".into(), json!(kms.str_at("/keyID").unwrap_or("")));
+        if let Some(access) = kms.str_at("/keyVaultNetworkAccess") {
             out.insert("keyVaultNetworkAccess".into(), json!(canonical(access, &["Private", "Public"])));
         }
-        if let Some(id) = str_at(kms, "/keyVaultResourceID") {
+        if let Some(id) = kms.str_at("/keyVaultResourceID") {
             out.insert("keyVaultResourceReference".into(), json!({"armId": id}));
         }
         profile.insert("azureKeyVaultKms".into(), Value::Object(out));
@@ -153,21 +150,21 @@ fn security_profile(spec: &Value) -> Value {
         profile.insert(
             "defender".into(),
             json!({
-                "logAnalyticsWorkspaceResourceReference": {"armId": str_at(defender, "/logAnalyticsWorkspaceResourceID").unwrap_or("")},
-                "securityMonitoring": {"enabled": bool_at(defender, "/securityMonitoring/enabled").unwrap_or(false)},
+                "logAnalyticsWorkspaceResourceReference": {"armId": defender.str_at("/logAnalyticsWorkspaceResourceID").unwrap_or("")},
+                "securityMonitoring": {"enabled": defender.bool_at("/securityMonitoring/enabled").unwrap_or(false)},
             }),
         );
     }
     if let Some(cleaner) = spec.field("imageCleaner").filter(|v| v.is_object()) {
         let mut out = Map::new();
-        out.insert("enabled".into(), json!(bool_at(cleaner, "/enabled").unwrap_or(false)));
+        out.insert("enabled".into(), json!(cleaner.bool_at("/enabled").unwrap_or(false)));
         if let Some(hours) = cleaner.field("intervalHours").filter(|v| !v.is_null()) {
             out.insert("intervalHours".into(), hours.clone());
         }
         profile.insert("imageCleaner".into(), Value::Object(out));
     }
     if let Some(identity) = spec.field("workloadIdentity").filter(|v| v.is_object()) {
-        profile.insert("workloadIdentity".into(), json!({"enabled": bool_at(identity, "/enabled").unwrap_or(false)}));
+        profile.insert("workloadIdentity".into(), json!({"enabled": identity.bool_at("/enabled").unwrap_or(false)}));
     }
     Value::Object(profile)
 }
@@ -191,22 +188,22 @@ fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, T
     let cp = &defaulted.control_plane;
     let spec_in = cp.field("spec").unwrap_or(&Value::Null);
     let s = |field: &str| spec_in.field(field).filter(|v| !v.is_null());
-    let cp_name = str_at(cp, "/metadata/name").unwrap_or("");
+    let cp_name = cp.str_at("/metadata/name").unwrap_or("");
     let cluster = &defaulted.cluster_name;
     let mut spec = Map::new();
 
     spec.insert("tags".into(), capz_tags(&Default::default(), cluster, cp_name));
     spec.insert("azureName".into(), json!(cp_name));
-    let rg = str_at(cp, "/spec/resourceGroupName").unwrap_or("");
+    let rg = cp.str_at("/spec/resourceGroupName").unwrap_or("");
     spec.insert("owner".into(), json!({"name": normalized_name(rg)}));
     spec.insert("identity".into(), json!({"type": "SystemAssigned"}));
-    spec.insert("location".into(), json!(str_at(cp, "/spec/location").unwrap_or("")));
-    spec.insert("nodeResourceGroup".into(), json!(str_at(cp, "/spec/nodeResourceGroupName").unwrap_or("")));
+    spec.insert("location".into(), json!(cp.str_at("/spec/location").unwrap_or("")));
+    spec.insert("nodeResourceGroup".into(), json!(cp.str_at("/spec/nodeResourceGroupName").unwrap_or("")));
     spec.insert("enableRBAC".into(), json!(true));
     if let Some(prefix) = s("dnsPrefix") {
         spec.insert("dnsPrefix".into(), prefix.clone());
     }
-    let version = str_at(cp, "/spec/version").unwrap_or("").trim_start_matches('v');
+    let version = cp.str_at("/spec/version").unwrap_or("").trim_start_matches('v');
     if !version.is_empty() {
         spec.insert("kubernetesVersion".into(), json!(version));
     }
@@ -237,7 +234,7 @@ fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, T
         spec.insert("addonProfiles".into(), addon_profiles(addons));
     }
     if let Some(sku) = s("sku").filter(|v| v.is_object()) {
-        let tier = canonical(str_at(sku, "/tier").unwrap_or(""), &["Free", "Premium", "Standard"]);
+        let tier = canonical(sku.str_at("/tier").unwrap_or(""), &["Free", "Premium", "Standard"]);
         spec.insert("sku".into(), json!({"name": "Base", "tier": tier}));
     }
     if let Some(access) = s("apiServerAccessProfile").filter(|v| v.is_object()) {
@@ -267,7 +264,7 @@ fn parameters(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Value, T
     spec.insert("operatorSpec".into(), Value::Object(operator));
 
     let mut profiles: Vec<Value> = pools.iter().map(agent_pool_profile).collect();
-    profiles.sort_by(|a, b| str_at(a, "/name").cmp(&str_at(b, "/name")));
+    profiles.sort_by(|a, b| a.str_at("/name").cmp(&b.str_at("/name")));
     if !profiles.is_empty() {
         spec.insert("agentPoolProfiles".into(), Value::Array(profiles));
     }
@@ -298,7 +295,7 @@ fn insert_aad_profile(
     spec: &mut Map<String, Value>,
     secrets: &mut Map<String, Value>,
 ) {
-    let managed = bool_at(aad, "/managed").unwrap_or(false);
+    let managed = aad.bool_at("/managed").unwrap_or(false);
     let mut profile = Map::new();
     profile.insert("managed".into(), json!(managed));
     profile.insert("enableAzureRBAC".into(), json!(managed));
@@ -322,11 +319,11 @@ fn addon_profiles(addons: &[Value]) -> Value {
     let mut profiles = Map::new();
     for addon in addons {
         let mut profile = Map::new();
-        profile.insert("enabled".into(), json!(bool_at(addon, "/enabled").unwrap_or(false)));
+        profile.insert("enabled".into(), json!(addon.bool_at("/enabled").unwrap_or(false)));
         if let Some(config) = addon.field("config").filter(|c| c.as_object().is_some_and(|m| !m.is_empty())) {
             profile.insert("config".into(), config.clone());
         }
-        profiles.insert(str_at(addon, "/name").unwrap_or("").to_string(), Value::Object(profile));
+        profiles.insert(addon.str_at("/name").unwrap_or("").to_string(), Value::Object(profile));
     }
     Value::Object(profiles)
 }
@@ -347,7 +344,7 @@ fn api_server_access_profile(access: &Value) -> Value {
 
 /// The cluster's `identity` when the control plane names a type; a user-assigned one needs its resource ID.
 fn identity_of(defaulted: &Defaulted<'_>, identity: &Value) -> Result<Option<Value>, TranslateError> {
-    let kind = str_at(identity, "/type").unwrap_or("");
+    let kind = identity.str_at("/type").unwrap_or("");
     if kind.is_empty() {
         return Ok(None);
     }
@@ -355,7 +352,7 @@ fn identity_of(defaulted: &Defaulted<'_>, identity: &Value) -> Result<Option<Val
     let mut out = Map::new();
     out.insert("type".into(), json!(kind));
     if kind == "UserAssigned" {
-        let id = str_at(identity, "/userAssignedIdentityResourceID").unwrap_or("");
+        let id = identity.str_at("/userAssignedIdentityResourceID").unwrap_or("");
         if id.is_empty() {
             return Err(invalid(
                 defaulted,
@@ -394,7 +391,7 @@ fn insert_oidc_issuer_profile(
         out.insert("enabled".into(), enabled.clone());
     }
     spec.insert("oidcIssuerProfile".into(), Value::Object(out));
-    if bool_at(oidc, "/enabled") == Some(true) {
+    if oidc.bool_at("/enabled") == Some(true) {
         operator.insert(
             "configMaps".into(),
             json!({"oidcIssuerProfile": {"name": format!("{cluster}-aso-oidc-issuer-profile"), "key": "oidc-issuer-profile-url"}}),
@@ -405,7 +402,7 @@ fn insert_oidc_issuer_profile(
 /// `autoUpgradeProfile`, its channel canonical.
 fn auto_upgrade_profile(upgrade: &Value) -> Value {
     let mut out = Map::new();
-    if let Some(channel) = str_at(upgrade, "/upgradeChannel") {
+    if let Some(channel) = upgrade.str_at("/upgradeChannel") {
         out.insert(
             "upgradeChannel".into(),
             json!(canonical(channel, &["node-image", "none", "patch", "rapid", "stable"])),
@@ -416,9 +413,9 @@ fn auto_upgrade_profile(upgrade: &Value) -> Value {
 
 /// `GetAllAgentPools`: no MachinePool above the control plane's version, at least one System pool.
 fn check_pools(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<(), TranslateError> {
-    let cp_version = str_at(&defaulted.control_plane, "/spec/version").unwrap_or("");
+    let cp_version = defaulted.control_plane.str_at("/spec/version").unwrap_or("");
     for pool in &defaulted.pools {
-        let version = str_at(&pool.machine_pool.value, "/spec/template/spec/version").unwrap_or("");
+        let version = pool.machine_pool.value.str_at("/spec/template/spec/version").unwrap_or("");
         if !version.is_empty() && semver_greater(version, cp_version) {
             return Err(TranslateError::Invalid {
                 location: pool.machine_pool.location_of("/spec/template/spec/version"),
@@ -445,8 +442,7 @@ pub(super) fn build(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Va
     check_pools(defaulted, pools)?;
     let cp = &defaulted.control_plane;
     let patches: Vec<String> = cp
-        .at("/spec/asoManagedClusterPatches")
-        .and_then(Value::as_array)
+        .array_at("/spec/asoManagedClusterPatches")
         .map(|items| items.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
         .unwrap_or_default();
     let patched = apply_merge_patches(parameters(defaulted, pools)?, &patches, defaulted.schemas).map_err(|error| {
@@ -454,12 +450,12 @@ pub(super) fn build(defaulted: &Defaulted<'_>, pools: &[BuiltPool]) -> Result<Va
             defaulted.source.control_plane.location_of(&format!("/spec/asoManagedClusterPatches/{}", error.index()));
         TranslateError::Patch { location, error }
     })?;
-    let cp_name = str_at(cp, "/metadata/name").unwrap_or("");
+    let cp_name = cp.str_at("/metadata/name").unwrap_or("");
     let owner = Owner {
         api_version: "infrastructure.cluster.x-k8s.io/v1beta1",
         kind: "AzureManagedControlPlane",
         name: cp_name,
-        uid: str_at(cp, "/metadata/uid").unwrap_or(""),
+        uid: cp.str_at("/metadata/uid").unwrap_or(""),
     };
     Ok(reconcile::finish(
         patched,

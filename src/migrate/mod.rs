@@ -72,26 +72,10 @@ pub enum TranslateError {
     Patch { location: String, error: PatchError },
 }
 
-thread_local! {
-    static TRANSLATIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// How many times [`translate`] ran on this thread so far: the tests that the classic path's work grows linearly
-/// (with clusters and with copies of one cluster) count it.
-pub fn translations_on_this_thread() -> usize {
-    TRANSLATIONS.with(std::cell::Cell::get)
-}
-
-/// Counts `count` translations made on other threads on behalf of this one (work spread over several cores).
-pub(crate) fn add_translations_on_this_thread(count: usize) {
-    TRANSLATIONS.with(|total| total.set(total.get() + count));
-}
-
 /// Translates one classic cluster as CAPZ's controllers do on the first reconcile, with the target's `schemas`.
 pub fn translate(cluster: &ClassicCluster<'_>, schemas: &TargetSchemas) -> Result<Translation, TranslateError> {
-    TRANSLATIONS.with(|count| count.set(count.get() + 1));
     let defaulted = defaults::apply(cluster, schemas);
-    if str_at(&defaulted.control_plane, "/spec/resourceGroupName").unwrap_or("").is_empty() {
+    if defaulted.control_plane.str_at("/spec/resourceGroupName").unwrap_or("").is_empty() {
         return Err(TranslateError::Incomplete {
             location: cluster.control_plane.location_of("/spec"),
             message: format!(
@@ -101,7 +85,7 @@ pub fn translate(cluster: &ClassicCluster<'_>, schemas: &TargetSchemas) -> Resul
             ),
         });
     }
-    if str_at(&cluster.control_plane.value, "/spec/sshPublicKey") == Some("") {
+    if cluster.control_plane.value.str_at("/spec/sshPublicKey") == Some("") {
         return Err(TranslateError::Incomplete {
             location: cluster.control_plane.location_of("/spec/sshPublicKey"),
             message: "spec.sshPublicKey is empty: CAPZ's webhook generated a random key when the object was created, \
@@ -128,12 +112,4 @@ fn aso_object(api_version: &str, kind: &str, spec: serde_json::Map<String, Value
     object.insert("metadata".into(), Value::Object(serde_json::Map::new()));
     object.insert("spec".into(), Value::Object(spec));
     Value::Object(object)
-}
-
-fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
-    value.at(pointer).and_then(Value::as_str)
-}
-
-fn bool_at(value: &Value, pointer: &str) -> Option<bool> {
-    value.at(pointer).and_then(Value::as_bool)
 }

@@ -34,8 +34,7 @@ pub struct PatchFinding {
 
 fn patch_list(object: &Value, pointer: &str) -> Vec<String> {
     object
-        .at(pointer)
-        .and_then(Value::as_array)
+        .array_at(pointer)
         .map(|items| items.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
         .unwrap_or_default()
 }

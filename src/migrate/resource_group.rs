@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use super::aso_object;
 use super::defaults::Defaulted;
 use super::reconcile::{self, Owner, normalized_name};
-use super::{aso_object, str_at};
 use crate::json_pointer::At;
 
 pub(super) const API_VERSION: &str = "resources.azure.com/v1api20200601";
@@ -15,8 +15,7 @@ pub(super) const API_VERSION: &str = "resources.azure.com/v1api20200601";
 /// The additional tags of the control plane (`spec.additionalTags`).
 pub(super) fn additional_tags(control_plane: &Value) -> BTreeMap<String, String> {
     control_plane
-        .at("/spec/additionalTags")
-        .and_then(Value::as_object)
+        .object_at("/spec/additionalTags")
         .map(|tags| tags.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect())
         .unwrap_or_default()
 }
@@ -36,7 +35,7 @@ pub(super) fn capz_tags(additional: &BTreeMap<String, String>, cluster_name: &st
 fn group(defaulted: &Defaulted<'_>, name: &str, azure_name: &str) -> Value {
     let cp = &defaulted.control_plane;
     let additional = additional_tags(cp);
-    let location = str_at(cp, "/spec/location").unwrap_or("");
+    let location = cp.str_at("/spec/location").unwrap_or("");
     let mut spec = serde_json::Map::new();
     if !azure_name.is_empty() {
         spec.insert("azureName".into(), json!(azure_name));
@@ -47,8 +46,8 @@ fn group(defaulted: &Defaulted<'_>, name: &str, azure_name: &str) -> Value {
     let owner = Owner {
         api_version: "infrastructure.cluster.x-k8s.io/v1beta1",
         kind: "AzureManagedControlPlane",
-        name: str_at(cp, "/metadata/name").unwrap_or(""),
-        uid: str_at(cp, "/metadata/uid").unwrap_or(""),
+        name: cp.str_at("/metadata/name").unwrap_or(""),
+        uid: cp.str_at("/metadata/uid").unwrap_or(""),
     };
     reconcile::finish(
         parameters,
@@ -63,9 +62,9 @@ fn group(defaulted: &Defaulted<'_>, name: &str, azure_name: &str) -> Value {
 /// The ResourceGroup objects, in CAPZ's order.
 pub(super) fn build_all(defaulted: &Defaulted<'_>) -> Vec<Value> {
     let cp = &defaulted.control_plane;
-    let rg = str_at(cp, "/spec/resourceGroupName").unwrap_or("");
+    let rg = cp.str_at("/spec/resourceGroupName").unwrap_or("");
     let mut groups = vec![group(defaulted, rg, rg)];
-    let vnet_rg = str_at(cp, "/spec/virtualNetwork/resourceGroup").unwrap_or("");
+    let vnet_rg = cp.str_at("/spec/virtualNetwork/resourceGroup").unwrap_or("");
     if !vnet_rg.is_empty() && vnet_rg != rg {
         groups.push(group(defaulted, &normalized_name(vnet_rg), vnet_rg));
     }

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::json_pointer::At;
 use crate::manifest::Document;
 use crate::migrate::{PatchVerdict, check_patches, find_classic_clusters};
 use crate::target_schemas::TargetSchemas;
@@ -22,7 +23,7 @@ fn parameter_of(params: &Params, document: &Document, pointer: &str) -> Option<S
         }
         "AzureManagedControlPlane" => Some(format!("/{field}/{index}")),
         "AzureManagedMachinePool" => {
-            let name = document.value.pointer("/spec/name").and_then(Value::as_str)?;
+            let name = document.value.str_at("/spec/name")?;
             let (i, pool) = params.pools.iter().enumerate().find(|(_, pool)| pool.name == name)?;
             if in_overlay(&pool.managed_machine_pool) {
                 Some(format!("/pools/{i}/managedMachinePool/spec/{field}/{index}"))

@@ -13,6 +13,7 @@ use regex::Regex;
 use serde_json::{Map, Number, Value};
 
 use super::envsubst::{self, EvalError, ParseErrorKind, ProcessError, VariableMap, is_go_digit, is_go_letter};
+use crate::json_pointer::At;
 use crate::manifest;
 
 /// Where variable values come from, looked up like clusterctl's viper: explicit values (flags,
@@ -431,10 +432,6 @@ pub const CLUSTER_SCOPED_KINDS: &[&str] = &[
     "RuntimeClass",
 ];
 
-fn str_at<'a>(object: &'a Value, pointer: &str) -> &'a str {
-    object.pointer(pointer).and_then(Value::as_str).unwrap_or("")
-}
-
 fn metadata_mut(object: &mut Value) -> Option<&mut Map<String, Value>> {
     let map = object.as_object_mut()?;
     let metadata = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
@@ -450,13 +447,13 @@ fn metadata_mut(object: &mut Value) -> Option<&mut Map<String, Value>> {
 /// References (`*Ref.namespace`, `classNamespace`, ASO `owner`) are left alone, as clusterctl does.
 pub fn fix_target_namespace(objects: &mut [Value], target: &str) -> Result<(), ClusterctlError> {
     for object in objects.iter_mut() {
-        let kind = str_at(object, "/kind").to_string();
+        let kind = object.str_at("/kind").unwrap_or("").to_string();
         if kind == "Namespace"
             && let Some(metadata) = metadata_mut(object)
         {
             metadata.insert("name".into(), Value::String(target.into()));
         }
-        let original_namespace = str_at(object, "/metadata/namespace").to_string();
+        let original_namespace = object.str_at("/metadata/namespace").unwrap_or("").to_string();
         if !CLUSTER_SCOPED_KINDS.contains(&kind.as_str())
             && let Some(metadata) = metadata_mut(object)
         {
@@ -486,7 +483,7 @@ pub fn fix_target_namespace(objects: &mut [Value], target: &str) -> Result<(), C
 
 fn fix_webhook_references(object: &mut Value, kind: &str, target: &str) -> Result<(), ClusterctlError> {
     const ANNOTATION: &str = "cert-manager.io/inject-ca-from";
-    let name = str_at(object, "/metadata/name").to_string();
+    let name = object.str_at("/metadata/name").unwrap_or("").to_string();
     if let Some(value) = object.pointer_mut(&format!("/metadata/annotations/{}", ANNOTATION.replace('/', "~1"))) {
         let text = value.as_str().unwrap_or("").to_string();
         let parts: Vec<&str> = text.split('/').collect();
@@ -497,7 +494,7 @@ fn fix_webhook_references(object: &mut Value, kind: &str, target: &str) -> Resul
         }
         *value = Value::String(format!("{target}/{}", parts[1]));
     }
-    let version = manifest::split_api_version(str_at(object, "/apiVersion")).1.to_string();
+    let version = manifest::split_api_version(object.str_at("/apiVersion").unwrap_or("")).1.to_string();
     let services: Vec<String> = match (kind, version.as_str()) {
         ("CustomResourceDefinition", "v1") => vec!["/spec/conversion/webhook/clientConfig/service".into()],
         ("CustomResourceDefinition", "v1beta1") => vec!["/spec/conversion/webhookClientConfig/service".into()],

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::json_pointer::At;
 use crate::out_tree::{DesiredTree, Ownership};
 
 /// How each object's file is written.
@@ -37,8 +38,8 @@ impl ObjectFormat {
 /// `NN-<kind>-<name>.<ext>`: NN is the 1-based position (2 digits, more when needed), kind lowercased.
 pub fn file_name(index: usize, total: usize, value: &Value, ext: &str) -> String {
     let width = total.to_string().len().max(2);
-    let kind = value.pointer("/kind").and_then(Value::as_str).unwrap_or("object").to_ascii_lowercase();
-    let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("unnamed");
+    let kind = value.str_at("/kind").unwrap_or("object").to_ascii_lowercase();
+    let name = value.str_at("/metadata/name").unwrap_or("unnamed");
     let safe = |s: &str| {
         s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect::<String>()
     };

@@ -7,6 +7,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::json_pointer::At;
+
 const CAPI_GROUP: &str = "cluster.x-k8s.io";
 const CONTROL_PLANE_GROUP: &str = "controlplane.cluster.x-k8s.io";
 /// `clusterv1.ClusterNameLabel`, `MachineDeploymentNameLabel`, `MachineSetNameLabel`.
@@ -33,7 +35,7 @@ pub fn apply(group: &str, version: &str, kind: &str, object: &mut Value) -> bool
     if !has_webhook(group, version, kind) {
         return false;
     }
-    let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
+    let name = object.str_at("/metadata/name").unwrap_or_default().to_string();
     let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) else { return true };
     match kind {
         "MachineDeployment" => {

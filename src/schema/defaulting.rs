@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::json_pointer::Fields;
+use crate::json_pointer::{At, Fields};
 
 /// `infrav1.LabelAgentPoolMode`.
 const LABEL_AGENT_POOL_MODE: &str = "azuremanagedmachinepool.infrastructure.cluster.x-k8s.io/agentpoolmode";
@@ -164,7 +164,7 @@ fn round_trip_machine_pool(spec: &mut Map<String, Value>) {
 }
 
 fn name_of(object: &Value) -> String {
-    object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string()
+    object.str_at("/metadata/name").unwrap_or("").to_string()
 }
 
 fn cluster_label(object: &Value) -> Option<String> {

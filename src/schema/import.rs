@@ -21,6 +21,7 @@ use sha2::{Digest, Sha256};
 use super::openapi;
 use super::releases::{self, Release, Source};
 use super::{KindSchema, SchemaError, for_each_schema_mut};
+use crate::json_pointer::At;
 use crate::manifest::{self, Document};
 
 /// Every file of a `schemas/` tree, keyed by path relative to it.
@@ -236,13 +237,14 @@ pub(crate) fn kind_file_bytes(kind: &KindSchema) -> Vec<u8> {
 }
 
 fn crd_file_name(crd: &Value, location: &str) -> Result<String, SchemaError> {
-    let group = str_at(crd, "/spec/group", location)?;
-    let plural = str_at(crd, "/spec/names/plural", location)?;
+    let group = required_str(crd, "/spec/group", location)?;
+    let plural = required_str(crd, "/spec/names/plural", location)?;
     Ok(format!("{group}_{plural}.yaml"))
 }
 
-fn str_at<'a>(value: &'a Value, pointer: &str, location: &str) -> Result<&'a str, SchemaError> {
-    value.pointer(pointer).and_then(Value::as_str).filter(|s| !s.is_empty()).ok_or_else(|| SchemaError::InvalidCrd {
+/// The non-empty string at `pointer` of a CRD, or the error naming the missing field.
+fn required_str<'a>(value: &'a Value, pointer: &str, location: &str) -> Result<&'a str, SchemaError> {
+    value.str_at(pointer).filter(|s| !s.is_empty()).ok_or_else(|| SchemaError::InvalidCrd {
         location: location.to_string(),
         message: format!("`{}` is missing", pointer.trim_start_matches('/').replace('/', ".")),
     })
@@ -300,11 +302,11 @@ pub fn installable_crd(crd: &Value, location: &str) -> Result<Value, SchemaError
 
 /// One [`KindSchema`] per served version of a CRD (descriptions stripped).
 pub fn kind_schemas_from_crd(crd: &Value, location: &str) -> Result<Vec<KindSchema>, SchemaError> {
-    let group = str_at(crd, "/spec/group", location)?.to_string();
-    let kind = str_at(crd, "/spec/names/kind", location)?.to_string();
-    let plural = str_at(crd, "/spec/names/plural", location)?.to_string();
-    let scope = crd.pointer("/spec/scope").and_then(Value::as_str).unwrap_or("Namespaced").to_string();
-    let versions = crd.pointer("/spec/versions").and_then(Value::as_array).ok_or_else(|| SchemaError::InvalidCrd {
+    let group = required_str(crd, "/spec/group", location)?.to_string();
+    let kind = required_str(crd, "/spec/names/kind", location)?.to_string();
+    let plural = required_str(crd, "/spec/names/plural", location)?.to_string();
+    let scope = crd.str_at("/spec/scope").unwrap_or("Namespaced").to_string();
+    let versions = crd.array_at("/spec/versions").ok_or_else(|| SchemaError::InvalidCrd {
         location: location.to_string(),
         message: "`spec.versions` is missing".into(),
     })?;

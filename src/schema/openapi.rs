@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::{KindSchema, SchemaError};
+use crate::json_pointer::At;
 
 /// The quantity syntax (`resource.ParseQuantity`), as controller-gen writes it for `Quantity` fields.
 pub const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
@@ -82,7 +83,7 @@ fn served_by_default(version: &str) -> bool {
 
 /// The served kinds of one OpenAPI v3 document (one group version), `location` naming it in errors.
 pub fn kind_schemas_from_openapi(spec: &Value, location: &str) -> Result<Vec<KindSchema>, SchemaError> {
-    let components = spec.pointer("/components/schemas").and_then(Value::as_object).cloned().unwrap_or_default();
+    let components = spec.object_at("/components/schemas").cloned().unwrap_or_default();
     let mut out = Vec::new();
     for resource in resources(spec) {
         if !served_by_default(&resource.version) {
@@ -143,8 +144,7 @@ fn resources(spec: &Value) -> Vec<Resource> {
             _ => continue,
         };
         let component = post
-            .pointer("/requestBody/content/*~1*/schema/$ref")
-            .and_then(Value::as_str)
+            .str_at("/requestBody/content/*~1*/schema/$ref")
             .and_then(|r| r.strip_prefix(REF_PREFIX))
             .unwrap_or_default()
             .to_string();

@@ -393,6 +393,7 @@ fn load_embedded(folders: &[&str], gvk: &Gvk, without_status: bool) -> Result<Op
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json_pointer::At;
 
     #[test]
     fn the_bundled_kubernetes_releases_are_the_ones_versions_names() {
@@ -410,7 +411,7 @@ mod tests {
             "spec": {"location": "westeurope", "networkProfile": {"networkPlugin": "azure"}},
         });
         let first = registry.get_for_object(&gvk, &object).unwrap().unwrap();
-        let spec = first.schema.pointer("/properties/spec/properties").and_then(Value::as_object).unwrap();
+        let spec = first.schema.object_at("/properties/spec/properties").unwrap();
         assert_eq!(spec.keys().collect::<Vec<_>>(), ["location", "networkProfile"]);
         assert!(first.schema.pointer("/properties/status").is_none());
         let network = first.schema.pointer("/properties/spec/properties/networkProfile/properties").unwrap();

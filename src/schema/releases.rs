@@ -10,6 +10,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::SchemaError;
+use crate::json_pointer::At;
 
 /// Where the schemas of one schema release come from (paths relative to the committed `upstream-crds/`, or, for
 /// the `Fetched*` sources, to the directory `tools/schema-inputs/fetch.sh` fills).
@@ -94,7 +95,7 @@ pub fn read_patterns(from: &Path, files: &[&str]) -> Result<BTreeSet<String>, Sc
 }
 
 fn group_kind(crd: &Value) -> String {
-    let at = |p: &str| crd.pointer(p).and_then(Value::as_str).unwrap_or_default().to_string();
+    let at = |p: &str| crd.str_at(p).unwrap_or_default().to_string();
     format!("{}/{}", at("/spec/group"), at("/spec/names/kind"))
 }
 
@@ -106,7 +107,7 @@ pub fn in_pattern(crd: &Value, pattern: &BTreeSet<String>) -> bool {
 fn group_version(crd: &Value, version: &Value) -> String {
     format!(
         "{}/{}",
-        crd.pointer("/spec/group").and_then(Value::as_str).unwrap_or_default(),
+        crd.str_at("/spec/group").unwrap_or_default(),
         version.get("name").and_then(Value::as_str).unwrap_or_default()
     )
 }
@@ -127,10 +128,7 @@ pub fn derive(derivation: &Derivation, base: Vec<Value>, added: Vec<Value>, patt
     }
     for crd in added.into_iter().filter(|c| in_pattern(c, pattern)) {
         let new_versions: Vec<Value> = crd
-            .pointer("/spec/versions")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
+            .items_at("/spec/versions")
             .filter(|v| wanted.contains(group_version(&crd, v).as_str()))
             .cloned()
             .collect();

@@ -9,6 +9,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::kustomization::resolve;
+use crate::json_pointer::At;
 use crate::manifest::{self, Document};
 use crate::render::envsubst::{self, Node};
 
@@ -75,8 +76,7 @@ pub fn flux_kustomization(document: &Document) -> Option<FluxKustomization> {
     let post_build = spec.get("postBuild").is_some_and(|p| !p.is_null());
     let prune = spec.get("prune").and_then(Value::as_bool).unwrap_or(false);
     let substitute = spec
-        .pointer("/postBuild/substitute")
-        .and_then(Value::as_object)
+        .object_at("/postBuild/substitute")
         .map(|vars| {
             vars.iter()
                 .map(|(k, v)| (k.clone(), variable_value(&v.as_str().map_or_else(|| v.to_string(), str::to_string))))
@@ -84,8 +84,7 @@ pub fn flux_kustomization(document: &Document) -> Option<FluxKustomization> {
         })
         .unwrap_or_default();
     let substitute_from = spec
-        .pointer("/postBuild/substituteFrom")
-        .and_then(Value::as_array)
+        .array_at("/postBuild/substituteFrom")
         .map(|refs| {
             refs.iter()
                 .enumerate()
@@ -126,11 +125,8 @@ pub fn flux_kustomization(document: &Document) -> Option<FluxKustomization> {
         .enumerate()
         .filter_map(|(i, c)| Some((c.as_str()?.to_string(), document.line_of(&format!("/spec/components/{i}")))))
         .collect();
-    let source_ref = format!(
-        "{}/{}",
-        spec.pointer("/sourceRef/kind").and_then(Value::as_str).unwrap_or(""),
-        spec.pointer("/sourceRef/name").and_then(Value::as_str).unwrap_or("")
-    );
+    let source_ref =
+        format!("{}/{}", spec.str_at("/sourceRef/kind").unwrap_or(""), spec.str_at("/sourceRef/name").unwrap_or(""));
     Some(FluxKustomization {
         object: document.display_name(),
         namespace: document.namespace().unwrap_or("").to_string(),
@@ -157,7 +153,7 @@ pub fn flux_cluster(document: &Document) -> String {
     let namespace = document.namespace().unwrap_or("default");
     for (field, kind) in [("secretRef", "Secret"), ("configMapRef", "ConfigMap")] {
         let pointer = format!("/spec/kubeConfig/{field}/name");
-        if let Some(name) = document.value.pointer(&pointer).and_then(Value::as_str).filter(|name| !name.is_empty()) {
+        if let Some(name) = document.value.str_at(&pointer).filter(|name| !name.is_empty()) {
             return format!("the cluster of the kubeconfig in {kind} {namespace}/{name}");
         }
     }
@@ -192,10 +188,7 @@ pub enum SubstituteError {
 /// disabled`).
 pub fn substitution_disabled(object: &Value) -> bool {
     ["labels", "annotations"].iter().any(|field| {
-        object
-            .pointer(&format!("/metadata/{field}/{}", SUBSTITUTE_ANNOTATION.replace('/', "~1")))
-            .and_then(Value::as_str)
-            == Some("disabled")
+        object.str_at(&format!("/metadata/{field}/{}", SUBSTITUTE_ANNOTATION.replace('/', "~1"))) == Some("disabled")
     })
 }
 

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::boundary::{Boundary, Walked};
 use super::remote::{remote_file_reason, remote_reason};
+use crate::json_pointer::At;
 use crate::manifest::{self, LineIndex};
 
 /// The file names kustomize recognises, in its order of preference.
@@ -135,7 +136,7 @@ pub fn read(root: &Path, dir: &str, file: &str, boundary: &Boundary) -> Result<K
             }
         }
     }
-    if let Some(name) = value.pointer("/openapi/path").and_then(Value::as_str) {
+    if let Some(name) = value.str_at("/openapi/path") {
         reader.reference("/openapi/path", name, false);
     }
     reader.out.only_resources = value
@@ -358,7 +359,7 @@ impl Reader<'_> {
 fn is_builtin_plugin(config: &Value) -> bool {
     let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
     let api_version = config.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    let function = config.pointer("/metadata/annotations").and_then(Value::as_object).is_some_and(|annotations| {
+    let function = config.object_at("/metadata/annotations").is_some_and(|annotations| {
         annotations.contains_key("config.kubernetes.io/function") || annotations.contains_key("config.k8s.io/function")
     });
     !function && (api_version == "builtin" || BUILTIN_PLUGINS.contains(&kind))

@@ -22,6 +22,7 @@ use super::{
     ApplyTarget, BuiltSource, FLUX_SUBSTITUTE_RULE, FileClass, FileEntry, NotBuilt, Repository, RepositoryOptions,
     SOURCE_RULE, SourceError, classify, note, walk,
 };
+use crate::json_pointer::At;
 use crate::manifest::{self, Document};
 use crate::report::Severity;
 
@@ -621,13 +622,13 @@ impl<'a> Loader<'a> {
     fn argo_value_file_line(&mut self, source: &ArgoSource, file: &Path) -> usize {
         let Some((_, document)) = self.application_document(source) else { return source.line };
         let root = self.files.root().to_path_buf();
-        let count = document.value.pointer("/spec/sources").and_then(Value::as_array).map_or(0, Vec::len);
+        let count = document.value.array_at("/spec/sources").map_or(0, Vec::len);
         let prefixes =
             std::iter::once("/spec/source".to_string()).chain((0..count).map(|k| format!("/spec/sources/{k}")));
         for prefix in prefixes {
-            let path = document.value.pointer(&format!("{prefix}/path")).and_then(Value::as_str).unwrap_or("");
+            let path = document.value.str_at(&format!("{prefix}/path")).unwrap_or("");
             let chart = root.join(path.trim_start_matches("./").trim_end_matches('/'));
-            let files = document.value.pointer(&format!("{prefix}/helm/valueFiles")).and_then(Value::as_array);
+            let files = document.value.array_at(&format!("{prefix}/helm/valueFiles"));
             for (index, written) in files.into_iter().flatten().enumerate() {
                 let Some(written) = written.as_str() else { continue };
                 let resolved = match written.strip_prefix('$') {
@@ -1154,7 +1155,7 @@ impl<'a> Loader<'a> {
     /// simply is not there is left to [`helm::helm_release_request`], which says so.
     fn release_refused(&mut self, release: &Document) -> bool {
         let spec = release.value.pointer("/spec/chart/spec").cloned().unwrap_or(Value::Null);
-        if !matches!(spec.pointer("/sourceRef/kind").and_then(Value::as_str), Some("GitRepository" | "Bucket")) {
+        if !matches!(spec.str_at("/sourceRef/kind"), Some("GitRepository" | "Bucket")) {
             return false;
         }
         let mut refusals = Vec::new();

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::kustomization::PatchSource;
 use super::kustomize::BuiltObject;
+use crate::json_pointer::At;
 use crate::manifest::{self, Document, LineIndex, Origin};
 
 /// Source files read once each, by repository-relative path.
@@ -148,7 +149,7 @@ impl Patches {
     /// value.
     pub fn fields_of(&self, object: &Value, in_source: &dyn Fn(&str) -> bool) -> Vec<PatchedField> {
         let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
-        let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+        let name = object.str_at("/metadata/name").unwrap_or("");
         let mut out: Vec<PatchedField> = Vec::new();
         let taken = |pointer: &str, out: &Vec<PatchedField>| out.iter().any(|f| f.pointer == pointer);
         for entry in &self.entries {
@@ -220,7 +221,7 @@ fn all_pointers(value: &Value, pointer: &mut String, out: &mut Vec<String>) {
 /// one (a prefix or suffix added), else the only document of the file.
 fn source_document<'a>(documents: &'a [Document], value: &Value) -> Option<&'a Document> {
     let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
-    let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+    let name = value.str_at("/metadata/name").unwrap_or("");
     documents
         .iter()
         .find(|d| d.kind() == kind && d.name() == name)
@@ -286,7 +287,7 @@ pub fn trace(
     }
     if let Some(kustomization) = &object.configured_in {
         let documents = files.documents(kustomization);
-        let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
+        let name = value.str_at("/metadata/name").unwrap_or("").to_string();
         let line = generator_line(&documents, &name);
         let shown: Arc<str> = Arc::from(files.display(kustomization));
         let mut document = Document::from_value(value, &shown, index);

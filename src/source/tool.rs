@@ -303,6 +303,7 @@ impl Capture {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json_pointer::At;
     use crate::source::budget::Limits;
 
     fn args(list: &[&str]) -> Vec<OsString> {
@@ -416,7 +417,7 @@ mod tests {
         let output = sh("cat \"$KUBECONFIG\"", Duration::from_secs(10)).unwrap();
         assert_eq!(output.stdout, CLOSED_KUBECONFIG);
         let config = crate::manifest::parse_plain_value(&output.stdout, "kubeconfig").unwrap();
-        assert_eq!(config.pointer("/clusters/0/cluster/server").and_then(|s| s.as_str()), Some("https://127.0.0.1:9"));
+        assert_eq!(config.str_at("/clusters/0/cluster/server"), Some("https://127.0.0.1:9"));
         assert_eq!(config["current-context"], "none");
     }
 

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::variables::{self, VariableError};
 use super::webhooks::{self, v1beta2_path_hint};
+use crate::json_pointer::At;
 
 /// One rejection: CAPI's field path and its message (path included, as CAPI prints it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,8 +36,8 @@ pub fn cluster_rejections(cluster: &Value, class: &Value) -> Vec<Rejection> {
         return Vec::new();
     }
     let Ok(defs) = variables::definitions(class) else { return Vec::new() };
-    let class_name = class.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-    let class_ns = class.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
+    let class_name = class.str_at("/metadata/name").unwrap_or("");
+    let class_ns = class.str_at("/metadata/namespace").unwrap_or("default");
     let class_label = format!("{class_ns}/{class_name}");
     let mut defaulted = cluster.clone();
     webhooks::default_cluster(&mut defaulted, &defs);
@@ -50,8 +51,7 @@ pub fn cluster_rejections(cluster: &Value, class: &Value) -> Vec<Rejection> {
         ),
     ];
     for key in ["machineDeployments", "machinePools"] {
-        let count =
-            defaulted.pointer(&format!("/spec/topology/workers/{key}")).and_then(Value::as_array).map_or(0, Vec::len);
+        let count = defaulted.array_at(&format!("/spec/topology/workers/{key}")).map_or(0, Vec::len);
         for index in 0..count {
             values.push((
                 format!("/spec/topology/workers/{key}/{index}/variables/overrides"),
@@ -65,7 +65,7 @@ pub fn cluster_rejections(cluster: &Value, class: &Value) -> Vec<Rejection> {
             out.extend(errors.into_iter().map(variable_rejection));
         }
     }
-    if defaulted.pointer("/spec/topology/version").and_then(Value::as_str).unwrap_or("").is_empty() {
+    if defaulted.str_at("/spec/topology/version").unwrap_or("").is_empty() {
         out.push(Rejection {
             path: "spec.topology.version".into(),
             message: "spec.topology.version: Required value".into(),

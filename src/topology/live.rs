@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::plan::{class_ref, owned_selector};
 use crate::cluster::{Cluster, ClusterError};
+use crate::json_pointer::At;
 use crate::manifest::Document;
 
 /// A failed read, naming the object; the cause is the shared cluster error (classified, after
@@ -80,7 +81,7 @@ fn template_refs(class: &Value, class_ns: &str) -> Vec<(String, String, String, 
         "/spec/controlPlane/machineInfrastructure".to_string(),
     ];
     for workers in ["machinePools", "machineDeployments"] {
-        let n = class.pointer(&format!("/spec/workers/{workers}")).and_then(Value::as_array).map_or(0, Vec::len);
+        let n = class.array_at(&format!("/spec/workers/{workers}")).map_or(0, Vec::len);
         for i in 0..n {
             for part in ["bootstrap", "infrastructure"] {
                 bases.push(format!("/spec/workers/{workers}/{i}/template/{part}"));
@@ -111,7 +112,7 @@ fn template_refs(class: &Value, class_ns: &str) -> Vec<(String, String, String, 
 pub async fn fetch_class(client: &Cluster, cluster: &Value) -> Result<Vec<Document>, LiveError> {
     let (class_ns, class_name) = class_ref(cluster);
     let capi = cluster.get("apiVersion").and_then(Value::as_str).unwrap_or("cluster.x-k8s.io/v1beta1");
-    let cluster_name = cluster.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+    let cluster_name = cluster.str_at("/metadata/name").unwrap_or("");
     let class = get(client, capi, "ClusterClass", &class_ns, &class_name, &format!("Cluster {cluster_name}")).await?;
     let source: std::sync::Arc<str> = std::sync::Arc::from(format!("<live ClusterClass {class_ns}/{class_name}>"));
     let mut documents = Vec::new();
@@ -131,8 +132,8 @@ pub async fn fetch_class(client: &Cluster, cluster: &Value) -> Result<Vec<Docume
 pub async fn fetch_owned(client: &Cluster, planned: &[Value]) -> Result<Vec<Value>, LiveError> {
     let mut out = Vec::new();
     let Some(cluster) = planned.iter().find(|o| o["kind"] == "Cluster") else { return Ok(out) };
-    let name = cluster.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-    let namespace = cluster.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
+    let name = cluster.str_at("/metadata/name").unwrap_or("");
+    let namespace = cluster.str_at("/metadata/namespace").unwrap_or("default");
     let mut kinds: Vec<(String, String)> = Vec::new();
     for object in planned {
         let key = (

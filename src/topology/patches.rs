@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::gotemplate::{self, GoValue};
 use super::variables;
+use crate::json_pointer::At;
 
 /// Which object holds the reference to a template, as CAPI's `HolderReference`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,10 +63,10 @@ type PlannedOps = (usize, usize, Vec<(usize, Op)>);
 pub fn apply(class: &Value, global: &BTreeMap<String, Value>, items: &mut [Item]) -> Result<(), PatchError> {
     let class_name = format!(
         "{}/{}",
-        class.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default"),
-        class.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")
+        class.str_at("/metadata/namespace").unwrap_or("default"),
+        class.str_at("/metadata/name").unwrap_or("")
     );
-    let patches = class.pointer("/spec/patches").and_then(Value::as_array).cloned().unwrap_or_default();
+    let patches = class.array_at("/spec/patches").cloned().unwrap_or_default();
     for (pi, patch) in patches.iter().enumerate() {
         let name = patch.get("name").and_then(Value::as_str).unwrap_or("").to_string();
         let err = |definition: Option<usize>, json_patch: Option<usize>, reason: String| PatchError {
@@ -149,7 +150,7 @@ fn item_kind(object: &Value) -> String {
     format!(
         "{}/{}",
         object.get("kind").and_then(Value::as_str).unwrap_or(""),
-        object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")
+        object.str_at("/metadata/name").unwrap_or("")
     )
 }
 
@@ -176,7 +177,7 @@ pub fn matches_selector(item: &Item, selector: &Value) -> bool {
     let Some(m) = selector.get("matchResources") else { return false };
     let flag = |key: &str| m.get(key).and_then(Value::as_bool) == Some(true);
     let class_matches = |key: &str, class: &str| {
-        m.pointer(&format!("/{key}/names")).and_then(Value::as_array).is_some_and(|names| {
+        m.array_at(&format!("/{key}/names")).is_some_and(|names| {
             names.iter().filter_map(Value::as_str).any(|n| {
                 n == "*"
                     || n == class

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::json_pointer::At;
 use crate::schema::validate::compact;
 
 /// The name CAPI reserves for the builtin variables.
@@ -40,7 +41,7 @@ pub enum VariableError {
 /// Reads `spec.variables` of a ClusterClass (same shape in v1beta1 and v1beta2).
 pub fn definitions(class: &Value) -> Result<Vec<VariableDefinition>, VariableError> {
     let mut defs = Vec::new();
-    let Some(items) = class.pointer("/spec/variables").and_then(Value::as_array) else {
+    let Some(items) = class.array_at("/spec/variables") else {
         return Ok(defs);
     };
     for (i, item) in items.iter().enumerate() {

@@ -1,11 +1,9 @@
-//! The classic path's work grows linearly, counted, never timed: translations of classic clusters
-//! (`capz::migrate::translations_on_this_thread`) and documents given to the rules
-//! (`capz::lint::documents_judged_on_this_thread`) for N and 2N clusters, and for many copies of one cluster.
+//! The classic path's work grows linearly, counted, never timed (`capz::lint::Work`): translations of classic
+//! clusters and documents given to the rules for N and 2N clusters, and for many copies of one cluster.
 //! And copies of one object: `duplicate-object`, each copy judged with its own directory.
 
-use capz::lint::{ApplyUnit, RuleSelection, StreamedBundle, check, documents_judged_on_this_thread};
+use capz::lint::{ApplyUnit, RuleSelection, StreamedBundle, Work, check, check_counting};
 use capz::manifest::{Document, parse_documents};
-use capz::migrate::translations_on_this_thread;
 use capz::report::Finding;
 
 /// A classic cluster `c42` in `default` with control plane patches, two pools and an AzureClusterIdentity
@@ -21,18 +19,18 @@ fn cluster(i: usize) -> String {
 
 /// Work of the streamed rules (what `validate FILE...` runs) over `documents`: (translations, documents judged).
 fn streamed_work(documents: &[Document]) -> (usize, usize, Vec<Finding>) {
-    let (translations, judged) = (translations_on_this_thread(), documents_judged_on_this_thread());
+    let work = Work::default();
     let mut bundle = StreamedBundle::default();
     bundle.add(documents);
-    let findings = bundle.check(&RuleSelection::default());
-    (translations_on_this_thread() - translations, documents_judged_on_this_thread() - judged, findings)
+    let findings = bundle.check_counting(&RuleSelection::default(), &work);
+    (work.translations(), work.documents_judged(), findings)
 }
 
 /// Translations of the whole-bundle rules (`render`, `migrate`, fleets) over `documents`.
 fn whole_bundle_translations(documents: &[Document]) -> usize {
-    let before = translations_on_this_thread();
-    check(documents, &RuleSelection::default());
-    translations_on_this_thread() - before
+    let work = Work::default();
+    check_counting(documents, &RuleSelection::default(), &work);
+    work.translations()
 }
 
 fn fleet(clusters: usize) -> Vec<Document> {

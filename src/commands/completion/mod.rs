@@ -15,6 +15,7 @@ use clap::CommandFactory;
 use crate::cli::{Cli, CompleteArgs, CompletionArgs, CompletionShell};
 use crate::cluster::{Cluster, ClusterOptions, Resource};
 use crate::exit::ExitStatus;
+use crate::json_pointer::At;
 use crate::render::TemplateSource;
 
 /// How long completion may wait for the namespaces (kubectl's own completion uses 5s).
@@ -94,7 +95,7 @@ impl engine::Lookup for PluginLookup {
             })
             .unwrap_or_default()
             .iter()
-            .filter_map(|ns| ns.pointer("/metadata/name").and_then(|n| n.as_str()).map(str::to_string))
+            .filter_map(|ns| ns.str_at("/metadata/name").map(str::to_string))
             .collect()
     }
 }

@@ -14,6 +14,7 @@ mod typed;
 use serde_json::{Map, Value};
 
 use super::{ConvertError, Warning};
+use crate::json_pointer::At;
 
 /// The annotation in which CAPI keeps hub-only fields of an object served as v1beta1.
 pub const CONVERSION_DATA_ANNOTATION: &str = "cluster.x-k8s.io/conversion-data";
@@ -86,7 +87,7 @@ pub(crate) fn convert(object: &Value) -> Result<(Value, Vec<Warning>), ConvertEr
     let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string();
     let group = api_version.split('/').next().unwrap_or("").to_string();
     let kind = map.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
-    let namespace = map.pointer_str("/metadata/namespace");
+    let namespace = object.str_at("/metadata/namespace").unwrap_or("").to_string();
     let mut context = Context { namespace, restored: None, warnings: Vec::new() };
     typed::decode_v1beta1(&mut context, &mut value, &group, &kind)?;
     let map = value.as_object_mut().expect("checked above");
@@ -135,21 +136,4 @@ fn take_conversion_data(map: &mut Map<String, Value>) -> Result<Option<Value>, C
     let restored: Value = serde_json::from_str(text)
         .map_err(|err| ConvertError::invalid(&pointer, &format!("the conversion data is not JSON: {err}")))?;
     Ok(Some(restored))
-}
-
-/// Small lookups on objects.
-trait PointerStr {
-    fn pointer_str(&self, pointer: &str) -> String;
-}
-
-impl PointerStr for Map<String, Value> {
-    fn pointer_str(&self, pointer: &str) -> String {
-        let mut parts = pointer.trim_start_matches('/').splitn(2, '/');
-        let first = parts.next().unwrap_or("");
-        let value = match parts.next() {
-            Some(rest) => self.get(first).and_then(|v| v.pointer(&format!("/{rest}"))),
-            None => self.get(first),
-        };
-        value.and_then(Value::as_str).unwrap_or("").to_string()
-    }
 }

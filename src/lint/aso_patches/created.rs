@@ -84,7 +84,7 @@ pub(super) fn check(
             let message = messages.join("; ");
             let classic_pointer = classic_field(created.holder, created.object, &path);
             let Some((doc, pointer)) = locator.locate(&created.holder.origin, &classic_pointer) else { continue };
-            let name = created.object.at("/metadata/name").and_then(Value::as_str).unwrap_or("");
+            let name = created.object.str_at("/metadata/name").unwrap_or("");
             sink.emit(
                 CREATED_SCHEMA,
                 doc,
@@ -109,7 +109,7 @@ fn without_agent_pool_profiles(managed_cluster: &mut Value) {
 /// else any leaf of the classic spec holding it, else `/spec`.
 fn classic_field(holder: &Document, object: &Value, path: &str) -> String {
     if path == "/spec/azureName" {
-        return if holder.value.at("/spec/name").and_then(Value::as_str).is_some_and(|n| !n.is_empty()) {
+        return if holder.value.str_at("/spec/name").is_some_and(|n| !n.is_empty()) {
             "/spec/name".into()
         } else {
             "/metadata/name".into()

@@ -102,9 +102,8 @@ impl<'a> Locator<'a> {
 
 /// Whether any object of the cluster carries patches (a cluster without any has nothing to judge).
 fn has_patches(cluster: &ClassicCluster<'_>) -> bool {
-    let listed = |document: &Document, pointer: &str| {
-        document.value.at(pointer).and_then(|v| v.as_array()).is_some_and(|list| !list.is_empty())
-    };
+    let listed =
+        |document: &Document, pointer: &str| document.value.array_at(pointer).is_some_and(|list| !list.is_empty());
     listed(&cluster.control_plane, "/spec/asoManagedClusterPatches")
         || cluster.pools.iter().any(|(_, pool)| listed(pool, "/spec/asoManagedClustersAgentPoolPatches"))
 }
@@ -133,13 +132,19 @@ pub(super) fn check(documents: &[Document], sink: &mut Sink<'_>) {
         let as_is = patched.then(|| cluster.clone());
         put_placeholder_ssh_key(&mut cluster);
         let cluster_with_key = cluster;
+        sink.work.count_translation();
         let Ok(mut translation) = translate(&cluster_with_key, schemas) else {
             if let Some(as_is) = &as_is {
                 judge_patches(&locator, as_is, sink, &mut judged);
             }
             continue;
         };
-        let mut unpatched = if patched { translate(&without_patches(&cluster_with_key), schemas).ok() } else { None };
+        let mut unpatched = if patched {
+            sink.work.count_translation();
+            translate(&without_patches(&cluster_with_key), schemas).ok()
+        } else {
+            None
+        };
         if let Some(as_is) = &as_is {
             patched::check(&locator, &cluster_with_key, &translation, unpatched.as_ref(), sink);
             judge_patches(&locator, as_is, sink, &mut judged);
@@ -185,7 +190,7 @@ fn judge_patches(
 fn check_texts(documents: &[Document], sink: &mut Sink<'_>, judged: &std::collections::BTreeSet<(usize, String)>) {
     for (doc, document) in documents.iter().enumerate() {
         let Some((_, pointer)) = PATCH_FIELDS.iter().find(|(kind, _)| *kind == document.kind()) else { continue };
-        let Some(patches) = document.value.at(pointer).and_then(|v| v.as_array()) else { continue };
+        let Some(patches) = document.value.array_at(pointer) else { continue };
         for (index, patch) in patches.iter().enumerate() {
             let at = format!("{pointer}/{index}");
             let text = patch.as_str().unwrap_or("");

@@ -12,7 +12,7 @@ use crate::migrate::{ClassicCluster, MigrateOptions, Translation, to_aso_bundle,
 use crate::report::Finding;
 use crate::schema::{Gvk, Validator};
 
-use super::super::{RuleSelection, Sink, rule_info};
+use super::super::{RuleSelection, Sink, Work, rule_info};
 use super::{Locator, PATCH_RULES, PATCH_SCHEMA, PATCH_UNCHECKED, touched};
 use crate::json_pointer::At;
 
@@ -38,8 +38,7 @@ impl Target<'_> {
 fn patch_texts(holder: &Document, field: &str) -> Vec<String> {
     holder
         .value
-        .at(&format!("/spec/{field}"))
-        .and_then(Value::as_array)
+        .array_at(&format!("/spec/{field}"))
         .map(|list| list.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
         .unwrap_or_default()
 }
@@ -157,8 +156,10 @@ fn check_schemas(locator: &Locator<'_>, targets: &[Target<'_>], sink: &mut Sink<
 }
 
 /// The lint findings of the AzureASOManaged* bundle of `cluster`; each finding's `source` is its object's index.
-fn bundle_findings(cluster: &ClassicCluster<'_>, selection: &RuleSelection) -> Option<Vec<Finding>> {
+fn bundle_findings(cluster: &ClassicCluster<'_>, selection: &RuleSelection, work: &Work) -> Option<Vec<Finding>> {
     let options = MigrateOptions { schemas: selection.schemas(), ..MigrateOptions::default() };
+    // `to_aso_bundle` translates the cluster first, once.
+    work.count_translation();
     let bundle = to_aso_bundle(cluster, &options).ok()?;
     let documents: Vec<Document> = bundle
         .objects
@@ -166,7 +167,7 @@ fn bundle_findings(cluster: &ClassicCluster<'_>, selection: &RuleSelection) -> O
         .enumerate()
         .map(|(i, value)| Document::from_value(value, &Arc::from(i.to_string()), i))
         .collect();
-    Some(super::super::check(&documents, selection))
+    Some(super::super::check_counting(&documents, selection, work))
 }
 
 /// The target a finding on object `index` of the bundle (Cluster, AzureASOManagedCluster, control plane, then a
@@ -214,8 +215,8 @@ fn check_embedded_rules(
         enabled: sink.selection.enabled.iter().copied().filter(|id| !PATCH_RULES.contains(id)).collect(),
         schemas: sink.selection.schemas,
     };
-    let Some(patched) = bundle_findings(cluster, &selection) else { return };
-    let Some(unpatched) = bundle_findings(&without_patches(cluster), &selection) else { return };
+    let Some(patched) = bundle_findings(cluster, &selection, sink.work) else { return };
+    let Some(unpatched) = bundle_findings(&without_patches(cluster), &selection, sink.work) else { return };
     let same = |a: &Finding, b: &Finding| {
         a.rule == b.rule && a.source == b.source && a.path == b.path && a.message == b.message
     };

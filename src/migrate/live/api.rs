@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::LiveError;
 use super::kinds::{Kind, Target};
 use crate::cluster::{Cluster, ClusterError, Resource};
+use crate::json_pointer::At;
 
 /// The management cluster, as the migration sees it.
 pub struct Api {
@@ -71,8 +72,8 @@ impl Api {
     /// Creates `object` (its kind is `kind`).
     pub(super) async fn create(&self, kind: Kind, object: &Value) -> Result<Value, LiveError> {
         let resource = self.cluster.resource(kind.api_version, kind.kind).await?;
-        let namespace = object.pointer("/metadata/namespace").and_then(Value::as_str);
-        let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+        let namespace = object.str_at("/metadata/namespace");
+        let name = object.str_at("/metadata/name").unwrap_or("");
         let what = format!("create {}", describe(kind, namespace, name));
         let body =
             serde_json::to_vec(object).map_err(|e| LiveError::Write { what: what.clone(), message: e.to_string() })?;

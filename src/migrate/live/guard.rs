@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::kinds::{self, Kind, Target};
 use super::objects::is_skipped;
 use super::{MIGRATION, RECONCILE_POLICY};
+use crate::json_pointer::At;
 
 /// A write the migration wants to make.
 #[derive(Debug, Clone)]
@@ -28,8 +29,8 @@ impl Write<'_> {
             Write::Create { kind, object } => format!(
                 "create {} {}/{}",
                 kind.kind,
-                object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or(""),
-                object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")
+                object.str_at("/metadata/namespace").unwrap_or(""),
+                object.str_at("/metadata/name").unwrap_or("")
             ),
             Write::Patch { target, .. } => format!("patch {target}"),
             Write::RemoveFinalizers { target } => format!("remove the finalizers of {target}"),
@@ -65,10 +66,9 @@ pub struct GuardError {
 /// Whether `patch` only sets the [`MIGRATION`] annotation (the patch of an existing, empty new namespace).
 fn is_record_patch(patch: &Value) -> bool {
     patch.as_object().is_some_and(|p| p.len() == 1)
-        && patch.pointer("/metadata").and_then(Value::as_object).is_some_and(|m| m.len() == 1)
+        && patch.object_at("/metadata").is_some_and(|m| m.len() == 1)
         && patch
-            .pointer("/metadata/annotations")
-            .and_then(Value::as_object)
+            .object_at("/metadata/annotations")
             .is_some_and(|a| a.len() == 1 && a.get(MIGRATION).is_some_and(Value::is_string))
 }
 
@@ -88,8 +88,8 @@ pub fn check(scope: &Scope, write: &Write, facts: &Facts) -> Result<(), GuardErr
     let (kind, namespace, name) = match write {
         Write::Create { kind, object } => (
             *kind,
-            object.pointer("/metadata/namespace").and_then(Value::as_str).map(str::to_string),
-            object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string(),
+            object.str_at("/metadata/namespace").map(str::to_string),
+            object.str_at("/metadata/name").unwrap_or("").to_string(),
         ),
         Write::Patch { target, .. } | Write::RemoveFinalizers { target } | Write::Delete { target } => {
             (target.kind, target.namespace.clone(), target.name.clone())

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::json_pointer::At;
+
 /// An `apiVersion` + `kind` pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Kind {
@@ -69,8 +71,8 @@ impl Target {
     }
     /// The target of an object to create.
     pub fn of(kind: Kind, object: &serde_json::Value) -> Target {
-        let name = object.pointer("/metadata/name").and_then(serde_json::Value::as_str).unwrap_or("");
-        match object.pointer("/metadata/namespace").and_then(serde_json::Value::as_str) {
+        let name = object.str_at("/metadata/name").unwrap_or("");
+        match object.str_at("/metadata/namespace") {
             Some(ns) => Target::new(kind, ns, name),
             None => Target { kind, namespace: None, name: name.to_string() },
         }

@@ -2,10 +2,10 @@
 //! (annotation [`super::MIGRATION`]) so that a re-run after the old objects are gone still knows them.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::kinds::{self, Target};
 use super::{Api, LiveError};
+use crate::json_pointer::At;
 
 /// Every name of one migration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,10 +24,6 @@ pub struct Names {
     pub credential_secret: String,
 }
 
-fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
-    value.pointer(pointer).and_then(Value::as_str)
-}
-
 impl Names {
     /// Reads the classic cluster `namespace/cluster` and names everything the migration touches. Fails when
     /// the cluster is not a classic one or an object the migration needs is missing.
@@ -42,36 +38,36 @@ impl Names {
                 "{cluster_target} is drawn from a ClusterClass (spec.topology); only flat classic clusters migrate"
             )));
         }
-        let cp_kind = str_at(&live, "/spec/controlPlaneRef/kind").unwrap_or("");
+        let cp_kind = live.str_at("/spec/controlPlaneRef/kind").unwrap_or("");
         if cp_kind != "AzureManagedControlPlane" {
             return Err(LiveError::Precondition(format!(
                 "{cluster_target} is not a classic cluster: its spec.controlPlaneRef is {:?}, not an AzureManagedControlPlane",
                 if cp_kind.is_empty() { "missing" } else { cp_kind }
             )));
         }
-        let control_plane = str_at(&live, "/spec/controlPlaneRef/name").unwrap_or("").to_string();
+        let control_plane = live.str_at("/spec/controlPlaneRef/name").unwrap_or("").to_string();
         let cp_target = Target::new(kinds::AZURE_MANAGED_CONTROL_PLANE, namespace, &control_plane);
         let cp = api.get(&cp_target).await?.ok_or_else(|| {
             LiveError::Precondition(format!("{cp_target} (the Cluster's control plane) does not exist"))
         })?;
-        let infra_cluster = match str_at(&live, "/spec/infrastructureRef/kind") {
-            Some("AzureManagedCluster") => str_at(&live, "/spec/infrastructureRef/name").map(str::to_string),
+        let infra_cluster = match live.str_at("/spec/infrastructureRef/kind") {
+            Some("AzureManagedCluster") => live.str_at("/spec/infrastructureRef/name").map(str::to_string),
             _ => None,
         };
         let mut pools = Vec::new();
         for machine_pool in api.list(kinds::MACHINE_POOL, namespace).await? {
-            if str_at(&machine_pool, "/spec/clusterName") != Some(cluster) {
+            if machine_pool.str_at("/spec/clusterName") != Some(cluster) {
                 continue;
             }
             let infra = "/spec/template/spec/infrastructureRef";
-            if str_at(&machine_pool, &format!("{infra}/kind")) != Some("AzureManagedMachinePool") {
+            if machine_pool.str_at(&format!("{infra}/kind")) != Some("AzureManagedMachinePool") {
                 continue;
             }
-            let name = str_at(&machine_pool, "/metadata/name").unwrap_or("").to_string();
-            let pool = str_at(&machine_pool, &format!("{infra}/name")).unwrap_or("").to_string();
+            let name = machine_pool.str_at("/metadata/name").unwrap_or("").to_string();
+            let pool = machine_pool.str_at(&format!("{infra}/name")).unwrap_or("").to_string();
             pools.push((name, pool));
         }
-        let resource_group = str_at(&cp, "/spec/resourceGroupName").unwrap_or("").to_string();
+        let resource_group = cp.str_at("/spec/resourceGroupName").unwrap_or("").to_string();
         if resource_group.is_empty() {
             return Err(LiveError::Precondition(format!("{cp_target} has no spec.resourceGroupName")));
         }
@@ -82,10 +78,10 @@ impl Names {
                 "{mc_target} (the ASO object CAPZ manages the AKS cluster with) does not exist"
             ))
         })?;
-        let credential_secret =
-            str_at(&managed_cluster, &format!("/metadata/annotations/{}", super::CREDENTIAL_FROM.replace('/', "~1")))
-                .unwrap_or("")
-                .to_string();
+        let credential_secret = managed_cluster
+            .str_at(&format!("/metadata/annotations/{}", super::CREDENTIAL_FROM.replace('/', "~1")))
+            .unwrap_or("")
+            .to_string();
         if credential_secret.is_empty() {
             return Err(LiveError::Precondition(format!(
                 "{mc_target} has no {} annotation: no ASO credential Secret to copy",

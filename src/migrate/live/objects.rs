@@ -5,6 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::names::Names;
 use super::{ADOPT, CREDENTIAL_FROM, MIGRATION, RECONCILE_POLICY};
+use crate::json_pointer::At;
 
 /// Read-only fields of `status.agentPoolProfiles` that the spec does not have (ASO v1api20250801's schema).
 const STATUS_ONLY_PROFILE_FIELDS: &[&str] =
@@ -27,8 +28,7 @@ pub fn annotation<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
 /// The object's finalizers (empty when none).
 pub fn finalizers(object: &Value) -> Vec<String> {
     object
-        .pointer("/metadata/finalizers")
-        .and_then(Value::as_array)
+        .array_at("/metadata/finalizers")
         .map(|items| items.iter().filter_map(|f| f.as_str().map(str::to_string)).collect())
         .unwrap_or_default()
 }
@@ -41,7 +41,7 @@ pub fn is_skipped(object: &Value) -> bool {
 /// Whether a condition of that type has status True, in `status.conditions` or CAPI's `status.v1beta2.conditions`.
 pub fn condition_true(object: &Value, kind: &str) -> bool {
     ["/status/conditions", "/status/v1beta2/conditions"].iter().any(|pointer| {
-        object.pointer(pointer).and_then(Value::as_array).is_some_and(|conditions| {
+        object.array_at(pointer).is_some_and(|conditions| {
             conditions.iter().any(|c| c.get("type") == Some(&json!(kind)) && c.get("status") == Some(&json!("True")))
         })
     })
@@ -109,8 +109,7 @@ pub fn resource_group(old: &Value, names: &Names) -> Value {
 pub fn managed_cluster(old: &Value, names: &Names) -> Value {
     let mut object = fresh(old, super::kinds::MANAGED_CLUSTER, names, true);
     let profiles: Vec<Value> = old
-        .pointer("/status/agentPoolProfiles")
-        .and_then(Value::as_array)
+        .array_at("/status/agentPoolProfiles")
         .map(|items| items.iter().map(spec_profile).collect())
         .unwrap_or_default();
     object["spec"]["agentPoolProfiles"] = Value::Array(profiles);

@@ -11,6 +11,7 @@ use super::names::Names;
 use super::objects::{annotation, condition_true, finalizers, is_skipped};
 use super::step_id::StepId;
 use super::{Api, BLOCK_MOVE, LiveError, MIGRATION, RECONCILE_POLICY};
+use crate::json_pointer::At;
 use crate::manifest::Document;
 
 /// Every object of the migration as it is now (`None`: absent).
@@ -54,7 +55,7 @@ impl LiveState {
         self.objects
             .iter()
             .filter_map(|(k, v)| {
-                let rv = v.as_ref()?.pointer("/metadata/resourceVersion")?.as_str()?;
+                let rv = v.as_ref()?.str_at("/metadata/resourceVersion")?;
                 Some((k.clone(), rv.to_string()))
             })
             .collect()
@@ -69,7 +70,7 @@ impl LiveState {
         let done = |yes: bool| if yes { StepStatus::Done } else { StepStatus::Todo };
         match step {
             StepId::Pause => done(self.all_absent_or(&[names.old(kinds::CLUSTER, &names.cluster)], |c| {
-                c.pointer("/spec/paused").and_then(Value::as_bool) == Some(true)
+                c.bool_at("/spec/paused") == Some(true)
             })),
             StepId::BlockMove => {
                 let mut targets = vec![names.old(kinds::AZURE_MANAGED_CONTROL_PLANE, &names.control_plane)];
@@ -192,7 +193,7 @@ pub async fn preconditions(api: &Api, names: &Names, state: &LiveState) -> Resul
     }
     let mc = names.old(kinds::MANAGED_CLUSTER, &names.managed_cluster);
     if let Some(live) = state.get(&mc)
-        && live.pointer("/status/agentPoolProfiles").and_then(Value::as_array).is_none_or(Vec::is_empty)
+        && live.array_at("/status/agentPoolProfiles").is_none_or(Vec::is_empty)
     {
         failures.push(format!(
             "{mc} has no status.agentPoolProfiles: the adopted ManagedCluster would be sent to Azure without pools"
@@ -209,7 +210,7 @@ pub async fn preconditions(api: &Api, names: &Names, state: &LiveState) -> Resul
         // An existing namespace that does not record this migration must hold none of the kinds it writes.
         for kind in kinds::NAMESPACED_KINDS {
             for object in api.list(kind, &names.new_namespace).await? {
-                let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+                let name = object.str_at("/metadata/name").unwrap_or("");
                 failures.push(format!(
                     "Namespace {} is not empty: {} {}/{name} exists (name clash risk; use a new namespace)",
                     names.new_namespace, kind.kind, names.new_namespace

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
+use crate::json_pointer::At;
 use crate::manifest::Document;
 
 pub use crate::config::argo_cluster::{ArgoCluster, SECRET_TYPE_CLUSTER, SECRET_TYPE_LABEL};
@@ -38,10 +39,10 @@ pub fn cluster_of_secret(document: &Document) -> Option<ArgoCluster> {
         return None;
     }
     let field = |key: &str| -> Option<String> {
-        if let Some(text) = document.value.pointer(&format!("/stringData/{key}")).and_then(Value::as_str) {
+        if let Some(text) = document.value.str_at(&format!("/stringData/{key}")) {
             return Some(text.to_string());
         }
-        let encoded = document.value.pointer(&format!("/data/{key}")).and_then(Value::as_str)?;
+        let encoded = document.value.str_at(&format!("/data/{key}"))?;
         let bytes = base64::engine::general_purpose::STANDARD.decode(encoded.trim()).ok()?;
         String::from_utf8(bytes).ok()
     };

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
+use crate::json_pointer::At;
 use crate::manifest;
 use crate::source::budget::Budget;
 use crate::source::kustomize::{self, BuildRequest, BuiltObject};
@@ -42,8 +43,7 @@ impl ArgoKustomize {
     /// option that changes the build (an empty `kustomize: {}` just picks the kustomize tool).
     pub fn of_source(source: &Value, pointer: &str, application: &Value) -> Option<Self> {
         let options = source.get("kustomize").filter(|value| value.as_object().is_some_and(|map| !map.is_empty()))?;
-        let text =
-            |value: &Value, pointer: &str| value.pointer(pointer).and_then(Value::as_str).unwrap_or("").to_string();
+        let text = |value: &Value, pointer: &str| value.str_at(pointer).unwrap_or("").to_string();
         let mut env = BTreeMap::new();
         env.insert("ARGOCD_APP_NAME".to_string(), text(application, "/metadata/name"));
         env.insert("ARGOCD_APP_NAMESPACE".to_string(), text(application, "/spec/destination/namespace"));
@@ -123,7 +123,7 @@ pub fn edit(
         }
     }
     let mut revision_used = Vec::new();
-    let text = |pointer: &str| options.pointer(pointer).and_then(Value::as_str).unwrap_or("");
+    let text = |pointer: &str| options.str_at(pointer).unwrap_or("");
     if runs_a_kustomize_edit(options) {
         fix_kustomization(&mut k);
     }

@@ -22,6 +22,7 @@ pub use clusters::{ArgoCluster, cluster_of_secret};
 pub use directory::{directory_manifests, glob_match};
 pub use kustomize::ArgoKustomize;
 
+use crate::json_pointer::At;
 use crate::manifest::Document;
 use crate::source::helm::{ChartResolver, InlineValues, RemoteChart, RenderRequest, WrittenAt, is_chart_dir};
 
@@ -100,7 +101,7 @@ pub fn argo_sources_with(document: &Document, repo_root: &Path, inputs: &ArgoInp
         Ok(applications) => applications
             .iter()
             .flat_map(|application| {
-                let name = application.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+                let name = application.str_at("/metadata/name").unwrap_or("");
                 let owner = format!("ApplicationSet/{set_name} ({name})");
                 application_sources(application, None, &owner, repo_root, &file, line, inputs)
             })
@@ -128,12 +129,9 @@ fn application_sources(
     inputs: &ArgoInputs<'_>,
 ) -> Vec<ArgoSource> {
     let spec = application.get("spec").cloned().unwrap_or(Value::Null);
-    let name = application.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-    let destination_namespace =
-        spec.pointer("/destination/namespace").and_then(Value::as_str).filter(|ns| !ns.is_empty()).map(str::to_string);
-    let destination = |field: &str| {
-        spec.pointer(&format!("/destination/{field}")).and_then(Value::as_str).filter(|text| !text.is_empty())
-    };
+    let name = application.str_at("/metadata/name").unwrap_or("");
+    let destination_namespace = spec.str_at("/destination/namespace").filter(|ns| !ns.is_empty()).map(str::to_string);
+    let destination = |field: &str| spec.str_at(&format!("/destination/{field}")).filter(|text| !text.is_empty());
     // Argo CD's name for the cluster it runs in.
     let destination_cluster = match (destination("server"), destination("name")) {
         (Some(server), _) => Some(server.trim_end_matches('/').to_string()),
@@ -185,7 +183,7 @@ fn application_sources(
 }
 
 fn str_of<'a>(value: &'a Value, pointer: &str) -> &'a str {
-    value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+    value.str_at(pointer).unwrap_or("")
 }
 
 /// What the sources of one Application share.
@@ -251,7 +249,7 @@ fn source_build(source: &Value, pointer: &str, context: &SourceContext<'_>) -> A
     ArgoBuild::Directory {
         relative,
         path,
-        recurse: source.pointer("/directory/recurse").and_then(Value::as_bool).unwrap_or(false),
+        recurse: source.bool_at("/directory/recurse").unwrap_or(false),
         include: str_of(source, "/directory/include").to_string(),
         exclude: str_of(source, "/directory/exclude").to_string(),
     }

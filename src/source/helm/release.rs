@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use super::chart::is_chart_dir;
 use super::remote::{LocalChart, RemoteChart, oci_chart};
 use super::render::{InlineValues, RenderRequest, WrittenAt, leaf_pointers};
+use crate::json_pointer::At;
 use crate::manifest::Document;
 
 /// API group of Flux's HelmRelease.
@@ -106,9 +107,9 @@ fn remote_chart_of(
             return Err(not_here());
         }
         let source = lookup(kind, ref_namespace, ref_name).ok_or_else(not_here)?;
-        let url = source.value.pointer("/spec/url").and_then(Value::as_str).unwrap_or("");
+        let url = source.value.str_at("/spec/url").unwrap_or("");
         let Some((chart_name, _)) = oci_chart(url) else { return Err(not_here()) };
-        let tag = source.value.pointer("/spec/ref/tag").and_then(Value::as_str).unwrap_or("");
+        let tag = source.value.str_at("/spec/ref/tag").unwrap_or("");
         Some(RemoteChart { name: chart_name, version: tag.to_string(), from: format!("{kind}/{ref_name} ({url})") })
     } else if !matches!(source_kind, "GitRepository" | "Bucket") {
         if source_kind != "HelmRepository" {
@@ -117,7 +118,7 @@ fn remote_chart_of(
                 if source_kind.is_empty() { "source that is not named" } else { source_kind }
             ));
         }
-        let source_name = chart_spec.pointer("/sourceRef/name").and_then(Value::as_str).unwrap_or("?");
+        let source_name = chart_spec.str_at("/sourceRef/name").unwrap_or("?");
         // Flux's default version is `*`: the newest.
         let version = chart_spec.get("version").and_then(Value::as_str).unwrap_or("*");
         Some(RemoteChart {

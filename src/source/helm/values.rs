@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::HelmProblem;
 use super::render::{HelmRender, WrittenAt, helm_template, leaf_pointers, split_output};
+use crate::json_pointer::At;
 use crate::manifest::{Document, SecretValues, parse_value};
 use crate::report::Finding;
 use crate::source::budget::Budget;
@@ -126,7 +127,7 @@ impl ValueTrace {
     /// got its value from, when it is one value of a values file (alone or within a longer string).
     pub fn locate(&self, source: &str, object: &str, pointer: &str) -> Option<&ValueOrigin> {
         let index = self.real.iter().position(|(real_source, name)| real_source == source && name == object)?;
-        let text = self.marked.get(index)?.value.pointer(pointer)?.as_str()?;
+        let text = self.marked.get(index)?.value.str_at(pointer)?;
         let ids: Vec<u64> =
             marker_pattern().captures_iter(text).filter_map(|captures| captures[1].parse().ok()).collect();
         match ids.as_slice() {

@@ -21,6 +21,7 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use super::{Loader, is_below, join, shown_dir};
+use crate::json_pointer::At;
 use crate::manifest::{self, LineIndex};
 use crate::report::Severity;
 use crate::source::boundary::Walked;
@@ -109,7 +110,7 @@ impl Loader<'_> {
             .iter()
             .filter(|document| super::inputs::is_git_repo(document))
             .map(|document| {
-                let paths = document.value.pointer("/spec/paths").and_then(Value::as_array);
+                let paths = document.value.array_at("/spec/paths");
                 let paths = paths.into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect();
                 (document.name().to_string(), paths)
             })

@@ -4,8 +4,8 @@
 use serde_json::{Map, Value, json};
 
 use super::context::Ctx;
-use super::fields::s;
 use super::types::Worker;
+use crate::json_pointer::At;
 
 /// CAPI's builtin variable `builtin.cluster`: name, namespace, uid, metadata, topology and network of the Cluster.
 pub(super) fn cluster_builtin(
@@ -18,7 +18,7 @@ pub(super) fn cluster_builtin(
     let mut cluster_builtin = Map::new();
     cluster_builtin.insert("name".into(), json!(cluster_name));
     cluster_builtin.insert("namespace".into(), json!(namespace));
-    if let Some(uid) = s(cluster, "/metadata/uid") {
+    if let Some(uid) = cluster.str_at("/metadata/uid") {
         cluster_builtin.insert("uid".into(), json!(uid));
     }
     let mut meta = Map::new();
@@ -68,7 +68,7 @@ pub(super) fn control_plane_builtin(
     }
     if let Some(machine) = cp_machine {
         cp_builtin
-            .insert("machineTemplate".into(), json!({"infrastructureRef": {"name": s(machine, "/metadata/name")}}));
+            .insert("machineTemplate".into(), json!({"infrastructureRef": {"name": machine.str_at("/metadata/name")}}));
     }
     if let Some(meta) = object_metadata(control_plane) {
         cp_builtin.insert("metadata".into(), meta);
@@ -89,8 +89,8 @@ pub(super) fn worker_builtin(w: &Worker) -> Map<String, Value> {
     if let Some(meta) = object_metadata(&w.object) {
         b.insert("metadata".into(), meta);
     }
-    b.insert("bootstrap".into(), json!({"configRef": {"name": s(&w.bootstrap, "/metadata/name")}}));
-    b.insert("infrastructureRef".into(), json!({"name": s(&w.infrastructure, "/metadata/name")}));
+    b.insert("bootstrap".into(), json!({"configRef": {"name": w.bootstrap.str_at("/metadata/name")}}));
+    b.insert("infrastructureRef".into(), json!({"name": w.infrastructure.str_at("/metadata/name")}));
     b
 }
 

@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use sha2::Digest as _;
 
 use super::error::TopologyError;
-use super::fields::s;
 use super::inputs::namespace_matches;
+use crate::json_pointer::At;
 use crate::manifest::{Document, split_api_version};
 use crate::topology::gotemplate::{self, GoValue};
 
@@ -25,9 +25,9 @@ pub(super) fn read_ref(class: &Value, base: &str, class_ns: &str) -> Option<Temp
     for (suffix, field_suffix) in [("/templateRef", "templateRef"), ("/ref", "ref")] {
         if let Some(r) = class.pointer(&format!("{base}{suffix}")).filter(|r| r.is_object()) {
             return Some(TemplateRef {
-                api_version: s(r, "/apiVersion").unwrap_or("").to_string(),
-                kind: s(r, "/kind").unwrap_or("").to_string(),
-                name: s(r, "/name").unwrap_or("").to_string(),
+                api_version: r.str_at("/apiVersion").unwrap_or("").to_string(),
+                kind: r.str_at("/kind").unwrap_or("").to_string(),
+                name: r.str_at("/name").unwrap_or("").to_string(),
                 // CAPI v1.14 reads templates in the class's namespace: a v1beta1 `ref.namespace` is
                 // dropped by the conversion to v1beta2 (`templateRef` has none).
                 namespace: class_ns.to_string(),
@@ -152,11 +152,11 @@ impl Ctx<'_> {
 
     /// A reference to `obj` in the shape of the Cluster's API version.
     pub(super) fn reference(&self, obj: &Value) -> Value {
-        let api_version = s(obj, "/apiVersion").unwrap_or("");
+        let api_version = obj.str_at("/apiVersion").unwrap_or("");
         if self.v1beta2 {
-            json!({"apiGroup": split_api_version(api_version).0, "kind": s(obj, "/kind"), "name": s(obj, "/metadata/name")})
+            json!({"apiGroup": split_api_version(api_version).0, "kind": obj.str_at("/kind"), "name": obj.str_at("/metadata/name")})
         } else {
-            json!({"apiVersion": v1beta1_view_api_version(api_version), "kind": s(obj, "/kind"), "name": s(obj, "/metadata/name"), "namespace": self.namespace})
+            json!({"apiVersion": v1beta1_view_api_version(api_version), "kind": obj.str_at("/kind"), "name": obj.str_at("/metadata/name"), "namespace": self.namespace})
         }
     }
 }

@@ -5,9 +5,10 @@ use serde_json::{Map, Value, json};
 
 use super::context::Ctx;
 use super::error::TopologyError;
-use super::fields::{labels_of, merge_first_wins, s, set_pointer};
+use super::fields::{labels_of, merge_first_wins, set_pointer};
 use super::templates::{template_to_object, template_to_template};
 use super::types::{CLUSTER_NAME_LABEL, Current, TOPOLOGY_OWNED_LABEL};
+use crate::json_pointer::At;
 use crate::manifest::split_api_version;
 use crate::topology::webhooks;
 
@@ -53,8 +54,9 @@ pub(super) fn compute_control_plane(
         &labels_of(topo_cp_meta.and_then(|m| m.get("annotations"))),
         &labels_of(class_cp_meta.and_then(|m| m.get("annotations"))),
     );
-    let cp_name_template = s(class, "/spec/controlPlane/naming/template")
-        .or_else(|| s(class, "/spec/controlPlane/namingStrategy/template"))
+    let cp_name_template = class
+        .str_at("/spec/controlPlane/naming/template")
+        .or_else(|| class.str_at("/spec/controlPlane/namingStrategy/template"))
         .unwrap_or("{{ .cluster.name }}-{{ .random }}");
     let cp_name = match &current.control_plane {
         Some(n) => n.clone(),
@@ -65,18 +67,18 @@ pub(super) fn compute_control_plane(
     // (KCP), v1beta1 otherwise (CAPZ and most providers today).
     let cp_contract_v1beta2 = control_plane["apiVersion"] == json!("controlplane.cluster.x-k8s.io/v1beta2");
     if let Some(machine) = cp_machine {
-        let api_version = s(machine, "/apiVersion").unwrap_or("");
+        let api_version = machine.str_at("/apiVersion").unwrap_or("");
         if cp_contract_v1beta2 {
             set_pointer(
                 &mut control_plane,
                 "/spec/machineTemplate/spec/infrastructureRef",
-                json!({"apiGroup": split_api_version(api_version).0, "kind": s(machine, "/kind"), "name": s(machine, "/metadata/name")}),
+                json!({"apiGroup": split_api_version(api_version).0, "kind": machine.str_at("/kind"), "name": machine.str_at("/metadata/name")}),
             );
         } else {
             set_pointer(
                 &mut control_plane,
                 "/spec/machineTemplate/infrastructureRef",
-                json!({"apiVersion": api_version, "kind": s(machine, "/kind"), "name": s(machine, "/metadata/name"), "namespace": namespace}),
+                json!({"apiVersion": api_version, "kind": machine.str_at("/kind"), "name": machine.str_at("/metadata/name"), "namespace": namespace}),
             );
         }
         let existing = control_plane.pointer("/spec/machineTemplate/metadata").cloned().unwrap_or(json!({}));

@@ -1,12 +1,9 @@
-//! Reading and writing the JSON fields of objects: strings at a pointer, label maps merged as CAPI merges them.
+//! The JSON fields of objects: their group and kind, values written at a pointer, label maps merged as CAPI merges them.
 
 use serde_json::{Map, Value, json};
 
+use crate::json_pointer::At;
 use crate::manifest::split_api_version;
-
-pub(super) fn s<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
-    v.pointer(pointer).and_then(Value::as_str)
-}
 
 pub(super) fn labels_of(v: Option<&Value>) -> Map<String, Value> {
     v.and_then(Value::as_object).cloned().unwrap_or_default()
@@ -30,8 +27,8 @@ pub(super) fn sorted(map: Map<String, Value>) -> Map<String, Value> {
 }
 
 pub(super) fn group_kind(obj: &Value) -> String {
-    let group = split_api_version(s(obj, "/apiVersion").unwrap_or("")).0;
-    let kind = s(obj, "/kind").unwrap_or("");
+    let group = split_api_version(obj.str_at("/apiVersion").unwrap_or("")).0;
+    let kind = obj.str_at("/kind").unwrap_or("");
     if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") }
 }
 

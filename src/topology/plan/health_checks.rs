@@ -3,8 +3,8 @@
 use serde_json::{Map, Value, json};
 
 use super::context::Ctx;
-use super::fields::s;
 use super::types::{CLUSTER_NAME_LABEL, TOPOLOGY_OWNED_LABEL};
+use crate::json_pointer::At;
 use crate::topology::webhooks;
 
 /// The MachineHealthCheck a control plane or deployment gets (`IsMachineHealthCheckEnabled` and
@@ -90,7 +90,7 @@ pub(super) fn machine_health_check(ctx: &Ctx, target: &Value, selector: Value, c
         "apiVersion": ctx.cluster.get("apiVersion").cloned().unwrap_or(json!("cluster.x-k8s.io/v1beta1")),
         "kind": "MachineHealthCheck",
         "metadata": {
-            "name": s(target, "/metadata/name"),
+            "name": target.str_at("/metadata/name"),
             "namespace": ctx.namespace,
             "labels": {CLUSTER_NAME_LABEL: ctx.cluster_name, TOPOLOGY_OWNED_LABEL: ""},
         },

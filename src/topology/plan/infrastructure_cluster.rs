@@ -4,9 +4,9 @@ use serde_json::{Map, Value};
 
 use super::context::Ctx;
 use super::error::TopologyError;
-use super::fields::s;
 use super::templates::template_to_object;
 use super::types::Current;
+use crate::json_pointer::At;
 
 /// CAPI's `computeInfrastructureCluster`: the infrastructure cluster from the class's template, named by the class's
 /// naming template (or the existing object's name).
@@ -16,8 +16,9 @@ pub(super) fn compute_infrastructure_cluster(
     infra_template: &Value,
     current: &Current,
 ) -> Result<Value, TopologyError> {
-    let infra_name_template = s(class, "/spec/infrastructure/naming/template")
-        .or_else(|| s(class, "/spec/infrastructureNamingStrategy/template"))
+    let infra_name_template = class
+        .str_at("/spec/infrastructure/naming/template")
+        .or_else(|| class.str_at("/spec/infrastructureNamingStrategy/template"))
         .unwrap_or("{{ .cluster.name }}-{{ .random }}");
     let infra_name = match &current.infrastructure_cluster {
         Some(n) => n.clone(),

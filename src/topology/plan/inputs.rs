@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use crate::json_pointer::At;
 use crate::manifest::Document;
 
 /// Is this a Cluster with `spec.topology`?
@@ -11,7 +12,7 @@ pub fn is_topology_cluster(doc: &Document) -> bool {
 
 /// The ClusterClass (namespace, name) a topology Cluster uses.
 pub fn class_ref(cluster: &Value) -> (String, String) {
-    let ns = cluster.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
+    let ns = cluster.str_at("/metadata/namespace").unwrap_or("default");
     let topo = cluster.pointer("/spec/topology").cloned().unwrap_or(Value::Null);
     let name =
         topo.pointer("/classRef/name").or_else(|| topo.get("class")).and_then(Value::as_str).unwrap_or("").to_string();

@@ -46,11 +46,11 @@ use self::cluster::compute_cluster;
 use self::context::{Ctx, read_ref};
 use self::control_plane::{compute_control_plane, compute_control_plane_machine_template};
 use self::error::{field_pointer, locate};
-use self::fields::s;
 use self::infrastructure_cluster::compute_infrastructure_cluster;
 use self::inputs::namespace_matches;
 use self::patching::{copy_patched_templates, patch_items};
 use self::workers::{check_unique_worker_names, compute_machine_deployments, compute_machine_pools};
+use crate::json_pointer::At;
 use crate::manifest::Document;
 use crate::topology::variables::{self, VariableError};
 use crate::topology::{patches, webhooks};
@@ -91,7 +91,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
     webhooks::default_cluster(&mut defaulted, &defs);
     let cluster = &defaulted;
     let v1beta2 = cluster_doc.version() == "v1beta2";
-    let topology_version = s(cluster, "/spec/topology/version").unwrap_or("").to_string();
+    let topology_version = cluster.str_at("/spec/topology/version").unwrap_or("").to_string();
     if topology_version.is_empty() {
         return Err(invalid_cluster(location, cluster_label, "spec.topology.version", "Required value"));
     }
@@ -161,7 +161,7 @@ pub fn plan(cluster_doc: &Document, documents: &[Document], current: &Current) -
         &cp_vars,
         &workers,
     )?;
-    let has_patches = class.pointer("/spec/patches").and_then(Value::as_array).is_some_and(|p| !p.is_empty());
+    let has_patches = class.array_at("/spec/patches").is_some_and(|p| !p.is_empty());
     if has_patches {
         patches::apply(class, &global, &mut items)?;
         copy_patched_templates(&items, &mut infra_cluster, &mut control_plane, cp_machine.as_mut(), &mut workers);
@@ -259,6 +259,7 @@ fn cluster_variables(
 mod tests {
     use super::*;
     use crate::manifest::parse_documents;
+    use serde_json::Value;
 
     const CLASS: &str = include_str!("../../../tests/fixtures/topology/custom/class.yaml");
     const CLUSTER: &str = include_str!("../../../tests/fixtures/topology/custom/cluster.yaml");

@@ -3,8 +3,9 @@
 use serde_json::{Map, Value, json};
 
 use super::context::Ctx;
-use super::fields::{group_kind, labels_of, s, sorted};
+use super::fields::{group_kind, labels_of, sorted};
 use super::types::{CLONED_FROM_GROUPKIND, CLONED_FROM_NAME, CLUSTER_NAME_LABEL, TOPOLOGY_OWNED_LABEL};
+use crate::json_pointer::At;
 
 /// `external.GenerateTemplate`: the object a template's `spec.template` describes.
 pub(super) fn template_to_object(
@@ -16,8 +17,8 @@ pub(super) fn template_to_object(
 ) -> Value {
     let inner = template.pointer("/spec/template").cloned().unwrap_or(json!({}));
     let mut obj = Map::new();
-    let kind = s(template, "/kind").unwrap_or("");
-    obj.insert("apiVersion".into(), json!(s(template, "/apiVersion").unwrap_or("")));
+    let kind = template.str_at("/kind").unwrap_or("");
+    obj.insert("apiVersion".into(), json!(template.str_at("/apiVersion").unwrap_or("")));
     obj.insert("kind".into(), json!(kind.strip_suffix("Template").unwrap_or(kind)));
     let mut meta = Map::new();
     meta.insert("name".into(), json!(name));
@@ -32,7 +33,7 @@ pub(super) fn template_to_object(
     for (k, v) in annotations {
         all_annotations.insert(k.clone(), v.clone());
     }
-    all_annotations.insert(CLONED_FROM_NAME.into(), json!(s(template, "/metadata/name").unwrap_or("")));
+    all_annotations.insert(CLONED_FROM_NAME.into(), json!(template.str_at("/metadata/name").unwrap_or("")));
     all_annotations.insert(CLONED_FROM_GROUPKIND.into(), json!(group_kind(template)));
     meta.insert("labels".into(), Value::Object(sorted(all_labels)));
     meta.insert("annotations".into(), Value::Object(sorted(all_annotations)));
@@ -58,7 +59,7 @@ pub(super) fn template_to_template(ctx: &Ctx, template: &Value, name: String, la
     all_labels.insert(TOPOLOGY_OWNED_LABEL.into(), json!(""));
     let mut annotations = labels_of(template.pointer("/metadata/annotations"));
     annotations.remove("kubectl.kubernetes.io/last-applied-configuration");
-    annotations.insert(CLONED_FROM_NAME.into(), json!(s(template, "/metadata/name").unwrap_or("")));
+    annotations.insert(CLONED_FROM_NAME.into(), json!(template.str_at("/metadata/name").unwrap_or("")));
     annotations.insert(CLONED_FROM_GROUPKIND.into(), json!(group_kind(template)));
     meta.insert("labels".into(), Value::Object(sorted(all_labels)));
     meta.insert("annotations".into(), Value::Object(sorted(annotations)));

@@ -5,21 +5,21 @@ use serde_json::{Map, Value, json};
 
 use super::context::Ctx;
 use super::error::TopologyError;
-use super::fields::{labels_of, merge_first_wins, s, sorted};
+use super::fields::{labels_of, merge_first_wins, sorted};
 use super::templates::{template_to_object, template_to_template};
 use super::types::{
     CLUSTER_NAME_LABEL, Current, CurrentWorker, MACHINE_DEPLOYMENT_NAME_LABEL, MACHINE_POOL_NAME_LABEL,
     TOPOLOGY_OWNED_LABEL, Worker, WorkerKind,
 };
+use crate::json_pointer::At;
 use crate::topology::webhooks;
 
 /// Worker topology names are unique per kind (CAPI's Cluster webhook).
 pub(super) fn check_unique_worker_names(ctx: &Ctx, cluster: &Value) -> Result<(), TopologyError> {
     for topo_key in ["machineDeployments", "machinePools"] {
         let names: Vec<&str> = cluster
-            .pointer(&format!("/spec/topology/workers/{topo_key}"))
-            .and_then(Value::as_array)
-            .map(|items| items.iter().filter_map(|t| s(t, "/name")).collect())
+            .array_at(&format!("/spec/topology/workers/{topo_key}"))
+            .map(|items| items.iter().filter_map(|t| t.str_at("/name")).collect())
             .unwrap_or_default();
         for (i, name) in names.iter().enumerate() {
             if names[..i].contains(name) {
@@ -63,11 +63,7 @@ fn compute_workers(
     topology_version: &str,
     current: &Current,
 ) -> Result<Vec<Worker>, TopologyError> {
-    let topologies = cluster
-        .pointer(&format!("/spec/topology/workers/{topo_key}"))
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let topologies = cluster.array_at(&format!("/spec/topology/workers/{topo_key}")).cloned().unwrap_or_default();
     let mut workers = Vec::new();
     for (index, topo) in topologies.iter().enumerate() {
         let entry = Entry { kind, key: topo_key, index, topo };
@@ -169,15 +165,14 @@ fn compute_worker(
 /// templates.
 fn worker_class(ctx: &Ctx, entry: &Entry) -> Result<WorkerClass, TopologyError> {
     let field = entry.field();
-    let topology_name = s(entry.topo, "/name").unwrap_or("").to_string();
-    let class_name = s(entry.topo, "/class").unwrap_or("").to_string();
+    let topology_name = entry.topo.str_at("/name").unwrap_or("").to_string();
+    let class_name = entry.topo.str_at("/class").unwrap_or("").to_string();
     if topology_name.is_empty() || class_name.is_empty() {
         return Err(ctx.cluster_err(&field, "Required value: name and class must be set".into()));
     }
     let class_key = entry.key;
-    let classes =
-        ctx.class.pointer(&format!("/spec/workers/{class_key}")).and_then(Value::as_array).cloned().unwrap_or_default();
-    let Some(ci) = classes.iter().position(|c| s(c, "/class") == Some(class_name.as_str())) else {
+    let classes = ctx.class.array_at(&format!("/spec/workers/{class_key}")).cloned().unwrap_or_default();
+    let Some(ci) = classes.iter().position(|c| c.str_at("/class") == Some(class_name.as_str())) else {
         return Err(ctx.cluster_err(
             &format!("{field}.class"),
             format!(
@@ -242,8 +237,10 @@ fn worker_name(
     }
     let (key, _, role) = entry.names();
     let topology_name = &class.topology_name;
-    let name_template = s(&class.def, "/naming/template")
-        .or_else(|| s(&class.def, "/namingStrategy/template"))
+    let name_template = class
+        .def
+        .str_at("/naming/template")
+        .or_else(|| class.def.str_at("/namingStrategy/template"))
         .map(str::to_string)
         .unwrap_or_else(|| format!("{{{{ .cluster.name }}}}-{{{{ .{key}.topologyName }}}}-{{{{ .random }}}}"));
     ctx.name_from_template(&name_template, &format!("{role}/{topology_name}"), Some((key, topology_name)))

@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
-use super::field_error::{FieldError, invalid, quoted, s};
+use super::field_error::{FieldError, invalid, quoted};
 use super::names::{DNS1123_SUBDOMAIN, is_dns1123_subdomain};
+use crate::json_pointer::At;
 use crate::topology::gotemplate;
 
 /// CAPI's `validateNamingStrategies`: the template is run on a sample Cluster `cluster` (topology
@@ -58,7 +59,7 @@ pub(super) fn validate_naming(class: &Value, errors: &mut Vec<FieldError>) {
             (format!("/spec/{v1beta1}/template"), format!("spec.{}.template", v1beta1.replace('/', "."))),
             (format!("/spec/{base}/naming/template"), format!("spec.{base}.naming.template")),
         ] {
-            if let Some(t) = s(class, &ptr) {
+            if let Some(t) = class.str_at(&ptr) {
                 check_template(t, field, what, None, errors);
             }
         }
@@ -67,11 +68,11 @@ pub(super) fn validate_naming(class: &Value, errors: &mut Vec<FieldError>) {
         ("machineDeployments", "MachineDeployment", "machineDeployment", "mdtopology"),
         ("machinePools", "MachinePool", "machinePool", "mptopology"),
     ] {
-        let Some(items) = class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array) else { continue };
+        let Some(items) = class.array_at(&format!("/spec/workers/{key}")) else { continue };
         for item in items {
             let name = item.get("class").and_then(Value::as_str).unwrap_or("");
             for field in ["namingStrategy", "naming"] {
-                if let Some(t) = s(item, &format!("/{field}/template")) {
+                if let Some(t) = item.str_at(&format!("/{field}/template")) {
                     let path = format!("spec.workers.{key}[{name}].{field}.template");
                     check_template(t, path, what, Some((data_key, sample)), errors);
                 }

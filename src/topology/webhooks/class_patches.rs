@@ -6,13 +6,13 @@ use serde_json::{Map, Value};
 
 use super::field_error::{FieldError, invalid, quoted};
 use super::patch_selectors::validate_selector;
+use crate::json_pointer::At;
 use crate::topology::gotemplate;
 
 pub(super) fn validate_patches(class: &Value, errors: &mut Vec<FieldError>) {
-    let Some(patches) = class.pointer("/spec/patches").and_then(Value::as_array) else { return };
+    let Some(patches) = class.array_at("/spec/patches") else { return };
     let defined: BTreeSet<&str> = class
-        .pointer("/spec/variables")
-        .and_then(Value::as_array)
+        .array_at("/spec/variables")
         .map(|v| v.iter().filter_map(|d| d.get("name").and_then(Value::as_str)).collect())
         .unwrap_or_default();
     let mut names = BTreeSet::new();

@@ -4,14 +4,15 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use super::field_error::{FieldError, invalid, quoted, s};
+use super::field_error::{FieldError, invalid, quoted};
+use crate::json_pointer::At;
 use crate::topology::variables::{self};
 
 pub(super) fn validate_variable_definitions(class: &Value, errors: &mut Vec<FieldError>) {
-    let Some(items) = class.pointer("/spec/variables").and_then(Value::as_array) else { return };
+    let Some(items) = class.array_at("/spec/variables") else { return };
     let mut seen = BTreeSet::new();
     // The v1beta2 CRD schema makes `required` a required field of every variable (v1beta1: optional).
-    let v1beta2 = s(class, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2");
+    let v1beta2 = class.str_at("/apiVersion") == Some("cluster.x-k8s.io/v1beta2");
     for (index, item) in items.iter().enumerate() {
         if v1beta2 && item.get("required").is_none() {
             errors.push(FieldError {

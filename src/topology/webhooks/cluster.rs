@@ -5,18 +5,19 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::field_error::{FieldError, invalid, quoted, s};
+use super::field_error::{FieldError, invalid, quoted};
 use super::machine_fields::{negative_seconds, reserved_machine_condition_types, validate_taints};
 use super::names::{
     DNS1123_SUBDOMAIN_PATTERN, LABEL_VALUE_MESSAGE, is_dns1123_subdomain, is_label_value, validate_metadata,
 };
 use super::template_refs::template_ref;
+use crate::json_pointer::At;
 
 /// The Cluster checks of CAPI's validating webhook (on the defaulted Cluster) that do not need
 /// the variable values: version, worker topology names and classes, MachineHealthChecks.
 pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let version = s(cluster, "/spec/topology/version").unwrap_or("");
+    let version = cluster.str_at("/spec/topology/version").unwrap_or("");
     validate_metadata(
         cluster.pointer("/spec/topology/controlPlane/metadata"),
         "spec.topology.controlPlane.metadata",
@@ -31,7 +32,7 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
     }
     validate_upgrade_concurrency(cluster, &mut errors);
     validate_autoscaler_annotations(cluster, class, &mut errors);
-    if let Some(versions) = class.pointer("/spec/kubernetesVersions").and_then(Value::as_array)
+    if let Some(versions) = class.array_at("/spec/kubernetesVersions")
         && !versions.is_empty()
         && !versions.iter().any(|v| v.as_str() == Some(version))
     {
@@ -46,7 +47,7 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
         "spec.topology",
         &mut errors,
     );
-    let v1beta2 = s(cluster, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2");
+    let v1beta2 = cluster.str_at("/apiVersion") == Some("cluster.x-k8s.io/v1beta2");
     if v1beta2 {
         negative_seconds(cluster.pointer("/spec/topology").unwrap_or(&Value::Null), "spec.topology", &mut errors);
     }
@@ -56,7 +57,7 @@ pub fn validate_cluster(cluster: &Value, class: &Value, class_name: &str) -> Vec
         &mut errors,
     );
     // v1beta1 `machineHealthCheck` with `enable`; v1beta2 `healthCheck` with `enabled`.
-    let (mhc_key, switch) = if s(cluster, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
+    let (mhc_key, switch) = if cluster.str_at("/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
         ("healthCheck", "enabled")
     } else {
         ("machineHealthCheck", "enable")
@@ -206,12 +207,10 @@ fn validate_autoscaler_annotations(cluster: &Value, class: &Value, errors: &mut 
     let has_size = |annotations: Option<&Value>| {
         annotations.and_then(Value::as_object).is_some_and(|a| a.keys().any(|k| SIZES.contains(&k.as_str())))
     };
-    let cluster_name = s(cluster, "/metadata/name").unwrap_or("");
-    let namespace = s(cluster, "/metadata/namespace").unwrap_or("default");
-    let classes = class.pointer("/spec/workers/machineDeployments").and_then(Value::as_array);
-    for md in
-        cluster.pointer("/spec/topology/workers/machineDeployments").and_then(Value::as_array).into_iter().flatten()
-    {
+    let cluster_name = cluster.str_at("/metadata/name").unwrap_or("");
+    let namespace = cluster.str_at("/metadata/namespace").unwrap_or("default");
+    let classes = class.array_at("/spec/workers/machineDeployments");
+    for md in cluster.items_at("/spec/topology/workers/machineDeployments") {
         let Some(replicas) = md.get("replicas") else { continue };
         let name = md.get("name").and_then(Value::as_str).unwrap_or("");
         let path = format!("spec.topology.workers.machineDeployments[{name}].replicas");

@@ -8,9 +8,10 @@ use serde_json::Value;
 use super::class_naming::validate_naming;
 use super::class_patches::validate_patches;
 use super::class_variables::validate_variable_definitions;
-use super::field_error::{FieldError, invalid, quoted, s};
+use super::field_error::{FieldError, invalid, quoted};
 use super::machine_fields::{negative_seconds, reserved_machine_condition_types, validate_taints};
 use super::names::validate_metadata;
+use crate::json_pointer::At;
 
 /// The ClusterClass checks of CAPI's validating webhook that decide whether a plan can be made.
 pub fn validate_class(class: &Value) -> Vec<FieldError> {
@@ -24,14 +25,14 @@ pub fn validate_class(class: &Value) -> Vec<FieldError> {
     validate_class_metadata(class, &mut errors);
     validate_taints(class.pointer("/spec/controlPlane/taints"), "spec.controlPlane.taints", &mut errors);
     for key in ["machineDeployments", "machinePools"] {
-        for item in class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array).into_iter().flatten() {
+        for item in class.items_at(&format!("/spec/workers/{key}")) {
             let name = item.get("class").and_then(Value::as_str).unwrap_or("");
             validate_taints(item.get("taints"), &format!("spec.workers.{key}[{name}].taints"), &mut errors);
         }
     }
     validate_kubernetes_versions(class, &mut errors);
     reserved_machine_condition_types(class.get("spec").unwrap_or(&Value::Null), "spec", &mut errors);
-    if s(class, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
+    if class.str_at("/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
         negative_seconds(class.get("spec").unwrap_or(&Value::Null), "spec", &mut errors);
     }
     errors
@@ -39,7 +40,7 @@ pub fn validate_class(class: &Value) -> Vec<FieldError> {
 
 fn validate_worker_classes(class: &Value, errors: &mut Vec<FieldError>) {
     for (key, word) in [("machineDeployments", "MachineDeployment"), ("machinePools", "MachinePool")] {
-        let Some(items) = class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array) else { continue };
+        let Some(items) = class.array_at(&format!("/spec/workers/{key}")) else { continue };
         let mut seen = BTreeSet::new();
         for (i, item) in items.iter().enumerate() {
             let name = item.get("class").and_then(Value::as_str).unwrap_or("");
@@ -61,9 +62,7 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
         refs.push(("spec.controlPlane.machineInfrastructure".into(), true));
     }
     for key in ["machineDeployments", "machinePools"] {
-        for (i, item) in
-            class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array).into_iter().flatten().enumerate()
-        {
+        for (i, item) in class.items_at(&format!("/spec/workers/{key}")).enumerate() {
             let base = if item.get("template").is_some() {
                 format!("spec.workers.{key}[{i}].template")
             } else {
@@ -92,7 +91,7 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
             continue;
         };
         let at = format!("{path}.{field}");
-        if s(reference, "/name").unwrap_or("").is_empty() {
+        if reference.str_at("/name").unwrap_or("").is_empty() {
             errors.push(FieldError {
                 path: format!("{at}.name"),
                 context: None,
@@ -103,7 +102,7 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
         }
         // No namespace check: CAPI v1.14 converts a v1beta1 `ref` to a v1beta2 `templateRef`, which has no
         // namespace (the class's is used), so a ref to another namespace is accepted (v1.10 rejected it).
-        let kind = s(reference, "/kind").unwrap_or("");
+        let kind = reference.str_at("/kind").unwrap_or("");
         if kind.len() <= "Template".len() || !kind.ends_with("Template") {
             errors.push(invalid(
                 format!("{at}.kind"),
@@ -112,7 +111,7 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
             ));
         }
         if field == "ref" {
-            let api_version = s(reference, "/apiVersion").unwrap_or("");
+            let api_version = reference.str_at("/apiVersion").unwrap_or("");
             if api_version.is_empty() {
                 errors.push(FieldError {
                     path: format!("{at}.apiVersion"),
@@ -136,7 +135,7 @@ fn validate_template_refs(class: &Value, errors: &mut Vec<FieldError>) {
 fn validate_class_metadata(class: &Value, errors: &mut Vec<FieldError>) {
     validate_metadata(class.pointer("/spec/controlPlane/metadata"), "spec.controlPlane.metadata", errors);
     for key in ["machineDeployments", "machinePools"] {
-        for item in class.pointer(&format!("/spec/workers/{key}")).and_then(Value::as_array).into_iter().flatten() {
+        for item in class.items_at(&format!("/spec/workers/{key}")) {
             let name = item.get("class").and_then(Value::as_str).unwrap_or("");
             let (ptr, field) = if item.get("template").is_some() {
                 ("/template/metadata", "template.metadata")
@@ -168,9 +167,7 @@ fn parse_tolerant(version: &str) -> Option<(u64, u64, u64, String)> {
 /// minor skipped (CAPI's field path says `kubernetesVersion`).
 fn validate_kubernetes_versions(class: &Value, errors: &mut Vec<FieldError>) {
     let mut previous: Option<(u64, u64, u64, String)> = None;
-    for (i, item) in
-        class.pointer("/spec/kubernetesVersions").and_then(Value::as_array).into_iter().flatten().enumerate()
-    {
+    for (i, item) in class.items_at("/spec/kubernetesVersions").enumerate() {
         let text = item.as_str().unwrap_or("");
         let path = format!("spec.kubernetesVersion[{i}]");
         let Some(version) = parse_tolerant(text) else {
@@ -209,8 +206,11 @@ fn validate_kubernetes_versions(class: &Value, errors: &mut Vec<FieldError>) {
 
 /// The class's MachineHealthChecks: one for the control plane needs `machineInfrastructure`.
 fn validate_class_health_checks(class: &Value, errors: &mut Vec<FieldError>) {
-    let key =
-        if s(class, "/apiVersion") == Some("cluster.x-k8s.io/v1beta2") { "healthCheck" } else { "machineHealthCheck" };
+    let key = if class.str_at("/apiVersion") == Some("cluster.x-k8s.io/v1beta2") {
+        "healthCheck"
+    } else {
+        "machineHealthCheck"
+    };
     if class.pointer(&format!("/spec/controlPlane/{key}")).is_some()
         && class.pointer("/spec/controlPlane/machineInfrastructure").is_none()
     {

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::durations::canonical_duration;
-use super::field_error::s;
+use crate::json_pointer::At;
 use crate::topology::variables::{self, VariableDefinition};
 
 fn canonical_mhc(mhc: &mut Value) {
@@ -25,8 +25,8 @@ fn canonical_mhc(mhc: &mut Value) {
 /// `controlPlaneEndpoint`, remediation template namespaces, and the variable defaults (missing
 /// variables with a default appended by name; nested defaults inside given values and overrides).
 pub fn default_cluster(cluster: &mut Value, defs: &[VariableDefinition]) {
-    let namespace = s(cluster, "/metadata/namespace").unwrap_or("default").to_string();
-    let v1beta1 = s(cluster, "/apiVersion") == Some("cluster.x-k8s.io/v1beta1");
+    let namespace = cluster.str_at("/metadata/namespace").unwrap_or("default").to_string();
+    let v1beta1 = cluster.str_at("/apiVersion") == Some("cluster.x-k8s.io/v1beta1");
     let Some(topology) = cluster.pointer_mut("/spec/topology").and_then(Value::as_object_mut) else { return };
     if let Some(Value::String(version)) = topology.get_mut("version")
         && !version.starts_with('v')

@@ -1,7 +1,5 @@
 //! A rejected field as Kubernetes' `field.Error` prints it, and how CAPI v1.14 names a v1beta1 field.
 
-use serde_json::Value;
-
 /// CAPI v1.14 validates v1beta1 objects after converting them to v1beta2, so its messages name the
 /// v1beta2 fields: for a v1beta1 path whose v1beta2 spelling differs, ` (v1beta2: PATH)`, else "".
 pub fn v1beta2_path_hint(path: &str) -> String {
@@ -33,10 +31,6 @@ pub(super) fn invalid(path: String, value: String, detail: impl Into<String>) ->
 
 pub(super) fn quoted(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
-}
-
-pub(super) fn s<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
-    v.pointer(pointer).and_then(Value::as_str)
 }
 
 #[cfg(test)]

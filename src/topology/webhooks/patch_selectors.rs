@@ -2,20 +2,20 @@
 
 use serde_json::{Value, json};
 
-use super::field_error::{FieldError, invalid, quoted, s};
+use super::field_error::{FieldError, invalid, quoted};
 use super::names::is_qualified_name;
 use super::template_refs::{template_ref, worker_refs};
+use crate::json_pointer::At;
 
 pub(super) fn validate_selector(selector: &Value, class: &Value, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let api_version = s(selector, "/apiVersion").unwrap_or("");
-    let kind = s(selector, "/kind").unwrap_or("");
+    let api_version = selector.str_at("/apiVersion").unwrap_or("");
+    let kind = selector.str_at("/kind").unwrap_or("");
     let matches = |r: Option<(String, String)>| r.is_some_and(|(a, k)| a == api_version && k == kind);
     let m = selector.get("matchResources").cloned().unwrap_or(json!({}));
     let flag = |key: &str| m.get(key).and_then(Value::as_bool) == Some(true);
     let names = |key: &str| -> Vec<String> {
-        m.pointer(&format!("/{key}/names"))
-            .and_then(Value::as_array)
+        m.array_at(&format!("/{key}/names"))
             .map(|n| n.iter().filter_map(Value::as_str).map(str::to_string).collect())
             .unwrap_or_default()
     };
@@ -45,8 +45,7 @@ pub(super) fn validate_selector(selector: &Value, class: &Value, path: &str) -> 
         ("machineDeploymentClass", "machineDeployments", "MachineDeployment", &md_names),
         ("machinePoolClass", "machinePools", "MachinePool", &mp_names),
     ] {
-        let classes =
-            class.pointer(&format!("/spec/workers/{list}")).and_then(Value::as_array).cloned().unwrap_or_default();
+        let classes = class.array_at(&format!("/spec/workers/{list}")).cloned().unwrap_or_default();
         for (i, name) in selector_names.iter().enumerate() {
             let at = format!("{path}.matchResources.{key}.names[{i}]");
             if name.contains('*') {

@@ -2,13 +2,16 @@
 
 use serde_json::Value;
 
-use super::field_error::s;
+use crate::json_pointer::At;
 
 /// A class template reference in either API shape: (apiVersion or apiGroup, kind).
 pub(super) fn template_ref(class: &Value, base: &str) -> Option<(String, String)> {
     for suffix in ["/templateRef", "/ref"] {
         if let Some(r) = class.pointer(&format!("{base}{suffix}")).filter(|r| r.is_object()) {
-            return Some((s(r, "/apiVersion").unwrap_or("").to_string(), s(r, "/kind").unwrap_or("").to_string()));
+            return Some((
+                r.str_at("/apiVersion").unwrap_or("").to_string(),
+                r.str_at("/kind").unwrap_or("").to_string(),
+            ));
         }
     }
     None
