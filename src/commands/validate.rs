@@ -12,7 +12,7 @@ use crate::cluster::Cluster;
 use crate::exit::ExitStatus;
 use crate::json_pointer::At;
 use crate::manifest::{self, Document};
-use crate::schema::{ValidateOptions, Validator};
+use crate::schema::{Registry, ValidateOptions, Validator};
 use crate::source::{Budget, Limits};
 use crate::validate::{
     Report, RuleFilter, declared_aso_crds, format_junit, format_not_built, format_summary, format_text, read_sources,
@@ -105,6 +105,51 @@ async fn fetch_cluster_crds(cluster: &ClusterArgs, run_target: &mut RunTarget) -
     fetched.await.map_err(|err| anyhow!("cannot fetch CRDs from the cluster: {err}"))
 }
 
+/// What a run's change review shares with its validation.
+struct ReviewContext<'a> {
+    registry: &'a Registry,
+    validator: &'a Validator<'a>,
+    filter: &'a RuleFilter,
+    budget: &'a Budget,
+}
+
+/// `--base`: the change review of the one directory (super::change_review), its findings added to the report with
+/// the values that came from a Secret of either side masked.
+fn add_change_review(
+    args: &ValidateArgs,
+    base: &str,
+    run_target: &RunTarget,
+    strict: bool,
+    context: &ReviewContext<'_>,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let [path] = args.paths.as_slice() else {
+        anyhow::bail!("validate --base reviews one repository: give one directory");
+    };
+    let options = crate::validate::repository_options(
+        path,
+        true,
+        &args.exclude,
+        run_target.config.as_ref(),
+        strict,
+        args.helm_cache.as_deref(),
+        context.budget,
+    );
+    let request = super::change_review::ReviewRequest {
+        base,
+        path,
+        options: &options,
+        compare: crate::change::CompareOptions::default(),
+    };
+    let review = super::change_review::review(&request, context.registry, context.validator, &context.filter.lint)?;
+    let mut findings = review.findings.clone();
+    for finding in &mut findings {
+        finding.message = review.mask(&finding.message);
+    }
+    report.add_findings(findings);
+    Ok(())
+}
+
 pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     // The run's budget starts now: the deadline counts from here.
     let deadline = crate::cluster::parse_duration(&args.timeout).map_err(|err| anyhow!("--timeout: {err}"))?;
@@ -144,30 +189,8 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     let mut report =
         validate_sources(&paths, &repositories, manifest::BATCH_BYTES, budget.read(), &validator, &filter)?;
     if let Some(base) = &args.base {
-        let [path] = args.paths.as_slice() else {
-            anyhow::bail!("validate --base reviews one repository: give one directory");
-        };
-        let options = crate::validate::repository_options(
-            path,
-            true,
-            &args.exclude,
-            run_target.config.as_ref(),
-            strict,
-            args.helm_cache.as_deref(),
-            &budget,
-        );
-        let request = super::change_review::ReviewRequest {
-            base,
-            path,
-            options: &options,
-            compare: crate::change::CompareOptions::default(),
-        };
-        let review = super::change_review::review(&request, &registry, &validator, &filter.lint)?;
-        let mut findings = review.findings.clone();
-        for finding in &mut findings {
-            finding.message = review.mask(&finding.message);
-        }
-        report.add_findings(findings);
+        let context = ReviewContext { registry: &registry, validator: &validator, filter: &filter, budget: &budget };
+        add_change_review(&args, base, &run_target, strict, &context, &mut report)?;
     }
     // Buffered: a large report goes out in blocks, not a write per line.
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, super::output::stdout());

@@ -99,6 +99,14 @@ pub struct RuleInfo {
     pub enabled_by_default: bool,
 }
 
+impl RuleInfo {
+    /// Whether the rule judges a change (an old and a new object: `diff --base`, `validate --base`) rather than one
+    /// bundle: CAPZ's update rules, what a prune deletes, what rolls nodes.
+    pub fn judges_a_change(&self) -> bool {
+        matches!(self.rejected_by, Rejecter::CapzUpdate | Rejecter::GitopsPrune | Rejecter::Rolling)
+    }
+}
+
 const fn rule(
     id: &'static str,
     severity: Severity,

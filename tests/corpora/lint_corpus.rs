@@ -77,7 +77,8 @@ fn every_error_rule_has_an_invalid_corpus_file() {
         .iter()
         .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    for rule in capz::lint::rules().iter().filter(|rule| rule.severity == Severity::Error) {
+    // The rules of a change review judge pairs (tests/referee/capz_update_referee.rs, tests/corpora/change_review.rs).
+    for rule in capz::lint::rules().iter().filter(|rule| rule.severity == Severity::Error && !rule.judges_a_change()) {
         assert!(
             names.iter().any(|name| name.starts_with(&format!("{}-", rule.id))),
             "no tests/corpus/invalid/{}-*.yaml",

@@ -114,7 +114,7 @@ fn own_bash_script_completes_after_every_subcommand() {
     for (sub, formats) in [
         ("render", &["yaml", "json"][..]),
         ("validate x.yaml", &["text", "json", "junit", "yaml", "sarif", "github"][..]),
-        ("diff", &["diff", "json", "yaml"][..]),
+        ("diff", &["diff", "json", "markdown", "yaml"][..]),
     ] {
         assert_eq!(
             sorted(complete(&format!("kubectl-capz {sub} -o "))),
@@ -149,7 +149,7 @@ fn kubectl_capz_completes_through_kubectls_own_bash_completion() {
         "{subcommands:?}"
     );
     assert_eq!(complete("kubectl capz render --capi-api v1beta"), ["v1beta1", "v1beta2"]);
-    assert_eq!(complete("kubectl capz diff -o "), ["diff", "json", "yaml"]);
+    assert_eq!(complete("kubectl capz diff -o "), ["diff", "json", "yaml", "markdown"]);
 }
 
 #[test]
