@@ -11,6 +11,7 @@ use crate::cli::TargetArgs;
 use crate::cluster::Cluster;
 use crate::config::aso_crds::{Declaration, Declarations};
 use crate::config::{self, ControllerImages, KubernetesChoice, RepoConfig, TargetChoice};
+use crate::escape;
 use crate::schema::{AdditionalAsoCrds, Registry};
 use crate::target_schemas::TargetSchemas;
 use crate::versions::Target;
@@ -124,7 +125,8 @@ impl RunTarget {
         let declared = declared.with_config(self.config.as_ref());
         if self.verbose {
             for declaration in &declared.found {
-                eprintln!("additional ASO CRDs: {}, from {}", declaration.value, declaration.describe());
+                let (value, from) = (declaration.shown_value(), declaration.describe());
+                eprintln!("additional ASO CRDs: {}, from {}", escape::one_line(value), escape::one_line(&from));
             }
             for note in &declared.notes {
                 eprintln!("note: {note}");
@@ -227,7 +229,7 @@ impl RunTarget {
                 .aso_crds
                 .iter()
                 .map(|d| AsoCrdsReport {
-                    value: d.value.clone(),
+                    value: d.shown_value().to_string(),
                     location: d.location.clone(),
                     holder: d.holder.clone(),
                 })

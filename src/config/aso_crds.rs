@@ -34,6 +34,12 @@ pub struct Declaration {
 }
 
 impl Declaration {
+    /// The value as reports show it: `***` when a Secret holds it (a value whose provenance is a Secret is never
+    /// shown; the kinds it adds still are, by the schemas they bring).
+    pub fn shown_value(&self) -> &str {
+        if self.holder.starts_with(&format!("{VARIABLE} of Secret ")) { "***" } else { &self.value }
+    }
+
     /// `<holder> at <location>`, for messages.
     pub fn describe(&self) -> String {
         format!("{} at {}", self.holder, self.location)

@@ -132,6 +132,9 @@ fn the_operators_config_secret_adds_aso_kinds() {
     }
     let declared = &report["target"]["additionalAsoCrds"];
     assert_eq!(declared[0]["location"], "capi-operator-aso-crds/management/capz-provider.yaml:14");
+    // A Secret holds it: its value is never shown, in -v or in the report (the kinds it adds are judged above).
+    assert_eq!(declared[0]["value"], "***");
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("cache.azure.com/Redis"));
     // Without the Secret, the same objects are "CAPZ does not install this CRD".
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(repos().join("capi-operator-aso-crds/workloads/identity.yaml"), dir.path().join("identity.yaml"))
