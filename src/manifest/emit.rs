@@ -233,7 +233,8 @@ fn needs_quotes(s: &str) -> bool {
     {
         return true;
     }
-    if s.ends_with(char::is_whitespace) || s.ends_with(':') || escape::has_command_prefix(s) {
+    // `...` at the start of a line ends the document (a plain key or list item written there would too).
+    if s.starts_with("...") || s.ends_with(char::is_whitespace) || s.ends_with(':') || escape::has_command_prefix(s) {
         return true;
     }
     // One pass for `: `, `:\t`, ` #` and the characters that must not appear raw.
@@ -328,6 +329,16 @@ mod tests {
                 assert_eq!(roundtrip(&value), value, "{s:?} as {}", to_yaml(&value));
             }
         }
+    }
+
+    #[test]
+    fn document_markers_at_a_line_start_are_quoted() {
+        // Found by the `escape` fuzz target: a plain `... x` key or item at the start of a line ended the document.
+        for s in ["... ~\u{fffd}..", "...", "... x", "...x", "--- x", "---"] {
+            let value = serde_json::json!({ s: [s, {"k": s}], "v": s });
+            assert_eq!(roundtrip(&value), value, "{s:?} as {}", to_yaml(&value));
+        }
+        assert_eq!(to_yaml(&Value::String("..config/x".into())), "..config/x\n");
     }
 
     #[test]
