@@ -6,6 +6,7 @@ mod blast;
 mod compare;
 mod output;
 mod snapshot;
+mod worktree;
 
 pub use blast::{DELETES_RULE, DETACHED_RULE, NOT_PRUNED_RULE, ROLLING_RULE, blast_radius};
 pub use compare::{Applied, ChangeKind, CompareOptions, ObjectChange, ObjectKey, Side, compare};

@@ -3,6 +3,7 @@
 //! user's working tree nor the index changes, no checkout runs (no hooks, no filters, no `.gitattributes`
 //! rewriting), and nothing is fetched.
 
+use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -98,8 +99,29 @@ pub fn materialise(path: &Path, revision: &str) -> Result<Snapshot, SnapshotErro
         .prefix("kubectl-capz-base-")
         .tempdir()
         .map_err(|source| SnapshotError::Write { path: std::env::temp_dir().display().to_string(), source })?;
+    let mut toplevel_command = git(path);
+    toplevel_command.args(["rev-parse", "--show-toplevel"]);
+    let toplevel = output(toplevel_command, "rev-parse")
+        .map_err(|(_, detail)| SnapshotError::NotARepository { path: shown.clone(), detail })?;
     let entries = tree_entries(path, &commit, &prefix)?;
-    let files = write_entries(path, dir.path(), &entries)?;
+    let toplevel = Path::new(&toplevel);
+    // The files the working tree holds as they are linked; only the others are read from git and written.
+    let clean = super::worktree::Clean::read(|| git(path), toplevel);
+    let mut dirs = HashSet::new();
+    let mut rest = Vec::new();
+    for entry in entries.iter() {
+        let relative = safe_relative(&entry.path).ok_or_else(|| SnapshotError::BadPath(entry.path.clone()))?;
+        let current = toplevel.join(&relative);
+        let linked = entry.mode != "120000"
+            && clean.holds(&entry.path, &entry.object, entry.size, &current)
+            && make_parent(&dir.path().join(&relative), &mut dirs).is_ok()
+            && std::fs::hard_link(&current, dir.path().join(&relative)).is_ok();
+        if !linked {
+            rest.push(entry);
+        }
+    }
+    write_entries(path, toplevel, dir.path(), &rest, &mut dirs)?;
+    let files = entries.len();
     let prefix = prefix.trim_end_matches('/');
     let root = if prefix.is_empty() { dir.path().to_path_buf() } else { dir.path().join(prefix) };
     std::fs::create_dir_all(&root)
@@ -112,13 +134,15 @@ pub fn materialise(path: &Path, revision: &str) -> Result<Snapshot, SnapshotErro
 struct Entry {
     mode: String,
     object: String,
+    /// Bytes.
+    size: u64,
     path: String,
 }
 
 /// The blobs of `commit`'s tree below `prefix` (submodules left out: Flux and Argo CD do not read them either).
 fn tree_entries(path: &Path, commit: &str, prefix: &str) -> Result<Vec<Entry>, SnapshotError> {
     let mut command = git(path);
-    command.args(["ls-tree", "-r", "-z", "--full-tree", commit]);
+    command.args(["ls-tree", "-r", "-l", "-z", "--full-tree", commit]);
     if !prefix.is_empty() {
         command.arg("--").arg(prefix);
     }
@@ -132,18 +156,20 @@ fn tree_entries(path: &Path, commit: &str, prefix: &str) -> Result<Vec<Entry>, S
     Ok(parse_tree(&out.stdout))
 }
 
-/// `git ls-tree -r -z` output: `MODE TYPE OBJECT\tPATH\0` per entry; blobs only.
+/// `git ls-tree -r -l -z` output: `MODE TYPE OBJECT SIZE\tPATH\0` per entry (the size padded); blobs only.
 fn parse_tree(listing: &[u8]) -> Vec<Entry> {
     listing
         .split(|&b| b == 0)
         .filter_map(|record| {
             let record = std::str::from_utf8(record).ok()?;
             let (meta, path) = record.split_once('\t')?;
-            let mut fields = meta.split(' ');
+            let mut fields = meta.split_whitespace();
             let (mode, kind, object) = (fields.next()?, fields.next()?, fields.next()?);
+            let size = fields.next()?.parse().ok()?;
             (kind == "blob").then(|| Entry {
                 mode: mode.to_string(),
                 object: object.to_string(),
+                size,
                 path: path.to_string(),
             })
         })
@@ -157,10 +183,18 @@ fn safe_relative(path: &str) -> Option<PathBuf> {
     (normal && !path.is_empty()).then(|| relative.to_path_buf())
 }
 
-/// Writes every entry's content, read through one `git cat-file --batch`.
-fn write_entries(path: &Path, into: &Path, entries: &[Entry]) -> Result<usize, SnapshotError> {
+/// Writes every entry's content, read through one `git cat-file --batch`; a file whose working-tree copy (below
+/// `worktree`) holds the same bytes is linked to it instead (most of a change's files are unchanged, and writing
+/// thousands of small files costs more than reading them).
+fn write_entries(
+    path: &Path,
+    worktree: &Path,
+    into: &Path,
+    entries: &[&Entry],
+    dirs: &mut HashSet<PathBuf>,
+) -> Result<(), SnapshotError> {
     if entries.is_empty() {
-        return Ok(0);
+        return Ok(());
     }
     let mut command = git(path);
     command.args(["cat-file", "--batch"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -191,22 +225,43 @@ fn write_entries(path: &Path, into: &Path, entries: &[Entry]) -> Result<usize, S
         let mut newline = [0u8; 1];
         reader.read_exact(&mut newline).map_err(SnapshotError::Git)?;
         let relative = safe_relative(&entry.path).ok_or_else(|| SnapshotError::BadPath(entry.path.clone()))?;
-        write_entry(&into.join(relative), &entry.mode, &content)?;
+        let target = into.join(&relative);
+        make_parent(&target, dirs)
+            .map_err(|source| SnapshotError::Write { path: target.display().to_string(), source })?;
+        if entry.mode == "120000" || !link_if_same(&worktree.join(&relative), &target, &content) {
+            write_entry(&target, &entry.mode, &content)?;
+        }
     }
     let _ = feeder.join();
     let status = child.wait().map_err(SnapshotError::Git)?;
     if !status.success() {
         return Err(failed(format!("exited with {status}")));
     }
-    Ok(entries.len())
+    Ok(())
+}
+
+/// Makes the parent directory of `target` unless an earlier file made it (`dirs`: the directories made).
+fn make_parent(target: &Path, dirs: &mut HashSet<PathBuf>) -> std::io::Result<()> {
+    let Some(parent) = target.parent() else { return Ok(()) };
+    if !dirs.contains(parent) {
+        std::fs::create_dir_all(parent)?;
+        dirs.insert(parent.to_path_buf());
+    }
+    Ok(())
+}
+
+/// Hard-links `target` to the working-tree file `current` when that is a regular file (not a symlink) with exactly
+/// `content`; false when it is not, or the link cannot be made (another file system), and the file is written.
+fn link_if_same(current: &Path, target: &Path, content: &[u8]) -> bool {
+    let same = std::fs::symlink_metadata(current)
+        .is_ok_and(|meta| meta.file_type().is_file() && meta.len() == content.len() as u64)
+        && std::fs::read(current).is_ok_and(|bytes| bytes == content);
+    same && std::fs::hard_link(current, target).is_ok()
 }
 
 /// One file (or symlink: repository mode judges where it points, as it does in the working tree).
 fn write_entry(target: &Path, mode: &str, content: &[u8]) -> Result<(), SnapshotError> {
     let error = |source| SnapshotError::Write { path: target.display().to_string(), source };
-    if let Some(parent) = target.parent() {
-        std::fs::create_dir_all(parent).map_err(error)?;
-    }
     if mode == "120000" {
         let link = String::from_utf8_lossy(content).into_owned();
         return std::os::unix::fs::symlink(link, target).map_err(error);
@@ -220,12 +275,13 @@ mod tests {
 
     #[test]
     fn the_tree_listing_keeps_blobs_and_their_modes() {
-        let listing = b"100644 blob aaa\tclusters/a.yaml\x00160000 commit bbb\tvendor/sub\x00120000 blob ccc\tlink\x00";
+        let listing =
+            b"100644 blob aaa     12\tclusters/a.yaml\x00160000 commit bbb       -\tvendor/sub\x00120000 blob ccc 7\tlink\x00";
         assert_eq!(
             parse_tree(listing),
             vec![
-                Entry { mode: "100644".into(), object: "aaa".into(), path: "clusters/a.yaml".into() },
-                Entry { mode: "120000".into(), object: "ccc".into(), path: "link".into() },
+                Entry { mode: "100644".into(), object: "aaa".into(), size: 12, path: "clusters/a.yaml".into() },
+                Entry { mode: "120000".into(), object: "ccc".into(), size: 7, path: "link".into() },
             ]
         );
     }
