@@ -42,8 +42,9 @@ impl Lifecycle {
     pub fn status(&self, minor: Minor, on: Date, lts: bool) -> Support {
         let (oldest, _) = self.range();
         let Some(entry) = self.get(minor) else {
-            // AKS retires minors in order: one older than the calendar's oldest left support before it.
-            return if minor < oldest {
+            // AKS retires minors in order: one older than the calendar's oldest left support before it. Another
+            // major (a `v0.0.0` placeholder, a 2.x) AKS never released.
+            return if minor < oldest && minor.major == oldest.major {
                 Support::Ended { ended: None, lts: false }
             } else {
                 Support::Unreleased { ga: None }
@@ -128,6 +129,7 @@ mod tests {
         assert!(matches!(status("1.37", "2026-10-01", false), Support::Supported { .. }));
         assert_eq!(status("1.38", "2026-10-01", false), Support::Unreleased { ga: None });
         assert_eq!(status("2.0", "2026-10-01", false), Support::Unreleased { ga: None });
+        assert_eq!(status("0.0", "2026-10-01", false), Support::Unreleased { ga: None });
         assert_eq!(status("1.28", "2026-10-01", false), Support::Ended { ended: None, lts: false });
     }
 

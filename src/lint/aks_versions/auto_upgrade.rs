@@ -4,7 +4,7 @@
 
 use super::AUTO_UPGRADE_PINNED;
 use crate::lint::Sink;
-use crate::lint::bundle::{At, Bundle, CONTAINERSERVICE_GROUP, spec_root};
+use crate::lint::bundle::{At, Bundle, CONTAINERSERVICE_GROUP};
 
 /// The channels that do not change the Kubernetes version: `none`, and `node-image` (node images only).
 const STILL_CHANNELS: &[&str] = &["none", "node-image"];
@@ -22,14 +22,13 @@ fn message(channel: &str, pinned: &str, field: &str) -> String {
 }
 
 pub(super) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
-    for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate"]) {
-        let root = spec_root(doc);
-        let pointer = format!("{root}/autoUpgradeProfile/upgradeChannel");
-        if let (Some(channel), Some(version)) =
-            (doc.value.str_at(&pointer), doc.value.str_at(&format!("{root}/version")))
+    // Not the templates: their version is a placeholder the topology's replaces.
+    for (index, doc) in bundle.capz(&["AzureManagedControlPlane"]) {
+        let pointer = "/spec/autoUpgradeProfile/upgradeChannel";
+        if let (Some(channel), Some(version)) = (doc.value.str_at(pointer), doc.value.str_at("/spec/version"))
             && moves_the_version(channel)
         {
-            sink.emit(AUTO_UPGRADE_PINNED, index, &pointer, message(channel, version, "spec.version"));
+            sink.emit(AUTO_UPGRADE_PINNED, index, pointer, message(channel, version, "spec.version"));
         }
     }
     for object in bundle.aso_objects().iter().filter(|object| object.is(CONTAINERSERVICE_GROUP, "ManagedCluster")) {

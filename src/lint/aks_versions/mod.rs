@@ -2,7 +2,7 @@
 //! ([`support`]), control plane and pool skew ([`skew`]) and auto-upgrade channels against pinned versions
 //! ([`auto_upgrade`]). The lifecycle data is [`crate::aks_versions`].
 //!
-//! The versions read: a control plane's (AzureManagedControlPlane[Template] and AzureASOManagedControlPlane
+//! The versions read: a control plane's (AzureManagedControlPlane and AzureASOManagedControlPlane
 //! `spec.version`, an ASO ManagedCluster's `spec.kubernetesVersion`, embedded or not) and a pool's (the
 //! `spec.template.spec.version` of a MachinePool of an AKS pool kind, an ASO ManagedClustersAgentPool's
 //! `spec.orchestratorVersion`).

@@ -1,4 +1,5 @@
-//! Where a bundle pins AKS Kubernetes versions: control planes and pools, with the minor each names.
+//! Where a bundle pins AKS Kubernetes versions: control planes and pools, with the minor each names (not in
+//! ClusterClass templates, whose versions the topology's replaces).
 
 use serde_json::Value;
 
@@ -61,8 +62,8 @@ fn embedded_lts(bundle: &Bundle<'_>, doc: usize) -> bool {
 }
 
 fn control_planes<'a>(bundle: &Bundle<'a>, all: &mut Vec<Site<'a>>) {
-    let kinds = ["AzureManagedControlPlane", "AzureManagedControlPlaneTemplate", "AzureASOManagedControlPlane"];
-    for (index, doc) in bundle.capz(&kinds) {
+    // Not the templates: CAPI's topology controller writes the topology's version over theirs (a placeholder).
+    for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureASOManagedControlPlane"]) {
         let pointer = format!("{}/version", spec_root(doc));
         if let Some(written) = doc.value.str_at(&pointer) {
             all.extend(site(index, pointer, written, Role::ControlPlane, embedded_lts(bundle, index)));

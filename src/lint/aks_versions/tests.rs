@@ -281,3 +281,18 @@ fn disabled_rules_stay_quiet() {
         .on_date(Date::parse("2026-01-15").unwrap());
     assert!(check(&documents, &selection).iter().all(|f| !RULES.contains(&f.rule.as_str())));
 }
+
+#[test]
+fn clusterclass_templates_are_not_judged() {
+    // Their version is a placeholder: CAPI's topology controller writes the topology's over it.
+    let yaml = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlaneTemplate
+metadata: {name: t, namespace: ns}
+spec:
+  template:
+    spec:
+      version: v0.0.0
+      autoUpgradeProfile: {upgradeChannel: stable}
+";
+    assert!(at(yaml, "2026-01-15").is_empty());
+}
