@@ -40,7 +40,7 @@ fn judge(data: &Lifecycle, site: &Site<'_>, on: Date, sink: &mut Sink<'_>) {
             let support = if lts { "long-term support" } else { "platform support" };
             let message = format!(
                 "{role} version {written:?}: AKS {minor} left {support} after {ended} (on {on}); AKS no longer \
-                 supports or upgrades it and may upgrade the cluster itself. Upgrade to a supported minor"
+                 supports it, and upgrading out of it is AKS's unsupported recovery path. Upgrade to a supported minor"
             );
             return sink.emit_as(UNSUPPORTED, None, site.doc, &site.pointer, message);
         }
