@@ -337,6 +337,10 @@ pub struct ValidateArgs {
     /// built by then is not built (an error with --strict).
     #[arg(long, value_name = "DURATION", default_value = "5m")]
     pub timeout: String,
+    /// The day the aks-version-* rules judge AKS support on (YYYY-MM-DD; also $KUBECTL_CAPZ_AT), for
+    /// reproducible CI; default: today (UTC).
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_date)]
+    pub at: Option<crate::aks_versions::Date>,
     #[command(flatten)]
     pub config_file: ConfigFileArgs,
 }
@@ -615,6 +619,11 @@ pub struct ConvertArgs {
     pub check: bool,
     #[command(flatten)]
     pub target: TargetArgs,
+}
+
+/// `validate --at`: a YYYY-MM-DD day.
+fn parse_date(text: &str) -> Result<crate::aks_versions::Date, String> {
+    crate::aks_versions::Date::parse(text).map_err(|err| err.to_string())
 }
 
 #[cfg(test)]

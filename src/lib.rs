@@ -6,6 +6,7 @@
 // Domain modules return data; only `commands` (and `main.rs`) print.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod aks_versions;
 pub mod change;
 pub mod cli;
 pub mod cluster;

@@ -19,6 +19,7 @@ mod plan;
 mod render;
 mod render_fleet;
 mod render_from;
+mod run_date;
 mod sarif;
 mod target;
 mod validate;

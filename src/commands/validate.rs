@@ -161,7 +161,10 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         cluster_crds = runtime.block_on(fetch_cluster_crds(&args.cluster, &mut run_target))?;
     }
     run_target.announce();
-    let filter = rule_filter(&run_target, &args.disable, &args.enable)?;
+    let on = super::run_date::run_date(args.at)?;
+    super::run_date::warn_if_stale(on);
+    let mut filter = rule_filter(&run_target, &args.disable, &args.enable)?;
+    filter.lint = filter.lint.on_date(on);
     let mut registry = run_target.registry()?;
     for dir in run_target.config_crd_dirs()?.iter().chain(&args.crds) {
         registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;

@@ -68,7 +68,17 @@ pub(crate) fn run() -> anyhow::Result<ExitStatus> {
         "  from the OpenAPI v3 spec of k8s.io/kubernetes (api/openapi-spec/v3, Go module proxy); Flux and Argo CD \
          (schemas: gitops) from their Go modules (tools/schema-inputs/README.md)"
     )?;
+    let aks = crate::aks_versions::Lifecycle::bundled();
+    let (oldest, newest) = aks.range();
+    writeln!(
+        out,
+        "AKS versions (the aks-version-* rules): {oldest} to {newest}, release calendar as of {} ({}, commit {})",
+        aks.as_of,
+        aks.source,
+        &aks.commit[..aks.commit.len().min(12)]
+    )?;
     writeln!(out, "Sources: upstream-crds/SOURCES.md and schemas/README.md in the repository.")?;
     super::output::write_stdout(&out)?;
+    super::run_date::warn_if_stale(super::run_date::run_date(None)?);
     Ok(ExitStatus::Success)
 }

@@ -5,6 +5,7 @@
 //! [`check`] runs the selected rules over a bundle of documents and returns findings in input order.
 //! Cross-object rules match objects by namespace and name (see [`bundle`]).
 
+mod aks_versions;
 mod aso_patches;
 mod aso_resources;
 mod bundle;
@@ -82,6 +83,8 @@ fn did_you_mean(suggestion: &Option<&'static str>) -> String {
 pub struct RuleSelection {
     enabled: BTreeSet<&'static str>,
     schemas: &'static TargetSchemas,
+    /// The day the AKS support rules judge versions on; without one they judge only what no date changes.
+    on: Option<crate::aks_versions::Date>,
 }
 
 impl Default for RuleSelection {
@@ -89,6 +92,7 @@ impl Default for RuleSelection {
         RuleSelection {
             enabled: RULES.iter().filter(|rule| rule.enabled_by_default).map(|rule| rule.id).collect(),
             schemas: TargetSchemas::builtin(crate::versions::default_target()),
+            on: None,
         }
     }
 }
@@ -122,6 +126,16 @@ impl RuleSelection {
     /// The same rules, with the schemas of a run's target.
     pub fn with_schemas(self, schemas: &'static TargetSchemas) -> Self {
         RuleSelection { schemas, ..self }
+    }
+
+    /// The same rules, judging AKS version support on day `on` (`validate --at`, or the run's date).
+    pub fn on_date(self, on: crate::aks_versions::Date) -> Self {
+        RuleSelection { on: Some(on), ..self }
+    }
+
+    /// The day AKS version support is judged on, if any.
+    pub fn date(&self) -> Option<crate::aks_versions::Date> {
+        self.on
     }
 
     /// The CAPZ release the rules check against.
@@ -208,6 +222,7 @@ fn check_bundle_rules(documents: &[Document], sink: &mut Sink<'_>) {
     pool_config::check(&bundle, sink);
     deprecated::check(&bundle, sink);
     capi_webhooks::check(&bundle, sink);
+    aks_versions::check(&bundle, sink);
 }
 
 /// Collects findings of enabled rules, keyed for a deterministic order.
@@ -220,6 +235,11 @@ pub(crate) struct Sink<'a> {
 }
 
 impl Sink<'_> {
+    /// The day AKS version support is judged on, if the run has one.
+    pub(crate) fn date(&self) -> Option<crate::aks_versions::Date> {
+        self.selection.on
+    }
+
     /// Whether any of these rules (or their `aks-*` twins) is enabled (lets a check skip work).
     pub(crate) fn wants(&self, ids: &[&str]) -> bool {
         ids.iter()
@@ -230,6 +250,19 @@ impl Sink<'_> {
     /// inside an ASO object embedded in `spec.resources` goes to its `aks-*` twin: no CAPZ webhook checks those
     /// objects; a twin without AKS documentation behind it says what AKS does.
     pub(crate) fn emit(&mut self, id: &'static str, doc: usize, pointer: &str, message: String) {
+        self.emit_as(id, None, doc, pointer, message);
+    }
+
+    /// [`Sink::emit`] with a severity below the rule's own (a rule whose findings are errors or warnings by what
+    /// they find); `None` keeps the rule's.
+    pub(crate) fn emit_as(
+        &mut self,
+        id: &'static str,
+        severity: Option<crate::report::Severity>,
+        doc: usize,
+        pointer: &str,
+        message: String,
+    ) {
         let embedded = pointer.starts_with("/spec/resources/") || pointer.starts_with("/spec/template/spec/resources/");
         let (id, message) = match aks_twin(id) {
             Some(twin) if embedded => match twin.aks_note {
@@ -247,7 +280,7 @@ impl Sink<'_> {
             doc,
             Finding {
                 rule: id.to_string(),
-                severity: info.severity,
+                severity: severity.unwrap_or(info.severity),
                 source: document.origin.source.to_string(),
                 line: document.line_of(pointer),
                 column: None,

@@ -3,8 +3,8 @@
 //! ASO, at reconcile), `aso-*` Azure Service Operator, `capi-*` Cluster API, `clusterctl-*` clusterctl.
 
 use super::{
-    aso_patches, aso_resources, capi_webhooks, cluster_identity, control_plane, credentials, deprecated, duplicates,
-    mutators, names, network, pool_config, pools, profiles, refs, update, update_path, version,
+    aks_versions, aso_patches, aso_resources, capi_webhooks, cluster_identity, control_plane, credentials, deprecated,
+    duplicates, mutators, names, network, pool_config, pools, profiles, refs, update, update_path, version,
 };
 use crate::report::Severity;
 
@@ -217,6 +217,34 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Rejecter::CapzDefaulting,
         "AzureManagedControlPlane[Template] version without the leading `v`: the defaulting webhook adds it, so Git and the cluster differ forever.",
         "NormalizeVersion (internal/api/v1beta1/util.go)",
+    ),
+    rule(
+        aks_versions::UNSUPPORTED,
+        Severity::Error,
+        Rejecter::Aks,
+        "A control plane or node pool version out of AKS support on the run's day (`validate --at`): past the end of platform support (or of LTS, with the AKSLongTermSupport plan) is an error; in platform support (N-3) or within 60 days of the end of support, a warning naming the date.",
+        "the release calendar and support policy of learn.microsoft.com/azure/aks/supported-kubernetes-versions (bundled, dated: `kubectl capz version`)",
+    ),
+    rule(
+        aks_versions::UNRELEASED,
+        Severity::Error,
+        Rejecter::Aks,
+        "A control plane or node pool version AKS has not released: a minor newer than the release calendar lists, or one it plans GA for after the run's day.",
+        "the release calendar of learn.microsoft.com/azure/aks/supported-kubernetes-versions",
+    ),
+    rule(
+        aks_versions::SKEW,
+        Severity::Error,
+        Rejecter::Aks,
+        "A node pool (MachinePool version, agent pool orchestratorVersion) more than three minors behind its control plane, or ahead of it.",
+        "the version skew rule of learn.microsoft.com/azure/aks/supported-kubernetes-versions (\"the control plane can be up to three minor versions ahead of node pools\") and upgrade-aks-control-plane",
+    ),
+    rule(
+        aks_versions::AUTO_UPGRADE_PINNED,
+        Severity::Warning,
+        Rejecter::AksUndocumented,
+        "An auto-upgrade channel that changes the Kubernetes version (patch, stable, rapid) on a cluster whose version Git pins: AKS upgrades past Git's version, so CAPZ works against the channel or Git drifts from the cluster.",
+        "the cluster auto-upgrade channels of learn.microsoft.com/azure/aks/auto-upgrade-cluster",
     ),
     rule(
         names::DNS_PREFIX,

@@ -410,9 +410,11 @@ fn downgrade(repo: &Repo) -> usize {
     let path = repo.root.join("clusters/demo.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     let (before, after) = text.split_at(text.find("kind: AzureManagedControlPlane").unwrap());
-    std::fs::write(&path, format!("{before}{}", after.replacen("  version: v1.33.2", "  version: v1.32.0", 1)))
+    // A patch downgrade: a minor one would also put the pools (v1.33.2) ahead of the control plane, which the
+    // tree alone shows (aks-version-skew).
+    std::fs::write(&path, format!("{before}{}", after.replacen("  version: v1.33.2", "  version: v1.33.1", 1)))
         .unwrap();
-    std::fs::read_to_string(&path).unwrap().lines().position(|line| line == "  version: v1.32.0").unwrap() + 1
+    std::fs::read_to_string(&path).unwrap().lines().position(|line| line == "  version: v1.33.1").unwrap() + 1
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use capz::aks_versions::Date;
 use capz::lint::{RuleSelection, check};
 use capz::manifest::parse_documents;
 use capz::report::Severity;
@@ -39,11 +40,25 @@ fn expectations(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// `rule pointer` of every error finding of the CAPZ rules (default selection).
+/// The day a corpus file is judged on: its `# args: --at DAY`, as `validate` reads it (tests/corpora/validate_corpus.rs),
+/// else the tests' day: never the wall clock.
+fn day(text: &str) -> Date {
+    let args: Vec<&str> = text
+        .lines()
+        .take_while(|line| line.starts_with('#'))
+        .filter_map(|line| line.strip_prefix("# args:"))
+        .flat_map(str::split_whitespace)
+        .collect();
+    let at = args.windows(2).find(|pair| pair[0] == "--at").map_or(crate::support::AKS_TEST_DAY, |pair| pair[1]);
+    Date::parse(at).unwrap_or_else(|err| panic!("--at {at}: {err}"))
+}
+
+/// `rule pointer` of every error finding of the CAPZ rules (default selection, on the file's day).
 fn errors(path: &Path) -> (Vec<String>, String) {
     let text = std::fs::read_to_string(path).unwrap();
     let documents = parse_documents(&text, &path.display().to_string()).unwrap();
-    let found: Vec<String> = check(&documents, &RuleSelection::new(&[], &[]).unwrap())
+    let selection = RuleSelection::new(&[], &[]).unwrap().on_date(day(&text));
+    let found: Vec<String> = check(&documents, &selection)
         .into_iter()
         .filter(|finding| finding.severity == Severity::Error)
         .map(|finding| format!("{} {}", finding.rule, finding.path))

@@ -85,11 +85,14 @@ fn v1alpha3_default_pool_ref_is_not_a_missing_system_pool() {
             format!("{file}:1 error api-version /apiVersion"),
             format!("{file}:16 error api-version /apiVersion"),
             format!("{file}:17 info capz-deprecated-api /kind"),
+            // v1.20 left AKS support long before the release calendar's oldest minor.
+            format!("{file}:27 error aks-version-unsupported /spec/version"),
             format!("{file}:29 error api-version /apiVersion"),
             format!("{file}:30 info capz-deprecated-api /kind"),
             format!("{file}:35 error api-version /apiVersion"),
             format!("{file}:36 info capz-deprecated-api /kind"),
             format!("{file}:43 error api-version /apiVersion"),
+            format!("{file}:54 error aks-version-unsupported /spec/template/spec/version"),
         ],
         "{report:#}"
     );

@@ -26,10 +26,10 @@ pub fn capz_command() -> Command {
     Command::new(super::capz_bin())
 }
 
-/// The binary with only PATH and `env` in its environment.
+/// The binary with only PATH, the tests' AKS day and `env` in its environment.
 pub fn capz(env: &[(&str, &str)]) -> Command {
     let mut cmd = Command::new(super::capz_bin());
-    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
+    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default()).env("KUBECTL_CAPZ_AT", super::AKS_TEST_DAY);
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -24,6 +24,21 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
+/// The day every plugin run of the tests judges AKS version support on (`KUBECTL_CAPZ_AT`, `validate --at`): the
+/// verdicts of the fixtures, whose clusters run v1.31 to v1.34, must not change with the wall clock. On this day
+/// v1.32 to v1.34 are in AKS support, v1.30 and v1.31 in platform support, v1.35 and later not released.
+pub const AKS_TEST_DAY: &str = "2025-11-15";
+
+/// Before any test runs: every plugin process a test starts inherits [`AKS_TEST_DAY`] (those started with a
+/// cleared environment get it from [`cli_runner::capz`]); a test that sets the variable itself wins.
+#[ctor::ctor(unsafe)]
+fn pin_the_aks_day() {
+    if std::env::var_os("KUBECTL_CAPZ_AT").is_none() {
+        // SAFETY: a constructor runs before main, while the process has one thread.
+        unsafe { std::env::set_var("KUBECTL_CAPZ_AT", AKS_TEST_DAY) };
+    }
+}
+
 /// How long the launcher may take to start etcd and kube-apiserver and install the CRDs. Generous: the
 /// machine running the tests may be busy compiling other test binaries.
 const START_TIMEOUT: Duration = Duration::from_secs(300);

@@ -214,6 +214,7 @@ fn check_embedded_rules(
     let selection = RuleSelection {
         enabled: sink.selection.enabled.iter().copied().filter(|id| !PATCH_RULES.contains(id)).collect(),
         schemas: sink.selection.schemas,
+        on: sink.selection.on,
     };
     let Some(patched) = bundle_findings(cluster, &selection, sink.work) else { return };
     let Some(unpatched) = bundle_findings(&without_patches(cluster), &selection, sink.work) else { return };

@@ -1,0 +1,298 @@
+//! The `aks-version-*` rules at fixed days, on classic and ASO clusters.
+
+use super::*;
+use crate::aks_versions::Date;
+use crate::lint::{RuleSelection, check};
+use crate::manifest::parse_documents;
+use crate::report::{Finding, Severity};
+
+const RULES: &[&str] = &[UNSUPPORTED, UNRELEASED, SKEW, AUTO_UPGRADE_PINNED];
+
+fn on(yaml: &str, day: Option<&str>) -> Vec<Finding> {
+    let documents = parse_documents(yaml, "test.yaml").expect("test YAML parses");
+    let mut selection = RuleSelection::all();
+    if let Some(day) = day {
+        selection = selection.on_date(Date::parse(day).unwrap());
+    }
+    check(&documents, &selection).into_iter().filter(|f| RULES.contains(&f.rule.as_str())).collect()
+}
+
+fn at(yaml: &str, day: &str) -> Vec<Finding> {
+    on(yaml, Some(day))
+}
+
+/// `(rule, severity, pointer)` of each finding.
+fn summary(found: &[Finding]) -> Vec<(&str, Severity, &str)> {
+    found.iter().map(|f| (f.rule.as_str(), f.severity, f.path.as_str())).collect()
+}
+
+/// A classic cluster: Cluster, AzureManagedControlPlane at `cp`, a MachinePool at `pool`.
+fn classic(cp: &str, pool: &str) -> String {
+    format!(
+        "apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata: {{name: c1, namespace: ns}}
+spec:
+  controlPlaneRef: {{apiGroup: infrastructure.cluster.x-k8s.io, kind: AzureManagedControlPlane, name: c1}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlane
+metadata: {{name: c1, namespace: ns}}
+spec:
+  version: {cp}
+---
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: MachinePool
+metadata: {{name: pool0, namespace: ns}}
+spec:
+  clusterName: c1
+  template:
+    spec:
+      version: {pool}
+      infrastructureRef: {{apiGroup: infrastructure.cluster.x-k8s.io, kind: AzureManagedMachinePool, name: pool0}}
+"
+    )
+}
+
+/// An ASO cluster: control plane at `cp` embedding a ManagedCluster with `cluster` under spec (indented by 6), an
+/// AzureASOManagedMachinePool embedding an agent pool with `agent_pool` under spec, its MachinePool at `pool`.
+fn aso(cp: &str, cluster: &str, pool: &str, agent_pool: &str) -> String {
+    format!(
+        "apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata: {{name: c1, namespace: ns}}
+spec:
+  controlPlaneRef: {{apiGroup: infrastructure.cluster.x-k8s.io, kind: AzureASOManagedControlPlane, name: c1}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedControlPlane
+metadata: {{name: c1, namespace: ns}}
+spec:
+  version: {cp}
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedCluster
+    metadata: {{name: c1}}
+    spec:
+      location: eastus
+{cluster}---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata: {{name: pool0, namespace: ns}}
+spec:
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedClustersAgentPool
+    metadata: {{name: pool0}}
+    spec:
+      mode: System
+{agent_pool}---
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: MachinePool
+metadata: {{name: pool0, namespace: ns}}
+spec:
+  clusterName: c1
+  template:
+    spec:
+      version: {pool}
+      infrastructureRef: {{apiGroup: infrastructure.cluster.x-k8s.io, kind: AzureASOManagedMachinePool, name: pool0}}
+"
+    )
+}
+
+const CP: &str = "/spec/version";
+const POOL: &str = "/spec/template/spec/version";
+
+#[test]
+fn supported_versions_pass() {
+    assert!(at(&classic("v1.33.2", "v1.33.2"), "2026-01-15").is_empty());
+    assert!(at(&aso("v1.34.1", "", "v1.34.1", ""), "2026-01-15").is_empty());
+}
+
+#[test]
+fn the_last_day_of_the_end_of_support_month_warns_and_the_next_day_is_platform_support() {
+    // 1.32: "End of life: Mar 2026" (the last day of March), platform support until 1.36 GA (Jun 2026).
+    let yaml = classic("v1.32.5", "v1.32.5");
+    let last_day = at(&yaml, "2026-03-31");
+    assert_eq!(summary(&last_day), [(UNSUPPORTED, Severity::Warning, CP), (UNSUPPORTED, Severity::Warning, POOL)]);
+    assert!(last_day[0].message.contains("community support ends 2026-03-31, in 0 days"), "{}", last_day[0].message);
+    let next_day = at(&yaml, "2026-04-01");
+    assert_eq!(summary(&next_day), [(UNSUPPORTED, Severity::Warning, CP), (UNSUPPORTED, Severity::Warning, POOL)]);
+    assert!(next_day[0].message.contains("platform support only"), "{}", next_day[0].message);
+    assert!(next_day[0].message.contains("through 2026-06-30"), "{}", next_day[0].message);
+    // Platform support counts through June: July is past it, an error naming the date.
+    assert!(summary(&at(&yaml, "2026-06-30")).iter().all(|(_, severity, _)| *severity == Severity::Warning));
+    let past = at(&yaml, "2026-07-01");
+    assert_eq!(summary(&past), [(UNSUPPORTED, Severity::Error, CP), (UNSUPPORTED, Severity::Error, POOL)]);
+    assert!(past[0].message.contains("left platform support after 2026-06-30"), "{}", past[0].message);
+}
+
+#[test]
+fn the_sixty_day_window_before_the_end_of_support() {
+    // 1.33 ends 2026-07-31: warned from 2026-06-01 (60 days before), not on 2026-05-31.
+    let yaml = classic("v1.33.2", "v1.33.2");
+    assert!(at(&yaml, "2026-05-31").is_empty());
+    let found = at(&yaml, "2026-06-01");
+    assert_eq!(summary(&found), [(UNSUPPORTED, Severity::Warning, CP), (UNSUPPORTED, Severity::Warning, POOL)]);
+    assert!(found[0].message.contains("ends 2026-07-31, in 60 days"), "{}", found[0].message);
+}
+
+#[test]
+fn platform_support_n_minus_3_without_a_known_end() {
+    // 1.34 ends 2026-11-30; its platform support lasts until 1.38, which the calendar does not list yet.
+    let found = at(&classic("v1.34.3", "v1.34.3"), "2026-12-02");
+    assert_eq!(summary(&found)[0], (UNSUPPORTED, Severity::Warning, CP));
+    assert!(found[0].message.contains("until AKS 1.38 is GA"), "{}", found[0].message);
+}
+
+#[test]
+fn lts_plan_extends_support_to_the_lts_end() {
+    // 1.30 LTS ends Jul 2026; without the plan 1.30 left platform support in November 2025.
+    let lts = aso("v1.30.9", "      supportPlan: AKSLongTermSupport\n      sku: {tier: Premium}\n", "v1.30.9", "");
+    assert!(at(&lts, "2026-05-01").is_empty());
+    let window = at(&lts, "2026-06-15");
+    assert_eq!(summary(&window), [(UNSUPPORTED, Severity::Warning, CP), (UNSUPPORTED, Severity::Warning, POOL)]);
+    assert!(window[0].message.contains("long-term support ends 2026-07-31"), "{}", window[0].message);
+    let ended = at(&lts, "2026-08-01");
+    assert_eq!(summary(&ended)[0], (UNSUPPORTED, Severity::Error, CP));
+    assert!(ended[0].message.contains("left long-term support after 2026-07-31"), "{}", ended[0].message);
+    let plain = at(&aso("v1.30.9", "", "v1.30.9", ""), "2026-05-01");
+    assert_eq!(summary(&plain)[0], (UNSUPPORTED, Severity::Error, CP));
+    assert!(plain[0].message.contains("after 2025-11-30"), "{}", plain[0].message);
+}
+
+#[test]
+fn a_minor_older_than_the_calendar_is_past_support() {
+    let found = at(&classic("v1.27.9", "v1.27.9"), "2026-01-15");
+    assert_eq!(summary(&found), [(UNSUPPORTED, Severity::Error, CP), (UNSUPPORTED, Severity::Error, POOL)]);
+    assert!(found[0].message.contains("before 1.29"), "{}", found[0].message);
+}
+
+#[test]
+fn unreleased_versions_are_errors() {
+    // 1.37's GA is October 2026: unreleased in September, released from 2026-10-01.
+    let yaml = classic("v1.37.0", "v1.37.0");
+    let september = at(&yaml, "2026-09-30");
+    assert_eq!(summary(&september), [(UNRELEASED, Severity::Error, CP), (UNRELEASED, Severity::Error, POOL)]);
+    assert!(september[0].message.contains("plans it for 2026-10"), "{}", september[0].message);
+    assert!(at(&yaml, "2026-10-01").is_empty());
+    // A minor the calendar does not list: on any day, and without one.
+    let unknown = classic("v1.45.0", "v1.45.0");
+    assert_eq!(
+        summary(&at(&unknown, "2026-10-01")),
+        [(UNRELEASED, Severity::Error, CP), (UNRELEASED, Severity::Error, POOL)]
+    );
+    assert_eq!(summary(&on(&unknown, None)), [(UNRELEASED, Severity::Error, CP), (UNRELEASED, Severity::Error, POOL)]);
+}
+
+#[test]
+fn without_a_day_support_is_not_judged() {
+    assert!(on(&classic("v1.27.9", "v1.27.9"), None).is_empty());
+    assert!(on(&classic("v1.37.0", "v1.37.0"), None).is_empty());
+}
+
+#[test]
+fn skew_behind_by_more_than_three_or_ahead() {
+    let day = "2025-12-01";
+    assert!(at(&classic("v1.33.2", "v1.30.4"), day).iter().all(|f| f.rule != SKEW), "three behind is allowed");
+    let behind: Vec<_> = at(&classic("v1.34.1", "v1.30.4"), day).into_iter().filter(|f| f.rule == SKEW).collect();
+    assert_eq!(summary(&behind), [(SKEW, Severity::Error, POOL)]);
+    assert!(behind[0].message.contains("4 minors behind") && behind[0].message.contains("at least 1.31"));
+    let ahead = at(&classic("v1.33.2", "v1.34.1"), day);
+    assert_eq!(summary(&ahead), [(SKEW, Severity::Error, POOL)]);
+    assert!(ahead[0].message.contains("ahead of its control plane \"c1\""), "{}", ahead[0].message);
+    // Patch versions do not count.
+    assert!(at(&classic("v1.33.2", "v1.33.5"), day).is_empty());
+}
+
+#[test]
+fn skew_of_an_aso_agent_pool_and_a_control_plane_from_the_managed_cluster() {
+    let day = "2025-12-01";
+    // The agent pool's own orchestratorVersion, when the MachinePool says another minor.
+    let found = at(&aso("v1.33.2", "", "v1.33.2", "      orchestratorVersion: 1.34.1\n"), day);
+    assert_eq!(summary(&found), [(SKEW, Severity::Error, "/spec/resources/0/spec/orchestratorVersion")]);
+    // The same minor as the MachinePool is one pin.
+    assert!(at(&aso("v1.33.2", "", "v1.33.2", "      orchestratorVersion: 1.33.2\n"), day).is_empty());
+    // A MachinePool that is not an AKS pool is not judged.
+    let docker = classic("v1.33.2", "v1.20.0").replace("AzureManagedMachinePool", "DockerMachinePool");
+    assert!(at(&docker, day).is_empty());
+}
+
+#[test]
+fn an_embedded_kubernetes_version_of_another_minor_is_judged_too() {
+    let found = at(&aso("v1.33.2", "      kubernetesVersion: 1.27.3\n", "v1.33.2", ""), "2026-01-15");
+    assert_eq!(summary(&found), [(UNSUPPORTED, Severity::Error, "/spec/resources/0/spec/kubernetesVersion")]);
+    assert!(at(&aso("v1.33.2", "      kubernetesVersion: 1.33.2\n", "v1.33.2", ""), "2026-01-15").is_empty());
+}
+
+#[test]
+fn auto_upgrade_channels_against_a_pinned_version() {
+    let day = "2026-01-15";
+    let channel = |value: &str| {
+        classic("v1.33.2", "v1.33.2").replace(
+            "  version: v1.33.2\n---",
+            &format!("  version: v1.33.2\n  autoUpgradeProfile:\n    upgradeChannel: {value}\n---"),
+        )
+    };
+    for moving in ["stable", "rapid", "patch"] {
+        let found = at(&channel(moving), day);
+        assert_eq!(
+            summary(&found),
+            [(AUTO_UPGRADE_PINNED, Severity::Warning, "/spec/autoUpgradeProfile/upgradeChannel")]
+        );
+        assert!(found[0].message.contains("spec.version \"v1.33.2\""), "{}", found[0].message);
+    }
+    for still in ["none", "node-image"] {
+        assert!(at(&channel(still), day).is_empty(), "{still}");
+    }
+    let aso_channel = aso("v1.33.2", "      autoUpgradeProfile: {upgradeChannel: stable}\n", "v1.33.2", "");
+    let found = at(&aso_channel, day);
+    assert_eq!(
+        summary(&found),
+        [(AUTO_UPGRADE_PINNED, Severity::Warning, "/spec/resources/0/spec/autoUpgradeProfile/upgradeChannel")]
+    );
+    assert!(found[0].message.contains("AzureASOManagedControlPlane spec.version"), "{}", found[0].message);
+}
+
+#[test]
+fn a_standalone_managed_cluster_is_judged_on_its_own_fields() {
+    let yaml = "apiVersion: containerservice.azure.com/v1api20240901
+kind: ManagedCluster
+metadata: {name: c1, namespace: ns}
+spec:
+  kubernetesVersion: 1.37.1
+  autoUpgradeProfile: {upgradeChannel: rapid}
+";
+    let found = at(yaml, "2026-09-01");
+    assert_eq!(
+        summary(&found),
+        [
+            (UNRELEASED, Severity::Error, "/spec/kubernetesVersion"),
+            (AUTO_UPGRADE_PINNED, Severity::Warning, "/spec/autoUpgradeProfile/upgradeChannel"),
+        ]
+    );
+}
+
+#[test]
+fn disabled_rules_stay_quiet() {
+    let documents = parse_documents(&classic("v1.27.9", "v1.45.0"), "test.yaml").unwrap();
+    let selection = RuleSelection::new(&[], &RULES.iter().map(|id| id.to_string()).collect::<Vec<_>>())
+        .unwrap()
+        .on_date(Date::parse("2026-01-15").unwrap());
+    assert!(check(&documents, &selection).iter().all(|f| !RULES.contains(&f.rule.as_str())));
+}
+
+#[test]
+fn clusterclass_templates_are_not_judged() {
+    // Their version is a placeholder: CAPI's topology controller writes the topology's over it.
+    let yaml = "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedControlPlaneTemplate
+metadata: {name: t, namespace: ns}
+spec:
+  template:
+    spec:
+      version: v0.0.0
+      autoUpgradeProfile: {upgradeChannel: stable}
+";
+    assert!(at(yaml, "2026-01-15").is_empty());
+}
