@@ -17,6 +17,9 @@ KUBECONFORM=${KUBECONFORM:-$bin/kubeconform}
 KUBECTL=${KUBECTL:-$( [ -x "$bin/kubectl" ] && echo "$bin/kubectl" || command -v kubectl)}
 mkdir -p "$results" "$data"
 
+# The generated fleets pin Kubernetes v1.33.2: AKS support is judged on a day AKS supported it (KUBECTL_CAPZ_AT,
+# validate's --at), so every run measures the same clean trees whatever the date.
+export KUBECTL_CAPZ_AT=${KUBECTL_CAPZ_AT:-2025-11-15}
 # clusterctl's variables for every CAPZ AKS template; kubectl-capz reads the same environment.
 export CLUSTER_NAME=demo NAMESPACE=default KUBERNETES_VERSION=v1.33.2 AZURE_LOCATION=westeurope
 export AZURE_NODE_MACHINE_TYPE=Standard_D4s_v5 WORKER_MACHINE_COUNT=3 ASO_CREDENTIAL_SECRET_NAME=aso-credentials
