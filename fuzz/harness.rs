@@ -244,7 +244,6 @@ pub fn read_budget(data: &[u8]) {
     assert_eq!(streamed, whole_documents, "streamed documents differ from the whole text's");
     // The same problems; their order is the report's (sorted by line and column): a piece's syntax error can come
     // before an earlier document's problem in the stream (found by this target), which the report reorders.
-    let mut streamed_problems = streamed_problems;
     streamed_problems.sort();
     whole_problems.sort();
     assert_eq!(streamed_problems, whole_problems, "streamed problems differ from the whole text's");
