@@ -410,11 +410,11 @@ fn downgrade(repo: &Repo) -> usize {
     let path = repo.root.join("clusters/demo.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     let (before, after) = text.split_at(text.find("kind: AzureManagedControlPlane").unwrap());
-    // A patch downgrade: a minor one would also put the pools (v1.33.2) ahead of the control plane, which the
+    // A patch downgrade: a minor one would also put the pools (v1.34.2) ahead of the control plane, which the
     // tree alone shows (aks-version-skew).
-    std::fs::write(&path, format!("{before}{}", after.replacen("  version: v1.33.2", "  version: v1.33.1", 1)))
+    std::fs::write(&path, format!("{before}{}", after.replacen("  version: v1.34.2", "  version: v1.34.1", 1)))
         .unwrap();
-    std::fs::read_to_string(&path).unwrap().lines().position(|line| line == "  version: v1.33.1").unwrap() + 1
+    std::fs::read_to_string(&path).unwrap().lines().position(|line| line == "  version: v1.34.1").unwrap() + 1
 }
 
 #[test]
@@ -459,7 +459,7 @@ fn capz_update_rules_judge_each_changed_object_with_the_base_as_the_stored_one()
     let text = std::fs::read_to_string(repo.root.join("clusters/demo.yaml")).unwrap();
     let control_plane = text.find("kind: AzureManagedControlPlane").unwrap();
     let (before, after) = text.split_at(control_plane);
-    let after = after.replacen("  version: v1.33.2", "  version: v1.32.0", 1).replacen(
+    let after = after.replacen("  version: v1.34.2", "  version: v1.33.0", 1).replacen(
         "  location: eastus2",
         "  location: westus3",
         1,
@@ -475,7 +475,7 @@ fn capz_update_rules_judge_each_changed_object_with_the_base_as_the_stored_one()
     for expected in [
         format!(
             "error capz-version-downgrade AzureManagedControlPlane/demo ./clusters/demo.yaml:{}",
-            line_of("  version: v1.32.0")
+            line_of("  version: v1.33.0")
         ),
         format!(
             "error capz-immutable-field AzureManagedControlPlane/demo ./clusters/demo.yaml:{}",
