@@ -493,3 +493,36 @@ fn capz_update_rules_judge_each_changed_object_with_the_base_as_the_stored_one()
     assert_eq!(report["summary"]["changed"], 1, "{report:#}");
     assert!(findings(&report).iter().all(|f| !f.starts_with("error")), "{report:#}");
 }
+
+#[test]
+fn an_argo_cd_app_of_apps_prunes_only_where_its_applications_say_so() {
+    let removed_kinds = [
+        "Cluster/team-a ./clusters/base/cluster.yaml:1",
+        "MachinePool/team-a-pool0 ./clusters/base/cluster.yaml:41",
+        "AzureManagedCluster/team-a ./clusters/base/cluster.yaml:19",
+        "AzureManagedControlPlane/team-a ./clusters/base/cluster.yaml:24",
+        "AzureManagedMachinePool/team-a-pool0 ./clusters/base/cluster.yaml:59",
+    ];
+    // The root application (automated prune) deletes the team-clusters Application; that one has no automated
+    // prune: its objects stay on the cluster.
+    let repo = Repo::of("argocd-app-of-apps");
+    std::fs::remove_file(repo.root.join("apps/team-clusters.yaml")).unwrap();
+    let (report, code) = repo.json(&["HEAD"]);
+    assert_eq!(code, 1);
+    assert_eq!(report["summary"], serde_json::json!({"removed": 7, "added": 0, "changed": 0}), "{report:#}");
+    let expected: Vec<String> = removed_kinds.iter().map(|o| format!("info gitops-not-pruned {o}")).collect();
+    assert_eq!(findings(&report), expected, "{report:#}");
+
+    // With automated prune on team-clusters, the cluster its source no longer renders is deleted, in Azure too.
+    let repo = Repo::of("argocd-app-of-apps");
+    let path = repo.root.join("apps/team-clusters.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{text}  syncPolicy:\n    automated:\n      prune: true\n")).unwrap();
+    git(&repo.root, &["commit", "-qam", "prune the team's clusters"]);
+    repo.edit("clusters/base/kustomization.yaml", "resources:\n  - cluster.yaml", "resources: []");
+    let (report, _) = repo.json(&["HEAD"]);
+    let found = findings(&report);
+    for object in removed_kinds {
+        assert!(found.contains(&format!("error gitops-prune-deletes {object}")), "{object}: {found:#?}");
+    }
+}
