@@ -107,12 +107,14 @@ pub fn materialise(path: &Path, revision: &str) -> Result<Snapshot, SnapshotErro
     let toplevel = Path::new(&toplevel);
     // The files the working tree holds as they are linked; only the others are read from git and written.
     let clean = super::worktree::Clean::read(|| git(path), toplevel);
+    let mut inside = Inside::new(toplevel);
     let mut dirs = HashSet::new();
     let mut rest = Vec::new();
     for entry in entries.iter() {
         let relative = safe_relative(&entry.path).ok_or_else(|| SnapshotError::BadPath(entry.path.clone()))?;
         let current = toplevel.join(&relative);
         let linked = entry.mode != "120000"
+            && inside.holds(&current)
             && clean.holds(&entry.path, &entry.object, entry.size, &current)
             && make_parent(&dir.path().join(&relative), &mut dirs).is_ok()
             && std::fs::hard_link(&current, dir.path().join(&relative)).is_ok();
@@ -120,13 +122,34 @@ pub fn materialise(path: &Path, revision: &str) -> Result<Snapshot, SnapshotErro
             rest.push(entry);
         }
     }
-    write_entries(path, toplevel, dir.path(), &rest, &mut dirs)?;
+    write_entries(path, toplevel, dir.path(), &rest, &mut dirs, &mut inside)?;
     let files = entries.len();
     let prefix = prefix.trim_end_matches('/');
     let root = if prefix.is_empty() { dir.path().to_path_buf() } else { dir.path().join(prefix) };
     std::fs::create_dir_all(&root)
         .map_err(|source| SnapshotError::Write { path: root.display().to_string(), source })?;
     Ok(Snapshot { dir, root, commit, files })
+}
+
+/// Whether a working-tree file's directory really lies inside the repository (no directory on its way is a symlink
+/// out of it): only such files are linked into the snapshot, whatever git says of them. Cached per directory.
+struct Inside {
+    top: Option<PathBuf>,
+    dirs: std::collections::HashMap<PathBuf, bool>,
+}
+
+impl Inside {
+    fn new(toplevel: &Path) -> Inside {
+        Inside { top: std::fs::canonicalize(toplevel).ok(), dirs: std::collections::HashMap::new() }
+    }
+
+    fn holds(&mut self, file: &Path) -> bool {
+        let (Some(top), Some(parent)) = (&self.top, file.parent()) else { return false };
+        *self
+            .dirs
+            .entry(parent.to_path_buf())
+            .or_insert_with(|| std::fs::canonicalize(parent).is_ok_and(|real| real.starts_with(top)))
+    }
 }
 
 /// One blob of the tree: its mode (`100644`, `100755`, `120000` for a symlink), object id and path.
@@ -192,6 +215,7 @@ fn write_entries(
     into: &Path,
     entries: &[&Entry],
     dirs: &mut HashSet<PathBuf>,
+    inside: &mut Inside,
 ) -> Result<(), SnapshotError> {
     if entries.is_empty() {
         return Ok(());
@@ -228,7 +252,8 @@ fn write_entries(
         let target = into.join(&relative);
         make_parent(&target, dirs)
             .map_err(|source| SnapshotError::Write { path: target.display().to_string(), source })?;
-        if entry.mode == "120000" || !link_if_same(&worktree.join(&relative), &target, &content) {
+        let current = worktree.join(&relative);
+        if entry.mode == "120000" || !inside.holds(&current) || !link_if_same(&current, &target, &content) {
             write_entry(&target, &entry.mode, &content)?;
         }
     }
