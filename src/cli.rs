@@ -17,7 +17,7 @@ pub fn parse() -> Cli {
     let mut command = Cli::command();
     let mut matches = command.get_matches_mut();
     let cli = Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|err| err.format(&mut command).exit());
-    // Start-up (issue 22): freeing the command tree (every subcommand and flag, ~2,000 allocations) took a tenth of
+    // Start-up: freeing the command tree (every subcommand and flag, ~2,000 allocations) took a tenth of
     // the instructions of `kubectl-capz version`; it lives until the process exits instead.
     std::mem::forget(command);
     cli

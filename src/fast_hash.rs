@@ -1,4 +1,4 @@
-//! Hash maps and sets for validation's hot paths, hashed with foldhash instead of std's SipHash (issue 22).
+//! Hash maps and sets for validation's hot paths, hashed with foldhash instead of std's SipHash.
 //!
 //! SipHash cost about a sixth of the instructions of validating 100 classic clusters; most of its calls came
 //! from these maps (indexes by kind, name and namespace, the schema cache, per-group lookups). Seeded per

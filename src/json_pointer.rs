@@ -94,7 +94,7 @@ impl At for Value {
         let mut target = self;
         let mut start = 0;
         // The tokens split by hand, byte by byte: pointers are short, and `split('/')` with `contains('~')` set up
-        // a character searcher per token (a third of the lookups' instructions, issue 22).
+        // a character searcher per token (a third of the lookups' instructions).
         loop {
             let end = tokens.as_bytes()[start..].iter().position(|&b| b == b'/').map_or(tokens.len(), |i| start + i);
             let raw = &tokens[start..end];

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 /// mimalloc instead of glibc's malloc: validate and render build and drop many small JSON values, and more than a
-/// quarter of their instructions went to glibc's malloc and free (BENCHMARKS.md, issue 22).
+/// quarter of their instructions went to glibc's malloc and free (BENCHMARKS.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

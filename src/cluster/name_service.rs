@@ -1,6 +1,6 @@
 //! Host names of API servers resolved from `/etc/hosts` and DNS only, as kubectl's own binaries do.
 //!
-//! The released Linux binary is linked statically (start-up, issue 22). A statically linked glibc still
+//! The released Linux binary is linked statically (start-up). A statically linked glibc still
 //! follows `/etc/nsswitch.conf`, and for any service there other than `files` and `dns` (Ubuntu's
 //! `mdns4_minimal`, `resolve`, `sss`, ...) it loads that NSS module, which brings the host's own glibc into the
 //! process: a crash when the two glibc versions differ. Configured here before the first lookup, glibc

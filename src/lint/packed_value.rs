@@ -1,6 +1,6 @@
 //! A JSON value as compact bytes that read back into the same value (keys in the same order, the same strings and
 //! numbers): the form a streamed document waits in until the rules check its group. Reading it back skips what
-//! reading JSON text costs (tokens, escapes, number parsing), about half of it (issue 22).
+//! reading JSON text costs (tokens, escapes, number parsing), about half of it.
 //!
 //! The bytes are the length of the structure (LEB128 varint), the structure, then the text of every string, keys
 //! and values, one after the other (UTF-8, checked once when read, not string by string). In the structure a value

@@ -180,7 +180,7 @@ fn is_plain_string(text: &str) -> bool {
     }
     // Most strings of a manifest start with a letter no null, boolean (any case), `inf` or `nan` starts with, and
     // nothing else below starts with a letter: they are strings without the word comparisons and the float parse
-    // (a tenth of reading a rendered manifest, issue 22).
+    // (a tenth of reading a rendered manifest).
     if first.is_ascii_alphabetic() && !matches!(first.to_ascii_lowercase(), b't' | b'y' | b'o' | b'f' | b'n' | b'i') {
         return true;
     }

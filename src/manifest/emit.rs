@@ -199,14 +199,14 @@ fn write_double_quoted(out: &mut String, s: &str) {
     out.push('"');
 }
 
-const AMBIGUOUS_WORDS: &[&str] = &[
-    "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on",
-    "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~", "<<", "=",
-];
+/// Plain scalars some reader takes for something else than a string: YAML 1.1's booleans (compared without case:
+/// Kubernetes' reader takes only `no`, `No` and `NO` for false, serde-saphyr takes `nO` too), its nulls, the merge key
+/// and the value key.
+const AMBIGUOUS_WORDS: &[&str] = &["y", "yes", "n", "no", "true", "false", "on", "off", "null", "~", "<<", "="];
 
 fn needs_quotes(s: &str) -> bool {
     let Some(first) = s.chars().next() else { return true };
-    if s.len() <= 5 && AMBIGUOUS_WORDS.contains(&s) {
+    if s.len() <= 5 && AMBIGUOUS_WORDS.iter().any(|word| s.eq_ignore_ascii_case(word)) {
         return true;
     }
     if matches!(
@@ -339,6 +339,18 @@ mod tests {
             assert_eq!(roundtrip(&value), value, "{s:?} as {}", to_yaml(&value));
         }
         assert_eq!(to_yaml(&Value::String("..config/x".into())), "..config/x\n");
+    }
+
+    #[test]
+    fn boolean_words_in_any_case_are_quoted() {
+        // Found by the `escape` fuzz target: `nO` was written plain, and serde-saphyr reads every case of YAML 1.1's
+        // boolean words as a boolean (Kubernetes' reader only `no`, `No` and `NO`); quoted, both read the string.
+        for s in ["nO", "yEs", "tRUE", "oN", "oFF", "fALSE", "nULL", "Y", "off"] {
+            let value = serde_json::json!({ s: [s, {"k": s}], "v": s });
+            assert_eq!(roundtrip(&value), value, "{s:?} as {}", to_yaml(&value));
+            assert_eq!(to_yaml(&Value::String(s.into())), format!("\"{s}\"\n"));
+        }
+        assert_eq!(to_yaml(&Value::String("nOt".into())), "nOt\n");
     }
 
     #[test]

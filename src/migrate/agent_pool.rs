@@ -137,7 +137,7 @@ fn parameters(defaulted: &Defaulted<'_>, pool: &DefaultedPool<'_>) -> Value {
     let cp = &defaulted.control_plane;
     let ammp = &pool.pool;
     let mp = &pool.machine_pool.value;
-    // `/spec/<field>` without formatting a pointer per field (44 per pool; issue 22).
+    // `/spec/<field>` without formatting a pointer per field (44 per pool).
     let ammp_spec = ammp.field("spec");
     let p = |field: &str| ammp_spec.and_then(|spec| spec.field(field)).filter(|v| !v.is_null());
 

@@ -1,5 +1,5 @@
 //! The API server's structural defaulting of the classic kinds' CRDs, with each schema read once per process into
-//! the parts that have defaults (the translation defaults every classic object twice, issue 22).
+//! the parts that have defaults (the translation defaults every classic object twice).
 
 use std::sync::Arc;
 

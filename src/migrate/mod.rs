@@ -104,7 +104,7 @@ pub fn translate(cluster: &ClassicCluster<'_>, schemas: &TargetSchemas) -> Resul
 }
 
 /// `{"apiVersion", "kind", "metadata": {}, "spec"}` in that order, with `spec` moved in: `json!` would copy it
-/// through serde's serializer (`to_value(&spec)`), a twentieth of a classic fleet's `validate` (issue 22).
+/// through serde's serializer (`to_value(&spec)`), a twentieth of a classic fleet's `validate`.
 fn aso_object(api_version: &str, kind: &str, spec: serde_json::Map<String, Value>) -> Value {
     let mut object = serde_json::Map::with_capacity(4);
     object.insert("apiVersion".into(), Value::String(api_version.into()));

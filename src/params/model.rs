@@ -329,7 +329,7 @@ pub struct Maintenance {
 }
 
 /// The JSON Schema of a values file, as `schemars::schema_for!(Params)` builds it; committed so that a render
-/// does not build it (start-up, issue 22). A unit test fails, and says how to regenerate it, when it differs.
+/// does not build it (start-up). A unit test fails, and says how to regenerate it, when it differs.
 const SCHEMA_JSON: &str = include_str!("values.schema.json");
 
 /// The JSON Schema of a values file (read once per process from the tree build.rs packs it into, which a third of

@@ -180,7 +180,7 @@ impl Engine {
             .map_err(|err| RenderError::BadOutput { template: label.clone(), message: err.to_string() })
     }
 
-    /// [`Engine::render_documents`] without reading the `overlay` blocks' JSON back as YAML (start-up, issue 22):
+    /// [`Engine::render_documents`] without reading the `overlay` blocks' JSON back as YAML (start-up):
     /// the blocks print placeholders and their objects are put in their place after parsing. None when that may
     /// not give what the JSON text gives (a template or YAML error, a placeholder inside a string, a key or another
     /// overlay, printed twice or not at all): the caller renders again the plain way.

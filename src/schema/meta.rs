@@ -48,7 +48,7 @@ pub(crate) static OBJECT_META: LazyLock<Value> = LazyLock::new(|| {
 });
 
 // The patterns of k8s.io/apimachinery's validation, matched by hand: compiling them as regexes was ~6% of a
-// one-bundle `validate` (issue 22). Each is equal to its pattern (Go's RE2 and Rust's `regex` agree on these
+// one-bundle `validate`. Each is equal to its pattern (Go's RE2 and Rust's `regex` agree on these
 // ASCII classes; the unit test `hand_written_patterns_match_the_regexes` compares them on every short string).
 
 /// `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`

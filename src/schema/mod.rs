@@ -105,7 +105,7 @@ impl KindSchema {
 
     /// Whether any node of `schema` holds a `default` key (a property named `default` counts too): when none does,
     /// the API server's structural defaulting has nothing to add and the schema walk skips looking for defaults
-    /// (issue 22: it looked at every declared property of every object node it met).
+    /// (it looked at every declared property of every object node it met).
     pub fn has_defaults(&self) -> bool {
         *self.defaults.0.get_or_init(|| holds_key(&self.schema, "default"))
     }

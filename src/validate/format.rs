@@ -48,7 +48,7 @@ pub(crate) fn format_text(report: &Report) -> String {
 }
 
 /// One finding as [`format_text`] prints it, appended to `out` piece by piece (a `format!` per line and per piece
-/// cost a tenth of the main thread's work when validating 1000 clusters, issue 22).
+/// cost a tenth of the main thread's work when validating 1000 clusters).
 fn push_text_line(out: &mut String, f: &Finding) {
     push_location(out, f);
     out.push_str(": ");

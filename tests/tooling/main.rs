@@ -15,6 +15,7 @@ fn prerequisites_are_built() {
 }
 
 mod aks_versions; // the AKS version lifecycle data: generated from the calendar, cross-checked with endoflife.date
+mod comments; // comments say why, not which issue
 mod completion; // bash, zsh and fish completion in real shells
 mod function_length; // no function in src/ over 100 lines without a reason written above it
 mod import_cycles; // no import circle between the files of src/, nor between its folders

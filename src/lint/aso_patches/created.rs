@@ -1,5 +1,5 @@
 //! The ManagedCluster and ManagedClustersAgentPools CAPZ creates for a classic cluster, checked against ASO's
-//! schema of their apiVersion (issue 21, item 6): what ASO rejects when CAPZ's reconcile applies them is reported
+//! schema of their apiVersion: what ASO rejects when CAPZ's reconcile applies them is reported
 //! on the classic object, at the field the value comes from (`metadata.name` for the ManagedCluster's azureName).
 
 use serde_json::Value;
@@ -31,7 +31,7 @@ struct Created<'a> {
 /// the ManagedCluster's `spec.agentPoolProfiles` here: they are copies of the agent pools' specs (CAPZ's
 /// AgentPoolToManagedClusterAgentPoolProfile) that each agent pool's own check reports, and ASO's ManagedCluster
 /// schemas have no rule (CEL, `required`, `minItems`) that reads them from elsewhere, so the other fields' errors are
-/// the same without them (about a sixth of the check's work, issue 22).
+/// the same without them (about a sixth of the check's work).
 pub(super) fn check(
     locator: &Locator<'_>,
     cluster: &ClassicCluster<'_>,

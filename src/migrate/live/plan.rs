@@ -1,4 +1,4 @@
-//! The ordered steps of a live migration (CAPZ's documented procedure, numbered as CAPZ's docs and issue 14
+//! The ordered steps of a live migration (CAPZ's documented procedure, numbered as CAPZ's docs
 //! number them), with the real names and objects computed from the live state.
 
 use serde_json::{Value, json};

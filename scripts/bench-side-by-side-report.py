@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the Markdown tables of scripts/bench-issue22.sh from its results directory (i22-rows.tsv, the hyperfine
+"""Prints the Markdown tables of scripts/bench-side-by-side.sh from its results directory (i22-rows.tsv, the hyperfine
 JSON i22-KEY.json and the peak RSS series i22-KEY-0.rss / -1.rss): median wall time, min-max, peak RSS median,
 the ratio peer/kubectl-capz and the load average before each row."""
 import json

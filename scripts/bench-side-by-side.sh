@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Every row of issue 22's table in one run, each kubectl-capz command side by side with its peer in one hyperfine
+# Every row of the peers' table in one run, each kubectl-capz command side by side with its peer in one hyperfine
 # invocation (hyperfine runs the two back to back, so both see the same machine load), then
 # the 10 / 100 / 1000 / 10000-cluster validate table for both APIs (classic `aks` and `aks-aso`). Prints the
 # Markdown tables (median, min-max, peak RSS median of RSS_RUNS runs of /usr/bin/time, load average before each
 # row) from .bench/results/i22-*; the raw hyperfine JSON stays there.
-#   scripts/bench-issue22.sh    (knobs: RUNS, RUNS_BIG for the 1000+ cluster rows, SIZES, CLUSTERS_FLEET, CLUSTERS_50MB)
-#   RUNS=2 RUNS_BIG=1 RSS_RUNS=1 SIZES="10 100" CLUSTERS_50MB=300 scripts/bench-issue22.sh   (a quick check)
+#   scripts/bench-side-by-side.sh    (knobs: RUNS, RUNS_BIG for the 1000+ cluster rows, SIZES, CLUSTERS_FLEET, CLUSTERS_50MB)
+#   RUNS=2 RUNS_BIG=1 RSS_RUNS=1 SIZES="10 100" CLUSTERS_50MB=300 scripts/bench-side-by-side.sh   (a quick check)
 # A peer missing from .bench/bin (scripts/bench-setup.sh) leaves its rows with kubectl-capz alone.
 source "$(dirname "$0")/bench-common.sh"
 need "$CAPZ" hyperfine python3
@@ -83,4 +83,4 @@ for flavor in aks aks-aso; do
   done
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-python3 "$repo/scripts/bench-issue22-report.py" "$results"
+python3 "$repo/scripts/bench-side-by-side-report.py" "$results"
