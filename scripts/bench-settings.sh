@@ -189,5 +189,5 @@ case "${1:-}" in
   measure) measure ;;
   tests) shift; [ $# -gt 0 ] || set -- test test-deps-opt0 test-no-opt0-list
     for v in "$@"; do tests_one "$v"; done ;;
-  *) sed -n '2,33p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,34p' "$0" >&2; exit 2 ;;
 esac
