@@ -333,7 +333,11 @@ mod tests {
                 assert!(capz_rejects, "{}: a capz-* error must be a CAPZ webhook or mutator rejection", rule.id);
             }
             if rule.id.starts_with("aks-") {
-                assert!(matches!(rule.rejected_by, Rejecter::Aks | Rejecter::AksUndocumented), "{}", rule.id);
+                assert!(
+                    matches!(rule.rejected_by, Rejecter::Aks | Rejecter::AksUndocumented | Rejecter::AksUpdate),
+                    "{}",
+                    rule.id
+                );
             }
             if rule.id.starts_with("gitops-") {
                 assert_eq!(rule.rejected_by, Rejecter::GitopsPrune, "{}", rule.id);

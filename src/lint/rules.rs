@@ -33,6 +33,11 @@ pub enum Rejecter {
     AksUndocumented,
     /// Azure Service Operator, at reconcile.
     Aso,
+    /// ASO's validating webhook on UPDATE (a change review): at once for a standalone ASO object, when CAPZ applies it
+    /// at reconcile for one embedded in an AzureASOManaged* object.
+    AsoUpdate,
+    /// The AKS API at reconcile of a change the API server accepted (a change review).
+    AksUpdate,
     /// Cluster API's validating webhooks (after its defaulting webhook), when the object is created.
     CapiWebhook,
     /// Cluster API's controllers, at reconcile.
@@ -68,6 +73,8 @@ impl Rejecter {
             Rejecter::Aks => "AKS at reconcile",
             Rejecter::AksUndocumented => "no documented AKS rejection (the message says what AKS does)",
             Rejecter::Aso => "ASO at reconcile",
+            Rejecter::AsoUpdate => "ASO webhook at update (an embedded object when CAPZ applies it at reconcile)",
+            Rejecter::AksUpdate => "AKS at reconcile of a change (the API server accepts it)",
             Rejecter::CapiWebhook => "CAPI webhook at create",
             Rejecter::Capi => "CAPI controllers at reconcile",
             Rejecter::Clusterctl => "clusterctl move",
@@ -103,7 +110,14 @@ impl RuleInfo {
     /// Whether the rule judges a change (an old and a new object: `diff --base`, `validate --base`) rather than one
     /// bundle: CAPZ's update rules, what a prune deletes, what rolls nodes.
     pub fn judges_a_change(&self) -> bool {
-        matches!(self.rejected_by, Rejecter::CapzUpdate | Rejecter::GitopsPrune | Rejecter::Rolling)
+        matches!(
+            self.rejected_by,
+            Rejecter::CapzUpdate
+                | Rejecter::AsoUpdate
+                | Rejecter::AksUpdate
+                | Rejecter::GitopsPrune
+                | Rejecter::Rolling
+        )
     }
 }
 
@@ -546,6 +560,20 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Rejecter::CapzUpdate,
         "AzureManagedMachinePool[Template] nodeLabels keys starting with kubernetes.azure.com, refused by ValidateUpdate too (reported at spec.nodeLabels).",
         "validateNodeLabels in AzureManagedMachinePoolWebhook.ValidateUpdate / AzureManagedMachinePoolTemplateWebhook.ValidateUpdate",
+    ),
+    rule(
+        update::ASO_WRITE_ONCE,
+        Severity::Error,
+        Rejecter::AsoUpdate,
+        "A changed ASO object (standalone, or embedded in an AzureASOManaged* object's spec.resources) whose spec.azureName (as defaulted: empty is metadata.name) or spec.owner (name, armId; added or removed) differs from the stored object's.",
+        "genruntime.ValidateWriteOnceProperties in every generated ValidateUpdate of azure-service-operator v2 (v2/pkg/genruntime)",
+    ),
+    rule(
+        update::AKS_IMMUTABLE,
+        Severity::Error,
+        Rejecter::AksUpdate,
+        "A changed ManagedClustersAgentPool (vmSize, osType, osDiskSizeGB, osDiskType, vnetSubnetReference, podSubnetReference, availabilityZones as a set, maxPods, scaleSetPriority, enableUltraSSD, enableNodePublicIP, nodePublicIPPrefixReference, kubeletDiskType) or ManagedCluster (location, dnsPrefix, fqdnSubdomain, nodeResourceGroup, networkProfile.dnsServiceIP, linuxProfile/windowsProfile adminUsername) that sets a property AKS keeps as created to another value than the stored object; compared only where both sides set it.",
+        "AKS (learn.microsoft.com/azure/aks/manage-node-pools: the VM size of a node pool cannot change); the same properties CAPZ's classic AzureManagedMachinePool and AzureManagedControlPlane ValidateUpdate forbid to change because AKS does",
     ),
     rule(
         network::TEMPLATE_INSTANCE,

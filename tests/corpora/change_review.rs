@@ -158,6 +158,12 @@ fn each_seeded_change_is_reported_as_what_it_is() {
         (Some("Standard_D2s_v3"), Some("Standard_D4s_v3"))
     );
     assert_eq!(changed["head"]["at"], "./workload-clusters/base/pools.yaml:20");
+    // The API server takes the changed pool; AKS refuses it when ASO sends it, said at the changed line.
+    assert_eq!(
+        findings(&report),
+        ["error aks-immutable-property ManagedClustersAgentPool/aks-prod-pool0 ./workload-clusters/base/pools.yaml:39"],
+        "{report:#}"
+    );
     let removed = &report["objects"][2];
     assert_eq!(removed["base"]["at"], "./clusters/mgmt/infrastructure.yaml:1", "the base's file, where it was");
     assert_eq!(removed["cluster"], "the cluster whose Flux reads ./clusters/mgmt/flux-system/");

@@ -16,6 +16,7 @@
 //! object. CAPZ v1.26 and v1.27 have the same update rules for these kinds; the target matters only through the
 //! CRD defaults of the [`Validator`]'s registry.
 
+mod aso;
 mod control_plane;
 mod machine_pool;
 mod semver;
@@ -40,6 +41,7 @@ pub(crate) const EXTENSION_UPDATE: &str = "capz-extension-update";
 pub(crate) const SECURITY_PROFILE_UNSET: &str = "capz-security-profile-unset";
 pub(crate) const LAST_SYSTEM_POOL: &str = "capz-last-system-pool";
 pub(crate) const NODE_LABELS_UPDATE: &str = "capz-node-labels-update";
+pub use aso::{AKS_IMMUTABLE, ASO_WRITE_ONCE};
 
 const CAPZ_GROUP: &str = "infrastructure.cluster.x-k8s.io";
 const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
@@ -82,10 +84,100 @@ pub fn has_update_rules(group: &str, kind: &str) -> bool {
 }
 
 /// The findings of CAPZ's update rules for every CAPZ object of `bundles.new` that `bundles.old` also holds with
-/// other content, located in the new object's source. Only the rules `selection` enables; `validator` supplies
-/// the target's CRD defaults. The create rules of the new bundle are [`crate::lint::check`]'s.
+/// other content, then of ASO's and AKS's for every changed ASO object (standalone or embedded), located in the
+/// new object's source. Only the rules `selection` enables; `validator` supplies the target's CRD defaults. The
+/// create rules of the new bundle are [`crate::lint::check`]'s.
 pub fn check_update(bundles: UpdateBundles<'_>, validator: &Validator<'_>, selection: &RuleSelection) -> Vec<Finding> {
     let mut findings = Vec::new();
+    check_capz_kinds(bundles, validator, selection, &mut findings);
+    check_aso_objects(bundles, selection, &mut findings);
+    findings
+}
+
+/// The AzureASOManaged* kinds whose `spec.resources` CAPZ applies (their templates' are only copied).
+const ASO_HOLDERS: &[&str] = &["AzureASOManagedCluster", "AzureASOManagedControlPlane", "AzureASOManagedMachinePool"];
+
+/// ASO's write-once and AKS's kept-as-created properties of every changed ASO object: a standalone one (ASO's
+/// webhook rejects the update at once) and one embedded in an AzureASOManaged* object (CAPZ's apply of it fails at
+/// reconcile), matched in the stored holder by group, kind and name.
+fn check_aso_objects<'b>(bundles: UpdateBundles<'b>, selection: &RuleSelection, findings: &mut Vec<Finding>) {
+    for new in bundles.new {
+        let standalone = new.group().ends_with(".azure.com");
+        if !standalone && !(new.group() == CAPZ_GROUP && ASO_HOLDERS.contains(&new.kind())) {
+            continue;
+        }
+        let Some(old) = matching(bundles.old, new).map(|index| &bundles.old[index]) else { continue };
+        if old.value == new.value {
+            continue;
+        }
+        let mut pairs: Vec<(String, &Value, &Value)> = Vec::new();
+        if standalone {
+            pairs.push((String::new(), &old.value, &new.value));
+        } else {
+            let resources = |doc: &'b Document| doc.value.at("/spec/resources").and_then(Value::as_array);
+            let (Some(old_items), Some(new_items)) = (resources(old), resources(new)) else { continue };
+            for (slot, item) in new_items.iter().enumerate() {
+                if let Some(stored) = old_items.iter().find(|stored| same_embedded(stored, item)) {
+                    pairs.push((format!("/spec/resources/{slot}"), stored, item));
+                }
+            }
+        }
+        for (prefix, stored, applied) in pairs {
+            for issue in aso::issues(stored, applied) {
+                if !selection.is_enabled(issue.rule) {
+                    continue;
+                }
+                let Some(info) = super::rule_info(issue.rule) else { continue };
+                let pointer = format!("{prefix}{}", issue.pointer);
+                let when = match (standalone, issue.rule) {
+                    (true, ASO_WRITE_ONCE) => "rejected on update by ASO's webhook".to_string(),
+                    (false, ASO_WRITE_ONCE) => format!(
+                        "accepted in {}, rejected by ASO's webhook when CAPZ applies it at reconcile",
+                        new.display_name()
+                    ),
+                    (true, _) => "rejected by AKS at reconcile".to_string(),
+                    (false, _) => format!("in {}, rejected by AKS at reconcile", new.display_name()),
+                };
+                findings.push(Finding {
+                    rule: issue.rule.to_string(),
+                    severity: info.severity,
+                    source: new.origin.source.to_string(),
+                    line: new.line_of(&pointer),
+                    column: None,
+                    object: embedded_name(applied).unwrap_or_else(|| new.display_name()),
+                    path: pointer,
+                    message: format!("{} ({when}; stored object from {})", issue.message, old.location_of(&prefix)),
+                });
+            }
+        }
+    }
+}
+
+/// Whether two embedded ASO objects are one object: same group, kind and name.
+fn same_embedded(a: &Value, b: &Value) -> bool {
+    let group = |v: &Value| v.str_at("/apiVersion").map(|api| split_group(api).to_string());
+    group(a) == group(b)
+        && a.str_at("/kind") == b.str_at("/kind")
+        && a.str_at("/metadata/name").is_some()
+        && a.str_at("/metadata/name") == b.str_at("/metadata/name")
+}
+
+fn split_group(api_version: &str) -> &str {
+    api_version.split_once('/').map_or("", |(group, _)| group)
+}
+
+/// `Kind/name` of an embedded object.
+fn embedded_name(value: &Value) -> Option<String> {
+    Some(format!("{}/{}", value.str_at("/kind")?, value.str_at("/metadata/name")?))
+}
+
+/// CAPZ's `ValidateUpdate` on every changed object of the kinds it has update rules for.
+fn check_capz_kinds(
+    bundles: UpdateBundles<'_>,
+    validator: &Validator<'_>,
+    selection: &RuleSelection,
+    findings: &mut Vec<Finding>,
+) {
     for (new_index, new) in bundles.new.iter().enumerate() {
         if !has_update_rules(new.group(), new.kind()) {
             continue;
@@ -116,7 +208,6 @@ pub fn check_update(bundles: UpdateBundles<'_>, validator: &Validator<'_>, selec
             });
         }
     }
-    findings
 }
 
 /// The index in `bundle` of the object with the identity of `doc` (group, kind, namespace, name).
