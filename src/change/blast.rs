@@ -1,7 +1,10 @@
 //! Blast radius: what a change deletes or replaces. An object removed from a unit that prunes is deleted, and with
 //! a Cluster, a control plane, a pool or an ASO resource goes what it stands for in Azure — unless the ASO objects'
 //! reconcile policy (`serviceoperator.azure.com/reconcile-policy: detach-on-delete` or `skip`) keeps it; a removed
-//! object a unit does not prune stays on the cluster. Changes that roll a pool's nodes are listed, not errors.
+//! object a unit does not prune stays on the cluster. When the change also removes the Argo CD Application that
+//! applied an object, the Application's deletion decides instead: Argo CD deletes what it applied only when the
+//! Application carries the `resources-finalizer.argocd.argoproj.io` finalizer (and is itself pruned by what applies
+//! it); otherwise its objects stay, orphaned. Changes that roll a pool's nodes are listed, not errors.
 
 use serde_json::Value;
 
@@ -19,6 +22,9 @@ pub const NOT_PRUNED_RULE: &str = "gitops-not-pruned";
 pub const ROLLING_RULE: &str = "capi-rolling-update";
 
 const CAPI_GROUP: &str = "cluster.x-k8s.io";
+const ARGO_GROUP: &str = "argoproj.io";
+/// The finalizer with which deleting an Argo CD Application deletes what it applied.
+const RESOURCES_FINALIZER: &str = "resources-finalizer.argocd.argoproj.io";
 const CAPZ_GROUP: &str = "infrastructure.cluster.x-k8s.io";
 
 /// What deleting an object of `group`/`kind` deletes in Azure, when it is a kind whose deletion reaches Azure.
@@ -86,6 +92,46 @@ fn finding(severity: Severity, rule: &str, side: &Side, pointer: &str, object: S
     }
 }
 
+/// How a removed object leaves the cluster: deleted (and by what), or kept (and why).
+enum Fate {
+    Deleted(String),
+    Kept(String),
+}
+
+/// What happens on the cluster to an object the change removes, applied as `base` says.
+fn fate(changes: &[ObjectChange], base: &Side) -> Fate {
+    let removed_application = base.application.as_ref().and_then(|application| {
+        changes
+            .iter()
+            .find(|c| {
+                c.kind == ChangeKind::Removed
+                    && c.key.group == ARGO_GROUP
+                    && c.key.kind == "Application"
+                    && c.key.name == application.name
+            })
+            .and_then(|c| c.base.as_ref())
+            .map(|application_side| (application, application_side))
+    });
+    match removed_application {
+        Some((application, side)) if !side.prunes => Fate::Kept(format!(
+            "its Application {} is no longer in the repository either, but {} does not prune it: the Application \
+             stays and keeps what it applied",
+            application.name, side.unit
+        )),
+        Some((application, side)) if !application.cascades => Fate::Kept(format!(
+            "{} deletes its Application {}, which has no {RESOURCES_FINALIZER} finalizer: Argo CD leaves what the \
+             Application applied on the cluster",
+            side.unit, application.name
+        )),
+        Some((application, side)) => Fate::Deleted(format!(
+            "{} deletes its Application {}, whose {RESOURCES_FINALIZER} finalizer deletes what it applied",
+            side.unit, application.name
+        )),
+        None if base.prunes => Fate::Deleted(format!("{} prunes it", base.unit)),
+        None => Fate::Kept(format!("{} does not prune", base.unit)),
+    }
+}
+
 /// The findings of one change: removals (an error when Azure loses something, a warning when a reconcile policy
 /// keeps it, information when nothing prunes the object) and rolling changes (information).
 pub fn blast_radius(changes: &[ObjectChange]) -> Vec<Finding> {
@@ -101,33 +147,26 @@ pub fn blast_radius(changes: &[ObjectChange]) -> Vec<Finding> {
             (ChangeKind::Removed, Some(base), _) => {
                 let Some(loss) = reaches_azure(&change.key.group, &change.key.kind) else { continue };
                 let what = change.key.display();
-                let (rule, severity, message) = if !base.prunes {
-                    (
+                let (rule, severity, message) = match fate(changes, base) {
+                    Fate::Kept(why) => (
                         NOT_PRUNED_RULE,
                         Severity::Info,
-                        format!(
-                            "{what} is no longer in the repository, but {} does not prune: it stays on the cluster",
-                            base.unit
-                        ),
-                    )
-                } else if kept_in_azure(&base.document.value, &removed) {
-                    (
+                        format!("{what} is no longer in the repository, but {why}: it stays on the cluster"),
+                    ),
+                    Fate::Deleted(how) if kept_in_azure(&base.document.value, &removed) => (
                         DETACHED_RULE,
                         Severity::Warning,
                         format!(
-                            "removing {what}: {} prunes it, so it is deleted; {loss} is kept, as its reconcile policy says ({RECONCILE_POLICY})",
-                            base.unit
+                            "removing {what}: {how}, so it is deleted; {loss} is kept, as its reconcile policy says ({RECONCILE_POLICY})"
                         ),
-                    )
-                } else {
-                    (
+                    ),
+                    Fate::Deleted(how) => (
                         DELETES_RULE,
                         Severity::Error,
                         format!(
-                            "removing {what}: {} prunes it, so it is deleted, and with it {loss}; to keep the Azure resources, first set the annotation {RECONCILE_POLICY}: detach-on-delete on its ASO objects",
-                            base.unit
+                            "removing {what}: {how}, so it is deleted, and with it {loss}; to keep the Azure resources, first set the annotation {RECONCILE_POLICY}: detach-on-delete on its ASO objects"
                         ),
-                    )
+                    ),
                 };
                 out.push(finding(severity, rule, base, "", object, message));
             }

@@ -21,6 +21,15 @@ pub struct Applied {
     pub unit: String,
     /// Whether what applies it deletes it once it no longer applies it (see `source::ApplyTarget::prunes`).
     pub prunes: bool,
+    /// The Argo CD Application written in the repository that applies it, when one does.
+    pub application: Option<ApplyingApplication>,
+}
+
+/// An Argo CD Application that applies objects, and whether deleting it deletes them (its resources finalizer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplyingApplication {
+    pub name: String,
+    pub cascades: bool,
 }
 
 /// An object's identity on its cluster: the same key on both sides is the same object, whatever its API version,
@@ -77,6 +86,8 @@ pub struct Side {
     pub api_version: String,
     /// Whether the unit deletes the object once it no longer applies it.
     pub prunes: bool,
+    /// The Argo CD Application that applies it, when one written in the repository does.
+    pub application: Option<ApplyingApplication>,
     /// The line of each field, by JSON pointer, in the side's source (for findings at the changed line).
     pub document: Document,
 }
@@ -138,6 +149,7 @@ fn side(applied: &Applied, value: Value) -> Side {
         unit: applied.unit.clone(),
         api_version: applied.document.api_version().to_string(),
         prunes: applied.prunes,
+        application: applied.application.clone(),
         document: applied.document.clone(),
     }
 }
@@ -250,6 +262,7 @@ mod tests {
             default_namespace: None,
             unit: unit.to_string(),
             prunes: false,
+            application: None,
         }
     }
 

@@ -131,6 +131,7 @@ fn build(root: &Path, shown: Shown<'_>, options: &RepositoryOptions, side: &str)
                 default_namespace: None,
                 unit: "a plain file".to_string(),
                 prunes: false,
+                application: None,
             });
         }
     }
@@ -145,6 +146,11 @@ fn build(root: &Path, shown: Shown<'_>, options: &RepositoryOptions, side: &str)
                 default_namespace: built.target.as_ref().and_then(|target| target.namespace.clone()),
                 unit: relocate(&built.label, root, shown),
                 prunes: built.target.as_ref().is_some_and(|target| target.prunes),
+                application: built
+                    .target
+                    .as_ref()
+                    .and_then(|target| target.application.as_ref())
+                    .map(|app| change::ApplyingApplication { name: app.name.clone(), cascades: app.cascades }),
             });
         }
     }

@@ -521,6 +521,7 @@ impl<'a> Loader<'a> {
                 cluster: format!("Argo CD destination {server}"),
                 namespace: source.destination_namespace.clone(),
                 prunes: source.prune,
+                application: source.application.clone(),
             });
             let relative = match &source.build {
                 ArgoBuild::Directory { relative, .. }
@@ -956,7 +957,8 @@ impl<'a> Loader<'a> {
             let Some(mut built) = built else { continue };
             built.label = format!("Flux Kustomization {} (./{path})", ks.name());
             let namespace = ks.overlay.get("namespace").and_then(Value::as_str).map(str::to_string);
-            built.target = Some(ApplyTarget { cluster: ks.cluster.clone(), namespace, prunes: ks.prune });
+            built.target =
+                Some(ApplyTarget { cluster: ks.cluster.clone(), namespace, prunes: ks.prune, application: None });
             if let Some(built) = self.substitute(ks, built) {
                 self.repository.built.push(built);
             }
@@ -1135,7 +1137,10 @@ impl<'a> Loader<'a> {
                         Ok(render) => {
                             let cluster = flux::flux_cluster(release);
                             let namespace = Some(render.request.namespace.clone());
-                            self.push_render(render, Some(ApplyTarget { cluster, namespace, prunes: true }))
+                            self.push_render(
+                                render,
+                                Some(ApplyTarget { cluster, namespace, prunes: true, application: None }),
+                            )
                         }
                         Err(problem) => self.helm_problem(&problem, Some((&at.0, at.1))),
                     }

@@ -93,6 +93,8 @@ pub struct ApplyTarget {
     /// Whether the GitOps object deletes what it no longer applies: a Flux Kustomization with `prune: true`, a
     /// HelmRelease (Helm deletes what a release no longer renders), an Argo CD Application with automated prune.
     pub prunes: bool,
+    /// The Argo CD Application written in the repository that applies the objects, when one does.
+    pub application: Option<argo::ArgoApplication>,
 }
 
 /// A source repository mode did not build (refused, a tool that failed or overran a budget, a download it would

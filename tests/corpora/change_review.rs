@@ -531,4 +531,20 @@ fn an_argo_cd_app_of_apps_prunes_only_where_its_applications_say_so() {
     for object in removed_kinds {
         assert!(found.contains(&format!("error gitops-prune-deletes {object}")), "{object}: {found:#?}");
     }
+
+    // With Argo CD's resources finalizer on team-clusters, deleting that Application deletes what it applied, its
+    // own prune setting aside: the clusters go, in Azure too.
+    let repo = Repo::of("argocd-app-of-apps");
+    repo.edit(
+        "apps/team-clusters.yaml",
+        "  namespace: argocd\n",
+        "  namespace: argocd\n  finalizers:\n    - resources-finalizer.argocd.argoproj.io\n",
+    );
+    git(&repo.root, &["commit", "-qam", "cascade the team's clusters"]);
+    std::fs::remove_file(repo.root.join("apps/team-clusters.yaml")).unwrap();
+    let (report, _) = repo.json(&["HEAD"]);
+    let expected: Vec<String> = removed_kinds.iter().map(|o| format!("error gitops-prune-deletes {o}")).collect();
+    assert_eq!(findings(&report), expected, "{report:#}");
+    let message = report["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("deletes its Application team-clusters, whose resources-finalizer"), "{message}");
 }
