@@ -79,12 +79,6 @@ step "building every test target $lints"
 t0=$SECONDS
 logs=target/test-logs
 mkdir -p "$logs"
-# A cold build (no target/debug yet) has no incremental state to reuse: compiled without it, the crate's targets
-# take about a tenth less CPU. Later builds are incremental as usual.
-if [ ! -d target/debug ] && [ -z "${CARGO_INCREMENTAL:-}" ]; then
-  export CARGO_INCREMENTAL=0
-  echo "cold build: incremental compilation off for this run" >&2
-fi
 cargo test --lib --tests --no-run --message-format=json-render-diagnostics >"$logs/artifacts.json"
 echo "test build finished after $((SECONDS - t0))s" >&2
 # One line per test binary: its name, then its path (the plugin binary itself is not a test artifact), in the order
