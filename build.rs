@@ -80,7 +80,8 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
 /// before `main`: about half the instructions of `kubectl-capz version`, and a copy-on-write page fault for
 /// every page of `.data.rel.ro` they touch. Linked at a fixed address (`-no-pie`) the linker resolves them once.
 /// Only the binaries (tests and the library are unchanged), only with the GNU toolchain on Linux, where the
-/// code rustc emits for PIE links into a fixed-address executable as it is.
+/// code rustc emits for PIE links into a fixed-address executable as it is. Listed with the other build and
+/// start-up settings above the profiles in Cargo.toml.
 fn link_binary_at_a_fixed_address() {
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();

@@ -19,16 +19,17 @@
 #   ship-thp           mimalloc without the `no_thp` feature
 #   ship-environ       mimalloc without -DMI_USE_ENVIRON=0 (.cargo/config.toml)
 #   ship-collect       mimalloc without -DMI_SKIP_COLLECT_ON_EXIT
+#   ship-drop-command  clap's command tree freed before the command runs (src/cli.rs's mem::forget removed)
 #   ship-unstripped    `strip` off (binary size only)
 #   ship-release       the `release` profile with the static flags: no thin LTO, 16 codegen units
 #   (MI_DEFAULT_ARENA_RESERVE is measured on `ship` itself: MIMALLOC_ARENA_RESERVE=1GiB restores mimalloc's default)
-# Test builds (`cargo test --lib --tests --no-run` from cold, CARGO_INCREMENTAL=0 as scripts/test-all.sh's first build):
+# Test builds (`cargo test --lib --tests --no-run` from cold, as scripts/test-all.sh's first build):
 #   test               as committed
 #   test-debuginfo     debug info on (profile.dev `debug`/`strip` removed)
 #   test-deps-opt0     dependencies unoptimised (`"*" = { opt-level = 1 }` removed)
 #   test-no-opt0-list  the large runtime crates optimised like the others (their opt-level = 0 entries removed)
 #   test-buildtime     the compile-time-only crates optimised (their opt-level = 0 entries removed)
-#   test-incremental   the same cold build with incremental compilation on
+#   test-no-incremental the same cold build with incremental compilation off (CARGO_INCREMENTAL=0)
 # README's first command:
 #   quick              `cargo build --profile quick --bin kubectl-capz` from cold
 #   quick-dev          the same binary in the `dev` profile as committed
@@ -41,8 +42,8 @@ host=$(rustc -vV | sed -n 's/^host: //p')
 . "$repo/scripts/static-flags.sh"
 static=$(static_flags "$host")
 
-ship_variants=(ship ship-no-mimalloc ship-unstripped ship-environ ship-collect ship-thp ship-dynamic ship-pie ship-release)
-test_variants=(test test-deps-opt0 test-no-opt0-list test-buildtime test-debuginfo test-incremental)
+ship_variants=(ship ship-no-mimalloc ship-unstripped ship-environ ship-collect ship-drop-command ship-thp ship-dynamic ship-pie ship-release)
+test_variants=(test test-deps-opt0 test-no-opt0-list test-buildtime test-debuginfo test-no-incremental)
 quick_variants=(quick quick-dev)
 
 # One worktree per variant, reset to HEAD and edited.
@@ -66,6 +67,7 @@ edit() {
     ship-thp) sed -i 's/^mimalloc = { version = "0.1", features = \["no_thp"\] }$/mimalloc = "0.1"/' "$dir/Cargo.toml" ;;
     ship-environ) sed -i 's/-DMI_USE_ENVIRON=0 //' "$dir/.cargo/config.toml" ;;
     ship-collect) sed -i 's/ -DMI_SKIP_COLLECT_ON_EXIT//' "$dir/.cargo/config.toml" ;;
+    ship-drop-command) sed -i '/^    std::mem::forget(command);$/d' "$dir/src/cli.rs" ;;
     ship-pie) sed -i 's/^    link_binary_at_a_fixed_address();$//' "$dir/build.rs" ;;
     test-debuginfo)
       sed -i -e '/^\[profile.dev\]$/,/^\[profile.dev.package\]$/{/^strip = "debuginfo"$/d;/^debug = false$/d}' \
@@ -78,7 +80,7 @@ edit() {
       sed -i '/^# \.\.\. and nothing that only runs while compiling/,/^\[/{/ = { opt-level = 0 }$/d}' "$dir/Cargo.toml" ;;
   esac
   # The edit must have changed something (a setting renamed in the tree would otherwise measure nothing).
-  case "$variant" in ship|ship-dynamic|ship-unstripped|ship-release|test|test-incremental|quick|quick-dev) ;;
+  case "$variant" in ship|ship-dynamic|ship-unstripped|ship-release|test|test-no-incremental|quick|quick-dev) ;;
     *) if git -C "$dir" diff --quiet; then echo "bench-settings: the edit of $variant changed nothing" >&2; exit 2; fi ;;
   esac
 }
@@ -98,8 +100,9 @@ build_one() {
   edit "$variant" "$dir"
   target="$work/target-$variant"
   case "$variant" in
-    ship-no-mimalloc|ship-unstripped|ship-pie)
-      # Only the last crate (or its link) changes: start from the shipped build's artefacts. ship-pie is a variant
+    ship-no-mimalloc|ship-unstripped|ship-drop-command|ship-pie|ship-thp|ship-environ|ship-collect)
+      # Only the last crate (or its link; for the mimalloc settings, mimalloc and the crates above it) changes:
+      # start from the shipped build's artefacts. ship-pie is a variant
       # of ship-dynamic, whose directory it copies.
       local from="$work/target-ship"; [ "$variant" = ship-pie ] && from="$work/target-ship-dynamic"
       rm -rf "$target" && cp -a "$from" "$target" ;;
@@ -120,10 +123,10 @@ build_one() {
       (cd "$dir" && timed "$variant" env RUSTFLAGS="$flags" CARGO_TARGET_DIR="$target" \
         cargo build --profile dist --target "$host" --bin kubectl-capz)
       cp "$target/$host/dist/kubectl-capz" "$work/bin/$variant" ;;
-    test-incremental)
-      (cd "$dir" && timed "$variant" env CARGO_INCREMENTAL=1 CARGO_TARGET_DIR="$target" cargo test --lib --tests --no-run) ;;
-    test*)
+    test-no-incremental)
       (cd "$dir" && timed "$variant" env CARGO_INCREMENTAL=0 CARGO_TARGET_DIR="$target" cargo test --lib --tests --no-run) ;;
+    test*)
+      (cd "$dir" && timed "$variant" env CARGO_TARGET_DIR="$target" cargo test --lib --tests --no-run) ;;
     quick)
       (cd "$dir" && timed "$variant" env CARGO_TARGET_DIR="$target" cargo build --profile quick --bin kubectl-capz)
       cp "$target/quick/kubectl-capz" "$work/bin/$variant" ;;
@@ -189,5 +192,5 @@ case "${1:-}" in
   measure) measure ;;
   tests) shift; [ $# -gt 0 ] || set -- test test-deps-opt0 test-no-opt0-list
     for v in "$@"; do tests_one "$v"; done ;;
-  *) sed -n '2,34p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,35p' "$0" >&2; exit 2 ;;
 esac

@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 /// mimalloc instead of glibc's malloc: validate and render build and drop many small JSON values, and more than a
-/// quarter of their instructions went to glibc's malloc and free (BENCHMARKS.md).
+/// quarter of their instructions went to glibc's malloc and free (BENCHMARKS.md). Listed with the other build and
+/// start-up settings above the profiles in Cargo.toml.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
