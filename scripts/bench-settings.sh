@@ -140,13 +140,13 @@ build_one() {
   case "$variant" in ship|ship-dynamic|test|test-deps-opt0|test-no-opt0-list) ;; *) rm -rf "$target" ;; esac
 }
 
-# The unit tests (the library's test binary) of a test variant, 3 runs, wall and CPU.
+# The unit tests (the library's test binary) of a test variant, TEST_RUNS runs (default 3), wall and CPU.
 tests_one() {
   local variant=$1 exe
   exe=$(ls -t "$work/target-$variant"/debug/deps/capz-* | grep -v '\.d$' | head -n 1)
-  echo "+ $exe (x3)" >&2
+  echo "+ $exe (x${TEST_RUNS:-3})" >&2
   : >"$results/$variant.tests"
-  for _ in 1 2 3; do
+  for _ in $(seq "${TEST_RUNS:-3}"); do
     (cd "$work/src-$variant" && /usr/bin/time -f "%e %U %S %M" -a -o "$results/$variant.tests" \
       env KUBECTL_CAPZ_AT=2025-11-15 "$exe" -q >/dev/null 2>&1) || true
   done
