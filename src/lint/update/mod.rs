@@ -103,7 +103,8 @@ const ASO_HOLDERS: &[&str] = &["AzureASOManagedCluster", "AzureASOManagedControl
 fn check_aso_objects<'b>(bundles: UpdateBundles<'b>, selection: &RuleSelection, findings: &mut Vec<Finding>) {
     for new in bundles.new {
         let standalone = new.group().ends_with(".azure.com");
-        if !standalone && !(new.group() == CAPZ_GROUP && ASO_HOLDERS.contains(&new.kind())) {
+        let holder = new.group() == CAPZ_GROUP && ASO_HOLDERS.contains(&new.kind());
+        if !standalone && !holder {
             continue;
         }
         let Some(old) = matching(bundles.old, new).map(|index| &bundles.old[index]) else { continue };
