@@ -104,7 +104,7 @@ fn check_aso_objects<'b>(bundles: UpdateBundles<'b>, selection: &RuleSelection, 
     for new in bundles.new {
         let standalone = new.group().ends_with(".azure.com");
         let holder = new.group() == CAPZ_GROUP && ASO_HOLDERS.contains(&new.kind());
-        if !standalone && !holder {
+        if !(standalone || holder) {
             continue;
         }
         let Some(old) = matching(bundles.old, new).map(|index| &bundles.old[index]) else { continue };
