@@ -19,10 +19,6 @@ use crate::support;
 
 const FIXTURES: &str = "tests/fixtures/aso-updates";
 
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
 /// The property an ASO write-once error names, as the JSON pointer of the finding.
 fn pointer_of_error(error: &str) -> &'static str {
     if error.starts_with("updating 'spec.azureName' is not allowed") {
@@ -88,7 +84,7 @@ fn aso_write_once_properties_on_update() {
         let (old, new) = (read("old"), read("new"));
         assert_eq!(
             case["input_fnv1a64"].as_str(),
-            Some(format!("{:016x}", fnv1a64(format!("{old}{new}").as_bytes())).as_str()),
+            Some(format!("{:016x}", support::fnv1a64(format!("{old}{new}").as_bytes())).as_str()),
             "{name}: the pair changed since it was recorded: run tools/aso-update-oracle/regen.sh"
         );
         let errors: Vec<&str> = case["errors"].as_array().expect("errors").iter().filter_map(Value::as_str).collect();

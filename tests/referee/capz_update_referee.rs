@@ -23,10 +23,6 @@ use crate::support;
 
 const FIXTURES: &str = "tests/fixtures/capz-updates";
 
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
 /// A CAPZ field path as a JSON pointer (`spec.extensions.[0].scope` -> `/spec/extensions/0/scope`), lower-cased
 /// (CAPZ spells some paths with Go field names).
 fn pointer_of(field: &str) -> String {
@@ -78,7 +74,7 @@ fn replay(target_name: &str) -> Outcome {
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         };
         let (old_text, new_text) = (read("old"), read("new"));
-        let hash = fnv1a64(format!("{old_text}{new_text}").as_bytes());
+        let hash = support::fnv1a64(format!("{old_text}{new_text}").as_bytes());
         assert_eq!(
             case["input_fnv1a64"].as_str(),
             Some(format!("{hash:016x}").as_str()),

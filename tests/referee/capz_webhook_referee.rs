@@ -56,9 +56,7 @@ struct RecordedCase {
 }
 
 fn fnv1a64(bytes: &[u8]) -> String {
-    let hash =
-        bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-    format!("{hash:016x}")
+    format!("{:016x}", support::fnv1a64(bytes))
 }
 
 #[derive(Debug, Deserialize)]

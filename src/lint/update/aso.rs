@@ -21,6 +21,7 @@
 use serde_json::Value;
 
 use crate::json_pointer::{At, Fields};
+use crate::manifest::split_api_version;
 
 pub const ASO_WRITE_ONCE: &str = "aso-write-once";
 pub const AKS_IMMUTABLE: &str = "aks-immutable-property";
@@ -69,8 +70,7 @@ pub(crate) struct AsoIssue {
 pub(crate) fn issues(old: &Value, new: &Value) -> Vec<AsoIssue> {
     let mut out = Vec::new();
     write_once(old, new, &mut out);
-    let group = new.str_at("/apiVersion").and_then(|v| v.split_once('/')).map_or("", |(group, _)| group);
-    if group == CONTAINER_SERVICE_GROUP {
+    if split_api_version(new.str_at("/apiVersion").unwrap_or("")).0 == CONTAINER_SERVICE_GROUP {
         match new.str_at("/kind") {
             Some("ManagedClustersAgentPool") => changed_properties(old, new, POOL_PROPERTIES, "agent pool", &mut out),
             Some("ManagedCluster") => changed_properties(old, new, CLUSTER_PROPERTIES, "managed cluster", &mut out),

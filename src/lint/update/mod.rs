@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use super::RuleSelection;
 use crate::json_pointer::{At, Fields};
-use crate::manifest::Document;
+use crate::manifest::{Document, split_api_version};
 use crate::report::Finding;
 use crate::schema::Validator;
 
@@ -156,15 +156,11 @@ fn check_aso_objects<'b>(bundles: UpdateBundles<'b>, selection: &RuleSelection, 
 
 /// Whether two embedded ASO objects are one object: same group, kind and name.
 fn same_embedded(a: &Value, b: &Value) -> bool {
-    let group = |v: &Value| v.str_at("/apiVersion").map(|api| split_group(api).to_string());
+    let group = |v: &Value| v.str_at("/apiVersion").map(|api| split_api_version(api).0.to_string());
     group(a) == group(b)
         && a.str_at("/kind") == b.str_at("/kind")
         && a.str_at("/metadata/name").is_some()
         && a.str_at("/metadata/name") == b.str_at("/metadata/name")
-}
-
-fn split_group(api_version: &str) -> &str {
-    api_version.split_once('/').map_or("", |(group, _)| group)
 }
 
 /// `Kind/name` of an embedded object.
