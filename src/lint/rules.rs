@@ -40,6 +40,8 @@ pub enum Rejecter {
     AksUpdate,
     /// Cluster API's validating webhooks (after its defaulting webhook), when the object is created.
     CapiWebhook,
+    /// Cluster API's `ValidateUpdate`, when a changed object replaces the stored one (a change review).
+    CapiUpdate,
     /// Cluster API's controllers, at reconcile.
     Capi,
     /// `clusterctl move`.
@@ -76,6 +78,7 @@ impl Rejecter {
             Rejecter::AsoUpdate => "ASO webhook at update (an embedded object when CAPZ applies it at reconcile)",
             Rejecter::AksUpdate => "AKS at reconcile of a change (the API server accepts it)",
             Rejecter::CapiWebhook => "CAPI webhook at create",
+            Rejecter::CapiUpdate => "CAPI webhook at update (a change to the stored object)",
             Rejecter::Capi => "CAPI controllers at reconcile",
             Rejecter::Clusterctl => "clusterctl move",
             Rejecter::ApiServer => "nobody (API server warning)",
@@ -115,6 +118,7 @@ impl RuleInfo {
             Rejecter::CapzUpdate
                 | Rejecter::AsoUpdate
                 | Rejecter::AksUpdate
+                | Rejecter::CapiUpdate
                 | Rejecter::GitopsPrune
                 | Rejecter::Rolling
         )
@@ -574,6 +578,69 @@ pub(crate) static RULES: &[RuleInfo] = &[
         Rejecter::AksUpdate,
         "A changed ManagedClustersAgentPool (vmSize, osType, osDiskSizeGB, osDiskType, vnetSubnetReference, podSubnetReference, availabilityZones as a set, maxPods, scaleSetPriority, enableUltraSSD, enableNodePublicIP, nodePublicIPPrefixReference, kubeletDiskType) or ManagedCluster (location, dnsPrefix, fqdnSubdomain, nodeResourceGroup, networkProfile.dnsServiceIP, linuxProfile/windowsProfile adminUsername) that sets a property AKS keeps as created to another value than the stored object; compared only where both sides set it.",
         "AKS (learn.microsoft.com/azure/aks/manage-node-pools: the VM size of a node pool cannot change); the same properties CAPZ's classic AzureManagedMachinePool and AzureManagedControlPlane ValidateUpdate forbid to change because AKS does",
+    ),
+    rule(
+        update::CAPI_REF_REMOVED,
+        Severity::Error,
+        Rejecter::CapiUpdate,
+        "Cluster spec.infrastructureRef or spec.controlPlaneRef set in the stored object and removed (a topology Cluster whose refs the topology controller wrote, and neither side sets, keeps them).",
+        "Cluster webhook validate on update (core/webhooks/admission/cluster.go of Cluster API v1.14)",
+    ),
+    rule(
+        update::CAPI_TOPOLOGY_REMOVED,
+        Severity::Error,
+        Rejecter::CapiUpdate,
+        "Cluster spec.topology removed from a stored topology Cluster (managed to unmanaged).",
+        "Cluster webhook validate on update (core/webhooks/admission/cluster.go of Cluster API v1.14)",
+    ),
+    rule(
+        update::CAPI_TOPOLOGY_CLASS_SET,
+        Severity::Error,
+        Rejecter::CapiUpdate,
+        "Cluster spec.topology with a class added to a stored Cluster that had none, without the unsafe.topology.cluster.x-k8s.io/disable-update-class-name-check annotation (judged when the bundles hold the ClusterClass).",
+        "validateTopology on update (core/webhooks/admission/cluster.go of Cluster API v1.14)",
+    ),
+    rule(
+        update::CAPI_VERSION_DOWNGRADE,
+        Severity::Error,
+        Rejecter::CapiUpdate,
+        "Cluster spec.topology.version lower than the stored one (major.minor.patch; prereleases and build metadata do not count), unless annotated unsafe.topology.cluster.x-k8s.io/disable-update-version-check.",
+        "validateTopologyVersionUpdate (core/webhooks/admission/cluster.go of Cluster API v1.14), util/version.Compare WithoutPreReleases",
+    ),
+    rule(
+        update::CAPI_VERSION_SKIP,
+        Severity::Error,
+        Rejecter::CapiUpdate,
+        "Cluster spec.topology.version two or more minors above the stored one when its ClusterClass lists no spec.kubernetesVersions and has no generateUpgradePlan extension, unless annotated unsafe.topology.cluster.x-k8s.io/disable-update-version-check. Assumes a stable cluster: control plane and pools at the stored version, no pending AfterClusterUpgrade hook.",
+        "validateTopologyVersionUpdate (core/webhooks/admission/cluster.go of Cluster API v1.14)",
+    ),
+    rule(
+        update::CAPI_TOPOLOGY_CLASS_CHANGE,
+        Severity::Error,
+        Rejecter::CapiUpdate,
+        "Cluster spec.topology class changed to a ClusterClass incompatible with the old one: a different group or kind of the infrastructure, control plane or control plane machine template, or of a same-named worker class's infrastructure template (judged when the bundles hold both ClusterClasses).",
+        "validateTopology on update, check.ClusterClassesAreCompatible (core/webhooks/admission/cluster.go, internal/topology/check/compatibility.go of Cluster API v1.14)",
+    ),
+    rule(
+        update::CAPI_CLUSTERCLASS_INCOMPATIBLE,
+        Severity::Error,
+        Rejecter::CapiUpdate,
+        "ClusterClass changed incompatibly: the group or kind of its infrastructure, control plane or control plane machine template (machineInfrastructure added or removed counts), or of a kept worker class's infrastructure template.",
+        "ClusterClass webhook ValidateUpdate, check.ClusterClassesAreCompatible (core/webhooks/admission/clusterclass.go, internal/topology/check/compatibility.go of Cluster API v1.14)",
+    ),
+    rule(
+        update::CAPI_CLUSTERCLASS_IN_USE,
+        Severity::Error,
+        Rejecter::CapiUpdate,
+        "ClusterClass change a stored Cluster of the class still relies on: a removed MachineDeployment or MachinePool class it uses, a removed health check it enables without its own, spec.kubernetesVersions without its version.",
+        "validateRemovedMachineDeploymentClassesAreNotUsed, validateRemovedMachinePoolClassesAreNotUsed, validateUpdatesToMachineHealthCheckClasses, validateKubernetesVersionsOfClusters (core/webhooks/admission/clusterclass.go of Cluster API v1.14)",
+    ),
+    rule(
+        update::CAPI_IMMUTABLE_FIELD,
+        Severity::Error,
+        Rejecter::CapiUpdate,
+        "MachinePool spec.clusterName changed.",
+        "MachinePool webhook validate on update (core/webhooks/admission/machinepool.go of Cluster API v1.14)",
     ),
     rule(
         network::TEMPLATE_INSTANCE,

@@ -18,6 +18,7 @@ mod plan_referee; // shared by the two `plan` referees: one recorded CAPI case a
 
 mod argo_kustomize_referee; // Argo CD kustomize options against the real kustomize
 mod aso_update_referee; // ASO's update admission (write-once properties on old, new pairs)
+mod capi_update_referee; // CAPI's update admission (Cluster, ClusterClass, MachinePool on old, new pairs)
 mod capz_update_referee; // CAPZ's update admission (ValidateUpdate on old, new pairs)
 mod capz_webhook_referee; // CAPZ's admission webhooks
 mod convert_capi_referee; // CAPI's conversion functions

@@ -10,6 +10,8 @@
 //! Cluster and MachinePools reference. An `sshPublicKey: ""` asks CAPZ's defaulting to generate a key, which no
 //! other key equals.
 //!
+//! Cluster API's update rules for Cluster, ClusterClass and MachinePool are [`capi`]'s (checked against CAPI v1.14.2).
+//!
 //! Not modelled: the checks that need the stored object's status (`status.autoUpgradeVersion`, which forbids going
 //! below the version AKS auto-upgraded to). The create-time checks CAPZ's AzureManagedControlPlane[Template]
 //! `ValidateUpdate` runs when no update rule fails are the create rules of [`crate::lint::check`] on the new
@@ -17,6 +19,7 @@
 //! CRD defaults of the [`Validator`]'s registry.
 
 mod aso;
+mod capi;
 mod control_plane;
 mod machine_pool;
 mod semver;
@@ -42,6 +45,16 @@ pub(crate) const SECURITY_PROFILE_UNSET: &str = "capz-security-profile-unset";
 pub(crate) const LAST_SYSTEM_POOL: &str = "capz-last-system-pool";
 pub(crate) const NODE_LABELS_UPDATE: &str = "capz-node-labels-update";
 pub use aso::{AKS_IMMUTABLE, ASO_WRITE_ONCE};
+// Cluster API's update rules ([`capi`]).
+pub(crate) const CAPI_REF_REMOVED: &str = "capi-ref-removed";
+pub(crate) const CAPI_TOPOLOGY_REMOVED: &str = "capi-topology-removed";
+pub(crate) const CAPI_TOPOLOGY_CLASS_SET: &str = "capi-topology-class-set";
+pub(crate) const CAPI_VERSION_DOWNGRADE: &str = "capi-topology-version-downgrade";
+pub(crate) const CAPI_VERSION_SKIP: &str = "capi-topology-version-skip";
+pub(crate) const CAPI_TOPOLOGY_CLASS_CHANGE: &str = "capi-topology-class-change";
+pub(crate) const CAPI_CLUSTERCLASS_INCOMPATIBLE: &str = "capi-clusterclass-incompatible";
+pub(crate) const CAPI_CLUSTERCLASS_IN_USE: &str = "capi-clusterclass-in-use";
+pub(crate) const CAPI_IMMUTABLE_FIELD: &str = "capi-immutable-field";
 
 const CAPZ_GROUP: &str = "infrastructure.cluster.x-k8s.io";
 const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
@@ -90,6 +103,7 @@ pub fn has_update_rules(group: &str, kind: &str) -> bool {
 pub fn check_update(bundles: UpdateBundles<'_>, validator: &Validator<'_>, selection: &RuleSelection) -> Vec<Finding> {
     let mut findings = Vec::new();
     check_capz_kinds(bundles, validator, selection, &mut findings);
+    check_capi_kinds(bundles, selection, &mut findings);
     check_aso_objects(bundles, selection, &mut findings);
     findings
 }
@@ -205,6 +219,52 @@ fn check_capz_kinds(
             });
         }
     }
+}
+
+/// Cluster API's `ValidateUpdate` on every changed Cluster, ClusterClass and MachinePool.
+fn check_capi_kinds(bundles: UpdateBundles<'_>, selection: &RuleSelection, findings: &mut Vec<Finding>) {
+    for (new_index, new) in bundles.new.iter().enumerate() {
+        if !capi::has_update_rules(new.group(), new.kind()) {
+            continue;
+        }
+        let Some(old_index) = matching(bundles.old, new) else { continue };
+        let old = &bundles.old[old_index];
+        if old.value == new.value {
+            continue;
+        }
+        for issue in capi_update_issues(bundles, old_index, new_index) {
+            if !selection.is_enabled(issue.rule) {
+                continue;
+            }
+            let Some(info) = super::rule_info(issue.rule) else { continue };
+            findings.push(Finding {
+                rule: issue.rule.to_string(),
+                severity: info.severity,
+                source: new.origin.source.to_string(),
+                line: new.line_of(&issue.pointer),
+                column: None,
+                object: new.display_name(),
+                path: issue.pointer,
+                message: format!(
+                    "{}: {} (rejected on update by Cluster API's webhook; stored object from {})",
+                    issue.field,
+                    issue.message,
+                    old.location_of("")
+                ),
+            });
+        }
+    }
+}
+
+/// What Cluster API v1.14's update webhooks reject, beyond their create rules, when `bundles.old[old]` is stored
+/// and `bundles.new[new]` is sent: the field paths are CAPI's (v1beta2 spelling), the pointers the new
+/// document's. Empty for other kinds. The ClusterClasses and Clusters the rules read are found in the bundles.
+pub fn capi_update_issues(bundles: UpdateBundles<'_>, old: usize, new: usize) -> Vec<UpdateIssue> {
+    let (old_doc, new_doc) = (&bundles.old[old], &bundles.new[new]);
+    if !capi::has_update_rules(new_doc.group(), new_doc.kind()) {
+        return Vec::new();
+    }
+    capi::issues(&capi::Change { old_bundle: bundles.old, new_bundle: bundles.new, old: old_doc, new: new_doc })
 }
 
 /// The index in `bundle` of the object with the identity of `doc` (group, kind, namespace, name).
