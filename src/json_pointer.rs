@@ -47,6 +47,11 @@ pub fn escape_token(token: &str) -> Cow<'_, str> {
     }
 }
 
+/// One reference token of a JSON pointer as the key it names: `~1` read `/`, then `~0` read `~` (RFC 6901).
+pub fn unescape_token(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
 /// JSON pointer lookup like `Value::pointer` (same results), without the two `String`s serde_json allocates per
 /// token to unescape it: the rules and the classic translation look up dozens of pointers per object.
 ///

@@ -142,6 +142,26 @@ fn by_key(applied: Vec<Applied>, registry: &Registry) -> BTreeMap<ObjectKey, App
     out
 }
 
+/// The objects both sides define, as `(base index, head index)`: on each side the first definition of a key, as
+/// [`compare`] pairs them.
+pub fn stored_pairs(base: &[Applied], head: &[Applied], registry: &Registry) -> Vec<(usize, usize)> {
+    let mut first = BTreeMap::new();
+    for (index, applied) in base.iter().enumerate() {
+        first.entry(key_of(applied, registry)).or_insert(index);
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for (index, applied) in head.iter().enumerate() {
+        let key = key_of(applied, registry);
+        if let Some(&stored) = first.get(&key)
+            && seen.insert(key)
+        {
+            out.push((stored, index));
+        }
+    }
+    out
+}
+
 fn side(applied: &Applied, value: Value) -> Side {
     Side {
         value,

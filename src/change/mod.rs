@@ -9,6 +9,8 @@ mod snapshot;
 mod worktree;
 
 pub use blast::{DELETES_RULE, DETACHED_RULE, NOT_PRUNED_RULE, ROLLING_RULE, blast_radius};
-pub use compare::{Applied, ApplyingApplication, ChangeKind, CompareOptions, ObjectChange, ObjectKey, Side, compare};
+pub use compare::{
+    Applied, ApplyingApplication, ChangeKind, CompareOptions, ObjectChange, ObjectKey, Side, compare, stored_pairs,
+};
 pub use output::{Counts, header, json, markdown, text};
 pub use snapshot::{Snapshot, SnapshotError, materialise};

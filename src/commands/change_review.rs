@@ -1,7 +1,8 @@
 //! The change review both `diff --base` and `validate --base` run: the base (a git revision written out, or a
 //! directory) and the head built as repository mode builds them (the same target, config, excludes and budgets),
 //! compared object by object, and the findings about the change: CAPZ's update rules on each changed object with
-//! the base as the stored one, and what the change deletes or rolls. No cluster is read.
+//! the base as the stored one, the CEL transition rules of the stored objects, and what the change deletes or
+//! rolls. No cluster is read.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use crate::manifest::{self, Document, SecretMask};
 use crate::report::{Finding, Severity};
 use crate::schema::{Registry, Validator};
 use crate::source::{self, RepositoryOptions};
+use crate::validate::StoredPairs;
 
 use super::interrupt;
 
@@ -24,6 +26,8 @@ pub(crate) struct ReviewRequest<'a> {
     pub path: &'a str,
     pub options: &'a RepositoryOptions,
     pub compare: CompareOptions,
+    /// Whether the CEL transition rules are judged (the `cel` rule is on).
+    pub transition_rules: bool,
 }
 
 /// A change, reviewed.
@@ -31,6 +35,8 @@ pub(crate) struct Review {
     pub changes: Vec<ObjectChange>,
     /// CAPZ's update rules and the blast radius, as the rule selection allows them.
     pub findings: Vec<Finding>,
+    /// The objects both sides define: updates of stored objects.
+    pub stored: StoredPairs,
     /// `kubectl capz diff --base REV (commit) PATH`: what was compared.
     pub title: String,
     base_mask: SecretMask,
@@ -83,9 +89,14 @@ pub(crate) fn review(
         validator,
         selection,
     );
+    let pairs = change::stored_pairs(&old.applied, &new.applied, registry);
+    let stored = StoredPairs { old: old_documents, new: new_documents, pairs };
+    if request.transition_rules {
+        findings.extend(crate::validate::transition_findings(&stored, validator));
+    }
     let changes = change::compare(old.applied, new.applied, registry, request.compare);
     findings.extend(change::blast_radius(&changes).into_iter().filter(|f| selection.is_enabled(&f.rule)));
-    Ok(Review { changes, findings, title, base_mask: old.mask, head_mask: new.mask })
+    Ok(Review { changes, findings, stored, title, base_mask: old.mask, head_mask: new.mask })
 }
 
 /// One side, built: its objects and the mask of the values that came from its Secrets.

@@ -37,6 +37,7 @@ pub(crate) fn run(args: &DiffArgs, base: &str) -> anyhow::Result<ExitStatus> {
         path: &path,
         options: &options,
         compare: CompareOptions { include_capz_managed: args.include_capz_managed, show_secrets: args.show_secrets },
+        transition_rules: filter.allows("cel"),
     };
     let review = review(&request, &registry, &validator, &filter.lint)?;
     let (changes, findings) = (&review.changes, &review.findings);

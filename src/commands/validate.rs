@@ -140,8 +140,10 @@ fn add_change_review(
         path,
         options: &options,
         compare: crate::change::CompareOptions::default(),
+        transition_rules: context.filter.allows("cel"),
     };
     let review = super::change_review::review(&request, context.registry, context.validator, &context.filter.lint)?;
+    crate::validate::ratchet_report(report, &review.stored, context.validator);
     let mut findings = review.findings.clone();
     for finding in &mut findings {
         finding.message = review.mask(&finding.message);

@@ -96,10 +96,6 @@ fn children(nodes: &[NodeLine], end: usize) -> Vec<(usize, usize)> {
     out
 }
 
-fn unescape_pointer_token(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
-}
-
 fn nodes_line_of(nodes: &[NodeLine], value: &Value, pointer: &str) -> Option<usize> {
     let mut end = nodes.len();
     if end == 0 {
@@ -109,7 +105,7 @@ fn nodes_line_of(nodes: &[NodeLine], value: &Value, pointer: &str) -> Option<usi
     for token in pointer.split('/').skip(1) {
         let position = match current {
             Value::Object(map) => {
-                let key = unescape_pointer_token(token);
+                let key = crate::json_pointer::unescape_token(token);
                 map.keys().position(|k| *k == key)
             }
             Value::Array(items) => token.parse::<usize>().ok().filter(|i| *i < items.len()),

@@ -178,10 +178,6 @@ pub fn parse_path(path: &str) -> Result<Vec<Segment>, String> {
     Ok(segments)
 }
 
-fn unescape_token(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
-}
-
 /// JSON pointer of a dotted path (`pools[0].name` -> `/pools/0/name`); the input must parse.
 pub fn pointer_of(path: &str) -> String {
     match parse_path(path) {
@@ -211,7 +207,7 @@ fn is_plain_key(key: &str) -> bool {
 pub fn display_path(pointer: &str) -> String {
     let mut out = String::new();
     for token in pointer.split('/').skip(1) {
-        let token = unescape_token(token);
+        let token = crate::json_pointer::unescape_token(token);
         if !token.is_empty() && token.chars().all(|c| c.is_ascii_digit()) {
             out.push_str(&format!("[{token}]"));
         } else if is_plain_key(&token) {

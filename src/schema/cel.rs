@@ -26,6 +26,8 @@ struct KindRules {
     /// every object is checked).
     locations: Option<Vec<Vec<Step>>>,
     compiled: std::sync::OnceLock<CompiledSchema>,
+    /// Whether some rule reads `oldSelf` (a transition rule, judged on update only).
+    transitions: std::sync::OnceLock<bool>,
 }
 
 /// One step from a schema to a sub-schema, as an object is walked.
@@ -121,8 +123,11 @@ impl CelChecker {
         if let Some(rules) = self.kinds.read().unwrap_or_else(PoisonError::into_inner).get(&gvk) {
             return rules.clone();
         }
-        let rules =
-            Arc::new(KindRules { locations: rule_locations(&kind.schema), compiled: std::sync::OnceLock::new() });
+        let rules = Arc::new(KindRules {
+            locations: rule_locations(&kind.schema),
+            compiled: std::sync::OnceLock::new(),
+            transitions: std::sync::OnceLock::new(),
+        });
         self.kinds.write().unwrap_or_else(PoisonError::into_inner).entry(gvk).or_insert(rules).clone()
     }
 
@@ -158,6 +163,72 @@ impl CelChecker {
                 )),
             }
         }
+    }
+}
+
+impl CelChecker {
+    /// Whether some rule of `kind` reads `oldSelf` (worked out once per kind).
+    pub(crate) fn has_transition_rules(&self, kind: &KindSchema) -> bool {
+        *self.rules_of(kind).transitions.get_or_init(|| reads_old_self(&kind.schema))
+    }
+
+    /// The errors of `kind`'s transition rules (those reading `oldSelf`) on updating the stored `old` to `new` (both
+    /// as admitted), each at a node of `new` with a stored counterpart ([`super::ratchet::correlates`]): the API
+    /// server runs a transition rule only there. Rules without `oldSelf` are [`CelChecker::check`]'s.
+    pub(crate) fn transition_issues(&self, kind: &KindSchema, old: &Value, new: &Value) -> Vec<Issue> {
+        if !self.has_transition_rules(kind) {
+            return Vec::new();
+        }
+        let rules = self.rules_of(kind);
+        let compiled = rules.compiled.get_or_init(|| compile_schema(&kind.schema));
+        let gvk = kind.gvk();
+        let root = RootContext { api_version: gvk.api_version(), api_group: gvk.group.clone(), kind: gvk.kind.clone() };
+        let aligned = super::ratchet::aligned_old(&kind.schema, old, new);
+        let Err(errors) = self.validator.validate_compiled_with_context(compiled, new, Some(&aligned), Some(&root))
+        else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for error in errors.iter().filter(|error| error.rule.contains("oldSelf")) {
+            let pointer = field_path_to_pointer(&error.field_path);
+            if !super::ratchet::correlates(&kind.schema, old, new, &pointer) {
+                continue;
+            }
+            let path = existing_pointer(new, &pointer);
+            let rule = error.rule.trim();
+            out.push(match error.kind {
+                ErrorKind::ValidationFailure | ErrorKind::InvalidResult => {
+                    let message =
+                        if error.message.is_empty() { format!("failed rule: {rule}") } else { error.message.clone() };
+                    Issue::new("cel", Severity::Error, path, format!("{message} (a transition rule, on update)"))
+                }
+                _ => Issue::new(
+                    "cel",
+                    Severity::NotChecked,
+                    path,
+                    format!(
+                        "transition rule `{rule}` could not be evaluated offline ({:?}): {}",
+                        error.kind, error.message
+                    ),
+                ),
+            });
+        }
+        out
+    }
+}
+
+/// Whether some `x-kubernetes-validations` rule of `schema` reads `oldSelf`.
+fn reads_old_self(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => map.iter().any(|(key, value)| match (key.as_str(), value) {
+            ("x-kubernetes-validations", Value::Array(rules)) => rules
+                .iter()
+                .any(|rule| rule.get("rule").and_then(Value::as_str).is_some_and(|text| text.contains("oldSelf"))),
+            ("default" | "enum" | "example", _) => false,
+            _ => reads_old_self(value),
+        }),
+        Value::Array(items) => items.iter().any(reads_old_self),
+        _ => false,
     }
 }
 

@@ -8,6 +8,7 @@ pub mod import;
 pub mod openapi;
 pub mod registry;
 pub mod releases;
+pub mod update;
 pub mod validate;
 
 mod capi_defaulting;
@@ -18,12 +19,14 @@ mod issue;
 mod meta;
 pub(crate) mod packed;
 mod pointer;
+mod ratchet;
 mod removed_apis;
 
 use std::fmt;
 use std::path::PathBuf;
 
 pub use registry::{AdditionalAsoCrds, AsoInstall, Registry};
+pub use update::{StoredUpdate, TransitionError};
 pub use validate::{ObjectStatus, ValidateOptions, ValidationOutcome, Validator};
 
 use serde::{Deserialize, Serialize};

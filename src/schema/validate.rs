@@ -77,14 +77,14 @@ pub struct ValidationOutcome {
 /// Validates documents; caches schemas, regexes and compiled CEL across documents and threads
 /// (`Sync`: one validator serves every thread of a run).
 pub struct Validator<'r> {
-    registry: &'r Registry,
+    pub(super) registry: &'r Registry,
     options: ValidateOptions,
     regexes: RwLock<HashMap<String, Option<Arc<Regex>>>>,
-    cel: CelChecker,
+    pub(super) cel: CelChecker,
 }
 
 /// Where the embedded ASO objects of CAPZ's ASO kinds live.
-fn embedded_resources_pointer(gvk: &Gvk) -> Option<&'static str> {
+pub(super) fn embedded_resources_pointer(gvk: &Gvk) -> Option<&'static str> {
     if gvk.group != "infrastructure.cluster.x-k8s.io" {
         return None;
     }

@@ -7,6 +7,7 @@ mod pipeline;
 mod placeholders;
 mod report;
 mod sources;
+mod stored;
 mod suppress;
 
 pub(crate) use aso_crds::declared_aso_crds;
@@ -15,5 +16,7 @@ pub(crate) use pipeline::{RuleFilter, validate_documents, validate_sources};
 pub use placeholders::PLACEHOLDER_RULE;
 pub(crate) use report::Report;
 pub(crate) use sources::{read_sources, repository_options};
+pub(crate) use stored::ratchet_report;
+pub use stored::{StoredPairs, transition_findings};
 pub(crate) use suppress::SuppressedFinding;
 pub use suppress::{IGNORE_ANNOTATION, REPOSITORY_RULES, SUPPRESSION_RULE};

@@ -66,7 +66,7 @@ impl RuleFilter {
         let disabled = disable.iter().filter(|id| is_schema_rule(id)).cloned().collect();
         Ok(RuleFilter { disabled, lint })
     }
-    fn allows(&self, rule: &str) -> bool {
+    pub(crate) fn allows(&self, rule: &str) -> bool {
         !self.disabled.contains(rule)
     }
 }

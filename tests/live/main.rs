@@ -24,6 +24,7 @@ mod live_core_referee; // records kube-apiserver's verdicts on core objects
 mod live_diff; // `diff`
 mod live_migrate; // `migrate CLUSTER`
 mod live_plan; // `plan` and `diff` of topology Clusters
+mod live_ratcheting; // `validate --base` forgives and rejects on update what the server does (ratcheting, oldSelf)
 mod live_repository_diff; // `diff -f DIR` on the Flux fixture repository (installs Flux's CRDs)
 mod live_target_kinds; // every CAPI, CAPI Operator and extra ASO kind of each target: a sample the server accepts
 mod live_validate; // `validate` agrees with the server
