@@ -133,31 +133,12 @@ fn key_of(applied: &Applied, registry: &Registry) -> ObjectKey {
     }
 }
 
-/// The objects of one side by key; the first definition of a key wins (`validate` reports the others).
-fn by_key(applied: Vec<Applied>, registry: &Registry) -> BTreeMap<ObjectKey, Applied> {
+/// The objects of one side by key, with their index on the side; the first definition of a key wins (`validate`
+/// reports the others).
+fn by_key<'a>(applied: &'a [Applied], registry: &Registry) -> BTreeMap<ObjectKey, (usize, &'a Applied)> {
     let mut out = BTreeMap::new();
-    for object in applied {
-        out.entry(key_of(&object, registry)).or_insert(object);
-    }
-    out
-}
-
-/// The objects both sides define, as `(base index, head index)`: on each side the first definition of a key, as
-/// [`compare`] pairs them.
-pub fn stored_pairs(base: &[Applied], head: &[Applied], registry: &Registry) -> Vec<(usize, usize)> {
-    let mut first = BTreeMap::new();
-    for (index, applied) in base.iter().enumerate() {
-        first.entry(key_of(applied, registry)).or_insert(index);
-    }
-    let mut seen = std::collections::BTreeSet::new();
-    let mut out = Vec::new();
-    for (index, applied) in head.iter().enumerate() {
-        let key = key_of(applied, registry);
-        if let Some(&stored) = first.get(&key)
-            && seen.insert(key)
-        {
-            out.push((stored, index));
-        }
+    for (index, object) in applied.iter().enumerate() {
+        out.entry(key_of(object, registry)).or_insert((index, object));
     }
     out
 }
@@ -176,26 +157,37 @@ fn side(applied: &Applied, value: Value) -> Side {
 
 /// Pairs the objects of `base` and `head` and compares each pair: removed objects first, then added, then changed,
 /// each group in key order; unchanged objects are left out.
-pub fn compare(
-    base: Vec<Applied>,
-    head: Vec<Applied>,
+pub fn compare(base: &[Applied], head: &[Applied], registry: &Registry, options: CompareOptions) -> Vec<ObjectChange> {
+    compare_and_pair(base, head, registry, options).0
+}
+
+/// [`compare`], and the objects both sides define as `(index in base, index in head)` (on each side the first
+/// definition of a key), in head order: the updates of stored objects.
+pub fn compare_and_pair(
+    base: &[Applied],
+    head: &[Applied],
     registry: &Registry,
     options: CompareOptions,
-) -> Vec<ObjectChange> {
+) -> (Vec<ObjectChange>, Vec<(usize, usize)>) {
     let mut base = by_key(base, registry);
     let head = by_key(head, registry);
     let mut out = Vec::new();
-    for (key, new) in head {
+    let mut pairs = Vec::new();
+    for (key, (head_index, new)) in head {
         let old = base.remove(&key);
-        if let Some(change) = compare_one(key, old.as_ref(), Some(&new), registry, options) {
+        if let Some((base_index, _)) = &old {
+            pairs.push((*base_index, head_index));
+        }
+        if let Some(change) = compare_one(key, old.map(|(_, o)| o), Some(new), registry, options) {
             out.push(change);
         }
     }
-    for (key, old) in base {
-        out.extend(compare_one(key, Some(&old), None, registry, options));
+    for (key, (_, old)) in base {
+        out.extend(compare_one(key, Some(old), None, registry, options));
     }
     out.sort_by(|a, b| (a.kind, &a.key).cmp(&(b.kind, &b.key)));
-    out
+    pairs.sort_unstable_by_key(|&(_, head_index)| head_index);
+    (out, pairs)
 }
 
 /// The comparison of one key's objects; `None` when they are the same after normalisation.
@@ -206,6 +198,12 @@ fn compare_one(
     registry: &Registry,
     options: CompareOptions,
 ) -> Option<ObjectChange> {
+    // The same object, byte for byte: the same after the (deterministic) normalisation too.
+    if let (Some(old), Some(new)) = (old, new)
+        && old.document.value == new.document.value
+    {
+        return None;
+    }
     let mut before = old.map(|o| o.document.value.clone());
     let mut after = new.map(|n| n.document.value.clone());
     for value in before.iter_mut().chain(after.iter_mut()) {
@@ -301,14 +299,14 @@ mod tests {
         let reordered = serde_json::json!({"data": {"k": "x"}, "kind": "ConfigMap",
             "metadata": {"namespace": "a", "name": "one"}, "apiVersion": "v1"});
         let head = applied(reordered, "another unit");
-        assert!(compare(vec![base], vec![head], &registry(), CompareOptions::default()).is_empty());
+        assert!(compare(&[base], &[head], &registry(), CompareOptions::default()).is_empty());
     }
 
     #[test]
     fn removed_objects_come_first_then_added_then_changed() {
         let base = vec![applied(config_map("kept", "x"), "u"), applied(config_map("gone", "x"), "u")];
         let head = vec![applied(config_map("kept", "y"), "u"), applied(config_map("new", "x"), "u")];
-        let changes = compare(base, head, &registry(), CompareOptions::default());
+        let changes = compare(&base, &head, &registry(), CompareOptions::default());
         let summary: Vec<(ChangeKind, &str)> = changes.iter().map(|c| (c.kind, c.key.name.as_str())).collect();
         assert_eq!(
             summary,
@@ -321,7 +319,7 @@ mod tests {
     fn a_removed_secret_is_masked() {
         let secret = serde_json::json!({"apiVersion": "v1", "kind": "Secret",
             "metadata": {"name": "s", "namespace": "a"}, "stringData": {"token": "hunter2hunter2"}});
-        let changes = compare(vec![applied(secret, "u")], vec![], &registry(), CompareOptions::default());
+        let changes = compare(&[applied(secret, "u")], &[], &registry(), CompareOptions::default());
         let text = changes[0].base.as_ref().unwrap().value.to_string();
         assert!(!text.contains("hunter2"), "{text}");
     }

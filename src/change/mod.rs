@@ -3,14 +3,14 @@
 //! second directory), compared object by object as the live diff normalises them.
 
 mod blast;
+mod blob;
 mod compare;
 mod output;
 mod snapshot;
-mod worktree;
 
 pub use blast::{DELETES_RULE, DETACHED_RULE, NOT_PRUNED_RULE, ROLLING_RULE, blast_radius};
 pub use compare::{
-    Applied, ApplyingApplication, ChangeKind, CompareOptions, ObjectChange, ObjectKey, Side, compare, stored_pairs,
+    Applied, ApplyingApplication, ChangeKind, CompareOptions, ObjectChange, ObjectKey, Side, compare, compare_and_pair,
 };
 pub use output::{Counts, header, json, markdown, text};
 pub use snapshot::{Snapshot, SnapshotError, materialise};

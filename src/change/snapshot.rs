@@ -106,7 +106,6 @@ pub fn materialise(path: &Path, revision: &str) -> Result<Snapshot, SnapshotErro
     let entries = tree_entries(path, &commit, &prefix)?;
     let toplevel = Path::new(&toplevel);
     // The files the working tree holds as they are linked; only the others are read from git and written.
-    let clean = super::worktree::Clean::read(|| git(path), toplevel);
     let mut inside = Inside::new(toplevel);
     let mut dirs = HashSet::new();
     let mut rest = Vec::new();
@@ -115,14 +114,14 @@ pub fn materialise(path: &Path, revision: &str) -> Result<Snapshot, SnapshotErro
         let current = toplevel.join(&relative);
         let linked = entry.mode != "120000"
             && inside.holds(&current)
-            && clean.holds(&entry.path, &entry.object, entry.size, &current)
+            && super::blob::holds_blob(&current, &entry.object, entry.size)
             && make_parent(&dir.path().join(&relative), &mut dirs).is_ok()
             && std::fs::hard_link(&current, dir.path().join(&relative)).is_ok();
         if !linked {
             rest.push(entry);
         }
     }
-    write_entries(path, toplevel, dir.path(), &rest, &mut dirs, &mut inside)?;
+    write_entries(path, dir.path(), &rest, &mut dirs)?;
     let files = entries.len();
     let prefix = prefix.trim_end_matches('/');
     let root = if prefix.is_empty() { dir.path().to_path_buf() } else { dir.path().join(prefix) };
@@ -131,28 +130,37 @@ pub fn materialise(path: &Path, revision: &str) -> Result<Snapshot, SnapshotErro
     Ok(Snapshot { dir, root, commit, files })
 }
 
-/// Whether a working-tree file's directory really lies inside the repository (no directory on its way is a symlink
-/// out of it): only such files are linked into the snapshot, whatever git says of them. Cached per directory.
+/// Whether a working-tree file's directory really lies inside the repository (no directory on its way below the
+/// top is a symlink): only such files are linked into the snapshot. One `lstat` per directory, cached.
 struct Inside {
-    top: Option<PathBuf>,
+    top: PathBuf,
     dirs: std::collections::HashMap<PathBuf, bool>,
 }
 
 impl Inside {
     fn new(toplevel: &Path) -> Inside {
-        Inside { top: std::fs::canonicalize(toplevel).ok(), dirs: std::collections::HashMap::new() }
+        Inside { top: toplevel.to_path_buf(), dirs: std::collections::HashMap::new() }
     }
 
     fn holds(&mut self, file: &Path) -> bool {
-        let (Some(top), Some(parent)) = (&self.top, file.parent()) else { return false };
-        *self
-            .dirs
-            .entry(parent.to_path_buf())
-            .or_insert_with(|| std::fs::canonicalize(parent).is_ok_and(|real| real.starts_with(top)))
+        file.parent().is_some_and(|parent| self.directory_inside(parent))
+    }
+
+    fn directory_inside(&mut self, dir: &Path) -> bool {
+        if dir == self.top {
+            return true;
+        }
+        if let Some(&known) = self.dirs.get(dir) {
+            return known;
+        }
+        let inside = dir.starts_with(&self.top)
+            && dir.parent().is_some_and(|parent| self.directory_inside(parent))
+            && std::fs::symlink_metadata(dir).is_ok_and(|meta| meta.file_type().is_dir());
+        self.dirs.insert(dir.to_path_buf(), inside);
+        inside
     }
 }
 
-/// One blob of the tree: its mode (`100644`, `100755`, `120000` for a symlink), object id and path.
 #[derive(Debug, PartialEq, Eq)]
 struct Entry {
     mode: String,
@@ -206,16 +214,13 @@ fn safe_relative(path: &str) -> Option<PathBuf> {
     (normal && !path.is_empty()).then(|| relative.to_path_buf())
 }
 
-/// Writes every entry's content, read through one `git cat-file --batch`; a file whose working-tree copy (below
-/// `worktree`) holds the same bytes is linked to it instead (most of a change's files are unchanged, and writing
-/// thousands of small files costs more than reading them).
+/// Writes every entry's content, read through one `git cat-file --batch` (the files the working tree does not hold
+/// as they are: [`super::blob`] found the others, and they were linked).
 fn write_entries(
     path: &Path,
-    worktree: &Path,
     into: &Path,
     entries: &[&Entry],
     dirs: &mut HashSet<PathBuf>,
-    inside: &mut Inside,
 ) -> Result<(), SnapshotError> {
     if entries.is_empty() {
         return Ok(());
@@ -252,10 +257,7 @@ fn write_entries(
         let target = into.join(&relative);
         make_parent(&target, dirs)
             .map_err(|source| SnapshotError::Write { path: target.display().to_string(), source })?;
-        let current = worktree.join(&relative);
-        if entry.mode == "120000" || !inside.holds(&current) || !link_if_same(&current, &target, &content) {
-            write_entry(&target, &entry.mode, &content)?;
-        }
+        write_entry(&target, &entry.mode, &content)?;
     }
     let _ = feeder.join();
     let status = child.wait().map_err(SnapshotError::Git)?;
@@ -273,15 +275,6 @@ fn make_parent(target: &Path, dirs: &mut HashSet<PathBuf>) -> std::io::Result<()
         dirs.insert(parent.to_path_buf());
     }
     Ok(())
-}
-
-/// Hard-links `target` to the working-tree file `current` when that is a regular file (not a symlink) with exactly
-/// `content`; false when it is not, or the link cannot be made (another file system), and the file is written.
-fn link_if_same(current: &Path, target: &Path, content: &[u8]) -> bool {
-    let same = std::fs::symlink_metadata(current)
-        .is_ok_and(|meta| meta.file_type().is_file() && meta.len() == content.len() as u64)
-        && std::fs::read(current).is_ok_and(|bytes| bytes == content);
-    same && std::fs::hard_link(current, target).is_ok()
 }
 
 /// One file (or symlink: repository mode judges where it points, as it does in the working tree).
@@ -317,5 +310,20 @@ mod tests {
         for bad in ["../x", "/etc/passwd", "a/../../x", ""] {
             assert!(safe_relative(bad).is_none(), "{bad}");
         }
+    }
+
+    #[test]
+    fn files_below_a_symlinked_directory_are_not_inside() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.yaml"), "x").unwrap();
+        let top = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(top.path().join("clusters/a")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), top.path().join("clusters/out")).unwrap();
+        let mut inside = Inside::new(top.path());
+        assert!(inside.holds(&top.path().join("clusters/a/x.yaml")));
+        assert!(inside.holds(&top.path().join("top.yaml")));
+        assert!(!inside.holds(&top.path().join("clusters/out/secret.yaml")));
+        assert!(!inside.holds(&outside.path().join("secret.yaml")));
+        assert!(!inside.holds(&top.path().join("clusters/missing/x.yaml")));
     }
 }

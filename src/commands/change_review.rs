@@ -77,32 +77,45 @@ pub(crate) fn review(
     // directory's where they are. What the GitOps objects say of the cluster is said of PATH on both sides, so
     // that an object keeps its key.
     let base_files = if snapshot.is_some() { path.to_string() } else { base.to_string() };
-    let old = build(&base_root, Shown { files: &base_files, clusters: path }, request.options, "base")?;
-    interrupt::check("while the base was built")?;
-    let new = build(head_root, Shown { files: path, clusters: path }, request.options, "head")?;
-    interrupt::check("while the head was built")?;
+    // The two sides are built at once (each build is mostly one thread's work); what they say is printed after,
+    // the base's first, so that the output does not depend on which finished first.
+    let (old, new) = std::thread::scope(|scope| {
+        let old =
+            scope.spawn(|| build(&base_root, Shown { files: &base_files, clusters: path }, request.options, "base"));
+        let new = build(head_root, Shown { files: path, clusters: path }, request.options, "head");
+        let old = old.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (old, new)
+    });
+    let (old, new) = (old?, new?);
+    let mut stderr = anstream::stderr().lock();
+    for warning in old.warnings.iter().chain(&new.warnings) {
+        writeln!(stderr, "{warning}")?;
+    }
+    drop(stderr);
+    interrupt::check("while the two sides were built")?;
     drop(snapshot);
-    let old_documents: Vec<Document> = old.applied.iter().map(|a| a.document.clone()).collect();
-    let new_documents: Vec<Document> = new.applied.iter().map(|a| a.document.clone()).collect();
+    let (changes, pairs) = change::compare_and_pair(&old.applied, &new.applied, registry, request.compare);
+    let old_documents: Vec<Document> = old.applied.into_iter().map(|a| a.document).collect();
+    let new_documents: Vec<Document> = new.applied.into_iter().map(|a| a.document).collect();
     let mut findings = crate::lint::update::check_update(
         crate::lint::update::UpdateBundles { old: &old_documents, new: &new_documents },
         validator,
         selection,
     );
-    let pairs = change::stored_pairs(&old.applied, &new.applied, registry);
     let stored = StoredPairs { old: old_documents, new: new_documents, pairs };
     if request.transition_rules {
         findings.extend(crate::validate::transition_findings(&stored, validator));
     }
-    let changes = change::compare(old.applied, new.applied, registry, request.compare);
     findings.extend(change::blast_radius(&changes).into_iter().filter(|f| selection.is_enabled(&f.rule)));
     Ok(Review { changes, findings, stored, title, base_mask: old.mask, head_mask: new.mask })
 }
 
-/// One side, built: its objects and the mask of the values that came from its Secrets.
+/// One side, built: its objects, the mask of the values that came from its Secrets, and the warnings its build
+/// gave (to print).
 struct Built {
     applied: Vec<Applied>,
     mask: SecretMask,
+    warnings: Vec<String>,
 }
 
 /// How a side's directory is written in what is shown: in file names, and in what the GitOps objects say of the
@@ -117,7 +130,7 @@ struct Shown<'a> {
 fn build(root: &Path, shown: Shown<'_>, options: &RepositoryOptions, side: &str) -> anyhow::Result<Built> {
     let (clusters, shown) = (shown.clusters, shown.files);
     let repository = source::load(root, options).with_context(|| format!("cannot read the {side} of the change"))?;
-    let mut stderr = anstream::stderr().lock();
+    let mut warnings = Vec::new();
     for note in &repository.notes {
         let source = relocate(&note.source, root, shown);
         let (source, message) = (escape::one_line(&source), escape::one_line(&note.message));
@@ -125,7 +138,7 @@ fn build(root: &Path, shown: Shown<'_>, options: &RepositoryOptions, side: &str)
             bail!("{side}: {source}:{}: {message}", note.line);
         }
         if note.severity == Severity::Warning {
-            writeln!(stderr, "warning: {side}: {source}:{}: {message}", note.line)?;
+            warnings.push(format!("warning: {side}: {source}:{}: {message}", note.line));
         }
     }
     // In a repository whose GitOps objects say what they apply, a build nothing applies (a kustomize root no Flux
@@ -165,7 +178,7 @@ fn build(root: &Path, shown: Shown<'_>, options: &RepositoryOptions, side: &str)
             });
         }
     }
-    Ok(Built { applied, mask: repository.secret_mask.clone() })
+    Ok(Built { applied, mask: repository.secret_mask.clone(), warnings })
 }
 
 /// `text` with the side's directory as built (`root`) written as the user knows it (`shown`).

@@ -102,10 +102,35 @@ pub fn has_update_rules(group: &str, kind: &str) -> bool {
 /// create rules of the new bundle are [`crate::lint::check`]'s.
 pub fn check_update(bundles: UpdateBundles<'_>, validator: &Validator<'_>, selection: &RuleSelection) -> Vec<Finding> {
     let mut findings = Vec::new();
-    check_capz_kinds(bundles, validator, selection, &mut findings);
-    check_capi_kinds(bundles, selection, &mut findings);
-    check_aso_objects(bundles, selection, &mut findings);
+    let stored = Stored::of(bundles.old);
+    check_capz_kinds(bundles, &stored, validator, selection, &mut findings);
+    check_capi_kinds(bundles, &stored, selection, &mut findings);
+    check_aso_objects(bundles, &stored, selection, &mut findings);
     findings
+}
+
+/// The old bundle's objects by identity, as [`matching`] finds them (the first of an identity), looked up once per
+/// new object instead of a scan of the bundle (a 1000-cluster fleet has 8,000 objects on each side).
+struct Stored<'b> {
+    by_identity: crate::fast_hash::HashMap<(&'b str, &'b str, &'b str, &'b str), usize>,
+}
+
+impl<'b> Stored<'b> {
+    fn of(bundle: &'b [Document]) -> Self {
+        let mut by_identity = crate::fast_hash::HashMap::default();
+        for (index, doc) in bundle.iter().enumerate() {
+            by_identity.entry(identity(doc)).or_insert(index);
+        }
+        Stored { by_identity }
+    }
+
+    fn get(&self, doc: &Document) -> Option<usize> {
+        self.by_identity.get(&identity(doc)).copied()
+    }
+}
+
+fn identity(doc: &Document) -> (&str, &str, &str, &str) {
+    (doc.group(), doc.kind(), doc.namespace().unwrap_or("default"), doc.name())
 }
 
 /// The AzureASOManaged* kinds whose `spec.resources` CAPZ applies (their templates' are only copied).
@@ -114,14 +139,19 @@ const ASO_HOLDERS: &[&str] = &["AzureASOManagedCluster", "AzureASOManagedControl
 /// ASO's write-once and AKS's kept-as-created properties of every changed ASO object: a standalone one (ASO's
 /// webhook rejects the update at once) and one embedded in an AzureASOManaged* object (CAPZ's apply of it fails at
 /// reconcile), matched in the stored holder by group, kind and name.
-fn check_aso_objects<'b>(bundles: UpdateBundles<'b>, selection: &RuleSelection, findings: &mut Vec<Finding>) {
+fn check_aso_objects<'b>(
+    bundles: UpdateBundles<'b>,
+    stored: &Stored<'_>,
+    selection: &RuleSelection,
+    findings: &mut Vec<Finding>,
+) {
     for new in bundles.new {
         let standalone = new.group().ends_with(".azure.com");
         let holder = new.group() == CAPZ_GROUP && ASO_HOLDERS.contains(&new.kind());
         if !(standalone || holder) {
             continue;
         }
-        let Some(old) = matching(bundles.old, new).map(|index| &bundles.old[index]) else { continue };
+        let Some(old) = stored.get(new).map(|index| &bundles.old[index]) else { continue };
         if old.value == new.value {
             continue;
         }
@@ -185,6 +215,7 @@ fn embedded_name(value: &Value) -> Option<String> {
 /// CAPZ's `ValidateUpdate` on every changed object of the kinds it has update rules for.
 fn check_capz_kinds(
     bundles: UpdateBundles<'_>,
+    stored: &Stored<'_>,
     validator: &Validator<'_>,
     selection: &RuleSelection,
     findings: &mut Vec<Finding>,
@@ -193,7 +224,7 @@ fn check_capz_kinds(
         if !has_update_rules(new.group(), new.kind()) {
             continue;
         }
-        let Some(old_index) = matching(bundles.old, new) else { continue };
+        let Some(old_index) = stored.get(new) else { continue };
         let old = &bundles.old[old_index];
         if old.value == new.value {
             continue;
@@ -222,12 +253,17 @@ fn check_capz_kinds(
 }
 
 /// Cluster API's `ValidateUpdate` on every changed Cluster, ClusterClass and MachinePool.
-fn check_capi_kinds(bundles: UpdateBundles<'_>, selection: &RuleSelection, findings: &mut Vec<Finding>) {
+fn check_capi_kinds(
+    bundles: UpdateBundles<'_>,
+    stored: &Stored<'_>,
+    selection: &RuleSelection,
+    findings: &mut Vec<Finding>,
+) {
     for (new_index, new) in bundles.new.iter().enumerate() {
         if !capi::has_update_rules(new.group(), new.kind()) {
             continue;
         }
-        let Some(old_index) = matching(bundles.old, new) else { continue };
+        let Some(old_index) = stored.get(new) else { continue };
         let old = &bundles.old[old_index];
         if old.value == new.value {
             continue;
