@@ -6,6 +6,7 @@ mod blast;
 mod blob;
 mod compare;
 mod output;
+mod relocate;
 mod snapshot;
 
 pub use blast::{DELETES_RULE, DETACHED_RULE, NOT_PRUNED_RULE, ROLLING_RULE, blast_radius};
@@ -13,4 +14,5 @@ pub use compare::{
     Applied, ApplyingApplication, ChangeKind, CompareOptions, ObjectChange, ObjectKey, Side, compare, compare_and_pair,
 };
 pub use output::{Counts, header, json, markdown, text};
+pub use relocate::{ChangedLines, relocate};
 pub use snapshot::{Snapshot, SnapshotError, materialise};

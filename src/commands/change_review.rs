@@ -93,7 +93,6 @@ pub(crate) fn review(
     }
     drop(stderr);
     interrupt::check("while the two sides were built")?;
-    drop(snapshot);
     let (changes, pairs) = change::compare_and_pair(&old.applied, &new.applied, registry, request.compare);
     let old_documents: Vec<Document> = old.applied.into_iter().map(|a| a.document).collect();
     let new_documents: Vec<Document> = new.applied.into_iter().map(|a| a.document).collect();
@@ -106,6 +105,12 @@ pub(crate) fn review(
     if request.transition_rules {
         findings.extend(crate::validate::transition_findings(&stored, validator));
     }
+    if !findings.is_empty() {
+        // A finding on a built object (a chart's template) said where the change set the value (a values file).
+        let changed = change::ChangedLines::between(&base_root, head_root, path);
+        change::relocate(&mut findings, &stored.new, &changed);
+    }
+    drop(snapshot);
     findings.extend(change::blast_radius(&changes).into_iter().filter(|f| selection.is_enabled(&f.rule)));
     Ok(Review { changes, findings, stored, title, base_mask: old.mask, head_mask: new.mask })
 }

@@ -222,6 +222,17 @@ fn a_values_file_change_in_a_chart_is_a_change_of_the_rendered_objects() {
         assert!(changes[0]["path"].as_str().unwrap().ends_with("networkProfile.networkPlugin"), "{object:#}");
         assert_eq!((changes[0]["before"].as_str(), changes[0]["after"].as_str()), (Some("azure"), Some("kubenet")));
     }
+    // AKS refuses the flip (only kubenet to Azure CNI Overlay is a migration it makes), once per rendering, each
+    // said at the values file's changed line.
+    let found = findings(&report);
+    assert_eq!(found.len(), 3, "{report:#}");
+    for (finding, cluster) in found.iter().zip(["aks-dev", "ci-minimal", "payments-prod"]) {
+        let expected = format!(
+            "error aks-immutable-property ManagedCluster/{cluster} ./charts/aks-aso-cluster/values.yaml:{}",
+            line_of(&repo.root.join("charts/aks-aso-cluster/values.yaml"), "  plugin: kubenet")
+        );
+        assert_eq!(finding, &expected, "{report:#}");
+    }
 }
 
 #[test]
@@ -547,4 +558,10 @@ fn an_argo_cd_app_of_apps_prunes_only_where_its_applications_say_so() {
     assert_eq!(findings(&report), expected, "{report:#}");
     let message = report["findings"][0]["message"].as_str().unwrap();
     assert!(message.contains("deletes its Application team-clusters, whose resources-finalizer"), "{message}");
+}
+
+/// The 1-based line of `file` that is `text`.
+fn line_of(file: &Path, text: &str) -> usize {
+    let content = std::fs::read_to_string(file).unwrap();
+    content.lines().position(|line| line == text).map(|i| i + 1).unwrap_or_else(|| panic!("{text:?} in {content}"))
 }

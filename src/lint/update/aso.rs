@@ -16,7 +16,10 @@
 //! AzureManagedControlPlane webhook forbids for the same reason. Compared only where both sides set the property:
 //! an unset side's value is whatever AKS chose, which a repository does not show. Left out because AKS now updates
 //! them in place: `enableFIPS`, `enableEncryptionAtHost`, `kubeletConfig`, `linuxOSConfig`, `outboundType`,
-//! `networkPolicy`, `networkPlugin` (the Azure CNI overlay migration).
+//! `networkPolicy`. `networkProfile.networkPlugin` changes only by AKS's migrations to Azure CNI Overlay (from
+//! kubenet, learn.microsoft.com/azure/aks/upgrade-azure-cni "Upgrade ... kubenet"; an Azure CNI cluster keeps
+//! `azure` and gains `networkPluginMode: overlay`): any other change (to `kubenet`, to `none`, from `none`) is
+//! refused.
 
 use serde_json::Value;
 
@@ -73,11 +76,37 @@ pub(crate) fn issues(old: &Value, new: &Value) -> Vec<AsoIssue> {
     if split_api_version(new.str_at("/apiVersion").unwrap_or("")).0 == CONTAINER_SERVICE_GROUP {
         match new.str_at("/kind") {
             Some("ManagedClustersAgentPool") => changed_properties(old, new, POOL_PROPERTIES, "agent pool", &mut out),
-            Some("ManagedCluster") => changed_properties(old, new, CLUSTER_PROPERTIES, "managed cluster", &mut out),
+            Some("ManagedCluster") => {
+                changed_properties(old, new, CLUSTER_PROPERTIES, "managed cluster", &mut out);
+                network_plugin(old, new, &mut out);
+            }
             _ => {}
         }
     }
     out
+}
+
+/// A managed cluster's network plugin changed other than by the migration to Azure CNI Overlay (`kubenet` to
+/// `azure` with `networkPluginMode: overlay`).
+fn network_plugin(old: &Value, new: &Value, out: &mut Vec<AsoIssue>) {
+    let plugin = |v: &Value| v.str_at("/spec/networkProfile/networkPlugin").map(str::to_ascii_lowercase);
+    let (Some(before), Some(after)) = (plugin(old), plugin(new)) else { return };
+    if before == after {
+        return;
+    }
+    let mode = new.str_at("/spec/networkProfile/networkPluginMode").map(str::to_ascii_lowercase);
+    if before == "kubenet" && after == "azure" && mode.as_deref() == Some("overlay") {
+        return;
+    }
+    out.push(AsoIssue {
+        rule: AKS_IMMUTABLE,
+        pointer: "/spec/networkProfile/networkPlugin".into(),
+        message: format!(
+            "managed cluster property `networkProfile.networkPlugin` changed (`{before}` -> `{after}`): AKS changes a \
+             cluster's network plugin only by the migration from kubenet to Azure CNI Overlay (`azure` with \
+             `networkPluginMode: overlay`); create a new cluster instead"
+        ),
+    });
 }
 
 /// `spec.azureName` as ASO's defaulting webhook leaves it: the object's name when empty.
