@@ -576,8 +576,8 @@ pub(crate) static RULES: &[RuleInfo] = &[
         update::AKS_IMMUTABLE,
         Severity::Error,
         Rejecter::AksUpdate,
-        "A changed ManagedClustersAgentPool (vmSize, osType, osDiskSizeGB, osDiskType, vnetSubnetReference, podSubnetReference, availabilityZones as a set, maxPods, scaleSetPriority, enableUltraSSD, enableNodePublicIP, nodePublicIPPrefixReference, kubeletDiskType) or ManagedCluster (location, dnsPrefix, fqdnSubdomain, nodeResourceGroup, networkProfile.dnsServiceIP, linuxProfile/windowsProfile adminUsername) that sets a property AKS keeps as created to another value than the stored object; compared only where both sides set it.",
-        "AKS (learn.microsoft.com/azure/aks/manage-node-pools: the VM size of a node pool cannot change); the same properties CAPZ's classic AzureManagedMachinePool and AzureManagedControlPlane ValidateUpdate forbid to change because AKS does",
+        "A changed ManagedClustersAgentPool (vmSize, osType, osDiskSizeGB, osDiskType, vnetSubnetReference, podSubnetReference, availabilityZones as a set, maxPods, scaleSetPriority, enableUltraSSD, enableNodePublicIP, nodePublicIPPrefixReference, kubeletDiskType) or ManagedCluster (location, dnsPrefix, fqdnSubdomain, nodeResourceGroup, networkProfile.dnsServiceIP, linuxProfile/windowsProfile adminUsername) that sets a property AKS keeps as created to another value than the stored object; compared only where both sides set it. A ManagedCluster's networkProfile.networkPlugin changed other than from kubenet to azure with networkPluginMode overlay.",
+        "AKS (learn.microsoft.com/azure/aks/manage-node-pools: the VM size of a node pool cannot change; learn.microsoft.com/azure/aks/upgrade-azure-cni: the migrations to Azure CNI Overlay); the same properties CAPZ's classic AzureManagedMachinePool and AzureManagedControlPlane ValidateUpdate forbid to change because AKS does",
     ),
     rule(
         update::CAPI_REF_REMOVED,
