@@ -565,3 +565,32 @@ fn line_of(file: &Path, text: &str) -> usize {
     let content = std::fs::read_to_string(file).unwrap();
     content.lines().position(|line| line == text).map(|i| i + 1).unwrap_or_else(|| panic!("{text:?} in {content}"))
 }
+
+#[test]
+fn a_renamed_pool_is_one_deleted_and_one_created() {
+    let repo = Repo::of("flux");
+    let pools = repo.root.join("workload-clusters/base/pools.yaml");
+    let text = std::fs::read_to_string(&pools).unwrap();
+    std::fs::write(&pools, text.replace("-pool0", "-pool1").replace("azureName: pool0", "azureName: pool1")).unwrap();
+    let (report, code) = repo.json(&["HEAD"]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(
+        summary(&report),
+        [
+            "removed MachinePool aks-prod-pool0",
+            "removed AzureASOManagedMachinePool aks-prod-pool0",
+            "added MachinePool aks-prod-pool1",
+            "added AzureASOManagedMachinePool aks-prod-pool1",
+        ],
+        "{report:#}"
+    );
+    // The old pool goes (its node pool in Azure with it), at its lines in the base.
+    assert_eq!(
+        findings(&report),
+        [
+            "error gitops-prune-deletes MachinePool/aks-prod-pool0 ./workload-clusters/base/pools.yaml:1",
+            "error gitops-prune-deletes AzureASOManagedMachinePool/aks-prod-pool0 ./workload-clusters/base/pools.yaml:20",
+        ],
+        "{report:#}"
+    );
+}
