@@ -50,6 +50,9 @@ pub enum Command {
     /// Convert files to CAPI v1beta2 / AzureASOManaged* v1beta1, comments kept.
     #[command(after_help = CONVERT_EXAMPLES)]
     Convert(ConvertArgs),
+    /// Plan Kubernetes upgrades: each cluster's versions, their AKS support, the steps to a target version.
+    #[command(after_help = UPGRADE_EXAMPLES)]
+    Upgrade(UpgradeArgs),
     /// Print the plugin version and the CAPI, CAPZ and ASO versions it targets.
     #[command(after_help = "Example:\n  kubectl capz version")]
     Version,
@@ -132,6 +135,13 @@ Exit status: 0 no differences, 1 differences, 2 error. diff never writes to the 
 const PLAN_EXAMPLES: &str = "Examples:
   kubectl capz plan -f clusterclass.yaml -f cluster.yaml
   kubectl capz render aks-aso-topology demo --with-class --values my.values.yaml | kubectl capz plan -f -";
+
+const UPGRADE_EXAMPLES: &str = "Examples:
+  # Every cluster of a repository, to the newest minor AKS supports today
+  kubectl capz upgrade plan .
+
+  # To v1.35, support judged on a fixed day, as a pull-request comment
+  kubectl capz upgrade plan clusters/ --to v1.35 --at 2026-06-01 -o markdown";
 
 const COMPLETION_EXAMPLES: &str = "Examples:
   source <(kubectl capz completion bash)
@@ -620,6 +630,41 @@ pub struct ConvertArgs {
     pub check: bool,
     #[command(flatten)]
     pub target: TargetArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UpgradeArgs {
+    #[command(subcommand)]
+    pub command: UpgradeCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UpgradeCommand {
+    /// Each cluster's control plane and pool versions, their AKS support, and the steps to the target.
+    Plan(UpgradePlanArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct UpgradePlanArgs {
+    /// Files or directories; a directory is read as a GitOps repository, as `validate DIR` reads it.
+    #[arg(required = true, value_name = "FILE|DIR|-")]
+    pub paths: Vec<String>,
+    /// The Kubernetes minor version to reach (v1.35), or the newest AKS supports on the day.
+    #[arg(long, value_name = "VERSION|latest-supported", default_value = "latest-supported")]
+    pub to: String,
+    /// The day AKS support is judged on (YYYY-MM-DD; also $KUBECTL_CAPZ_AT); default: today (UTC).
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_date)]
+    pub at: Option<crate::aks_versions::Date>,
+    /// Output format (markdown: a pull-request comment).
+    #[arg(short = 'o', long, value_enum, default_value_t = UpgradeOutput::Text)]
+    pub output: UpgradeOutput,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UpgradeOutput {
+    Text,
+    Json,
+    Markdown,
 }
 
 /// `validate --at`: a YYYY-MM-DD day.

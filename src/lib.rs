@@ -36,5 +36,6 @@ pub mod target_schemas;
 #[cfg(test)]
 mod test_files;
 pub mod topology;
+pub mod upgrade;
 pub mod validate;
 pub mod versions;

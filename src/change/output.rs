@@ -119,7 +119,7 @@ pub fn json(changes: &[ObjectChange], findings: &[Finding]) -> Value {
 
 /// Text for Markdown outside code: `<`, `>`, `&` and backticks cannot open HTML or code; one line.
 fn inline(text: &str) -> String {
-    crate::escape::one_line(text).replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('`', "'")
+    crate::escape::markdown_inline(text)
 }
 
 /// A code fence longer than any run of `~` in `body`, so that no line of it can close the fence.

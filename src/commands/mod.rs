@@ -22,6 +22,7 @@ mod render_from;
 mod run_date;
 mod sarif;
 mod target;
+mod upgrade;
 mod validate;
 mod version;
 
@@ -44,6 +45,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Plan(args) => plan::run(args),
         Command::Migrate(args) => migrate::run(args),
         Command::Convert(args) => convert::run(args),
+        Command::Upgrade(args) => upgrade::run(args),
         Command::Version => version::run(),
         Command::Completion(args) => completion::run(args),
         Command::Complete(args) => completion::complete(args),

@@ -88,6 +88,11 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` on one line for Markdown: no HTML tag or entity can open, no code span, no table cell can end.
+pub fn markdown_inline(text: &str) -> String {
+    one_line(text).replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('`', "'").replace('|', "\\|")
+}
+
 /// Appends `text` as [`push_one_line`] does, at the start of a line: when its first non-blank characters would be
 /// `::` (what GitHub Actions reads as a workflow command, leading white space trimmed), the first `:` is escaped.
 pub fn push_line_start(out: &mut String, text: &str) {

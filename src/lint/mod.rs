@@ -5,7 +5,7 @@
 //! [`check`] runs the selected rules over a bundle of documents and returns findings in input order.
 //! Cross-object rules match objects by namespace and name (see [`bundle`]).
 
-mod aks_versions;
+pub mod aks_versions;
 mod aso_patches;
 mod aso_resources;
 mod bundle;

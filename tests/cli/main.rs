@@ -29,5 +29,6 @@ mod render_topology_plan; // our ClusterClasses planned
 mod render_upstream; // `render` equals CAPZ's own templates
 mod startup_fixed_address; // the binary's start-up
 mod target_cli; // choosing the CAPZ release of a run
+mod upgrade_cli; // `upgrade plan`
 mod validate_cli; // `validate`
 mod validate_render; // `render --validate`

@@ -8,6 +8,7 @@
 //! `spec.orchestratorVersion`).
 
 mod auto_upgrade;
+pub mod inventory;
 mod sites;
 mod skew;
 mod support;

@@ -109,6 +109,13 @@ fn pools<'a>(bundle: &Bundle<'a>, all: &mut Vec<Site<'a>>) {
     }
 }
 
+/// The control plane of a pool site's document: a MachinePool's, or the MachinePool's of an
+/// AzureASOManagedMachinePool.
+pub(super) fn control_plane_of_pool(bundle: &Bundle<'_>, doc: usize) -> Option<usize> {
+    let machine_pool = if bundle.group(doc) == CAPI_GROUP { Some(doc) } else { bundle.machine_pool_for_infra(doc) }?;
+    control_plane_of_machine_pool(bundle, machine_pool)
+}
+
 /// The control plane of the Cluster a MachinePool names in `spec.clusterName`.
 pub(super) fn control_plane_of_machine_pool(bundle: &Bundle<'_>, machine_pool: usize) -> Option<usize> {
     let cluster_name = bundle.docs[machine_pool].value.str_at("/spec/clusterName")?;

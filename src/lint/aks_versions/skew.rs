@@ -2,16 +2,16 @@
 //! rejects (supported-kubernetes-versions, "version skew"; upgrade-aks-control-plane).
 
 use super::SKEW;
-use super::sites::{Role, Sites, control_plane_of_machine_pool, control_plane_version};
+use super::sites::{Role, Sites, control_plane_of_pool, control_plane_version};
 use crate::lint::Sink;
-use crate::lint::bundle::{Bundle, CAPI_GROUP};
+use crate::lint::bundle::Bundle;
 
 /// How many minors a pool may be behind its control plane (Kubernetes's skew policy since 1.28, which AKS follows).
 const MAX_BEHIND: i64 = 3;
 
 pub(super) fn check(bundle: &Bundle<'_>, sites: &Sites<'_>, sink: &mut Sink<'_>) {
     for site in sites.all.iter().filter(|site| site.role == Role::Pool) {
-        let Some(control_plane) = control_plane_of(bundle, site.doc) else { continue };
+        let Some(control_plane) = control_plane_of_pool(bundle, site.doc) else { continue };
         let Some((cp_minor, cp_written)) = control_plane_version(bundle, control_plane) else { continue };
         let Some(ahead) = cp_minor.minors_after(site.minor) else { continue };
         let cp_name = bundle.meta_name(control_plane);
@@ -33,11 +33,4 @@ pub(super) fn check(bundle: &Bundle<'_>, sites: &Sites<'_>, sink: &mut Sink<'_>)
         };
         sink.emit(SKEW, site.doc, &site.pointer, message);
     }
-}
-
-/// The control plane of a pool site's document: a MachinePool's, or the MachinePool's of an
-/// AzureASOManagedMachinePool.
-fn control_plane_of(bundle: &Bundle<'_>, doc: usize) -> Option<usize> {
-    let machine_pool = if bundle.group(doc) == CAPI_GROUP { Some(doc) } else { bundle.machine_pool_for_infra(doc) }?;
-    control_plane_of_machine_pool(bundle, machine_pool)
 }
