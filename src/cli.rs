@@ -50,7 +50,7 @@ pub enum Command {
     /// Convert files to CAPI v1beta2 / AzureASOManaged* v1beta1, comments kept.
     #[command(after_help = CONVERT_EXAMPLES)]
     Convert(ConvertArgs),
-    /// Plan Kubernetes upgrades: each cluster's versions, their AKS support, the steps to a target version.
+    /// Plan Kubernetes upgrades (each cluster's versions, their AKS support, the steps), and edit the next step.
     #[command(after_help = UPGRADE_EXAMPLES)]
     Upgrade(UpgradeArgs),
     /// Print the plugin version and the CAPI, CAPZ and ASO versions it targets.
@@ -141,7 +141,11 @@ const UPGRADE_EXAMPLES: &str = "Examples:
   kubectl capz upgrade plan .
 
   # To v1.35, support judged on a fixed day, as a pull-request comment
-  kubectl capz upgrade plan clusters/ --to v1.35 --at 2026-06-01 -o markdown";
+  kubectl capz upgrade plan clusters/ --to v1.35 --at 2026-06-01 -o markdown
+
+  # The next step, as a diff; then written in place
+  kubectl capz upgrade --to v1.34.3 .
+  kubectl capz upgrade --to v1.34.3 . -w";
 
 const COMPLETION_EXAMPLES: &str = "Examples:
   source <(kubectl capz completion bash)
@@ -633,9 +637,27 @@ pub struct ConvertArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct UpgradeArgs {
     #[command(subcommand)]
-    pub command: UpgradeCommand,
+    pub command: Option<UpgradeCommand>,
+    /// The version to take each cluster's next step to: the next minor's patch for its control plane (AKS upgrades
+    /// one minor at a time), or the control plane's own version for the pools behind it (vX.Y.Z: a patch AKS
+    /// offers, see `az aks get-versions`).
+    #[arg(long, value_name = "VERSION", required = true)]
+    pub to: Option<String>,
+    /// The repository (a directory, read as `validate DIR` reads it) or file whose versions to edit.
+    #[arg(value_name = "FILE|DIR", required = true)]
+    pub path: Option<String>,
+    /// Edit the files in place (each atomically) instead of printing the edits as a diff.
+    #[arg(short = 'w', long, conflicts_with = "check")]
+    pub write: bool,
+    /// Write nothing; list the files that would change and exit 1 if there are any (or a step is refused).
+    #[arg(long)]
+    pub check: bool,
+    /// The day AKS support is judged on (YYYY-MM-DD; also $KUBECTL_CAPZ_AT); default: today (UTC).
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_date)]
+    pub at: Option<crate::aks_versions::Date>,
 }
 
 #[derive(Debug, Subcommand)]

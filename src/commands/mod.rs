@@ -9,6 +9,7 @@ mod diff;
 mod diff_base;
 mod github;
 mod import_schemas;
+mod in_place;
 mod interrupt;
 mod migrate;
 mod migrate_live;

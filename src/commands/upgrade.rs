@@ -1,9 +1,15 @@
 //! `kubectl capz upgrade plan PATH...`: the clusters of files or repositories (read as `validate` reads them), each
 //! with its versions, their AKS support on the run's day and the steps to the target (crate::upgrade::plan), as
 //! text, JSON or a Markdown pull-request comment. Exit 0 when no cluster needs a step, 1 when some do.
+//!
+//! `kubectl capz upgrade --to VERSION PATH`: each cluster's next step as edits of the lines that set its versions
+//! (crate::upgrade::edit), printed as a diff, written with `-w` (each file atomically), listed with `--check`.
+//! Exit 0 nothing to do (or written), 1 edits pending or a step refused, 2 a usage or input error.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
@@ -15,11 +21,83 @@ use crate::lint::aks_versions::inventory::{self, ClusterVersions};
 use crate::manifest;
 use crate::report::Severity;
 use crate::source::{Budget, Limits};
+use crate::upgrade::edit::{Edit, FullVersion};
 use crate::upgrade::{Plan, Target};
 
 pub(crate) fn run(args: UpgradeArgs) -> anyhow::Result<ExitStatus> {
     match args.command {
-        UpgradeCommand::Plan(args) => run_plan(args),
+        Some(UpgradeCommand::Plan(plan)) => run_plan(plan),
+        None => run_step(args),
+    }
+}
+
+fn run_step(args: UpgradeArgs) -> anyhow::Result<ExitStatus> {
+    let (Some(to), Some(path)) = (args.to.as_deref(), args.path.as_deref()) else {
+        anyhow::bail!("upgrade needs --to VERSION and a PATH (or `upgrade plan`)");
+    };
+    let version = FullVersion::parse(to).ok_or_else(|| {
+        anyhow::anyhow!("--to: `{to}` is not a full version vX.Y.Z: give the patch AKS offers (az aks get-versions)")
+    })?;
+    let on = super::run_date::run_date(args.at)?;
+    super::run_date::warn_if_stale(on);
+    Target::Minor(version.minor).resolve(Lifecycle::bundled(), on).map_err(|err| anyhow::anyhow!("--to: {err}"))?;
+    let clusters = read_clusters(std::slice::from_ref(&path.to_string()))?;
+    let root = if Path::new(path).is_dir() { PathBuf::from(path) } else { parent_dir(path) };
+    let planned = crate::upgrade::edit::next_step(&clusters, &version, &root);
+    for refusal in &planned.refusals {
+        anstream::eprintln!("refused: {}: {}", escape::one_line(&refusal.cluster), escape::one_line(&refusal.reason));
+    }
+    let mut by_file: BTreeMap<&Path, Vec<&Edit>> = BTreeMap::new();
+    for edit in &planned.edits {
+        by_file.entry(edit.file.as_path()).or_default().push(edit);
+    }
+    let mut changed = Vec::new();
+    for (file, edits) in &by_file {
+        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let edited = crate::upgrade::edit::apply(&text, edits)
+            .with_context(|| format!("{} changed while it was read: nothing was written", file.display()))?;
+        changed.push((*file, text, edited, edits.len()));
+    }
+    let mut stdout = super::output::stdout();
+    if args.check {
+        for (file, ..) in &changed {
+            writeln!(stdout, "{}", escape::one_line(&file.display().to_string()))?;
+        }
+    } else if args.write {
+        let targets: Vec<PathBuf> = changed
+            .iter()
+            .map(|(file, ..)| super::in_place::write_target(&file.display().to_string(), &root))
+            .collect::<anyhow::Result<_>>()?;
+        for ((file, _, edited, count), target) in changed.iter().zip(&targets) {
+            super::in_place::write_atomically(target, edited)?;
+            anstream::eprintln!("wrote {} ({count} line(s))", escape::one_line(&file.display().to_string()));
+        }
+    } else {
+        for (file, text, edited, _) in &changed {
+            let name = file.display().to_string();
+            let diff = similar::TextDiff::from_lines(text, edited);
+            let unified =
+                diff.unified_diff().context_radius(2).header(&format!("a/{name}"), &format!("b/{name}")).to_string();
+            stdout.write_all(escape::lines(&unified).as_bytes())?;
+        }
+    }
+    stdout.flush()?;
+    anstream::eprintln!(
+        "{} clusters: {} line(s) in {} file(s) to {}, {} step(s) refused",
+        clusters.len(),
+        planned.edits.len(),
+        changed.len(),
+        version.written,
+        planned.refusals.len()
+    );
+    let pending = !changed.is_empty() && !args.write;
+    Ok(if pending || !planned.refusals.is_empty() { ExitStatus::Findings } else { ExitStatus::Success })
+}
+
+fn parent_dir(path: &str) -> PathBuf {
+    match Path::new(path).parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
     }
 }
 

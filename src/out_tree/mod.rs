@@ -53,6 +53,14 @@ pub use transaction::Recovery;
 
 use safe_path::ChainProblem;
 
+/// Whether `file` is one `render --fleet` wrote: its directory's ownership marker lists it (a marker that cannot be
+/// read counts as not listing it).
+pub fn is_generated(file: &Path) -> bool {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name().and_then(|n| n.to_str())) else { return false };
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    marker::read(dir).ok().flatten().is_some_and(|listed| listed.contains(name))
+}
+
 /// Errors planning or writing a tree.
 #[derive(Debug, thiserror::Error)]
 pub enum TreeError {

@@ -183,3 +183,159 @@ fn a_target_aks_does_not_offer_is_a_usage_error() {
         assert!(stderr.contains(says), "{to}: {stderr}");
     }
 }
+
+/// `upgrade --to VERSION DIR ...` (the next step), with helm on PATH.
+fn step(args: &[&str]) -> std::process::Output {
+    let helm = repo_root().join("tools/helm/bin");
+    let path = std::env::join_paths(
+        std::iter::once(helm).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    capz_command().args(["upgrade", "--at", ON]).args(args).env("PATH", path).output().unwrap()
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git").current_dir(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A copy of a fixture repository, committed in a git repository of its own.
+fn committed(fixture: &str) -> (tempfile::TempDir, PathBuf) {
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("repo");
+    crate::support::copy_tree(&repo_root().join(fixture), &root);
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "base"]);
+    (work, root)
+}
+
+/// The rule ids and objects of `validate DIR`'s findings.
+fn findings_of(dir: &Path) -> Vec<String> {
+    let out = step_validate(dir);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut found: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{} {} {}", f["severity"], f["rule"], f["object"]))
+        .collect();
+    found.sort();
+    found
+}
+
+fn step_validate(dir: &Path) -> std::process::Output {
+    let helm = repo_root().join("tools/helm/bin");
+    let path = std::env::join_paths(
+        std::iter::once(helm).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    capz_command().args(["validate", "--at", ON, "-o", "json"]).arg(dir).env("PATH", path).output().unwrap()
+}
+
+/// The changed lines of the working tree, `-`/`+` first.
+fn changed_lines(root: &Path) -> Vec<String> {
+    git(root, &["diff", "-U0"])
+        .lines()
+        .filter(|l| (l.starts_with('-') || l.starts_with('+')) && !l.starts_with("---") && !l.starts_with("+++"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_next_step_edits_the_one_line_that_sets_the_version_flux_and_helm() {
+    for (fixture, file, key) in [
+        ("tests/fixtures/repos/flux", "clusters/mgmt/cluster-vars.yaml", "KUBERNETES_VERSION"),
+        ("tests/fixtures/repos/helm-aks-aso", "charts/aks-aso-cluster/values.yaml", "kubernetesVersion"),
+    ] {
+        let (_work, root) = committed(fixture);
+        let dir = root.to_str().unwrap();
+        let before = findings_of(&root);
+        // --check lists the file, writes nothing.
+        let check = step(&["--to", "v1.34.3", dir, "--check"]);
+        assert_eq!(check.status.code(), Some(1), "{}", String::from_utf8_lossy(&check.stderr));
+        assert!(String::from_utf8_lossy(&check.stdout).trim().ends_with(file), "{fixture}");
+        assert!(changed_lines(&root).is_empty());
+        // The default prints the edit as a diff, and writes nothing either.
+        let shown = step(&["--to", "v1.34.3", dir]);
+        assert!(String::from_utf8_lossy(&shown.stdout).contains(&format!("+  {key}: v1.34.3")), "{fixture}");
+        assert!(changed_lines(&root).is_empty());
+        // -w: only the version line changes.
+        let written = step(&["--to", "v1.34.3", dir, "-w"]);
+        assert_eq!(written.status.code(), Some(0), "{}", String::from_utf8_lossy(&written.stderr));
+        assert_eq!(git(&root, &["diff", "--name-only"]).trim(), file, "{fixture}");
+        assert_eq!(changed_lines(&root), [format!("-  {key}: v1.33.2"), format!("+  {key}: v1.34.3")], "{fixture}");
+        // What the repository renders is on the new version, and it validates as before.
+        let (report, _) = json(&[dir, "--to", "v1.34"]);
+        for cluster in report["clusters"].as_array().unwrap() {
+            assert_eq!(cluster["controlPlane"]["version"], "v1.34.3", "{fixture}: {cluster:#}");
+            assert!(cluster["steps"].as_array().unwrap().is_empty(), "{fixture}: {cluster:#}");
+        }
+        // ... with no finding more: those about 1.33 leaving support are gone.
+        let unsupported = |f: &String| f.contains("aks-version-unsupported");
+        let after = findings_of(&root);
+        assert!(!after.iter().any(unsupported), "{fixture}: {after:?}");
+        assert_eq!(after, before.iter().filter(|f| !unsupported(f)).cloned().collect::<Vec<_>>(), "{fixture}");
+        // Nothing left to do.
+        assert_eq!(step(&["--to", "v1.34.3", dir, "--check"]).status.code(), Some(0), "{fixture}");
+    }
+}
+
+#[test]
+fn a_topology_cluster_s_version_line_is_edited_in_place() {
+    let work = tempfile::tempdir().unwrap();
+    let values = repo_root().join("tests/fixtures/clusterclass/aks-aso-topology.values.yaml");
+    let file = render(
+        &["render", "aks-aso-topology", "demo", "--with-class", "--values", values.to_str().unwrap()],
+        &work.path().join("cluster.yaml"),
+    );
+    let (report, _) = json(&[file.to_str().unwrap(), "--to", "v1.35"]);
+    let current = report["clusters"][0]["controlPlane"]["version"].as_str().unwrap().to_string();
+    let next = format!("v1.{}.1", current.split('.').nth(1).unwrap().parse::<u32>().unwrap() + 1);
+    let before = std::fs::read_to_string(&file).unwrap();
+    let out = step(&["--to", &next, file.to_str().unwrap(), "-w"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let after = std::fs::read_to_string(&file).unwrap();
+    let differing: Vec<(&str, &str)> = before.lines().zip(after.lines()).filter(|(a, b)| a != b).collect();
+    assert_eq!(differing.len(), 1, "{differing:?}");
+    assert_eq!(differing[0].1, differing[0].0.replace(&current, &next));
+}
+
+#[test]
+fn steps_aks_refuses_are_refused_with_the_reason_and_nothing_written() {
+    let (_work, root) = committed("tests/fixtures/repos/flux");
+    let dir = root.to_str().unwrap();
+    for (to, says) in [("v1.35.1", "one minor at a time"), ("v1.32.9", "does not downgrade")] {
+        let out = step(&["--to", to, dir, "-w"]);
+        assert_eq!(out.status.code(), Some(1), "{to}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(says), "{to}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(changed_lines(&root).is_empty(), "{to}");
+    }
+    for (to, says) in [("v1.34", "full version"), ("v1.99.0", "has not released")] {
+        let out = step(&["--to", to, dir, "-w"]);
+        assert_eq!(out.status.code(), Some(2), "{to}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(says), "{to}");
+    }
+}
+
+#[test]
+fn a_file_render_fleet_wrote_is_not_edited() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("tree");
+    let fleet = repo_root().join("examples/fleet/fleet.yaml");
+    let rendered = capz_command().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(&out).output().unwrap();
+    assert!(rendered.status.success());
+    let before = crate::support::cli_runner::snapshot_tree(&out);
+    let (report, _) = json(&[out.to_str().unwrap(), "--to", "v1.35"]);
+    let current = report["clusters"][0]["controlPlane"]["version"].as_str().unwrap().to_string();
+    let next = format!("v1.{}.1", current.split('.').nth(1).unwrap().parse::<u32>().unwrap() + 1);
+    let result = step(&["--to", &next, out.to_str().unwrap(), "-w"]);
+    assert_eq!(result.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&result.stderr).contains("render --fleet"),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    assert_eq!(crate::support::cli_runner::snapshot_tree(&out), before);
+}

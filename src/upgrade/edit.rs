@@ -1,0 +1,335 @@
+//! `upgrade --to VERSION`: the next step of each cluster's plan as edits of the repository's text, at the line
+//! that sets the version. That is the version field itself when the line writes the version; otherwise (the field
+//! is a Flux `${VARIABLE}`, a Helm template, a kustomize replacement) the one YAML line below the repository's root
+//! that sets a scalar to the version being replaced (a `postBuild.substitute` entry, a ConfigMap of
+//! `substituteFrom`, a values file). Only that scalar of that line changes: comments, quotes and layout stay.
+//!
+//! What AKS refuses is refused with the reason: a downgrade, a skipped minor (AKS upgrades one minor at a time, so
+//! `--to` names the next minor's patch), a version the release calendar does not know. A file `render --fleet`
+//! wrote is not edited (the next render would undo it): its value is set in the fleet file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::aks_versions::Minor;
+use crate::lint::aks_versions::inventory::{ClusterVersions, Pinned};
+
+/// One edit: on `line` (1-based) of `file`, the scalar `from` becomes `to`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Edit {
+    pub file: PathBuf,
+    pub line: usize,
+    pub from: String,
+    pub to: String,
+    /// The objects whose versions the edit moves (`Kind/name`).
+    pub objects: Vec<String>,
+}
+
+/// A cluster the step is refused for, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub cluster: String,
+    pub reason: String,
+}
+
+/// The edits of one run, and what was refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Edits {
+    pub edits: Vec<Edit>,
+    pub refusals: Vec<Refusal>,
+}
+
+/// A full version `vX.Y.Z` (`v` optional; written as given).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FullVersion {
+    pub written: String,
+    pub minor: Minor,
+    pub patch: u32,
+}
+
+impl FullVersion {
+    /// `v1.34.3` or `1.34.3`; `None` without a patch or with anything after it.
+    pub fn parse(text: &str) -> Option<FullVersion> {
+        let bare = text.strip_prefix('v').unwrap_or(text);
+        let mut parts = bare.split('.');
+        let (major, minor, patch) = (parts.next()?, parts.next()?, parts.next()?);
+        let number = |part: &str| {
+            (!part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) && (part == "0" || !part.starts_with('0')))
+                .then(|| part.parse::<u32>().ok())
+                .flatten()
+        };
+        if parts.next().is_some() {
+            return None;
+        }
+        let minor = Minor { major: number(major)?, minor: number(minor)? };
+        Some(FullVersion { written: text.to_string(), minor, patch: number(patch)? })
+    }
+}
+
+/// The patch of a pinned version (`v1.33.2` is 2), when it has one.
+fn patch_of(version: &str) -> Option<u32> {
+    FullVersion::parse(version).map(|v| v.patch)
+}
+
+/// The edits that take each cluster one step towards `to`, the repository's YAML files below `root` searched for
+/// where a version is set.
+pub fn next_step(clusters: &[ClusterVersions], to: &FullVersion, root: &Path) -> Edits {
+    let mut out = Edits::default();
+    let mut edits: BTreeMap<(PathBuf, usize), Edit> = BTreeMap::new();
+    let mut finder = SettingFinder::new(root);
+    for cluster in clusters {
+        let moved = match what_moves(cluster, to) {
+            Ok(moved) => moved,
+            Err(reason) => {
+                out.refusals.push(Refusal { cluster: cluster.name.clone(), reason });
+                continue;
+            }
+        };
+        for pinned in moved {
+            match finder.site_of(pinned) {
+                Ok((file, line)) => {
+                    let edit = edits.entry((file.clone(), line)).or_insert_with(|| Edit {
+                        file,
+                        line,
+                        from: pinned.version.clone(),
+                        to: to.written.clone(),
+                        objects: Vec::new(),
+                    });
+                    edit.objects.push(pinned.object.clone());
+                }
+                Err(reason) => {
+                    out.refusals.push(Refusal { cluster: cluster.name.clone(), reason });
+                }
+            }
+        }
+    }
+    out.edits = edits.into_values().collect();
+    out
+}
+
+/// The versions of `cluster` the next step towards `to` moves: its control plane to the next minor, or, once the
+/// control plane is on `to`, the pools behind it.
+fn what_moves<'c>(cluster: &'c ClusterVersions, to: &FullVersion) -> Result<Vec<&'c Pinned>, String> {
+    let cp = &cluster.control_plane;
+    let cp_patch = patch_of(&cp.version).unwrap_or(0);
+    if cp.minor.major != to.minor.major || cp.minor > to.minor || (cp.minor == to.minor && cp_patch > to.patch) {
+        return Err(format!("its control plane is on {}: AKS does not downgrade to {}", cp.version, to.written));
+    }
+    if cp.minor.minors_after(to.minor).is_some_and(|behind| behind < -1) {
+        return Err(format!(
+            "its control plane is on {}: AKS upgrades one minor at a time, so the next step is {} (give --to v{}.P, \
+             a patch AKS offers: az aks get-versions)",
+            cp.version,
+            cp.minor.plus(1),
+            cp.minor.plus(1)
+        ));
+    }
+    if cp.minor < to.minor || cp_patch < to.patch {
+        return Ok(vec![cp]);
+    }
+    let behind: Vec<&Pinned> = cluster
+        .pools
+        .iter()
+        .filter(|pool| pool.minor < to.minor || (pool.minor == to.minor && patch_of(&pool.version) < Some(to.patch)))
+        .collect();
+    Ok(behind)
+}
+
+/// Finds the line that sets a pinned version.
+struct SettingFinder {
+    root: PathBuf,
+    /// Every YAML file below the root with its text, read on first need.
+    files: Option<Vec<(PathBuf, String)>>,
+}
+
+impl SettingFinder {
+    fn new(root: &Path) -> Self {
+        SettingFinder { root: root.to_path_buf(), files: None }
+    }
+
+    /// `(file, line)` of the line that sets `pinned`.
+    fn site_of(&mut self, pinned: &Pinned) -> Result<(PathBuf, usize), String> {
+        let (file, line) = split_location(&pinned.at).ok_or_else(|| format!("{}: no location", pinned.object))?;
+        let written =
+            std::fs::read_to_string(&file).ok().and_then(|text| text.lines().nth(line - 1).map(str::to_string));
+        let site = if written.as_deref().and_then(scalar_of) == Some(pinned.version.as_str()) {
+            (file, line)
+        } else {
+            let found = self.setting(&pinned.version);
+            match found.as_slice() {
+                [one] => one.clone(),
+                [] => {
+                    return Err(format!(
+                        "the version of {} ({}) is written at {} through a template or variable, and no YAML line \
+                         below {} sets {}",
+                        pinned.object,
+                        pinned.version,
+                        pinned.at,
+                        self.root.display(),
+                        pinned.version
+                    ));
+                }
+                many => {
+                    let places: Vec<String> = many.iter().map(|(f, l)| format!("{}:{l}", f.display())).collect();
+                    return Err(format!(
+                        "{} ({}) comes from one of {} lines that set it ({}): edit the one of this cluster",
+                        pinned.object,
+                        pinned.version,
+                        many.len(),
+                        places.join(", ")
+                    ));
+                }
+            }
+        };
+        if crate::out_tree::is_generated(&site.0) {
+            return Err(format!(
+                "{} is written by `kubectl capz render --fleet` (its directory's ownership marker lists it): set the \
+                 version in the fleet file and render again",
+                site.0.display()
+            ));
+        }
+        Ok(site)
+    }
+
+    /// Every line of the repository's YAML files that sets a scalar to `value`.
+    fn setting(&mut self, value: &str) -> Vec<(PathBuf, usize)> {
+        let root = self.root.clone();
+        let files = self.files.get_or_insert_with(|| yaml_files(&root));
+        let mut out = Vec::new();
+        for (file, text) in files.iter() {
+            for (index, line) in text.lines().enumerate() {
+                if scalar_of(line) == Some(value) {
+                    out.push((file.clone(), index + 1));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn split_location(at: &str) -> Option<(PathBuf, usize)> {
+    let (file, line) = at.rsplit_once(':')?;
+    Some((PathBuf::from(file), line.parse().ok().filter(|l| *l > 0)?))
+}
+
+/// Files larger than this are not searched.
+const MAX_FILE: u64 = 1 << 20;
+
+/// The `.yaml`/`.yml` regular files below `root` (symlinks and `.git` left out), in path order, with their text.
+fn yaml_files(root: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else { continue };
+            let path = entry.path();
+            if kind.is_dir() && entry.file_name() != ".git" {
+                stack.push(path);
+            } else if kind.is_file()
+                && path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+                && entry.metadata().is_ok_and(|m| m.len() <= MAX_FILE)
+                && let Ok(text) = std::fs::read_to_string(&path)
+            {
+                out.push((path, text));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The scalar a YAML line sets (`key: value`, `- value`), without quotes or a trailing comment.
+fn scalar_of(line: &str) -> Option<&str> {
+    let line = line.trim();
+    if line.starts_with('#') {
+        return None;
+    }
+    let line = line.split(" #").next()?.trim();
+    let value = match line.strip_prefix("- ") {
+        Some(item) => item.rsplit_once(": ").map_or(item, |(_, v)| v),
+        None => line.split_once(": ").map(|(_, v)| v)?,
+    };
+    let value = value.trim();
+    let unquoted = value
+        .strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+        .unwrap_or(value);
+    (!unquoted.is_empty()).then_some(unquoted)
+}
+
+/// `text` with each edit of its file applied: on the edit's line, the old scalar (the value after the key)
+/// replaced. `None` when a line no longer holds what the edit expects.
+pub fn apply(text: &str, edits: &[&Edit]) -> Option<String> {
+    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+    for edit in edits {
+        let line = lines.get_mut(edit.line - 1)?;
+        if scalar_of(line) != Some(edit.from.as_str()) {
+            return None;
+        }
+        // The value after the key (or the list dash), not a comment after it.
+        let start = line.find(": ").or_else(|| line.find("- ")).map_or(0, |i| i + 2);
+        let at = start + line.get(start..)?.find(&edit.from)?;
+        line.replace_range(at..at + edit.from.len(), &edit.to);
+    }
+    Some(lines.concat())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pinned(object: &str, version: &str, at: &str) -> Pinned {
+        Pinned {
+            object: object.into(),
+            version: version.into(),
+            minor: Minor::parse(version).unwrap(),
+            pointer: "/spec/version".into(),
+            at: at.into(),
+        }
+    }
+
+    fn cluster(cp: &str, pools: &[&str]) -> ClusterVersions {
+        ClusterVersions {
+            name: "default/a".into(),
+            control_plane: pinned("AzureASOManagedControlPlane/a", cp, "cp.yaml:1"),
+            pools: pools.iter().map(|v| pinned("MachinePool/p", v, "pool.yaml:1")).collect(),
+            lts: false,
+            topology: false,
+        }
+    }
+
+    #[test]
+    fn the_next_step_is_the_control_plane_then_its_pools() {
+        let to = FullVersion::parse("v1.34.3").unwrap();
+        let moved =
+            |c: &ClusterVersions| what_moves(c, &to).map(|m| m.iter().map(|p| p.object.clone()).collect::<Vec<_>>());
+        assert_eq!(moved(&cluster("v1.33.2", &["v1.33.2"])), Ok(vec!["AzureASOManagedControlPlane/a".to_string()]));
+        assert_eq!(moved(&cluster("v1.34.3", &["v1.33.2"])), Ok(vec!["MachinePool/p".to_string()]));
+        assert_eq!(moved(&cluster("v1.34.1", &["v1.33.2"])), Ok(vec!["AzureASOManagedControlPlane/a".to_string()]));
+        assert_eq!(moved(&cluster("v1.34.3", &["v1.34.3"])), Ok(vec![]));
+        assert!(moved(&cluster("v1.32.9", &[])).unwrap_err().contains("one minor at a time"));
+        assert!(moved(&cluster("v1.35.0", &[])).unwrap_err().contains("does not downgrade"));
+        assert!(moved(&cluster("v1.34.5", &[])).unwrap_err().contains("does not downgrade"));
+    }
+
+    #[test]
+    fn full_versions_need_a_patch() {
+        assert_eq!(FullVersion::parse("v1.34.3").map(|v| (v.minor.minor, v.patch)), Some((34, 3)));
+        assert!(FullVersion::parse("v1.34").is_none());
+        assert!(FullVersion::parse("v1.34.3-rc.1").is_none());
+    }
+
+    #[test]
+    fn only_the_scalar_of_the_line_changes() {
+        let text = "data:\n  KUBERNETES_VERSION: \"v1.33.2\" # was v1.33.2\n  OTHER: v1.33.2\n";
+        let edit = Edit { file: "x".into(), line: 2, from: "v1.33.2".into(), to: "v1.34.3".into(), objects: vec![] };
+        assert_eq!(
+            apply(text, &[&edit]).unwrap(),
+            "data:\n  KUBERNETES_VERSION: \"v1.34.3\" # was v1.33.2\n  OTHER: v1.33.2\n"
+        );
+        let stale = Edit { line: 1, ..edit };
+        assert_eq!(apply(text, &[&stale]), None);
+    }
+}
