@@ -655,6 +655,10 @@ pub struct UpgradeArgs {
     /// Write nothing; list the files that would change and exit 1 if there are any (or a step is refused).
     #[arg(long)]
     pub check: bool,
+    /// The fleet file a `render --fleet` tree was rendered from: the versions of its files are edited there (and
+    /// in the values files beside it); render the tree again afterwards.
+    #[arg(long, value_name = "FILE")]
+    pub fleet: Option<PathBuf>,
     /// The day AKS support is judged on (YYYY-MM-DD; also $KUBECTL_CAPZ_AT); default: today (UTC).
     #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_date)]
     pub at: Option<crate::aks_versions::Date>,

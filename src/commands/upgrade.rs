@@ -21,7 +21,7 @@ use crate::lint::aks_versions::inventory::{self, ClusterVersions};
 use crate::manifest;
 use crate::report::Severity;
 use crate::source::{Budget, Limits};
-use crate::upgrade::edit::{Edit, FullVersion};
+use crate::upgrade::edit::{Edit, FullVersion, parent_dir};
 use crate::upgrade::{Plan, Target};
 
 pub(crate) fn run(args: UpgradeArgs) -> anyhow::Result<ExitStatus> {
@@ -42,8 +42,8 @@ fn run_step(args: UpgradeArgs) -> anyhow::Result<ExitStatus> {
     super::run_date::warn_if_stale(on);
     Target::Minor(version.minor).resolve(Lifecycle::bundled(), on).map_err(|err| anyhow::anyhow!("--to: {err}"))?;
     let clusters = read_clusters(std::slice::from_ref(&path.to_string()))?;
-    let root = if Path::new(path).is_dir() { PathBuf::from(path) } else { parent_dir(path) };
-    let planned = crate::upgrade::edit::next_step(&clusters, &version, &root);
+    let root = if Path::new(path).is_dir() { PathBuf::from(path) } else { parent_dir(Path::new(path)) };
+    let planned = crate::upgrade::edit::next_step(&clusters, &version, &root, args.fleet.as_deref());
     for refusal in &planned.refusals {
         anstream::eprintln!("refused: {}: {}", escape::one_line(&refusal.cluster), escape::one_line(&refusal.reason));
     }
@@ -64,9 +64,17 @@ fn run_step(args: UpgradeArgs) -> anyhow::Result<ExitStatus> {
             writeln!(stdout, "{}", escape::one_line(&file.display().to_string()))?;
         }
     } else if args.write {
+        // A file is written only inside the directory named (or the fleet file's, for its edits).
+        let fleet_dir = args.fleet.as_deref().map(crate::upgrade::edit::parent_dir);
         let targets: Vec<PathBuf> = changed
             .iter()
-            .map(|(file, ..)| super::in_place::write_target(&file.display().to_string(), &root))
+            .map(|(file, ..)| {
+                let within = match &fleet_dir {
+                    Some(dir) if !file.starts_with(&root) && file.starts_with(dir) => dir.as_path(),
+                    _ => root.as_path(),
+                };
+                super::in_place::write_target(&file.display().to_string(), within)
+            })
             .collect::<anyhow::Result<_>>()?;
         for ((file, _, edited, count), target) in changed.iter().zip(&targets) {
             super::in_place::write_atomically(target, edited)?;
@@ -92,13 +100,6 @@ fn run_step(args: UpgradeArgs) -> anyhow::Result<ExitStatus> {
     );
     let pending = !changed.is_empty() && !args.write;
     Ok(if pending || !planned.refusals.is_empty() { ExitStatus::Findings } else { ExitStatus::Success })
-}
-
-fn parent_dir(path: &str) -> PathBuf {
-    match Path::new(path).parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
 }
 
 fn run_plan(args: UpgradePlanArgs) -> anyhow::Result<ExitStatus> {

@@ -6,7 +6,8 @@
 //!
 //! What AKS refuses is refused with the reason: a downgrade, a skipped minor (AKS upgrades one minor at a time, so
 //! `--to` names the next minor's patch), a version the release calendar does not know. A file `render --fleet`
-//! wrote is not edited (the next render would undo it): its value is set in the fleet file.
+//! wrote is not edited (the next render would undo it): its value is set in the fleet file, which is searched (with
+//! the values files beside it) for the one line that sets the version when the fleet file is given.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -72,11 +73,12 @@ fn patch_of(version: &str) -> Option<u32> {
 }
 
 /// The edits that take each cluster one step towards `to`, the repository's YAML files below `root` searched for
-/// where a version is set.
-pub fn next_step(clusters: &[ClusterVersions], to: &FullVersion, root: &Path) -> Edits {
+/// where a version is set, and for the files `render --fleet` wrote, the directory of `fleet` (the fleet file).
+pub fn next_step(clusters: &[ClusterVersions], to: &FullVersion, root: &Path, fleet: Option<&Path>) -> Edits {
     let mut out = Edits::default();
     let mut edits: BTreeMap<(PathBuf, usize), Edit> = BTreeMap::new();
     let mut finder = SettingFinder::new(root);
+    let mut fleet_finder = fleet.map(|file| SettingFinder::new(&parent_dir(file)));
     for cluster in clusters {
         let moved = match what_moves(cluster, to) {
             Ok(moved) => moved,
@@ -86,7 +88,19 @@ pub fn next_step(clusters: &[ClusterVersions], to: &FullVersion, root: &Path) ->
             }
         };
         for pinned in moved {
-            match finder.site_of(pinned) {
+            let site = match finder.site_of(pinned) {
+                Err(Unsettable::Generated(file)) => match fleet_finder.as_mut() {
+                    Some(fleet_finder) => fleet_finder.setting_of(pinned, "the fleet file's directory"),
+                    None => Err(format!(
+                        "{} is written by `kubectl capz render --fleet` (its directory's ownership marker lists it): \
+                         give the fleet file with --fleet FILE to edit the version there, then render again",
+                        file.display()
+                    )),
+                },
+                Err(Unsettable::Because(reason)) => Err(reason),
+                Ok(site) => Ok(site),
+            };
+            match site {
                 Ok((file, line)) => {
                     let edit = edits.entry((file.clone(), line)).or_insert_with(|| Edit {
                         file,
@@ -135,6 +149,13 @@ fn what_moves<'c>(cluster: &'c ClusterVersions, to: &FullVersion) -> Result<Vec<
     Ok(behind)
 }
 
+/// Why no line to edit was found.
+enum Unsettable {
+    /// The line is in a file `render --fleet` wrote.
+    Generated(PathBuf),
+    Because(String),
+}
+
 /// Finds the line that sets a pinned version.
 struct SettingFinder {
     root: PathBuf,
@@ -147,51 +168,52 @@ impl SettingFinder {
         SettingFinder { root: root.to_path_buf(), files: None }
     }
 
-    /// `(file, line)` of the line that sets `pinned`.
-    fn site_of(&mut self, pinned: &Pinned) -> Result<(PathBuf, usize), String> {
-        let (file, line) = split_location(&pinned.at).ok_or_else(|| format!("{}: no location", pinned.object))?;
+    /// `(file, line)` of the line that sets `pinned`: its own line when that writes the version, else the one line
+    /// below the root that does.
+    fn site_of(&mut self, pinned: &Pinned) -> Result<(PathBuf, usize), Unsettable> {
+        let (file, line) =
+            split_location(&pinned.at).ok_or_else(|| Unsettable::Because(format!("{}: no location", pinned.object)))?;
         let written =
             std::fs::read_to_string(&file).ok().and_then(|text| text.lines().nth(line - 1).map(str::to_string));
         let site = if written.as_deref().and_then(scalar_of) == Some(pinned.version.as_str()) {
             (file, line)
         } else {
-            let found = self.setting(&pinned.version);
-            match found.as_slice() {
-                [one] => one.clone(),
-                [] => {
-                    return Err(format!(
-                        "the version of {} ({}) is written at {} through a template or variable, and no YAML line \
-                         below {} sets {}",
-                        pinned.object,
-                        pinned.version,
-                        pinned.at,
-                        self.root.display(),
-                        pinned.version
-                    ));
-                }
-                many => {
-                    let places: Vec<String> = many.iter().map(|(f, l)| format!("{}:{l}", f.display())).collect();
-                    return Err(format!(
-                        "{} ({}) comes from one of {} lines that set it ({}): edit the one of this cluster",
-                        pinned.object,
-                        pinned.version,
-                        many.len(),
-                        places.join(", ")
-                    ));
-                }
-            }
+            self.setting_of(pinned, &format!("below {}", self.root.display())).map_err(Unsettable::Because)?
         };
         if crate::out_tree::is_generated(&site.0) {
-            return Err(format!(
-                "{} is written by `kubectl capz render --fleet` (its directory's ownership marker lists it): set the \
-                 version in the fleet file and render again",
-                site.0.display()
-            ));
+            return Err(Unsettable::Generated(site.0));
         }
         Ok(site)
     }
 
-    /// Every line of the repository's YAML files that sets a scalar to `value`.
+    /// The one line of the root's YAML files that sets `pinned`'s version (`where_` says where that was looked for).
+    fn setting_of(&mut self, pinned: &Pinned, where_: &str) -> Result<(PathBuf, usize), String> {
+        let found: Vec<(PathBuf, usize)> = self
+            .setting(&pinned.version)
+            .into_iter()
+            .filter(|(file, _)| !crate::out_tree::is_generated(file))
+            .collect();
+        match found.as_slice() {
+            [one] => Ok(one.clone()),
+            [] => Err(format!(
+                "the version of {} ({}) is written at {} through a template or variable, and no YAML line {where_} \
+                 sets {}",
+                pinned.object, pinned.version, pinned.at, pinned.version
+            )),
+            many => {
+                let places: Vec<String> = many.iter().map(|(f, l)| format!("{}:{l}", f.display())).collect();
+                Err(format!(
+                    "{} ({}) comes from one of {} lines that set it ({}): edit the one of this cluster",
+                    pinned.object,
+                    pinned.version,
+                    many.len(),
+                    places.join(", ")
+                ))
+            }
+        }
+    }
+
+    /// Every line of the root's YAML files that sets a scalar to `value`.
     fn setting(&mut self, value: &str) -> Vec<(PathBuf, usize)> {
         let root = self.root.clone();
         let files = self.files.get_or_insert_with(|| yaml_files(&root));
@@ -204,6 +226,14 @@ impl SettingFinder {
             }
         }
         out
+    }
+}
+
+/// The directory of `file` (`.` for a bare file name).
+pub fn parent_dir(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
     }
 }
 

@@ -339,3 +339,39 @@ fn a_file_render_fleet_wrote_is_not_edited() {
     );
     assert_eq!(crate::support::cli_runner::snapshot_tree(&out), before);
 }
+
+#[test]
+fn a_fleet_tree_s_version_is_edited_in_its_fleet_file_then_rendered() {
+    let work = tempfile::tempdir().unwrap();
+    let fleet_dir = work.path().join("fleet");
+    crate::support::copy_tree(&repo_root().join("examples/fleet"), &fleet_dir);
+    git(&fleet_dir, &["init", "-q", "-b", "main"]);
+    git(&fleet_dir, &["add", "-A"]);
+    git(&fleet_dir, &["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "base"]);
+    let fleet = fleet_dir.join("fleet.yaml");
+    let tree = work.path().join("tree");
+    let render = |out: &Path| {
+        let rendered =
+            capz_command().args(["render", "--fleet"]).arg(&fleet).arg("--out-dir").arg(out).output().unwrap();
+        assert!(rendered.status.success(), "{}", String::from_utf8_lossy(&rendered.stderr));
+    };
+    render(&tree);
+    let (report, _) = json(&[tree.to_str().unwrap(), "--to", "v1.36"]);
+    let current = report["clusters"][0]["controlPlane"]["version"].as_str().unwrap().to_string();
+    let minor: u32 = current.split('.').nth(1).unwrap().parse().unwrap();
+    let next = format!("v1.{}.1", minor + 1);
+    let out = step(&["--to", &next, tree.to_str().unwrap(), "--fleet", fleet.to_str().unwrap(), "-w"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // The fleet file's one version line, and nothing else of it.
+    assert_eq!(git(&fleet_dir, &["diff", "--name-only"]).trim(), "fleet.yaml");
+    assert_eq!(
+        changed_lines(&fleet_dir),
+        [format!("-  kubernetesVersion: {current}"), format!("+  kubernetesVersion: {next}")]
+    );
+    // Rendered again, every cluster of the tree is on the new version.
+    render(&tree);
+    let (report, _) = json(&[tree.to_str().unwrap(), "--to", "v1.36"]);
+    for cluster in report["clusters"].as_array().unwrap() {
+        assert_eq!(cluster["controlPlane"]["version"], next.as_str(), "{cluster:#}");
+    }
+}
