@@ -81,7 +81,7 @@ impl ChangedLines {
         let mut found = None;
         for (file, lines) in &self.files {
             for (number, text) in lines {
-                if scalar_of(text).is_some_and(|scalar| scalar == value) {
+                if crate::manifest::scalar_of_line(text).is_some_and(|scalar| scalar == value) {
                     if found.is_some() {
                         return None;
                     }
@@ -128,36 +128,9 @@ fn read_regular(path: &Path) -> Option<String> {
     (meta.file_type().is_file() && meta.len() <= MAX_FILE).then(|| std::fs::read_to_string(path).ok()).flatten()
 }
 
-/// The scalar a YAML line sets (`key: value`, `- value`, `"key": "value",` of JSON), without quotes or a comment.
-fn scalar_of(line: &str) -> Option<&str> {
-    let line = line.trim();
-    let line = line.split(" #").next()?.trim().trim_end_matches(',');
-    let value = match line.strip_prefix("- ") {
-        Some(item) => item.rsplit_once(": ").map_or(item, |(_, v)| v),
-        None => line.split_once(": ").map(|(_, v)| v)?,
-    };
-    let value = value.trim();
-    let unquoted = value
-        .strip_prefix('"')
-        .and_then(|v| v.strip_suffix('"'))
-        .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-        .unwrap_or(value);
-    (!unquoted.is_empty()).then_some(unquoted)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn scalars_of_yaml_and_json_lines() {
-        assert_eq!(scalar_of("  plugin: kubenet"), Some("kubenet"));
-        assert_eq!(scalar_of("  plugin: \"kubenet\" # the CNI"), Some("kubenet"));
-        assert_eq!(scalar_of("  - name: a"), Some("a"));
-        assert_eq!(scalar_of("  - 'x'"), Some("x"));
-        assert_eq!(scalar_of("  \"plugin\": \"kubenet\","), Some("kubenet"));
-        assert_eq!(scalar_of("network:"), None);
-    }
 
     #[test]
     fn the_one_added_line_setting_a_value_is_found() {

@@ -175,7 +175,7 @@ impl SettingFinder {
             split_location(&pinned.at).ok_or_else(|| Unsettable::Because(format!("{}: no location", pinned.object)))?;
         let written =
             std::fs::read_to_string(&file).ok().and_then(|text| text.lines().nth(line - 1).map(str::to_string));
-        let site = if written.as_deref().and_then(scalar_of) == Some(pinned.version.as_str()) {
+        let site = if written.as_deref().and_then(crate::manifest::scalar_of_line) == Some(pinned.version.as_str()) {
             (file, line)
         } else {
             self.setting_of(pinned, &format!("below {}", self.root.display())).map_err(Unsettable::Because)?
@@ -220,7 +220,7 @@ impl SettingFinder {
         let mut out = Vec::new();
         for (file, text) in files.iter() {
             for (index, line) in text.lines().enumerate() {
-                if scalar_of(line) == Some(value) {
+                if crate::manifest::scalar_of_line(line) == Some(value) {
                     out.push((file.clone(), index + 1));
                 }
             }
@@ -269,33 +269,13 @@ fn yaml_files(root: &Path) -> Vec<(PathBuf, String)> {
     out
 }
 
-/// The scalar a YAML line sets (`key: value`, `- value`), without quotes or a trailing comment.
-fn scalar_of(line: &str) -> Option<&str> {
-    let line = line.trim();
-    if line.starts_with('#') {
-        return None;
-    }
-    let line = line.split(" #").next()?.trim();
-    let value = match line.strip_prefix("- ") {
-        Some(item) => item.rsplit_once(": ").map_or(item, |(_, v)| v),
-        None => line.split_once(": ").map(|(_, v)| v)?,
-    };
-    let value = value.trim();
-    let unquoted = value
-        .strip_prefix('"')
-        .and_then(|v| v.strip_suffix('"'))
-        .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-        .unwrap_or(value);
-    (!unquoted.is_empty()).then_some(unquoted)
-}
-
 /// `text` with each edit of its file applied: on the edit's line, the old scalar (the value after the key)
 /// replaced. `None` when a line no longer holds what the edit expects.
 pub fn apply(text: &str, edits: &[&Edit]) -> Option<String> {
     let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
     for edit in edits {
         let line = lines.get_mut(edit.line - 1)?;
-        if scalar_of(line) != Some(edit.from.as_str()) {
+        if crate::manifest::scalar_of_line(line) != Some(edit.from.as_str()) {
             return None;
         }
         // The value after the key (or the list dash), not a comment after it.
