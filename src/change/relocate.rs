@@ -29,42 +29,22 @@ impl ChangedLines {
     /// `base`: a file only the head has counts as all added.
     pub fn between(base: &Path, head: &Path, head_shown: &str) -> ChangedLines {
         let mut files = BTreeMap::new();
-        let mut stack = vec![head.to_path_buf()];
-        let mut seen = 0;
-        while let Some(dir) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-            let mut entries: Vec<_> = entries.flatten().collect();
-            entries.sort_by_key(|entry| entry.file_name());
-            for entry in entries {
-                let Ok(kind) = entry.file_type() else { continue };
-                let path = entry.path();
-                if kind.is_dir() && entry.file_name() != ".git" {
-                    stack.push(path);
-                    continue;
-                }
-                let is_manifest = path.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json");
-                if !kind.is_file() || !is_manifest || entry.metadata().is_ok_and(|m| m.len() > MAX_FILE) {
-                    continue;
-                }
-                seen += 1;
-                if seen > MAX_FILES {
-                    return ChangedLines { files };
-                }
-                let Ok(relative) = path.strip_prefix(head) else { continue };
-                let Ok(new) = std::fs::read_to_string(&path) else { continue };
-                let old = read_regular(&base.join(relative)).unwrap_or_default();
-                if old == new {
-                    continue;
-                }
-                let added: Vec<(usize, String)> = TextDiff::from_lines(&old, &new)
-                    .iter_all_changes()
-                    .filter(|change| change.tag() == ChangeTag::Insert)
-                    .filter_map(|change| Some((change.new_index()? + 1, change.value().to_string())))
-                    .collect();
-                if !added.is_empty() {
-                    let shown = Path::new(head_shown).join(relative).display().to_string();
-                    files.insert(shown, added);
-                }
+        let below = crate::manifest::FilesBelow { json: true, max_bytes: MAX_FILE, max_files: MAX_FILES };
+        for path in below.list(head) {
+            let Ok(relative) = path.strip_prefix(head) else { continue };
+            let Ok(new) = std::fs::read_to_string(&path) else { continue };
+            let old = read_regular(&base.join(relative)).unwrap_or_default();
+            if old == new {
+                continue;
+            }
+            let added: Vec<(usize, String)> = TextDiff::from_lines(&old, &new)
+                .iter_all_changes()
+                .filter(|change| change.tag() == ChangeTag::Insert)
+                .filter_map(|change| Some((change.new_index()? + 1, change.value().to_string())))
+                .collect();
+            if !added.is_empty() {
+                let shown = Path::new(head_shown).join(relative).display().to_string();
+                files.insert(shown, added);
             }
         }
         ChangedLines { files }

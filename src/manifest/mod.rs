@@ -4,6 +4,7 @@
 mod budget;
 mod direct;
 mod emit;
+mod files_below;
 mod input;
 mod line_scalar;
 mod lined;
@@ -23,6 +24,7 @@ use crate::json_pointer::At;
 
 pub use budget::{FILE_EXPANSION_LIMIT, RUN_EXPANSION_LIMIT, ReadBudget};
 pub use emit::{to_yaml, to_yaml_documents};
+pub use files_below::FilesBelow;
 pub use input::{MAX_INPUT_FILE_BYTES, read_input_file, read_input_stdin};
 pub use line_scalar::scalar_of_line;
 pub use parse::{

@@ -244,29 +244,17 @@ fn split_location(at: &str) -> Option<(PathBuf, usize)> {
 
 /// Files larger than this are not searched.
 const MAX_FILE: u64 = 1 << 20;
+/// At most this many files are searched.
+const MAX_FILES: usize = 20_000;
 
 /// The `.yaml`/`.yml` regular files below `root` (symlinks and `.git` left out), in path order, with their text.
 fn yaml_files(root: &Path) -> Vec<(PathBuf, String)> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else { continue };
-            let path = entry.path();
-            if kind.is_dir() && entry.file_name() != ".git" {
-                stack.push(path);
-            } else if kind.is_file()
-                && path.extension().is_some_and(|e| e == "yaml" || e == "yml")
-                && entry.metadata().is_ok_and(|m| m.len() <= MAX_FILE)
-                && let Ok(text) = std::fs::read_to_string(&path)
-            {
-                out.push((path, text));
-            }
-        }
-    }
-    out.sort();
-    out
+    let below = crate::manifest::FilesBelow { json: false, max_bytes: MAX_FILE, max_files: MAX_FILES };
+    below
+        .list(root)
+        .into_iter()
+        .filter_map(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
+        .collect()
 }
 
 /// `text` with each edit of its file applied: on the edit's line, the old scalar (the value after the key)
