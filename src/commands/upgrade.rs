@@ -181,22 +181,14 @@ fn text(plan: &Plan) -> String {
         let cp = &cluster.control_plane;
         let kind = if cluster.topology { "topology Cluster" } else { "Cluster" };
         let _ = writeln!(out, "{kind} {}", escape::one_line(&cluster.cluster));
-        let _ = writeln!(
-            out,
-            "  control plane {} {} ({}): {}",
-            escape::one_line(&cp.object),
-            escape::one_line(&cp.version),
-            escape::one_line(&cp.at),
-            cp.detail
-        );
-        for pool in &cluster.pools {
+        for (role, status) in std::iter::once(("control plane", cp)).chain(cluster.pools.iter().map(|p| ("pool", p))) {
             let _ = writeln!(
                 out,
-                "  pool {} {} ({}): {}",
-                escape::one_line(&pool.object),
-                escape::one_line(&pool.version),
-                escape::one_line(&pool.at),
-                pool.detail
+                "  {role} {} {} ({}): {}",
+                escape::one_line(&status.object),
+                escape::one_line(&status.version),
+                escape::one_line(&status.at),
+                status.detail
             );
         }
         if let Some(note) = &cluster.note {

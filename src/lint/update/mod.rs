@@ -220,36 +220,16 @@ fn check_capz_kinds(
     selection: &RuleSelection,
     findings: &mut Vec<Finding>,
 ) {
-    for (new_index, new) in bundles.new.iter().enumerate() {
-        if !has_update_rules(new.group(), new.kind()) {
-            continue;
-        }
-        let Some(old_index) = stored.get(new) else { continue };
-        let old = &bundles.old[old_index];
-        if old.value == new.value {
-            continue;
-        }
-        for issue in update_issues(bundles, old_index, new_index, validator) {
-            if !selection.is_enabled(issue.rule) {
-                continue;
-            }
-            let Some(info) = super::rule_info(issue.rule) else { continue };
-            findings.push(Finding {
-                rule: issue.rule.to_string(),
-                severity: info.severity,
-                source: new.origin.source.to_string(),
-                line: new.line_of(&issue.pointer),
-                column: None,
-                object: new.display_name(),
-                path: issue.pointer,
-                message: format!(
-                    "{} (rejected on update by CAPZ's ValidateUpdate; stored object from {})",
-                    issue.message,
-                    old.location_of("")
-                ),
-            });
-        }
-    }
+    let judged = |doc: &Document| has_update_rules(doc.group(), doc.kind());
+    let judge = |old: usize, new: usize| update_issues(bundles, old, new, validator);
+    let say = |issue: &UpdateIssue, old: &Document| {
+        format!(
+            "{} (rejected on update by CAPZ's ValidateUpdate; stored object from {})",
+            issue.message,
+            old.location_of("")
+        )
+    };
+    check_changed(bundles, stored, selection, findings, judged, judge, say);
 }
 
 /// Cluster API's `ValidateUpdate` on every changed Cluster, ClusterClass and MachinePool.
@@ -259,8 +239,32 @@ fn check_capi_kinds(
     selection: &RuleSelection,
     findings: &mut Vec<Finding>,
 ) {
+    let judged = |doc: &Document| capi::has_update_rules(doc.group(), doc.kind());
+    let judge = |old: usize, new: usize| capi_update_issues(bundles, old, new);
+    let say = |issue: &UpdateIssue, old: &Document| {
+        format!(
+            "{}: {} (rejected on update by Cluster API's webhook; stored object from {})",
+            issue.field,
+            issue.message,
+            old.location_of("")
+        )
+    };
+    check_changed(bundles, stored, selection, findings, judged, judge, say);
+}
+
+/// The findings `judge` gives for every object of `bundles.new` that `judged` selects and the old bundle stores
+/// with other content, located at the field in the new object, said by `say` (with the stored object).
+fn check_changed(
+    bundles: UpdateBundles<'_>,
+    stored: &Stored<'_>,
+    selection: &RuleSelection,
+    findings: &mut Vec<Finding>,
+    judged: impl Fn(&Document) -> bool,
+    judge: impl Fn(usize, usize) -> Vec<UpdateIssue>,
+    say: impl Fn(&UpdateIssue, &Document) -> String,
+) {
     for (new_index, new) in bundles.new.iter().enumerate() {
-        if !capi::has_update_rules(new.group(), new.kind()) {
+        if !judged(new) {
             continue;
         }
         let Some(old_index) = stored.get(new) else { continue };
@@ -268,7 +272,7 @@ fn check_capi_kinds(
         if old.value == new.value {
             continue;
         }
-        for issue in capi_update_issues(bundles, old_index, new_index) {
+        for issue in judge(old_index, new_index) {
             if !selection.is_enabled(issue.rule) {
                 continue;
             }
@@ -280,13 +284,8 @@ fn check_capi_kinds(
                 line: new.line_of(&issue.pointer),
                 column: None,
                 object: new.display_name(),
+                message: say(&issue, old),
                 path: issue.pointer,
-                message: format!(
-                    "{}: {} (rejected on update by Cluster API's webhook; stored object from {})",
-                    issue.field,
-                    issue.message,
-                    old.location_of("")
-                ),
             });
         }
     }
