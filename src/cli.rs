@@ -626,6 +626,16 @@ pub struct ConvertArgs {
     /// (only AzureASOManaged* and the references to them move to v1beta1).
     #[arg(long, value_name = "VERSION", default_value = "v1beta2", value_parser = ["v1beta2", "v1beta1"])]
     pub to_version: String,
+    /// Convert Azure Service Operator objects instead (standalone, embedded in AzureASOManaged*.spec.resources and
+    /// their templates): from an API version the target's ASO does not serve to the newest it serves of the kind
+    /// (a preview to a preview), with ASO's conversion semantics; fields the new version lacks are dropped and
+    /// reported with their values.
+    #[arg(long, conflicts_with = "to_version")]
+    pub aso: bool,
+    /// With --aso: move every object of this ASO API group whose kind the target serves in VERSION to it, served
+    /// or not (repeatable; e.g. containerservice.azure.com/v1api20250801).
+    #[arg(long, value_name = "GROUP/VERSION", requires = "aso")]
+    pub aso_version: Vec<String>,
     /// Rewrite the files in place (atomically) instead of printing the converted stream.
     #[arg(short = 'w', long, conflicts_with = "check")]
     pub write: bool,

@@ -3,14 +3,16 @@
 //! 1 `--check` found files to convert (or any mode found objects in versions no longer served,
 //! which only `clusterctl upgrade` converts), 2 usage or input error.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
 use crate::cli::ConvertArgs;
-use crate::convert::TargetVersion;
+use crate::convert::aso::AsoPlan;
 use crate::convert::files::{FileOutcome, LeftAlone, Severity, SourceFile, convert_files, kustomize_patches};
+use crate::convert::{Mode, TargetVersion};
 use crate::exit::ExitStatus;
 use crate::manifest;
 
@@ -61,6 +63,7 @@ fn print_notes(outcomes: &[FileOutcome]) -> anyhow::Result<()> {
     for outcome in outcomes {
         for note in &outcome.notes {
             let label = match note.severity {
+                Severity::Note => "note",
                 Severity::Warning => "warning",
                 Severity::Skipped => "skipped",
                 Severity::NotServed => "not converted",
@@ -97,17 +100,57 @@ fn stream(inputs: &[(SourceFile, bool, PathBuf)], outcomes: &[FileOutcome]) -> S
     out
 }
 
+/// `--aso-version GROUP/VERSION` values by group.
+fn asked_versions(values: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
+    let mut asked = BTreeMap::new();
+    for value in values {
+        let Some((group, version)) = value
+            .split_once('/')
+            .filter(|(g, v)| crate::versions::Target::is_aso_group(g) && !v.is_empty() && !v.contains('/'))
+        else {
+            bail!(
+                "--aso-version {value}: expected GROUP/VERSION of an ASO group, e.g. containerservice.azure.com/v1api20250801"
+            );
+        };
+        if let Some(before) = asked.insert(group.to_string(), version.to_string())
+            && before != version
+        {
+            bail!("--aso-version names two versions of {group}: {before} and {version}");
+        }
+    }
+    Ok(asked)
+}
+
 pub(crate) fn run(args: ConvertArgs) -> anyhow::Result<ExitStatus> {
-    let target = TargetVersion::parse(&args.to_version).expect("clap checks the values");
-    // Nothing here validates: the CAPZ target is only checked and, with -v, shown (conversions are the same for
-    // every supported release).
-    super::target::RunTarget::resolve(&args.target, &super::target::search_start(&args.paths))?.announce();
+    let run_target = super::target::RunTarget::resolve(&args.target, &super::target::search_start(&args.paths))?;
+    // The CAPI conversions are the same for every supported release: the target is only checked and, with -v, shown;
+    // the ASO conversions go to what the target's ASO serves.
+    run_target.announce();
     if args.write && args.paths.iter().any(|p| p == "-") {
         bail!("--write cannot rewrite stdin; drop -w to print the converted stream");
     }
+    let registry = run_target.registry()?;
+    let plan = AsoPlan { registry: &registry, target: run_target.target(), asked: asked_versions(&args.aso_version)? };
+    let registry_check = |plan: &AsoPlan<'_>| -> anyhow::Result<()> {
+        for (group, version) in &plan.asked {
+            if !plan.registry.versions_of_group(group).contains(version) {
+                bail!(
+                    "--aso-version {group}/{version}: {} serves no kind of {group} in {version}",
+                    plan.target.served_by(group).unwrap_or_default()
+                );
+            }
+        }
+        Ok(())
+    };
+    let mode = if args.aso {
+        registry_check(&plan)?;
+        Mode::Aso(&plan)
+    } else {
+        Mode::Capi(TargetVersion::parse(&args.to_version).expect("clap checks the values"))
+    };
     let inputs = read_inputs(&args.paths)?;
     let sources: Vec<SourceFile> = inputs.iter().map(|(s, _, _)| s.clone()).collect();
-    let outcomes = convert_files(&sources, target);
+    let outcomes = convert_files(&sources, &mode);
     print_notes(&outcomes)?;
     // A file named on the command line that is not YAML is an input error; in a directory it is
     // reported and skipped (with --check, both are files that cannot be confirmed up to date).

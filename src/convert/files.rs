@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::edit::edit_document;
 use super::served::not_served;
-use super::{ConvertedTemplate, TargetVersion, convert_object, follow_references};
+use super::{Conversion, ConvertError, ConvertedTemplate, Mode, convert_object, follow_references};
 use crate::manifest::{self, Document};
 
 /// One input file's text.
@@ -64,6 +64,8 @@ pub struct Note {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    /// What the conversion decided (`convert --aso`: the version an object moves to, and why).
+    Note,
     /// The conversion dropped something or could not keep the formatting.
     Warning,
     /// The file (or a document) was left alone: a template, a patch, a List.
@@ -174,8 +176,8 @@ fn is_full_object(document: &Document) -> bool {
     !document.api_version().is_empty() && !document.kind().is_empty() && !document.name().is_empty()
 }
 
-/// Converts every file of one run to `target`.
-pub fn convert_files(files: &[SourceFile], target: TargetVersion) -> Vec<FileOutcome> {
+/// Converts every file of one run as `mode` says.
+pub fn convert_files(files: &[SourceFile], mode: &Mode<'_>) -> Vec<FileOutcome> {
     let mut outcomes: Vec<FileOutcome> =
         files.iter().map(|f| FileOutcome { name: f.name.clone(), ..FileOutcome::default() }).collect();
     let mut read_files: Vec<Option<Vec<Chunk>>> = Vec::new();
@@ -193,12 +195,12 @@ pub fn convert_files(files: &[SourceFile], target: TargetVersion) -> Vec<FileOut
     let mut templates = Vec::new();
     for (chunks, outcome) in read_files.iter_mut().zip(&mut outcomes) {
         let Some(chunks) = chunks else { continue };
-        convert_chunks(chunks, target, outcome, &mut templates);
+        convert_chunks(chunks, mode, outcome, &mut templates);
     }
     // Pass 2: references follow the objects of this run; then the text.
     for ((chunks, outcome), file) in read_files.iter_mut().zip(&mut outcomes).zip(files) {
         let Some(chunks) = chunks else { continue };
-        follow_and_rewrite(file, chunks, outcome, &templates);
+        follow_and_rewrite(file, chunks, outcome, &templates, matches!(mode, Mode::Capi(_)));
     }
     for outcome in &mut outcomes {
         outcome.notes.sort_by_key(|note| note.line);
@@ -210,18 +212,24 @@ pub fn convert_files(files: &[SourceFile], target: TargetVersion) -> Vec<FileOut
 /// noted, its templates added to `templates`); a file with an object that fails or is not served is left alone.
 fn convert_chunks(
     chunks: &mut [Chunk],
-    target: TargetVersion,
+    mode: &Mode<'_>,
     outcome: &mut FileOutcome,
     templates: &mut Vec<ConvertedTemplate>,
 ) {
+    let convert = |value: &Value| -> Result<Option<Conversion>, ConvertError> {
+        match mode {
+            Mode::Capi(target) => convert_object(value, *target),
+            Mode::Aso(plan) => super::aso::convert_document(value, plan),
+        }
+    };
     let mut failed = false;
     for chunk in chunks.iter_mut() {
         let Some(document) = &chunk.document else { continue };
         let line = |pointer: &str| chunk.first_line + document.line_of(pointer) - 1;
         if !is_full_object(document) {
-            let converts = convert_object(&document.value, target).ok().flatten().is_some()
-                || document.api_version().ends_with("/v1beta1")
-                || document.api_version().ends_with("/v1alpha1");
+            let converts = convert(&document.value).ok().flatten().is_some()
+                || (matches!(mode, Mode::Capi(_))
+                    && (document.api_version().ends_with("/v1beta1") || document.api_version().ends_with("/v1alpha1")));
             if converts || document.value.get("apiVersion").is_none() {
                 outcome.notes.push(Note {
                     line: line(""),
@@ -231,8 +239,15 @@ fn convert_chunks(
             }
             continue;
         }
-        match convert_object(&document.value, target) {
+        match convert(&document.value) {
             Ok(Some(conversion)) => {
+                for note in &conversion.notes {
+                    outcome.notes.push(Note {
+                        line: line(&note.pointer),
+                        severity: Severity::Note,
+                        message: format!("{}: {}", document.display_name(), note.message),
+                    });
+                }
                 for warning in &conversion.warnings {
                     outcome.notes.push(Note {
                         line: line(&warning.pointer),
@@ -249,7 +264,9 @@ fn convert_chunks(
                 chunk.new_value = Some(conversion.value);
             }
             Ok(None) => {
-                if let Some(message) = not_served(document.api_version(), document.kind()) {
+                if let Mode::Capi(_) = mode
+                    && let Some(message) = not_served(document.api_version(), document.kind())
+                {
                     failed = true;
                     outcome.notes.push(Note {
                         line: line("/apiVersion"),
@@ -287,11 +304,12 @@ fn follow_and_rewrite(
     chunks: &mut [Chunk],
     outcome: &mut FileOutcome,
     templates: &[ConvertedTemplate],
+    follow: bool,
 ) {
     if outcome.notes.iter().any(|n| matches!(n.severity, Severity::Error | Severity::NotServed)) {
         return;
     }
-    for chunk in chunks.iter_mut() {
+    for chunk in chunks.iter_mut().filter(|_| follow) {
         let Some(document) = chunk.document.as_ref().filter(|d| is_full_object(d)) else { continue };
         let mut value = chunk.new_value.clone().unwrap_or_else(|| document.value.clone());
         let (followed, warnings) = follow_references(&mut value, templates);

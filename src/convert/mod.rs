@@ -7,8 +7,10 @@
 //! v1beta1 (CAPZ's migration instructions), and a ClusterClass's template references follow
 //! the CAPI templates converted in the same run to v1beta2 (CAPI itself leaves them and reports
 //! `RefVersionsUpToDate=False` until the class is edited), together with the patch selectors
-//! that match them ([`class_refs`]). [`edit`] rewrites a file's text.
+//! that match them ([`class_refs`]). [`aso`] moves ASO objects between ASO's API versions
+//! (`convert --aso`). [`edit`] rewrites a file's text.
 
+pub mod aso;
 pub mod capi;
 pub mod capz;
 mod class_refs;
@@ -19,6 +21,12 @@ pub mod served;
 use serde_json::Value;
 
 use crate::json_pointer::At;
+
+/// What one run converts: CAPI's and CAPZ's API versions, or ASO's.
+pub enum Mode<'r> {
+    Capi(TargetVersion),
+    Aso(&'r aso::AsoPlan<'r>),
+}
 
 /// The CAPI API version to reach.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,13 +76,15 @@ impl ConvertError {
 pub struct Conversion {
     pub value: Value,
     pub warnings: Vec<Warning>,
+    /// What was decided, at the fields it is about (`convert --aso`'s version moves).
+    pub notes: Vec<Warning>,
 }
 
 /// Converts one object to `target`; `None` when there is nothing to convert (another kind, or
 /// already at the target version).
 pub fn convert_object(object: &Value, target: TargetVersion) -> Result<Option<Conversion>, ConvertError> {
     if capz::converts(object) {
-        return Ok(Some(Conversion { value: capz::convert(object), warnings: Vec::new() }));
+        return Ok(Some(Conversion { value: capz::convert(object), warnings: Vec::new(), notes: Vec::new() }));
     }
     if target == TargetVersion::V1beta1 {
         return Ok(None);
@@ -84,7 +94,7 @@ pub fn convert_object(object: &Value, target: TargetVersion) -> Result<Option<Co
     match api_version.split_once('/') {
         Some((group, "v1beta1")) if capi::converts(group, kind) => {
             let (value, warnings) = capi::convert(object)?;
-            Ok(Some(Conversion { value, warnings }))
+            Ok(Some(Conversion { value, warnings, notes: Vec::new() }))
         }
         _ => Ok(None),
     }

@@ -9,6 +9,7 @@ mod support;
 
 mod cli_help; // usage text, examples, `--help` of every subcommand
 mod closed_stdout; // `... | head -1` ends quietly
+mod convert_aso_cli; // `convert --aso`
 mod convert_cli; // `convert`
 mod diff_cli; // `diff` failures before any API server is reached
 mod docs_commands; // every command shown in README.md and docs/ runs as documented

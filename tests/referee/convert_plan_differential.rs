@@ -60,7 +60,8 @@ fn convert_never_turns_an_accepted_class_into_a_rejected_one() {
             continue;
         }
         let source = SourceFile { name: name.clone(), text: text.clone(), kustomize_patch: false, not_utf8: false };
-        let outcome = convert_files(std::slice::from_ref(&source), TargetVersion::V1beta2).remove(0);
+        let outcome =
+            convert_files(std::slice::from_ref(&source), &capz::convert::Mode::Capi(TargetVersion::V1beta2)).remove(0);
         let converted = outcome.text(&source);
         let after = parse_documents(converted, &name).unwrap_or_else(|e| panic!("{name}: converted text: {e}"));
         checked += 1;
@@ -201,7 +202,8 @@ spec:
 fn convert_text(text: &str) -> (String, Vec<String>) {
     let source =
         SourceFile { name: "class.yaml".into(), text: text.to_string(), kustomize_patch: false, not_utf8: false };
-    let outcome = convert_files(std::slice::from_ref(&source), TargetVersion::V1beta2).remove(0);
+    let outcome =
+        convert_files(std::slice::from_ref(&source), &capz::convert::Mode::Capi(TargetVersion::V1beta2)).remove(0);
     let notes = outcome.notes.iter().map(|n| format!("{}: {}", n.line, n.message)).collect();
     (outcome.text(&source).to_string(), notes)
 }
