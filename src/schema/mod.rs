@@ -1,6 +1,7 @@
 //! Schemas of CAPI, CAPZ, ASO, Flux, Argo CD and Kubernetes' built-in kinds: the importers, the embedded
 //! registry and validation.
 
+pub mod aso_versions;
 pub mod crd_pattern;
 pub mod defaulting;
 pub mod embedded;

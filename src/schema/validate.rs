@@ -623,10 +623,21 @@ impl<'r> Validator<'r> {
                 })
                 .map(|by| format!(" by {by}"))
                 .unwrap_or_default();
+            // An ASO object: the version `convert --aso` moves it to.
+            let moves_to = match super::aso_versions::choose(group, version, &versions, &Default::default()) {
+                super::aso_versions::Choice::To { version: to, .. } if Target::is_aso_group(group) => {
+                    let older = super::aso_versions::older(&to, version);
+                    format!(
+                        "; `kubectl capz convert --aso` moves it to {to}{}",
+                        if older { " (an older version)" } else { "" }
+                    )
+                }
+                _ => String::new(),
+            };
             out.push(Issue::error(
                 "api-version",
                 format!("{prefix}/apiVersion"),
-                format!("{api_version} {kind_name} is not served{release}; served: {}", versions.join(", ")),
+                format!("{api_version} {kind_name} is not served{release}; served: {}{moves_to}", versions.join(", ")),
             ));
         } else if let elsewhere = self.registry.other_kubernetes_releases_serving(gvk)
             && !elsewhere.is_empty()

@@ -1,19 +1,18 @@
 //! `convert --aso`: ASO objects moved from API versions the target's ASO does not serve (or, with
-//! `--aso-version`, from any version of a group) to one it serves ([`select`]), with the conversion semantics of
+//! `--aso-version`, from any version of a group) to one it serves ([`crate::schema::aso_versions`]), with the conversion semantics of
 //! ASO's generated code ([`copy`]): standalone objects, the objects embedded in `AzureASOManaged*.spec.resources`
 //! and their templates' `spec.template.spec.resources`, and whole objects a ClusterClass patch adds to them.
 
 pub mod copy;
-pub mod select;
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use self::copy::{DropReason, Dropped};
-use self::select::Choice;
 use super::{Conversion, ConvertError, Warning};
 use crate::json_pointer::At;
+use crate::schema::aso_versions::{self as select, Choice};
 use crate::schema::{Gvk, Registry};
 use crate::versions::{CAPZ_GROUP, Target};
 
@@ -120,6 +119,7 @@ pub fn convert_document(document: &Value, plan: &AsoPlan<'_>) -> Result<Option<C
         let mut dropped = Vec::new();
         let converted = convert_object(object, &gvk, &schema.schema, &mut dropped);
         let why = if asked { "as --aso-version asks".to_string() } else { format!("{version} is not served by {who}") };
+        let why = if select::older(&to, version) { format!("{why}; an older version") } else { why };
         // A standalone object is the document the message names already.
         let whose = if at.is_empty() { String::new() } else { format!("{kind} {name}: ") };
         notes.push(Warning {

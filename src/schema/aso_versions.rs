@@ -1,4 +1,4 @@
-//! Which API version an ASO object moves to: the one `--aso-version` names for its group, else, for a version the
+//! Which API version an ASO object moves to (`convert --aso`, and what `validate` suggests): the one `--aso-version` names for its group, else, for a version the
 //! target does not serve, the newest the target serves of the same kind, a preview for a preview (its fields
 //! mostly exist only in previews) and a stable version for a stable one.
 
@@ -30,6 +30,11 @@ pub fn date_of(version: &str) -> u64 {
     let digits: String =
         version.trim_start_matches("v1api").trim_start_matches('v').chars().take_while(char::is_ascii_digit).collect();
     digits.parse().unwrap_or(0)
+}
+
+/// Whether `to` is an older API version than `from` (a move down loses what only the newer version has).
+pub fn older(to: &str, from: &str) -> bool {
+    date_of(to) < date_of(from)
 }
 
 /// The version for an object of `version` of a kind the target serves in `served` (storage versions left out by
