@@ -199,3 +199,38 @@ fn usage_errors_exit_2() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_value_asos_conversion_fails_on_is_refused_with_its_field() {
+    // ASO v2.18.0's conversion webhook fails on it (tests/fixtures/aso-conversion): autoscale is a list in
+    // v1api20240402preview and an object in v20251002preview.
+    let pool = "\
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata:
+  name: pool
+spec:
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240402preview
+    kind: ManagedClustersAgentPool
+    metadata:
+      name: pool
+    spec:
+      virtualMachinesProfile:
+        scale:
+          autoscale:
+          - minCount: 1
+            maxCount: 3
+";
+    let (code, out, stderr) = run(&["convert", "--aso", "-"], Some(pool));
+    assert_eq!(code, 2, "{out}{stderr}");
+    assert!(
+        stderr.contains("<stdin>:14: error: AzureASOManagedMachinePool/pool: spec.resources[0].spec.virtualMachinesProfile.scale.autoscale:"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("holds object here"), "{stderr}");
+    // Without the value, the same pool converts.
+    let without = pool.lines().take(11).collect::<Vec<_>>().join("\n") + "\n      mode: User\n";
+    let (code, _, stderr) = run(&["convert", "--aso", "-"], Some(&without));
+    assert_eq!(code, 0, "{stderr}");
+}

@@ -17,6 +17,7 @@ fn prerequisites_are_built() {
 mod plan_referee; // shared by the two `plan` referees: one recorded CAPI case against `capz::topology`
 
 mod argo_kustomize_referee; // Argo CD kustomize options against the real kustomize
+mod aso_conversion_referee; // ASO's generated API-version conversions (ConvertTo / ConvertFrom through the hub)
 mod aso_update_referee; // ASO's update admission (write-once properties on old, new pairs)
 mod capi_update_referee; // CAPI's update admission (Cluster, ClusterClass, MachinePool on old, new pairs)
 mod capz_update_referee; // CAPZ's update admission (ValidateUpdate on old, new pairs)

@@ -118,6 +118,26 @@ pub fn convert_document(document: &Value, plan: &AsoPlan<'_>) -> Result<Option<C
         };
         let mut dropped = Vec::new();
         let converted = convert_object(object, &gvk, &schema.schema, &mut dropped);
+        // ASO carries such a value in a property bag and fails to read it back as the new type (ASO v2.18.0's
+        // `virtualMachinesProfile.scale.autoscale`, a list in v1api20240402preview and an object in
+        // v20251002preview): its conversion webhook refuses the object, so do we. The same for the shape of a
+        // preview whose storage version the conversion passes through ([`crossed_previews`]).
+        let crossed = crossed_previews(version, &to, &served)
+            .into_iter()
+            .filter_map(|preview| plan.registry.get(&Gvk::new(group, &preview, kind)).ok().flatten());
+        let mut through = Vec::new();
+        for preview in crossed {
+            convert_object(object, &gvk, &preview.schema, &mut through);
+        }
+        let refusal = dropped.iter().chain(&through).find(|d| matches!(d.reason, DropReason::OtherType(_)));
+        if let Some(Dropped { pointer, reason: DropReason::OtherType(ty), .. }) = refusal {
+            return Err(ConvertError {
+                pointer: format!("{at}{pointer}"),
+                message: format!(
+                    "{kind} {name}: {group}/{to} holds {ty} here, which ASO's conversion cannot make of this value                      (its conversion webhook fails on the object): rewrite the field by hand for {to}"
+                ),
+            });
+        }
         let why = if asked { "as --aso-version asks".to_string() } else { format!("{version} is not served by {who}") };
         let why = if select::older(&to, version) { format!("{why}; an older version") } else { why };
         // A standalone object is the document the message names already.
@@ -144,6 +164,36 @@ pub fn convert_document(document: &Value, plan: &AsoPlan<'_>) -> Result<Option<C
         changed = true;
     }
     Ok(changed.then_some(Conversion { value, warnings, notes }))
+}
+
+/// The previews (other than `from` and `to`) whose shapes a conversion from `from` to `to` passes through, of a kind
+/// the target serves in `served`: ASO chains each GA storage version to the next up to the hub (the newest GA), a
+/// preview older than the hub into the storage version of the next GA after it, and keeps that preview's shape
+/// there as a compatibility type; a newer preview converts to the hub directly. The storage versions crossed are
+/// those between each end and the hub.
+pub fn crossed_previews(from: &str, to: &str, served: &[String]) -> Vec<String> {
+    let versions: Vec<&str> = served.iter().map(String::as_str).filter(|v| !select::is_storage(v)).collect();
+    let mut ga: Vec<&str> = versions.iter().copied().filter(|v| !select::is_preview(v)).collect();
+    ga.sort_by_key(|v| select::date_of(v));
+    let Some(hub) = ga.last().copied() else { return Vec::new() };
+    // The GA storage version an end enters the chain at.
+    let entry = |end: &str| -> u64 {
+        if select::is_preview(end) {
+            select::date_of(ga.iter().copied().find(|g| select::date_of(g) > select::date_of(end)).unwrap_or(hub))
+        } else {
+            select::date_of(end)
+        }
+    };
+    let low = entry(from).min(entry(to));
+    let crossed: Vec<&str> = ga.iter().copied().filter(|g| select::date_of(g) >= low).collect();
+    let mut out = Vec::new();
+    for preview in versions.iter().copied().filter(|v| select::is_preview(v) && *v != from && *v != to) {
+        let attached = ga.iter().copied().find(|g| select::date_of(g) > select::date_of(preview));
+        if attached.is_some_and(|g| crossed.contains(&g)) {
+            out.push(preview.to_string());
+        }
+    }
+    out
 }
 
 /// One ASO object at the destination `gvk`, whose structural schema is `schema`: `apiVersion` replaced, `kind`
