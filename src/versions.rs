@@ -1,5 +1,6 @@
 //! The upstream versions kubectl-capz targets: each CAPZ release it supports, with the CAPI and ASO releases
-//! it pins and the schema releases (`schemas/`) its management cluster serves.
+//! it pins and the schema releases (`schemas/`) its management cluster serves; a provisional target is a CAPZ
+//! release not yet published, modelled on the newest published one.
 
 /// This plugin's version (Cargo's).
 pub const PLUGIN: &str = env!("CARGO_PKG_VERSION");
@@ -12,8 +13,16 @@ pub struct Target {
     pub name: &'static str,
     /// The exact CAPZ release.
     pub capz: &'static str,
-    /// The source revision of that release (the tag's commit, as the Go module proxy reports it).
-    pub capz_revision: &'static str,
+    /// The source revision of that release (the tag's commit, as the Go module proxy reports it); `None` when it
+    /// is not tagged (a provisional target).
+    pub capz_revision: Option<&'static str>,
+    /// The published CAPZ release whose sources the target models: its CRDs (`upstream-crds/capz-<release>/`),
+    /// its `--crd-pattern`, webhook rules, flavors, translation and `sshPublicKey` parser. The target's own
+    /// release, except for a provisional target, whose release is not published.
+    pub capz_source: &'static str,
+    /// Why the target is provisional (its CAPZ release is not published, so part of it is taken from elsewhere),
+    /// shown wherever the target is; `None` for a published release. A provisional target is never the default.
+    pub provisional: Option<&'static str>,
     /// The CAPI release CAPZ's go.mod pins.
     pub capi: &'static str,
     /// The ASO release CAPZ's go.mod pins.
@@ -54,7 +63,8 @@ pub const CAPZ_GROUP: &str = "infrastructure.cluster.x-k8s.io";
 /// The Cluster API Operator's API group.
 pub const CAPI_OPERATOR_GROUP: &str = "operator.cluster.x-k8s.io";
 
-/// The kinds of CAPZ v1.26.0's and v1.27.0's config/crd/bases that are not bundled (both releases serve the same).
+/// The kinds of CAPZ v1.26.0's and v1.27.0's config/crd/bases that are not bundled (both releases serve the same;
+/// the provisional v1.28 takes v1.27.0's).
 const CAPZ_KINDS_WITHOUT_SCHEMA: &[OwnedKind] = &[
     capz_kind("AzureCluster"),
     capz_kind("AzureClusterTemplate"),
@@ -76,6 +86,14 @@ pub struct SshKeyParser {
     /// The largest RSA modulus accepted, in bits (8192 before x/crypto v0.55.0, then 16384).
     pub rsa_max_modulus_bits: usize,
 }
+
+/// golang.org/x/crypto v0.53.0 (CAPZ v1.26.0's go.mod).
+const X_CRYPTO_V0_53: SshKeyParser =
+    SshKeyParser { x_crypto: "v0.53.0", key_type_must_match_blob: false, rsa_max_modulus_bits: 8192 };
+
+/// golang.org/x/crypto v0.55.0 (CAPZ v1.27.0's go.mod).
+const X_CRYPTO_V0_55: SshKeyParser =
+    SshKeyParser { x_crypto: "v0.55.0", key_type_must_match_blob: true, rsa_max_modulus_bits: 16384 };
 
 const ASO_CRD_PATTERN_V1_26: &[&str] = &[
     "containerservice.azure.com/FleetsMember",
@@ -120,12 +138,37 @@ pub const ASO_V2_19_NOTE: &str = "derived: ASO v2.19.0 is not served by the Go m
      ASO's v2.19 breaking changes) plus network v20250301 taken from v2.20.0 (added in v2.19, per ASO's v2.19 \
      release notes)";
 
-/// The supported targets, newest first; the first is the default.
+/// Why the v1.28 target is provisional (upstream-crds/SOURCES.md).
+pub const CAPZ_V1_28_PROVISIONAL: &str = "CAPZ v1.28.0 is not released; the Go module proxy serves no CAPZ source \
+     after v1.27.0, so its CRDs, ASO crd-pattern, webhook rules, flavors, translation and sshPublicKey parser are \
+     v1.27.0's, with the ASO (v2.20.0) and CAPI (v1.14.2) that CAPZ main pins";
+
+/// The supported targets, newest first; the default is the first that is not provisional.
 pub const TARGETS: &[Target] = &[
+    Target {
+        name: "v1.28",
+        capz: "v1.28.0",
+        capz_revision: None,
+        capz_source: "v1.27.0",
+        provisional: Some(CAPZ_V1_28_PROVISIONAL),
+        // CAPZ main: "Bump CAPI to v1.14.2" (CAPZ PR #6660); v1.14.2's CRDs are v1.14.0's byte for byte, so the
+        // release is capi-v1.14 (upstream-crds/SOURCES.md).
+        capi: "v1.14.2",
+        // CAPZ main: "Bump Azure Service Operator to v2.20.0" (CAPZ PR #6438).
+        aso: "v2.20.0",
+        capi_operator: "v0.29.0",
+        aso_note: None,
+        schema_sets: &["capi-v1.14", "capi-operator-v0.29", "capz-v1.28", "aso-v2.20", "gitops"],
+        aso_crd_pattern: ASO_CRD_PATTERN_V1_27,
+        capz_kinds_without_schema: CAPZ_KINDS_WITHOUT_SCHEMA,
+        ssh_key_parser: X_CRYPTO_V0_55,
+    },
     Target {
         name: "v1.27",
         capz: "v1.27.0",
-        capz_revision: "3d9e0c36bebc1432048148f168a9bb7415e756a7",
+        capz_revision: Some("3d9e0c36bebc1432048148f168a9bb7415e756a7"),
+        capz_source: "v1.27.0",
+        provisional: None,
         capi: "v1.14.0",
         aso: "v2.19.0",
         capi_operator: "v0.29.0",
@@ -133,16 +176,14 @@ pub const TARGETS: &[Target] = &[
         schema_sets: &["capi-v1.14", "capi-operator-v0.29", "capz-v1.27", "aso-v2.19", "gitops"],
         aso_crd_pattern: ASO_CRD_PATTERN_V1_27,
         capz_kinds_without_schema: CAPZ_KINDS_WITHOUT_SCHEMA,
-        ssh_key_parser: SshKeyParser {
-            x_crypto: "v0.55.0",
-            key_type_must_match_blob: true,
-            rsa_max_modulus_bits: 16384,
-        },
+        ssh_key_parser: X_CRYPTO_V0_55,
     },
     Target {
         name: "v1.26",
         capz: "v1.26.0",
-        capz_revision: "19ff821691d71d52f9c5618fdee4f4f1cdb4dd19",
+        capz_revision: Some("19ff821691d71d52f9c5618fdee4f4f1cdb4dd19"),
+        capz_source: "v1.26.0",
+        provisional: None,
         capi: "v1.13.3",
         aso: "v2.18.0",
         capi_operator: "v0.29.0",
@@ -150,11 +191,7 @@ pub const TARGETS: &[Target] = &[
         schema_sets: &["capi-v1.13", "capi-operator-v0.29", "capz-v1.26", "aso-v2.18", "gitops"],
         aso_crd_pattern: ASO_CRD_PATTERN_V1_26,
         capz_kinds_without_schema: CAPZ_KINDS_WITHOUT_SCHEMA,
-        ssh_key_parser: SshKeyParser {
-            x_crypto: "v0.53.0",
-            key_type_must_match_blob: false,
-            rsa_max_modulus_bits: 8192,
-        },
+        ssh_key_parser: X_CRYPTO_V0_53,
     },
 ];
 
@@ -167,6 +204,14 @@ fn minor(version: &str) -> &str {
 }
 
 impl Target {
+    /// `v1.28 (provisional)`, `v1.27`: the name as lists of targets show it.
+    pub fn labelled_name(&self) -> String {
+        match self.provisional {
+            Some(_) => format!("{} (provisional)", self.name),
+            None => self.name.to_string(),
+        }
+    }
+
     /// Whether `group` is an Azure Service Operator API group.
     pub fn is_aso_group(group: &str) -> bool {
         group.ends_with(".azure.com")
@@ -205,9 +250,10 @@ impl Target {
     }
 }
 
-/// The target used when nothing picks one: the newest CAPZ release.
+/// The target used when nothing picks one: the newest published CAPZ release (a provisional target is used only
+/// when picked).
 pub fn default_target() -> &'static Target {
-    &TARGETS[0]
+    TARGETS.iter().find(|t| t.provisional.is_none()).expect("a target that is not provisional")
 }
 
 /// A `--capz-version` (or `CAPZ_VERSION`, config file) value that names no supported target.
@@ -218,8 +264,9 @@ pub struct UnknownTarget {
     pub given: String,
 }
 
-fn supported_names() -> String {
-    TARGETS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+/// `v1.28 (provisional), v1.27, v1.26`: the supported targets as messages list them.
+pub fn supported_names() -> String {
+    TARGETS.iter().map(Target::labelled_name).collect::<Vec<_>>().join(", ")
 }
 
 /// Finds the target of a CAPZ version as users write it: `v1.27`, `1.27`, `v1.27.0`, `1.27.3`.
@@ -289,6 +336,30 @@ mod tests {
         assert!(find_target("v1.27.x").is_err());
         assert!(find_target("27").is_err());
         assert_eq!(default_target().name, "v1.27");
+        // v1.28 is found, provisional, and never the default.
+        let v128 = find_target("1.28.0").unwrap();
+        assert!(v128.provisional.unwrap().starts_with("CAPZ v1.28.0 is not released"));
+        assert_eq!((v128.capz_revision, v128.capz_source), (None, "v1.27.0"));
+        assert!(TARGETS.iter().filter(|t| t.name != "v1.28").all(|t| t.provisional.is_none()));
+        assert_eq!(supported_names(), "v1.28 (provisional), v1.27, v1.26");
+        assert_eq!(
+            find_target("v1.25").unwrap_err().to_string(),
+            "CAPZ version `v1.25` is not supported; supported: v1.28 (provisional), v1.27, v1.26"
+        );
+    }
+
+    /// v1.28 models CAPZ v1.27.0 (no later CAPZ source is published): its crd-pattern, unbundled kinds and ssh key
+    /// parser are v1.27's; only the ASO and CAPI pins and their schema releases are its own.
+    #[test]
+    fn the_provisional_target_behaves_as_the_release_it_is_modelled_on() {
+        let (v128, v127) = (find_target("v1.28").unwrap(), find_target("v1.27").unwrap());
+        assert_eq!(v128.capz_source, v127.capz);
+        assert_eq!(v128.aso_crd_pattern, v127.aso_crd_pattern);
+        assert_eq!(v128.capz_kinds_without_schema, v127.capz_kinds_without_schema);
+        assert_eq!(v128.ssh_key_parser, v127.ssh_key_parser);
+        assert_eq!((v128.capi, v128.aso), ("v1.14.2", "v2.20.0"));
+        assert_eq!(v128.served_by("network.azure.com").unwrap(), "ASO v2.20 that CAPZ v1.28 installs");
+        assert!(v128.schema_sets.contains(&"capi-v1.14") && v128.schema_sets.contains(&"aso-v2.20"));
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub(crate) struct TargetReport {
     pub capz: &'static str,
     pub capi: &'static str,
     pub aso: &'static str,
+    /// Why the target is provisional (its CAPZ release is not published), when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provisional: Option<&'static str>,
     /// The management cluster's Kubernetes whose core schemas are used.
     pub kubernetes_version: &'static str,
     /// Where the CAPZ version came from.
@@ -200,8 +203,12 @@ impl RunTarget {
         self.choice = choice;
     }
 
-    /// At `-v`: the target, its source and the config file, on stderr.
+    /// A provisional target, always: a note saying why; at `-v`: the target, its source and the config file, on
+    /// stderr.
     pub(crate) fn announce(&self) {
+        if let Some(reason) = self.target().provisional {
+            say!("note: CAPZ {} is a provisional target: {reason}", self.target().name);
+        }
         if !self.verbose {
             return;
         }
@@ -222,6 +229,7 @@ impl RunTarget {
             capz: target.capz,
             capi: target.capi,
             aso: target.aso,
+            provisional: target.provisional,
             kubernetes_version: self.kubernetes_version(),
             source: self.choice.source.to_string(),
             config: self.config.as_ref().map(|config| config.path.display().to_string()),

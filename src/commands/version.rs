@@ -14,10 +14,20 @@ pub(crate) fn run() -> anyhow::Result<ExitStatus> {
     writeln!(out, "Targets (management clusters it checks against; the default is marked *):")?;
     for target in TARGETS {
         let mark = if target.name == default_target().name { "*" } else { " " };
-        writeln!(out, "{mark} {}", target.name)?;
-        writeln!(out, "    Cluster API Provider Azure {} (revision {})", target.capz, target.capz_revision)?;
-        writeln!(out, "    Cluster API {} (pinned by CAPZ's go.mod)", target.capi)?;
-        writeln!(out, "    Azure Service Operator {} (pinned by CAPZ's go.mod)", target.aso)?;
+        writeln!(out, "{mark} {}", target.labelled_name())?;
+        match (target.provisional, target.capz_revision) {
+            (Some(reason), _) => {
+                writeln!(out, "    Cluster API Provider Azure {} (provisional: {reason})", target.capz)?;
+            }
+            (None, Some(revision)) => {
+                writeln!(out, "    Cluster API Provider Azure {} (revision {revision})", target.capz)?;
+            }
+            (None, None) => writeln!(out, "    Cluster API Provider Azure {}", target.capz)?,
+        }
+        // A provisional release's pins are those of CAPZ's main branch.
+        let pinned_by = if target.provisional.is_some() { "CAPZ main's go.mod" } else { "CAPZ's go.mod" };
+        writeln!(out, "    Cluster API {} (pinned by {pinned_by})", target.capi)?;
+        writeln!(out, "    Azure Service Operator {} (pinned by {pinned_by})", target.aso)?;
         writeln!(out, "    Cluster API Operator {} (its provider kinds)", target.capi_operator)?;
         writeln!(out, "    schemas: {}", target.schema_sets.join(", "))?;
         writeln!(
@@ -25,7 +35,7 @@ pub(crate) fn run() -> anyhow::Result<ExitStatus> {
             "      CAPZ, CAPI and the Cluster API Operator: config/crd/bases of \
              sigs.k8s.io/cluster-api-provider-azure@{}, sigs.k8s.io/cluster-api@{} and \
              sigs.k8s.io/cluster-api-operator@{} (Go module proxy)",
-            target.capz, target.capi, target.capi_operator
+            target.capz_source, target.capi, target.capi_operator
         )?;
         match target.aso_note {
             Some(note) => writeln!(out, "      ASO: {note}")?,

@@ -518,7 +518,7 @@ mod tests {
             ),
             (
                 "capzVersion: v1.25\n",
-                "/repo/.kubectl-capz.yaml:1: capzVersion: CAPZ version `v1.25` is not supported; supported: v1.27, v1.26",
+                "/repo/.kubectl-capz.yaml:1: capzVersion: CAPZ version `v1.25` is not supported; supported: v1.28 (provisional), v1.27, v1.26",
             ),
             ("capzVersion: 1.27\n", "/repo/.kubectl-capz.yaml:1: capzVersion: expected a string, got a number"),
             (

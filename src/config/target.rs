@@ -19,7 +19,7 @@ pub enum TargetSource {
     File { location: String },
     /// The CAPZ controller image running in the cluster.
     Cluster { image: String },
-    /// Nothing picked one: the newest supported release.
+    /// Nothing picked one: the newest published release (never a provisional one).
     Default,
 }
 
@@ -37,7 +37,7 @@ impl fmt::Display for TargetSource {
             TargetSource::Environment => write!(f, "{ENV_VAR}"),
             TargetSource::File { location } => write!(f, "capzVersion at {location}"),
             TargetSource::Cluster { image } => write!(f, "the cluster's CAPZ controller image {image}"),
-            TargetSource::Default => write!(f, "the default: the newest supported CAPZ release"),
+            TargetSource::Default => write!(f, "the default: the newest published CAPZ release"),
         }
     }
 }
@@ -50,10 +50,15 @@ pub struct TargetChoice {
 }
 
 impl TargetChoice {
-    /// `CAPZ v1.27 (v1.27.0, CAPI v1.14.0, ASO v2.19.0), from --capz-version`.
+    /// `CAPZ v1.27 (v1.27.0, CAPI v1.14.0, ASO v2.19.0), from --capz-version`; a provisional target says so:
+    /// `CAPZ v1.28 (v1.28.0 provisional, modelled on v1.27.0, CAPI v1.14.2, ASO v2.20.0), from ...`.
     pub fn describe(&self) -> String {
         let t = self.target;
-        format!("CAPZ {} ({}, CAPI {}, ASO {}), from {}", t.name, t.capz, t.capi, t.aso, self.source)
+        let release = match t.provisional {
+            Some(_) => format!("{} provisional, modelled on {}", t.capz, t.capz_source),
+            None => t.capz.to_string(),
+        };
+        format!("CAPZ {} ({release}, CAPI {}, ASO {}), from {}", t.name, t.capi, t.aso, self.source)
     }
 }
 
@@ -187,8 +192,7 @@ impl fmt::Display for Notice {
 }
 
 fn supported() -> String {
-    let names: Vec<&str> = versions::TARGETS.iter().map(|t| t.name).collect();
-    format!("supported: {}", names.join(", "))
+    format!("supported: {}", versions::supported_names())
 }
 
 /// `v2.19` of `v2.19.0` (the text itself when it has no minor).
@@ -230,11 +234,11 @@ mod tests {
         assert_eq!((default.target, default.source), (versions::default_target(), TargetSource::Default));
         assert_eq!(
             choose_target(None, Some("v1.9"), None).unwrap_err().to_string(),
-            "CAPZ_VERSION=v1.9: CAPZ version `v1.9` is not supported; supported: v1.27, v1.26"
+            "CAPZ_VERSION=v1.9: CAPZ version `v1.9` is not supported; supported: v1.28 (provisional), v1.27, v1.26"
         );
         assert_eq!(
             choose_target(Some("latest"), None, None).unwrap_err().to_string(),
-            "--capz-version latest: CAPZ version `latest` is not supported; supported: v1.27, v1.26"
+            "--capz-version latest: CAPZ version `latest` is not supported; supported: v1.28 (provisional), v1.27, v1.26"
         );
     }
 
@@ -278,7 +282,7 @@ mod tests {
         // Unknown or absent: a note, and the default.
         let (choice, notices) = with_cluster(default.clone(), &images(Some("reg/capz:v1.20.0"), None));
         assert_eq!(choice, default);
-        assert!(notices[0].to_string().starts_with("note: the cluster's CAPZ controller image reg/capz:v1.20.0 is no supported CAPZ release (supported: v1.27, v1.26)"));
+        assert!(notices[0].to_string().starts_with("note: the cluster's CAPZ controller image reg/capz:v1.20.0 is no supported CAPZ release (supported: v1.28 (provisional), v1.27, v1.26)"));
         let (choice, notices) = with_cluster(default.clone(), &images(None, None));
         assert_eq!(choice, default);
         assert!(notices[0].to_string().starts_with("note: no CAPZ controller found in the cluster"));

@@ -415,7 +415,7 @@ pub(crate) static RULES: &[RuleInfo] = &[
         credentials::SSH_PUBLIC_KEY,
         Severity::Error,
         Rejecter::CapzCreate,
-        "AzureManagedControlPlane sshPublicKey, when set, must be a base64-encoded OpenSSH public key line, as the target's golang.org/x/crypto parses it (CAPZ v1.27: the key type field must name the key's algorithm, RSA up to 16384 bits; v1.26: the type field is ignored, RSA up to 8192 bits).",
+        "AzureManagedControlPlane sshPublicKey, when set, must be a base64-encoded OpenSSH public key line, as the target's golang.org/x/crypto parses it (CAPZ v1.27, and the provisional v1.28 modelled on it: the key type field must name the key's algorithm, RSA up to 16384 bits; v1.26: the type field is ignored, RSA up to 8192 bits).",
         "validateAzureManagedControlPlaneSSHKey, ValidateSSHKey (internal/webhooks/azuremanagedcontrolplane_validation.go, azuremachine_validation.go)",
     ),
     rule(

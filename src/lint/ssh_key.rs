@@ -194,5 +194,7 @@ mod tests {
         let v127 = &crate::versions::find_target("v1.27").unwrap().ssh_key_parser;
         assert!(!v126.key_type_must_match_blob && v127.key_type_must_match_blob);
         assert_eq!((v126.rsa_max_modulus_bits, v127.rsa_max_modulus_bits), (8192, 16384));
+        // The provisional v1.28 parses as v1.27.0 does (the release it is modelled on).
+        assert_eq!(&crate::versions::find_target("v1.28").unwrap().ssh_key_parser, v127);
     }
 }

@@ -394,6 +394,14 @@ fn readme(
          (`upstream-crds/aso-v2.19-refused.txt`); release `aso-v2.19` is ",
     );
     text.push_str(crate::versions::ASO_V2_19_NOTE);
+    text.push_str(".\n\nTarget v1.28 is provisional: ");
+    text.push_str(crate::versions::CAPZ_V1_28_PROVISIONAL);
+    text.push_str(
+        ". The proxy's refusal of CAPZ v1.28.0 and main is in `upstream-crds/capz-v1.28-refused.txt`; release \
+         `capz-v1.28` is imported from CAPZ v1.27.0's CRDs, `aso-v2.20` holds ASO v2.20.0's CRDs of the kinds of \
+         CAPZ v1.27.0's crd-pattern, and `capi-v1.14` serves for CAPI v1.14.2, whose CRDs equal v1.14.0's \
+         (`upstream-crds/SOURCES.md`)",
+    );
     let kubernetes: Vec<String> = releases::RELEASES
         .iter()
         .filter(|r| r.name.starts_with(releases::KUBERNETES_FAMILY))
@@ -406,7 +414,7 @@ fn readme(
     for target in crate::versions::TARGETS {
         text.push_str(&format!(
             "| {} | {} | {} | {}{} | {} | {} | {} |\n",
-            target.name,
+            target.labelled_name(),
             target.capz,
             target.capi,
             target.aso,

@@ -1,5 +1,5 @@
 //! The schema releases the importer builds (one per upstream release a target serves: CAPI, CAPZ and ASO from
-//! the committed `upstream-crds/`, ASO v2.19 derived; Kubernetes' built-in kinds per Kubernetes version and the
+//! the committed `upstream-crds/`, ASO v2.19 derived, CAPZ v1.28 provisional; Kubernetes' built-in kinds per Kubernetes version and the
 //! Flux and Argo CD CRDs from the inputs `tools/schema-inputs/fetch.sh` fetches), and the folders they are
 //! written to: a file several releases hold byte for byte is written once, into a folder named after all of
 //! them (`aso-v2.18+v2.19`).
@@ -61,6 +61,9 @@ pub const RELEASES: &[Release] = &[
     Release { name: "capi-operator-v0.29", source: Source::Crds { dir: "capi-operator-v0.29.0", patterns: &[] } },
     Release { name: "capz-v1.26", source: Source::Crds { dir: "capz-v1.26.0", patterns: &[] } },
     Release { name: "capz-v1.27", source: Source::Crds { dir: "capz-v1.27.0", patterns: &[] } },
+    // Provisional: CAPZ v1.28.0 is not released and the Go module proxy serves no CAPZ source after v1.27.0
+    // (upstream-crds/capz-v1.28-refused.txt), so CAPZ v1.28's own CRDs are v1.27.0's.
+    Release { name: "capz-v1.28", source: Source::Crds { dir: "capz-v1.27.0", patterns: &[] } },
     Release {
         name: "aso-v2.18",
         source: Source::Crds { dir: "aso-v2.18.0", patterns: &["capz-v1.26.0/aso-crd-pattern.txt", ASO_EXTRA_KINDS] },
@@ -80,6 +83,11 @@ pub const RELEASES: &[Release] = &[
             added: &["network.azure.com/v20250301", "network.azure.com/v20250301storage"],
             patterns: &["capz-v1.27.0/aso-crd-pattern.txt", ASO_EXTRA_KINDS],
         }),
+    },
+    // What CAPZ main pins (for v1.28); its crd-pattern is v1.27.0's, the newest CAPZ source the proxy serves.
+    Release {
+        name: "aso-v2.20",
+        source: Source::Crds { dir: "aso-v2.20.0", patterns: &["capz-v1.27.0/aso-crd-pattern.txt", ASO_EXTRA_KINDS] },
     },
 ];
 
@@ -195,6 +203,8 @@ mod tests {
     fn folder_names_round_trip() {
         for releases in [
             vec!["aso-v2.18", "aso-v2.19"],
+            vec!["aso-v2.18", "aso-v2.19", "aso-v2.20"],
+            vec!["capz-v1.26", "capz-v1.27", "capz-v1.28"],
             vec!["gitops"],
             vec!["capz-v1.27"],
             vec!["capi-v1.13", "capi-v1.14"],

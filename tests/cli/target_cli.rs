@@ -102,7 +102,7 @@ fn every_checking_command_takes_the_target_and_shows_it_with_v() {
             format!("capzVersion at {}", dir.path().join(".kubectl-capz.yaml:1").display())
         } else {
             // Inputs outside the repository: no config file above them.
-            "the default: the newest supported CAPZ release".to_string()
+            "the default: the newest published CAPZ release".to_string()
         };
         let release = if expected.starts_with("capzVersion") { "v1.26 (v1.26.0" } else { "v1.27 (v1.27.0" };
         assert!(out.stderr.contains(&format!("target: CAPZ {release}")), "{name}: {}", out.stderr);
@@ -121,14 +121,18 @@ fn every_checking_command_takes_the_target_and_shows_it_with_v() {
         let out = run(dir.path(), RENDER_ENV, &bad);
         assert_eq!(out.code, Some(2), "{name}: {}", out.stderr);
         assert_eq!(
-            out.stderr, "error: --capz-version v1.25: CAPZ version `v1.25` is not supported; supported: v1.27, v1.26\n",
+            out.stderr,
+            "error: --capz-version v1.25: CAPZ version `v1.25` is not supported; supported: v1.28 (provisional), v1.27, v1.26\n",
             "{name}"
         );
         assert!(out.stdout.is_empty(), "{name}: {}", out.stdout);
     }
     let out = run(dir.path(), &[("CAPZ_VERSION", "main")], &["validate", "clusters/demo.yaml"]);
     assert_eq!(out.code, Some(2));
-    assert_eq!(out.stderr, "error: CAPZ_VERSION=main: CAPZ version `main` is not supported; supported: v1.27, v1.26\n");
+    assert_eq!(
+        out.stderr,
+        "error: CAPZ_VERSION=main: CAPZ version `main` is not supported; supported: v1.28 (provisional), v1.27, v1.26\n"
+    );
 }
 
 #[test]
@@ -468,7 +472,9 @@ fn embedded_api_versions(yaml: &str) -> Vec<(String, String)> {
 fn preview_clusters_migrate_into_the_targets_api_versions_and_validate_under_it() {
     let recordings_of =
         |target: &str| -> serde_json::Value { support::recordings(&repo("tests/fixtures/capz-translation"), target) };
-    let recordings = [("v1.26", recordings_of("v1.26")), ("v1.27", recordings_of("v1.27"))];
+    // The provisional v1.28 translates as CAPZ v1.27.0 does, the release it is modelled on: v1.27's recordings.
+    let recordings =
+        [("v1.26", recordings_of("v1.26")), ("v1.27", recordings_of("v1.27")), ("v1.28", recordings_of("v1.27"))];
     let dir = tempfile::tempdir().unwrap();
     for case in ["33-basic-lb-udr-preview", "45-cp-patch-preview", "54-pool-patch-preview"] {
         let input = repo(&format!("tests/fixtures/capz-translation/cases/{case}.yaml"));
@@ -512,4 +518,50 @@ fn preview_clusters_migrate_into_the_targets_api_versions_and_validate_under_it(
             assert_eq!(report["target"]["capzVersion"], *target);
         }
     }
+}
+
+/// The provisional v1.28 is picked only when asked for (flag, environment, file), never by default, and every run
+/// against it says so: a note on stderr (with or without -v), the `-v` target line, the JSON report's `provisional`.
+#[test]
+fn the_provisional_target_is_picked_only_when_asked_for_and_says_so() {
+    let pinned = repository(Some("capzVersion: v1.28\n"));
+    let bare = repository(None);
+    type Case<'a> = (&'a str, &'a tempfile::TempDir, &'a [(&'a str, &'a str)], &'a [&'a str]);
+    let cases: [Case; 4] = [
+        ("nothing pins: the default is the newest published", &bare, &[], &["-v"]),
+        ("--capz-version v1.28", &bare, &[], &["--capz-version", "v1.28", "-v"]),
+        ("CAPZ_VERSION=1.28.0", &bare, &[("CAPZ_VERSION", "1.28.0")], &["-v"]),
+        ("the file, without -v", &pinned, &[], &[]),
+    ];
+    let mut shown = String::new();
+    for (case, dir, env, flags) in cases {
+        let mut args = vec!["validate", "clusters/demo.yaml"];
+        args.extend_from_slice(flags);
+        let out = run(dir.path(), env, &args);
+        assert_eq!(out.code, Some(0), "{case}: {}{}", out.stdout, out.stderr);
+        let notes: String = out
+            .stderr
+            .lines()
+            .filter(|line| line.starts_with("note: CAPZ v1.28"))
+            .map(|line| line.to_string() + "\n")
+            .collect();
+        shown.push_str(&format!("# {case}\n{}{notes}", verbose_lines(&out, dir.path())));
+    }
+    insta::assert_snapshot!("provisional", shown);
+    let out = run(bare.path(), &[], &["validate", "-o", "json", "--capz-version", "v1.28", "clusters/demo.yaml"]);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["target"]["capzVersion"], "v1.28");
+    assert_eq!(
+        (report["target"]["capi"].as_str(), report["target"]["aso"].as_str()),
+        (Some("v1.14.2"), Some("v2.20.0"))
+    );
+    assert!(
+        report["target"]["provisional"].as_str().unwrap().starts_with("CAPZ v1.28.0 is not released"),
+        "{}",
+        report["target"]
+    );
+    let out = run(bare.path(), &[], &["validate", "-o", "json", "clusters/demo.yaml"]);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["target"]["capzVersion"], "v1.27");
+    assert!(report["target"].get("provisional").is_none(), "{}", report["target"]);
 }

@@ -1,4 +1,4 @@
-//! Per target (CAPZ v1.27 = default, v1.26): the embedded ASO objects of every API version the target's ASO
+//! Per target (CAPZ v1.27 = default, v1.26, the provisional v1.28): the embedded ASO objects of every API version the target's ASO
 //! serves are validated against that version's schema, removed and not-yet-added versions are errors naming the
 //! target, kinds outside CAPZ's --crd-pattern are warnings and not checked unless ADDITIONAL_ASO_CRDS adds them,
 //! the Cluster API Operator's providers are checked, other providers' kinds in shared groups are not bundled, and
@@ -36,7 +36,8 @@ fn aso(api_version: &str, kind: &str, spec: Value) -> Value {
 }
 
 /// What each target's ASO serves of the kinds the tests look at (without the storage versions), as ASO's own
-/// api/ packages hold them (v2.18.0; v2.19 derived: upstream-crds/SOURCES.md).
+/// api/ packages hold them (v2.18.0 and v2.20.0; v2.19 derived: upstream-crds/SOURCES.md). ASO v2.20 (the
+/// provisional v1.28) serves the same versions of these kinds as the derived v2.19.
 fn expected_versions(target: &Target, group: &str, kind: &str) -> Vec<&'static str> {
     let v126 = target.name == "v1.26";
     match (group, kind) {
@@ -106,9 +107,11 @@ fn every_served_version_is_checked_against_its_own_schema() {
 
 #[test]
 fn removed_versions_are_errors_naming_the_target() {
-    for (target, aso_line) in
-        [("v1.27", "ASO v2.19 that CAPZ v1.27 installs"), ("v1.26", "ASO v2.18 that CAPZ v1.26 installs")]
-    {
+    for (target, aso_line) in [
+        ("v1.28", "ASO v2.20 that CAPZ v1.28 installs"),
+        ("v1.27", "ASO v2.19 that CAPZ v1.27 installs"),
+        ("v1.26", "ASO v2.18 that CAPZ v1.26 installs"),
+    ] {
         let target = find_target(target).unwrap();
         for version in ["v1api20230201", "v1api20231001"] {
             let findings = check_embedded(
@@ -132,10 +135,38 @@ fn removed_versions_are_errors_naming_the_target() {
     assert!(!check_embedded(find_target("v1.26").unwrap(), preview()).iter().any(|(r, ..)| r == "api-version"));
     let v127 = check_embedded(find_target("v1.27").unwrap(), preview());
     assert!(v127.iter().any(|(r, _, m)| r == "api-version" && m.contains("ASO v2.19 that CAPZ v1.27")), "{v127:?}");
+    // Not back in ASO v2.20 (the provisional v1.28).
+    let v128 = check_embedded(find_target("v1.28").unwrap(), preview());
+    assert!(v128.iter().any(|(r, _, m)| r == "api-version" && m.contains("ASO v2.20 that CAPZ v1.28")), "{v128:?}");
+}
+
+/// The provisional v1.28 checks against ASO v2.20.0's own schemas, not the derived v2.19's: v2.20.0's operatorSpec
+/// lets a secret destination carry labels and annotations, which v2.18.0's (and so the derived v2.19's, whose
+/// fields are v2.18.0's: upstream-crds/SOURCES.md) does not have.
+#[test]
+fn the_provisional_v1_28_checks_aso_v2_20s_own_fields() {
+    let cluster = || {
+        aso(
+            "containerservice.azure.com/v1api20250801",
+            "ManagedCluster",
+            json!({"location": "westeurope", "owner": {"name": "demo"}, "operatorSpec": {"secrets": {
+                "adminCredentials": {"name": "demo-kubeconfig", "key": "value", "labels": {"team": "platform"}}
+            }}}),
+        )
+    };
+    let v128 = check_embedded(find_target("v1.28").unwrap(), cluster());
+    assert!(!v128.iter().any(|(_, s, _)| *s == Severity::Error), "{v128:?}");
+    let v127 = check_embedded(find_target("v1.27").unwrap(), cluster());
+    assert!(
+        v127.iter().any(|(r, s, m)| r == "unknown-field"
+            && *s == Severity::Error
+            && m.contains("/spec/resources/0/spec/operatorSpec/secrets/adminCredentials/labels")),
+        "{v127:?}"
+    );
 }
 
 #[test]
-fn preview_managed_cluster_is_served_by_both_and_network_v20250301_only_by_v1_27() {
+fn preview_managed_cluster_is_served_by_all_and_network_v20250301_not_by_v1_26() {
     for target in TARGETS {
         let findings = check_embedded(
             target,
@@ -156,6 +187,8 @@ fn preview_managed_cluster_is_served_by_both_and_network_v20250301_only_by_v1_27
     };
     let v127 = check_embedded(find_target("v1.27").unwrap(), vnet());
     assert!(!v127.iter().any(|(_, s, _)| *s == Severity::Error), "{v127:?}");
+    let v128 = check_embedded(find_target("v1.28").unwrap(), vnet());
+    assert!(!v128.iter().any(|(_, s, _)| *s == Severity::Error), "{v128:?}");
     let v126 = check_embedded(find_target("v1.26").unwrap(), vnet());
     assert!(
         v126.iter().any(|(r, s, m)| r == "api-version"
@@ -169,10 +202,12 @@ fn preview_managed_cluster_is_served_by_both_and_network_v20250301_only_by_v1_27
 
 #[test]
 fn aso_kinds_outside_the_crd_pattern_are_warnings_and_not_checked() {
-    // PrivateLinkService: in CAPZ v1.27's --crd-pattern, not in v1.26's.
+    // PrivateLinkService: in CAPZ v1.27's --crd-pattern (and so the provisional v1.28's), not in v1.26's.
     let pls = || aso("network.azure.com/v1api20240301", "PrivateLinkService", json!({"location": "westeurope"}));
-    let v127 = check_embedded(find_target("v1.27").unwrap(), pls());
-    assert!(!v127.iter().any(|(r, ..)| r == "aso-crd-pattern"), "{v127:?}");
+    for target in ["v1.27", "v1.28"] {
+        let found = check_embedded(find_target(target).unwrap(), pls());
+        assert!(!found.iter().any(|(r, ..)| r == "aso-crd-pattern"), "{target}: {found:?}");
+    }
     let v126 = check_embedded(find_target("v1.26").unwrap(), pls());
     assert!(
         v126.iter().any(|(r, s, m)| r == "aso-crd-pattern"
@@ -357,7 +392,8 @@ fn kinds_additional_aso_crds_adds_are_checked_per_version() {
 }
 
 /// CAPZ's own templates of v1.26.0 and v1.27.0 (byte for byte tests/fixtures/capz, checked by
-/// tools/target-crds/gen.sh), with the variables CAPZ's docs export, validate clean under their target.
+/// tools/target-crds/gen.sh), with the variables CAPZ's docs export, validate clean under their target (v1.27.0's
+/// under the provisional v1.28 too, the release it is modelled on).
 #[test]
 fn capz_templates_of_each_release_validate_clean_under_their_target() {
     let vars: Vec<(&str, &str)> =

@@ -277,10 +277,56 @@ fn targets_list_known_releases_and_the_crd_pattern_their_capz_release_passes() {
             );
         }
         let pattern =
-            std::fs::read_to_string(upstream_crds().join(format!("capz-{}/aso-crd-pattern.txt", target.capz))).unwrap();
+            std::fs::read_to_string(upstream_crds().join(format!("capz-{}/aso-crd-pattern.txt", target.capz_source)))
+                .unwrap();
         let pattern: Vec<&str> = pattern.trim().split(';').collect();
         assert_eq!(pattern, target.aso_crd_pattern, "{}", target.name);
     }
+}
+
+/// The provisional v1.28's releases: CAPZ's own are v1.27.0's byte for byte (no later CAPZ source is served), ASO
+/// v2.20 holds ASO v2.20.0's CRDs of CAPZ v1.27.0's crd-pattern and the extra kinds, whole, and nothing else; the
+/// proxy's refusal of CAPZ v1.28.0 is recorded.
+#[test]
+fn the_provisional_v1_28_takes_capz_v1_27_0_and_aso_v2_20_0() {
+    let fresh = fresh();
+    let mut capz_files = 0;
+    for path in fresh.files.keys() {
+        let Some(folder) = path.iter().nth(1) else { continue };
+        let releases = releases::releases_of_folder(&folder.to_string_lossy());
+        if releases.iter().any(|r| r == "capz-v1.28") {
+            assert!(releases.iter().any(|r| r == "capz-v1.27"), "{} is capz-v1.28's but not v1.27's", path.display());
+            capz_files += 1;
+        }
+        if releases.iter().any(|r| r == "capz-v1.27") {
+            assert!(releases.iter().any(|r| r == "capz-v1.28"), "{} is capz-v1.27's but not v1.28's", path.display());
+        }
+    }
+    assert!(capz_files > 20, "{capz_files}");
+    let pattern: BTreeSet<String> = ["capz-v1.27.0/aso-crd-pattern.txt", releases::ASO_EXTRA_KINDS]
+        .iter()
+        .flat_map(|f| {
+            std::fs::read_to_string(upstream_crds().join(f))
+                .unwrap()
+                .trim()
+                .split(';')
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut imported = BTreeSet::new();
+    for (kind, versions) in served_versions(&upstream_crds().join("aso-v2.20.0")) {
+        assert!(pattern.contains(&kind), "aso-v2.20.0/ holds {kind}, outside the pattern");
+        let (group, kind_name) = kind.split_once('/').unwrap();
+        for version in &versions {
+            assert!(has(fresh, "aso-v2.20", group, version, kind_name), "aso-v2.20 lacks {kind} {version}");
+        }
+        imported.insert(kind);
+    }
+    assert_eq!(imported, pattern, "aso-v2.20.0/ lacks a kind of the pattern");
+    assert!(!has(fresh, "aso-v2.20", "containerservice.azure.com", "v1api20240402preview", "ManagedCluster"));
+    let refusal = std::fs::read_to_string(upstream_crds().join("capz-v1.28-refused.txt")).unwrap();
+    assert!(refusal.contains("cluster-api-provider-azure@v1.28.0") && refusal.contains("403"), "{refusal}");
 }
 
 /// Every CRD the CAPI and Cluster API Operator folders of upstream-crds/ hold is imported with all its served
@@ -313,7 +359,8 @@ fn capz_kinds_without_a_schema_are_the_unbundled_kinds_of_capzs_crds() {
     for target in TARGETS {
         let release = *target.schema_sets.iter().find(|r| r.starts_with("capz-")).unwrap();
         let listed =
-            std::fs::read_to_string(upstream_crds().join(format!("capz-{}/served-kinds.txt", target.capz))).unwrap();
+            std::fs::read_to_string(upstream_crds().join(format!("capz-{}/served-kinds.txt", target.capz_source)))
+                .unwrap();
         let mut unbundled = Vec::new();
         for line in listed.lines() {
             let (kind, versions) = line.split_once(' ').unwrap();

@@ -17,8 +17,11 @@
 # templates the tests render and validate per target), listing any that differ.
 # Every CRD is trimmed by trim/ (schema descriptions and status dropped). ASO v2.19.0, which CAPZ v1.27.0
 # pins, is refused by the module proxy (the refusal is written to aso-v2.19-refused.txt); the importer
-# derives it from v2.18.0 and v2.20.0 (src/schema/releases.rs). Needs Go; takes a few minutes and about
-# 2 GiB of memory (controller-gen on the network packages).
+# derives it from v2.18.0 and v2.20.0 (src/schema/releases.rs). CAPZ v1.28.0, the provisional target v1.28, is
+# refused too, and so is CAPZ main (both recorded in capz-v1.28-refused.txt; the target models CAPZ v1.27.0 with
+# the ASO v2.20.0 and CAPI v1.14.2 CAPZ main pins): it checks that CAPI v1.14.2's CRDs, trimmed, equal
+# capi-v1.14.0/ (the folder the v1.28 target's release capi-v1.14 is imported from). Needs Go; takes a few
+# minutes and about 2 GiB of memory (controller-gen on the network packages).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -70,13 +73,39 @@ for capz in v1.26.0 v1.27.0; do
   echo "CAPZ $capz: CAPI ${capi_of[$capz]}, ASO ${aso_of[$capz]}" >&2
 done
 
-for capi in $(printf '%s\n' "${capi_of[@]}" | sort -u); do
-  dir=$(module_dir sigs.k8s.io/cluster-api "$capi")
-  rm -rf "${out:?}/capi-$capi"
+# Trims the CRDs clusterctl init installs for CAPI release $1 into folder $2.
+capi_crds() {
+  local dir files
+  dir=$(module_dir sigs.k8s.io/cluster-api "$1")
   mapfile -t files < <(cd "$dir" && find . -path '*/config/crd/bases/*.yaml' ! -path './cmd/*' ! -path './test/*' | LC_ALL=C sort)
-  [ ${#files[@]} -gt 0 ] || { echo "gen.sh: no CRDs in CAPI $capi" >&2; exit 2; }
-  "$trim" -out "$out/capi-$capi" "${files[@]/#./$dir}"
+  [ ${#files[@]} -gt 0 ] || { echo "gen.sh: no CRDs in CAPI $1" >&2; exit 2; }
+  "$trim" -out "$2" "${files[@]/#./$dir}"
+}
+for capi in $(printf '%s\n' "${capi_of[@]}" | sort -u); do
+  rm -rf "${out:?}/capi-$capi"
+  capi_crds "$capi" "$out/capi-$capi"
 done
+
+# The provisional target v1.28: the proxy's refusal of CAPZ v1.28.0 and of CAPZ main is recorded; should either be
+# served, v1.28 is to become a real release (src/versions.rs). CAPZ main pins CAPI v1.14.2 (CAPZ PR #6660), whose
+# trimmed CRDs must equal capi-v1.14.0/ for the target to use release capi-v1.14.
+provisional_capi=v1.14.2 provisional_capi_folder=capi-v1.14.0
+rm -f "$out/capz-v1.28-refused.txt"
+for version in v1.28.0 main; do
+  if (cd "$here" && go mod download -json "sigs.k8s.io/cluster-api-provider-azure@$version" > "$work/dl.json" 2>&1); then
+    echo "gen.sh: the module proxy serves CAPZ $version: make target v1.28 a released one" >&2
+    exit 2
+  fi
+  { echo "\$ go mod download -json sigs.k8s.io/cluster-api-provider-azure@$version"
+    grep '"Error"' "$work/dl.json" | sed 's/^[[:space:]]*//'; } >> "$out/capz-v1.28-refused.txt"
+done
+echo "CAPZ v1.28.0 and main: refused by the module proxy (recorded)" >&2
+capi_crds "$provisional_capi" "$work/capi-$provisional_capi"
+if ! diff -r "$work/capi-$provisional_capi" "$out/$provisional_capi_folder" >&2; then
+  echo "gen.sh: CAPI $provisional_capi's CRDs differ from $provisional_capi_folder/: v1.28 needs its own CAPI release" >&2
+  exit 2
+fi
+echo "CAPI $provisional_capi: CRDs equal $provisional_capi_folder/" >&2
 
 dir=$(module_dir sigs.k8s.io/cluster-api-operator "$capi_operator")
 rm -rf "${out:?}"/capi-operator-*

@@ -5,7 +5,8 @@
 //! standalone ASO object), or by AKS when ASO sends it.
 //!
 //! Write-once: `genruntime.ValidateWriteOnceProperties` (v2/pkg/genruntime/base_types... of
-//! azure-service-operator v2.18 and v2.20, the versions CAPZ v1.26 and v1.27 build with), run by every generated
+//! azure-service-operator v2.18 and v2.20, the versions CAPZ v1.26 and v1.27 build with; v2.20 is also what CAPZ
+//! main, the provisional v1.28, pins), run by every generated
 //! `ValidateUpdate` once the resource carries its ARM id (`serviceoperator.azure.com/resource-id`, set when ASO
 //! created it: the stored side of a change review has been applied). `spec.azureName` is compared as ASO's
 //! defaulting leaves it (empty means `metadata.name`).

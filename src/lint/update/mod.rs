@@ -15,8 +15,8 @@
 //! Not modelled: the checks that need the stored object's status (`status.autoUpgradeVersion`, which forbids going
 //! below the version AKS auto-upgraded to). The create-time checks CAPZ's AzureManagedControlPlane[Template]
 //! `ValidateUpdate` runs when no update rule fails are the create rules of [`crate::lint::check`] on the new
-//! object. CAPZ v1.26 and v1.27 have the same update rules for these kinds; the target matters only through the
-//! CRD defaults of the [`Validator`]'s registry.
+//! object. CAPZ v1.26 and v1.27 have the same update rules for these kinds (the provisional v1.28 is modelled on
+//! v1.27.0: the same); the target matters only through the CRD defaults of the [`Validator`]'s registry.
 
 mod aso;
 mod capi;
