@@ -398,8 +398,9 @@ pub struct ClusterArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct TargetArgs {
     /// CAPZ release of the management cluster: v1.27 (default), v1.26, or v1.28 (provisional: not released yet,
-    /// modelled on v1.27.0). Else CAPZ_VERSION, else capzVersion in .kubectl-capz.yaml (nearest above the input),
-    /// else the cluster's CAPZ (when one is read), else the newest published.
+    /// modelled on v1.27.0); validate takes several (v1.27,v1.28). Else CAPZ_VERSION, else capzVersion in
+    /// .kubectl-capz.yaml (nearest above the input), else the cluster's CAPZ (when one is read), else the newest
+    /// published.
     #[arg(long, value_name = "vX.Y")]
     pub capz_version: Option<String>,
     /// Kubernetes release of the management cluster, for the built-in kinds' schemas: v1.36 (default) or v1.35.

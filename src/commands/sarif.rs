@@ -103,6 +103,18 @@ pub(super) fn sarif_log(findings: &[Finding], suppressed: &[SuppressedFinding], 
     })
 }
 
+/// With several targets: each result of a finding (the first `holds_on.len()`) gets the targets it holds on as the
+/// property `targets`.
+pub(super) fn add_targets(log: &mut Value, holds_on: &[Vec<&str>]) {
+    let Some(Value::Array(results)) = log.pointer_mut("/runs/0/results") else { return };
+    for (result, on) in results.iter_mut().zip(holds_on) {
+        if let Value::Object(map) = result {
+            let properties = map.entry("properties").or_insert_with(|| json!({}));
+            properties["targets"] = json!(on);
+        }
+    }
+}
+
 fn result(finding: &Finding, rule_index: usize, root: &Path) -> Value {
     let object = if finding.object.is_empty() { String::new() } else { format!("{}: ", finding.object) };
     let path = if finding.path.is_empty() { String::new() } else { format!("{}: ", finding.path) };

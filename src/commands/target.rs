@@ -94,6 +94,24 @@ impl RunTarget {
             (None, false) => config::discover(start)?,
         };
         let env = std::env::var(config::ENV_VAR).ok();
+        fn several(value: &Option<String>) -> Option<&str> {
+            value.as_deref().filter(|value| value.contains(','))
+        }
+        if let Some(list) = several(&args.capz_version) {
+            anyhow::bail!(
+                "--capz-version {}: this command checks against one CAPZ target; only `kubectl capz validate` \
+                 judges a run against several",
+                escape::one_line(list)
+            );
+        }
+        if let Some(list) = several(&env).filter(|_| args.capz_version.is_none()) {
+            anyhow::bail!(
+                "{}={}: this command checks against one CAPZ target; only `kubectl capz validate --capz-version` \
+                 judges a run against several",
+                config::ENV_VAR,
+                escape::one_line(list)
+            );
+        }
         let choice = config::choose_target(args.capz_version.as_deref(), env.as_deref(), config.as_ref())?;
         let kubernetes = config::choose_kubernetes(args.kubernetes_flag(), config.as_ref())?;
         let aso_crds = Declarations::default().with_config(config.as_ref()).found;

@@ -7,7 +7,8 @@ use anyhow::{Context, anyhow, bail};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cli::{ClusterArgs, ValidateArgs, ValidateOutput};
+use crate::aks_versions::Date;
+use crate::cli::{ClusterArgs, TargetArgs, ValidateArgs, ValidateOutput};
 use crate::cluster::Cluster;
 use crate::exit::ExitStatus;
 use crate::json_pointer::At;
@@ -15,18 +16,21 @@ use crate::manifest::{self, Document};
 use crate::schema::{Registry, ValidateOptions, Validator};
 use crate::source::{Budget, Limits};
 use crate::validate::{
-    Report, RuleFilter, declared_aso_crds, format_junit, format_not_built, format_summary, format_text, read_sources,
-    validate_documents, validate_sources, write_text,
+    Checks, Report, RuleFilter, TargetedReport, declared_aso_crds, format_junit, format_not_built, format_summary,
+    format_text, merge_targets, read_sources, validate_documents, validate_sources_on_targets, write_text,
 };
 
 use super::target::{RunTarget, TargetReport, search_start};
 
-/// `-o json` and `-o yaml`: the report and the target it was checked against.
+/// `-o json` and `-o yaml`: the report and the target it was checked against (the targets, with several).
 #[derive(Serialize)]
 struct JsonReport<'a> {
     #[serde(flatten)]
     report: &'a Report,
-    target: TargetReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target: Option<TargetReport>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    targets: Vec<TargetReport>,
 }
 
 /// The folder paths in `-o sarif` and `-o github` are relative to: the config file's, else the current directory.
@@ -152,83 +156,126 @@ fn add_change_review(
     Ok(())
 }
 
+/// The CAPZ targets of a run, each once in the order given: `--capz-version v1.27,v1.28` (else `CAPZ_VERSION`
+/// holding such a list) names several; else the one every command chooses (`None`: not given on the command line).
+fn capz_versions(args: &ValidateArgs) -> anyhow::Result<Vec<Option<String>>> {
+    let env = std::env::var(crate::config::ENV_VAR).ok();
+    let (setting, list) = match (&args.target.capz_version, env) {
+        (Some(flag), _) if flag.contains(',') => ("--capz-version ".to_string(), flag.clone()),
+        (None, Some(env)) if env.contains(',') => (format!("{}=", crate::config::ENV_VAR), env),
+        (flag, _) => return Ok(vec![flag.clone()]),
+    };
+    let mut names: Vec<&'static str> = Vec::new();
+    for part in list.split(',').map(str::trim) {
+        let shown = crate::escape::one_line(&list);
+        if part.is_empty() {
+            bail!("{setting}{shown}: an empty entry; name the targets as v1.27,v1.28");
+        }
+        let target = crate::versions::find_target(part).map_err(|reason| anyhow!("{setting}{shown}: {reason}"))?;
+        if !names.contains(&target.name) {
+            names.push(target.name);
+        }
+    }
+    Ok(names.into_iter().map(|name| Some(name.to_string())).collect())
+}
+
+/// One target of a run: its choice, rules and schemas (with the CRDs of the config file, `--crds` and the cluster).
+struct TargetRun {
+    run_target: RunTarget,
+    filter: RuleFilter,
+    registry: Registry,
+}
+
+impl TargetRun {
+    fn new(run_target: RunTarget, args: &ValidateArgs, on: Date, cluster_crds: &[Value]) -> anyhow::Result<Self> {
+        let mut filter = rule_filter(&run_target, &args.disable, &args.enable)?;
+        filter.lint = filter.lint.on_date(on);
+        let mut registry = run_target.registry()?;
+        for dir in run_target.config_crd_dirs()?.iter().chain(&args.crds) {
+            registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;
+        }
+        for crd in cluster_crds {
+            let name = crd.str_at("/metadata/name").unwrap_or("?");
+            registry.add_crd(crd, &format!("cluster CRD {name}"))?;
+        }
+        Ok(TargetRun { run_target, filter, registry })
+    }
+}
+
 pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     // The run's budget starts now: the deadline counts from here.
     let deadline = crate::cluster::parse_duration(&args.timeout).map_err(|err| anyhow!("--timeout: {err}"))?;
     let budget = Budget::new(Limits { deadline, ..Limits::default() });
-    let mut run_target = RunTarget::resolve(&args.target_args(), &search_start(&args.paths))?;
+    let versions = capz_versions(&args)?;
+    if versions.len() > 1 {
+        if args.crds_from_cluster {
+            bail!("--crds-from-cluster: a cluster runs one CAPZ; give one --capz-version with it");
+        }
+        if args.base.is_some() {
+            bail!("--base reviews a change against one CAPZ target; give one --capz-version with it");
+        }
+    }
+    let start = search_start(&args.paths);
+    let mut run_targets = Vec::with_capacity(versions.len());
+    for version in versions {
+        let target_args = TargetArgs { capz_version: version, ..args.target_args() };
+        run_targets.push(RunTarget::resolve(&target_args, &start)?);
+    }
     let mut cluster_crds = Vec::new();
     if args.crds_from_cluster {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        cluster_crds = runtime.block_on(fetch_cluster_crds(&args.cluster, &mut run_target))?;
+        cluster_crds = runtime.block_on(fetch_cluster_crds(&args.cluster, &mut run_targets[0]))?;
     }
-    run_target.announce();
+    run_targets.iter().for_each(RunTarget::announce);
     let on = super::run_date::run_date(args.at)?;
     super::run_date::warn_if_stale(on);
-    let mut filter = rule_filter(&run_target, &args.disable, &args.enable)?;
-    filter.lint = filter.lint.on_date(on);
-    let mut registry = run_target.registry()?;
-    for dir in run_target.config_crd_dirs()?.iter().chain(&args.crds) {
-        registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;
+    let mut targets = Vec::with_capacity(run_targets.len());
+    for run_target in run_targets {
+        targets.push(TargetRun::new(run_target, &args, on, &cluster_crds)?);
     }
-    for crd in &cluster_crds {
-        let name = crd.str_at("/metadata/name").unwrap_or("?");
-        registry.add_crd(crd, &format!("cluster CRD {name}"))?;
-    }
-    let strict =
-        args.strict || run_target.config.as_ref().and_then(|config| config.strict.as_ref()).is_some_and(|s| s.value);
-    let (paths, repositories) = read_sources(
-        &args.paths,
-        args.no_build,
-        &args.exclude,
-        run_target.config.as_ref(),
-        strict,
-        args.helm_cache.as_deref(),
-        &budget,
-    )?;
+    let config = targets[0].run_target.config.as_ref();
+    let strict = args.strict || config.and_then(|config| config.strict.as_ref()).is_some_and(|s| s.value);
+    let (paths, repositories) =
+        read_sources(&args.paths, args.no_build, &args.exclude, config, strict, args.helm_cache.as_deref(), &budget)?;
     // What the inputs add to CAPZ's ASO crd-pattern decides which ASO kinds are installed, before any is checked.
-    run_target.widen_aso_crd_pattern(&mut registry, declared_aso_crds(&paths, &repositories));
+    let declared = declared_aso_crds(&paths, &repositories);
+    for target in &mut targets {
+        target.run_target.widen_aso_crd_pattern(&mut target.registry, declared.clone());
+    }
     // Problems in the text are findings: every other document and file is still checked.
     let options = ValidateOptions { ignore_missing_schemas: args.ignore_missing_schemas, ..Default::default() };
-    let validator = Validator::new(&registry, options);
-    let mut report =
-        validate_sources(&paths, &repositories, manifest::BATCH_BYTES, budget.read(), &validator, &filter)?;
-    if let Some(base) = &args.base {
-        let context = ReviewContext { registry: &registry, validator: &validator, filter: &filter, budget: &budget };
-        add_change_review(&args, base, &run_target, strict, &context, &mut report)?;
+    let validators: Vec<Validator> = targets.iter().map(|target| Validator::new(&target.registry, options)).collect();
+    let checks: Vec<Checks> = targets
+        .iter()
+        .zip(&validators)
+        .map(|(target, validator)| Checks { validator, filter: &target.filter })
+        .collect();
+    let mut reports =
+        validate_sources_on_targets(&paths, &repositories, manifest::BATCH_BYTES, budget.read(), &checks)?;
+    let first = &targets[0];
+    let (report, holds_on) = if reports.len() == 1 {
+        let mut report = reports.pop().expect("one report");
+        if let Some(base) = &args.base {
+            let context = ReviewContext {
+                registry: &first.registry,
+                validator: &validators[0],
+                filter: &first.filter,
+                budget: &budget,
+            };
+            add_change_review(&args, base, &first.run_target, strict, &context, &mut report)?;
+        }
+        (report, None)
+    } else {
+        let names: Vec<&'static str> = targets.iter().map(|target| target.run_target.target().name).collect();
+        let TargetedReport { report, holds_on } = merge_targets(&names, reports);
+        (report, Some(holds_on))
+    };
+    let target_reports: Vec<TargetReport> = targets.iter().map(|target| target.run_target.report()).collect();
+    write_report(&args, &report, holds_on.as_deref(), target_reports, &first.run_target)?;
+    if holds_on.is_some() {
+        let names: Vec<String> = targets.iter().map(|target| target.run_target.target().name.to_string()).collect();
+        anstream::eprintln!("checked against CAPZ {}", names.join(" and "));
     }
-    // Buffered: a large report goes out in blocks, not a write per line.
-    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, super::output::stdout());
-    match args.output {
-        ValidateOutput::Text => write_text(&report, &mut stdout)?,
-        ValidateOutput::Json => {
-            crate::escape::json::to_writer_pretty(
-                &mut stdout,
-                &JsonReport { report: &report, target: run_target.report() },
-            )?;
-            stdout.write_all(b"\n")?;
-        }
-        ValidateOutput::Junit => stdout.write_all(format_junit(&report).as_bytes())?,
-        ValidateOutput::Yaml => {
-            let value = serde_json::to_value(JsonReport { report: &report, target: run_target.report() })?;
-            stdout.write_all(crate::manifest::to_yaml(&value).as_bytes())?
-        }
-        ValidateOutput::Sarif => {
-            let root = repository_root(&run_target)?;
-            crate::escape::json::to_writer_pretty(
-                &mut stdout,
-                &super::sarif::sarif_log(&report.findings, &report.suppressed, &root),
-            )?;
-            stdout.write_all(b"\n")?;
-        }
-        ValidateOutput::Github => {
-            let root = repository_root(&run_target)?;
-            for finding in &report.findings {
-                stdout.write_all(super::github::workflow_command(finding, &root).as_bytes())?;
-            }
-        }
-    }
-    stdout.flush()?;
     anstream::eprint!("{}", format_summary(&report.summary));
     if let Some(line) = format_not_built(&report) {
         anstream::eprint!("{line}");
@@ -237,7 +284,61 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     // The process ends next: freeing thousands of objects one by one (the report, the loaded schemas: 8% of a
     // one-bundle validate) costs more than the OS reclaiming the memory at exit.
     std::mem::forget(report);
-    std::mem::forget(validator);
-    std::mem::forget(registry);
+    std::mem::forget(checks);
+    std::mem::forget(validators);
+    std::mem::forget(targets);
     Ok(status)
+}
+
+/// Prints the report on stdout as `-o` asks. With several targets (`holds_on`: for each finding the targets it holds
+/// on), `-o json`/`-o yaml` have `targets` (each target) and every finding its `targets`; SARIF results have them as
+/// a property.
+fn write_report(
+    args: &ValidateArgs,
+    report: &Report,
+    holds_on: Option<&[Vec<&'static str>]>,
+    target_reports: Vec<TargetReport>,
+    run_target: &RunTarget,
+) -> anyhow::Result<()> {
+    // Buffered: a large report goes out in blocks, not a write per line.
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, super::output::stdout());
+    let json_report = || {
+        let (target, targets) = match holds_on {
+            None => (target_reports.first().cloned(), Vec::new()),
+            Some(_) => (None, target_reports.clone()),
+        };
+        let mut value = serde_json::to_value(JsonReport { report, target, targets })?;
+        if let (Some(holds_on), Some(Value::Array(findings))) = (holds_on, value.get_mut("findings")) {
+            for (finding, on) in findings.iter_mut().zip(holds_on) {
+                finding["targets"] = serde_json::json!(on);
+            }
+        }
+        Ok::<_, anyhow::Error>(value)
+    };
+    match args.output {
+        ValidateOutput::Text => write_text(report, &mut stdout)?,
+        ValidateOutput::Json => {
+            crate::escape::json::to_writer_pretty(&mut stdout, &json_report()?)?;
+            stdout.write_all(b"\n")?;
+        }
+        ValidateOutput::Junit => stdout.write_all(format_junit(report).as_bytes())?,
+        ValidateOutput::Yaml => stdout.write_all(crate::manifest::to_yaml(&json_report()?).as_bytes())?,
+        ValidateOutput::Sarif => {
+            let root = repository_root(run_target)?;
+            let mut log = super::sarif::sarif_log(&report.findings, &report.suppressed, &root);
+            if let Some(holds_on) = holds_on {
+                super::sarif::add_targets(&mut log, holds_on);
+            }
+            crate::escape::json::to_writer_pretty(&mut stdout, &log)?;
+            stdout.write_all(b"\n")?;
+        }
+        ValidateOutput::Github => {
+            let root = repository_root(run_target)?;
+            for finding in &report.findings {
+                stdout.write_all(super::github::workflow_command(finding, &root).as_bytes())?;
+            }
+        }
+    }
+    stdout.flush()?;
+    Ok(())
 }

@@ -350,12 +350,12 @@ impl StreamedBundle {
     }
 
     /// Runs the selected rules over everything added; findings as [`super::check`] gives them for each group.
-    pub fn check(self, selection: &RuleSelection) -> Vec<Finding> {
+    pub fn check(&self, selection: &RuleSelection) -> Vec<Finding> {
         self.check_counting(selection, &Work::default())
     }
 
     /// [`Self::check`], counting what the rules did into `work`.
-    pub fn check_counting(self, selection: &RuleSelection, work: &Work) -> Vec<Finding> {
+    pub fn check_counting(&self, selection: &RuleSelection, work: &Work) -> Vec<Finding> {
         let mut found = Vec::new();
         let keys: Vec<Option<&ObjectKey>> = self.kept.iter().map(|kept| kept.key.as_ref()).collect();
         let sources: Vec<&str> = self.kept.iter().map(|kept| &*kept.origin.source).collect();

@@ -167,7 +167,17 @@ pub(crate) fn validate_stream(
     validator: &Validator,
     filter: &RuleFilter,
 ) -> Result<Report, ManifestError> {
-    validate_sources(paths, &[], batch_bytes, &manifest::ReadBudget::default(), validator, filter)
+    let budget = manifest::ReadBudget::default();
+    let checks = [Checks { validator, filter }];
+    let mut reports = validate_sources_on_targets(paths, &[], batch_bytes, &budget, &checks)?;
+    Ok(reports.pop().expect("one report per target"))
+}
+
+/// The schemas and rules of one target of a run.
+#[derive(Clone, Copy)]
+pub(crate) struct Checks<'a> {
+    pub validator: &'a Validator<'a>,
+    pub filter: &'a RuleFilter,
 }
 
 /// [`validate_stream`] over `paths`, then the built objects of `repositories` (kustomize builds, Helm renders, Flux
@@ -175,17 +185,18 @@ pub(crate) fn validate_stream(
 /// a patch set move to the patch; fields holding `${VAR}` that nothing substitutes are not judged (one info finding
 /// per file says so); the repositories' warnings join the findings. Batches are read and schema-checked on every
 /// core; what YAML aliases expand in them counts against `budget`, the run's (the repositories' reads count there
-/// too).
-pub(crate) fn validate_sources(
+/// too). Against several targets at once (`validate --capz-version v1.27,v1.28`): the sources are read
+/// once (what YAML aliases expand counts once against `budget`), every document is checked with each target's
+/// schemas and rules; one report per target, in the order of `checks`.
+pub(crate) fn validate_sources_on_targets(
     paths: &[String],
     repositories: &[Repository],
     batch_bytes: usize,
     budget: &manifest::ReadBudget,
-    validator: &Validator,
-    filter: &RuleFilter,
-) -> Result<Report, ManifestError> {
+    checks: &[Checks<'_>],
+) -> Result<Vec<Report>, ManifestError> {
     let workers = if fits_one_piece(paths, batch_bytes) { 1 } else { crate::cores::available() };
-    validate_sources_with_workers(paths, repositories, batch_bytes, budget, workers, validator, filter)
+    validate_sources_with_workers(paths, repositories, batch_bytes, budget, workers, checks)
 }
 
 /// Whether `paths` are regular files that together fit in one piece: then the calling thread reads and checks them
@@ -204,14 +215,16 @@ struct CheckedBatch {
     first_of_source: bool,
     documents: Vec<Document>,
     problems: Vec<ReadProblem>,
-    checked: Vec<(ResourceResult, Vec<Finding>)>,
+    /// Per target.
+    checked: Vec<Vec<(ResourceResult, Vec<Finding>)>>,
     prepared: Vec<lint::PreparedDocument>,
 }
 
 /// What the batches add up to, in input order.
 #[derive(Default)]
 struct Collected {
-    checked: Vec<(ResourceResult, Vec<Finding>)>,
+    /// Per target.
+    checked: Vec<Vec<(ResourceResult, Vec<Finding>)>>,
     problems: Vec<ReadProblem>,
     secrets: SecretIndex,
     bundle: lint::StreamedBundle,
@@ -224,7 +237,7 @@ struct Collected {
 /// Where a built document comes from: its source and line.
 type Place = (Arc<str>, usize);
 
-/// [`validate_sources`] with `workers` threads reading and checking batches (1: all on the calling thread); the
+/// [`validate_sources_on_targets`] with `workers` threads reading and checking batches (1: all on the calling thread); the
 /// report is the same whatever their number.
 pub(crate) fn validate_sources_with_workers(
     paths: &[String],
@@ -232,15 +245,23 @@ pub(crate) fn validate_sources_with_workers(
     batch_bytes: usize,
     budget: &manifest::ReadBudget,
     workers: usize,
-    validator: &Validator,
-    filter: &RuleFilter,
-) -> Result<Report, ManifestError> {
+    checks: &[Checks<'_>],
+) -> Result<Vec<Report>, ManifestError> {
     let repository_mode = !repositories.is_empty();
     let roots: Vec<&str> = repositories.iter().map(|repository| repository.root.as_str()).collect();
-    let mut collected = Collected::default();
+    let mut collected = Collected { checked: vec![Vec::new(); checks.len()], ..Collected::default() };
     let work = |piece: manifest::Piece| {
         let outcome = piece.read();
-        let checked = outcome.documents.iter().map(|document| check_document(document, validator, filter)).collect();
+        let checked = checks
+            .iter()
+            .map(|check| {
+                outcome
+                    .documents
+                    .iter()
+                    .map(|document| check_document(document, check.validator, check.filter))
+                    .collect()
+            })
+            .collect();
         let prepared = lint::StreamedBundle::prepare(&outcome.documents);
         CheckedBatch {
             first_of_source: piece.is_first_of_source(),
@@ -257,7 +278,9 @@ pub(crate) fn validate_sources_with_workers(
             document.origin.index += offset;
         }
         prepared.iter_mut().for_each(|document| document.shift_index(offset));
-        collected.checked.extend(checked);
+        for (all, batch) in collected.checked.iter_mut().zip(checked) {
+            all.extend(batch);
+        }
         collected.secrets.add(&documents);
         collected.bundle.add_prepared(prepared);
         collected.suppressions.add(&documents);
@@ -300,7 +323,9 @@ pub(crate) fn validate_sources_with_workers(
             .map(|target| (target.cluster.as_str().into(), target.namespace.as_deref().map(Into::into)));
         let unit = bundle.add_unit(lint::ApplyUnit { label: built.label.as_str().into(), target });
         let first_reached = first_reached(&mut places, documents, unit);
-        checked.extend(check_documents(&first_reached, validator, filter));
+        for (all, check) in checked.iter_mut().zip(checks) {
+            all.extend(check_documents(&first_reached, check.validator, check.filter));
+        }
         secrets.add(documents);
         bundle.add_in_unit(documents, unit);
         variables.add(documents);
@@ -311,15 +336,23 @@ pub(crate) fn validate_sources_with_workers(
             }
         }
     }
-    let lint_findings = bundle.check(&filter.lint);
-    let mut report = assemble(checked, secrets.mask(lint_findings));
-    report.add_read_problems(&problems, &sources);
-    report.apply_annotation_suppressions(&suppressions);
-    if repository_mode {
-        report.apply_repositories(repositories, &variables, &placeholders);
-    }
-    report.apply_comment_suppressions(suppressions, comment_files(sources, repositories));
-    Ok(report)
+    let files = comment_files(sources.clone(), repositories);
+    let reports = checked
+        .into_iter()
+        .zip(checks)
+        .map(|(checked, check)| {
+            let lint_findings = bundle.check(&check.filter.lint);
+            let mut report = assemble(checked, secrets.mask(lint_findings));
+            report.add_read_problems(&problems, &sources);
+            report.apply_annotation_suppressions(&suppressions);
+            if repository_mode {
+                report.apply_repositories(repositories, &variables, &placeholders);
+            }
+            report.apply_comment_suppressions(suppressions.clone(), files.clone());
+            report
+        })
+        .collect();
+    Ok(reports)
 }
 
 /// The documents of one build (apply unit `unit`) not reached before from the same place with the same content
@@ -574,8 +607,17 @@ mod tests {
         let validator = Validator::new(&registry, ValidateOptions::default());
         let filter = RuleFilter::default();
         let budget = manifest::ReadBudget::default();
-        let report =
-            validate_sources_with_workers(paths, &[], batch_bytes, &budget, workers, &validator, &filter).unwrap();
+        let report = validate_sources_with_workers(
+            paths,
+            &[],
+            batch_bytes,
+            &budget,
+            workers,
+            &[Checks { validator: &validator, filter: &filter }],
+        )
+        .unwrap()
+        .pop()
+        .unwrap();
         crate::validate::format_text(&report) + &serde_json::to_string_pretty(&report).unwrap()
     }
 

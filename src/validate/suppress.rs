@@ -220,7 +220,7 @@ impl FileComments {
 
 /// The suppressions of a run: the annotations of its objects (collected as documents stream by), then the comments
 /// of its files (read at the end, once the findings are at their final lines).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Suppressions {
     /// (source, `Kind/name`) -> (JSON pointer prefix the annotation covers: "" for the whole object, directive).
     annotations: HashMap<(String, String), Vec<(String, Directive)>>,

@@ -54,6 +54,13 @@ const CONCRETE: &[(&str, Check)] = &[
         Check::RunBy { file: "tests/corpora/change_review.rs", contains: "fn a_second_directory_is_a_base_too" },
     ),
     ("kubectl capz version", Check::Run { exit: 0, output_contains: "kubectl-capz" }),
+    (
+        "kubectl capz validate tests/fixtures/validate-targets/labelled-admin-secret.yaml --capz-version v1.27,v1.28",
+        Check::Run {
+            exit: 1,
+            output_contains: "(not declared in the schema) (on v1.27; not on v1.28) [unknown-field]",
+        },
+    ),
     ("kubectl capz params aks", Check::Run { exit: 0, output_contains: "asoManagedClusterPatches" }),
     (
         "kubectl capz render aks --values examples/aks-patches.values.yaml --validate",
@@ -235,6 +242,10 @@ fn scratch() -> tempfile::TempDir {
     std::os::unix::fs::symlink(Path::new(ROOT).join("upstream-crds"), work.join("upstream-crds")).unwrap();
     std::fs::create_dir_all(work.join("target")).unwrap();
     std::os::unix::fs::symlink(fetched_inputs(), work.join("target/schema-inputs")).unwrap();
+    // docs/config.md's repository that holds on one target and not on the other.
+    let targets = "tests/fixtures/validate-targets/labelled-admin-secret.yaml";
+    std::fs::create_dir_all(work.join("tests/fixtures/validate-targets")).unwrap();
+    std::fs::copy(Path::new(ROOT).join(targets), work.join(targets)).unwrap();
     // A ClusterClass and a topology Cluster of it (plan's examples).
     let values = Path::new(ROOT).join("tests/fixtures/clusterclass/aks-aso-topology.values.yaml");
     let render = |args: &[&str]| {

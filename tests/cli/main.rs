@@ -33,3 +33,4 @@ mod target_cli; // choosing the CAPZ release of a run
 mod upgrade_cli; // `upgrade plan`
 mod validate_cli; // `validate`
 mod validate_render; // `render --validate`
+mod validate_targets_cli; // `validate --capz-version v1.27,v1.28`

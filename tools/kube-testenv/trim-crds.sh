@@ -7,12 +7,13 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 out=${1:-$repo/tests/fixtures/crds}
-# By default the CRDs of the default target (the first row of the targets table in schemas/README.md): the
+# By default the CRDs of the default target (the first row of the targets table in schemas/README.md that is not
+# provisional: a provisional target is never the default): the
 # folders of schemas/crds/ holding one of its releases (`aso-v2.18+v2.19` holds aso-v2.18 and aso-v2.19).
 if [ -n "${CRD_SRC:-}" ]; then
   srcs=("$CRD_SRC")
 else
-  releases=$(awk -F'|' '/^\| target \|/ { getline; getline; print $6; exit }' "$repo/schemas/README.md" | tr -d ' ' | tr ',' ' ')
+  releases=$(awk -F'|' '/^\| target \|/ { getline; while ((getline) > 0) { if ($2 !~ /provisional/) { print $6; exit } } }' "$repo/schemas/README.md" | tr -d ' ' | tr ',' ' ')
   [ -n "$releases" ] || { echo "trim-crds.sh: no targets table in schemas/README.md" >&2; exit 2; }
   srcs=()
   for dir in "$repo"/schemas/crds/*/; do
