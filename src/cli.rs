@@ -356,6 +356,10 @@ pub struct ValidateArgs {
     /// reproducible CI; default: today (UTC).
     #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_date)]
     pub at: Option<crate::aks_versions::Date>,
+    /// The output of `az aks get-versions --location L -o json`: the aks-version-* rules and the upgrade steps also
+    /// use the patch versions and upgrade paths AKS offers in that region (also aksVersions in .kubectl-capz.yaml).
+    #[arg(long, value_name = "FILE")]
+    pub aks_versions: Option<PathBuf>,
     #[command(flatten)]
     pub config_file: ConfigFileArgs,
 }
@@ -674,6 +678,10 @@ pub struct UpgradeArgs {
     /// The day AKS support is judged on (YYYY-MM-DD; also $KUBECTL_CAPZ_AT); default: today (UTC).
     #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_date)]
     pub at: Option<crate::aks_versions::Date>,
+    /// The output of `az aks get-versions --location L -o json`: the aks-version-* rules and the upgrade steps also
+    /// use the patch versions and upgrade paths AKS offers in that region (also aksVersions in .kubectl-capz.yaml).
+    #[arg(long, value_name = "FILE")]
+    pub aks_versions: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -696,6 +704,10 @@ pub struct UpgradePlanArgs {
     /// Output format (markdown: a pull-request comment).
     #[arg(short = 'o', long, value_enum, default_value_t = UpgradeOutput::Text)]
     pub output: UpgradeOutput,
+    /// The output of `az aks get-versions --location L -o json`: the aks-version-* rules and the upgrade steps also
+    /// use the patch versions and upgrade paths AKS offers in that region (also aksVersions in .kubectl-capz.yaml).
+    #[arg(long, value_name = "FILE")]
+    pub aks_versions: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

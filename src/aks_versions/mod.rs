@@ -2,15 +2,20 @@
 //! support (N-3) and end of long-term support, from the AKS release calendar (bundled as data.json, with the date
 //! it is as of; tools/aks-versions/ regenerates it), and the support status of a version on a given day.
 //!
+//! What AKS offers in one region (its patch versions and upgrade paths) comes from `az aks get-versions`
+//! ([`RegionVersions`]) when the user gives it.
+//!
 //! Nothing here reads the clock: callers pass the day (`validate --at`, or the run's date read by the command).
 
 mod data;
 mod date;
+mod region;
 mod status;
 mod version;
 
 pub use data::{Lifecycle, MinorLifecycle};
 pub use date::{Date, DateError};
+pub use region::{Offered, Patch, RegionError, RegionMinor, RegionVersions, list as list_versions, normalize_location};
 pub use status::{ENDING_SOON_DAYS, Support};
 pub use version::Minor;
 

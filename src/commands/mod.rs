@@ -2,6 +2,7 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod aks_data;
 mod change_review;
 mod completion;
 mod convert;

@@ -40,10 +40,27 @@ fn run_step(args: UpgradeArgs) -> anyhow::Result<ExitStatus> {
     })?;
     let on = super::run_date::run_date(args.at)?;
     super::run_date::warn_if_stale(on);
-    Target::Minor(version.minor).resolve(Lifecycle::bundled(), on).map_err(|err| anyhow::anyhow!("--to: {err}"))?;
-    let clusters = read_clusters(std::slice::from_ref(&path.to_string()))?;
+    let paths = [path.to_string()];
+    let region = region_of_run(args.aks_versions.as_deref(), &paths)?;
+    Target::Minor(version.minor)
+        .resolve(Lifecycle::bundled(), on, region)
+        .map_err(|err| anyhow::anyhow!("--to: {err}"))?;
+    if let Some(region) = region
+        && region.get(version.minor).is_some()
+        && let Some(crate::aks_versions::Offered::PatchNotOffered { offered }) = region.offers(&version.written, true)
+    {
+        anyhow::bail!(
+            "--to {}: AKS in {} does not offer this patch (its patches of {}: {}; {})",
+            escape::one_line(&version.written),
+            region.describe(),
+            version.minor,
+            crate::aks_versions::list_versions(&offered),
+            escape::one_line(&region.origin())
+        );
+    }
+    let clusters = read_clusters(&paths)?;
     let root = if Path::new(path).is_dir() { PathBuf::from(path) } else { parent_dir(Path::new(path)) };
-    let planned = crate::upgrade::edit::next_step(&clusters, &version, &root, args.fleet.as_deref());
+    let planned = crate::upgrade::edit::next_step(&clusters, &version, &root, args.fleet.as_deref(), region);
     for refusal in &planned.refusals {
         anstream::eprintln!("refused: {}: {}", escape::one_line(&refusal.cluster), escape::one_line(&refusal.reason));
     }
@@ -106,11 +123,13 @@ fn run_plan(args: UpgradePlanArgs) -> anyhow::Result<ExitStatus> {
     let on = super::run_date::run_date(args.at)?;
     super::run_date::warn_if_stale(on);
     let lifecycle = Lifecycle::bundled();
+    let region = region_of_run(args.aks_versions.as_deref(), &args.paths)?;
     let target = Target::parse(&args.to)
-        .and_then(|target| target.resolve(lifecycle, on))
+        .and_then(|target| target.resolve(lifecycle, on, region))
         .map_err(|err| anyhow::anyhow!("--to: {err}"))?;
     let clusters = read_clusters(&args.paths)?;
-    let plan = crate::upgrade::plan::plan(&clusters, lifecycle, on, target);
+    let knowledge = crate::upgrade::plan::Knowledge { lifecycle, on, region };
+    let plan = crate::upgrade::plan::plan(&clusters, knowledge, target);
     let mut stdout = super::output::stdout();
     match args.output {
         UpgradeOutput::Text => stdout.write_all(text(&plan).as_bytes())?,
@@ -130,6 +149,23 @@ fn run_plan(args: UpgradePlanArgs) -> anyhow::Result<ExitStatus> {
         plan.on
     );
     Ok(if plan.steps() == 0 { ExitStatus::Success } else { ExitStatus::Findings })
+}
+
+/// ` (v1.34.3 in westeurope)`: the patch a step takes in the region, with `--aks-versions`.
+fn patch_of(step: &crate::upgrade::plan::Step) -> String {
+    step.patch.as_deref().map(|patch| format!(" ({})", escape::one_line(patch))).unwrap_or_default()
+}
+
+/// `--aks-versions FILE`, else the `aksVersions` of the `.kubectl-capz.yaml` nearest above the first path.
+fn region_of_run(
+    flag: Option<&Path>,
+    paths: &[String],
+) -> anyhow::Result<Option<&'static crate::aks_versions::RegionVersions>> {
+    let config = match flag {
+        Some(_) => None,
+        None => crate::config::discover(&super::target::search_start(paths))?,
+    };
+    super::aks_data::region_versions(flag, config.as_ref())
 }
 
 /// The clusters of every path: each unit a repository applies is one bundle, every file given or left plain one
@@ -203,7 +239,8 @@ fn text(plan: &Plan) -> String {
                 .zip(&step.edit)
                 .map(|(object, at)| format!("{} at {}", escape::one_line(object), escape::one_line(at)))
                 .collect();
-            let _ = writeln!(out, "  {}. {} to {}: {}", number + 1, step.what, step.to, edits.join(", "));
+            let _ =
+                writeln!(out, "  {}. {} to {}{}: {}", number + 1, step.what, step.to, patch_of(step), edits.join(", "));
         }
     }
     out
@@ -247,7 +284,8 @@ fn markdown(plan: &Plan) -> String {
                 .zip(&step.edit)
                 .map(|(object, at)| format!("{} at {}", markdown_inline(object), markdown_inline(at)))
                 .collect();
-            let _ = writeln!(out, "{}. {} to {}: {}", number + 1, step.what, step.to, edits.join(", "));
+            let _ =
+                writeln!(out, "{}. {} to {}{}: {}", number + 1, step.what, step.to, patch_of(step), edits.join(", "));
         }
         let _ = writeln!(out, "\n</details>");
     }

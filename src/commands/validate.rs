@@ -189,7 +189,8 @@ struct TargetRun {
 impl TargetRun {
     fn new(run_target: RunTarget, args: &ValidateArgs, on: Date, cluster_crds: &[Value]) -> anyhow::Result<Self> {
         let mut filter = rule_filter(&run_target, &args.disable, &args.enable)?;
-        filter.lint = filter.lint.on_date(on);
+        let region = super::aks_data::region_versions(args.aks_versions.as_deref(), run_target.config.as_ref())?;
+        filter.lint = filter.lint.on_date(on).with_region(region);
         let mut registry = run_target.registry()?;
         for dir in run_target.config_crd_dirs()?.iter().chain(&args.crds) {
             registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;

@@ -12,8 +12,17 @@ use crate::versions::{self, Target};
 pub const FILE_NAME: &str = ".kubectl-capz.yaml";
 
 /// The top-level settings of the file, in the order the docs list them.
-const SETTINGS: &[&str] =
-    &["capzVersion", "kubernetesVersion", "rules", "crds", "exclude", "strict", "additionalAsoCrds", "argocd"];
+const SETTINGS: &[&str] = &[
+    "capzVersion",
+    "kubernetesVersion",
+    "rules",
+    "crds",
+    "exclude",
+    "strict",
+    "additionalAsoCrds",
+    "argocd",
+    "aksVersions",
+];
 
 /// The settings under `rules:`.
 const RULE_SETTINGS: &[&str] = &["enable", "disable"];
@@ -57,6 +66,9 @@ pub struct RepoConfig {
     /// `argocd.clusters`: clusters Argo CD knows besides the cluster Secrets of the repository (for ApplicationSets'
     /// `clusters` generators), each as if it were a cluster Secret.
     pub argo_clusters: Vec<Setting<ArgoCluster>>,
+    /// `aksVersions`: a file of the repository holding `az aks get-versions --location L -o json`, as
+    /// `--aks-versions FILE`.
+    pub aks_versions: Option<Setting<PathBuf>>,
 }
 
 impl RepoConfig {
@@ -200,6 +212,7 @@ fn parse_with_root(text: &str, path: &Path, root: &Path) -> Result<RepoConfig, C
         strict: None,
         additional_aso_crds: None,
         argo_clusters: Vec::new(),
+        aks_versions: None,
     };
     if text.trim().is_empty() {
         return Ok(config);
@@ -258,6 +271,21 @@ fn parse_with_root(text: &str, path: &Path, root: &Path) -> Result<RepoConfig, C
                 config.additional_aso_crds = Some(Setting { value: text, line });
             }
             "argocd" => config.argo_clusters = reader.argocd(value, &pointer)?,
+            "aksVersions" => {
+                let file = reader.string(value, &pointer, key)?;
+                // The file may come with a pull request: it names a file of its repository, nothing else.
+                if !stays_inside(file) {
+                    return Err(reader.invalid(
+                        &pointer,
+                        key,
+                        format!(
+                            "`{file}` is outside the repository (the folder of {FILE_NAME}); only its own files are \
+                             read, give others with --aks-versions FILE"
+                        ),
+                    ));
+                }
+                config.aks_versions = Some(Setting { value: root.join(file), line });
+            }
             _ => unreachable!("known_keys checked the settings"),
         }
     }
@@ -514,7 +542,7 @@ mod tests {
         let cases = [
             (
                 "capzVersion: v1.27\ncapzVersoin: v1.26\n",
-                "/repo/.kubectl-capz.yaml:2: capzVersoin: unknown setting of .kubectl-capz.yaml; did you mean `capzVersion`? known: capzVersion, kubernetesVersion, rules, crds, exclude, strict, additionalAsoCrds, argocd",
+                "/repo/.kubectl-capz.yaml:2: capzVersoin: unknown setting of .kubectl-capz.yaml; did you mean `capzVersion`? known: capzVersion, kubernetesVersion, rules, crds, exclude, strict, additionalAsoCrds, argocd, aksVersions",
             ),
             (
                 "capzVersion: v1.25\n",
@@ -573,6 +601,12 @@ mod tests {
                 "/repo/.kubectl-capz.yaml:1: crds[0]: `a/../../b` is outside the repository (the folder of \
                  .kubectl-capz.yaml); only its own folders are read, give others with --crds DIR",
             ),
+            (
+                "# the region of our clusters\naksVersions: ../az/westeurope.json\n",
+                "/repo/.kubectl-capz.yaml:2: aksVersions: `../az/westeurope.json` is outside the repository (the \
+                 folder of .kubectl-capz.yaml); only its own files are read, give others with --aks-versions FILE",
+            ),
+            ("aksVersions: [a.json]\n", "/repo/.kubectl-capz.yaml:1: aksVersions: expected a string, got a list"),
         ];
         for (text, expected) in cases {
             assert_eq!(parse_text(text).unwrap_err().to_string(), expected, "{text:?}");

@@ -85,6 +85,8 @@ pub struct RuleSelection {
     schemas: &'static TargetSchemas,
     /// The day the AKS support rules judge versions on; without one they judge only what no date changes.
     on: Option<crate::aks_versions::Date>,
+    /// What AKS offers in the clusters' region (`--aks-versions FILE`), when given.
+    region: Option<&'static crate::aks_versions::RegionVersions>,
 }
 
 impl Default for RuleSelection {
@@ -93,6 +95,7 @@ impl Default for RuleSelection {
             enabled: RULES.iter().filter(|rule| rule.enabled_by_default).map(|rule| rule.id).collect(),
             schemas: TargetSchemas::builtin(crate::versions::default_target()),
             on: None,
+            region: None,
         }
     }
 }
@@ -136,6 +139,11 @@ impl RuleSelection {
     /// The day AKS version support is judged on, if any.
     pub fn date(&self) -> Option<crate::aks_versions::Date> {
         self.on
+    }
+
+    /// The same rules, judging versions also by what AKS offers in the clusters' region (`--aks-versions FILE`).
+    pub fn with_region(self, region: Option<&'static crate::aks_versions::RegionVersions>) -> Self {
+        RuleSelection { region, ..self }
     }
 
     /// The CAPZ release the rules check against.
@@ -238,6 +246,11 @@ impl Sink<'_> {
     /// The day AKS version support is judged on, if the run has one.
     pub(crate) fn date(&self) -> Option<crate::aks_versions::Date> {
         self.selection.on
+    }
+
+    /// What AKS offers in the clusters' region, if the run was given it.
+    pub(crate) fn region(&self) -> Option<&'static crate::aks_versions::RegionVersions> {
+        self.selection.region
     }
 
     /// Whether any of these rules (or their `aks-*` twins) is enabled (lets a check skip work).

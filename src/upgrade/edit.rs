@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::aks_versions::Minor;
+use crate::aks_versions::{Minor, Patch, RegionVersions, list_versions};
 use crate::lint::aks_versions::inventory::{ClusterVersions, Pinned};
 
 /// One edit: on `line` (1-based) of `file`, the scalar `from` becomes `to`.
@@ -74,19 +74,27 @@ fn patch_of(version: &str) -> Option<u32> {
 
 /// The edits that take each cluster one step towards `to`, the repository's YAML files below `root` searched for
 /// where a version is set, and for the files `render --fleet` wrote, the directory of `fleet` (the fleet file).
-pub fn next_step(clusters: &[ClusterVersions], to: &FullVersion, root: &Path, fleet: Option<&Path>) -> Edits {
+pub fn next_step(
+    clusters: &[ClusterVersions],
+    to: &FullVersion,
+    root: &Path,
+    fleet: Option<&Path>,
+    region: Option<&RegionVersions>,
+) -> Edits {
     let mut out = Edits::default();
     let mut edits: BTreeMap<(PathBuf, usize), Edit> = BTreeMap::new();
     let mut finder = SettingFinder::new(root);
     let mut fleet_finder = fleet.map(|file| SettingFinder::new(&parent_dir(file)));
     for cluster in clusters {
-        let moved = match what_moves(cluster, to) {
-            Ok(moved) => moved,
-            Err(reason) => {
-                out.refusals.push(Refusal { cluster: cluster.name.clone(), reason });
-                continue;
-            }
-        };
+        let region = region.filter(|region| region.covers(cluster.location.as_deref()));
+        let moved =
+            match what_moves(cluster, to).and_then(|moved| upgrade_path(cluster, &moved, to, region).map(|()| moved)) {
+                Ok(moved) => moved,
+                Err(reason) => {
+                    out.refusals.push(Refusal { cluster: cluster.name.clone(), reason });
+                    continue;
+                }
+            };
         for pinned in moved {
             let site = match finder.site_of(pinned) {
                 Err(Unsettable::Generated(file)) => match fleet_finder.as_mut() {
@@ -147,6 +155,32 @@ fn what_moves<'c>(cluster: &'c ClusterVersions, to: &FullVersion) -> Result<Vec<
         .filter(|pool| pool.minor < to.minor || (pool.minor == to.minor && patch_of(&pool.version) < Some(to.patch)))
         .collect();
     Ok(behind)
+}
+
+/// With `az aks get-versions` of the cluster's region: a control plane step AKS offers from the patch the control
+/// plane is on (`patchVersions.<from>.upgrades`). A patch the region no longer lists is not judged (AKS keeps its
+/// upgrades: `az aks get-upgrades` on the cluster).
+fn upgrade_path(
+    cluster: &ClusterVersions,
+    moved: &[&Pinned],
+    to: &FullVersion,
+    region: Option<&RegionVersions>,
+) -> Result<(), String> {
+    let cp = &cluster.control_plane;
+    let (Some(region), true) = (region, moved.iter().any(|pinned| std::ptr::eq(*pinned, cp))) else { return Ok(()) };
+    let Some(from) = Patch::parse(&cp.version) else { return Ok(()) };
+    let target = Patch { minor: to.minor, patch: to.patch };
+    match region.upgrades_from(from) {
+        Some(upgrades) if !upgrades.contains(&target) => Err(format!(
+            "its control plane is on {}: AKS in {} does not upgrade {from} to {target} (its upgrades from {from}: {}; \
+             {})",
+            cp.version,
+            region.describe(),
+            if upgrades.is_empty() { "none".to_string() } else { list_versions(upgrades) },
+            region.origin()
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Why no line to edit was found.
@@ -295,7 +329,35 @@ mod tests {
             pools: pools.iter().map(|v| pinned("MachinePool/p", v, "pool.yaml:1")).collect(),
             lts: false,
             topology: false,
+            location: None,
         }
+    }
+
+    #[test]
+    fn the_regions_upgrade_paths_refuse_a_step_aks_does_not_offer() {
+        let region = RegionVersions::from_json(
+            r#"{"id": "/subscriptions/s/providers/Microsoft.ContainerService/locations/westeurope/kubernetesVersions/default",
+                "values": [{"version": "1.33", "patchVersions": {"1.33.2": {"upgrades": ["1.33.5", "1.34.1"]}}},
+                           {"version": "1.34", "patchVersions": {"1.34.1": {}, "1.34.3": {}}}]}"#,
+        )
+        .unwrap();
+        let check = |cluster: &ClusterVersions, to: &str| {
+            let to = FullVersion::parse(to).unwrap();
+            let moved = what_moves(cluster, &to).unwrap();
+            upgrade_path(cluster, &moved, &to, Some(&region))
+        };
+        let on_133 = cluster("v1.33.2", &["v1.33.2"]);
+        assert_eq!(check(&on_133, "v1.34.1"), Ok(()));
+        let refused = check(&on_133, "v1.34.3").unwrap_err();
+        assert!(
+            refused.contains(
+                "AKS in westeurope does not upgrade 1.33.2 to 1.34.3 (its upgrades from 1.33.2: 1.33.5, 1.34.1"
+            ),
+            "{refused}"
+        );
+        // A patch the region no longer lists is not judged; pools are not judged by the control plane's paths.
+        assert_eq!(check(&cluster("v1.33.1", &[]), "v1.34.3"), Ok(()));
+        assert_eq!(check(&cluster("v1.34.3", &["v1.33.2"]), "v1.34.3"), Ok(()));
     }
 
     #[test]

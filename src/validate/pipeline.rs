@@ -220,6 +220,25 @@ struct CheckedBatch {
     prepared: Vec<lint::PreparedDocument>,
 }
 
+/// Reads one piece and checks its documents against every target.
+fn check_piece(piece: &manifest::Piece, checks: &[Checks<'_>]) -> CheckedBatch {
+    let outcome = piece.read();
+    let checked = checks
+        .iter()
+        .map(|check| {
+            outcome.documents.iter().map(|document| check_document(document, check.validator, check.filter)).collect()
+        })
+        .collect();
+    let prepared = lint::StreamedBundle::prepare(&outcome.documents);
+    CheckedBatch {
+        first_of_source: piece.is_first_of_source(),
+        documents: outcome.documents,
+        problems: outcome.problems,
+        checked,
+        prepared,
+    }
+}
+
 /// What the batches add up to, in input order.
 #[derive(Default)]
 struct Collected {
@@ -250,27 +269,7 @@ pub(crate) fn validate_sources_with_workers(
     let repository_mode = !repositories.is_empty();
     let roots: Vec<&str> = repositories.iter().map(|repository| repository.root.as_str()).collect();
     let mut collected = Collected { checked: vec![Vec::new(); checks.len()], ..Collected::default() };
-    let work = |piece: manifest::Piece| {
-        let outcome = piece.read();
-        let checked = checks
-            .iter()
-            .map(|check| {
-                outcome
-                    .documents
-                    .iter()
-                    .map(|document| check_document(document, check.validator, check.filter))
-                    .collect()
-            })
-            .collect();
-        let prepared = lint::StreamedBundle::prepare(&outcome.documents);
-        CheckedBatch {
-            first_of_source: piece.is_first_of_source(),
-            documents: outcome.documents,
-            problems: outcome.problems,
-            checked,
-            prepared,
-        }
-    };
+    let work = |piece: manifest::Piece| check_piece(&piece, checks);
     let consume = |batch: CheckedBatch| {
         let CheckedBatch { first_of_source, mut documents, problems, checked, mut prepared } = batch;
         let offset = collected.numbering.offset(first_of_source, documents.len());
@@ -337,22 +336,47 @@ pub(crate) fn validate_sources_with_workers(
         }
     }
     let files = comment_files(sources.clone(), repositories);
-    let reports = checked
+    let everything = Gathered { problems, secrets, bundle, variables, placeholders, suppressions, sources, files };
+    Ok(checked
         .into_iter()
         .zip(checks)
-        .map(|(checked, check)| {
-            let lint_findings = bundle.check(&check.filter.lint);
-            let mut report = assemble(checked, secrets.mask(lint_findings));
-            report.add_read_problems(&problems, &sources);
-            report.apply_annotation_suppressions(&suppressions);
-            if repository_mode {
-                report.apply_repositories(repositories, &variables, &placeholders);
-            }
-            report.apply_comment_suppressions(suppressions.clone(), files.clone());
-            report
-        })
-        .collect();
-    Ok(reports)
+        .map(|(checked, check)| everything.report(checked, check, repositories))
+        .collect())
+}
+
+/// What a run gathered from every source, the same for each target's report.
+struct Gathered {
+    problems: Vec<ReadProblem>,
+    secrets: SecretIndex,
+    bundle: lint::StreamedBundle,
+    variables: VariableFields,
+    placeholders: Placeholders,
+    suppressions: Suppressions,
+    /// Every source read, in reading order.
+    sources: Vec<Arc<str>>,
+    /// The files suppression comments are looked up in.
+    files: Vec<Arc<str>>,
+}
+
+impl Gathered {
+    /// One target's report from its schema results: its CAPZ rules over the bundle, the read problems, the
+    /// suppressions and repository mode's last steps.
+    fn report(
+        &self,
+        checked: Vec<(ResourceResult, Vec<Finding>)>,
+        check: &Checks<'_>,
+        repositories: &[Repository],
+    ) -> Report {
+        let lint_findings = self.bundle.check(&check.filter.lint);
+        let mut report = assemble(checked, self.secrets.mask(lint_findings));
+        report.add_read_problems(&self.problems, &self.sources);
+        report.apply_annotation_suppressions(&self.suppressions);
+        if !repositories.is_empty() {
+            report.apply_repositories(repositories, &self.variables, &self.placeholders);
+        }
+        report.apply_comment_suppressions(self.suppressions.clone(), self.files.clone());
+        report
+    }
 }
 
 /// The documents of one build (apply unit `unit`) not reached before from the same place with the same content

@@ -7,6 +7,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod aks_versions_cli; // `--aks-versions FILE`: what AKS offers in a region
 mod cli_help; // usage text, examples, `--help` of every subcommand
 mod closed_stdout; // `... | head -1` ends quietly
 mod convert_aso_cli; // `convert --aso`

@@ -33,6 +33,8 @@ pub struct ClusterVersions {
     pub lts: bool,
     /// A topology Cluster (one version for the control plane and every pool).
     pub topology: bool,
+    /// Its Azure region, where the bundle says.
+    pub location: Option<String>,
 }
 
 /// The clusters of `documents` (one bundle: what one unit applies) with the versions they pin, in document order.
@@ -62,6 +64,7 @@ pub fn clusters(documents: &[Document]) -> Vec<ClusterVersions> {
             pools,
             lts: site.lts,
             topology: false,
+            location: site.location.map(str::to_string),
         });
     }
     for (index, doc) in bundle.of_kind(CAPI_GROUP, &["Cluster"]) {
@@ -78,6 +81,7 @@ pub fn clusters(documents: &[Document]) -> Vec<ClusterVersions> {
             pools: Vec::new(),
             lts,
             topology: true,
+            location: None,
         });
     }
     out

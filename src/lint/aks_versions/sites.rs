@@ -28,6 +28,8 @@ pub(super) struct Site<'a> {
     pub role: Role,
     /// The cluster has AKS's long-term support plan.
     pub lts: bool,
+    /// The cluster's Azure region, where the bundle says.
+    pub location: Option<&'a str>,
 }
 
 /// Every pinned version of a bundle, control planes first.
@@ -36,7 +38,20 @@ pub(super) struct Sites<'a> {
 }
 
 fn site<'a>(doc: usize, pointer: String, written: &'a str, role: Role, lts: bool) -> Option<Site<'a>> {
-    Some(Site { doc, pointer, written, minor: Minor::parse(written)?, role, lts })
+    Some(Site { doc, pointer, written, minor: Minor::parse(written)?, role, lts, location: None })
+}
+
+/// The region of a control plane document: its `spec.location` (classic), else its embedded ManagedCluster's.
+fn control_plane_location<'a>(bundle: &Bundle<'a>, doc: usize) -> Option<&'a str> {
+    if let Some(location) = bundle.docs[doc].value.str_at("/spec/location") {
+        return Some(location);
+    }
+    let cluster = bundle.embedded(doc).iter().find(|object| object.is(CONTAINERSERVICE_GROUP, "ManagedCluster"))?;
+    cluster.value.str_at("/spec/location")
+}
+
+fn located<'a>(site: Option<Site<'a>>, location: Option<&'a str>) -> Option<Site<'a>> {
+    site.map(|site| Site { location, ..site })
 }
 
 /// Whether an ASO ManagedCluster has the long-term support plan.
@@ -66,7 +81,8 @@ fn control_planes<'a>(bundle: &Bundle<'a>, all: &mut Vec<Site<'a>>) {
     for (index, doc) in bundle.capz(&["AzureManagedControlPlane", "AzureASOManagedControlPlane"]) {
         let pointer = format!("{}/version", spec_root(doc));
         if let Some(written) = doc.value.str_at(&pointer) {
-            all.extend(site(index, pointer, written, Role::ControlPlane, embedded_lts(bundle, index)));
+            let found = site(index, pointer, written, Role::ControlPlane, embedded_lts(bundle, index));
+            all.extend(located(found, control_plane_location(bundle, index)));
         }
     }
     for object in bundle.aso_objects().iter().filter(|object| object.is(CONTAINERSERVICE_GROUP, "ManagedCluster")) {
@@ -77,7 +93,8 @@ fn control_planes<'a>(bundle: &Bundle<'a>, all: &mut Vec<Site<'a>>) {
             continue;
         }
         let pointer = object.pointer("/spec/kubernetesVersion");
-        all.extend(site(object.doc, pointer, written, Role::ControlPlane, has_lts_plan(object.value)));
+        let found = site(object.doc, pointer, written, Role::ControlPlane, has_lts_plan(object.value));
+        all.extend(located(found, object.value.str_at("/spec/location")));
     }
 }
 
@@ -88,8 +105,10 @@ fn pools<'a>(bundle: &Bundle<'a>, all: &mut Vec<Site<'a>>) {
         if AKS_POOL_KINDS.contains(&kind)
             && let Some(written) = doc.value.str_at(pointer)
         {
-            let lts = control_plane_of_machine_pool(bundle, index).is_some_and(|cp| embedded_lts(bundle, cp));
-            all.extend(site(index, pointer.to_string(), written, Role::Pool, lts));
+            let control_plane = control_plane_of_machine_pool(bundle, index);
+            let lts = control_plane.is_some_and(|cp| embedded_lts(bundle, cp));
+            let location = control_plane.and_then(|cp| control_plane_location(bundle, cp));
+            all.extend(located(site(index, pointer.to_string(), written, Role::Pool, lts), location));
         }
     }
     for object in bundle.aso_objects().iter().filter(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedClustersAgentPool")) {
@@ -102,10 +121,11 @@ fn pools<'a>(bundle: &Bundle<'a>, all: &mut Vec<Site<'a>>) {
         if mp_minor.is_some() && mp_minor == Minor::parse(written) {
             continue;
         }
-        let lts = machine_pool
-            .and_then(|mp| control_plane_of_machine_pool(bundle, mp))
-            .is_some_and(|cp| embedded_lts(bundle, cp));
-        all.extend(site(object.doc, object.pointer("/spec/orchestratorVersion"), written, Role::Pool, lts));
+        let control_plane = machine_pool.and_then(|mp| control_plane_of_machine_pool(bundle, mp));
+        let lts = control_plane.is_some_and(|cp| embedded_lts(bundle, cp));
+        let location = control_plane.and_then(|cp| control_plane_location(bundle, cp));
+        let found = site(object.doc, object.pointer("/spec/orchestratorVersion"), written, Role::Pool, lts);
+        all.extend(located(found, location));
     }
 }
 

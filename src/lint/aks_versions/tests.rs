@@ -296,3 +296,61 @@ spec:
 ";
     assert!(at(yaml, "2026-01-15").is_empty());
 }
+
+/// The rules with `az aks get-versions` of one region (`--aks-versions`).
+fn in_region(yaml: &str, day: &str, region: &'static crate::aks_versions::RegionVersions) -> Vec<Finding> {
+    let documents = parse_documents(yaml, "test.yaml").expect("test YAML parses");
+    let selection = RuleSelection::all().on_date(Date::parse(day).unwrap()).with_region(Some(region));
+    check(&documents, &selection).into_iter().filter(|f| RULES.contains(&f.rule.as_str())).collect()
+}
+
+fn region(location: &str) -> &'static crate::aks_versions::RegionVersions {
+    let text = format!(
+        r#"{{"id": "/subscriptions/s/providers/Microsoft.ContainerService/locations/{location}/kubernetesVersions/default",
+            "values": [
+              {{"version": "1.30", "capabilities": {{"supportPlan": ["AKSLongTermSupport"]}},
+               "patchVersions": {{"1.30.9": {{}}}}}},
+              {{"version": "1.34", "patchVersions": {{"1.34.1": {{}}}}}},
+              {{"version": "1.35", "isPreview": true, "patchVersions": {{"1.35.0": {{}}}}}}]}}"#
+    );
+    Box::leak(Box::new(crate::aks_versions::RegionVersions::from_json(&text).unwrap()))
+}
+
+#[test]
+fn the_regions_offer_judges_clusters_in_it() {
+    let eastus = region("eastus");
+    // The ASO cluster is in eastus: offered, nothing to say; a patch not offered is an error on both pins.
+    assert!(in_region(&aso("v1.34.1", "", "v1.34.1", ""), "2026-01-15", eastus).is_empty());
+    let found = in_region(&aso("v1.34.2", "", "v1.34.2", ""), "2026-01-15", eastus);
+    assert_eq!(summary(&found), [(UNRELEASED, Severity::Error, CP), (UNRELEASED, Severity::Error, POOL)]);
+    assert!(found[0].message.contains("AKS in eastus does not offer this patch of 1.34 (its patches: 1.34.1;"));
+    // A minor the region does not list.
+    let found = in_region(&aso("v1.33.2", "", "v1.33.2", ""), "2026-01-15", eastus);
+    assert!(found.iter().any(|f| f.message.contains("AKS in eastus does not offer 1.33 (it offers 1.30, 1.34, 1.35")));
+    // Data of another region says nothing of an eastus cluster.
+    assert!(in_region(&aso("v1.34.2", "", "v1.34.2", ""), "2026-01-15", region("westeurope")).is_empty());
+    // A minor the region offers as a preview only (GA by the calendar on the day) is a warning.
+    let preview = in_region(&aso("v1.35.0", "", "v1.35.0", ""), "2026-06-15", eastus);
+    assert!(
+        preview
+            .iter()
+            .any(|f| f.rule == UNRELEASED && f.severity == Severity::Warning && f.message.contains("as a preview")),
+        "{preview:?}"
+    );
+}
+
+#[test]
+fn a_minor_the_region_offers_only_with_lts_needs_the_plan() {
+    let eastus = region("eastus");
+    // 1.30 on 2025-08-01: in community support by the calendar, offered only with LTS in this region.
+    let plain = in_region(&aso("v1.30.9", "", "v1.30.9", ""), "2025-08-01", eastus);
+    assert!(
+        plain.iter().any(|f| f.rule == UNSUPPORTED
+            && f.severity == Severity::Error
+            && f.message.contains("offers 1.30 only with the long-term support plan")),
+        "{plain:?}"
+    );
+    let lts = aso("v1.30.9", "      supportPlan: AKSLongTermSupport\n      sku: {tier: Premium}\n", "v1.30.9", "");
+    let with_plan = in_region(&lts, "2025-08-01", eastus);
+    assert!(!with_plan.iter().any(|f| f.message.contains("only with the long-term support plan")), "{with_plan:?}");
+}

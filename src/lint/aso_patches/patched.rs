@@ -215,6 +215,7 @@ fn check_embedded_rules(
         enabled: sink.selection.enabled.iter().copied().filter(|id| !PATCH_RULES.contains(id)).collect(),
         schemas: sink.selection.schemas,
         on: sink.selection.on,
+        region: sink.selection.region,
     };
     let Some(patched) = bundle_findings(cluster, &selection, sink.work) else { return };
     let Some(unpatched) = bundle_findings(&without_patches(cluster), &selection, sink.work) else { return };
