@@ -176,7 +176,8 @@ fn read_clusters(paths: &[String]) -> anyhow::Result<Vec<ClusterVersions>> {
     let mut clusters: Vec<ClusterVersions> = Vec::new();
     let mut add = |found: Vec<ClusterVersions>| {
         for cluster in found {
-            if !clusters.iter().any(|c| c.name == cluster.name && c.control_plane.at == cluster.control_plane.at) {
+            let cp = &cluster.control_plane;
+            if !clusters.iter().any(|c| c.name == cluster.name && c.control_plane.edit_at() == cp.edit_at()) {
                 clusters.push(cluster);
             }
         }
@@ -202,13 +203,66 @@ fn read_clusters(paths: &[String]) -> anyhow::Result<Vec<ClusterVersions>> {
                 escape::one_line(&first.reason)
             );
         }
+        let mut found = Vec::new();
         for (_, documents) in repository.applied_by_build() {
-            add(inventory::clusters(&documents));
+            found.extend(inventory::clusters(&documents));
         }
+        trace_settings(repository, &mut found);
+        add(found);
     }
     let documents = manifest::read_paths(&plain).context("cannot read the manifests")?;
     add(inventory::clusters(&documents));
     Ok(clusters)
+}
+
+/// Where each version's value is set, by repository mode's provenance: the Helm values file or Argo CD `valuesObject`
+/// line a chart's render took it from, the kustomize patch that set it (`Pinned::set_at`).
+fn trace_settings(repository: &crate::source::Repository, clusters: &mut [ClusterVersions]) {
+    let mut findings = Vec::new();
+    for cluster in clusters.iter() {
+        for pinned in std::iter::once(&cluster.control_plane).chain(&cluster.pools) {
+            let Some((source, line)) = pinned.at.rsplit_once(':') else { continue };
+            findings.push(crate::report::Finding {
+                rule: "upgrade".into(),
+                severity: Severity::Info,
+                source: source.to_string(),
+                line: line.parse().unwrap_or(0),
+                column: None,
+                object: pinned.object.clone(),
+                path: pinned.pointer.clone(),
+                // The render whose value this is, among several holding the object: the one quoting it.
+                message: serde_json::Value::String(pinned.version.clone()).to_string(),
+            });
+        }
+    }
+    let before: Vec<(String, usize)> = findings.iter().map(|f| (f.source.clone(), f.line)).collect();
+    repository.trace_values(&mut findings);
+    repository.remap(&mut findings);
+    // The same object with the same version from several builds (two Argo CD Applications rendering one chart to
+    // one destination) has its value set in each of them, which one trace does not tell apart: such a version is
+    // left to the search of the lines that set it, which names them all.
+    let mut builds_of: BTreeMap<(&str, &str, &str), usize> = BTreeMap::new();
+    for pinned in clusters.iter().flat_map(|cluster| std::iter::once(&cluster.control_plane).chain(&cluster.pools)) {
+        *builds_of.entry((pinned.object.as_str(), pinned.at.as_str(), pinned.version.as_str())).or_default() += 1;
+    }
+    let shared: Vec<(String, String, String)> = builds_of
+        .into_iter()
+        .filter(|(_, count)| *count > 1)
+        .map(|((object, at, version), _)| (object.to_string(), at.to_string(), version.to_string()))
+        .collect();
+    let mut traced = findings.iter().zip(before);
+    for cluster in clusters.iter_mut() {
+        for pinned in std::iter::once(&mut cluster.control_plane).chain(&mut cluster.pools) {
+            if !pinned.at.contains(':') {
+                continue;
+            }
+            let Some((finding, (source, line))) = traced.next() else { return };
+            let key = (pinned.object.clone(), pinned.at.clone(), pinned.version.clone());
+            if (finding.source.as_str(), finding.line) != (source.as_str(), line) && !shared.contains(&key) {
+                pinned.set_at = Some(format!("{}:{}", finding.source, finding.line));
+            }
+        }
+    }
 }
 
 fn text(plan: &Plan) -> String {

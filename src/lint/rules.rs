@@ -258,6 +258,20 @@ pub(crate) static RULES: &[RuleInfo] = &[
         "the version skew rule of learn.microsoft.com/azure/aks/supported-kubernetes-versions (\"the control plane can be up to three minor versions ahead of node pools\") and upgrade-aks-control-plane",
     ),
     rule(
+        aks_versions::TOPOLOGY_PINNED,
+        Severity::Error,
+        Rejecter::Aks,
+        "A MachinePool written beside a topology Cluster (not labelled topology.cluster.x-k8s.io/owned) with a version other than spec.topology.version: the topology controller does not upgrade it, so it falls behind; a warning, an error once AKS refuses the skew (ahead of the topology's version, or more than three minors behind).",
+        "the topology controller's upgrade of the control plane, then the MachinePools of spec.topology.workers (cluster-api internal/controllers/topology/cluster), and the version skew rule of learn.microsoft.com/azure/aks/supported-kubernetes-versions",
+    ),
+    rule(
+        aks_versions::TEMPLATE_PINNED,
+        Severity::Error,
+        Rejecter::CapzMutator,
+        "kubernetesVersion or orchestratorVersion pinned in a ClusterClass's AzureASOManaged*Template: CAPZ writes the topology's version there and fails with an Incompatible error on another value; an error when a topology Cluster of the class runs another version, else a warning (the next upgrade fails).",
+        "setManagedClusterKubernetesVersion and setAgentPoolOrchestratorVersion (pkg/mutators)",
+    ),
+    rule(
         aks_versions::AUTO_UPGRADE_PINNED,
         Severity::Warning,
         Rejecter::AksUndocumented,

@@ -205,14 +205,20 @@ impl SettingFinder {
     /// `(file, line)` of the line that sets `pinned`: its own line when that writes the version, else the one line
     /// below the root that does.
     fn site_of(&mut self, pinned: &Pinned) -> Result<(PathBuf, usize), Unsettable> {
-        let (file, line) =
-            split_location(&pinned.at).ok_or_else(|| Unsettable::Because(format!("{}: no location", pinned.object)))?;
-        let written =
-            std::fs::read_to_string(&file).ok().and_then(|text| text.lines().nth(line - 1).map(str::to_string));
-        let site = if written.as_deref().and_then(crate::manifest::scalar_of_line) == Some(pinned.version.as_str()) {
-            (file, line)
-        } else {
-            self.setting_of(pinned, &format!("below {}", self.root.display())).map_err(Unsettable::Because)?
+        let sets_it = |location: &str| {
+            let (file, line) = split_location(location)?;
+            let text = std::fs::read_to_string(&file).ok()?;
+            let written = text.lines().nth(line - 1)?;
+            (crate::manifest::scalar_of_line(written) == Some(pinned.version.as_str())).then_some((file, line))
+        };
+        if split_location(&pinned.at).is_none() {
+            return Err(Unsettable::Because(format!("{}: no location", pinned.object)));
+        }
+        // Where repository mode traced the value to (a values file, a valuesObject, a patch), then the field itself,
+        // then the one line below the root that sets the value.
+        let site = match pinned.set_at.as_deref().and_then(sets_it).or_else(|| sets_it(&pinned.at)) {
+            Some(site) => site,
+            None => self.setting_of(pinned, &format!("below {}", self.root.display())).map_err(Unsettable::Because)?,
         };
         if crate::out_tree::is_generated(&site.0) {
             return Err(Unsettable::Generated(site.0));
@@ -235,6 +241,15 @@ impl SettingFinder {
                 pinned.object, pinned.version, pinned.at, pinned.version
             )),
             many => {
+                // The lines whose key is the variable the field is written with (`version: ${KUBERNETES_VERSION}`).
+                let named = variables_at(&pinned.at);
+                let keyed: Vec<&(PathBuf, usize)> = many
+                    .iter()
+                    .filter(|(file, line)| key_of_line(file, *line).is_some_and(|key| named.contains(&key)))
+                    .collect();
+                if let [one] = keyed.as_slice() {
+                    return Ok((*one).clone());
+                }
                 let places: Vec<String> = many.iter().map(|(f, l)| format!("{}:{l}", f.display())).collect();
                 Err(format!(
                     "{} ({}) comes from one of {} lines that set it ({}): edit the one of this cluster",
@@ -261,6 +276,22 @@ impl SettingFinder {
         }
         out
     }
+}
+
+/// The `${NAME}` variables (Flux's and clusterctl's, with or without a default) of the line at `location`.
+fn variables_at(location: &str) -> Vec<String> {
+    let Some((file, line)) = split_location(location) else { return Vec::new() };
+    let Some(text) = std::fs::read_to_string(file).ok() else { return Vec::new() };
+    let Some(written) = text.lines().nth(line - 1) else { return Vec::new() };
+    crate::source::flux::variables_in(written)
+}
+
+/// The key of line `line` of `file` (`KUBERNETES_VERSION` of `  KUBERNETES_VERSION: v1.33.2`), unquoted.
+fn key_of_line(file: &Path, line: usize) -> Option<String> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let written = text.lines().nth(line - 1)?.trim_start().trim_start_matches("- ");
+    let (key, _) = written.split_once(':')?;
+    Some(key.trim().trim_matches(['"', '\'']).to_string())
 }
 
 /// The directory of `file` (`.` for a bare file name).
@@ -319,6 +350,7 @@ mod tests {
             minor: Minor::parse(version).unwrap(),
             pointer: "/spec/version".into(),
             at: at.into(),
+            set_at: None,
         }
     }
 

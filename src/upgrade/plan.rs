@@ -133,7 +133,8 @@ pub struct Step {
     pub to: String,
     /// The objects the step upgrades, each `Kind/name` from its version.
     pub objects: Vec<String>,
-    /// Where each of their versions is written (`file:line`), in the order of `objects`.
+    /// The line to edit for each (`file:line`: where its value is set, a Helm values file or Argo CD `valuesObject`
+    /// line for a chart's render, else where it is written), in the order of `objects`.
     pub edit: Vec<String>,
     /// The newest patch of `to` AKS offers in the cluster's region (with `--aks-versions`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -194,7 +195,7 @@ fn plan_cluster(cluster: &ClusterVersions, knowledge: Knowledge<'_>, target: Min
             what: "control plane",
             to: minor.to_string(),
             objects: vec![cluster.control_plane.object.clone()],
-            edit: vec![cluster.control_plane.at.clone()],
+            edit: vec![cluster.control_plane.edit_at().to_string()],
             patch: None,
         });
         let pools: Vec<&Pinned> = cluster.pools.iter().filter(|pool| behind(pool, minor)).collect();
@@ -255,7 +256,7 @@ fn pools_step(pools: &[&Pinned], to: Minor) -> Step {
         what: "pools",
         to: to.to_string(),
         objects: pools.iter().map(|pool| pool.object.clone()).collect(),
-        edit: pools.iter().map(|pool| pool.at.clone()).collect(),
+        edit: pools.iter().map(|pool| pool.edit_at().to_string()).collect(),
         patch: None,
     }
 }
@@ -299,6 +300,7 @@ mod tests {
             minor: Minor::parse(version).unwrap(),
             pointer: "/spec/version".to_string(),
             at: format!("{object}.yaml:1"),
+            set_at: None,
         }
     }
 

@@ -375,3 +375,76 @@ fn a_fleet_tree_s_version_is_edited_in_its_fleet_file_then_rendered() {
         assert_eq!(cluster["controlPlane"]["version"], next.as_str(), "{cluster:#}");
     }
 }
+
+/// An Argo CD Application rendering a chart with `helm.valuesObject`: its cluster's version is edited in the
+/// Application's `valuesObject` line (repository mode's value provenance), the chart's own render in values.yaml.
+#[test]
+fn an_argo_cd_values_object_is_edited_where_it_sets_the_version() {
+    let (_work, root) = committed("tests/fixtures/repos/argocd-chart-render");
+    // One Application only: the second renders the same object and would make the value ambiguous.
+    std::fs::remove_file(root.join("apps/team-a-again.yaml")).unwrap();
+    git(&root, &["add", "-A"]);
+    git(&root, &["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "one application"]);
+    let dir = root.to_str().unwrap();
+    let (report, _) = json(&[dir, "--to", "v1.34"]);
+    let edits: Vec<String> = report["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|cluster| cluster["steps"][0]["edit"][0].as_str().unwrap().replace(&format!("{dir}/"), ""))
+        .collect();
+    assert_eq!(edits, ["charts/aks-cluster/values.yaml:4", "apps/team-a.yaml:16"]);
+    let written = step(&["--to", "v1.34.1", dir, "-w"]);
+    assert_eq!(written.status.code(), Some(0), "{}", String::from_utf8_lossy(&written.stderr));
+    assert_eq!(
+        changed_lines(&root),
+        [
+            "-          kubernetesVersion: v1.33.3",
+            "+          kubernetesVersion: v1.34.1",
+            "-  kubernetesVersion: v1.33.2",
+            "+  kubernetesVersion: v1.34.1"
+        ]
+    );
+    let (after, _) = json(&[dir, "--to", "v1.34"]);
+    for cluster in after["clusters"].as_array().unwrap() {
+        assert_eq!(cluster["controlPlane"]["version"], "v1.34.1", "{cluster:#}");
+    }
+}
+
+/// Two Applications rendering the same object, each setting its version: the step is refused, naming both lines.
+#[test]
+fn two_owners_of_one_version_are_named_not_guessed() {
+    let (_work, root) = committed("tests/fixtures/repos/argocd-chart-render");
+    let dir = root.to_str().unwrap();
+    let out = step(&["--to", "v1.34.1", dir, "-w"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("apps/team-a-again.yaml:16") && stderr.contains("apps/team-a.yaml:16"), "{stderr}");
+    // The chart's own render is still taken its step.
+    assert_eq!(changed_lines(&root), ["-  kubernetesVersion: v1.33.2", "+  kubernetesVersion: v1.34.1"]);
+}
+
+/// Another line of the tree with the same value (a docs example): the line whose key is the variable the version is
+/// written with (`version: ${KUBERNETES_VERSION}`) is the one.
+#[test]
+fn of_several_lines_with_the_value_the_variables_is_edited() {
+    let (_work, root) = committed("tests/fixtures/repos/flux");
+    std::fs::write(root.join("docs/example.yaml"), "# what a cluster looks like\nkubernetesVersion: v1.33.2\n")
+        .unwrap();
+    let dir = root.to_str().unwrap();
+    let written = step(&["--to", "v1.34.3", dir, "-w"]);
+    assert_eq!(written.status.code(), Some(0), "{}", String::from_utf8_lossy(&written.stderr));
+    assert_eq!(changed_lines(&root), ["-  KUBERNETES_VERSION: v1.33.2", "+  KUBERNETES_VERSION: v1.34.3"]);
+    assert_eq!(
+        std::fs::read_to_string(root.join("docs/example.yaml")).unwrap().lines().nth(1),
+        Some("kubernetesVersion: v1.33.2")
+    );
+    // Two lines setting the variable itself: refused, naming them.
+    let (_work, root) = committed("tests/fixtures/repos/flux");
+    std::fs::write(root.join("docs/vars.yaml"), "data:\n  KUBERNETES_VERSION: v1.33.2\n").unwrap();
+    let refused = step(&["--to", "v1.34.3", root.to_str().unwrap(), "-w"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("comes from one of 2 lines") && stderr.contains("docs/vars.yaml:2"), "{stderr}");
+    assert!(changed_lines(&root).is_empty());
+}

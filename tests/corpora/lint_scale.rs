@@ -389,6 +389,39 @@ spec:
         matchResources: {machinePoolClass: {names: [worker]}}
       jsonPatches: [{op: add, path: /spec/template/spec/files, value: []}]
 ---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: topo-@N@-extra, namespace: @NS@}
+spec:
+  clusterName: topo-@N@
+  template:
+    spec:
+      clusterName: topo-@N@
+      version: v1.32.4
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePool, name: topo-@N@-extra}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: ClusterClass
+metadata: {name: class-aso-@N@, namespace: @NS@}
+spec:
+  workers:
+    machinePools:
+    - class: pinned
+      template:
+        infrastructure: {ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedMachinePoolTemplate, name: pinned-@N@}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePoolTemplate
+metadata: {name: pinned-@N@, namespace: @NS@}
+spec:
+  template:
+    spec:
+      resources:
+      - apiVersion: containerservice.azure.com/v1api20240901
+        kind: ManagedClustersAgentPool
+        metadata: {name: pinned}
+        spec: {mode: User, orchestratorVersion: 1.33.2}
+---
 apiVersion: network.azure.com/v1api20201101
 kind: VirtualNetwork
 metadata: {name: vnet-top-@N@, namespace: @NS@}

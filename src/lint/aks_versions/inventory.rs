@@ -19,6 +19,16 @@ pub struct Pinned {
     pub pointer: String,
     /// `file:line` of the version.
     pub at: String,
+    /// Where its value is set when not at `at`: the line of a Helm values file or of an Argo CD `valuesObject` that
+    /// renders it, of a kustomize patch that sets it (repository mode's provenance, [`Pinned::edit_at`]).
+    pub set_at: Option<String>,
+}
+
+impl Pinned {
+    /// The line to edit to change the version: where its value is set, else where it is written.
+    pub fn edit_at(&self) -> &str {
+        self.set_at.as_deref().unwrap_or(&self.at)
+    }
 }
 
 /// One cluster's versions.
@@ -47,6 +57,7 @@ pub fn clusters(documents: &[Document]) -> Vec<ClusterVersions> {
         minor,
         pointer: pointer.to_string(),
         at: bundle.docs[doc].location_of(pointer),
+        set_at: None,
     };
     let mut out = Vec::new();
     for site in sites.all.iter().filter(|site| site.role == Role::ControlPlane) {

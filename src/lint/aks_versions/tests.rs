@@ -6,7 +6,7 @@ use crate::lint::{RuleSelection, check};
 use crate::manifest::parse_documents;
 use crate::report::{Finding, Severity};
 
-const RULES: &[&str] = &[UNSUPPORTED, UNRELEASED, SKEW, AUTO_UPGRADE_PINNED];
+const RULES: &[&str] = &[UNSUPPORTED, UNRELEASED, SKEW, AUTO_UPGRADE_PINNED, TOPOLOGY_PINNED, TEMPLATE_PINNED];
 
 fn on(yaml: &str, day: Option<&str>) -> Vec<Finding> {
     let documents = parse_documents(yaml, "test.yaml").expect("test YAML parses");
@@ -353,4 +353,141 @@ fn a_minor_the_region_offers_only_with_lts_needs_the_plan() {
     let lts = aso("v1.30.9", "      supportPlan: AKSLongTermSupport\n      sku: {tier: Premium}\n", "v1.30.9", "");
     let with_plan = in_region(&lts, "2025-08-01", eastus);
     assert!(!with_plan.iter().any(|f| f.message.contains("only with the long-term support plan")), "{with_plan:?}");
+}
+
+/// A ClusterClass of AzureASOManaged* templates (the control plane's ManagedCluster with `cluster`, the pool's agent
+/// pool with `agent_pool`, each indented under spec) and a topology Cluster of it at `version`.
+fn topology(cluster: &str, agent_pool: &str, version: &str) -> String {
+    format!(
+        "apiVersion: cluster.x-k8s.io/v1beta1
+kind: ClusterClass
+metadata: {{name: aks, namespace: ns}}
+spec:
+  controlPlane:
+    ref: {{apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedControlPlaneTemplate, name: cp}}
+  workers:
+    machinePools:
+    - class: default
+      template:
+        infrastructure:
+          ref: {{apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedMachinePoolTemplate, name: pool}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedControlPlaneTemplate
+metadata: {{name: cp, namespace: ns}}
+spec:
+  template:
+    spec:
+      resources:
+      - apiVersion: containerservice.azure.com/v1api20240901
+        kind: ManagedCluster
+        metadata: {{name: \"{{{{ .builtin.cluster.name }}}}\"}}
+        spec:
+          location: eastus
+{cluster}---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePoolTemplate
+metadata: {{name: pool, namespace: ns}}
+spec:
+  template:
+    spec:
+      resources:
+      - apiVersion: containerservice.azure.com/v1api20240901
+        kind: ManagedClustersAgentPool
+        metadata: {{name: pool}}
+        spec:
+          mode: System
+{agent_pool}---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {{name: c1, namespace: ns}}
+spec:
+  topology:
+    class: aks
+    version: {version}
+    workers:
+      machinePools:
+      - {{class: default, name: mp-0}}
+"
+    )
+}
+
+fn topology_pins(found: &[Finding]) -> Vec<(Severity, &str, &str)> {
+    found
+        .iter()
+        .filter(|f| f.rule == TOPOLOGY_PINNED || f.rule == TEMPLATE_PINNED)
+        .map(|f| (f.severity, f.object.as_str(), f.path.as_str()))
+        .collect()
+}
+
+#[test]
+fn versions_pinned_in_a_cluster_class_block_the_topologys() {
+    let clean = at(&topology("", "", "v1.33.2"), "2026-01-15");
+    assert!(topology_pins(&clean).is_empty(), "{clean:?}");
+    // Pinned to another version than the topology's: CAPZ's Incompatible error now.
+    let pinned =
+        topology("          kubernetesVersion: 1.32.4\n", "          orchestratorVersion: 1.32.4\n", "v1.33.2");
+    let found = at(&pinned, "2026-01-15");
+    assert_eq!(
+        topology_pins(&found),
+        [
+            (
+                Severity::Error,
+                "AzureASOManagedControlPlaneTemplate/cp",
+                "/spec/template/spec/resources/0/spec/kubernetesVersion"
+            ),
+            (
+                Severity::Error,
+                "AzureASOManagedMachinePoolTemplate/pool",
+                "/spec/template/spec/resources/0/spec/orchestratorVersion"
+            ),
+        ]
+    );
+    assert!(found.iter().filter(|f| f.severity == Severity::Error).all(|f| f.rule == TEMPLATE_PINNED), "{found:?}");
+    let message = &found.iter().find(|f| f.rule == TEMPLATE_PINNED).unwrap().message;
+    assert!(message.contains("topology Cluster(s) \"c1\" (\"v1.33.2\") run another version"), "{message}");
+    // Pinned to the topology's own version: a warning, the next upgrade fails.
+    let same = topology("          kubernetesVersion: 1.33.2\n", "", "v1.33.2");
+    let found = at(&same, "2026-01-15");
+    assert_eq!(
+        topology_pins(&found),
+        [(
+            Severity::Warning,
+            "AzureASOManagedControlPlaneTemplate/cp",
+            "/spec/template/spec/resources/0/spec/kubernetesVersion"
+        )]
+    );
+}
+
+#[test]
+fn a_machine_pool_beside_a_topology_cluster_keeps_its_own_version() {
+    let machine_pool = |version: &str, labels: &str| {
+        format!(
+            "---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {{name: extra, namespace: ns{labels}}}
+spec:
+  clusterName: c1
+  template:
+    spec:
+      clusterName: c1
+      version: {version}
+      infrastructureRef: {{apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedMachinePool, name: extra}}
+"
+        )
+    };
+    let base = topology("", "", "v1.34.1");
+    let judged = |version: &str, labels: &str| at(&format!("{base}{}", machine_pool(version, labels)), "2026-01-15");
+    assert!(topology_pins(&judged("v1.34.1", "")).is_empty());
+    let behind = judged("v1.33.2", "");
+    assert_eq!(topology_pins(&behind), [(Severity::Warning, "MachinePool/extra", POOL)]);
+    assert_eq!(behind.iter().find(|f| f.path == POOL).map(|f| f.rule.as_str()), Some(TOPOLOGY_PINNED));
+    assert_eq!(topology_pins(&judged("v1.30.9", "")), [(Severity::Error, "MachinePool/extra", POOL)]);
+    let ahead = judged("v1.35.0", "");
+    assert_eq!(topology_pins(&ahead), [(Severity::Error, "MachinePool/extra", POOL)]);
+    assert!(ahead.iter().any(|f| f.message.contains("AKS rejects a node pool newer than its control plane")));
+    // One the topology controller made (labelled) is the topology's.
+    let owned = ", labels: {topology.cluster.x-k8s.io/owned: \"\"}";
+    assert!(topology_pins(&judged("v1.33.2", owned)).is_empty());
 }
