@@ -119,27 +119,35 @@ impl Editor {
             });
         }
         // Comments above (and at the end of) an entry that goes are kept where it was: before
-        // what is written in its place.
+        // what is written in its place. An entry that goes with nothing in its place takes the comment lines
+        // right above it (after the last blank line) with it: they spoke of it.
         let surviving: Vec<bool> = entries.iter().map(|e| new.contains_key(&e.key)).collect();
         let mut cursor = 0;
         let mut pending_comment = String::new();
-        let flush_removed = |cursor: &mut usize, until: usize, out: &mut Vec<String>, pending: &mut String| {
-            while *cursor < until {
-                if !surviving[*cursor] {
-                    let entry = &entries[*cursor];
-                    out.extend(lines[entry.lead..entry.key_line].iter().cloned());
-                    let (_, comment) = split_comment(&lines[entry.key_line][entry.after_colon..]);
-                    if pending.is_empty() {
-                        pending.push_str(comment);
+        let flush_removed =
+            |cursor: &mut usize, until: usize, replaced: bool, out: &mut Vec<String>, pending: &mut String| {
+                while *cursor < until {
+                    if !surviving[*cursor] {
+                        let entry = &entries[*cursor];
+                        let lead = &lines[entry.lead..entry.key_line];
+                        let kept = if replaced {
+                            lead.len()
+                        } else {
+                            lead.iter().rposition(|line| line.trim().is_empty()).map_or(0, |blank| blank + 1)
+                        };
+                        out.extend(lead[..kept].iter().cloned());
+                        let (_, comment) = split_comment(&lines[entry.key_line][entry.after_colon..]);
+                        if pending.is_empty() && replaced {
+                            pending.push_str(comment);
+                        }
                     }
+                    *cursor += 1;
                 }
-                *cursor += 1;
-            }
-        };
+            };
         for (key, new_value) in new {
             match entries.iter().position(|e| &e.key == key) {
                 Some(index) => {
-                    flush_removed(&mut cursor, index, out, &mut pending_comment);
+                    flush_removed(&mut cursor, index, false, out, &mut pending_comment);
                     pending_comment.clear();
                     cursor = index + 1;
                     let entry = &entries[index];
@@ -153,7 +161,7 @@ impl Editor {
                 }
                 None => {
                     let next_surviving = (cursor..entries.len()).find(|&i| surviving[i]).unwrap_or(entries.len());
-                    flush_removed(&mut cursor, next_surviving, out, &mut pending_comment);
+                    flush_removed(&mut cursor, next_surviving, true, out, &mut pending_comment);
                     let mut rendered = self.render_entry(&render_key(key), new_value, indent);
                     if !pending_comment.is_empty() {
                         rendered[0].push_str(&pending_comment);
@@ -163,7 +171,7 @@ impl Editor {
                 }
             }
         }
-        flush_removed(&mut cursor, entries.len(), out, &mut pending_comment);
+        flush_removed(&mut cursor, entries.len(), false, out, &mut pending_comment);
         let tail = entries.last().map_or(0, |e| e.end);
         out.extend(lines[tail..].iter().cloned());
         Ok(())
@@ -197,7 +205,7 @@ impl Editor {
             }
             (old, new, false, None) if is_scalar(old) && is_scalar(new) => {
                 let prefix = &key_line[..entry.after_colon];
-                out.push(format!("{prefix} {}{comment}", render_scalar(new)));
+                out.push(format!("{prefix} {}{comment}", render_scalar_as(inline.trim(), new)));
                 Ok(())
             }
             (Value::Object(old), Value::Array(items), true, Some(child))
@@ -376,6 +384,16 @@ fn render_block(value: &Value, indent: usize) -> Vec<String> {
         .collect()
 }
 
+/// `value` as a scalar in the quotes `written` (the value it replaces) uses, when it is a string they can hold on one
+/// line; else as [`render_scalar`] writes it.
+fn render_scalar_as(written: &str, value: &Value) -> String {
+    match (written.chars().next(), value) {
+        (Some('"'), Value::String(text)) => serde_json::to_string(text).unwrap_or_else(|_| render_scalar(value)),
+        (Some('\''), Value::String(text)) if !text.contains(['\n', '\r']) => format!("'{}'", text.replace('\'', "''")),
+        _ => render_scalar(value),
+    }
+}
+
 fn render_scalar(value: &Value) -> String {
     manifest::to_yaml(value).trim_end().to_string()
 }
@@ -523,6 +541,21 @@ mod tests {
         let text = "a: \"x\"\nb: 'y'\n";
         assert_eq!(edit_document(text, &read(text), &read(text)).unwrap(), text);
         let edited = edit_document(text, &read(text), &json!({"a": "x", "b": "z"})).unwrap();
-        assert_eq!(edited, "a: \"x\"\nb: z\n");
+        assert_eq!(edited, "a: \"x\"\nb: 'z'\n");
+        // A changed scalar keeps its quotes: double-quoted with escapes, single-quoted with `''`.
+        let edited = edit_document(text, &read(text), &json!({"a": "x\"1", "b": "it's"})).unwrap();
+        assert_eq!(edited, "a: \"x\\\"1\"\nb: 'it''s'\n");
+        assert_eq!(read(&edited), json!({"a": "x\"1", "b": "it's"}));
+        // Unquoted stays unquoted; a number replacing a quoted string is written as a number.
+        let text = "a: x # c\nb: \"1\"\n";
+        let edited = edit_document(text, &read(text), &json!({"a": "z2", "b": 2})).unwrap();
+        assert_eq!(edited, "a: z2 # c\nb: 2\n");
+    }
+
+    #[test]
+    fn the_comment_right_above_an_entry_that_goes_goes_with_it() {
+        let text = "spec:\n  # the section\n\n  # about gone\n  gone: 1\n  kept: 2\n  # about last\n  last: 3\n";
+        let edited = edit_document(text, &read(text), &json!({"spec": {"kept": 2}})).unwrap();
+        assert_eq!(edited, "spec:\n  # the section\n\n  kept: 2\n");
     }
 }

@@ -47,8 +47,11 @@ fn preview_objects_move_to_the_preview_the_target_serves_and_validate_clean() {
     assert_eq!(code, 0, "{stderr}");
     insta::assert_snapshot!("convert_aso_preview_diff", changed_lines(&source, &converted));
     insta::assert_snapshot!("convert_aso_preview_stderr", stderr);
-    // Every comment but those of the dropped lines is kept.
-    let dropped_lines = ["trust the corporate CA", "the GPU operator installs it"];
+    // Every comment but those of the dropped lines (and the comment right above a dropped block) is kept.
+    let dropped_lines = ["trust the corporate CA", "the GPU operator installs it", "Deployment safeguards (preview)"];
+    assert!(!converted.contains("# Deployment safeguards"), "{converted}");
+    // A quoted apiVersion stays quoted.
+    assert!(converted.contains("  - apiVersion: \"containerservice.azure.com/v20251002preview\"\n"), "{converted}");
     for line in source.lines().filter(|l| l.contains('#')) {
         let comment = &line[line.find('#').unwrap()..];
         if !dropped_lines.iter().any(|d| comment.contains(d)) {
