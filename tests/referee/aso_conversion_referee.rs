@@ -63,6 +63,8 @@ struct Release {
     name: &'static str,
     cases: usize,
     pairs: BTreeMap<(String, String, String), usize>,
+    /// The names of the cases from the repository's files (CAPZ's templates, our fixtures).
+    capz: Vec<String>,
 }
 
 fn replay(release: &'static str) -> Release {
@@ -81,11 +83,15 @@ fn replay(release: &'static str) -> Release {
     let mut pairs = BTreeMap::new();
     let mut failures = Vec::new();
     let mut cases = 0;
+    let mut capz = Vec::new();
     let errors = &mut 0usize;
     for line in lines {
         let case: Value = serde_json::from_str(line).expect("each case is JSON");
         cases += 1;
         let name = case["name"].as_str().expect("a name");
+        if case["origin"].as_str().is_some_and(|origin| origin.starts_with("capz fixture ")) {
+            capz.push(name.to_string());
+        }
         let (group, kind) = (case["group"].as_str().unwrap(), case["kind"].as_str().unwrap());
         let from = case["from"].as_str().unwrap();
         let input = &case["input"];
@@ -157,7 +163,7 @@ fn replay(release: &'static str) -> Release {
         failures.join("\n")
     );
     assert!(*errors < cases, "{release}: every conversion failed");
-    Release { name: release, cases, pairs }
+    Release { name: release, cases, pairs, capz }
 }
 
 /// Every pair of API versions of every kind recorded, with enough objects each.
@@ -175,12 +181,49 @@ fn check_coverage(release: &Release) {
     }
 }
 
+/// The recorded objects of CAPZ's aks-aso templates and of our fixtures include these (name endings).
+fn check_capz_cases(release: &Release, expected: &[&str]) {
+    assert!(
+        release.capz.len() >= 15,
+        "{}: only {} objects of CAPZ's templates and our fixtures",
+        release.name,
+        release.capz.len()
+    );
+    for ending in expected {
+        assert!(
+            release.capz.iter().any(|name| name.contains(ending)),
+            "{}: no case {ending}: {:?}",
+            release.name,
+            release.capz
+        );
+    }
+}
+
 #[test]
 fn aso_v2_18_conversions_are_asos() {
-    check_coverage(&replay("v2.18.0"));
+    let release = replay("v2.18.0");
+    check_coverage(&release);
+    // The preview cluster convert --aso moves (its safeguards and GPU pool), and CAPZ's own aks-aso template.
+    check_capz_cases(
+        &release,
+        &[
+            "ManagedCluster/v1api20240402preview/capz-tests/fixtures/convert-aso/preview-cluster.yaml",
+            "ManagedClustersAgentPool/v1api20240402preview/capz-tests/fixtures/convert-aso/preview-cluster.yaml",
+            "ManagedCluster/v1api20240901/capz-tests/fixtures/capz/cluster-template-aks-aso.yaml",
+        ],
+    );
 }
 
 #[test]
 fn aso_v2_20_conversions_are_asos() {
-    check_coverage(&replay("v2.20.0"));
+    let release = replay("v2.20.0");
+    check_coverage(&release);
+    check_capz_cases(
+        &release,
+        &[
+            "ManagedCluster/v1api20240901/capz-tests/fixtures/capz/cluster-template-aks-aso.yaml",
+            "MaintenanceConfiguration/v1api20240901/capz-tests/fixtures/capz/cluster-template-aks-aso-maintenance.yaml",
+            "ManagedCluster/v1api20250801/capz-tests/fixtures/validate-targets/labelled-admin-secret.yaml",
+        ],
+    );
 }

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Writes the source objects of the ASO conversion recordings (one JSON object per line on stdout): for each kind
 of CAPZ's ASO groups in one ASO release and each of its non-storage API versions, random objects drawn from that
-version's CRD schema (upstream-crds/aso-<release>/, committed), sparse ones and dense ones with most fields, and
-ASO's own samples of the kind and version (from the module: argument 3). Deterministic: same inputs, same bytes.
+version's CRD schema (upstream-crds/aso-<release>/, committed), sparse ones and dense ones with most fields,
+ASO's own samples of the kind and version (from the module: argument 3), and the ASO objects of CAPZ's aks-aso
+templates and of our own fixtures (embedded in AzureASOManaged*.spec.resources and their templates, or standalone;
+argument 4, the repository root). Deterministic: same inputs, same bytes.
 
-Usage: gen_cases.py UPSTREAM_CRDS_DIR RELEASE MODULE_DIR > cases.jsonl"""
+Usage: gen_cases.py UPSTREAM_CRDS_DIR RELEASE MODULE_DIR REPO_ROOT > cases.jsonl"""
 import glob
 import json
 import os
 import random
+import re
 import sys
 
 import yaml
@@ -80,8 +83,54 @@ def gen(schema, rnd, p, depth):
     return None
 
 
+# The repository's files whose ASO objects are recorded too: CAPZ's templates (their ${VARS} given the values of
+# CAPZ's docs, tests/support/cli_runner.rs CAPZ_DOCS_ENV) and fixtures of the tests that convert or validate them.
+CAPZ_FILES = [
+    "tests/fixtures/capz/cluster-template-aks-aso.yaml",
+    "tests/fixtures/capz/cluster-template-aks-aso-maintenance.yaml",
+    "tests/fixtures/capz/cluster-template-aks-aso-clusterclass.yaml",
+    "tests/fixtures/convert-aso/*.yaml",
+    "tests/fixtures/lint/aks-aso.yaml",
+    "tests/fixtures/validate-targets/*.yaml",
+]
+CAPZ_DOCS_ENV = {
+    "CLUSTER_NAME": "demo", "KUBERNETES_VERSION": "v1.33.2", "AZURE_LOCATION": "southcentralus",
+    "AZURE_RESOURCE_GROUP": "demo", "AZURE_SUBSCRIPTION_ID": "00000000-0000-0000-0000-000000000001",
+    "AZURE_TENANT_ID": "00000000-0000-0000-0000-000000000002",
+    "AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY": "00000000-0000-0000-0000-000000000003",
+    "AZURE_NODE_MACHINE_TYPE": "Standard_D2s_v3", "CLUSTER_IDENTITY_NAME": "cluster-identity",
+    "ASO_CREDENTIAL_SECRET_NAME": "aso-credentials", "WORKER_MACHINE_COUNT": "2",
+}
+
+
+def substitute(text):
+    """${VAR}, ${VAR:=default} and ${VAR:-default} as clusterctl expands them, with CAPZ_DOCS_ENV."""
+    def one(match):
+        name, default = match.group(1), match.group(3)
+        return CAPZ_DOCS_ENV.get(name, default if default is not None else "x")
+    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:[=-]([^}]*))?\}", one, text)
+
+
+def capz_objects(root):
+    """(path relative to root, index, object) of every ASO object of CAPZ_FILES, in file order."""
+    found = []
+    paths = sorted({p for pattern in CAPZ_FILES for p in glob.glob(os.path.join(root, pattern))})
+    for path in paths:
+        rel = os.path.relpath(path, root)
+        for doc in yaml.safe_load_all(substitute(open(path).read())):
+            if not isinstance(doc, dict):
+                continue
+            spec = doc.get("spec") or {}
+            embedded = spec.get("resources") or ((spec.get("template") or {}).get("spec") or {}).get("resources") or []
+            for item in ([doc] if str(doc.get("apiVersion", "")).split("/")[0] in KINDS else []) + list(embedded):
+                if isinstance(item, dict):
+                    found.append((rel, len(found), item))
+    return found
+
+
 def main():
-    crds, release, module = sys.argv[1], sys.argv[2], sys.argv[3]
+    crds, release, module, root = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+    capz = capz_objects(root)
     for group, kinds in KINDS.items():
         for kind in kinds:
             path = None
@@ -126,6 +175,16 @@ def main():
                             "input": {"apiVersion": doc["apiVersion"], "kind": kind, "metadata": meta,
                                       "spec": doc.get("spec", {})},
                         }, sort_keys=True))
+                for rel, index, doc in capz:
+                    if doc.get("kind") != kind or doc.get("apiVersion") != f"{group}/{version['name']}":
+                        continue
+                    meta = {"name": f"capz{index}", "namespace": "default"}
+                    print(json.dumps({
+                        "name": f"{base}/capz-{rel}/{index}", "origin": f"capz fixture {rel}",
+                        "group": group, "kind": kind, "from": version["name"], "to": targets,
+                        "input": {"apiVersion": doc["apiVersion"], "kind": kind, "metadata": meta,
+                                  "spec": doc.get("spec", {})},
+                    }, sort_keys=True))
 
 
 main()

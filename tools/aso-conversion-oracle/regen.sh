@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rebuilds tests/fixtures/aso-conversion/<release>.jsonl for ASO v2.18.0 and v2.20.0: what Azure Service
 # Operator's generated conversions (ConvertTo the hub, ConvertFrom into another version) make of the objects
-# gen_cases.py draws from each release's CRDs (upstream-crds/aso-<release>/) and of ASO's own samples. For each
+# gen_cases.py draws from each release's CRDs (upstream-crds/aso-<release>/), of ASO's own samples and of the ASO
+# objects of CAPZ's aks-aso templates and our fixtures (gen_cases.py CAPZ_FILES). For each
 # release: a throwaway module requiring github.com/Azure/azure-service-operator/v2 at that version from the Go
 # module proxy, main.go and kinds_<release>.go (its API packages) built with the release's build tag. Needs Go,
 # python3 with PyYAML and the module proxy; CI never runs this: tests/referee/aso_conversion_referee.rs replays
@@ -24,7 +25,7 @@ for release in v2.18.0 v2.20.0; do
   (cd "$work" && go mod init kubectl-capz/aso-conversion-oracle >/dev/null 2>&1 &&
     go get "github.com/Azure/azure-service-operator/v2@$release" >/dev/null 2>&1 &&
     go mod tidy >/dev/null 2>&1 && $NICE go build -tags "$tag" -o oracle .)
-  python3 "$here/gen_cases.py" "$root/upstream-crds" "$release" "$module" |
+  python3 "$here/gen_cases.py" "$root/upstream-crds" "$release" "$module" "$root" |
     "$work/oracle" -aso "$release" -revision "$revision" > "$out/$release.jsonl.tmp"
   mv "$out/$release.jsonl.tmp" "$out/$release.jsonl"
   chmod -R u+w "$work" && rm -rf "$work"
