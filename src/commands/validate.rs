@@ -274,8 +274,9 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     let target_reports: Vec<TargetReport> = targets.iter().map(|target| target.run_target.report()).collect();
     write_report(&args, &report, holds_on.as_deref(), target_reports, &first.run_target)?;
     if holds_on.is_some() {
-        let names: Vec<String> = targets.iter().map(|target| target.run_target.target().name.to_string()).collect();
-        anstream::eprintln!("checked against CAPZ {}", names.join(" and "));
+        let names: Vec<&str> = targets.iter().map(|target| target.run_target.target().name).collect();
+        let (last, rest) = names.split_last().expect("several targets");
+        anstream::eprintln!("checked against CAPZ {} and {last}", rest.join(", "));
     }
     anstream::eprint!("{}", format_summary(&report.summary));
     if let Some(line) = format_not_built(&report) {

@@ -184,3 +184,65 @@ fn several_targets_only_where_they_make_sense() {
         env.stderr
     );
 }
+
+/// `(rule, severity, source, line, path, message)` of a finding, its message without the targets qualifier.
+type Key = (String, String, String, u64, String, String);
+
+fn key(finding: &Value, message: &str) -> Key {
+    let text = |field: &str| finding[field].as_str().unwrap_or_default().to_string();
+    (
+        text("rule"),
+        text("severity"),
+        text("source"),
+        finding["line"].as_u64().unwrap(),
+        text("path"),
+        message.to_string(),
+    )
+}
+
+/// The message of a multi-target finding without what the merge added (` (on v1.27; not on v1.28)`, ` (on v1.28)`).
+fn unqualified(message: &str) -> &str {
+    match message.rfind(" (on v") {
+        Some(at) if message.ends_with(')') => &message[..at],
+        _ => message,
+    }
+}
+
+/// On real repository shapes (ASO's samples, a ClusterClass repository, the Flux tree) and every target: the findings
+/// of one run against all targets that hold on a target are exactly those of the run against that target alone.
+#[test]
+fn several_targets_are_each_targets_run() {
+    let targets = ["v1.26", "v1.27", "v1.28"];
+    for path in [
+        "tests/fixtures/repos/aso-samples",
+        "tests/fixtures/repos/clusterclass",
+        "tests/fixtures/repos/flux",
+        LABELLED,
+        PREVIEW,
+    ] {
+        let all = run(&[], &["validate", "-o", "json", "--capz-version", &targets.join(","), path]);
+        assert!(matches!(all.code, Some(0 | 1)), "{path}: {}", all.stderr);
+        assert!(all.stderr.contains("checked against CAPZ v1.26, v1.27 and v1.28\n"), "{}", all.stderr);
+        let merged: Value = serde_json::from_str(&all.stdout).unwrap();
+        let mut any_exit_1 = false;
+        for target in targets {
+            let one = run(&[], &["validate", "-o", "json", "--capz-version", target, path]);
+            any_exit_1 |= one.code == Some(1);
+            let single: Value = serde_json::from_str(&one.stdout).unwrap();
+            let mut expected: Vec<Key> =
+                single["findings"].as_array().unwrap().iter().map(|f| key(f, f["message"].as_str().unwrap())).collect();
+            let mut found: Vec<Key> = merged["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["targets"].as_array().unwrap().iter().any(|t| t == target))
+                .map(|f| key(f, unqualified(f["message"].as_str().unwrap())))
+                .collect();
+            expected.sort();
+            found.sort();
+            assert_eq!(found, expected, "{path} on {target}");
+        }
+        // Exit 1 exactly when some target has an error.
+        assert_eq!(all.code == Some(1), any_exit_1, "{path}");
+    }
+}
