@@ -204,8 +204,10 @@ fn read_clusters(paths: &[String]) -> anyhow::Result<Vec<ClusterVersions>> {
             );
         }
         let mut found = Vec::new();
-        for (_, documents) in repository.applied_by_build() {
-            found.extend(inventory::clusters(&documents));
+        for (built, documents) in repository.applied_by_build() {
+            let mut clusters = inventory::clusters(&documents);
+            substitution_sites(built, &documents, &mut clusters);
+            found.extend(clusters);
         }
         trace_settings(repository, &mut found);
         add(found);
@@ -213,6 +215,32 @@ fn read_clusters(paths: &[String]) -> anyhow::Result<Vec<ClusterVersions>> {
     let documents = manifest::read_paths(&plain).context("cannot read the manifests")?;
     add(inventory::clusters(&documents));
     Ok(clusters)
+}
+
+/// For the clusters of one build that Flux substituted: where the variable each version was written with is set
+/// (a `postBuild.substitute` entry, a key of a substituteFrom ConfigMap), as `Pinned::set_at`.
+fn substitution_sites(
+    built: &crate::source::BuiltSource,
+    documents: &[crate::manifest::Document],
+    clusters: &mut [ClusterVersions],
+) {
+    if built.substituted.is_empty() {
+        return;
+    }
+    for cluster in clusters {
+        for pinned in std::iter::once(&mut cluster.control_plane).chain(&mut cluster.pools) {
+            let Some(index) = documents
+                .iter()
+                .position(|d| d.display_name() == pinned.object && d.location_of(&pinned.pointer) == pinned.at)
+            else {
+                continue;
+            };
+            let fields = built.substituted.get(index).map_or(&[][..], Vec::as_slice);
+            if let Some(field) = fields.iter().find(|field| field.pointer == pinned.pointer) {
+                pinned.set_at = Some(format!("{}:{}", field.source, field.line));
+            }
+        }
+    }
 }
 
 /// Where each version's value is set, by repository mode's provenance: the Helm values file or Argo CD `valuesObject`

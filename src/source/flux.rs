@@ -49,6 +49,8 @@ pub struct FluxKustomization {
     /// Kustomization itself is deleted).
     pub prune: bool,
     pub substitute: BTreeMap<String, String>,
+    /// The line of each `postBuild.substitute` entry.
+    pub substitute_lines: BTreeMap<String, usize>,
     pub substitute_from: Vec<SubstituteReference>,
     /// `targetNamespace`, `namePrefix`, `nameSuffix`, `patches` (their `patch` and `target`, the fields of Flux's
     /// API), `images`: applied by Flux on top of the path's kustomization (a wrapper kustomization here).
@@ -80,6 +82,17 @@ pub fn flux_kustomization(document: &Document) -> Option<FluxKustomization> {
         .map(|vars| {
             vars.iter()
                 .map(|(k, v)| (k.clone(), variable_value(&v.as_str().map_or_else(|| v.to_string(), str::to_string))))
+                .collect()
+        })
+        .unwrap_or_default();
+    let substitute_lines = spec
+        .object_at("/postBuild/substitute")
+        .map(|vars| {
+            vars.keys()
+                .map(|key| {
+                    let pointer = format!("/spec/postBuild/substitute/{}", crate::json_pointer::escape_token(key));
+                    (key.clone(), document.line_of(&pointer))
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -138,6 +151,7 @@ pub fn flux_kustomization(document: &Document) -> Option<FluxKustomization> {
         post_build,
         prune,
         substitute,
+        substitute_lines,
         substitute_from,
         overlay,
         cluster: flux_cluster(document),
@@ -275,6 +289,40 @@ pub fn variables_in(text: &str) -> Vec<String> {
     names.sort();
     names.dedup();
     names
+}
+
+/// The string fields of `value` written with exactly one `${NAME}` variable: (JSON pointer, the variable's name).
+pub fn single_variable_fields(value: &Value) -> Vec<(String, String)> {
+    fn walk(value: &Value, pointer: &mut String, out: &mut Vec<(String, String)>) {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&crate::json_pointer::escape_token(key));
+                    walk(child, pointer, out);
+                    pointer.truncate(len);
+                }
+            }
+            Value::Array(items) => {
+                for (index, child) in items.iter().enumerate() {
+                    let len = pointer.len();
+                    pointer.push_str(&format!("/{index}"));
+                    walk(child, pointer, out);
+                    pointer.truncate(len);
+                }
+            }
+            Value::String(text) if text.contains("${") => {
+                if let [name] = variables_in(text).as_slice() {
+                    out.push((pointer.clone(), name.clone()));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &mut String::new(), &mut out);
+    out
 }
 
 /// The variables a ConfigMap or Secret provides (Secret data base64-decoded, stringData as is; newlines removed as

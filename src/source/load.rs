@@ -496,7 +496,7 @@ impl<'a> Loader<'a> {
         let documents = render.read_within(self.options.budget.read()).documents;
         let patched = vec![Vec::new(); documents.len()];
         let label = format!("helm template {}", render.request.label);
-        self.repository.built.push(BuiltSource { label, documents, patched, target });
+        self.repository.built.push(BuiltSource { label, documents, patched, target, ..BuiltSource::default() });
         self.repository.helm_renders.push(render);
     }
 
@@ -564,7 +564,13 @@ impl<'a> Loader<'a> {
                     }
                     let patched = vec![Vec::new(); documents.len()];
                     let label = format!("Argo CD {} (directory ./{relative})", source.owner);
-                    self.repository.built.push(BuiltSource { label, documents, patched, target });
+                    self.repository.built.push(BuiltSource {
+                        label,
+                        documents,
+                        patched,
+                        target,
+                        ..BuiltSource::default()
+                    });
                 }
                 ArgoBuild::Kustomize { edits: Some(edits), .. } => {
                     if let Some(built) = self.build_argo_edited(source, &relative, edits) {
@@ -875,7 +881,7 @@ impl<'a> Loader<'a> {
             documents.push(document);
             patched.push(fields);
         }
-        BuiltSource { label, documents, patched, target: None }
+        BuiltSource { label, documents, patched, target: None, ..BuiltSource::default() }
     }
 
     /// A build of kustomizations that list nothing but local resources (a fleet tree's directories) is the objects
@@ -906,7 +912,7 @@ impl<'a> Loader<'a> {
             }
         }
         let patched = vec![Vec::new(); documents.len()];
-        Some(BuiltSource { label: label.to_string(), documents, patched, target: None })
+        Some(BuiltSource { label: label.to_string(), documents, patched, target: None, ..BuiltSource::default() })
     }
 
     fn build_flux(&mut self) {
@@ -995,7 +1001,13 @@ impl<'a> Loader<'a> {
                 documents.extend(self.files.documents(relative).iter().cloned());
             }
             let patched = vec![Vec::new(); documents.len()];
-            return Some(BuiltSource { label: String::new(), documents, patched, target: None });
+            return Some(BuiltSource {
+                label: String::new(),
+                documents,
+                patched,
+                target: None,
+                ..BuiltSource::default()
+            });
         }
         let mut all = sub_kustomizations;
         all.extend(resources);
@@ -1034,13 +1046,23 @@ impl<'a> Loader<'a> {
             return Some(built);
         }
         let mut vars = BTreeMap::new();
+        // Where each variable's value is written (the last source that sets it, as for its value).
+        let mut written_at: BTreeMap<String, (String, usize)> = BTreeMap::new();
         let mut unknown_sources = false;
         for reference in &ks.substitute_from {
-            match self.find_object(&reference.kind, &reference.name, &ks.namespace) {
-                Some(object) => {
-                    let from = flux::variables_of(&object);
+            match self.find_document(&reference.kind, &reference.name, &ks.namespace) {
+                Some(document) => {
+                    let from = flux::variables_of(&document.value);
                     if reference.kind == "Secret" {
                         self.secret_values.extend(from.values().cloned());
+                    }
+                    for name in from.keys() {
+                        let key = crate::json_pointer::escape_token(name);
+                        let line = ["data", "stringData"]
+                            .iter()
+                            .find(|field| document.value.pointer(&format!("/{field}/{key}")).is_some())
+                            .map_or(document.origin.line, |field| document.line_of(&format!("/{field}/{key}")));
+                        written_at.insert(name.clone(), (document.origin.source.to_string(), line));
                     }
                     vars.extend(from);
                 }
@@ -1063,12 +1085,26 @@ impl<'a> Loader<'a> {
             }
         }
         vars.extend(ks.substitute.clone());
+        for (name, line) in &ks.substitute_lines {
+            written_at.insert(name.clone(), (ks.source.clone(), *line));
+        }
         if vars.is_empty() {
             return Some(built);
         }
-        for document in &mut built.documents {
+        built.substituted = vec![Vec::new(); built.documents.len()];
+        for (index, document) in built.documents.iter_mut().enumerate() {
+            let fields = flux::single_variable_fields(&document.value);
             match flux::substitute(&document.value, &vars, false, unknown_sources) {
-                Ok(Some(value)) => document.value = value,
+                Ok(Some(value)) => {
+                    document.value = value;
+                    built.substituted[index] = fields
+                        .into_iter()
+                        .filter_map(|(pointer, name)| {
+                            let (source, line) = written_at.get(&name)?.clone();
+                            Some(super::PatchedField { pointer, source, line })
+                        })
+                        .collect();
+                }
                 Ok(None) => {}
                 Err(err) => {
                     let message = format!(
@@ -1198,7 +1234,7 @@ impl<'a> Loader<'a> {
     }
 
     /// A ConfigMap or Secret of the repository (in a manifest file or a build), in `namespace` or without one.
-    fn find_object(&mut self, kind: &str, name: &str, namespace: &str) -> Option<Value> {
+    fn find_document(&mut self, kind: &str, name: &str, namespace: &str) -> Option<Document> {
         let matches = |document: &Document| {
             document.kind() == kind
                 && document.name() == name
@@ -1206,7 +1242,7 @@ impl<'a> Loader<'a> {
         };
         for built in &self.repository.built {
             if let Some(document) = built.documents.iter().find(|d| matches(d)) {
-                return Some(document.value.clone());
+                return Some(document.clone());
             }
         }
         let candidates: Vec<String> = self.manifests.clone();
@@ -1217,7 +1253,7 @@ impl<'a> Loader<'a> {
             }
             let documents: Arc<Vec<Document>> = self.files.documents(&relative);
             if let Some(document) = documents.iter().find(|d| matches(d)) {
-                return Some(document.value.clone());
+                return Some(document.clone());
             }
         }
         None

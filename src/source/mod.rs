@@ -76,6 +76,10 @@ pub struct BuiltSource {
     pub documents: Vec<Document>,
     /// For each document, the fields patches set (empty when none).
     pub patched: Vec<Vec<PatchedField>>,
+    /// For each document (empty when no Flux substitution ran), the fields Flux's post-build substitution wrote from
+    /// one variable, each with where the variable's value is written: the entry of the Kustomization's
+    /// `postBuild.substitute`, or the key of the substituteFrom ConfigMap or Secret of the repository that set it.
+    pub substituted: Vec<Vec<PatchedField>>,
     /// Where the GitOps object that applies it puts its objects; `None` when nothing in the repository says (a
     /// kustomize root, a chart's own renders).
     pub target: Option<ApplyTarget>,

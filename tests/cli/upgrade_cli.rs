@@ -64,12 +64,15 @@ fn a_flux_tree_one_minor_at_a_time_pools_after_the_control_plane() {
             r#"pools 1.35 ["MachinePool/aks-prod-pool0"]"#,
         ]
     );
-    // The edit locations are the lines that write the version (here the substitution Flux fills in).
+    // The edit locations are the lines that set the version: the key of the ConfigMap Flux substitutes from.
     for step in cluster["steps"].as_array().unwrap() {
         for at in step["edit"].as_array().unwrap() {
-            assert!(line_at(at.as_str().unwrap()).contains("version: ${KUBERNETES_VERSION}"), "{at}");
+            assert!(at.as_str().unwrap().ends_with("clusters/mgmt/cluster-vars.yaml:8"), "{at}");
+            assert_eq!(line_at(at.as_str().unwrap()), "  KUBERNETES_VERSION: v1.33.2", "{at}");
         }
     }
+    // Where the version is written stays the field's line (the substitution Flux fills in).
+    assert!(line_at(cluster["controlPlane"]["at"].as_str().unwrap()).contains("version: ${KUBERNETES_VERSION}"));
     let markdown = plan(&["tests/fixtures/repos/flux", "--to", "v1.35", "-o", "markdown"]);
     insta::assert_snapshot!("upgrade_plan_flux_markdown", String::from_utf8(markdown.stdout).unwrap());
 }
@@ -424,8 +427,8 @@ fn two_owners_of_one_version_are_named_not_guessed() {
     assert_eq!(changed_lines(&root), ["-  kubernetesVersion: v1.33.2", "+  kubernetesVersion: v1.34.1"]);
 }
 
-/// Another line of the tree with the same value (a docs example): the line whose key is the variable the version is
-/// written with (`version: ${KUBERNETES_VERSION}`) is the one.
+/// Other lines of the tree with the same value (a docs example, another file setting the variable): the line of the
+/// ConfigMap the Flux Kustomization substitutes from is the one.
 #[test]
 fn of_several_lines_with_the_value_the_variables_is_edited() {
     let (_work, root) = committed("tests/fixtures/repos/flux");
@@ -439,12 +442,53 @@ fn of_several_lines_with_the_value_the_variables_is_edited() {
         std::fs::read_to_string(root.join("docs/example.yaml")).unwrap().lines().nth(1),
         Some("kubernetesVersion: v1.33.2")
     );
-    // Two lines setting the variable itself: refused, naming them.
+    // Another file setting the variable too: the ConfigMap the Kustomization substitutes from is the one.
     let (_work, root) = committed("tests/fixtures/repos/flux");
     std::fs::write(root.join("docs/vars.yaml"), "data:\n  KUBERNETES_VERSION: v1.33.2\n").unwrap();
-    let refused = step(&["--to", "v1.34.3", root.to_str().unwrap(), "-w"]);
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert_eq!(refused.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("comes from one of 2 lines") && stderr.contains("docs/vars.yaml:2"), "{stderr}");
-    assert!(changed_lines(&root).is_empty());
+    let written = step(&["--to", "v1.34.3", root.to_str().unwrap(), "-w"]);
+    assert_eq!(written.status.code(), Some(0), "{}", String::from_utf8_lossy(&written.stderr));
+    assert_eq!(changed_lines(&root), ["-  KUBERNETES_VERSION: v1.33.2", "+  KUBERNETES_VERSION: v1.34.3"]);
+    assert_eq!(git(&root, &["diff", "--name-only"]).trim(), "clusters/mgmt/cluster-vars.yaml");
+}
+
+/// Two Flux Kustomizations substituting one base from two ConfigMaps (one per cluster), both on v1.33.2: each
+/// cluster's step edits its own ConfigMap's line.
+#[test]
+fn each_kustomization_s_configmap_is_edited_for_its_cluster() {
+    let (_work, root) = committed("tests/fixtures/repos/flux");
+    let mgmt = root.join("clusters/mgmt");
+    let kustomization = std::fs::read_to_string(mgmt.join("workload-clusters.yaml")).unwrap();
+    let second = kustomization
+        .replace("name: aks-prod\n", "name: aks-stage\n")
+        .replace("CLUSTER_NAME: aks-prod", "CLUSTER_NAME: aks-stage")
+        .replace("name: cluster-vars", "name: stage-vars");
+    std::fs::write(mgmt.join("stage-clusters.yaml"), second).unwrap();
+    let vars = std::fs::read_to_string(mgmt.join("cluster-vars.yaml")).unwrap();
+    std::fs::write(mgmt.join("stage-vars.yaml"), vars.replace("name: cluster-vars", "name: stage-vars")).unwrap();
+    git(&root, &["add", "-A"]);
+    git(&root, &["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "stage"]);
+    let dir = root.to_str().unwrap();
+    let (report, _) = json(&[dir, "--to", "v1.34"]);
+    let mut edits: Vec<String> = report["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}",
+                c["cluster"].as_str().unwrap(),
+                c["steps"][0]["edit"][0].as_str().unwrap().replace(&format!("{dir}/"), "")
+            )
+        })
+        .collect();
+    edits.sort();
+    assert_eq!(
+        edits,
+        ["clusters/aks-prod clusters/mgmt/cluster-vars.yaml:8", "clusters/aks-stage clusters/mgmt/stage-vars.yaml:8"]
+    );
+    let written = step(&["--to", "v1.34.3", dir, "-w"]);
+    assert_eq!(written.status.code(), Some(0), "{}", String::from_utf8_lossy(&written.stderr));
+    let mut files: Vec<String> = git(&root, &["diff", "--name-only"]).lines().map(str::to_string).collect();
+    files.sort();
+    assert_eq!(files, ["clusters/mgmt/cluster-vars.yaml", "clusters/mgmt/stage-vars.yaml"]);
 }

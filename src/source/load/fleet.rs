@@ -692,7 +692,10 @@ impl Loader<'_> {
                         Ok(render) => {
                             let documents = render.read().documents;
                             let patched = vec![Vec::new(); documents.len()];
-                            Some((BuiltSource { label, documents, patched, target: None }, Some(render)))
+                            Some((
+                                BuiltSource { label, documents, patched, target: None, ..BuiltSource::default() },
+                                Some(render),
+                            ))
                         }
                         Err(problem) => {
                             self.not_built(
@@ -718,7 +721,7 @@ impl Loader<'_> {
                         documents.extend(self.files.documents(file).iter().cloned());
                     }
                     let patched = vec![Vec::new(); documents.len()];
-                    Some((BuiltSource { label, documents, patched, target: None }, None))
+                    Some((BuiltSource { label, documents, patched, target: None, ..BuiltSource::default() }, None))
                 }
             };
             let Some((mut built, render)) = built else { continue };
