@@ -156,6 +156,42 @@ impl Repository {
         }
     }
 
+    /// Says, on each finding about a field Flux's post-build substitution wrote from one variable, where that
+    /// variable is set (`; the value is KUBERNETES_VERSION of clusters/mgmt/cluster-vars.yaml:8`): the finding stays at
+    /// the field, the line to change is named. Nothing is said when the builds holding the object disagree.
+    pub fn note_substitutions(&self, findings: &mut [Finding]) {
+        if self.built.iter().all(|built| built.substituted.is_empty()) {
+            return;
+        }
+        let mut origins: std::collections::HashMap<(&str, String), Vec<&PatchedField>> =
+            std::collections::HashMap::new();
+        for built in &self.built {
+            for (document, fields) in built.documents.iter().zip(&built.substituted) {
+                if !fields.is_empty() {
+                    origins.entry((&document.origin.source, document.display_name())).or_default().extend(fields);
+                }
+            }
+        }
+        for finding in findings {
+            let Some(fields) = origins.get(&(finding.source.as_str(), finding.object.clone())) else { continue };
+            let at = |field: &PatchedField| {
+                finding.path == field.pointer
+                    || (finding.path.starts_with(&field.pointer)
+                        && finding.path[field.pointer.len()..].starts_with('/'))
+            };
+            let mut places: Vec<String> = fields
+                .iter()
+                .filter(|field| at(field))
+                .map(|field| format!("{}:{}", field.source, field.line))
+                .collect();
+            places.sort();
+            places.dedup();
+            if let [place] = places.as_slice() {
+                finding.message = format!("{} (the value is set at {place}, which Flux substitutes)", finding.message);
+            }
+        }
+    }
+
     /// Findings on the objects of Fleet bundles back at the user's files, saying which bundle and target they are
     /// about (values traced to the target's values lines when `trace`); call it after [`Repository::trace_values`]
     /// and [`Repository::remap`].

@@ -156,6 +156,7 @@ impl Report {
     ) {
         for repository in repositories {
             repository.trace_values(&mut self.findings);
+            repository.note_substitutions(&mut self.findings);
             repository.remap(&mut self.findings);
             for resource in &mut self.resources {
                 repository.remap(&mut resource.errors);

@@ -492,3 +492,32 @@ fn each_kustomization_s_configmap_is_edited_for_its_cluster() {
     files.sort();
     assert_eq!(files, ["clusters/mgmt/cluster-vars.yaml", "clusters/mgmt/stage-vars.yaml"]);
 }
+
+/// A repository of topology Clusters of one ClusterClass (one of them a clusterctl template): every topology Cluster
+/// planned, the next step edits each `spec.topology.version` line and nothing else, and the repository validates as
+/// before but for the findings about the old version.
+#[test]
+fn a_cluster_class_topology_fleet_each_topology_version_edited() {
+    let (_work, root) = committed("tests/fixtures/repos/clusterclass");
+    let dir = root.to_str().unwrap();
+    let (report, code) = json(&[dir, "--to", "v1.34"]);
+    assert_eq!(code, 1);
+    let clusters = report["clusters"].as_array().unwrap();
+    assert_eq!(clusters.len(), 2, "{report:#}");
+    assert!(clusters.iter().all(|c| c["topology"] == true && c["steps"].as_array().unwrap().len() == 1), "{report:#}");
+    let before = findings_of(&root);
+    let written = step(&["--to", "v1.34.1", dir, "-w"]);
+    assert_eq!(written.status.code(), Some(0), "{}", String::from_utf8_lossy(&written.stderr));
+    let mut files: Vec<String> = git(&root, &["diff", "--name-only"]).lines().map(str::to_string).collect();
+    files.sort();
+    assert_eq!(files, ["clusters/dev/cluster.yaml", "clusters/prod/cluster.yaml"]);
+    assert_eq!(
+        changed_lines(&root),
+        ["-    version: v1.33.2", "+    version: v1.34.1", "-    version: v1.33.2", "+    version: v1.34.1"]
+    );
+    let unsupported = |f: &String| f.contains("aks-version-unsupported");
+    let after = findings_of(&root);
+    assert_eq!(after, before.iter().filter(|f| !unsupported(f)).cloned().collect::<Vec<_>>());
+    let (report, code) = json(&[dir, "--to", "v1.34"]);
+    assert_eq!(code, 0, "{report:#}");
+}

@@ -113,6 +113,16 @@ fn flux_tree_defects_are_found_at_their_source_lines() {
     assert!(text.contains("AzureASOManagedMachinePool/aks-prod-pool0"), "{text}");
     assert!(text.contains("4096"), "{text}");
     assert!(!text.contains("${CLUSTER_NAME}"), "every variable is substituted: {text}");
+    // The finding on the substituted field stays at it and names the line that sets the variable's value.
+    let disk = findings(&report)
+        .into_iter()
+        .find(|f| f["path"] == "/spec/resources/0/spec/osDiskSizeGB")
+        .expect("the disk size finding");
+    let message = disk["message"].as_str().unwrap();
+    assert!(message.ends_with("clusters/mgmt/cluster-vars.yaml:10, which Flux substitutes)"), "{message}");
+    let plugin =
+        findings(&report).into_iter().find(|f| f["path"].as_str().unwrap().ends_with("/networkPlugin")).unwrap();
+    assert!(!plugin["message"].as_str().unwrap().contains("Flux substitutes"), "{plugin}");
 }
 
 fn kubectl_kustomize(dir: &Path) -> String {
