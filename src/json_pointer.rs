@@ -129,6 +129,30 @@ fn array_index(token: &str) -> Option<usize> {
     token.parse().ok()
 }
 
+/// Calls `visit` with the JSON pointer of every scalar below `value`.
+pub fn leaf_pointers(value: &Value, pointer: &mut String, visit: &mut impl FnMut(&str)) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let length = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&escape_token(key));
+                leaf_pointers(child, pointer, visit);
+                pointer.truncate(length);
+            }
+        }
+        Value::Array(items) => {
+            for (index, child) in items.iter().enumerate() {
+                let length = pointer.len();
+                pointer.push_str(&format!("/{index}"));
+                leaf_pointers(child, pointer, visit);
+                pointer.truncate(length);
+            }
+        }
+        _ => visit(pointer),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,7 @@ pub(crate) const AUTOSCALING_REPLICAS_MANAGER: &str = "capz-autoscaling-replicas
 const REPLICAS_MANAGED_BY_AKS: &str = "aks";
 
 /// CAPZ's `strings.TrimPrefix(version, "v")`.
-fn trim_v(version: &str) -> &str {
+pub(crate) fn trim_v(version: &str) -> &str {
     version.strip_prefix('v').unwrap_or(version)
 }
 

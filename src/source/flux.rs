@@ -293,35 +293,15 @@ pub fn variables_in(text: &str) -> Vec<String> {
 
 /// The string fields of `value` written with exactly one `${NAME}` variable: (JSON pointer, the variable's name).
 pub fn single_variable_fields(value: &Value) -> Vec<(String, String)> {
-    fn walk(value: &Value, pointer: &mut String, out: &mut Vec<(String, String)>) {
-        match value {
-            Value::Object(map) => {
-                for (key, child) in map {
-                    let len = pointer.len();
-                    pointer.push('/');
-                    pointer.push_str(&crate::json_pointer::escape_token(key));
-                    walk(child, pointer, out);
-                    pointer.truncate(len);
-                }
-            }
-            Value::Array(items) => {
-                for (index, child) in items.iter().enumerate() {
-                    let len = pointer.len();
-                    pointer.push_str(&format!("/{index}"));
-                    walk(child, pointer, out);
-                    pointer.truncate(len);
-                }
-            }
-            Value::String(text) if text.contains("${") => {
-                if let [name] = variables_in(text).as_slice() {
-                    out.push((pointer.clone(), name.clone()));
-                }
-            }
-            _ => {}
-        }
-    }
     let mut out = Vec::new();
-    walk(value, &mut String::new(), &mut out);
+    crate::json_pointer::leaf_pointers(value, &mut String::new(), &mut |leaf| {
+        if let Some(Value::String(text)) = value.pointer(leaf)
+            && text.contains("${")
+            && let [name] = variables_in(text).as_slice()
+        {
+            out.push((leaf.to_string(), name.clone()));
+        }
+    });
     out
 }
 

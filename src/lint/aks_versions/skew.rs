@@ -7,7 +7,7 @@ use crate::lint::Sink;
 use crate::lint::bundle::Bundle;
 
 /// How many minors a pool may be behind its control plane (Kubernetes's skew policy since 1.28, which AKS follows).
-const MAX_BEHIND: i64 = 3;
+pub(super) const MAX_BEHIND: i64 = 3;
 
 pub(super) fn check(bundle: &Bundle<'_>, sites: &Sites<'_>, sink: &mut Sink<'_>) {
     for site in sites.all.iter().filter(|site| site.role == Role::Pool) {

@@ -9,21 +9,16 @@
 
 use serde_json::Value;
 
+use super::skew::MAX_BEHIND;
 use super::{TEMPLATE_PINNED, TOPOLOGY_PINNED};
 use crate::aks_versions::Minor;
 use crate::lint::Sink;
 use crate::lint::bundle::{At, Bundle, CAPI_GROUP, CONTAINERSERVICE_GROUP, ObjRef};
+use crate::lint::mutators::trim_v;
 use crate::report::Severity;
 
 /// The label CAPI's topology controller puts on the objects it creates for a topology Cluster.
 const TOPOLOGY_OWNED: &str = "topology.cluster.x-k8s.io/owned";
-
-/// A pool may be at most this many minors behind its control plane (as `aks-version-skew`).
-const MAX_BEHIND: i64 = 3;
-
-fn trim_v(version: &str) -> &str {
-    version.strip_prefix('v').unwrap_or(version)
-}
 
 pub(super) fn check(bundle: &Bundle<'_>, sink: &mut Sink<'_>) {
     if !sink.wants(&[TOPOLOGY_PINNED, TEMPLATE_PINNED]) {

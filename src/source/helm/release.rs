@@ -7,8 +7,9 @@ use serde_json::{Map, Value};
 
 use super::chart::is_chart_dir;
 use super::remote::{LocalChart, RemoteChart, oci_chart};
-use super::render::{InlineValues, RenderRequest, WrittenAt, leaf_pointers};
+use super::render::{InlineValues, RenderRequest, WrittenAt};
 use crate::json_pointer::At;
+use crate::json_pointer::leaf_pointers;
 use crate::manifest::Document;
 
 /// API group of Flux's HelmRelease.

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::HelmProblem;
 use super::required::{RequiredValue, required_failure};
 use super::template_lines::map_rendered_lines;
+use crate::json_pointer::leaf_pointers;
 use crate::manifest::{Document, ReadBudget, ReadOutcome, parse_documents_tolerant_within, parse_value};
 use crate::source::budget::Budget;
 use crate::source::stage::Stage;
@@ -144,30 +145,6 @@ impl InlineValues {
         });
         let file = PathBuf::from(document.origin.source.as_ref());
         Ok(InlineValues { label, value, written_at: Some((file, lines)), secret: false })
-    }
-}
-
-/// Calls `visit` with the JSON pointer of every scalar below `value`.
-pub(crate) fn leaf_pointers(value: &Value, pointer: &mut String, visit: &mut impl FnMut(&str)) {
-    match value {
-        Value::Object(map) => {
-            for (key, child) in map {
-                let length = pointer.len();
-                pointer.push('/');
-                pointer.push_str(&crate::json_pointer::escape_token(key));
-                leaf_pointers(child, pointer, visit);
-                pointer.truncate(length);
-            }
-        }
-        Value::Array(items) => {
-            for (index, child) in items.iter().enumerate() {
-                let length = pointer.len();
-                pointer.push_str(&format!("/{index}"));
-                leaf_pointers(child, pointer, visit);
-                pointer.truncate(length);
-            }
-        }
-        _ => visit(pointer),
     }
 }
 

@@ -13,8 +13,9 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::HelmProblem;
-use super::render::{HelmRender, WrittenAt, helm_template, leaf_pointers, split_output};
+use super::render::{HelmRender, WrittenAt, helm_template, split_output};
 use crate::json_pointer::At;
+use crate::json_pointer::leaf_pointers;
 use crate::manifest::{Document, SecretValues, parse_value};
 use crate::report::Finding;
 use crate::source::budget::Budget;
