@@ -32,21 +32,22 @@ struct RawMinor {
     is_default: Option<bool>,
     #[serde(default)]
     capabilities: Option<RawCapabilities>,
+    /// `null` in some outputs, like the other lists and maps below.
     #[serde(default)]
-    patch_versions: BTreeMap<String, RawPatch>,
+    patch_versions: Option<BTreeMap<String, Option<RawPatch>>>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RawCapabilities {
     #[serde(default)]
-    support_plan: Vec<String>,
+    support_plan: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 struct RawPatch {
     #[serde(default)]
-    upgrades: Vec<String>,
+    upgrades: Option<Vec<String>>,
 }
 
 /// A patch version (`1.33.2`).
@@ -163,13 +164,15 @@ impl RegionVersions {
             let minor = Minor::parse(&entry.version)
                 .filter(|_| entry.version.trim_start_matches('v').split('.').count() == 2)
                 .ok_or_else(|| bad(format!("version {:?} is not a minor version (1.33)", entry.version)))?;
-            let mut patches = Vec::with_capacity(entry.patch_versions.len());
-            for (written, patch) in &entry.patch_versions {
+            let patch_versions = entry.patch_versions.unwrap_or_default();
+            let mut patches = Vec::with_capacity(patch_versions.len());
+            for (written, patch) in &patch_versions {
                 let parsed = Patch::parse(written)
                     .filter(|parsed| parsed.minor == minor)
                     .ok_or_else(|| bad(format!("patchVersions: {written:?} is not a patch version of {minor}")))?;
-                let mut upgrades = Vec::with_capacity(patch.upgrades.len());
-                for upgrade in &patch.upgrades {
+                let offered = patch.as_ref().and_then(|patch| patch.upgrades.as_deref()).unwrap_or_default();
+                let mut upgrades = Vec::with_capacity(offered.len());
+                for upgrade in offered {
                     let to = Patch::parse(upgrade).ok_or_else(|| {
                         bad(format!("patchVersions.{written}.upgrades: {upgrade:?} is not a patch version"))
                     })?;
@@ -180,7 +183,7 @@ impl RegionVersions {
                 patches.push((parsed, upgrades));
             }
             patches.sort_by_key(|(patch, _)| *patch);
-            let plans = entry.capabilities.map(|capabilities| capabilities.support_plan).unwrap_or_default();
+            let plans = entry.capabilities.and_then(|capabilities| capabilities.support_plan).unwrap_or_default();
             let lts_only = !plans.is_empty() && plans.iter().all(|plan| plan == LTS_PLAN);
             minors.push(RegionMinor {
                 minor,
@@ -351,6 +354,20 @@ mod tests {
         );
         assert!(err(r#"{"values": []}"#).contains("lists no version"));
         assert!(err(r#"{"values": [{"version": "1.33"}, {"version": "1.33"}]}"#).contains("listed twice"));
+    }
+
+    #[test]
+    fn nulls_where_az_writes_them_are_empty() {
+        let region = RegionVersions::from_json(
+            r#"{"id": null, "values": [{"version": "1.35", "capabilities": {"supportPlan": null}, "isDefault": null,
+                "isPreview": null, "patchVersions": {"1.35.1": {"upgrades": null}, "1.35.2": null}},
+               {"version": "1.36", "capabilities": null, "patchVersions": null}]}"#,
+        )
+        .unwrap();
+        assert_eq!(region.location, None);
+        assert_eq!(region.upgrades_from(patch("1.35.1")), Some(&[][..]));
+        assert_eq!(region.newest_patch(Minor::parse("1.35").unwrap()), Some(patch("1.35.2")));
+        assert!(region.get(Minor::parse("1.36").unwrap()).unwrap().patches.is_empty());
     }
 
     #[test]
