@@ -521,3 +521,61 @@ fn a_cluster_class_topology_fleet_each_topology_version_edited() {
     let (report, code) = json(&[dir, "--to", "v1.34"]);
     assert_eq!(code, 0, "{report:#}");
 }
+
+/// A MachinePool written beside a topology Cluster (not one the topology makes) keeps its own version: the plan lists
+/// it as a pool of the cluster, raised after each control plane step, and `upgrade --to` edits it once the topology
+/// version is there.
+#[test]
+fn a_machine_pool_beside_a_topology_cluster_is_planned_and_edited() {
+    let work = tempfile::tempdir().unwrap();
+    let values = repo_root().join("tests/fixtures/clusterclass/aks-aso-topology.values.yaml");
+    let file = render(
+        &["render", "aks-aso-topology", "demo", "--with-class", "--values", values.to_str().unwrap()],
+        &work.path().join("cluster.yaml"),
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    let current = text.lines().find_map(|l| l.trim().strip_prefix("version: v1.")).unwrap().to_string();
+    let minor: u32 = current.split('.').next().unwrap().parse().unwrap();
+    let extra = format!(
+        "---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata:
+  name: demo-extra
+  namespace: default
+spec:
+  clusterName: demo
+  template:
+    spec:
+      clusterName: demo
+      version: v1.{current}
+      infrastructureRef:
+        apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+        kind: AzureASOManagedMachinePool
+        name: demo-extra
+"
+    );
+    std::fs::write(&file, format!("{text}{extra}")).unwrap();
+    let path = file.to_str().unwrap();
+    let next = format!("v1.{}", minor + 1);
+    let (report, _) = json(&[path, "--to", &next]);
+    let cluster = &report["clusters"][0];
+    assert_eq!(cluster["topology"], true);
+    assert_eq!(
+        steps(cluster),
+        [
+            format!(r#"control plane 1.{} ["Cluster/demo"]"#, minor + 1),
+            format!(r#"pools 1.{} ["MachinePool/demo-extra"]"#, minor + 1),
+        ]
+    );
+    let patch = format!("{next}.1");
+    let first = step(&["--to", &patch, path, "-w"]);
+    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stderr));
+    let second = step(&["--to", &patch, path, "-w"]);
+    assert_eq!(second.status.code(), Some(0), "{}", String::from_utf8_lossy(&second.stderr));
+    let after = std::fs::read_to_string(&file).unwrap();
+    let versions: Vec<&str> = after.lines().filter(|l| l.trim().starts_with("version: v1.")).map(str::trim).collect();
+    assert_eq!(versions, [format!("version: {patch}"), format!("version: {patch}")]);
+    let (report, code) = json(&[path, "--to", &next]);
+    assert_eq!(code, 0, "{report:#}");
+}

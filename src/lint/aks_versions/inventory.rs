@@ -1,6 +1,7 @@
 //! The Kubernetes versions a bundle pins, per cluster: its control plane's and its pools', each with where it is
 //! written; what `kubectl capz upgrade plan` reads. A topology Cluster pins one version (`spec.topology.version`)
-//! that Cluster API's topology controller gives its control plane, then its MachinePools.
+//! that Cluster API's topology controller gives its control plane, then its MachinePools; its pools here are only
+//! the MachinePools written beside it, which keep their own versions.
 
 use super::sites::{Role, Sites, control_plane_of_pool, has_lts_plan};
 use crate::aks_versions::Minor;
@@ -37,7 +38,8 @@ pub struct ClusterVersions {
     /// `namespace/name` of its Cluster, else of its control plane.
     pub name: String,
     pub control_plane: Pinned,
-    /// Its pools' own versions (none for a topology Cluster: its pools follow the topology's version).
+    /// Its pools' own versions (for a topology Cluster only the MachinePools written beside it: the topology's own
+    /// follow its version).
     pub pools: Vec<Pinned>,
     /// The control plane's ManagedCluster has AKS's long-term support plan.
     pub lts: bool,
@@ -86,10 +88,18 @@ pub fn clusters(documents: &[Document]) -> Vec<ClusterVersions> {
             .aso_objects()
             .iter()
             .any(|o| o.is(CONTAINERSERVICE_GROUP, "ManagedCluster") && has_lts_plan(o.value) && o.doc == index);
+        // The topology controller upgrades its MachinePools; one written beside it keeps its own version, a pool
+        // to upgrade by hand.
+        let pools = super::topology::machine_pools_beside(&bundle, index)
+            .into_iter()
+            .filter_map(|(pool, version)| {
+                Some(pinned(pool, super::topology::MACHINE_POOL_VERSION, version, Minor::parse(version)?))
+            })
+            .collect();
         out.push(ClusterVersions {
             name: namespaced(bundle.namespace(index), bundle.meta_name(index)),
             control_plane: pinned(index, pointer, written, minor),
-            pools: Vec::new(),
+            pools,
             lts,
             topology: true,
             location: None,

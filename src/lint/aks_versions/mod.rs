@@ -12,7 +12,7 @@ pub mod inventory;
 mod sites;
 mod skew;
 mod support;
-mod topology;
+pub(crate) mod topology;
 
 use super::Sink;
 use super::bundle::Bundle;

@@ -120,22 +120,31 @@ fn report_class_pin(
     }
 }
 
-/// MachinePools of topology Cluster `cluster` that the topology does not manage (no `topology.cluster.x-k8s.io/owned`
-/// label) with a version of their own.
+/// Where a MachinePool writes its version.
+pub(super) const MACHINE_POOL_VERSION: &str = "/spec/template/spec/version";
+
+/// The MachinePools written beside topology Cluster `cluster` (its `spec.clusterName`, its namespace) that the
+/// topology does not manage (no `topology.cluster.x-k8s.io/owned` label), with the version each writes.
+pub(super) fn machine_pools_beside<'a>(bundle: &Bundle<'a>, cluster: usize) -> Vec<(usize, &'a str)> {
+    let cluster_name = bundle.meta_name(cluster);
+    let namespace = bundle.namespace(cluster).unwrap_or("default");
+    bundle
+        .of_kind(CAPI_GROUP, &["MachinePool"])
+        .filter(|(index, doc)| {
+            doc.value.at("/metadata/labels").and_then(|labels| labels.get(TOPOLOGY_OWNED)).is_none()
+                && doc.value.str_at("/spec/clusterName") == Some(cluster_name)
+                && bundle.namespace(*index).unwrap_or("default") == namespace
+        })
+        .filter_map(|(index, doc)| Some((index, doc.value.str_at(MACHINE_POOL_VERSION)?)))
+        .collect()
+}
+
+/// MachinePools beside topology Cluster `cluster` with a version of their own.
 fn hand_written_pools(bundle: &Bundle<'_>, cluster: usize, version: &str, sink: &mut Sink<'_>) {
     let Some(topology_minor) = Minor::parse(version) else { return };
     let cluster_name = bundle.meta_name(cluster);
-    let namespace = bundle.namespace(cluster);
-    for (index, doc) in bundle.of_kind(CAPI_GROUP, &["MachinePool"]) {
-        let owned = doc.value.at("/metadata/labels").and_then(|labels| labels.get(TOPOLOGY_OWNED)).is_some();
-        if owned
-            || doc.value.str_at("/spec/clusterName") != Some(cluster_name)
-            || bundle.namespace(index).unwrap_or("default") != namespace.unwrap_or("default")
-        {
-            continue;
-        }
-        let pointer = "/spec/template/spec/version";
-        let Some(written) = doc.value.str_at(pointer) else { continue };
+    for (index, written) in machine_pools_beside(bundle, cluster) {
+        let pointer = MACHINE_POOL_VERSION;
         let Some(minor) = Minor::parse(written) else { continue };
         if trim_v(written) == trim_v(version) {
             continue;
