@@ -131,6 +131,9 @@ pub struct Repository {
     pub patched: HashMap<(String, String), Vec<PatchedField>>,
     /// The Helm renders of the built sources, to trace findings to values files.
     pub helm_renders: Vec<helm::HelmRender>,
+    /// The value traces of `helm_renders` made so far (one per render, once it is needed): a run that assembles
+    /// several reports (one per target) renders each chart with markers once.
+    pub helm_traces: std::sync::Mutex<Vec<Option<Option<helm::ValueTrace>>>>,
     /// The run's budget for tools (value tracing renders charts again).
     pub budget: Budget,
     /// Masks every value whose provenance is a Secret (the Secrets of the tree, what Flux substitutes from one, Helm
@@ -152,7 +155,8 @@ impl Repository {
     /// charts with findings once more, with markers: call it once, on the report's findings).
     pub fn trace_values(&self, findings: &mut [Finding]) {
         if !self.helm_renders.is_empty() {
-            helm::attribute_values(&self.helm_renders, findings, &self.budget);
+            let mut traces = self.helm_traces.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            helm::attribute_values(&self.helm_renders, findings, &self.budget, &mut traces);
         }
     }
 

@@ -162,7 +162,7 @@ impl Units {
         for (unit, indexes) in units {
             if trace && let Some(render) = self.renders.get(&unit) {
                 let mut batch: Vec<Finding> = indexes.iter().map(|&index| findings[index].clone()).collect();
-                helm::attribute_values(std::slice::from_ref(render), &mut batch, &self.budget);
+                helm::attribute_values(std::slice::from_ref(render), &mut batch, &self.budget, &mut Vec::new());
                 for (&index, traced) in indexes.iter().zip(batch) {
                     findings[index] = traced;
                 }

@@ -270,9 +270,14 @@ fn replace_leaves(
 /// chart itself and an Application of it) share template names and may share object names: the finding goes to
 /// the render holding its object; among several, to the one whose value there the message quotes when their
 /// values differ, and it stays at the template when that does not decide.
-pub fn attribute_values(renders: &[HelmRender], findings: &mut [Finding], budget: &Budget) {
+pub fn attribute_values(
+    renders: &[HelmRender],
+    findings: &mut [Finding],
+    budget: &Budget,
+    traces: &mut Vec<Option<Option<ValueTrace>>>,
+) {
     let documents: Vec<Vec<Document>> = renders.iter().map(|render| render.read().documents).collect();
-    let mut traces: Vec<Option<Option<ValueTrace>>> = vec![None; renders.len()];
+    traces.resize(renders.len(), None);
     for finding in findings.iter_mut().filter(|finding| !finding.path.is_empty()) {
         let candidates: Vec<(usize, Option<&Value>)> = documents
             .iter()
