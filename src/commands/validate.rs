@@ -179,6 +179,14 @@ fn capz_versions(args: &ValidateArgs) -> anyhow::Result<Vec<Option<String>>> {
     Ok(names.into_iter().map(|name| Some(name.to_string())).collect())
 }
 
+/// The day the AKS version rules judge on and what AKS offers in the clusters' region (`--aks-versions`), the same
+/// for every target of a run.
+#[derive(Clone, Copy)]
+struct AksDay {
+    on: Date,
+    region: Option<&'static crate::aks_versions::RegionVersions>,
+}
+
 /// One target of a run: its choice, rules and schemas (with the CRDs of the config file, `--crds` and the cluster).
 struct TargetRun {
     run_target: RunTarget,
@@ -187,10 +195,9 @@ struct TargetRun {
 }
 
 impl TargetRun {
-    fn new(run_target: RunTarget, args: &ValidateArgs, on: Date, cluster_crds: &[Value]) -> anyhow::Result<Self> {
+    fn new(run_target: RunTarget, args: &ValidateArgs, aks: AksDay, cluster_crds: &[Value]) -> anyhow::Result<Self> {
         let mut filter = rule_filter(&run_target, &args.disable, &args.enable)?;
-        let region = super::aks_data::region_versions(args.aks_versions.as_deref(), run_target.config.as_ref())?;
-        filter.lint = filter.lint.on_date(on).with_region(region);
+        filter.lint = filter.lint.on_date(aks.on).with_region(aks.region);
         let mut registry = run_target.registry()?;
         for dir in run_target.config_crd_dirs()?.iter().chain(&args.crds) {
             registry.add_crd_dir(dir).with_context(|| format!("cannot load CRDs from `{}`", dir.display()))?;
@@ -230,9 +237,12 @@ pub(crate) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     run_targets.iter().for_each(RunTarget::announce);
     let on = super::run_date::run_date(args.at)?;
     super::run_date::warn_if_stale(on);
+    // The config file is the same for every target (found from the same inputs).
+    let region = super::aks_data::region_versions(args.aks_versions.as_deref(), run_targets[0].config.as_ref())?;
+    let aks = AksDay { on, region };
     let mut targets = Vec::with_capacity(run_targets.len());
     for run_target in run_targets {
-        targets.push(TargetRun::new(run_target, &args, on, &cluster_crds)?);
+        targets.push(TargetRun::new(run_target, &args, aks, &cluster_crds)?);
     }
     let config = targets[0].run_target.config.as_ref();
     let strict = args.strict || config.and_then(|config| config.strict.as_ref()).is_some_and(|s| s.value);

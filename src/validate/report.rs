@@ -236,11 +236,7 @@ impl Report {
         self.drop_suppressed_errors(before);
         self.findings.extend(errors);
         sort_findings(&mut self.findings);
-        self.suppressed.sort_by(|a, b| {
-            let (a, b) = (&a.finding, &b.finding);
-            (&a.source, a.line, &a.path, &a.rule, &a.message).cmp(&(&b.source, b.line, &b.path, &b.rule, &b.message))
-        });
-        self.suppressed.dedup();
+        sort_suppressed(&mut self.suppressed);
         self.count();
     }
 
@@ -265,11 +261,23 @@ impl Report {
     }
 }
 
-/// Findings by file, line and column, then path, rule and message (duplicates removed).
+/// The order of a report's findings: by file, line and column, then path, rule and message.
+pub(super) fn finding_order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
+    (&a.source, a.line, a.column, &a.path, &a.rule, &a.message)
+        .cmp(&(&b.source, b.line, b.column, &b.path, &b.rule, &b.message))
+}
+
+/// Findings in [`finding_order`], duplicates removed.
 pub(super) fn sort_findings(findings: &mut Vec<Finding>) {
-    findings.sort_by(|a, b| {
-        (&a.source, a.line, a.column, &a.path, &a.rule, &a.message)
-            .cmp(&(&b.source, b.line, b.column, &b.path, &b.rule, &b.message))
-    });
+    findings.sort_by(finding_order);
     findings.dedup();
+}
+
+/// Suppressed findings by file, line, path, rule and message, duplicates removed.
+pub(super) fn sort_suppressed(suppressed: &mut Vec<SuppressedFinding>) {
+    suppressed.sort_by(|a, b| {
+        let (a, b) = (&a.finding, &b.finding);
+        (&a.source, a.line, &a.path, &a.rule, &a.message).cmp(&(&b.source, b.line, &b.path, &b.rule, &b.message))
+    });
+    suppressed.dedup();
 }

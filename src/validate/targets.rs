@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::report::Finding;
 use crate::schema::ObjectStatus;
 
-use super::report::{Report, ResourceResult};
+use super::report::{Report, ResourceResult, finding_order, sort_suppressed};
 
 /// The merged report and, for each of its findings (same order), the targets it holds on.
 #[derive(Debug, Clone, Default)]
@@ -134,16 +134,9 @@ pub(crate) fn merge(names: &[&'static str], reports: Vec<Report>) -> TargetedRep
     }
     let mut findings: Vec<(Finding, Vec<&'static str>)> =
         order.iter().map(|finding| holders.qualified(finding, names)).collect();
-    findings.sort_by(|(a, _), (b, _)| {
-        (&a.source, a.line, a.column, &a.path, &a.rule, &a.message)
-            .cmp(&(&b.source, b.line, b.column, &b.path, &b.rule, &b.message))
-    });
+    findings.sort_by(|(a, _), (b, _)| finding_order(a, b));
     findings.dedup_by(|(a, _), (b, _)| a == b);
-    suppressed.sort_by(|a: &super::SuppressedFinding, b| {
-        let (a, b) = (&a.finding, &b.finding);
-        (&a.source, a.line, &a.path, &a.rule, &a.message).cmp(&(&b.source, b.line, &b.path, &b.rule, &b.message))
-    });
-    suppressed.dedup();
+    sort_suppressed(&mut suppressed);
     let (findings, holds_on): (Vec<Finding>, Vec<Vec<&'static str>>) = findings.into_iter().unzip();
     merged.findings = findings;
     merged.resources = resources;
